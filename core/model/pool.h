@@ -1,0 +1,40 @@
+#pragma once
+// A resource pool carves capacity out of one or more nodes for one business line, with quotas and a tier.
+
+#include "core/model/resources.h"
+#include "core/model/types.h"
+
+#include <array>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tidepool {
+
+inline constexpr std::int64_t kUnlimited = std::numeric_limits<std::int64_t>::max() / 4;
+inline constexpr int kAcceleratorKindCount = 4; // indexed by `AcceleratorKind`
+
+struct Pool {
+    PoolId id = kNoPool;
+    std::string name;
+    std::string businessLine;
+    Tier tier = Tier::Invalid;
+    // CPU quota, memory limit, memory bandwidth and network QoS; `kUnlimited` where not set.
+    Resources quota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
+    Resources used;
+    // Accelerator quota in share units (milli-GPUs, NPU cores, FPGA slots) per kind.
+    std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
+    std::array<std::int64_t, kAcceleratorKindCount> acceleratorUsed {};
+    std::vector<NodeId> nodes;
+
+    bool fits(const Resources& request, AcceleratorKind kind, std::int64_t acceleratorShare) const
+    {
+        const Resources left = quota - used;
+        if (!left.fits(request))
+            return false;
+        const auto k = static_cast<std::size_t>(kind);
+        return kind == AcceleratorKind::None || acceleratorQuota[k] - acceleratorUsed[k] >= acceleratorShare;
+    }
+};
+
+} // namespace tidepool

@@ -1,0 +1,75 @@
+#include "core/sched/node_index.h"
+
+#include <algorithm>
+
+namespace tidepool {
+
+namespace {
+
+constexpr int kIdleShift = 20;
+
+std::uint64_t modelMaskOf(const Node& node)
+{
+    std::uint64_t mask = 0;
+    for (const Device& d : node.devices)
+        mask |= std::uint64_t { 1 } << std::min<int>(d.model < 0 ? 63 : d.model, 63);
+    return mask;
+}
+
+} // namespace
+
+std::int64_t NodeIndex::keyOf(const Node& node)
+{
+    if (node.devices.empty())
+        return node.free.cpuMillis;
+    return (std::int64_t { node.idleDeviceCount() } << kIdleShift) | node.maxDeviceShareFree();
+}
+
+std::int64_t NodeIndex::requiredKey(AcceleratorKind classKind, const Workload& w)
+{
+    if (classKind == AcceleratorKind::None)
+        return w.requests.cpuMillis;
+    const AcceleratorRequest& a = w.accelerators;
+    if (!a.any() || a.kind != classKind)
+        return 0; // CPU-only work on an accelerator node: the key says nothing about CPU
+    if (a.wholeDevices())
+        return std::int64_t { a.count } << kIdleShift;
+    return a.sharePerDevice;
+}
+
+void NodeIndex::rebuild(const ClusterState& cluster)
+{
+    m_classes.clear();
+    m_entries.assign(cluster.nodes().size(), {});
+    for (const Node& node : cluster.nodes()) {
+        std::vector<PoolId> pools = node.pools;
+        std::sort(pools.begin(), pools.end());
+        const std::uint64_t mask = modelMaskOf(node);
+        const AcceleratorKind kind = node.acceleratorKind();
+        auto it = std::find_if(m_classes.begin(), m_classes.end(), [&](const Class& c) {
+            return c.isa == node.isa && c.tier == node.tier && c.kind == kind && c.modelMask == mask && c.pools == pools;
+        });
+        if (it == m_classes.end()) {
+            m_classes.push_back(Class { node.isa, node.tier, kind, mask, std::move(pools), {} });
+            it = m_classes.end() - 1;
+        }
+        Entry& e = m_entries[static_cast<std::size_t>(node.id)];
+        e.cls = static_cast<std::int32_t>(it - m_classes.begin());
+        e.key = keyOf(node);
+        it->byKey.emplace(e.key, node.id);
+    }
+}
+
+void NodeIndex::update(const Node& node)
+{
+    Entry& e = m_entries[static_cast<std::size_t>(node.id)];
+    const std::int64_t key = keyOf(node);
+    if (key == e.key)
+        return;
+    auto& set = m_classes[static_cast<std::size_t>(e.cls)].byKey;
+    set.erase({ e.key, node.id });
+    set.emplace(key, node.id);
+    e.key = key;
+}
+
+} // namespace tidepool

@@ -1,0 +1,51 @@
+#pragma once
+// Indexes over free capacity, so that one placement costs far less than a scan of every node.
+//
+// Nodes fall into classes that share their static attributes (ISA, tier, accelerator kind and models, pools).
+// Static filters reject a whole class at once. Inside a class, nodes are ordered by a free-capacity key: for
+// accelerator classes `idleDevices << 20 | maxDeviceShareFree`, so that every node able to take a request of
+// share `s` (or of `n` whole devices) lies at or after `lower_bound(s)` (or `lower_bound(n << 20)`); for CPU-only
+// classes the free CPU in millicores. Nodes before the bound are rejected in bulk, counted by reason.
+//
+// Thread affinity: owned by the `Scheduler`, on its thread.
+
+#include "core/model/cluster.h"
+
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace tidepool {
+
+class NodeIndex {
+public:
+    struct Class {
+        Isa isa = Isa::Invalid;
+        Tier tier = Tier::Invalid;
+        AcceleratorKind kind = AcceleratorKind::None;
+        std::uint64_t modelMask = 0; // bit per `ModelId` (models beyond 63 share bit 63 and are re-checked)
+        std::vector<PoolId> pools;   // sorted
+        std::set<std::pair<std::int64_t, NodeId>> byKey;
+    };
+
+    void rebuild(const ClusterState& cluster);
+    // Re-keys one node after its free capacity changed.
+    void update(const Node& node);
+
+    std::vector<Class>& classes() { return m_classes; }
+    const std::vector<Class>& classes() const { return m_classes; }
+    // The key a request must reach in a class of accelerator kind `classKind`.
+    static std::int64_t requiredKey(AcceleratorKind classKind, const Workload& w);
+    static std::int64_t keyOf(const Node& node);
+
+private:
+    struct Entry {
+        std::int32_t cls = -1;
+        std::int64_t key = 0;
+    };
+    std::vector<Class> m_classes;
+    std::vector<Entry> m_entries; // by node id
+};
+
+} // namespace tidepool

@@ -1,0 +1,85 @@
+#pragma once
+// Filter → score → bind. The scheduler applies the built-in hard constraints (schedulable, pool, tier and spill
+// rules, ISA and translation, accelerator kind/model/share, CPU, memory, bandwidths, pool quota), asks the
+// profile's policies for scores, picks the best node (ties broken by a fixed node order), and binds.
+//
+// Thread affinity: one thread (the core's strand) owns a `Scheduler` and the `ClusterState` it mutates.
+// Ownership: the scheduler owns its policies; it borrows the cluster, which must outlive it.
+
+#include "core/sched/node_index.h"
+#include "core/sched/policy.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace tidepool {
+
+struct SchedulerConfig {
+    // Score every feasible node (the openb replay does, like the paper's simulator). Otherwise the scheduler
+    // walks the free-capacity index and scores at most `scoreBudget` feasible nodes.
+    bool exhaustive = false;
+    std::int32_t scoreBudget = 64;
+    // Tie order: among equal best scores the node with the lowest rank wins. Empty = node id order.
+    std::vector<std::uint32_t> tieRank;
+};
+
+// The outcome of one placement attempt. On success `placement` is set (and bound unless `dryRun`); on
+// failure `report` says why pending. Either way `report` counts every node considered, per reason.
+struct Decision {
+    std::optional<Placement> placement;
+    std::vector<WorkloadId> victims; // preempted to make room (already unbound when not a dry run)
+    FilterReport report;
+    std::int64_t score = 0;          // winning combined score
+    std::string reason() const;      // "why pending" / "why here" in one line
+};
+
+class Scheduler {
+public:
+    Scheduler(ClusterState& cluster, Profile profile, const PolicyRegistry& registry, PolicyOptions options,
+        SchedulerConfig config = {});
+    ~Scheduler();
+
+    // Places a workload already added to the cluster. With `dryRun` nothing is bound or evicted.
+    Decision place(WorkloadId id, bool dryRun = false);
+    // Unbinds a placed workload and tells the policies.
+    Expected<void> release(WorkloadId id);
+    // Binds a placement chosen elsewhere (an operator's drag, a migration), telling the policies.
+    Expected<void> bindExternal(const Placement& placement);
+    // Must be called after nodes change outside the scheduler (added, cordoned, capacity changed).
+    void nodesChanged();
+
+    // Evaluates one node for a workload with the built-in filters and the policies' filters.
+    RejectReason check(const Node& node, const Workload& w, bool& translated);
+
+    const Profile& profile() const { return m_profile; }
+    SlowdownTable& slowdowns() { return m_slowdowns; }
+    const ClusterState& cluster() const { return m_cluster; }
+
+private:
+    struct Weighted {
+        std::unique_ptr<Policy> policy;
+        double weight;
+    };
+    void scoreCandidates(const Workload& w, std::vector<Candidate>& candidates, Decision& decision);
+    bool tryPreempt(const Workload& w, Decision& decision, bool dryRun);
+    Placement makePlacement(const Workload& w, const Candidate& c) const;
+    void notifyBind(const Workload& w, const Placement& p);
+
+    ClusterState& m_cluster;
+    Profile m_profile;
+    std::vector<Weighted> m_policies;
+    SchedulerConfig m_config;
+    SlowdownTable m_slowdowns;
+    NodeIndex m_index;
+    // Scratch space reused across placements to keep the hot path free of allocations.
+    std::vector<Candidate> m_candidates;
+    std::vector<std::vector<std::int64_t>> m_raw;
+    std::vector<double> m_total;
+};
+
+// The device a fractional request takes on a node by default: the smallest sufficient free share, lowest index
+// on ties. For whole-device requests, the lowest-index idle devices. Returns an empty vector when it does not fit.
+std::vector<DeviceShare> defaultDeviceChoice(const Node& node, const Workload& w, std::int16_t preferred = -1);
+
+} // namespace tidepool
