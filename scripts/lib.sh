@@ -1,0 +1,34 @@
+# Shared helpers of the entry-point scripts. Sourced, not run.
+
+TIDEPOOL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TIDEPOOL_BUILD=${TIDEPOOL_BUILD:-$TIDEPOOL_ROOT/build}
+TIDEPOOL_DATA=${TIDEPOOL_DATA:-$(cd "$TIDEPOOL_ROOT/.." && pwd)/shared/data}
+
+# Debian packages the build and the tests need. One list, so that build and CI agree.
+TIDEPOOL_PACKAGES=(
+  cmake ninja-build g++ pkg-config
+  qt6-base-dev
+  libexpected-dev nlohmann-json3-dev
+)
+
+# Installs whichever of TIDEPOOL_PACKAGES is missing (as root, or through sudo when there is one).
+tidepool_install_packages() {
+  local missing=()
+  for p in "${TIDEPOOL_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "tidepool: installing Debian packages: ${missing[*]}" >&2
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >&2
+}
+
+tidepool_build() {
+  tidepool_install_packages
+  local werror=OFF
+  [ "${CI:-}" = "true" ] && werror=ON
+  cmake -S "$TIDEPOOL_ROOT" -B "$TIDEPOOL_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTIDEPOOL_WERROR=$werror >&2
+  cmake --build "$TIDEPOOL_BUILD" -j"$(nproc)" >&2
+}
