@@ -127,6 +127,22 @@ Expected<void> ClusterState::bind(const Placement& placement)
                 nodeContext(node) + " device " + std::to_string(s.device) + " lacks share for '" + w.name + "'");
         acceleratorShare += s.share;
     }
+    // The shares must be what the workload asks for (whole devices for a multi-device request, one device's
+    // fraction otherwise, of the requested kind and an allowed model), or a placement chosen outside the scheduler
+    // could run a GPU workload without its GPU or take half of a multi-device request.
+    const AcceleratorRequest& a = w.accelerators;
+    if (placement.shares.size() != static_cast<std::size_t>(a.any() ? a.count : 0))
+        return makeError(ErrorCode::InvalidArgument,
+            "placement of '" + w.name + "' names " + std::to_string(placement.shares.size()) + " devices; it asks for "
+                + std::to_string(a.any() ? a.count : 0));
+    for (const DeviceShare& s : placement.shares) {
+        const Device& d = node.devices[static_cast<std::size_t>(s.device)];
+        if (d.kind != a.kind || !a.allows(d.model) || s.share != a.shareOn(d.shareCapacity)
+            || s.memoryMiB < a.memoryMiBPerDevice)
+            return makeError(ErrorCode::InvalidArgument,
+                nodeContext(node) + " device " + std::to_string(s.device) + " does not match the request of '" + w.name
+                    + "'");
+    }
     const AcceleratorKind kind = placement.shares.empty() ? AcceleratorKind::None
                                                           : node.devices[static_cast<std::size_t>(placement.shares[0].device)].kind;
     if (w.pool != kNoPool) {

@@ -41,7 +41,10 @@ void NodeIndex::rebuild(const ClusterState& cluster)
 {
     m_classes.clear();
     m_entries.assign(cluster.nodes().size(), {});
+    m_exact = true;
     for (const Node& node : cluster.nodes()) {
+        for (const Device& d : node.devices)
+            m_exact = m_exact && d.kind == node.acceleratorKind() && d.model >= 0 && d.model < 63;
         std::vector<PoolId> pools = node.pools;
         std::sort(pools.begin(), pools.end());
         const std::uint64_t mask = modelMaskOf(node);
@@ -56,7 +59,11 @@ void NodeIndex::rebuild(const ClusterState& cluster)
         Entry& e = m_entries[static_cast<std::size_t>(node.id)];
         e.cls = static_cast<std::int32_t>(it - m_classes.begin());
         e.key = keyOf(node);
+        e.schedulable = node.schedulable;
+        e.peakReserved = node.peakReserved;
         it->byKey.emplace(e.key, node.id);
+        it->unschedulable += !node.schedulable;
+        it->peakReserved += node.schedulable && node.peakReserved;
     }
 }
 
@@ -67,8 +74,13 @@ void NodeIndex::update(const Node& node)
     if (key == e.key)
         return;
     auto& set = m_classes[static_cast<std::size_t>(e.cls)].byKey;
-    set.erase({ e.key, node.id });
-    set.emplace(key, node.id);
+    auto handle = set.extract({ e.key, node.id });
+    if (handle.empty()) {
+        set.emplace(key, node.id); // not indexed yet; cannot happen after `rebuild`
+    } else {
+        handle.value().first = key;
+        set.insert(std::move(handle));
+    }
     e.key = key;
 }
 

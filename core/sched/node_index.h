@@ -27,11 +27,27 @@ public:
         std::uint64_t modelMask = 0; // bit per `ModelId` (models beyond 63 share bit 63 and are re-checked)
         std::vector<PoolId> pools;   // sorted
         std::set<std::pair<std::int64_t, NodeId>> byKey;
+        std::int32_t unschedulable = 0; // nodes cordoned, lost or powered down
+        std::int32_t peakReserved = 0;  // schedulable nodes a forecast peak reserves
+    };
+
+    // A class that passed the static checks for one workload, with what those checks decided for all its nodes.
+    struct Match {
+        std::int32_t cls = -1;
+        bool translated = false;    // the workload runs translated on this class's ISA
+        bool peakSensitive = false; // the workload may not use nodes of this class that a forecast peak reserves
     };
 
     void rebuild(const ClusterState& cluster);
-    // Re-keys one node after its free capacity changed.
+    // Re-keys one node after its free capacity changed; reuses the set's node, so it never allocates.
     void update(const Node& node);
+
+    // False when some node has devices of more than one kind, or a model id beyond the class mask's 63 bits: then
+    // the static class checks may reject a node that `Scheduler::check` accepts, and a failed walk proves nothing.
+    bool exact() const { return m_exact; }
+    // Per-node flags cached at `rebuild`, so that nodes below a key bound are counted without touching them.
+    bool schedulable(NodeId id) const { return m_entries[static_cast<std::size_t>(id)].schedulable; }
+    bool peakReserved(NodeId id) const { return m_entries[static_cast<std::size_t>(id)].peakReserved; }
 
     std::vector<Class>& classes() { return m_classes; }
     const std::vector<Class>& classes() const { return m_classes; }
@@ -43,8 +59,11 @@ private:
     struct Entry {
         std::int32_t cls = -1;
         std::int64_t key = 0;
+        bool schedulable = true;
+        bool peakReserved = false;
     };
     std::vector<Class> m_classes;
+    bool m_exact = true;
     std::vector<Entry> m_entries; // by node id
 };
 

@@ -106,4 +106,8 @@ struct Profile {
 // Built-in profiles: every single policy as a profile of its own name, plus "default" (the live system's mix).
 std::optional<Profile> builtinProfile(std::string_view name, const PolicyRegistry& registry);
 
+// A profile is usable when it names at least one policy, every name is registered and every weight is finite and
+// non-negative; the error names the first offending entry. `Scheduler::create` refuses profiles that fail this.
+Expected<void> validateProfile(const Profile& profile, const PolicyRegistry& registry);
+
 } // namespace tidepool

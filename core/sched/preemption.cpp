@@ -1,13 +1,78 @@
 // Priority with preemption: when a workload fits nowhere, find the node where evicting the fewest and least
 // important strictly-lower-priority workloads makes it fit. Victims are chosen lowest priority first, newest
-// first within a priority (the least sunk work), and never include equal or higher priorities.
+// first within a priority (the least sunk work), and never include equal or higher priorities. Evictions that turn
+// out not to be needed (a CPU-only victim when the workload is short of GPU share) are given back before the
+// choice is compared across nodes, so the chosen set is minimal on its node.
 
 #include "core/sched/scheduler.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace tidepool {
+
+namespace {
+
+bool capacityProblem(RejectReason why)
+{
+    return why == RejectReason::InsufficientCpu || why == RejectReason::InsufficientMemory
+        || why == RejectReason::InsufficientMemBandwidth || why == RejectReason::InsufficientNetBandwidth
+        || why == RejectReason::InsufficientAcceleratorShare || why == RejectReason::PoolQuotaExhausted;
+}
+
+// A copy of one node and of the workload's pool on which evictions are tried without touching the cluster.
+struct Scratch {
+    Node node;
+    std::optional<Pool> pool;
+
+    // `sign` +1 evicts the victim (gives its resources back), -1 restores it.
+    void evict(const WorkloadRecord& victim, int sign)
+    {
+        const Resources& r = victim.workload.requests;
+        const bool samePool = pool && victim.workload.pool == pool->id;
+        node.free = sign > 0 ? node.free + r : node.free - r;
+        if (samePool)
+            pool->used = sign > 0 ? pool->used - r : pool->used + r;
+        for (const DeviceShare& s : victim.placement->shares) {
+            Device& d = node.devices[static_cast<std::size_t>(s.device)];
+            d.shareFree += sign * s.share;
+            d.memoryFreeMiB += sign * s.memoryMiB;
+            if (samePool)
+                pool->acceleratorUsed[static_cast<std::size_t>(d.kind)] -= sign * s.share;
+        }
+    }
+};
+
+std::int64_t acceleratorShareOn(const Node& node, const Workload& w)
+{
+    const AcceleratorRequest& a = w.accelerators;
+    if (!a.any())
+        return 0;
+    for (const Device& d : node.devices)
+        if (d.kind == a.kind)
+            return std::int64_t { a.shareOn(d.shareCapacity) } * a.count;
+    return 0;
+}
+
+} // namespace
+
+bool Scheduler::mayHoldVictims(const Node& node, std::int32_t priority)
+{
+    const auto i = static_cast<std::size_t>(node.id);
+    if (i >= m_priorityFloor.size())
+        m_priorityFloor.resize(m_cluster.nodes().size());
+    PriorityFloor& floor = m_priorityFloor[i];
+    if (floor.version != node.version || floor.residents != node.residents.size()) {
+        floor.priority = std::numeric_limits<std::int32_t>::max();
+        for (WorkloadId id : node.residents)
+            if (const WorkloadRecord* r = m_cluster.workload(id))
+                floor.priority = std::min(floor.priority, r->workload.priority);
+        floor.version = node.version;
+        floor.residents = node.residents.size();
+    }
+    return floor.priority < priority;
+}
 
 bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
 {
@@ -15,123 +80,117 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         NodeId node = kNoNode;
         std::vector<WorkloadId> victims;
         std::tuple<std::int32_t, std::size_t, std::int64_t> cost { 0, 0, 0 }; // max victim priority, count, sum
+        std::vector<DeviceShare> shares;
+        bool translated = false;
     };
     std::optional<Choice> best;
     auto rank = [&](NodeId node) {
-        return m_config.tieRank.empty() ? static_cast<std::uint32_t>(node) : m_config.tieRank[static_cast<std::size_t>(node)];
+        return m_config.tieRank.empty() ? static_cast<std::uint32_t>(node)
+                                        : m_config.tieRank[static_cast<std::size_t>(node)];
+    };
+    const ScoreContext ctx { m_cluster, m_slowdowns };
+    // The node checks against the scratch state. `check` tests the pool quota against the real pool, so when that
+    // is the only objection and the scratch pool has room, the policies' filters (which `check` stopped before)
+    // still get their say.
+    auto fitsOn = [&](const Scratch& s, bool& translated) {
+        RejectReason r = check(s.node, w, translated);
+        if (r == RejectReason::PoolQuotaExhausted && s.pool
+            && s.pool->fits(w.requests, w.accelerators.kind, acceleratorShareOn(s.node, w))) {
+            r = RejectReason::None;
+            for (Weighted& p : m_policies)
+                if (p.policy->filter(ctx, s.node, w) != RejectReason::None)
+                    r = RejectReason::PolicyRejected;
+        }
+        return r == RejectReason::None;
     };
 
     for (const Node& node : m_cluster.nodes()) {
         bool translated = false;
-        const RejectReason why = check(node, w, translated);
-        const bool capacityProblem = why == RejectReason::InsufficientCpu || why == RejectReason::InsufficientMemory
-            || why == RejectReason::InsufficientMemBandwidth || why == RejectReason::InsufficientNetBandwidth
-            || why == RejectReason::InsufficientAcceleratorShare || why == RejectReason::PoolQuotaExhausted;
-        if (!capacityProblem)
+        if (!mayHoldVictims(node, w.priority) || !capacityProblem(check(node, w, translated)))
             continue;
-        std::vector<const WorkloadRecord*> lower;
-        for (WorkloadId id : node.residents) {
-            const WorkloadRecord* r = m_cluster.workload(id);
-            if (r && r->workload.priority < w.priority)
-                lower.push_back(r);
-        }
-        if (lower.empty())
-            continue;
-        // Residents are in bind order, so a stable sort by priority keeps the oldest first; walk it backwards
-        // within each priority by sorting on (priority, reverse bind position).
+        // Residents are in bind order: sort by priority, and newest first within a priority.
         std::vector<std::pair<const WorkloadRecord*, std::size_t>> order;
-        for (std::size_t i = 0; i < lower.size(); ++i)
-            order.emplace_back(lower[i], i);
+        for (std::size_t i = 0; i < node.residents.size(); ++i) {
+            const WorkloadRecord* r = m_cluster.workload(node.residents[i]);
+            if (r && r->placement && r->workload.priority < w.priority)
+                order.emplace_back(r, i);
+        }
+        if (order.empty())
+            continue;
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
             if (a.first->workload.priority != b.first->workload.priority)
                 return a.first->workload.priority < b.first->workload.priority;
             return a.second > b.second;
         });
 
-        // Evict on a scratch copy of the node (and the pool's usage) until the workload fits.
-        Node scratch = node;
-        Pool* poolScratch = nullptr;
-        Pool poolCopy;
-        if (w.pool != kNoPool) {
-            poolCopy = m_cluster.pool(w.pool);
-            poolScratch = &poolCopy;
-        }
-        Choice choice;
-        choice.node = node.id;
+        Scratch scratch { node, std::nullopt };
+        if (w.pool != kNoPool)
+            scratch.pool = m_cluster.pool(w.pool);
+        std::vector<const WorkloadRecord*> evicted;
         bool fits = false;
-        for (const auto& [victim, pos] : order) {
-            (void)pos;
-            const Placement& p = *victim->placement;
-            scratch.free += victim->workload.requests;
-            for (const DeviceShare& s : p.shares) {
-                Device& d = scratch.devices[static_cast<std::size_t>(s.device)];
-                d.shareFree += s.share;
-                d.memoryFreeMiB += s.memoryMiB;
-                if (poolScratch && victim->workload.pool == w.pool)
-                    poolScratch->acceleratorUsed[static_cast<std::size_t>(d.kind)] -= s.share;
-            }
-            if (poolScratch && victim->workload.pool == w.pool)
-                poolScratch->used -= victim->workload.requests;
-            choice.victims.push_back(victim->workload.id);
-            auto& [maxPriority, count, sum] = choice.cost;
-            maxPriority = std::max(maxPriority, victim->workload.priority);
-            ++count;
-            sum += victim->workload.priority;
-            if (count == 1)
-                maxPriority = victim->workload.priority;
-            std::int64_t share = 0;
-            if (w.accelerators.any())
-                for (const Device& d : scratch.devices)
-                    if (d.kind == w.accelerators.kind) {
-                        share = std::int64_t { w.accelerators.shareOn(d.shareCapacity) } * w.accelerators.count;
-                        break;
-                    }
-            bool t = false;
-            const RejectReason again = [&] {
-                // Re-run the node checks against the scratch state; the pool check uses the scratch pool.
-                if (w.pool == kNoPool)
-                    return check(scratch, w, t);
-                const Pool saved = m_cluster.pool(w.pool);
-                (void)saved;
-                RejectReason r = check(scratch, w, t);
-                if (r == RejectReason::PoolQuotaExhausted && poolScratch->fits(w.requests, w.accelerators.kind, share))
-                    r = RejectReason::None;
-                return r;
-            }();
-            if (again == RejectReason::None) {
-                fits = true;
+        for (const auto& entry : order) {
+            scratch.evict(*entry.first, +1);
+            evicted.push_back(entry.first);
+            if ((fits = fitsOn(scratch, translated)))
                 break;
-            }
         }
         if (!fits)
             continue;
+        // Give back, most important first, every eviction the workload can do without.
+        for (std::size_t i = evicted.size(); i-- > 0;) {
+            scratch.evict(*evicted[i], -1);
+            if (fitsOn(scratch, translated))
+                evicted.erase(evicted.begin() + static_cast<std::ptrdiff_t>(i));
+            else
+                scratch.evict(*evicted[i], +1);
+        }
+        (void)fitsOn(scratch, translated); // refreshes `translated` for the final state
+
+        Choice choice;
+        choice.node = node.id;
+        choice.translated = translated;
+        choice.shares = defaultDeviceChoice(scratch.node, w);
+        auto& [maxPriority, count, sum] = choice.cost;
+        maxPriority = evicted.front()->workload.priority;
+        for (const WorkloadRecord* v : evicted) {
+            choice.victims.push_back(v->workload.id);
+            maxPriority = std::max(maxPriority, v->workload.priority);
+            sum += v->workload.priority;
+        }
+        count = evicted.size();
         if (!best || choice.cost < best->cost || (choice.cost == best->cost && rank(choice.node) < rank(best->node)))
             best = std::move(choice);
     }
     if (!best)
         return false;
 
-    decision.victims = best->victims;
     if (dryRun) {
-        Candidate c { best->node, false, -1 };
-        decision.placement = makePlacement(w, c);
+        // Nothing is evicted: report the victims and where the workload would land once they are gone.
+        decision.victims = best->victims;
+        decision.placement = Placement { w.id, best->node, best->shares, best->translated };
         return true;
     }
-    for (WorkloadId victim : best->victims)
+    std::vector<Placement> evictedPlacements;
+    for (WorkloadId victim : best->victims) {
+        evictedPlacements.push_back(*m_cluster.workload(victim)->placement);
         (void)release(victim);
-    const Node& node = m_cluster.node(best->node);
-    Candidate c { node.id, false, -1 };
-    (void)check(node, w, c.translated);
-    std::vector<Candidate> one { c };
-    scoreCandidates(w, one, decision);
-    if (decision.placement) {
-        if (auto r = m_cluster.bind(*decision.placement); !r) {
-            decision.placement.reset();
-            return false;
-        }
-        notifyBind(w, *decision.placement);
     }
-    return decision.placement.has_value();
+    Candidate c { best->node, false, -1 };
+    if (check(m_cluster.node(best->node), w, c.translated) == RejectReason::None) {
+        std::vector<Candidate> one { c };
+        scoreCandidates(w, one, decision);
+        if (decision.placement && m_cluster.bind(*decision.placement)) {
+            notifyBind(w, *decision.placement);
+            decision.victims = best->victims;
+            return true;
+        }
+    }
+    // The scratch simulation and the real state disagree only through a bug; put the victims back rather than
+    // leave them evicted for nothing.
+    decision.placement.reset();
+    for (const Placement& p : evictedPlacements)
+        (void)bindExternal(p);
+    return false;
 }
 
 } // namespace tidepool

@@ -10,8 +10,19 @@ PolicyRegistry PolicyRegistry::withBuiltins()
     PolicyRegistry r;
     // The openb paper's baselines (Weng et al., USENIX ATC 2023) and Tidepool's fragmentation-aware default.
     // (openb policies: one line each below)
+    r.add("random", makeRandomPolicy);
+    r.add("dotprod", makeDotProdPolicy);
+    r.add("gpu-clustering", makeGpuClusteringPolicy);
+    r.add("gpu-packing", makeGpuPackingPolicy);
+    r.add("best-fit", makeBestFitPolicy);
+    r.add("fgd", makeFgdPolicy);
     // Live-system policies.
     // (live policies: one line each below)
+    r.add("spread", makeSpreadPolicy);
+    r.add("energy", makeEnergyPolicy);
+    r.add("tier", makeTierPolicy);
+    r.add("cross-isa", makeCrossIsaPolicy);
+    r.add("priority", makePriorityPolicy);
     return r;
 }
 

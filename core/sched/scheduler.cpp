@@ -1,5 +1,7 @@
 #include "core/sched/scheduler.h"
 
+#include "core/sched/filters.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,124 +13,6 @@ namespace {
 bool inPool(const Node& node, PoolId pool)
 {
     return std::find(node.pools.begin(), node.pools.end(), pool) != node.pools.end();
-}
-
-// Tier and spill rules: untiered nodes take anything; a pinned workload takes only its tier; real-time work may
-// spill from hot to warm; batch may spill to warm, and to hot only where no forecast peak reserves the node.
-RejectReason tierCheck(const Node& node, const Workload& w)
-{
-    if (node.tier == Tier::Invalid)
-        return RejectReason::None;
-    if (w.pinnedTier != Tier::Invalid)
-        return node.tier == w.pinnedTier ? RejectReason::None : RejectReason::TierNotAllowed;
-    switch (homeTier(w.latency)) {
-    case Tier::Hot:
-        return node.tier == Tier::Hot || node.tier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
-    case Tier::Warm:
-        return node.tier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
-    case Tier::Cold:
-        if (node.tier == Tier::Hot && node.peakReserved)
-            return RejectReason::PeakReserved;
-        return RejectReason::None;
-    case Tier::Invalid: break;
-    }
-    return RejectReason::TierNotAllowed;
-}
-
-RejectReason isaCheck(const Node& node, const Workload& w, const SlowdownTable& slowdowns, bool& translated)
-{
-    translated = false;
-    if (w.runsNatively(node.isa))
-        return RejectReason::None;
-    if (!w.allowTranslation || !std::isfinite(slowdowns.bestFactor(w.nativeIsas, node.isa)))
-        return RejectReason::WrongIsa;
-    translated = true;
-    return RejectReason::None;
-}
-
-// Accelerator kind, model and share on the node's current free state.
-RejectReason acceleratorCheck(const Node& node, const Workload& w)
-{
-    const AcceleratorRequest& a = w.accelerators;
-    if (!a.any())
-        return RejectReason::None;
-    bool kindSeen = false;
-    bool modelSeen = false;
-    std::int32_t idle = 0;
-    for (const Device& d : node.devices) {
-        if (d.kind != a.kind)
-            continue;
-        kindSeen = true;
-        if (!a.allows(d.model))
-            continue;
-        modelSeen = true;
-        if (a.wholeDevices()) {
-            if (d.idle() && d.memoryFreeMiB >= a.memoryMiBPerDevice && ++idle >= a.count)
-                return RejectReason::None;
-        } else if (d.shareFree >= a.sharePerDevice && d.memoryFreeMiB >= a.memoryMiBPerDevice) {
-            return RejectReason::None;
-        }
-    }
-    if (!kindSeen)
-        return RejectReason::NoAccelerator;
-    if (!modelSeen)
-        return RejectReason::WrongAcceleratorModel;
-    return RejectReason::InsufficientAcceleratorShare;
-}
-
-RejectReason scalarCheck(const Resources& free, const Resources& r)
-{
-    if (free.cpuMillis < r.cpuMillis)
-        return RejectReason::InsufficientCpu;
-    if (free.memoryMiB < r.memoryMiB)
-        return RejectReason::InsufficientMemory;
-    if (free.memBandwidthMBps < r.memBandwidthMBps)
-        return RejectReason::InsufficientMemBandwidth;
-    if (free.netBandwidthMbps < r.netBandwidthMbps)
-        return RejectReason::InsufficientNetBandwidth;
-    return RejectReason::None;
-}
-
-std::int64_t acceleratorShareOf(const Node& node, const Workload& w)
-{
-    const AcceleratorRequest& a = w.accelerators;
-    if (!a.any())
-        return 0;
-    std::int32_t capacity = 0;
-    for (const Device& d : node.devices)
-        if (d.kind == a.kind) {
-            capacity = d.shareCapacity;
-            break;
-        }
-    return std::int64_t { a.shareOn(capacity) } * a.count;
-}
-
-// Static class-level checks shared by every node of an index class.
-RejectReason classCheck(const NodeIndex::Class& c, const Workload& w, const SlowdownTable& slowdowns)
-{
-    if (w.pool != kNoPool && !std::binary_search(c.pools.begin(), c.pools.end(), w.pool))
-        return RejectReason::NotInPool;
-    Node probe;
-    probe.tier = c.tier;
-    probe.isa = c.isa;
-    if (const RejectReason r = tierCheck(probe, w); r != RejectReason::None && r != RejectReason::PeakReserved)
-        return r;
-    bool translated = false;
-    if (const RejectReason r = isaCheck(probe, w, slowdowns, translated); r != RejectReason::None)
-        return r;
-    const AcceleratorRequest& a = w.accelerators;
-    if (a.any()) {
-        if (c.kind != a.kind)
-            return RejectReason::NoAccelerator;
-        if (!a.allowedModels.empty() && c.modelMask >> 63 == 0) {
-            bool any = false;
-            for (ModelId m : a.allowedModels)
-                any = any || (m >= 0 && m < 63 && (c.modelMask >> m & 1u));
-            if (!any)
-                return RejectReason::WrongAcceleratorModel;
-        }
-    }
-    return RejectReason::None;
 }
 
 } // namespace
@@ -220,15 +104,21 @@ RejectReason Scheduler::check(const Node& node, const Workload& w, bool& transla
         return RejectReason::Unschedulable;
     if (w.pool != kNoPool && !inPool(node, w.pool))
         return RejectReason::NotInPool;
-    if (const RejectReason r = tierCheck(node, w); r != RejectReason::None)
+    if (const RejectReason r = filters::tier(node.tier, node.peakReserved, w); r != RejectReason::None)
         return r;
-    if (const RejectReason r = isaCheck(node, w, m_slowdowns, translated); r != RejectReason::None)
+    if (const RejectReason r = filters::isa(node.isa, w, m_slowdowns, translated); r != RejectReason::None)
         return r;
-    if (const RejectReason r = acceleratorCheck(node, w); r != RejectReason::None)
+    return checkCapacity(node, w);
+}
+
+RejectReason Scheduler::checkCapacity(const Node& node, const Workload& w)
+{
+    if (const RejectReason r = filters::accelerator(node, w); r != RejectReason::None)
         return r;
-    if (const RejectReason r = scalarCheck(node.free, w.requests); r != RejectReason::None)
+    if (const RejectReason r = filters::scalar(node.free, w.requests); r != RejectReason::None)
         return r;
-    if (w.pool != kNoPool && !m_cluster.pool(w.pool).fits(w.requests, w.accelerators.kind, acceleratorShareOf(node, w)))
+    if (w.pool != kNoPool
+        && !m_cluster.pool(w.pool).fits(w.requests, w.accelerators.kind, filters::acceleratorShare(node, w)))
         return RejectReason::PoolQuotaExhausted;
     const ScoreContext ctx { m_cluster, m_slowdowns };
     for (Weighted& p : m_policies)
@@ -251,57 +141,19 @@ Decision Scheduler::place(WorkloadId id, bool dryRun)
         p.policy->prepare(ctx, w);
 
     m_candidates.clear();
-    auto consider = [&](const Node& node) {
-        Candidate c { node.id, false, -1 };
-        const RejectReason r = check(node, w, c.translated);
-        if (r == RejectReason::None) {
-            decision.report.accept();
-            m_candidates.push_back(c);
-            return true;
-        }
-        decision.report.reject(r);
-        return false;
-    };
-    auto fullScan = [&] {
-        decision.report = {};
-        m_candidates.clear();
-        for (const Node& node : m_cluster.nodes())
-            consider(node);
-    };
-
     if (m_config.exhaustive) {
-        fullScan();
+        fullScan(w, decision);
     } else {
-        // Bounded walk of the index: skip classes that fail statically, start each class at the first node whose
-        // free-capacity key can hold the request, and score at most a budget of feasible nodes overall, split
-        // across the matching classes, taken from the tight end (packing) and a quarter from the loose end.
-        auto& classes = m_index.classes();
-        std::int32_t matching = 0;
-        for (const auto& c : classes)
-            matching += classCheck(c, w, m_slowdowns) == RejectReason::None && !c.byKey.empty();
-        const std::int32_t perClass = matching == 0 ? 0 : std::max<std::int32_t>(4, m_config.scoreBudget / matching);
-        for (const auto& c : classes) {
-            if (c.byKey.empty())
-                continue;
-            if (const RejectReason r = classCheck(c, w, m_slowdowns); r != RejectReason::None) {
-                decision.report.reject(r, static_cast<std::int32_t>(c.byKey.size()));
-                continue;
-            }
-            auto lo = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });
-            auto hi = c.byKey.end();
-            std::int32_t found = 0;
-            const std::int32_t tightQuota = perClass - perClass / 4;
-            while (lo != hi && found < tightQuota) {
-                found += consider(m_cluster.node(lo->second));
-                ++lo;
-            }
-            while (lo != hi && found < perClass) {
-                --hi;
-                found += consider(m_cluster.node(hi->second));
-            }
+        // The bounded walk of the index first; its cap on nodes examined per class keeps one placement cheap when
+        // many nodes pass the index key but fail on another resource. Only when that finds nothing is the walk
+        // repeated without the cap; when that finds nothing either, its report already counts every node exactly.
+        // A full scan is left for clusters the index cannot describe exactly (`NodeIndex::exact`).
+        if (!walkIndex(w, decision, true) && m_candidates.empty()) {
+            decision.report = {};
+            walkIndex(w, decision, false);
         }
-        if (m_candidates.empty())
-            fullScan(); // an exact "why pending" over every node
+        if (m_candidates.empty() && !m_index.exact())
+            fullScan(w, decision);
     }
 
     if (m_candidates.empty()) {
@@ -320,6 +172,22 @@ Decision Scheduler::place(WorkloadId id, bool dryRun)
         notifyBind(w, *decision.placement);
     }
     return decision;
+}
+
+void Scheduler::fullScan(const Workload& w, Decision& decision)
+{
+    decision.report = {};
+    m_candidates.clear();
+    for (const Node& node : m_cluster.nodes()) {
+        Candidate c { node.id, false, -1 };
+        const RejectReason r = check(node, w, c.translated);
+        if (r == RejectReason::None) {
+            decision.report.accept();
+            m_candidates.push_back(c);
+        } else {
+            decision.report.reject(r);
+        }
+    }
 }
 
 void Scheduler::scoreCandidates(const Workload& w, std::vector<Candidate>& candidates, Decision& decision)
@@ -345,8 +213,7 @@ void Scheduler::scoreCandidates(const Workload& w, std::vector<Candidate>& candi
             best = i;
     }
     decision.score = static_cast<std::int64_t>(std::llround(m_total[best]));
-    Placement placement = makePlacement(w, candidates[best]);
-    decision.placement = placement;
+    decision.placement = makePlacement(w, candidates[best]);
 }
 
 Placement Scheduler::makePlacement(const Workload& w, const Candidate& c) const

@@ -36,6 +36,11 @@ struct Decision {
 
 class Scheduler {
 public:
+    // Builds a scheduler after `validateProfile`: an unknown policy name or a bad weight is an error. Prefer this
+    // to the constructor for profiles that come from configuration or the command line.
+    static Expected<std::unique_ptr<Scheduler>> create(ClusterState& cluster, Profile profile,
+        const PolicyRegistry& registry, PolicyOptions options, SchedulerConfig config = {});
+    // Policies the registry does not know are skipped silently; use `create` to have them reported.
     Scheduler(ClusterState& cluster, Profile profile, const PolicyRegistry& registry, PolicyOptions options,
         SchedulerConfig config = {});
     ~Scheduler();
@@ -61,8 +66,22 @@ private:
         std::unique_ptr<Policy> policy;
         double weight;
     };
+    // The dynamic half of `check` (accelerators, CPU, memory, bandwidths, pool quota, policy filters), for nodes
+    // whose static attributes already passed.
+    RejectReason checkCapacity(const Node& node, const Workload& w);
+    // Every node checked; fills `m_candidates` with all feasible ones and an exact report.
+    void fullScan(const Workload& w, Decision& decision);
+    // The bounded walk over the index (core/sched/index_walk.cpp). With `capped` it examines a bounded number of
+    // nodes per class; returns false when that cap cut a class short, so that finding nothing proves nothing.
+    // A complete walk that finds nothing leaves a report over every node, as exact as `fullScan`'s.
+    bool walkIndex(const Workload& w, Decision& decision, bool capped);
+    // After a complete walk found nothing: counts the nodes below each class's key bound, making the report exact.
+    void countBelowBounds(const Workload& w, Decision& decision);
     void scoreCandidates(const Workload& w, std::vector<Candidate>& candidates, Decision& decision);
     bool tryPreempt(const Workload& w, Decision& decision, bool dryRun);
+    // False when no resident of `node` has a priority below `priority`, so preemption can pass the node by
+    // without looking up its residents; the answer is cached per node until the node's version changes.
+    bool mayHoldVictims(const Node& node, std::int32_t priority);
     Placement makePlacement(const Workload& w, const Candidate& c) const;
     void notifyBind(const Workload& w, const Placement& p);
 
@@ -74,6 +93,13 @@ private:
     NodeIndex m_index;
     // Scratch space reused across placements to keep the hot path free of allocations.
     std::vector<Candidate> m_candidates;
+    struct PriorityFloor {
+        std::int32_t priority = 0;                  // lowest priority among the node's residents
+        std::uint64_t version = ~std::uint64_t { 0 }; // `Node::version` it was computed at
+        std::size_t residents = 0;
+    };
+    std::vector<PriorityFloor> m_priorityFloor; // by node id, for `mayHoldVictims`
+    std::vector<NodeIndex::Match> m_matching; // index classes that pass the static checks, per placement
     std::vector<std::vector<std::int64_t>> m_raw;
     std::vector<double> m_total;
 };

@@ -1,0 +1,91 @@
+#include "core/sched/filters.h"
+
+#include <cmath>
+
+namespace tidepool::filters {
+
+RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w)
+{
+    if (nodeTier == Tier::Invalid)
+        return RejectReason::None;
+    if (w.pinnedTier != Tier::Invalid)
+        return nodeTier == w.pinnedTier ? RejectReason::None : RejectReason::TierNotAllowed;
+    switch (homeTier(w.latency)) {
+    case Tier::Hot:
+        return nodeTier == Tier::Hot || nodeTier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
+    case Tier::Warm:
+        return nodeTier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
+    case Tier::Cold:
+        if (nodeTier == Tier::Hot && peakReserved)
+            return RejectReason::PeakReserved;
+        return RejectReason::None;
+    case Tier::Invalid: break;
+    }
+    return RejectReason::TierNotAllowed;
+}
+
+RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated)
+{
+    translated = false;
+    if (w.runsNatively(nodeIsa))
+        return RejectReason::None;
+    if (!w.allowTranslation || !std::isfinite(slowdowns.bestFactor(w.nativeIsas, nodeIsa)))
+        return RejectReason::WrongIsa;
+    translated = true;
+    return RejectReason::None;
+}
+
+RejectReason accelerator(const Node& node, const Workload& w)
+{
+    const AcceleratorRequest& a = w.accelerators;
+    if (!a.any())
+        return RejectReason::None;
+    bool kindSeen = false;
+    bool modelSeen = false;
+    std::int32_t idle = 0;
+    for (const Device& d : node.devices) {
+        if (d.kind != a.kind)
+            continue;
+        kindSeen = true;
+        if (!a.allows(d.model))
+            continue;
+        modelSeen = true;
+        if (a.wholeDevices()) {
+            if (d.idle() && d.memoryFreeMiB >= a.memoryMiBPerDevice && ++idle >= a.count)
+                return RejectReason::None;
+        } else if (d.shareFree >= a.sharePerDevice && d.memoryFreeMiB >= a.memoryMiBPerDevice) {
+            return RejectReason::None;
+        }
+    }
+    if (!kindSeen)
+        return RejectReason::NoAccelerator;
+    if (!modelSeen)
+        return RejectReason::WrongAcceleratorModel;
+    return RejectReason::InsufficientAcceleratorShare;
+}
+
+RejectReason scalar(const Resources& free, const Resources& r)
+{
+    if (free.cpuMillis < r.cpuMillis)
+        return RejectReason::InsufficientCpu;
+    if (free.memoryMiB < r.memoryMiB)
+        return RejectReason::InsufficientMemory;
+    if (free.memBandwidthMBps < r.memBandwidthMBps)
+        return RejectReason::InsufficientMemBandwidth;
+    if (free.netBandwidthMbps < r.netBandwidthMbps)
+        return RejectReason::InsufficientNetBandwidth;
+    return RejectReason::None;
+}
+
+std::int64_t acceleratorShare(const Node& node, const Workload& w)
+{
+    const AcceleratorRequest& a = w.accelerators;
+    if (!a.any())
+        return 0;
+    for (const Device& d : node.devices)
+        if (d.kind == a.kind)
+            return std::int64_t { a.shareOn(d.shareCapacity) } * a.count;
+    return std::int64_t { a.shareOn(0) } * a.count;
+}
+
+} // namespace tidepool::filters

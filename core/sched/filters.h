@@ -1,0 +1,25 @@
+#pragma once
+// The scheduler's built-in hard constraints, one function per rule. The per-node check and the index walk's
+// per-class check both call these, so that a rule changed in one place cannot make the two disagree.
+//
+// Thread affinity: pure functions of their arguments.
+
+#include "core/model/workload.h"
+#include "core/sched/policy.h"
+#include "core/sched/reasons.h"
+
+namespace tidepool::filters {
+
+// Tier and spill rules on a node of tier `nodeTier`: untiered nodes take anything; a pinned workload takes only
+// its tier; real-time work may spill from hot to warm; batch may spill to warm, and to hot only where no
+// forecast peak reserves the node.
+RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w);
+// Native ISA, or translation where the workload allows it and a finite slowdown is known.
+RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated);
+// Accelerator kind, model and share on the node's current free state.
+RejectReason accelerator(const Node& node, const Workload& w);
+RejectReason scalar(const Resources& free, const Resources& request);
+// Accelerator share units the workload would take on `node`, for the pool's accelerator quota.
+std::int64_t acceleratorShare(const Node& node, const Workload& w);
+
+} // namespace tidepool::filters

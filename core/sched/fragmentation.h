@@ -1,0 +1,66 @@
+#pragma once
+// Fragmentation of accelerator share, as measured by FGD (Weng et al., "Beware of Fragmentation", USENIX ATC 2023):
+// the expected share on a node that a task drawn from the workload's typical mix could not use there. The `fgd`
+// policy scores placements by how little they raise it; Tidepool's own policy reuses the same measure.
+//
+// Thread affinity: none; a `FragmentationModel` is immutable after construction and may be shared.
+
+#include "core/model/cluster.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tidepool {
+
+// One frequent request shape of the mix and its share of the mix (the frequencies of all shapes sum to 1).
+struct TypicalShape {
+    std::int64_t cpuMillis = 0;
+    AcceleratorKind kind = AcceleratorKind::None; // None = a CPU-only shape
+    std::int32_t count = 0;                       // devices per task
+    std::int32_t sharePerDevice = 0;              // share taken from each device (a whole device = its capacity)
+    std::vector<ModelId> allowedModels;           // empty = any model, as `AcceleratorRequest::allowedModels`
+    std::string modelSpec;                        // the allowed models joined by '|', used to order equal counts
+    std::int64_t occurrences = 0;
+    double frequency = 0;
+
+    bool allows(ModelId model) const;
+};
+
+// The free state of one node, possibly hypothetical (after a placement being evaluated).
+struct NodeFreeState {
+    std::int64_t cpuFreeMillis = 0;
+    std::span<const Device> devices;     // kinds and models
+    std::span<const std::int32_t> share; // free share per device, parallel to `devices`
+};
+
+class FragmentationModel {
+public:
+    FragmentationModel() = default;
+    explicit FragmentationModel(std::vector<TypicalShape> shapes) : m_shapes(std::move(shapes)) { }
+
+    // FGD's "typical pods": group the mix by (CPU, share per device, device count, allowed models), order the groups
+    // by count (descending; equal counts by the key, descending), keep the most frequent until they cover
+    // `coverage` of the mix, and renormalise their frequencies. Whole-device requests count as a share equal to
+    // the device capacity `wholeShare` (1000 milli-GPUs on openb).
+    static FragmentationModel fromMix(const std::vector<Workload>& mix, const ClusterState& cluster,
+        double coverage = 0.95, std::int32_t wholeShare = 1000);
+
+    const std::vector<TypicalShape>& shapes() const { return m_shapes; }
+    bool empty() const { return m_shapes.empty(); }
+
+    // F(node) = Σ_t f_t × g_t, with g_t the free share that shape t cannot use: the share on usable devices too
+    // small for t (plus any share on devices t may not use) when t fits the node — enough CPU and enough usable
+    // devices with free ≥ t's share — and the node's whole free share otherwise (always for CPU-only shapes).
+    double fragmentation(const NodeFreeState& state) const;
+    double fragmentation(const Node& node) const;
+
+private:
+    std::vector<TypicalShape> m_shapes;
+};
+
+// FGD's node score for a fragmentation change: int(100 × sigmoid((before − after) / unit)); 50 when unchanged.
+std::int64_t fragmentationScore(double before, double after, double unit = 1000.0);
+
+} // namespace tidepool

@@ -1,0 +1,339 @@
+// The resource model's bookkeeping: binds and unbinds keep node, device and pool usage exact; a refused bind changes
+// nothing; pools, fractional GPUs, whole multi-device requests, NPU cores and FPGA slots are accounted as promised;
+// `checkInvariants` notices corruption.
+
+#include "tests/core/cluster_builder.h"
+
+#include <QtTest>
+
+using namespace tidepool;
+using namespace tidepool::test;
+
+namespace {
+
+// Everything a refused bind must leave untouched.
+struct Snapshot {
+    std::vector<Resources> nodeFree;
+    std::vector<std::vector<std::pair<std::int32_t, std::int64_t>>> deviceFree;
+    std::vector<Resources> poolUsed;
+    std::vector<std::array<std::int64_t, kAcceleratorKindCount>> poolAcceleratorUsed;
+    std::vector<std::size_t> residents;
+    std::size_t placed = 0;
+    std::uint64_t version = 0;
+
+    explicit Snapshot(const ClusterState& c)
+    {
+        for (const Node& n : c.nodes()) {
+            nodeFree.push_back(n.free);
+            residents.push_back(n.residents.size());
+            deviceFree.emplace_back();
+            for (const Device& d : n.devices)
+                deviceFree.back().emplace_back(d.shareFree, d.memoryFreeMiB);
+        }
+        for (const Pool& p : c.pools()) {
+            poolUsed.push_back(p.used);
+            poolAcceleratorUsed.push_back(p.acceleratorUsed);
+        }
+        placed = c.placedCount();
+        version = c.version();
+    }
+    bool operator==(const Snapshot&) const = default;
+};
+
+Placement placementOn(WorkloadId w, NodeId node, std::vector<DeviceShare> shares = {})
+{
+    return Placement { w, node, std::move(shares), false };
+}
+
+} // namespace
+
+class TestModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void bindAndUnbindKeepUsageExact();
+    void refusedBindChangesNothing_data();
+    void refusedBindChangesNothing();
+    void workloadFitsOnlyInsidePoolQuotaAndNodeCapacity();
+    void fractionalGpusShareOneDevice();
+    void multiDeviceRequestTakesWholeDevicesOnOneNode();
+    void npuCoresAreCountedPerDevice();
+    void fpgaFunctionsShareOneDeviceInTimeSlices();
+    void checkInvariantsDetectsCorruption_data();
+    void checkInvariantsDetectsCorruption();
+};
+
+void TestModel::bindAndUnbindKeepUsageExact()
+{
+    ClusterState c;
+    const PoolId pool = c.addPool(makePool("web"));
+    const NodeId n = c.addNode(cpuNode("n0", 4000, 8192));
+    QVERIFY(c.attach(pool, n));
+    Workload w = cpuWorkload(1, 1000, 1024);
+    w.pool = pool;
+    QVERIFY(c.addWorkload(w));
+    const std::uint64_t nodeVersion = c.node(n).version;
+
+    QVERIFY(c.bind(placementOn(1, n)));
+    QCOMPARE(c.node(n).free, (Resources { 3000, 7168, 0, 0 }));
+    QCOMPARE(c.pool(pool).used, (Resources { 1000, 1024, 0, 0 }));
+    QCOMPARE(c.node(n).residents, std::vector<WorkloadId> { 1 });
+    QCOMPARE(c.placedCount(), std::size_t { 1 });
+    QVERIFY(c.node(n).version > nodeVersion);
+    QVERIFY(c.workload(1)->placement.has_value());
+    QVERIFY(c.checkInvariants());
+
+    QVERIFY(c.unbind(1));
+    QCOMPARE(c.node(n).free, c.node(n).capacity);
+    QCOMPARE(c.pool(pool).used, Resources {});
+    QVERIFY(c.node(n).residents.empty());
+    QCOMPARE(c.placedCount(), std::size_t { 0 });
+    QVERIFY(!c.workload(1)->placement.has_value());
+    QVERIFY(c.checkInvariants());
+    QVERIFY(!c.unbind(1)); // unbinding twice is refused
+}
+
+void TestModel::refusedBindChangesNothing_data()
+{
+    QTest::addColumn<int>("workloadCpu");
+    QTest::addColumn<int>("workloadMemory");
+    QTest::addColumn<int>("gpuShare");     // 0 = CPU-only workload
+    QTest::addColumn<int>("device");       // device the placement names
+    QTest::addColumn<bool>("namedTwice");  // the placement names the device twice
+    QTest::addColumn<int>("node");         // node the placement names
+    QTest::addColumn<int>("expectedCode"); // ErrorCode
+
+    const int capacity = int(ErrorCode::CapacityExceeded);
+    const int invalid = int(ErrorCode::InvalidArgument);
+    const int notFound = int(ErrorCode::NotFound);
+    QTest::newRow("CPU over node capacity") << 9000 << 0 << 0 << -1 << false << 0 << capacity;
+    QTest::newRow("memory over node capacity") << 1000 << 99999 << 0 << -1 << false << 0 << capacity;
+    QTest::newRow("CPU over pool quota") << 5000 << 0 << 0 << -1 << false << 0 << capacity;
+    QTest::newRow("GPU share over device free share") << 1000 << 0 << 600 << 0 << false << 0 << capacity;
+    QTest::newRow("device named twice") << 1000 << 0 << 200 << 1 << true << 0 << invalid;
+    QTest::newRow("device does not exist") << 1000 << 0 << 200 << 7 << false << 0 << notFound;
+    QTest::newRow("node outside the workload's pool") << 1000 << 0 << 0 << -1 << false << 1 << invalid;
+    QTest::newRow("node does not exist") << 1000 << 0 << 0 << -1 << false << 42 << notFound;
+    QTest::newRow("GPU workload without its device") << 1000 << 0 << 200 << -1 << false << 0 << invalid;
+}
+
+void TestModel::refusedBindChangesNothing()
+{
+    QFETCH(int, workloadCpu);
+    QFETCH(int, workloadMemory);
+    QFETCH(int, gpuShare);
+    QFETCH(int, device);
+    QFETCH(bool, namedTwice);
+    QFETCH(int, node);
+    QFETCH(int, expectedCode);
+
+    ClusterState c;
+    const ModelId a100 = c.internModel("A100");
+    const PoolId pool = c.addPool(makePool("quota", 4000));
+    Node gpu = acceleratorNode("gpu", AcceleratorKind::Gpu, a100, 2);
+    gpu.capacity = { 8000, 16384, 0, 0 };
+    const NodeId n0 = c.addNode(gpu);
+    c.addNode(cpuNode("outside"));
+    QVERIFY(c.attach(pool, n0));
+    // Something already placed, so that "nothing changed" covers non-empty state.
+    Workload resident = acceleratorWorkload(1, AcceleratorKind::Gpu, 1, 500);
+    resident.pool = pool;
+    QVERIFY(c.addWorkload(resident));
+    QVERIFY(c.bind(placementOn(1, n0, { { 0, 500, 0 } })));
+
+    Workload w = cpuWorkload(2, workloadCpu, workloadMemory);
+    w.pool = pool;
+    std::vector<DeviceShare> shares;
+    if (gpuShare > 0) {
+        w.accelerators = { AcceleratorKind::Gpu, 1, gpuShare, 0, {} };
+        if (device >= 0)
+            shares.push_back({ static_cast<std::int16_t>(device), gpuShare, 0 });
+        if (namedTwice)
+            shares.push_back(shares.back());
+    }
+    QVERIFY(c.addWorkload(w));
+    const Snapshot before(c);
+
+    const auto result = c.bind(placementOn(2, node, shares));
+    QVERIFY(!result);
+    QCOMPARE(int(result.error().code), expectedCode);
+    QVERIFY(!result.error().message.empty());
+    QVERIFY(Snapshot(c) == before);
+    QVERIFY(!c.workload(2)->placement.has_value());
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::workloadFitsOnlyInsidePoolQuotaAndNodeCapacity()
+{
+    ClusterState c;
+    const PoolId pool = c.addPool(makePool("batch", 5000));
+    const NodeId n0 = c.addNode(cpuNode("n0", 4000));
+    const NodeId n1 = c.addNode(cpuNode("n1", 4000));
+    QVERIFY(c.attach(pool, n0));
+    QVERIFY(c.attach(pool, n1));
+    auto scheduler = makeScheduler(c, singlePolicy("spread"));
+
+    auto inPool = [&](WorkloadId id, std::int64_t cpu) {
+        Workload w = cpuWorkload(id, cpu);
+        w.pool = pool;
+        return w;
+    };
+    // The node has room for 4000 but a 4500 request exceeds every node, within quota: node capacity decides.
+    QCOMPARE(addAndPlace(c, *scheduler, inPool(1, 4500)), kNoNode);
+    QCOMPARE(addAndPlace(c, *scheduler, inPool(2, 3000)), n0);
+    // 3000 more would fit on n1 (4000 free) but only 2000 of the pool's quota is left.
+    QVERIFY(c.addWorkload(inPool(3, 3000)));
+    const Decision refused = scheduler->place(3);
+    QVERIFY(!refused.placement);
+    // n0 (1000 free) is short of CPU; n1 has the CPU but the pool has no quota left.
+    QCOMPARE(refused.report.rejected[std::size_t(RejectReason::InsufficientCpu)], 1);
+    QCOMPARE(refused.report.rejected[std::size_t(RejectReason::PoolQuotaExhausted)], 1);
+    QVERIFY(!c.bind(placementOn(3, n1)));
+    QCOMPARE(addAndPlace(c, *scheduler, inPool(4, 2000)), n1);
+    QCOMPARE(c.pool(pool).used.cpuMillis, std::int64_t { 5000 });
+    // Releasing gives the quota back.
+    QVERIFY(scheduler->release(2));
+    QVERIFY(scheduler->place(3).placement.has_value());
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::fractionalGpusShareOneDevice()
+{
+    ClusterState c;
+    const ModelId a100 = c.internModel("A100");
+    const PoolId pool = c.addPool(makePool("gpu"));
+    const NodeId n = c.addNode(acceleratorNode("gpu", AcceleratorKind::Gpu, a100, 2, 1000, 16384));
+    QVERIFY(c.attach(pool, n));
+    auto scheduler = makeScheduler(c, singlePolicy("tier"));
+
+    // Three 300-milli-GPU requests pack onto device 0 (the default device choice takes the tightest fit).
+    for (WorkloadId id = 1; id <= 3; ++id) {
+        Workload w = acceleratorWorkload(id, AcceleratorKind::Gpu, 1, 300, 4096);
+        w.pool = pool;
+        QCOMPARE(addAndPlace(c, *scheduler, w), n);
+        QCOMPARE(c.workload(id)->placement->shares.size(), std::size_t { 1 });
+        QCOMPARE(c.workload(id)->placement->shares[0].device, std::int16_t { 0 });
+    }
+    QCOMPARE(c.node(n).devices[0].shareFree, 100);
+    QCOMPARE(c.node(n).devices[0].memoryFreeMiB, std::int64_t { 16384 - 3 * 4096 });
+    QVERIFY(c.node(n).devices[1].idle());
+    QCOMPARE(c.pool(pool).acceleratorUsed[std::size_t(AcceleratorKind::Gpu)], std::int64_t { 900 });
+    // A fourth does not fit in the 100 left on device 0, so it opens device 1.
+    Workload fourth = acceleratorWorkload(4, AcceleratorKind::Gpu, 1, 300, 4096);
+    fourth.pool = pool;
+    QCOMPARE(addAndPlace(c, *scheduler, fourth), n);
+    QCOMPARE(c.workload(4)->placement->shares[0].device, std::int16_t { 1 });
+    QVERIFY(c.checkInvariants());
+
+    QVERIFY(scheduler->release(2));
+    QCOMPARE(c.node(n).devices[0].shareFree, 400);
+    QCOMPARE(c.pool(pool).acceleratorUsed[std::size_t(AcceleratorKind::Gpu)], std::int64_t { 900 });
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::multiDeviceRequestTakesWholeDevicesOnOneNode()
+{
+    ClusterState c;
+    const ModelId a100 = c.internModel("A100");
+    const NodeId n0 = c.addNode(acceleratorNode("g0", AcceleratorKind::Gpu, a100, 2));
+    const NodeId n1 = c.addNode(acceleratorNode("g1", AcceleratorKind::Gpu, a100, 4));
+    auto scheduler = makeScheduler(c, singlePolicy("tier"));
+
+    // Three whole GPUs: n0 has two idle, so only n1 qualifies; the request is never split across nodes.
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(1, AcceleratorKind::Gpu, 3, 1000)), n1);
+    const Placement& p = *c.workload(1)->placement;
+    QCOMPARE(p.shares.size(), std::size_t { 3 });
+    for (const DeviceShare& s : p.shares) {
+        QCOMPARE(s.share, 1000);
+        QCOMPARE(c.node(n1).devices[std::size_t(s.device)].shareFree, 0);
+    }
+    QCOMPARE(c.node(n1).idleDeviceCount(), 1);
+    // Another three-GPU request: 2 idle on n0 plus 1 on n1 would be enough in total, but not on one node.
+    QVERIFY(c.addWorkload(acceleratorWorkload(2, AcceleratorKind::Gpu, 3, 1000)));
+    const Decision pending = scheduler->place(2);
+    QVERIFY(!pending.placement);
+    QCOMPARE(text(pending.report.mainReason()), text(RejectReason::InsufficientAcceleratorShare));
+    // A bind that names fewer devices than the request is refused, so a request cannot be taken in part.
+    QVERIFY(!c.bind(placementOn(2, n0, { { 0, 1000, 0 }, { 1, 1000, 0 } })));
+    // Whole devices are whole: a partly used device does not count as one.
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(3, AcceleratorKind::Gpu, 1, 100)), n0);
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(4, AcceleratorKind::Gpu, 2, 0)), kNoNode);
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::npuCoresAreCountedPerDevice()
+{
+    ClusterState c;
+    const ModelId ascend = c.internModel("Ascend310");
+    const NodeId n = c.addNode(acceleratorNode("npu", AcceleratorKind::Npu, ascend, 1, 8, 8192));
+    auto scheduler = makeScheduler(c, singlePolicy("tier"));
+
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(1, AcceleratorKind::Npu, 1, 3)), n);
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(2, AcceleratorKind::Npu, 1, 3)), n);
+    QCOMPARE(c.node(n).devices[0].shareFree, 2);
+    // Three more cores than the two left: pending, for lack of accelerator share.
+    QVERIFY(c.addWorkload(acceleratorWorkload(3, AcceleratorKind::Npu, 1, 3)));
+    const Decision d = scheduler->place(3);
+    QVERIFY(!d.placement);
+    QCOMPARE(text(d.report.mainReason()), text(RejectReason::InsufficientAcceleratorShare));
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(4, AcceleratorKind::Npu, 1, 2)), n);
+    QCOMPARE(c.node(n).devices[0].shareFree, 0);
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::fpgaFunctionsShareOneDeviceInTimeSlices()
+{
+    ClusterState c;
+    const ModelId alveo = c.internModel("AlveoU250");
+    const NodeId n = c.addNode(acceleratorNode("fpga", AcceleratorKind::Fpga, alveo, 1, 4, 65536));
+    auto scheduler = makeScheduler(c, singlePolicy("tier"));
+
+    // Four logic functions take one time-slice slot each of the same device.
+    for (WorkloadId id = 1; id <= 4; ++id) {
+        QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(id, AcceleratorKind::Fpga, 1, 1, 8192)), n);
+        QCOMPARE(c.workload(id)->placement->shares[0].device, std::int16_t { 0 });
+    }
+    QCOMPARE(c.node(n).devices[0].shareFree, 0);
+    QCOMPARE(c.node(n).devices[0].memoryFreeMiB, std::int64_t { 65536 - 4 * 8192 });
+    QCOMPARE(addAndPlace(c, *scheduler, acceleratorWorkload(5, AcceleratorKind::Fpga, 1, 1, 8192)), kNoNode);
+    // When one function leaves, its slot is free for the waiting one.
+    QVERIFY(scheduler->release(2));
+    QVERIFY(scheduler->place(5).placement.has_value());
+    QVERIFY(c.checkInvariants());
+}
+
+void TestModel::checkInvariantsDetectsCorruption_data()
+{
+    QTest::addColumn<QString>("corruption");
+    QTest::newRow("node free CPU disagrees with placements") << QStringLiteral("cpu");
+    QTest::newRow("node over capacity") << QStringLiteral("negative");
+    QTest::newRow("device free share disagrees") << QStringLiteral("share");
+    QTest::newRow("device memory over capacity") << QStringLiteral("deviceMemory");
+}
+
+void TestModel::checkInvariantsDetectsCorruption()
+{
+    QFETCH(QString, corruption);
+    ClusterState c;
+    const ModelId a100 = c.internModel("A100");
+    const NodeId n = c.addNode(acceleratorNode("gpu", AcceleratorKind::Gpu, a100, 1));
+    QVERIFY(c.addWorkload(acceleratorWorkload(1, AcceleratorKind::Gpu, 1, 500, 1024)));
+    QVERIFY(c.bind(placementOn(1, n, { { 0, 500, 1024 } })));
+    QVERIFY(c.checkInvariants());
+
+    Node& node = c.mutableNode(n);
+    if (corruption == QLatin1String("cpu"))
+        node.free.cpuMillis += 1;
+    else if (corruption == QLatin1String("negative"))
+        node.free.memoryMiB = -1;
+    else if (corruption == QLatin1String("share"))
+        node.devices[0].shareFree = 1000;
+    else
+        node.devices[0].memoryFreeMiB = -5;
+    const auto result = c.checkInvariants();
+    QVERIFY(!result);
+    QVERIFY(result.error().message.find("gpu") != std::string::npos); // names the node
+}
+
+QTEST_APPLESS_MAIN(TestModel)
+#include "tst_model.moc"
