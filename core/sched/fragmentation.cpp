@@ -30,10 +30,11 @@ bool TypicalShape::allows(ModelId model) const
 }
 
 FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix, const ClusterState& cluster,
-    double coverage, std::int32_t wholeShare)
+    double coverage, std::int32_t wholeShare, double memoryQuantile)
 {
     // The key orders like FGD's (cpu, milli, count, spec) tuple, so that equal counts are broken the same way.
     std::map<ShapeKey, TypicalShape> groups;
+    std::map<ShapeKey, std::vector<std::int64_t>> memory;
     for (const Workload& w : mix) {
         const AcceleratorRequest& a = w.accelerators;
         TypicalShape shape;
@@ -46,8 +47,15 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
             shape.modelSpec = joinModels(a.allowedModels, cluster);
         }
         ShapeKey key { shape.cpuMillis, shape.sharePerDevice, shape.count, shape.modelSpec, shape.kind };
+        if (memoryQuantile >= 0)
+            memory[key].push_back(w.requests.memoryMiB);
         auto [it, inserted] = groups.try_emplace(std::move(key), std::move(shape));
         ++it->second.occurrences;
+    }
+    for (auto& [key, requests] : memory) {
+        std::sort(requests.begin(), requests.end());
+        const auto at = static_cast<std::size_t>(std::min(1.0, memoryQuantile) * static_cast<double>(requests.size() - 1));
+        groups[key].memoryMiB = requests[at];
     }
     std::vector<std::pair<ShapeKey, TypicalShape>> ordered(groups.begin(), groups.end());
     std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
@@ -66,7 +74,7 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
     }
     for (TypicalShape& shape : kept)
         shape.frequency = static_cast<double>(shape.occurrences) / static_cast<double>(covered);
-    return FragmentationModel(std::move(kept));
+    return FragmentationModel(std::move(kept), wholeShare);
 }
 
 double FragmentationModel::fragmentation(const NodeFreeState& state) const
@@ -79,18 +87,33 @@ double FragmentationModel::fragmentation(const NodeFreeState& state) const
     double f = 0.0;
     for (const TypicalShape& t : m_shapes) {
         std::int64_t unusable = total;
-        if (t.kind != AcceleratorKind::None && state.cpuFreeMillis >= t.cpuMillis) {
+        if (t.kind != AcceleratorKind::None && state.cpuFreeMillis >= t.cpuMillis && state.memoryFreeMiB >= t.memoryMiB) {
             std::int32_t big = 0;
             std::int64_t small = 0;
+            std::int64_t slots = 0; // tasks of shape t the devices alone could still take (fractional shapes)
             for (std::size_t i = 0; i < state.devices.size(); ++i) {
                 const Device& d = state.devices[i];
-                if (d.kind == t.kind && state.share[i] >= t.sharePerDevice && t.allows(d.model))
+                if (d.kind == t.kind && state.share[i] >= t.sharePerDevice && t.allows(d.model)) {
                     ++big;
-                else
+                    if (t.sharePerDevice > 0)
+                        slots += state.share[i] / t.sharePerDevice;
+                } else {
                     small += state.share[i];
+                }
             }
-            if (big >= t.count)
+            if (big >= t.count) {
                 unusable = small;
+                const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
+                if (m_hostLimitWeight > 0 && fractional && t.sharePerDevice > 0) {
+                    std::int64_t hosts = slots;
+                    if (t.cpuMillis > 0)
+                        hosts = std::min(hosts, state.cpuFreeMillis / t.cpuMillis);
+                    if (t.memoryMiB > 0)
+                        hosts = std::min(hosts, state.memoryFreeMiB / t.memoryMiB);
+                    const double stranded = 1.0 - static_cast<double>(hosts) / static_cast<double>(slots);
+                    unusable += static_cast<std::int64_t>(m_hostLimitWeight * stranded * static_cast<double>(total - small));
+                }
+            }
         }
         f += t.frequency * static_cast<double>(unusable);
     }
@@ -110,7 +133,7 @@ double FragmentationModel::fragmentation(const Node& node) const
     }
     for (std::size_t i = 0; i < node.devices.size(); ++i)
         share[i] = node.devices[i].shareFree;
-    return fragmentation(NodeFreeState { node.free.cpuMillis, node.devices, std::span(share, node.devices.size()) });
+    return fragmentation(NodeFreeState { node.free.cpuMillis, node.free.memoryMiB, node.devices, std::span(share, node.devices.size()) });
 }
 
 std::int64_t fragmentationScore(double before, double after, double unit)

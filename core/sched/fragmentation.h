@@ -8,6 +8,7 @@
 #include "core/model/cluster.h"
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ struct TypicalShape {
     std::string modelSpec;                        // the allowed models joined by '|', used to order equal counts
     std::int64_t occurrences = 0;
     double frequency = 0;
+    std::int64_t memoryMiB = 0;                   // 0 unless the model counts memory (`fromMix`'s memoryQuantile)
 
     bool allows(ModelId model) const;
 };
@@ -31,6 +33,7 @@ struct TypicalShape {
 // The free state of one node, possibly hypothetical (after a placement being evaluated).
 struct NodeFreeState {
     std::int64_t cpuFreeMillis = 0;
+    std::int64_t memoryFreeMiB = std::numeric_limits<std::int64_t>::max();
     std::span<const Device> devices;     // kinds and models
     std::span<const std::int32_t> share; // free share per device, parallel to `devices`
 };
@@ -38,26 +41,38 @@ struct NodeFreeState {
 class FragmentationModel {
 public:
     FragmentationModel() = default;
-    explicit FragmentationModel(std::vector<TypicalShape> shapes) : m_shapes(std::move(shapes)) { }
+    explicit FragmentationModel(std::vector<TypicalShape> shapes, std::int32_t wholeShare = 1000)
+        : m_shapes(std::move(shapes)), m_wholeShare(wholeShare) { }
 
     // FGD's "typical pods": group the mix by (CPU, share per device, device count, allowed models), order the groups
     // by count (descending; equal counts by the key, descending), keep the most frequent until they cover
     // `coverage` of the mix, and renormalise their frequencies. Whole-device requests count as a share equal to
-    // the device capacity `wholeShare` (1000 milli-GPUs on openb).
+    // the device capacity `wholeShare` (1000 milli-GPUs on openb). With `memoryQuantile` in [0, 1], each shape
+    // also needs that quantile of its group's memory requests, so that a node short of memory counts its free
+    // share as unusable the way FGD counts a node short of CPU; below 0, memory is ignored (FGD's definition).
     static FragmentationModel fromMix(const std::vector<Workload>& mix, const ClusterState& cluster,
-        double coverage = 0.95, std::int32_t wholeShare = 1000);
+        double coverage = 0.95, std::int32_t wholeShare = 1000, double memoryQuantile = -1);
 
     const std::vector<TypicalShape>& shapes() const { return m_shapes; }
+    // Host-limited fragmentation (Tidepool's refinement; 0 = FGD's definition). A node whose devices could still
+    // take n tasks of a fractional shape but whose CPU (or memory, when counted) can host only h < n of them
+    // strands part of the share it counts as usable: `weight × (1 − h/n)` of it is counted as unusable too.
+    // This makes CPU exhaustion a gradual cost instead of a cliff that FGD only sees once a shape no longer fits.
+    void setHostLimitWeight(double weight) { m_hostLimitWeight = weight; }
+    double hostLimitWeight() const { return m_hostLimitWeight; }
     bool empty() const { return m_shapes.empty(); }
 
     // F(node) = Σ_t f_t × g_t, with g_t the free share that shape t cannot use: the share on usable devices too
     // small for t (plus any share on devices t may not use) when t fits the node — enough CPU and enough usable
-    // devices with free ≥ t's share — and the node's whole free share otherwise (always for CPU-only shapes).
+    // devices with free ≥ t's share (and enough memory, when the shapes count it) — and the node's whole free
+    // share otherwise (always for CPU-only shapes).
     double fragmentation(const NodeFreeState& state) const;
     double fragmentation(const Node& node) const;
 
 private:
     std::vector<TypicalShape> m_shapes;
+    std::int32_t m_wholeShare = 1000; // a device's capacity; shapes below it are fractional
+    double m_hostLimitWeight = 0;
 };
 
 // FGD's node score for a fragmentation change: int(100 × sigmoid((before − after) / unit)); 50 when unchanged.

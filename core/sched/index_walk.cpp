@@ -107,7 +107,7 @@ bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
                 return;
             }
             decision.report.accept();
-            m_candidates.push_back(Candidate { id, match.translated, -1 });
+            m_candidates.push_back(Candidate { .node = id, .translated = match.translated });
             ++found;
         };
         auto lo = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });

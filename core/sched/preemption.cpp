@@ -175,7 +175,7 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         evictedPlacements.push_back(*m_cluster.workload(victim)->placement);
         (void)release(victim);
     }
-    Candidate c { best->node, false, -1 };
+    Candidate c { .node = best->node };
     if (check(m_cluster.node(best->node), w, c.translated) == RejectReason::None) {
         std::vector<Candidate> one { c };
         scoreCandidates(w, one, decision);

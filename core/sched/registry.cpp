@@ -16,6 +16,7 @@ PolicyRegistry PolicyRegistry::withBuiltins()
     r.add("gpu-packing", makeGpuPackingPolicy);
     r.add("best-fit", makeBestFitPolicy);
     r.add("fgd", makeFgdPolicy);
+    r.add("tidepool", makeTidepoolPolicy);
     // Live-system policies.
     // (live policies: one line each below)
     r.add("spread", makeSpreadPolicy);

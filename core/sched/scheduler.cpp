@@ -179,7 +179,7 @@ void Scheduler::fullScan(const Workload& w, Decision& decision)
     decision.report = {};
     m_candidates.clear();
     for (const Node& node : m_cluster.nodes()) {
-        Candidate c { node.id, false, -1 };
+        Candidate c { .node = node.id };
         const RejectReason r = check(node, w, c.translated);
         if (r == RejectReason::None) {
             decision.report.accept();

@@ -89,6 +89,10 @@ private slots:
     void gpuClusteringGroupsLikeRequests();
     void fgdScoreIsIntegerSigmoid();
     void fgdPicksTheGpuThatFragmentsLeast();
+    void fragmentationCountsMemoryWhenAsked();
+    void hostLimitCountsShareTheCpuCannotServe();
+    void tidepoolKeepsCpuOffNodesItWouldStrand();
+    void tidepoolLeavesLessUnallocatedThanFgd();
     void randomIsSeedDeterministic();
 };
 
@@ -184,7 +188,7 @@ void TestOpenb::replayKeepsInvariantsOnASlice()
         podSlice.push_back((*pods)[i]);
     QCOMPARE(nodeSlice.size(), std::size_t { 61 });
     const PolicyRegistry registry = PolicyRegistry::withBuiltins();
-    for (const char* policy : { "random", "dotprod", "gpu-clustering", "gpu-packing", "best-fit", "fgd" }) {
+    for (const char* policy : { "random", "dotprod", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "tidepool" }) {
         sim::ReplayOptions options = seeded(7);
         options.checkInvariants = true;
         auto result = sim::replayOpenb(nodeSlice, podSlice, policy, options, registry);
@@ -203,7 +207,7 @@ void TestOpenb::replayIsDeterministicPerSeed()
     auto pods = sim::loadOpenbPods(kData + "openb_pod_list_default.csv");
     QVERIFY(nodes && pods);
     const PolicyRegistry registry = PolicyRegistry::withBuiltins();
-    for (const char* policy : { "fgd", "random" }) {
+    for (const char* policy : { "fgd", "random", "tidepool" }) {
         auto a = sim::replayOpenb(*nodes, *pods, policy, seeded(43), registry);
         auto b = sim::replayOpenb(*nodes, *pods, policy, seeded(43), registry);
         auto c = sim::replayOpenb(*nodes, *pods, policy, seeded(44), registry);
@@ -338,6 +342,74 @@ void TestOpenb::fgdPicksTheGpuThatFragmentsLeast()
     const Decision second = placeWith("fgd", idle, pod(3, 1000, 1, 300, idle), options);
     QVERIFY(second.placement);
     QCOMPARE(second.placement->shares.at(0).device, std::int16_t { 1 });
+}
+
+void TestOpenb::fragmentationCountsMemoryWhenAsked()
+{
+    // Two pods of one shape (1 core, 250 milli) asking 16 and 48 GiB: the median taken is the lower one.
+    ClusterState cluster = gpuCluster({ 2 });
+    std::vector<Workload> mix;
+    for (std::int64_t mem : { 16384, 49152 })
+        mix.push_back(sim::makeOpenbWorkload(sim::OpenbPod { "m", 1000, mem, 1, 250, {} }, 0, cluster));
+    const FragmentationModel fgd = FragmentationModel::fromMix(mix, cluster);
+    const FragmentationModel withMemory = FragmentationModel::fromMix(mix, cluster, 0.95, 1000, 0.5);
+    QCOMPARE(withMemory.shapes().size(), std::size_t { 1 });
+    QCOMPARE(withMemory.shapes().front().memoryMiB, std::int64_t { 16384 }); // index int(0.5 × 1) = 0
+    const Device devices[] = { cluster.node(0).devices[0], cluster.node(0).devices[1] };
+    const std::int32_t share[] = { 1000, 1000 };
+    const NodeFreeState roomy { 64000, 262144, devices, share };
+    const NodeFreeState shortOfMemory { 64000, 8192, devices, share };
+    QCOMPARE(fgd.fragmentation(shortOfMemory), 0.0);           // FGD ignores memory
+    QCOMPARE(withMemory.fragmentation(roomy), 0.0);
+    QCOMPARE(withMemory.fragmentation(shortOfMemory), 2000.0); // no task fits: all free share is unusable
+}
+
+void TestOpenb::hostLimitCountsShareTheCpuCannotServe()
+{
+    // A 250-milli, 4-core shape. Two idle GPUs could take 8 such tasks; 8 free cores host 2 of them.
+    FragmentationModel model({ TypicalShape { 4000, AcceleratorKind::Gpu, 1, 250, {}, {}, 1, 1.0 } });
+    ClusterState cluster = gpuCluster({ 2 });
+    const Device devices[] = { cluster.node(0).devices[0], cluster.node(0).devices[1] };
+    const std::int32_t share[] = { 1000, 1000 };
+    QCOMPARE(model.fragmentation(NodeFreeState { 8000, 262144, devices, share }), 0.0); // FGD: the shape fits
+    model.setHostLimitWeight(0.5);
+    // 0.5 × (1 − 2/8) × 2000 milli counted as stranded.
+    QCOMPARE(model.fragmentation(NodeFreeState { 8000, 262144, devices, share }), 750.0);
+    QCOMPARE(model.fragmentation(NodeFreeState { 32000, 262144, devices, share }), 0.0); // 8 hosts: nothing stranded
+    QCOMPARE(model.fragmentation(NodeFreeState { 3000, 262144, devices, share }), 2000.0); // does not fit at all
+}
+
+void TestOpenb::tidepoolKeepsCpuOffNodesItWouldStrand()
+{
+    // Two nodes with two idle GPUs each; node 0 has 8 cores, node 1 has 64. The mix is 250-milli, 4-core tasks.
+    // A 4-core CPU-only pod leaves FGD's fragmentation unchanged on both (score 50 each), so FGD follows the tie
+    // order to node 0, where only one such task could then still run beside 1.5 idle GPUs' worth of share.
+    // Tidepool sees the share stranded there and takes node 1.
+    std::vector<sim::OpenbNode> nodes { { "small", 8000, 262144, 2, "T4" }, { "large", 64000, 262144, 2, "T4" } };
+    for (const char* policy : { "fgd", "tidepool" }) {
+        ClusterState cluster = sim::makeOpenbCluster(nodes);
+        PolicyOptions options;
+        options.typicalMix.push_back(pod(200, 4000, 1, 250, cluster));
+        const Decision d = placeWith(policy, cluster, pod(1, 4000, 0, 0, cluster), options);
+        QVERIFY(d.placement);
+        QCOMPARE(d.placement->node, NodeId { std::string_view(policy) == "fgd" ? 0 : 1 });
+    }
+}
+
+void TestOpenb::tidepoolLeavesLessUnallocatedThanFgd()
+{
+    // The whole default workload, one seed: a deterministic regression guard for the measured advantage
+    // (BENCHMARKS.md has the ten-seed means on every workload).
+    auto nodes = sim::loadOpenbNodes(kData + "openb_node_list_gpu_node.csv");
+    auto pods = sim::loadOpenbPods(kData + "openb_pod_list_default.csv");
+    QVERIFY(nodes && pods);
+    const PolicyRegistry registry = PolicyRegistry::withBuiltins();
+    auto fgd = sim::replayOpenb(*nodes, *pods, "fgd", seeded(42), registry);
+    auto tidepool = sim::replayOpenb(*nodes, *pods, "tidepool", seeded(42), registry);
+    QVERIFY(fgd && tidepool);
+    QCOMPARE(tidepool->moves, std::int64_t { 0 });
+    QVERIFY2(tidepool->unallocatedPctAt100 < fgd->unallocatedPctAt100,
+        (std::to_string(tidepool->unallocatedPctAt100) + " vs fgd " + std::to_string(fgd->unallocatedPctAt100)).c_str());
 }
 
 void TestOpenb::randomIsSeedDeterministic()

@@ -307,14 +307,8 @@ void TestPolicies::defaultProfileNamesKnownPolicies()
     QVERIFY(profile.has_value());
     QVERIFY(profile->preemption);
     const auto names = registry.names();
-    bool tidepoolMissing = false;
-    for (const ProfileEntry& e : profile->entries) {
-        const bool known = std::find(names.begin(), names.end(), e.policy) != names.end();
-        tidepoolMissing = tidepoolMissing || (!known && e.policy == "tidepool");
-        QVERIFY2(known || e.policy == "tidepool", e.policy.c_str());
-    }
-    if (tidepoolMissing)
-        QSKIP("the `tidepool` policy is not registered yet; every other policy of the default profile is");
+    for (const ProfileEntry& e : profile->entries)
+        QVERIFY2(std::find(names.begin(), names.end(), e.policy) != names.end(), e.policy.c_str());
     QVERIFY(validateProfile(*profile, registry));
 }
 

@@ -4,8 +4,13 @@
 // and binds to the first one reaching the node's best score. The integer score and the scheduler's fixed tie order
 // are part of the method: they make equal-fragmentation choices consolidate.
 //
+// The class below runs the whole fragmentation-gradient family (`GradientSettings`); `tidepool` is a member with
+// its own settings (tidepool.cpp).
+//
 // Scoring every feasible node costs O(shapes × devices²) per node, so scores are cached per node and request shape,
 // keyed by `Node::version`: after one placement only the node that changed is recomputed.
+
+#include "core/sched/policies/fragmentation_gradient.h"
 
 #include "core/sched/fragmentation.h"
 #include "core/sched/policies/openb_common.h"
@@ -19,11 +24,12 @@ namespace tidepool {
 
 namespace {
 
-class FgdPolicy final : public Policy {
+class GradientPolicy final : public Policy {
 public:
-    explicit FgdPolicy(const PolicyOptions& options) : m_mix(options.typicalMix), m_learnOnline(options.typicalMix.empty()) { }
+    GradientPolicy(const PolicyOptions& options, const GradientSettings& settings)
+        : m_settings(settings), m_mix(options.typicalMix), m_learnOnline(options.typicalMix.empty()) { }
 
-    std::string_view name() const override { return "fgd"; }
+    std::string_view name() const override { return m_settings.name; }
 
     void prepare(const ScoreContext& ctx, const Workload& w) override
     {
@@ -35,7 +41,8 @@ public:
         }
         if (&ctx.cluster != m_cluster || ctx.cluster.nodes().size() != m_cache.size()) {
             m_cluster = &ctx.cluster;
-            m_model = FragmentationModel::fromMix(m_mix, ctx.cluster);
+            m_model = FragmentationModel::fromMix(m_mix, ctx.cluster, m_settings.coverage, 1000, m_settings.memoryQuantile);
+            m_model.setHostLimitWeight(m_settings.hostLimitWeight);
             m_cache.assign(ctx.cluster.nodes().size(), {});
         }
         const AcceleratorRequest& a = w.accelerators;
@@ -80,11 +87,13 @@ private:
     void evaluate(const Node& node, const Workload& w, double before, Entry& entry)
     {
         const AcceleratorRequest& a = w.accelerators;
-        const double unit = node.devices.empty() ? 1000.0 : static_cast<double>(node.devices.front().shareCapacity);
+        const double unit = (node.devices.empty() ? 1000.0 : static_cast<double>(node.devices.front().shareCapacity))
+            * m_settings.scoreUnitDevices;
         m_share.resize(node.devices.size());
         for (std::size_t i = 0; i < node.devices.size(); ++i)
             m_share[i] = node.devices[i].shareFree;
-        const NodeFreeState after { node.free.cpuMillis - w.requests.cpuMillis, node.devices, m_share };
+        const NodeFreeState after { node.free.cpuMillis - w.requests.cpuMillis,
+            node.free.memoryMiB - w.requests.memoryMiB, node.devices, m_share };
         entry.device = -1;
         if (openb::isFractional(node, w)) {
             // Every sufficient device; the first reaching the best integer score wins.
@@ -115,6 +124,7 @@ private:
         entry.score = fragmentationScore(before, m_model.fragmentation(after), unit);
     }
 
+    GradientSettings m_settings;
     std::vector<Workload> m_mix;
     bool m_learnOnline = false;
     const ClusterState* m_cluster = nullptr;
@@ -127,6 +137,14 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeFgdPolicy(const PolicyOptions& options) { return std::make_unique<FgdPolicy>(options); }
+std::unique_ptr<Policy> makeFragmentationGradientPolicy(const PolicyOptions& options, const GradientSettings& settings)
+{
+    return std::make_unique<GradientPolicy>(options, settings);
+}
+
+std::unique_ptr<Policy> makeFgdPolicy(const PolicyOptions& options)
+{
+    return makeFragmentationGradientPolicy(options, GradientSettings { .name = "fgd" });
+}
 
 } // namespace tidepool

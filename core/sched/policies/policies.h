@@ -13,6 +13,8 @@ std::unique_ptr<Policy> makeGpuClusteringPolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> makeGpuPackingPolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> makeBestFitPolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> makeFgdPolicy(const PolicyOptions& options);
+// Tidepool's own fragmentation-aware default.
+std::unique_ptr<Policy> makeTidepoolPolicy(const PolicyOptions& options);
 // Live-system policies.
 std::unique_ptr<Policy> makeSpreadPolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> makeEnergyPolicy(const PolicyOptions& options);
