@@ -30,7 +30,7 @@ bool TypicalShape::allows(ModelId model) const
 }
 
 FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix, const ClusterState& cluster,
-    double coverage, std::int32_t wholeShare, double memoryQuantile)
+    double coverage, std::int32_t wholeShare, double memoryQuantile, std::size_t maxShapes)
 {
     // The key orders like FGD's (cpu, milli, count, spec) tuple, so that equal counts are broken the same way.
     std::map<ShapeKey, TypicalShape> groups;
@@ -69,7 +69,7 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
     for (auto& [key, shape] : ordered) {
         covered += shape.occurrences;
         kept.push_back(std::move(shape));
-        if (static_cast<double>(covered) >= coverage * static_cast<double>(total))
+        if (static_cast<double>(covered) >= coverage * static_cast<double>(total) || kept.size() >= maxShapes)
             break;
     }
     for (TypicalShape& shape : kept)
@@ -77,45 +77,181 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
     return FragmentationModel(std::move(kept), wholeShare);
 }
 
-double FragmentationModel::fragmentation(const NodeFreeState& state) const
+FragmentationModel::FragmentationModel(std::vector<TypicalShape> shapes, std::int32_t wholeShare)
+    : m_shapes(std::move(shapes)), m_wholeShare(wholeShare)
+{
+    for (const TypicalShape& t : m_shapes) {
+        std::uint64_t mask = t.allowedModels.empty() ? ~std::uint64_t { 0 } : 0;
+        bool listed = false;
+        for (ModelId m : t.allowedModels) {
+            if (m >= 0 && m < 64)
+                mask |= std::uint64_t { 1 } << m;
+            else
+                listed = true;
+        }
+        m_modelMask.push_back(mask);
+        m_listed.push_back(listed);
+    }
+}
+
+bool FragmentationModel::usableBy(std::size_t shape, const Device& d) const
+{
+    const TypicalShape& t = m_shapes[shape];
+    if (t.kind == AcceleratorKind::None || d.kind != t.kind)
+        return false;
+    if (m_listed[shape])
+        return t.allows(d.model);
+    return d.model >= 0 && d.model < 64 && (m_modelMask[shape] >> d.model & 1) != 0;
+}
+
+FragmentationModel::ShapeSummary FragmentationModel::summarize(std::size_t shape, const NodeFreeState& state) const
+{
+    const TypicalShape& t = m_shapes[shape];
+    ShapeSummary s;
+    for (std::size_t i = 0; i < state.devices.size(); ++i) {
+        if (state.share[i] >= t.sharePerDevice && usableBy(shape, state.devices[i])) {
+            ++s.big;
+            if (t.sharePerDevice > 0)
+                s.slots += state.share[i] / t.sharePerDevice;
+        } else {
+            s.small += state.share[i];
+        }
+    }
+    return s;
+}
+
+double FragmentationModel::unusable(const TypicalShape& t, const ShapeSummary& s, std::int64_t total,
+    std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const
+{
+    const bool fits = cpuFreeMillis >= t.cpuMillis && memoryFreeMiB >= t.memoryMiB;
+    if (t.kind == AcceleratorKind::None || !fits || s.big < t.count)
+        return static_cast<double>(total);
+    double stranded = static_cast<double>(s.small);
+    const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
+    if (m_hostLimitWeight > 0 && fractional && s.slots > 0) {
+        std::int64_t hosts = s.slots;
+        if (t.cpuMillis > 0)
+            hosts = std::min(hosts, cpuFreeMillis / t.cpuMillis);
+        if (t.memoryMiB > 0)
+            hosts = std::min(hosts, memoryFreeMiB / t.memoryMiB);
+        const double unserved = 1.0 - static_cast<double>(hosts) / static_cast<double>(s.slots);
+        stranded += std::floor(m_hostLimitWeight * unserved * static_cast<double>(total - s.small));
+    }
+    return stranded;
+}
+
+void FragmentationModel::summarize(const NodeFreeState& state, std::vector<ShapeSummary>& out) const
+{
+    // Devices of one model with the same free share count alike for every shape: most nodes have two or three
+    // such groups among eight devices, so group first and visit groups per shape.
+    struct Group {
+        const Device* device;
+        std::int32_t share;
+        std::int32_t count;
+    };
+    constexpr std::size_t kMaxGroups = 16;
+    Group groups[kMaxGroups];
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < state.devices.size(); ++i) {
+        const Device& d = state.devices[i];
+        std::size_t g = 0;
+        while (g < n && !(groups[g].share == state.share[i] && groups[g].device->model == d.model && groups[g].device->kind == d.kind))
+            ++g;
+        if (g == n) {
+            if (n == kMaxGroups) { // an unusually varied node: no grouping
+                out.resize(m_shapes.size());
+                for (std::size_t k = 0; k < m_shapes.size(); ++k)
+                    out[k] = summarize(k, state);
+                return;
+            }
+            groups[n++] = { &d, state.share[i], 0 };
+        }
+        ++groups[g].count;
+    }
+    out.resize(m_shapes.size());
+    for (std::size_t k = 0; k < m_shapes.size(); ++k) {
+        const TypicalShape& t = m_shapes[k];
+        ShapeSummary s;
+        for (std::size_t g = 0; g < n; ++g) {
+            const Group& group = groups[g];
+            if (group.share >= t.sharePerDevice && usableBy(k, *group.device)) {
+                s.big += group.count;
+                if (t.sharePerDevice > 0)
+                    s.slots += std::int64_t { group.count } * (group.share / t.sharePerDevice);
+            } else {
+                s.small += std::int64_t { group.count } * group.share;
+            }
+        }
+        out[k] = s;
+    }
+}
+
+namespace {
+
+std::int64_t totalShare(std::span<const std::int32_t> share)
 {
     std::int64_t total = 0;
-    for (std::int32_t s : state.share)
+    for (std::int32_t s : share)
         total += s;
+    return total;
+}
+
+} // namespace
+
+double FragmentationModel::fragmentation(const NodeFreeState& state) const
+{
+    const std::int64_t total = totalShare(state.share);
     if (total == 0)
         return 0.0;
     double f = 0.0;
-    for (const TypicalShape& t : m_shapes) {
-        std::int64_t unusable = total;
-        if (t.kind != AcceleratorKind::None && state.cpuFreeMillis >= t.cpuMillis && state.memoryFreeMiB >= t.memoryMiB) {
-            std::int32_t big = 0;
-            std::int64_t small = 0;
-            std::int64_t slots = 0; // tasks of shape t the devices alone could still take (fractional shapes)
-            for (std::size_t i = 0; i < state.devices.size(); ++i) {
-                const Device& d = state.devices[i];
-                if (d.kind == t.kind && state.share[i] >= t.sharePerDevice && t.allows(d.model)) {
-                    ++big;
-                    if (t.sharePerDevice > 0)
-                        slots += state.share[i] / t.sharePerDevice;
-                } else {
-                    small += state.share[i];
-                }
+    for (std::size_t k = 0; k < m_shapes.size(); ++k)
+        f += m_shapes[k].frequency * unusable(m_shapes[k], summarize(k, state), total, state.cpuFreeMillis, state.memoryFreeMiB);
+    return f;
+}
+
+double FragmentationModel::fragmentation(const NodeFreeState& state, std::span<const ShapeSummary> summary) const
+{
+    const std::int64_t total = totalShare(state.share);
+    if (total == 0)
+        return 0.0;
+    double f = 0.0;
+    for (std::size_t k = 0; k < m_shapes.size(); ++k)
+        f += m_shapes[k].frequency * unusable(m_shapes[k], summary[k], total, state.cpuFreeMillis, state.memoryFreeMiB);
+    return f;
+}
+
+double FragmentationModel::fragmentationAfter(const NodeFreeState& state, std::span<const ShapeSummary> summary,
+    std::span<const DeviceChange> changes, std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const
+{
+    std::int64_t total = totalShare(state.share);
+    for (const DeviceChange& c : changes)
+        total += c.share - state.share[c.device];
+    if (total == 0)
+        return 0.0;
+    double f = 0.0;
+    for (std::size_t k = 0; k < m_shapes.size(); ++k) {
+        const TypicalShape& t = m_shapes[k];
+        ShapeSummary s = summary[k];
+        for (const DeviceChange& c : changes) {
+            // Take the device out as it was, put it back as it will be.
+            const bool usable = usableBy(k, state.devices[c.device]);
+            const std::int32_t old = state.share[c.device];
+            if (usable && old >= t.sharePerDevice) {
+                --s.big;
+                if (t.sharePerDevice > 0)
+                    s.slots -= old / t.sharePerDevice;
+            } else {
+                s.small -= old;
             }
-            if (big >= t.count) {
-                unusable = small;
-                const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
-                if (m_hostLimitWeight > 0 && fractional && t.sharePerDevice > 0) {
-                    std::int64_t hosts = slots;
-                    if (t.cpuMillis > 0)
-                        hosts = std::min(hosts, state.cpuFreeMillis / t.cpuMillis);
-                    if (t.memoryMiB > 0)
-                        hosts = std::min(hosts, state.memoryFreeMiB / t.memoryMiB);
-                    const double stranded = 1.0 - static_cast<double>(hosts) / static_cast<double>(slots);
-                    unusable += static_cast<std::int64_t>(m_hostLimitWeight * stranded * static_cast<double>(total - small));
-                }
+            if (usable && c.share >= t.sharePerDevice) {
+                ++s.big;
+                if (t.sharePerDevice > 0)
+                    s.slots += c.share / t.sharePerDevice;
+            } else {
+                s.small += c.share;
             }
         }
-        f += t.frequency * static_cast<double>(unusable);
+        f += t.frequency * unusable(t, s, total, cpuFreeMillis, memoryFreeMiB);
     }
     return f;
 }

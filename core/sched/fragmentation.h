@@ -41,8 +41,7 @@ struct NodeFreeState {
 class FragmentationModel {
 public:
     FragmentationModel() = default;
-    explicit FragmentationModel(std::vector<TypicalShape> shapes, std::int32_t wholeShare = 1000)
-        : m_shapes(std::move(shapes)), m_wholeShare(wholeShare) { }
+    explicit FragmentationModel(std::vector<TypicalShape> shapes, std::int32_t wholeShare = 1000);
 
     // FGD's "typical pods": group the mix by (CPU, share per device, device count, allowed models), order the groups
     // by count (descending; equal counts by the key, descending), keep the most frequent until they cover
@@ -50,8 +49,11 @@ public:
     // the device capacity `wholeShare` (1000 milli-GPUs on openb). With `memoryQuantile` in [0, 1], each shape
     // also needs that quantile of its group's memory requests, so that a node short of memory counts its free
     // share as unusable the way FGD counts a node short of CPU; below 0, memory is ignored (FGD's definition).
+    // At most `maxShapes` shapes are kept even if they cover less: a flat mix would otherwise make every
+    // evaluation cost hundreds of shapes.
     static FragmentationModel fromMix(const std::vector<Workload>& mix, const ClusterState& cluster,
-        double coverage = 0.95, std::int32_t wholeShare = 1000, double memoryQuantile = -1);
+        double coverage = 0.95, std::int32_t wholeShare = 1000, double memoryQuantile = -1,
+        std::size_t maxShapes = std::numeric_limits<std::size_t>::max());
 
     const std::vector<TypicalShape>& shapes() const { return m_shapes; }
     // Host-limited fragmentation (Tidepool's refinement; 0 = FGD's definition). A node whose devices could still
@@ -69,8 +71,37 @@ public:
     double fragmentation(const NodeFreeState& state) const;
     double fragmentation(const Node& node) const;
 
+    // What F needs to know of a node per typical shape. With it, F costs O(shapes), and F after a change of a few
+    // devices' share costs O(shapes × changed devices) instead of O(shapes × devices) — what scoring a candidate
+    // needs, once per device it might take.
+    struct ShapeSummary {
+        std::int32_t big = 0;    // usable devices with free share ≥ the shape's share
+        std::int64_t small = 0;  // free share on the other devices
+        std::int64_t slots = 0;  // tasks of the shape the big devices could take (fractional shapes)
+    };
+    struct DeviceChange {
+        std::size_t device = 0;
+        std::int32_t share = 0; // the device's free share after the change
+    };
+    void summarize(const NodeFreeState& state, std::vector<ShapeSummary>& out) const;
+    double fragmentation(const NodeFreeState& state, std::span<const ShapeSummary> summary) const;
+    // F of `state` with the given devices' free shares and the node's free CPU and memory changed; `summary` comes
+    // from `summarize(state)`. Equal to `fragmentation` of the changed state.
+    double fragmentationAfter(const NodeFreeState& state, std::span<const ShapeSummary> summary,
+        std::span<const DeviceChange> changes, std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const;
+
 private:
+    bool usableBy(std::size_t shape, const Device& d) const;
+    ShapeSummary summarize(std::size_t shape, const NodeFreeState& state) const;
+    // g_t for one shape from its summary, on a node with `total` free share and the given free CPU and memory.
+    double unusable(const TypicalShape& t, const ShapeSummary& s, std::int64_t total, std::int64_t cpuFreeMillis,
+        std::int64_t memoryFreeMiB) const;
+
     std::vector<TypicalShape> m_shapes;
+    // Per shape: its allowed models as a bit set over model ids below 64 (all bits = any model); `m_listed` marks
+    // shapes that name a model id beyond and need the list.
+    std::vector<std::uint64_t> m_modelMask;
+    std::vector<bool> m_listed;
     std::int32_t m_wholeShare = 1000; // a device's capacity; shapes below it are fractional
     double m_hostLimitWeight = 0;
 };

@@ -106,7 +106,13 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
 
     for (const Node& node : m_cluster.nodes()) {
         bool translated = false;
-        if (!mayHoldVictims(node, w.priority) || !capacityProblem(check(node, w, translated)))
+        if (!mayHoldVictims(node, w.priority))
+            continue;
+        // Every victim here has at least the node's lowest resident priority: a node whose lowest is above the
+        // best choice's most important victim cannot beat it.
+        if (best && m_priorityFloor[static_cast<std::size_t>(node.id)].priority > std::get<0>(best->cost))
+            continue;
+        if (!capacityProblem(check(node, w, translated)))
             continue;
         // Residents are in bind order: sort by priority, and newest first within a priority.
         std::vector<std::pair<const WorkloadRecord*, std::size_t>> order;

@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <set>
 
 using namespace tidepool;
@@ -91,6 +92,7 @@ private slots:
     void fgdPicksTheGpuThatFragmentsLeast();
     void fragmentationCountsMemoryWhenAsked();
     void hostLimitCountsShareTheCpuCannotServe();
+    void incrementalFragmentationEqualsFullMeasure();
     void tidepoolKeepsCpuOffNodesItWouldStrand();
     void tidepoolLeavesLessUnallocatedThanFgd();
     void randomIsSeedDeterministic();
@@ -377,6 +379,52 @@ void TestOpenb::hostLimitCountsShareTheCpuCannotServe()
     QCOMPARE(model.fragmentation(NodeFreeState { 8000, 262144, devices, share }), 750.0);
     QCOMPARE(model.fragmentation(NodeFreeState { 32000, 262144, devices, share }), 0.0); // 8 hosts: nothing stranded
     QCOMPARE(model.fragmentation(NodeFreeState { 3000, 262144, devices, share }), 2000.0); // does not fit at all
+}
+
+void TestOpenb::incrementalFragmentationEqualsFullMeasure()
+{
+    // The scoring path computes F after a placement from a per-shape summary of the node; it must equal the full
+    // measure of the changed state, whatever the shares, models, CPU, memory and host-limit weight.
+    ClusterState cluster = sim::makeOpenbCluster({ { "n", 96000, 393216, 8, "G2" } });
+    const ModelId g2 = cluster.node(0).devices[0].model;
+    std::vector<Device> devices = cluster.node(0).devices;
+    for (std::size_t i = 4; i < devices.size(); ++i)
+        devices[i].model = static_cast<ModelId>(g2 + 1); // a second model on half of the devices
+    std::vector<TypicalShape> shapes {
+        { 4000, AcceleratorKind::Gpu, 1, 250, {}, {}, 5, 0.25, 8192 },
+        { 8000, AcceleratorKind::Gpu, 1, 500, { g2 }, {}, 3, 0.15, 0 },
+        { 12000, AcceleratorKind::Gpu, 2, 1000, {}, {}, 3, 0.15, 16384 },
+        { 2000, AcceleratorKind::Gpu, 1, 1000, { static_cast<ModelId>(g2 + 1) }, {}, 2, 0.2, 0 },
+        { 6000, AcceleratorKind::None, 0, 0, {}, {}, 2, 0.25, 4096 },
+    };
+    std::mt19937_64 rng(11);
+    for (double weight : { 0.0, 0.5, 1.0 }) {
+        FragmentationModel model(shapes);
+        model.setHostLimitWeight(weight);
+        std::vector<FragmentationModel::ShapeSummary> summary;
+        for (int round = 0; round < 500; ++round) {
+            std::vector<std::int32_t> share(devices.size());
+            for (std::int32_t& x : share)
+                x = static_cast<std::int32_t>(rng() % 5) * 250 - (rng() % 7 == 0 ? 130 : 0);
+            for (std::int32_t& x : share)
+                x = std::max(x, 0);
+            const NodeFreeState now { static_cast<std::int64_t>(rng() % 40) * 1000, static_cast<std::int64_t>(rng() % 64) * 1024,
+                devices, share };
+            model.summarize(now, summary);
+            QCOMPARE(model.fragmentation(now, summary), model.fragmentation(now));
+            std::vector<FragmentationModel::DeviceChange> changes;
+            std::vector<std::int32_t> changed = share;
+            for (std::size_t i = 0; i < devices.size(); ++i)
+                if (rng() % 3 == 0 && share[i] > 0) {
+                    changed[i] = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(share[i] + 1));
+                    changes.push_back({ i, changed[i] });
+                }
+            const std::int64_t cpu = std::max<std::int64_t>(0, now.cpuFreeMillis - static_cast<std::int64_t>(rng() % 8) * 1000);
+            const std::int64_t memory = std::max<std::int64_t>(0, now.memoryFreeMiB - static_cast<std::int64_t>(rng() % 8) * 1024);
+            const double full = model.fragmentation(NodeFreeState { cpu, memory, devices, changed });
+            QCOMPARE(model.fragmentationAfter(now, summary, changes, cpu, memory), full);
+        }
+    }
 }
 
 void TestOpenb::tidepoolKeepsCpuOffNodesItWouldStrand()

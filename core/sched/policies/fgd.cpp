@@ -7,7 +7,7 @@
 // The class below runs the whole fragmentation-gradient family (`GradientSettings`); `tidepool` is a member with
 // its own settings (tidepool.cpp).
 //
-// Scoring every feasible node costs O(shapes × devices²) per node, so scores are cached per node and request shape,
+// Scoring a node costs O(typical shapes × devices), so scores are cached per node for its last few request shapes,
 // keyed by `Node::version`: after one placement only the node that changed is recomputed.
 
 #include "core/sched/policies/fragmentation_gradient.h"
@@ -16,6 +16,8 @@
 #include "core/sched/policies/openb_common.h"
 #include "core/sched/policies/policies.h"
 
+#include <algorithm>
+#include <bit>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -41,39 +43,58 @@ public:
         }
         if (&ctx.cluster != m_cluster || ctx.cluster.nodes().size() != m_cache.size()) {
             m_cluster = &ctx.cluster;
-            m_model = FragmentationModel::fromMix(m_mix, ctx.cluster, m_settings.coverage, 1000, m_settings.memoryQuantile);
+            m_model = FragmentationModel::fromMix(
+                m_mix, ctx.cluster, m_settings.coverage, 1000, m_settings.memoryQuantile, m_settings.maxShapes);
             m_model.setHostLimitWeight(m_settings.hostLimitWeight);
             m_cache.assign(ctx.cluster.nodes().size(), {});
         }
         const AcceleratorRequest& a = w.accelerators;
-        ShapeKey key { w.requests.cpuMillis, a.any() ? a.kind : AcceleratorKind::None, a.count, a.sharePerDevice,
+        // The score depends on the request's memory only when the model counts memory.
+        const std::int64_t memory = m_settings.memoryQuantile >= 0 ? w.requests.memoryMiB : 0;
+        ShapeKey key { w.requests.cpuMillis, memory, a.any() ? a.kind : AcceleratorKind::None, a.count, a.sharePerDevice,
             a.memoryMiBPerDevice, a.allowedModels };
         auto [it, inserted] = m_shapeIds.try_emplace(std::move(key), static_cast<std::int32_t>(m_shapeIds.size()));
-        m_shape = static_cast<std::size_t>(it->second);
+        m_shape = it->second;
+        // Grow the per-node score table with the number of request shapes seen, within a bound on total entries.
+        const std::size_t wanted = std::bit_ceil(m_shapeIds.size());
+        const std::size_t bound = std::max<std::size_t>(kMinEntriesPerNode, std::bit_floor(kMaxEntries / std::max<std::size_t>(1, m_cache.size())));
+        const std::size_t slots = std::clamp(wanted, kMinEntriesPerNode, bound);
+        if (slots != m_slots) {
+            m_slots = slots;
+            for (NodeCache& cache : m_cache)
+                cache.scores.clear();
+        }
     }
 
     std::int64_t score(const ScoreContext&, const Node& node, const Workload& w, Candidate& candidate) override
     {
         NodeCache& cache = m_cache[static_cast<std::size_t>(node.id)];
-        if (cache.scores.size() <= m_shape)
-            cache.scores.resize(m_shape + 1);
-        Entry& entry = cache.scores[m_shape];
-        if (entry.versionPlusOne != node.version + 1) {
-            if (cache.fragmentationVersionPlusOne != node.version + 1) {
-                cache.fragmentation = m_model.fragmentation(node);
-                cache.fragmentationVersionPlusOne = node.version + 1;
-            }
-            evaluate(node, w, cache.fragmentation, entry);
-            entry.versionPlusOne = node.version + 1;
+        if (cache.scores.empty())
+            cache.scores.resize(m_slots); // only nodes that get scored pay for a table
+        Entry* entry = &cache.scores[static_cast<std::size_t>(m_shape) & (m_slots - 1)];
+        if (entry->shape != m_shape) {
+            entry->shape = m_shape;
+            entry->versionPlusOne = 0;
+        }
+        if (entry->versionPlusOne != node.version + 1) {
+            evaluate(node, w, cache, *entry);
+            entry->versionPlusOne = node.version + 1;
         }
         if (candidate.device < 0)
-            candidate.device = entry.device;
-        return entry.score;
+            candidate.device = entry->device;
+        return entry->score;
     }
 
 private:
-    using ShapeKey = std::tuple<std::int64_t, AcceleratorKind, std::int32_t, std::int32_t, std::int64_t, std::vector<ModelId>>;
+    using ShapeKey = std::tuple<std::int64_t, std::int64_t, AcceleratorKind, std::int32_t, std::int32_t, std::int64_t,
+        std::vector<ModelId>>;
+    // Scores are kept per node in a direct-mapped table indexed by request shape id. The table grows with the number
+    // of shapes seen (every shape of an openb trace gets its own entry) but the whole cache stays within
+    // `kMaxEntries` entries, so many distinct shapes on a large cluster share entries instead of using gigabytes.
+    static constexpr std::size_t kMinEntriesPerNode = 8;
+    static constexpr std::size_t kMaxEntries = std::size_t { 1 } << 20;
     struct Entry {
+        std::int32_t shape = -1;
         std::uint64_t versionPlusOne = 0; // 0 = empty
         std::int64_t score = 0;
         std::int16_t device = -1;
@@ -81,10 +102,10 @@ private:
     struct NodeCache {
         std::uint64_t fragmentationVersionPlusOne = 0;
         double fragmentation = 0;
-        std::vector<Entry> scores; // by request shape id
+        std::vector<Entry> scores; // m_slots entries once the node is first scored
     };
 
-    void evaluate(const Node& node, const Workload& w, double before, Entry& entry)
+    void evaluate(const Node& node, const Workload& w, NodeCache& cache, Entry& entry)
     {
         const AcceleratorRequest& a = w.accelerators;
         const double unit = (node.devices.empty() ? 1000.0 : static_cast<double>(node.devices.front().shareCapacity))
@@ -92,18 +113,32 @@ private:
         m_share.resize(node.devices.size());
         for (std::size_t i = 0; i < node.devices.size(); ++i)
             m_share[i] = node.devices[i].shareFree;
-        const NodeFreeState after { node.free.cpuMillis - w.requests.cpuMillis,
-            node.free.memoryMiB - w.requests.memoryMiB, node.devices, m_share };
+        const NodeFreeState now { node.free.cpuMillis, node.free.memoryMiB, node.devices, m_share };
+        m_model.summarize(now, m_summary);
+        if (cache.fragmentationVersionPlusOne != node.version + 1) {
+            cache.fragmentation = m_model.fragmentation(now, m_summary);
+            cache.fragmentationVersionPlusOne = node.version + 1;
+        }
+        const double before = cache.fragmentation;
+        const std::int64_t cpuAfter = node.free.cpuMillis - w.requests.cpuMillis;
+        const std::int64_t memoryAfter = node.free.memoryMiB - w.requests.memoryMiB;
+        m_changes.clear();
         entry.device = -1;
         if (openb::isFractional(node, w)) {
-            // Every sufficient device; the first reaching the best integer score wins.
+            // Every sufficient device; the first reaching the best integer score wins. A device of the same model
+            // and free share as one already tried scores the same, so it cannot win.
             entry.score = 0;
+            m_tried.clear();
             for (std::size_t i = 0; i < node.devices.size(); ++i) {
                 if (!openb::usableDevice(node.devices[i], a) || m_share[i] < a.sharePerDevice)
                     continue;
-                m_share[i] -= a.sharePerDevice;
-                const std::int64_t s = fragmentationScore(before, m_model.fragmentation(after), unit);
-                m_share[i] += a.sharePerDevice;
+                const std::pair<ModelId, std::int32_t> kind { node.devices[i].model, m_share[i] };
+                if (std::find(m_tried.begin(), m_tried.end(), kind) != m_tried.end())
+                    continue;
+                m_tried.push_back(kind);
+                const FragmentationModel::DeviceChange change { i, m_share[i] - a.sharePerDevice };
+                const double after = m_model.fragmentationAfter(now, m_summary, { &change, 1 }, cpuAfter, memoryAfter);
+                const std::int64_t s = fragmentationScore(before, after, unit);
                 if (entry.device < 0 || s > entry.score) {
                     entry.score = s;
                     entry.device = static_cast<std::int16_t>(i);
@@ -117,11 +152,11 @@ private:
             const Device& d = node.devices[i];
             const std::int32_t take = a.shareOn(d.shareCapacity);
             if (openb::usableDevice(d, a) && m_share[i] >= take && d.idle()) {
-                m_share[i] -= take;
+                m_changes.push_back({ i, m_share[i] - take });
                 --wanted;
             }
         }
-        entry.score = fragmentationScore(before, m_model.fragmentation(after), unit);
+        entry.score = fragmentationScore(before, m_model.fragmentationAfter(now, m_summary, m_changes, cpuAfter, memoryAfter), unit);
     }
 
     GradientSettings m_settings;
@@ -130,9 +165,13 @@ private:
     const ClusterState* m_cluster = nullptr;
     FragmentationModel m_model;
     std::map<ShapeKey, std::int32_t> m_shapeIds;
-    std::size_t m_shape = 0;
+    std::int32_t m_shape = 0;
+    std::size_t m_slots = kMinEntriesPerNode;
     std::vector<NodeCache> m_cache; // by node id
     std::vector<std::int32_t> m_share;
+    std::vector<FragmentationModel::ShapeSummary> m_summary;
+    std::vector<std::pair<ModelId, std::int32_t>> m_tried;
+    std::vector<FragmentationModel::DeviceChange> m_changes;
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 
 #include "core/sched/policy.h"
 
+#include <limits>
 #include <string_view>
 
 namespace tidepool {
@@ -13,6 +14,8 @@ struct GradientSettings {
     std::string_view name;
     // Typical shapes cover this share of the mix (FGD: 0.95).
     double coverage = 0.95;
+    // ... but no more than this many shapes (FGD: no limit).
+    std::size_t maxShapes = std::numeric_limits<std::size_t>::max();
     // < 0: memory is not part of a shape (FGD); otherwise the quantile of each shape's memory requests it needs.
     double memoryQuantile = -1;
     // `FragmentationModel::setHostLimitWeight` (FGD: 0).
