@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Summarises openb sweep results (one JSON object per line, from `tidepool-sim openb --json`): the mean and
 standard deviation of unallocated GPU % at 100% arrival per (workload, policy), next to the paper authors' mean
-from unallocated_gpu_pct_at_arrival100.csv.  Usage: openb_summary.py results.jsonl [authors.csv] [--markdown]"""
+from unallocated_gpu_pct_at_arrival100.csv, with the moves per 1,000 pods of `--defrag` runs (which are listed as
+"<policy>+defrag").  Usage: openb_summary.py results.jsonl [authors.csv] [--markdown]"""
 import csv
 import json
 import statistics
@@ -20,12 +21,17 @@ def main(argv):
         return 2
     runs = defaultdict(list)
     wall = defaultdict(list)
+    moves = defaultdict(int)
+    pods = defaultdict(int)
     with open(args[0]) as f:
         for line in f:
             if line.strip():
                 r = json.loads(line)
-                runs[(r["workload"], r["policy"])].append(r["unallocated_gpu_pct_at_100"])
-                wall[(r["workload"], r["policy"])].append(r["wall_ms"])
+                key = (r["workload"], r["policy"] + ("+defrag" if r.get("defrag") else ""))
+                runs[key].append(r["unallocated_gpu_pct_at_100"])
+                wall[key].append(r["wall_ms"])
+                moves[key] += r.get("moves", 0)
+                pods[key] += r["pods_total"]
     authors = {}
     if len(args) > 1:
         with open(args[1]) as f:
@@ -34,10 +40,10 @@ def main(argv):
                 policy = AUTHORS_NAMES.get(row["sc_policy"], row["sc_policy"])
                 authors[(workload, policy)] = float(row["unalloc_gpu_pct_mean_at100"])
     if markdown:
-        print("| workload | policy | seeds | ours mean | ours sd | authors | diff | wall ms |")
-        print("|---|---|---|---|---|---|---|---|")
+        print("| workload | policy | seeds | ours mean | ours sd | authors | diff | moves/1k pods | wall ms |")
+        print("|---|---|---|---|---|---|---|---|---|")
     else:
-        print(f"{'workload':<12} {'policy':<15} {'seeds':>5} {'ours':>7} {'sd':>5} {'authors':>8} {'diff':>6} {'wall ms':>8}")
+        print(f"{'workload':<12} {'policy':<15} {'seeds':>5} {'ours':>7} {'sd':>5} {'authors':>8} {'diff':>6} {'moves/1k':>8} {'wall ms':>8}")
     for key in sorted(runs):
         values = runs[key]
         mean = statistics.mean(values)
@@ -46,10 +52,11 @@ def main(argv):
         theirs_text = f"{theirs:.2f}" if theirs is not None else "-"
         diff_text = f"{mean - theirs:+.2f}" if theirs is not None else "-"
         ms = statistics.mean(wall[key])
+        per_k = 1000.0 * moves[key] / pods[key] if pods[key] else 0.0
         if markdown:
-            print(f"| {key[0]} | {key[1]} | {len(values)} | {mean:.2f} | {sd:.2f} | {theirs_text} | {diff_text} | {ms:.0f} |")
+            print(f"| {key[0]} | {key[1]} | {len(values)} | {mean:.2f} | {sd:.2f} | {theirs_text} | {diff_text} | {per_k:.2f} | {ms:.0f} |")
         else:
-            print(f"{key[0]:<12} {key[1]:<15} {len(values):>5} {mean:>7.2f} {sd:>5.2f} {theirs_text:>8} {diff_text:>6} {ms:>8.0f}")
+            print(f"{key[0]:<12} {key[1]:<15} {len(values):>5} {mean:>7.2f} {sd:>5.2f} {theirs_text:>8} {diff_text:>6} {per_k:>8.2f} {ms:>8.0f}")
     return 0
 
 

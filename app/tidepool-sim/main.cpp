@@ -1,9 +1,11 @@
 // tidepool-sim: trace replay and what-if simulation, headless. Thin main: parse options, load, replay, print.
 //
 //   tidepool-sim openb --nodes <node csv> --pods <pod csv> --policy <name> --seed <n> [--inflate 1.3]
-//                      [--check-invariants] [--json]
+//                      [--check-invariants] [--json] [--defrag [--defrag-max-moves 6] [--defrag-candidates 16]
+//                      [--defrag-chain 1] [--defrag-destination tightest|policy]]
 //   tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]
 
+#include "core/rebalance/defrag.h"
 #include "core/sched/policy.h"
 #include "core/sim/openb.h"
 
@@ -13,6 +15,8 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -28,6 +32,12 @@ int usage(const std::string& problem)
     std::cerr << "tidepool-sim: " << problem << "\n"
               << "usage: tidepool-sim openb --nodes <node csv> --pods <pod csv> --policy <name> --seed <n>\n"
               << "                          [--inflate 1.3] [--check-invariants] [--json]\n"
+              << "                          [--defrag [--defrag-max-moves 6] [--defrag-candidates 16] [--defrag-chain 1]\n"
+              << "                                    [--defrag-destination tightest|policy]]\n"
+              << "  --defrag: when a pod fits nowhere, move placed fractional-GPU and CPU-only pods (never whole-GPU\n"
+              << "  ones) to make room for it, at most --defrag-max-moves per arriving pod, trying the cheapest\n"
+              << "  --defrag-candidates nodes; a moved pod that fits nowhere may move others --defrag-chain levels down.\n"
+              << "  An attempt that does not place the pod is rolled back. Every move counts in `moves`.\n"
               << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n";
     return kExitBadArguments;
 }
@@ -44,10 +54,14 @@ std::string workloadName(const std::string& podsPath)
     return name;
 }
 
-nlohmann::json toJson(const sim::ReplayResult& r, const std::string& workload)
+nlohmann::json toJson(const sim::ReplayResult& r, const std::string& workload,
+    const std::optional<rebalance::DefragOptions>& defrag)
 {
     nlohmann::json j;
     j["policy"] = r.policy;
+    j["defrag"] = defrag.has_value();
+    if (defrag)
+        j["defrag_max_moves"] = defrag->maxMoves;
     j["seed"] = r.seed;
     j["workload"] = workload;
     j["gpus_total"] = r.gpusTotal;
@@ -75,13 +89,18 @@ int main(int argc, char** argv)
     std::map<std::string, std::string> values;
     bool json = false;
     sim::ReplayOptions options;
+    std::optional<rebalance::DefragOptions> defrag;
     for (int i = 2; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--json")
             json = true;
         else if (arg == "--check-invariants")
             options.checkInvariants = true;
-        else if (arg == "--nodes" || arg == "--pods" || arg == "--policy" || arg == "--seed" || arg == "--inflate") {
+        else if (arg == "--defrag")
+            defrag.emplace();
+        else if (arg == "--nodes" || arg == "--pods" || arg == "--policy" || arg == "--seed" || arg == "--inflate"
+            || arg == "--defrag-max-moves" || arg == "--defrag-candidates" || arg == "--defrag-chain"
+            || arg == "--defrag-destination") {
             if (i + 1 >= argc)
                 return usage("option " + arg + " needs a value");
             values[arg] = argv[++i];
@@ -108,6 +127,39 @@ int main(int argc, char** argv)
         } catch (const std::exception&) {
             return usage("--inflate must be a non-negative number");
         }
+    }
+
+    const bool defragTuned = values.count("--defrag-max-moves") || values.count("--defrag-candidates")
+        || values.count("--defrag-chain") || values.count("--defrag-destination");
+    if (defragTuned && !defrag)
+        return usage("the --defrag-* options need --defrag");
+    if (defrag && command != "openb")
+        return usage("--defrag applies to the openb command");
+    if (defrag) {
+        for (auto [option, field] : { std::pair { "--defrag-max-moves", &defrag->maxMoves },
+                 std::pair { "--defrag-candidates", &defrag->candidateNodes }, std::pair { "--defrag-chain", &defrag->chainDepth } }) {
+            if (!values.count(option))
+                continue;
+            const std::string& s = values[option];
+            const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *field);
+            if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || *field < 0)
+                return usage(std::string(option) + " must be a non-negative integer");
+        }
+        if (values.count("--defrag-destination")) {
+            const std::string& s = values["--defrag-destination"];
+            if (s == "tightest")
+                defrag->destination = rebalance::DestinationRule::Tightest;
+            else if (s == "policy")
+                defrag->destination = rebalance::DestinationRule::Policy;
+            else
+                return usage("--defrag-destination must be tightest or policy");
+        }
+        // The replay owns the scheduler; the defragmenter is handed it for each pod that fits nowhere.
+        options.repair = [defragmenter = rebalance::Defragmenter(*defrag)](
+                             Scheduler& scheduler, ClusterState& cluster, WorkloadId id) mutable {
+            const rebalance::DefragOutcome outcome = defragmenter.makeRoom(scheduler, cluster, id);
+            return sim::RepairOutcome { outcome.placed, outcome.moves };
+        };
     }
 
     const PolicyRegistry registry = PolicyRegistry::withBuiltins();
@@ -148,7 +200,7 @@ int main(int argc, char** argv)
             return kExitBadInput;
         }
         if (json) {
-            std::cout << toJson(*result, workload).dump() << "\n";
+            std::cout << toJson(*result, workload, defrag).dump() << "\n";
         } else if (command == "openb-table") {
             std::printf("  %-16s %6.2f %%   (%lld of %lld pods failed, %.0f ms)\n", policy.c_str(), result->unallocatedPctAt100,
                 static_cast<long long>(result->podsFailed), static_cast<long long>(result->podsTotal), result->wallMs);
