@@ -3,7 +3,6 @@
 // paired with the release of an earlier workload (churn), so utilisation stays near the fill level. Only
 // `Scheduler::place` is timed, one call at a time, on one thread.
 
-#include "bench/fgd_cost_standin.h"
 #include "bench/synthetic_cluster.h"
 #include "core/sched/scheduler.h"
 
@@ -34,16 +33,13 @@ struct Options {
     std::int32_t scoreBudget = 0; // 0 = the scheduler's default
     bool exhaustive = false;
     bool noPreemption = false; // measures a profile's scoring without its preemption search
-    std::string standIn; // substitute for a profile policy that is not registered yet (`tidepool`)
 };
 
 int usage()
 {
     std::cerr << "usage: tidepool-bench placement --nodes <n> --workloads <m> [--policy <profile>] [--seed <s>]\n"
                  "                                [--fill-pct <p>] [--score-budget <b>] [--exhaustive] [--no-preemption]\n"
-                 "                                [--stand-in <policy>] [--json]\n"
-                 "  --stand-in bench-fgd-cost  stands in for profile policies not registered yet (tidepool),\n"
-                 "                             with an FGD-like fragmentation score of the same cost\n";
+                 "                                [--json]\n";
     return 2;
 }
 
@@ -73,8 +69,6 @@ bool parse(int argc, char** argv, Options& o)
             o.fillPct = std::atof(v);
         else if (a == "--score-budget" && (v = value()))
             o.scoreBudget = std::atoi(v);
-        else if (a == "--stand-in" && (v = value()))
-            o.standIn = v;
         else
             return false;
     }
@@ -288,26 +282,18 @@ int main(int argc, char** argv)
     const bench::SyntheticCluster synthetic = bench::buildSyntheticCluster(cluster, o.nodes, o.seed);
 
     PolicyRegistry registry = PolicyRegistry::withBuiltins();
-    registry.add("bench-fgd-cost", bench::makeFgdCostStandIn);
     std::optional<Profile> profile = builtinProfile(o.policy, registry);
     if (!profile) {
         std::cerr << "tidepool-bench: unknown profile '" << o.policy << "'\n";
         return 2;
     }
-    const std::vector<std::string> known = registry.names();
-    nlohmann::json missing = nlohmann::json::array();
-    nlohmann::json used = nlohmann::json::array();
-    for (ProfileEntry& e : profile->entries) {
-        if (std::find(known.begin(), known.end(), e.policy) != known.end()) {
-            used.push_back(e.policy);
-            continue;
-        }
-        missing.push_back(e.policy);
-        if (!o.standIn.empty()) {
-            e.policy = o.standIn;
-            used.push_back(e.policy);
-        }
+    if (auto valid = validateProfile(*profile, registry); !valid) {
+        std::cerr << "tidepool-bench: " << valid.error().message << "\n";
+        return 2;
     }
+    nlohmann::json used = nlohmann::json::array();
+    for (const ProfileEntry& e : profile->entries)
+        used.push_back(e.policy);
 
     if (o.noPreemption)
         profile->preemption = false;
@@ -324,7 +310,6 @@ int main(int argc, char** argv)
     out["workloads"] = o.workloads;
     out["policy"] = o.policy;
     out["policies_used"] = used;
-    out["policies_missing"] = missing;
     out["seed"] = o.seed;
     out["exhaustive"] = config.exhaustive;
     out["preemption"] = profile->preemption;

@@ -131,9 +131,9 @@ double FragmentationModel::unusable(const TypicalShape& t, const ShapeSummary& s
     if (m_hostLimitWeight > 0 && fractional && s.slots > 0) {
         std::int64_t hosts = s.slots;
         if (t.cpuMillis > 0)
-            hosts = std::min(hosts, cpuFreeMillis / t.cpuMillis);
+            hosts = std::min<std::int64_t>(hosts, cpuFreeMillis / t.cpuMillis);
         if (t.memoryMiB > 0)
-            hosts = std::min(hosts, memoryFreeMiB / t.memoryMiB);
+            hosts = std::min<std::int64_t>(hosts, memoryFreeMiB / t.memoryMiB);
         const double unserved = 1.0 - static_cast<double>(hosts) / static_cast<double>(s.slots);
         stranded += std::floor(m_hostLimitWeight * unserved * static_cast<double>(total - s.small));
     }
@@ -177,9 +177,9 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
             if (group.share >= t.sharePerDevice && usableBy(k, *group.device)) {
                 s.big += group.count;
                 if (t.sharePerDevice > 0)
-                    s.slots += std::int64_t { group.count } * (group.share / t.sharePerDevice);
+                    s.slots += group.count * (group.share / t.sharePerDevice);
             } else {
-                s.small += std::int64_t { group.count } * group.share;
+                s.small += group.count * group.share;
             }
         }
         out[k] = s;

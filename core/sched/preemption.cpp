@@ -104,16 +104,16 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         return r == RejectReason::None;
     };
 
-    for (const Node& node : m_cluster.nodes()) {
+    auto consider = [&](const Node& node) {
         bool translated = false;
         if (!mayHoldVictims(node, w.priority))
-            continue;
+            return;
         // Every victim here has at least the node's lowest resident priority: a node whose lowest is above the
         // best choice's most important victim cannot beat it.
         if (best && m_priorityFloor[static_cast<std::size_t>(node.id)].priority > std::get<0>(best->cost))
-            continue;
+            return;
         if (!capacityProblem(check(node, w, translated)))
-            continue;
+            return;
         // Residents are in bind order: sort by priority, and newest first within a priority.
         std::vector<std::pair<const WorkloadRecord*, std::size_t>> order;
         for (std::size_t i = 0; i < node.residents.size(); ++i) {
@@ -122,7 +122,7 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
                 order.emplace_back(r, i);
         }
         if (order.empty())
-            continue;
+            return;
         std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
             if (a.first->workload.priority != b.first->workload.priority)
                 return a.first->workload.priority < b.first->workload.priority;
@@ -141,7 +141,7 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
                 break;
         }
         if (!fits)
-            continue;
+            return;
         // Give back, most important first, every eviction the workload can do without.
         for (std::size_t i = evicted.size(); i-- > 0;) {
             scratch.evict(*evicted[i], -1);
@@ -166,6 +166,16 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         count = evicted.size();
         if (!best || choice.cost < best->cost || (choice.cost == best->cost && rank(choice.node) < rank(best->node)))
             best = std::move(choice);
+    };
+    if (!m_config.exhaustive && m_index.exact()) {
+        // The walk that found no room has left the classes that pass the static checks in `m_matching`; nodes of
+        // other classes cannot take the workload whatever is evicted.
+        for (const NodeIndex::Match& match : m_matching)
+            for (const auto& [key, id] : m_index.classes()[static_cast<std::size_t>(match.cls)].byKey)
+                consider(m_cluster.node(id));
+    } else {
+        for (const Node& node : m_cluster.nodes())
+            consider(node);
     }
     if (!best)
         return false;

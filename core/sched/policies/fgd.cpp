@@ -69,17 +69,34 @@ public:
     std::int64_t score(const ScoreContext&, const Node& node, const Workload& w, Candidate& candidate) override
     {
         NodeCache& cache = m_cache[static_cast<std::size_t>(node.id)];
-        if (cache.scores.empty())
-            cache.scores.resize(m_slots); // only nodes that get scored pay for a table
-        Entry* entry = &cache.scores[static_cast<std::size_t>(m_shape) & (m_slots - 1)];
-        if (entry->shape != m_shape) {
-            entry->shape = m_shape;
-            entry->versionPlusOne = 0;
+        Entry* entry = &m_scratch;
+        if (m_useTable) {
+            if (cache.scores.empty())
+                cache.scores.resize(m_slots); // only nodes that get scored pay for a table
+            entry = &cache.scores[static_cast<std::size_t>(m_shape) & (m_slots - 1)];
+            if (entry->shape != m_shape) {
+                entry->shape = m_shape;
+                entry->versionPlusOne = 0;
+            }
+            const bool hit = entry->versionPlusOne == node.version + 1;
+            m_hits += hit;
+            if (++m_lookups == kWindow) {
+                // Reading a table entry is a cache miss of its own; where scores are rarely reused (many distinct
+                // shapes, nodes that change between visits) it costs more than it saves, so stop using it for a while.
+                m_useTable = m_hits * 8 >= m_lookups;
+                m_lookups = m_hits = 0;
+            }
+            if (hit) {
+                if (candidate.device < 0)
+                    candidate.device = entry->device;
+                return entry->score;
+            }
+        } else if (++m_lookups == kBypass) {
+            m_useTable = true; // look again
+            m_lookups = 0;
         }
-        if (entry->versionPlusOne != node.version + 1) {
-            evaluate(node, w, cache, *entry);
-            entry->versionPlusOne = node.version + 1;
-        }
+        evaluate(node, w, cache, *entry);
+        entry->versionPlusOne = node.version + 1;
         if (candidate.device < 0)
             candidate.device = entry->device;
         return entry->score;
@@ -93,6 +110,9 @@ private:
     // `kMaxEntries` entries, so many distinct shapes on a large cluster share entries instead of using gigabytes.
     static constexpr std::size_t kMinEntriesPerNode = 8;
     static constexpr std::size_t kMaxEntries = std::size_t { 1 } << 20;
+    static constexpr std::size_t kMaxSummaryEntries = std::size_t { 4 } << 20; // 12 bytes each
+    static constexpr std::int64_t kWindow = 4096;  // table lookups per decision to keep using it
+    static constexpr std::int64_t kBypass = 65536; // scores without the table before looking again
     struct Entry {
         std::int32_t shape = -1;
         std::uint64_t versionPlusOne = 0; // 0 = empty
@@ -100,8 +120,9 @@ private:
         std::int16_t device = -1;
     };
     struct NodeCache {
-        std::uint64_t fragmentationVersionPlusOne = 0;
+        std::uint64_t fragmentationVersionPlusOne = 0; // `fragmentation` and `summary` hold at this version
         double fragmentation = 0;
+        std::vector<FragmentationModel::ShapeSummary> summary; // empty when the cache bound leaves no room
         std::vector<Entry> scores; // m_slots entries once the node is first scored
     };
 
@@ -114,9 +135,13 @@ private:
         for (std::size_t i = 0; i < node.devices.size(); ++i)
             m_share[i] = node.devices[i].shareFree;
         const NodeFreeState now { node.free.cpuMillis, node.free.memoryMiB, node.devices, m_share };
-        m_model.summarize(now, m_summary);
-        if (cache.fragmentationVersionPlusOne != node.version + 1) {
-            cache.fragmentation = m_model.fragmentation(now, m_summary);
+        // The per-shape summary of the node's free state is kept with F while the node's version holds (when
+        // the whole cache fits `kMaxSummaryEntries`): most scores are of nodes unchanged since their last one.
+        const bool keep = m_model.shapes().size() * m_cache.size() <= kMaxSummaryEntries;
+        std::vector<FragmentationModel::ShapeSummary>& summary = keep ? cache.summary : m_summary;
+        if (cache.fragmentationVersionPlusOne != node.version + 1 || !keep) {
+            m_model.summarize(now, summary);
+            cache.fragmentation = m_model.fragmentation(now, summary);
             cache.fragmentationVersionPlusOne = node.version + 1;
         }
         const double before = cache.fragmentation;
@@ -137,7 +162,7 @@ private:
                     continue;
                 m_tried.push_back(kind);
                 const FragmentationModel::DeviceChange change { i, m_share[i] - a.sharePerDevice };
-                const double after = m_model.fragmentationAfter(now, m_summary, { &change, 1 }, cpuAfter, memoryAfter);
+                const double after = m_model.fragmentationAfter(now, summary, { &change, 1 }, cpuAfter, memoryAfter);
                 const std::int64_t s = fragmentationScore(before, after, unit);
                 if (entry.device < 0 || s > entry.score) {
                     entry.score = s;
@@ -156,7 +181,7 @@ private:
                 --wanted;
             }
         }
-        entry.score = fragmentationScore(before, m_model.fragmentationAfter(now, m_summary, m_changes, cpuAfter, memoryAfter), unit);
+        entry.score = fragmentationScore(before, m_model.fragmentationAfter(now, summary, m_changes, cpuAfter, memoryAfter), unit);
     }
 
     GradientSettings m_settings;
@@ -167,6 +192,10 @@ private:
     std::map<ShapeKey, std::int32_t> m_shapeIds;
     std::int32_t m_shape = 0;
     std::size_t m_slots = kMinEntriesPerNode;
+    bool m_useTable = true;
+    std::int64_t m_lookups = 0;
+    std::int64_t m_hits = 0;
+    Entry m_scratch;
     std::vector<NodeCache> m_cache; // by node id
     std::vector<std::int32_t> m_share;
     std::vector<FragmentationModel::ShapeSummary> m_summary;
