@@ -110,7 +110,10 @@ bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
             m_candidates.push_back(Candidate { .node = id, .translated = match.translated });
             ++found;
         };
-        auto lo = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });
+        const std::int64_t required = NodeIndex::requiredKey(c.kind, w);
+        if (c.maxKey < required)
+            continue; // no node of the class reaches the bound: nothing to examine, and the class is complete
+        auto lo = c.byKey.lower_bound({ required, std::numeric_limits<NodeId>::min() });
         auto hi = c.byKey.end();
         while (lo != hi && found < tightQuota && examined < examineCap) {
             consider(lo->second);

@@ -64,6 +64,7 @@ void NodeIndex::rebuild(const ClusterState& cluster)
         it->byKey.emplace(e.key, node.id);
         it->unschedulable += !node.schedulable;
         it->peakReserved += node.schedulable && node.peakReserved;
+        it->maxKey = std::max(it->maxKey, e.key);
     }
 }
 
@@ -73,7 +74,8 @@ void NodeIndex::update(const Node& node)
     const std::int64_t key = keyOf(node);
     if (key == e.key)
         return;
-    auto& set = m_classes[static_cast<std::size_t>(e.cls)].byKey;
+    Class& c = m_classes[static_cast<std::size_t>(e.cls)];
+    auto& set = c.byKey;
     auto handle = set.extract({ e.key, node.id });
     if (handle.empty()) {
         set.emplace(key, node.id); // not indexed yet; cannot happen after `rebuild`
@@ -81,6 +83,7 @@ void NodeIndex::update(const Node& node)
         handle.value().first = key;
         set.insert(std::move(handle));
     }
+    c.maxKey = set.rbegin()->first;
     e.key = key;
 }
 

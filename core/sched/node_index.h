@@ -12,6 +12,7 @@
 #include "core/model/cluster.h"
 
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <utility>
 #include <vector>
@@ -27,6 +28,9 @@ public:
         std::uint64_t modelMask = 0; // bit per `ModelId` (models beyond 63 share bit 63 and are re-checked)
         std::vector<PoolId> pools;   // sorted
         std::set<std::pair<std::int64_t, NodeId>> byKey;
+        // The largest key in `byKey` (lowest possible when empty), so that a walk skips a class none of whose nodes
+        // reaches a request's key without descending its tree.
+        std::int64_t maxKey = std::numeric_limits<std::int64_t>::min();
         std::int32_t unschedulable = 0; // nodes cordoned, lost or powered down
         std::int32_t peakReserved = 0;  // schedulable nodes a forecast peak reserves
     };
