@@ -4,6 +4,7 @@
 // out not to be needed (a CPU-only victim when the workload is short of GPU share) are given back before the
 // choice is compared across nodes, so the chosen set is minimal on its node.
 
+#include "core/sched/filters.h"
 #include "core/sched/scheduler.h"
 
 #include <algorithm>
@@ -43,17 +44,6 @@ struct Scratch {
         }
     }
 };
-
-std::int64_t acceleratorShareOn(const Node& node, const Workload& w)
-{
-    const AcceleratorRequest& a = w.accelerators;
-    if (!a.any())
-        return 0;
-    for (const Device& d : node.devices)
-        if (d.kind == a.kind)
-            return std::int64_t { a.shareOn(d.shareCapacity) } * a.count;
-    return 0;
-}
 
 } // namespace
 
@@ -95,7 +85,7 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
     auto fitsOn = [&](const Scratch& s, bool& translated) {
         RejectReason r = check(s.node, w, translated);
         if (r == RejectReason::PoolQuotaExhausted && s.pool
-            && s.pool->fits(w.requests, w.accelerators.kind, acceleratorShareOn(s.node, w))) {
+            && s.pool->fits(w.requests, w.accelerators.kind, filters::acceleratorShare(s.node, w))) {
             r = RejectReason::None;
             for (Weighted& p : m_policies)
                 if (p.policy->filter(ctx, s.node, w) != RejectReason::None)
