@@ -61,11 +61,18 @@ void NodeIndex::rebuild(const ClusterState& cluster)
         e.key = keyOf(node);
         e.schedulable = node.schedulable;
         e.peakReserved = node.peakReserved;
-        it->byKey.emplace(e.key, node.id);
         it->unschedulable += !node.schedulable;
         it->peakReserved += node.schedulable && node.peakReserved;
         it->maxKey = std::max(it->maxKey, e.key);
     }
+    // Fill the trees class by class, so that each class's tree nodes lie together in memory: a walk descends one
+    // class's tree, and `update` re-keys tree nodes in place, so the locality lasts.
+    std::vector<std::vector<NodeId>> members(m_classes.size());
+    for (const Node& node : cluster.nodes())
+        members[static_cast<std::size_t>(m_entries[static_cast<std::size_t>(node.id)].cls)].push_back(node.id);
+    for (std::size_t c = 0; c < m_classes.size(); ++c)
+        for (NodeId id : members[c])
+            m_classes[c].byKey.emplace(m_entries[static_cast<std::size_t>(id)].key, id);
 }
 
 void NodeIndex::update(const Node& node)
