@@ -96,12 +96,6 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
 
     auto consider = [&](const Node& node) {
         bool translated = false;
-        if (!mayHoldVictims(node, w.priority))
-            return;
-        // Every victim here has at least the node's lowest resident priority: a node whose lowest is above the
-        // best choice's most important victim cannot beat it.
-        if (best && m_priorityFloor[static_cast<std::size_t>(node.id)].priority > std::get<0>(best->cost))
-            return;
         if (!capacityProblem(check(node, w, translated)))
             return;
         // Residents are in bind order: sort by priority, and newest first within a priority.
@@ -157,15 +151,28 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         if (!best || choice.cost < best->cost || (choice.cost == best->cost && rank(choice.node) < rank(best->node)))
             best = std::move(choice);
     };
+    // Nodes that hold anything evictable, by their lowest resident priority. Every victim on a node has at least
+    // that priority, so once it exceeds the best choice's most important victim no later node can beat it.
+    m_preemptable.clear();
+    auto collect = [&](const Node& node) {
+        if (mayHoldVictims(node, w.priority))
+            m_preemptable.emplace_back(m_priorityFloor[static_cast<std::size_t>(node.id)].priority, node.id);
+    };
     if (!m_config.exhaustive && m_index.exact()) {
         // The walk that found no room has left the classes that pass the static checks in `m_matching`; nodes of
         // other classes cannot take the workload whatever is evicted.
         for (const NodeIndex::Match& match : m_matching)
             for (const auto& [key, id] : m_index.classes()[static_cast<std::size_t>(match.cls)].byKey)
-                consider(m_cluster.node(id));
+                collect(m_cluster.node(id));
     } else {
         for (const Node& node : m_cluster.nodes())
-            consider(node);
+            collect(node);
+    }
+    std::sort(m_preemptable.begin(), m_preemptable.end());
+    for (const auto& [floor, id] : m_preemptable) {
+        if (best && floor > std::get<0>(best->cost))
+            break;
+        consider(m_cluster.node(id));
     }
     if (!best)
         return false;

@@ -99,6 +99,7 @@ private:
         std::size_t residents = 0;
     };
     std::vector<PriorityFloor> m_priorityFloor; // by node id, for `mayHoldVictims`
+    std::vector<std::pair<std::int32_t, NodeId>> m_preemptable; // scratch of `tryPreempt`: (lowest priority, node)
     std::vector<NodeIndex::Match> m_matching; // index classes that pass the static checks, per placement
     std::vector<std::vector<std::int64_t>> m_raw;
     std::vector<double> m_total;
