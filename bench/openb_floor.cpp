@@ -95,7 +95,8 @@ int main(int argc, char** argv)
             const auto dash = v.find('-');
             const std::string last = dash == std::string::npos ? v : v.substr(dash + 1);
             if (std::from_chars(v.data(), v.data() + v.size(), firstSeed).ec != std::errc {}
-                || std::from_chars(last.data(), last.data() + last.size(), lastSeed).ec != std::errc {} || lastSeed < firstSeed)
+                || std::from_chars(last.data(), last.data() + last.size(), lastSeed).ec != std::errc {}
+                || lastSeed < firstSeed)
                 return usage("bad --seeds '" + v + "' (want FIRST-LAST)");
         } else {
             return usage("unknown option " + a);

@@ -37,9 +37,10 @@ struct Options {
 
 int usage()
 {
-    std::cerr << "usage: tidepool-bench placement --nodes <n> --workloads <m> [--policy <profile>] [--seed <s>]\n"
-                 "                                [--fill-pct <p>] [--score-budget <b>] [--exhaustive] [--no-preemption]\n"
-                 "                                [--json]\n";
+    std::cerr
+        << "usage: tidepool-bench placement --nodes <n> --workloads <m> [--policy <profile>] [--seed <s>]\n"
+           "                                [--fill-pct <p>] [--score-budget <b>] [--exhaustive] [--no-preemption]\n"
+           "                                [--json]\n";
     return 2;
 }
 
@@ -101,10 +102,15 @@ public:
     {
     }
 
-    double cpuUtil() const { return 100.0 * static_cast<double>(m_cpuUsed) / static_cast<double>(m_synthetic.cpuMillisTotal); }
+    double cpuUtil() const
+    {
+        return 100.0 * static_cast<double>(m_cpuUsed) / static_cast<double>(m_synthetic.cpuMillisTotal);
+    }
     double gpuUtil() const
     {
-        return m_synthetic.gpuShareTotal == 0 ? 0 : 100.0 * static_cast<double>(m_gpuUsed) / static_cast<double>(m_synthetic.gpuShareTotal);
+        return m_synthetic.gpuShareTotal == 0
+            ? 0
+            : 100.0 * static_cast<double>(m_gpuUsed) / static_cast<double>(m_synthetic.gpuShareTotal);
     }
     double util() const { return std::max(cpuUtil(), gpuUtil()); }
 
@@ -134,7 +140,7 @@ public:
         std::int64_t released = 0;
         std::int64_t preempted = 0;
         std::map<std::string, std::int64_t> failedBy;
-        double scoredSum = 0;     // feasible nodes the policies scored
+        double scoredSum = 0; // feasible nodes the policies scored
         double consideredSum = 0; // nodes counted in the report, one by one or by class
         double utilCpuSum = 0;
         double utilGpuSum = 0;

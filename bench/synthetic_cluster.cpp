@@ -29,16 +29,26 @@ struct NodeShape {
 };
 
 constexpr std::array kShapes {
-    NodeShape { 26, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "G2", 8, 1000, 32 * kGiB, 96000, 393216, 350, 900, 300 },
-    NodeShape { 16, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "T4", 2, 1000, 16 * kGiB, 104000, 524288, 300, 800, 70 },
-    NodeShape { 3, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "G3", 8, 1000, 80 * kGiB, 128000, 786432, 450, 1200, 400 },
-    NodeShape { 2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "V100M32", 8, 1000, 32 * kGiB, 96000, 786432, 400, 1000, 300 },
-    NodeShape { 2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "V100M16", 4, 1000, 16 * kGiB, 32000, 131072, 200, 500, 250 },
-    NodeShape { 2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "T4", 4, 1000, 16 * kGiB, 96000, 393216, 300, 800, 70 },
-    NodeShape { 5, Isa::X86_64, Tier::Cold, AcceleratorKind::Gpu, "P100", 2, 1000, 16 * kGiB, 16000, 122880, 150, 400, 250 },
-    NodeShape { 2, Isa::Aarch64, Tier::Hot, AcceleratorKind::Gpu, "A10", 4, 1000, 24 * kGiB, 72000, 491520, 200, 600, 150 },
-    NodeShape { 4, Isa::Aarch64, Tier::Hot, AcceleratorKind::Npu, "Ascend910", 8, 32, 64 * kGiB, 192000, 1572864, 400, 1100, 310 },
-    NodeShape { 2, Isa::X86_64, Tier::Warm, AcceleratorKind::Fpga, "VU9P", 2, 8, 64 * kGiB, 64000, 262144, 200, 500, 75 },
+    NodeShape {
+        26, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "G2", 8, 1000, 32 * kGiB, 96000, 393216, 350, 900, 300 },
+    NodeShape {
+        16, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "T4", 2, 1000, 16 * kGiB, 104000, 524288, 300, 800, 70 },
+    NodeShape {
+        3, Isa::X86_64, Tier::Hot, AcceleratorKind::Gpu, "G3", 8, 1000, 80 * kGiB, 128000, 786432, 450, 1200, 400 },
+    NodeShape { 2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "V100M32", 8, 1000, 32 * kGiB, 96000, 786432, 400,
+        1000, 300 },
+    NodeShape {
+        2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "V100M16", 4, 1000, 16 * kGiB, 32000, 131072, 200, 500, 250 },
+    NodeShape {
+        2, Isa::X86_64, Tier::Warm, AcceleratorKind::Gpu, "T4", 4, 1000, 16 * kGiB, 96000, 393216, 300, 800, 70 },
+    NodeShape {
+        5, Isa::X86_64, Tier::Cold, AcceleratorKind::Gpu, "P100", 2, 1000, 16 * kGiB, 16000, 122880, 150, 400, 250 },
+    NodeShape {
+        2, Isa::Aarch64, Tier::Hot, AcceleratorKind::Gpu, "A10", 4, 1000, 24 * kGiB, 72000, 491520, 200, 600, 150 },
+    NodeShape { 4, Isa::Aarch64, Tier::Hot, AcceleratorKind::Npu, "Ascend910", 8, 32, 64 * kGiB, 192000, 1572864, 400,
+        1100, 310 },
+    NodeShape {
+        2, Isa::X86_64, Tier::Warm, AcceleratorKind::Fpga, "VU9P", 2, 8, 64 * kGiB, 64000, 262144, 200, 500, 75 },
     NodeShape { 14, Isa::X86_64, Tier::Warm, AcceleratorKind::None, "", 0, 0, 0, 96000, 393216, 180, 450, 0 },
     NodeShape { 6, Isa::X86_64, Tier::Warm, AcceleratorKind::None, "", 0, 0, 0, 64000, 262144, 150, 380, 0 },
     NodeShape { 4, Isa::X86_64, Tier::Cold, AcceleratorKind::None, "", 0, 0, 0, 32000, 131072, 90, 250, 0 },
@@ -64,8 +74,7 @@ constexpr std::array kPools {
 };
 constexpr std::size_t kSharedPool = kPools.size() - 1;
 
-template <typename T, std::size_t N>
-const T& pickWeighted(std::mt19937_64& rng, const std::array<T, N>& items)
+template <typename T, std::size_t N> const T& pickWeighted(std::mt19937_64& rng, const std::array<T, N>& items)
 {
     double total = 0;
     for (const T& item : items)
@@ -79,7 +88,10 @@ const T& pickWeighted(std::mt19937_64& rng, const std::array<T, N>& items)
     return items.back();
 }
 
-bool chance(std::mt19937_64& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+bool chance(std::mt19937_64& rng, double p)
+{
+    return std::uniform_real_distribution<double>(0, 1)(rng) < p;
+}
 
 std::int64_t uniformStep(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi, std::int64_t step)
 {
@@ -107,10 +119,12 @@ SyntheticCluster buildSyntheticCluster(ClusterState& cluster, std::int32_t nodeC
         node.labels = { { "zone", std::string("z").append(std::to_string(i % 4)) } };
         if (s.kind != AcceleratorKind::None) {
             const ModelId model = cluster.internModel(s.model);
-            if (s.kind == AcceleratorKind::Gpu && std::find(out.gpuModels.begin(), out.gpuModels.end(), model) == out.gpuModels.end())
+            if (s.kind == AcceleratorKind::Gpu
+                && std::find(out.gpuModels.begin(), out.gpuModels.end(), model) == out.gpuModels.end())
                 out.gpuModels.push_back(model);
             for (std::int32_t d = 0; d < s.devices; ++d)
-                node.devices.push_back(Device { s.kind, model, s.shareCapacity, s.shareCapacity, s.deviceMemoryMiB, s.deviceMemoryMiB });
+                node.devices.push_back(
+                    Device { s.kind, model, s.shareCapacity, s.shareCapacity, s.deviceMemoryMiB, s.deviceMemoryMiB });
             if (s.kind == AcceleratorKind::Gpu)
                 out.gpuShareTotal += std::int64_t { s.devices } * s.shareCapacity;
         }
@@ -167,8 +181,9 @@ Workload WorkloadGenerator::next(WorkloadId id)
         int kind;
     };
     enum { FracGpu, WholeGpu, MultiGpu, Npu, Fpga, CpuService, CpuBatchArm, CpuBatchAny, CpuBatchRiscv };
-    static constexpr std::array kMix { Kind { 30, FracGpu }, Kind { 28, WholeGpu }, Kind { 4, MultiGpu }, Kind { 4, Npu },
-        Kind { 2, Fpga }, Kind { 70, CpuService }, Kind { 35, CpuBatchArm }, Kind { 30, CpuBatchAny }, Kind { 6, CpuBatchRiscv } };
+    static constexpr std::array kMix { Kind { 30, FracGpu }, Kind { 28, WholeGpu }, Kind { 4, MultiGpu },
+        Kind { 4, Npu }, Kind { 2, Fpga }, Kind { 70, CpuService }, Kind { 35, CpuBatchArm }, Kind { 30, CpuBatchAny },
+        Kind { 6, CpuBatchRiscv } };
     // Fractional GPU shares in milli-GPUs, weighted like the openb default trace's histogram.
     static constexpr std::array<std::int32_t, 9> kShares { 100, 200, 250, 300, 400, 500, 600, 750, 800 };
     static constexpr std::array<double, 9> kShareWeights { 3, 7, 5, 10, 25, 8, 8, 4, 30 };
@@ -179,7 +194,8 @@ Workload WorkloadGenerator::next(WorkloadId id)
     auto& rng = m_rng;
     const bool pooled = chance(rng, 0.75);
     const auto& weights = m_synthetic.poolWeights;
-    w.pool = pooled ? m_synthetic.pools[std::discrete_distribution<std::size_t>(weights.begin(), weights.end())(rng)] : kNoPool;
+    w.pool = pooled ? m_synthetic.pools[std::discrete_distribution<std::size_t>(weights.begin(), weights.end())(rng)]
+                    : kNoPool;
     w.requests.memBandwidthMBps = uniformStep(rng, 500, 4000, 500);
     w.requests.netBandwidthMbps = uniformStep(rng, 100, 1000, 100);
     auto batchOrRealTime = [&](double realTime) {
@@ -226,7 +242,8 @@ Workload WorkloadGenerator::next(WorkloadId id)
     }
     case Npu:
         if (chance(rng, 0.8))
-            w.accelerators = { AcceleratorKind::Npu, 1, static_cast<std::int32_t>(uniformStep(rng, 4, 32, 4)), 0, { m_npuModel } };
+            w.accelerators
+                = { AcceleratorKind::Npu, 1, static_cast<std::int32_t>(uniformStep(rng, 4, 32, 4)), 0, { m_npuModel } };
         else
             w.accelerators = { AcceleratorKind::Npu, 2, 0, 0, { m_npuModel } };
         w.requests.cpuMillis = uniformStep(rng, 4000, 16000, 2000);
@@ -235,7 +252,8 @@ Workload WorkloadGenerator::next(WorkloadId id)
         batchOrRealTime(0.5);
         break;
     case Fpga:
-        w.accelerators = { AcceleratorKind::Fpga, 1, static_cast<std::int32_t>(uniformStep(rng, 1, 4, 1)), 0, { m_fpgaModel } };
+        w.accelerators
+            = { AcceleratorKind::Fpga, 1, static_cast<std::int32_t>(uniformStep(rng, 1, 4, 1)), 0, { m_fpgaModel } };
         w.requests.cpuMillis = uniformStep(rng, 2000, 8000, 1000);
         w.requests.memoryMiB = uniformStep(rng, 8, 32, 8) * kGiB;
         w.nativeIsas = isaBit(Isa::X86_64);

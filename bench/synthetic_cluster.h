@@ -14,11 +14,11 @@
 namespace tidepool::bench {
 
 struct SyntheticCluster {
-    std::vector<ModelId> gpuModels;    // every GPU model in the cluster
-    std::vector<PoolId> pools;         // business-line pools
-    std::vector<double> poolWeights;   // CPU of each pool's nodes, so that demand follows capacity
+    std::vector<ModelId> gpuModels; // every GPU model in the cluster
+    std::vector<PoolId> pools; // business-line pools
+    std::vector<double> poolWeights; // CPU of each pool's nodes, so that demand follows capacity
     std::int64_t cpuMillisTotal = 0;
-    std::int64_t gpuShareTotal = 0;    // milli-GPUs over every GPU
+    std::int64_t gpuShareTotal = 0; // milli-GPUs over every GPU
 };
 
 // Adds `nodeCount` nodes and the pools to an empty `cluster`.
@@ -38,7 +38,7 @@ private:
     const SyntheticCluster& m_synthetic;
     ModelId m_npuModel = kNoModel;
     ModelId m_fpgaModel = kNoModel;
-    std::vector<ModelId> m_bigGpuModels;   // models that large training jobs may ask for
+    std::vector<ModelId> m_bigGpuModels; // models that large training jobs may ask for
     std::vector<ModelId> m_smallGpuModels; // inference-class models
 };
 

@@ -16,9 +16,9 @@
 #include <iostream>
 #include <map>
 #include <optional>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace {
 
@@ -29,16 +29,17 @@ constexpr int kExitBadInput = 1;
 
 int usage(const std::string& problem)
 {
-    std::cerr << "tidepool-sim: " << problem << "\n"
-              << "usage: tidepool-sim openb --nodes <node csv> --pods <pod csv> --policy <name> --seed <n>\n"
-              << "                          [--inflate 1.3] [--check-invariants] [--json]\n"
-              << "                          [--defrag [--defrag-max-moves 6] [--defrag-candidates 16] [--defrag-chain 1]\n"
-              << "                                    [--defrag-destination tightest|policy]]\n"
-              << "  --defrag: when a pod fits nowhere, move placed fractional-GPU and CPU-only pods (never whole-GPU\n"
-              << "  ones) to make room for it, at most --defrag-max-moves per arriving pod, trying the cheapest\n"
-              << "  --defrag-candidates nodes; a moved pod that fits nowhere may move others --defrag-chain levels down.\n"
-              << "  An attempt that does not place the pod is rolled back. Every move counts in `moves`.\n"
-              << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n";
+    std::cerr
+        << "tidepool-sim: " << problem << "\n"
+        << "usage: tidepool-sim openb --nodes <node csv> --pods <pod csv> --policy <name> --seed <n>\n"
+        << "                          [--inflate 1.3] [--check-invariants] [--json]\n"
+        << "                          [--defrag [--defrag-max-moves 6] [--defrag-candidates 16] [--defrag-chain 1]\n"
+        << "                                    [--defrag-destination tightest|policy]]\n"
+        << "  --defrag: when a pod fits nowhere, move placed fractional-GPU and CPU-only pods (never whole-GPU\n"
+        << "  ones) to make room for it, at most --defrag-max-moves per arriving pod, trying the cheapest\n"
+        << "  --defrag-candidates nodes; a moved pod that fits nowhere may move others --defrag-chain levels down.\n"
+        << "  An attempt that does not place the pod is rolled back. Every move counts in `moves`.\n"
+        << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n";
     return kExitBadArguments;
 }
 
@@ -54,8 +55,8 @@ std::string workloadName(const std::string& podsPath)
     return name;
 }
 
-nlohmann::json toJson(const sim::ReplayResult& r, const std::string& workload,
-    const std::optional<rebalance::DefragOptions>& defrag)
+nlohmann::json toJson(
+    const sim::ReplayResult& r, const std::string& workload, const std::optional<rebalance::DefragOptions>& defrag)
 {
     nlohmann::json j;
     j["policy"] = r.policy;
@@ -137,7 +138,8 @@ int main(int argc, char** argv)
         return usage("--defrag applies to the openb command");
     if (defrag) {
         for (auto [option, field] : { std::pair { "--defrag-max-moves", &defrag->maxMoves },
-                 std::pair { "--defrag-candidates", &defrag->candidateNodes }, std::pair { "--defrag-chain", &defrag->chainDepth } }) {
+                 std::pair { "--defrag-candidates", &defrag->candidateNodes },
+                 std::pair { "--defrag-chain", &defrag->chainDepth } }) {
             if (!values.count(option))
                 continue;
             const std::string& s = values[option];
@@ -202,15 +204,17 @@ int main(int argc, char** argv)
         if (json) {
             std::cout << toJson(*result, workload, defrag).dump() << "\n";
         } else if (command == "openb-table") {
-            std::printf("  %-16s %6.2f %%   (%lld of %lld pods failed, %.0f ms)\n", policy.c_str(), result->unallocatedPctAt100,
-                static_cast<long long>(result->podsFailed), static_cast<long long>(result->podsTotal), result->wallMs);
+            std::printf("  %-16s %6.2f %%   (%lld of %lld pods failed, %.0f ms)\n", policy.c_str(),
+                result->unallocatedPctAt100, static_cast<long long>(result->podsFailed),
+                static_cast<long long>(result->podsTotal), result->wallMs);
         } else {
-            std::printf("openb %s, policy %s, seed %llu: %lld GPUs, %lld pods (%lld failed), %.2f%% of GPUs unallocated at "
-                        "100%% arrival, %lld moves, %.0f ms\n",
+            std::printf(
+                "openb %s, policy %s, seed %llu: %lld GPUs, %lld pods (%lld failed), %.2f%% of GPUs unallocated at "
+                "100%% arrival, %lld moves, %.0f ms\n",
                 workload.c_str(), policy.c_str(), static_cast<unsigned long long>(result->seed),
                 static_cast<long long>(result->gpusTotal), static_cast<long long>(result->podsTotal),
-                static_cast<long long>(result->podsFailed), result->unallocatedPctAt100, static_cast<long long>(result->moves),
-                result->wallMs);
+                static_cast<long long>(result->podsFailed), result->unallocatedPctAt100,
+                static_cast<long long>(result->moves), result->wallMs);
         }
     }
     return 0;

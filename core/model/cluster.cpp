@@ -7,7 +7,10 @@ namespace tidepool {
 
 namespace {
 
-std::string nodeContext(const Node& node) { return "node '" + node.name + "'"; }
+std::string nodeContext(const Node& node)
+{
+    return "node '" + node.name + "'";
+}
 
 } // namespace
 
@@ -112,7 +115,8 @@ Expected<void> ClusterState::bind(const Placement& placement)
 
     // Validate everything first so that a refused bind changes nothing.
     if (!node.free.fits(w.requests))
-        return makeError(ErrorCode::CapacityExceeded, nodeContext(node) + " lacks CPU, memory or bandwidth for '" + w.name + "'");
+        return makeError(
+            ErrorCode::CapacityExceeded, nodeContext(node) + " lacks CPU, memory or bandwidth for '" + w.name + "'");
     std::int64_t acceleratorShare = 0;
     for (std::size_t i = 0; i < placement.shares.size(); ++i) {
         const DeviceShare& s = placement.shares[i];
@@ -143,8 +147,9 @@ Expected<void> ClusterState::bind(const Placement& placement)
                 nodeContext(node) + " device " + std::to_string(s.device) + " does not match the request of '" + w.name
                     + "'");
     }
-    const AcceleratorKind kind = placement.shares.empty() ? AcceleratorKind::None
-                                                          : node.devices[static_cast<std::size_t>(placement.shares[0].device)].kind;
+    const AcceleratorKind kind = placement.shares.empty()
+        ? AcceleratorKind::None
+        : node.devices[static_cast<std::size_t>(placement.shares[0].device)].kind;
     if (w.pool != kNoPool) {
         if (w.pool < 0 || static_cast<std::size_t>(w.pool) >= m_pools.size())
             return makeError(ErrorCode::NotFound, "pool " + std::to_string(w.pool) + " does not exist");
@@ -152,7 +157,8 @@ Expected<void> ClusterState::bind(const Placement& placement)
         if (std::find(node.pools.begin(), node.pools.end(), w.pool) == node.pools.end())
             return makeError(ErrorCode::InvalidArgument, nodeContext(node) + " is not in pool '" + pool.name + "'");
         if (!pool.fits(w.requests, kind, acceleratorShare))
-            return makeError(ErrorCode::CapacityExceeded, "pool '" + pool.name + "' quota exhausted for '" + w.name + "'");
+            return makeError(
+                ErrorCode::CapacityExceeded, "pool '" + pool.name + "' quota exhausted for '" + w.name + "'");
     }
 
     node.free -= w.requests;
@@ -234,11 +240,13 @@ Expected<void> ClusterState::checkInvariants() const
         if (node.free.anyNegative())
             return makeError(ErrorCode::CapacityExceeded, nodeContext(node) + " is over capacity");
         if (node.capacity - nodeUsed[i] != node.free)
-            return makeError(ErrorCode::InvalidArgument, nodeContext(node) + " free capacity disagrees with its placements");
+            return makeError(
+                ErrorCode::InvalidArgument, nodeContext(node) + " free capacity disagrees with its placements");
         for (std::size_t d = 0; d < node.devices.size(); ++d) {
             const Device& dev = node.devices[d];
             if (dev.shareFree < 0 || dev.memoryFreeMiB < 0)
-                return makeError(ErrorCode::CapacityExceeded, nodeContext(node) + " device " + std::to_string(d) + " is over capacity");
+                return makeError(ErrorCode::CapacityExceeded,
+                    nodeContext(node) + " device " + std::to_string(d) + " is over capacity");
             if (dev.shareCapacity - deviceUsed[i][d].first != dev.shareFree
                 || dev.memoryMiB - deviceUsed[i][d].second != dev.memoryFreeMiB)
                 return makeError(ErrorCode::InvalidArgument,

@@ -14,7 +14,8 @@ std::int32_t Node::maxDeviceShareFree() const
 
 std::int32_t Node::idleDeviceCount() const
 {
-    return static_cast<std::int32_t>(std::count_if(devices.begin(), devices.end(), [](const Device& d) { return d.idle(); }));
+    return static_cast<std::int32_t>(
+        std::count_if(devices.begin(), devices.end(), [](const Device& d) { return d.idle(); }));
 }
 
 std::int64_t Node::deviceShareFreeTotal() const

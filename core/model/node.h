@@ -47,11 +47,11 @@ struct Node {
     std::vector<std::pair<std::string, std::string>> labels;
     PowerModel power;
     std::string carbonRegion;
-    std::vector<PoolId> pools;         // pools that carve capacity out of this node
+    std::vector<PoolId> pools; // pools that carve capacity out of this node
     std::vector<WorkloadId> residents; // workloads placed here, in bind order
-    bool schedulable = true;           // false while cordoned, lost or powered down
-    bool peakReserved = false;         // hot capacity a forecast says the next peak needs: no batch here
-    std::uint64_t version = 0;         // bumped on every change of free capacity; keys score caches
+    bool schedulable = true; // false while cordoned, lost or powered down
+    bool peakReserved = false; // hot capacity a forecast says the next peak needs: no batch here
+    std::uint64_t version = 0; // bumped on every change of free capacity; keys score caches
 
     // Accelerator aggregates for fast filtering, kept by `ClusterState::bind`/`unbind`.
     AcceleratorKind acceleratorKind() const { return devices.empty() ? AcceleratorKind::None : devices.front().kind; }

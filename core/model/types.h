@@ -27,7 +27,10 @@ enum class LatencyClass : std::uint8_t { Invalid = 0, RealTime = 1, LatencySensi
 
 // A set of ISAs as a bit mask indexed by `Isa`.
 using IsaMask = std::uint8_t;
-constexpr IsaMask isaBit(Isa isa) { return static_cast<IsaMask>(1u << static_cast<unsigned>(isa)); }
+constexpr IsaMask isaBit(Isa isa)
+{
+    return static_cast<IsaMask>(1u << static_cast<unsigned>(isa));
+}
 
 std::string_view toString(Isa isa);
 std::string_view toString(AcceleratorKind kind);
@@ -66,8 +69,7 @@ struct Error {
     std::string message;
 };
 
-template <typename T>
-using Expected = tl::expected<T, Error>;
+template <typename T> using Expected = tl::expected<T, Error>;
 
 inline tl::unexpected<Error> makeError(ErrorCode code, std::string message)
 {

@@ -33,10 +33,10 @@ struct Workload {
     std::int32_t priority = 0; // higher wins; preemption only evicts strictly lower priorities
     LatencyClass latency = LatencyClass::Batch;
     Tier pinnedTier = Tier::Invalid; // Invalid = follow the latency class
-    IsaMask nativeIsas = 0;          // 0 = any ISA (e.g. interpreted or multi-arch images)
-    bool allowTranslation = false;   // may run on another ISA through qemu-user
-    PoolId pool = kNoPool;           // kNoPool = no pool constraint
-    bool deferrable = false;         // batch that may wait for a low-carbon window
+    IsaMask nativeIsas = 0; // 0 = any ISA (e.g. interpreted or multi-arch images)
+    bool allowTranslation = false; // may run on another ISA through qemu-user
+    PoolId pool = kNoPool; // kNoPool = no pool constraint
+    bool deferrable = false; // batch that may wait for a low-carbon window
 
     Tier tier() const { return pinnedTier != Tier::Invalid ? pinnedTier : homeTier(latency); }
     bool runsNatively(Isa isa) const { return nativeIsas == 0 || (nativeIsas & isaBit(isa)) != 0; }

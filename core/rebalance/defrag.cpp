@@ -53,7 +53,8 @@ class DestinationMemo {
 public:
     bool hasDestination(const ClusterState& cluster, const Workload& w, NodeId except)
     {
-        auto known = std::find_if(m_byWorkload.begin(), m_byWorkload.end(), [&](const auto& p) { return p.first == &w; });
+        auto known
+            = std::find_if(m_byWorkload.begin(), m_byWorkload.end(), [&](const auto& p) { return p.first == &w; });
         if (known == m_byWorkload.end()) {
             m_byWorkload.emplace_back(&w, entryFor(cluster, w));
             known = std::prev(m_byWorkload.end());
@@ -106,11 +107,11 @@ bool asksAtLeast(const Workload& b, const Workload& a)
     const AcceleratorRequest& x = b.accelerators;
     const AcceleratorRequest& y = a.accelerators;
     return b.requests.cpuMillis >= a.requests.cpuMillis && b.requests.memoryMiB >= a.requests.memoryMiB
-            && b.requests.memBandwidthMBps >= a.requests.memBandwidthMBps && b.requests.netBandwidthMbps >= a.requests.netBandwidthMbps
-            && x.kind == y.kind && x.count == y.count && x.wholeDevices() == y.wholeDevices()
-            && x.sharePerDevice >= y.sharePerDevice && x.memoryMiBPerDevice >= y.memoryMiBPerDevice
-            && x.allowedModels == y.allowedModels && b.pool == a.pool && b.tier() == a.tier() && b.nativeIsas == a.nativeIsas
-            && b.allowTranslation == a.allowTranslation;
+        && b.requests.memBandwidthMBps >= a.requests.memBandwidthMBps
+        && b.requests.netBandwidthMbps >= a.requests.netBandwidthMbps && x.kind == y.kind && x.count == y.count
+        && x.wholeDevices() == y.wholeDevices() && x.sharePerDevice >= y.sharePerDevice
+        && x.memoryMiBPerDevice >= y.memoryMiBPerDevice && x.allowedModels == y.allowedModels && b.pool == a.pool
+        && b.tier() == a.tier() && b.nativeIsas == a.nativeIsas && b.allowTranslation == a.allowTranslation;
 }
 
 } // namespace
@@ -150,7 +151,8 @@ DefragOutcome Defragmenter::makeRoom(Scheduler& scheduler, ClusterState& cluster
     // A shape that found no room stays without room while workloads only arrive: binding more can only take away
     // free capacity and destinations. One bind raises both the cluster version and the placed count by one, so
     // equal rises mean nothing was released, added or reconfigured since; anything else forgets the verdicts.
-    if (m_hopelessCluster != &cluster || cluster.version() - m_hopelessVersion != cluster.placedCount() - m_hopelessPlaced) {
+    if (m_hopelessCluster != &cluster
+        || cluster.version() - m_hopelessVersion != cluster.placedCount() - m_hopelessPlaced) {
         m_hopeless.clear();
         m_hopelessCluster = &cluster;
     }
@@ -192,7 +194,10 @@ bool Defragmenter::placeWithMoves(Scheduler& scheduler, ClusterState& cluster, W
             plan.homeless += !memo.hasDestination(cluster, *e, plan.node);
     }
     const bool mayChain = depth < m_options.chainDepth;
-    std::erase_if(plans, [&](const Plan& plan) { return plan.homeless > 0 && (!mayChain || plan.homeless + static_cast<std::int32_t>(plan.evict.size()) > budget); });
+    std::erase_if(plans, [&](const Plan& plan) {
+        return plan.homeless > 0
+            && (!mayChain || plan.homeless + static_cast<std::int32_t>(plan.evict.size()) > budget);
+    });
     auto cheaper = [](const Plan& a, const Plan& b) {
         return std::tuple(a.homeless, a.evict.size(), a.movedShare, a.movedCpuMillis, a.node)
             < std::tuple(b.homeless, b.evict.size(), b.movedShare, b.movedCpuMillis, b.node);
@@ -339,7 +344,8 @@ std::optional<Defragmenter::Plan> Defragmenter::planNode(
             for (std::size_t i = 0; i < movable.size(); ++i)
                 if (movable[i].device == static_cast<std::int16_t>(d))
                     on.push_back(i);
-            std::sort(on.begin(), on.end(), [&](std::size_t x, std::size_t y) { return movable[x].share > movable[y].share; });
+            std::sort(on.begin(), on.end(),
+                [&](std::size_t x, std::size_t y) { return movable[x].share > movable[y].share; });
             std::vector<std::size_t> pick;
             // The smallest single resident that frees enough, else the largest ones until enough is free.
             for (auto it = on.rbegin(); it != on.rend(); ++it)
@@ -385,14 +391,20 @@ std::optional<Defragmenter::Plan> Defragmenter::planNode(
             if (m_evicted[i])
                 continue;
             const Resources& r = movable[i].requests;
-            const double cpuPart = cpuShort > 0 ? std::min(1.0, static_cast<double>(r.cpuMillis) / static_cast<double>(cpuShort)) : 1.0;
-            const double memoryPart = memoryShort > 0 ? std::min(1.0, static_cast<double>(r.memoryMiB) / static_cast<double>(memoryShort)) : 1.0;
+            const double cpuPart
+                = cpuShort > 0 ? std::min(1.0, static_cast<double>(r.cpuMillis) / static_cast<double>(cpuShort)) : 1.0;
+            const double memoryPart = memoryShort > 0
+                ? std::min(1.0, static_cast<double>(r.memoryMiB) / static_cast<double>(memoryShort))
+                : 1.0;
             const bool covers = cpuPart >= 1.0 && memoryPart >= 1.0;
             const int withDevice = movable[i].device >= 0 ? 1 : 0;
             // A resident that covers the whole shortfall: the smallest such; otherwise the largest contribution.
-            const double size = static_cast<double>(r.cpuMillis) / static_cast<double>(std::max<std::int64_t>(1, node.capacity.cpuMillis))
-                + static_cast<double>(r.memoryMiB) / static_cast<double>(std::max<std::int64_t>(1, node.capacity.memoryMiB));
-            const std::tuple<int, double, int> key { covers ? 0 : 1, covers ? size : -(cpuPart + memoryPart), withDevice };
+            const double size = static_cast<double>(r.cpuMillis)
+                    / static_cast<double>(std::max<std::int64_t>(1, node.capacity.cpuMillis))
+                + static_cast<double>(r.memoryMiB)
+                    / static_cast<double>(std::max<std::int64_t>(1, node.capacity.memoryMiB));
+            const std::tuple<int, double, int> key { covers ? 0 : 1, covers ? size : -(cpuPart + memoryPart),
+                withDevice };
             if (pick == movable.size() || key < pickKey) {
                 pick = i;
                 pickKey = key;
@@ -476,7 +488,8 @@ std::optional<Placement> Defragmenter::tightestPlacement(Scheduler& scheduler, c
                                     node.idleDeviceCount(), cpuAfter },
                 node.id, device });
     }
-    std::sort(targets.begin(), targets.end(), [](const Target& x, const Target& y) { return std::tie(x.key, x.node) < std::tie(y.key, y.node); });
+    std::sort(targets.begin(), targets.end(),
+        [](const Target& x, const Target& y) { return std::tie(x.key, x.node) < std::tie(y.key, y.node); });
     for (const Target& t : targets) {
         bool translated = false;
         if (scheduler.check(scheduler.cluster().node(t.node), w, translated) != RejectReason::None)
@@ -506,4 +519,3 @@ void Defragmenter::rollback(Scheduler& scheduler, Journal& journal, std::size_t 
 }
 
 } // namespace tidepool::rebalance
-

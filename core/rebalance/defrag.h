@@ -31,13 +31,13 @@ namespace tidepool::rebalance {
 enum class DestinationRule : std::uint8_t {
     Invalid = 0,
     Tightest = 1, // the fullest device (and node) that still takes it: fills existing slivers, opens no new ones
-    Policy = 2,   // wherever the scheduler's profile would place it now
+    Policy = 2, // wherever the scheduler's profile would place it now
 };
 
 struct DefragOptions {
-    std::int32_t maxMoves = 6;        // moves per arrival, chained moves included
+    std::int32_t maxMoves = 6; // moves per arrival, chained moves included
     std::int32_t candidateNodes = 16; // nodes tried per arrival, cheapest first
-    std::int32_t chainDepth = 1;      // a moved workload that fits nowhere may itself move this many levels of others
+    std::int32_t chainDepth = 1; // a moved workload that fits nowhere may itself move this many levels of others
     DestinationRule destination = DestinationRule::Tightest;
 };
 
@@ -91,8 +91,8 @@ private:
     bool placeWithMoves(Scheduler& scheduler, ClusterState& cluster, WorkloadId id, std::int32_t& budget, int depth,
         std::vector<NodeId>& excluded, Journal& journal);
     // The movable residents that would have to leave `node` for `w` to fit; none when more than `budget` would.
-    std::optional<Plan> planNode(Scheduler& scheduler, const ClusterState& cluster, const Node& node, const Workload& w,
-        std::int32_t budget);
+    std::optional<Plan> planNode(
+        Scheduler& scheduler, const ClusterState& cluster, const Node& node, const Workload& w, std::int32_t budget);
     static bool release(Scheduler& scheduler, ClusterState& cluster, WorkloadId id, Journal& journal);
     // Binds `id` (released) where the destination rule says, making room for it one level down (on a node outside
     // `excluded`) when nothing takes it.

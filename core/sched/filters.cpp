@@ -13,8 +13,7 @@ RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w)
     switch (homeTier(w.latency)) {
     case Tier::Hot:
         return nodeTier == Tier::Hot || nodeTier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
-    case Tier::Warm:
-        return nodeTier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
+    case Tier::Warm: return nodeTier == Tier::Warm ? RejectReason::None : RejectReason::TierNotAllowed;
     case Tier::Cold:
         if (nodeTier == Tier::Hot && peakReserved)
             return RejectReason::PeakReserved;

@@ -54,7 +54,8 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
     }
     for (auto& [key, requests] : memory) {
         std::sort(requests.begin(), requests.end());
-        const auto at = static_cast<std::size_t>(std::min(1.0, memoryQuantile) * static_cast<double>(requests.size() - 1));
+        const auto at
+            = static_cast<std::size_t>(std::min(1.0, memoryQuantile) * static_cast<double>(requests.size() - 1));
         groups[key].memoryMiB = requests[at];
     }
     std::vector<std::pair<ShapeKey, TypicalShape>> ordered(groups.begin(), groups.end());
@@ -78,7 +79,8 @@ FragmentationModel FragmentationModel::fromMix(const std::vector<Workload>& mix,
 }
 
 FragmentationModel::FragmentationModel(std::vector<TypicalShape> shapes, std::int32_t wholeShare)
-    : m_shapes(std::move(shapes)), m_wholeShare(wholeShare)
+    : m_shapes(std::move(shapes))
+    , m_wholeShare(wholeShare)
 {
     for (const TypicalShape& t : m_shapes) {
         std::uint64_t mask = t.allowedModels.empty() ? ~std::uint64_t { 0 } : 0;
@@ -155,7 +157,9 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
     for (std::size_t i = 0; i < state.devices.size(); ++i) {
         const Device& d = state.devices[i];
         std::size_t g = 0;
-        while (g < n && !(groups[g].share == state.share[i] && groups[g].device->model == d.model && groups[g].device->kind == d.kind))
+        while (g < n
+            && !(groups[g].share == state.share[i] && groups[g].device->model == d.model
+                && groups[g].device->kind == d.kind))
             ++g;
         if (g == n) {
             if (n == kMaxGroups) { // an unusually varied node: no grouping
@@ -205,7 +209,8 @@ double FragmentationModel::fragmentation(const NodeFreeState& state) const
         return 0.0;
     double f = 0.0;
     for (std::size_t k = 0; k < m_shapes.size(); ++k)
-        f += m_shapes[k].frequency * unusable(m_shapes[k], summarize(k, state), total, state.cpuFreeMillis, state.memoryFreeMiB);
+        f += m_shapes[k].frequency
+            * unusable(m_shapes[k], summarize(k, state), total, state.cpuFreeMillis, state.memoryFreeMiB);
     return f;
 }
 
@@ -269,7 +274,8 @@ double FragmentationModel::fragmentation(const Node& node) const
     }
     for (std::size_t i = 0; i < node.devices.size(); ++i)
         share[i] = node.devices[i].shareFree;
-    return fragmentation(NodeFreeState { node.free.cpuMillis, node.free.memoryMiB, node.devices, std::span(share, node.devices.size()) });
+    return fragmentation(NodeFreeState {
+        node.free.cpuMillis, node.free.memoryMiB, node.devices, std::span(share, node.devices.size()) });
 }
 
 std::int64_t fragmentationScore(double before, double after, double unit)

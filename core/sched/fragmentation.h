@@ -19,13 +19,13 @@ namespace tidepool {
 struct TypicalShape {
     std::int64_t cpuMillis = 0;
     AcceleratorKind kind = AcceleratorKind::None; // None = a CPU-only shape
-    std::int32_t count = 0;                       // devices per task
-    std::int32_t sharePerDevice = 0;              // share taken from each device (a whole device = its capacity)
-    std::vector<ModelId> allowedModels;           // empty = any model, as `AcceleratorRequest::allowedModels`
-    std::string modelSpec;                        // the allowed models joined by '|', used to order equal counts
+    std::int32_t count = 0; // devices per task
+    std::int32_t sharePerDevice = 0; // share taken from each device (a whole device = its capacity)
+    std::vector<ModelId> allowedModels; // empty = any model, as `AcceleratorRequest::allowedModels`
+    std::string modelSpec; // the allowed models joined by '|', used to order equal counts
     std::int64_t occurrences = 0;
     double frequency = 0;
-    std::int64_t memoryMiB = 0;                   // 0 unless the model counts memory (`fromMix`'s memoryQuantile)
+    std::int64_t memoryMiB = 0; // 0 unless the model counts memory (`fromMix`'s memoryQuantile)
 
     bool allows(ModelId model) const;
 };
@@ -34,7 +34,7 @@ struct TypicalShape {
 struct NodeFreeState {
     std::int64_t cpuFreeMillis = 0;
     std::int64_t memoryFreeMiB = std::numeric_limits<std::int64_t>::max();
-    std::span<const Device> devices;     // kinds and models
+    std::span<const Device> devices; // kinds and models
     std::span<const std::int32_t> share; // free share per device, parallel to `devices`
 };
 
@@ -75,9 +75,9 @@ public:
     // devices' share costs O(shapes × changed devices) instead of O(shapes × devices) — what scoring a candidate
     // needs, once per device it might take.
     struct ShapeSummary {
-        std::int32_t big = 0;    // usable devices with free share ≥ the shape's share
-        std::int32_t small = 0;  // free share on the other devices
-        std::int32_t slots = 0;  // tasks of the shape the big devices could take (fractional shapes)
+        std::int32_t big = 0; // usable devices with free share ≥ the shape's share
+        std::int32_t small = 0; // free share on the other devices
+        std::int32_t slots = 0; // tasks of the shape the big devices could take (fractional shapes)
     };
     struct DeviceChange {
         std::size_t device = 0;

@@ -24,8 +24,8 @@ constexpr std::int32_t kExamineFloor = 4;
 
 // The static checks `Scheduler::check` makes, decided once for a whole class. Must agree with `check` for every
 // node of the class except on `schedulable` and `peakReserved`, which vary per node.
-RejectReason matchClass(const NodeIndex::Class& c, const Workload& w, const SlowdownTable& slowdowns,
-    NodeIndex::Match& match)
+RejectReason matchClass(
+    const NodeIndex::Class& c, const Workload& w, const SlowdownTable& slowdowns, NodeIndex::Match& match)
 {
     if (w.pool != kNoPool && !std::binary_search(c.pools.begin(), c.pools.end(), w.pool))
         return RejectReason::NotInPool;
@@ -85,8 +85,8 @@ bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
     const auto matching = static_cast<std::int32_t>(m_matching.size());
     const std::int32_t perClass = std::max<std::int32_t>(1, m_config.scoreBudget / matching);
     const std::int32_t tightQuota = perClass - perClass / 4;
-    const std::int32_t examineCap = capped ? perClass * kExaminePerWanted + kExamineFloor
-                                           : std::numeric_limits<std::int32_t>::max();
+    const std::int32_t examineCap
+        = capped ? perClass * kExaminePerWanted + kExamineFloor : std::numeric_limits<std::int32_t>::max();
     bool complete = true;
     for (const NodeIndex::Match& match : m_matching) {
         const NodeIndex::Class& c = classes[static_cast<std::size_t>(match.cls)];
@@ -138,9 +138,10 @@ void Scheduler::countBelowBounds(const Workload& w, Decision& decision)
     const auto& classes = m_index.classes();
     for (const NodeIndex::Match& match : m_matching) {
         const NodeIndex::Class& c = classes[static_cast<std::size_t>(match.cls)];
-        const RejectReason shortOf
-            = c.kind == AcceleratorKind::None ? RejectReason::InsufficientCpu : RejectReason::InsufficientAcceleratorShare;
-        const auto bound = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });
+        const RejectReason shortOf = c.kind == AcceleratorKind::None ? RejectReason::InsufficientCpu
+                                                                     : RejectReason::InsufficientAcceleratorShare;
+        const auto bound
+            = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });
         for (auto it = c.byKey.begin(); it != bound; ++it) {
             if (!m_index.schedulable(it->second))
                 decision.report.reject(RejectReason::Unschedulable);

@@ -50,7 +50,8 @@ void NodeIndex::rebuild(const ClusterState& cluster)
         const std::uint64_t mask = modelMaskOf(node);
         const AcceleratorKind kind = node.acceleratorKind();
         auto it = std::find_if(m_classes.begin(), m_classes.end(), [&](const Class& c) {
-            return c.isa == node.isa && c.tier == node.tier && c.kind == kind && c.modelMask == mask && c.pools == pools;
+            return c.isa == node.isa && c.tier == node.tier && c.kind == kind && c.modelMask == mask
+                && c.pools == pools;
         });
         if (it == m_classes.end()) {
             m_classes.push_back(Class { node.isa, node.tier, kind, mask, std::move(pools), {} });

@@ -26,19 +26,19 @@ public:
         Tier tier = Tier::Invalid;
         AcceleratorKind kind = AcceleratorKind::None;
         std::uint64_t modelMask = 0; // bit per `ModelId` (models beyond 63 share bit 63 and are re-checked)
-        std::vector<PoolId> pools;   // sorted
+        std::vector<PoolId> pools; // sorted
         std::set<std::pair<std::int64_t, NodeId>> byKey;
         // The largest key in `byKey` (lowest possible when empty), so that a walk skips a class none of whose nodes
         // reaches a request's key without descending its tree.
         std::int64_t maxKey = std::numeric_limits<std::int64_t>::min();
         std::int32_t unschedulable = 0; // nodes cordoned, lost or powered down
-        std::int32_t peakReserved = 0;  // schedulable nodes a forecast peak reserves
+        std::int32_t peakReserved = 0; // schedulable nodes a forecast peak reserves
     };
 
     // A class that passed the static checks for one workload, with what those checks decided for all its nodes.
     struct Match {
         std::int32_t cls = -1;
-        bool translated = false;    // the workload runs translated on this class's ISA
+        bool translated = false; // the workload runs translated on this class's ISA
         bool peakSensitive = false; // the workload may not use nodes of this class that a forecast peak reserves
     };
 

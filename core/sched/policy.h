@@ -27,8 +27,14 @@ inline constexpr double kDefaultTranslationSlowdown = 1.15;
 class SlowdownTable {
 public:
     SlowdownTable();
-    double factor(Isa from, Isa to) const { return m_factor[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)]; }
-    void set(Isa from, Isa to, double factor) { m_factor[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)] = factor; }
+    double factor(Isa from, Isa to) const
+    {
+        return m_factor[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)];
+    }
+    void set(Isa from, Isa to, double factor)
+    {
+        m_factor[static_cast<std::size_t>(from)][static_cast<std::size_t>(to)] = factor;
+    }
     // The best (smallest) slowdown for a workload with native ISAs `native` on a node of ISA `to`.
     double bestFactor(IsaMask native, Isa to) const;
 
@@ -45,8 +51,8 @@ struct ScoreContext {
 // One feasible node as the policies see it during scoring.
 struct Candidate {
     NodeId node = kNoNode;
-    bool translated = false;   // the workload would run through binary translation here
-    std::int16_t device = -1;  // device for a fractional request, as chosen by a policy (-1 = scheduler default)
+    bool translated = false; // the workload would run through binary translation here
+    std::int16_t device = -1; // device for a fractional request, as chosen by a policy (-1 = scheduler default)
 };
 
 class Policy {

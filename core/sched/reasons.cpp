@@ -43,7 +43,8 @@ std::string FilterReport::summary() const
     for (std::size_t i = 1; i < kRejectReasonCount; ++i)
         if (rejected[i] > 0)
             order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rejected[a] > rejected[b]; });
+    std::stable_sort(
+        order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rejected[a] > rejected[b]; });
     std::string text = std::to_string(feasible) + "/" + std::to_string(nodesConsidered) + " nodes feasible";
     const char* sep = ": ";
     for (std::size_t i : order) {

@@ -13,12 +13,12 @@ namespace tidepool {
 
 enum class RejectReason : std::uint8_t {
     None = 0,
-    Unschedulable,        // cordoned, lost or powered down
-    NotInPool,            // node does not carry the workload's pool
-    TierNotAllowed,       // tier and spill rules forbid this node's tier
-    PeakReserved,         // hot capacity the forecast reserves for the next peak (batch only)
-    WrongIsa,             // not a native ISA and translation not allowed or not available
-    NoAccelerator,        // node has no device of the requested kind
+    Unschedulable, // cordoned, lost or powered down
+    NotInPool, // node does not carry the workload's pool
+    TierNotAllowed, // tier and spill rules forbid this node's tier
+    PeakReserved, // hot capacity the forecast reserves for the next peak (batch only)
+    WrongIsa, // not a native ISA and translation not allowed or not available
+    NoAccelerator, // node has no device of the requested kind
     WrongAcceleratorModel,
     InsufficientAcceleratorShare,
     InsufficientCpu,
@@ -26,7 +26,7 @@ enum class RejectReason : std::uint8_t {
     InsufficientMemBandwidth,
     InsufficientNetBandwidth,
     PoolQuotaExhausted,
-    PolicyRejected,       // a policy plugin's own filter said no
+    PolicyRejected, // a policy plugin's own filter said no
     Count
 };
 inline constexpr std::size_t kRejectReasonCount = static_cast<std::size_t>(RejectReason::Count);

@@ -27,7 +27,10 @@ PolicyRegistry PolicyRegistry::withBuiltins()
     return r;
 }
 
-void PolicyRegistry::add(std::string name, PolicyFactory factory) { m_factories[std::move(name)] = std::move(factory); }
+void PolicyRegistry::add(std::string name, PolicyFactory factory)
+{
+    m_factories[std::move(name)] = std::move(factory);
+}
 
 std::unique_ptr<Policy> PolicyRegistry::make(std::string_view name, const PolicyOptions& options) const
 {
@@ -49,7 +52,8 @@ std::optional<Profile> builtinProfile(std::string_view name, const PolicyRegistr
         // The live system: fragmentation-aware packing first, then tiers, translation cost and energy; with
         // preemption of strictly lower priorities.
         return Profile { "default",
-            { { "tidepool", 1.0 }, { "tier", 0.5 }, { "cross-isa", 0.5 }, { "energy", 0.2 }, { "priority", 0.1 } }, true };
+            { { "tidepool", 1.0 }, { "tier", 0.5 }, { "cross-isa", 0.5 }, { "energy", 0.2 }, { "priority", 0.1 } },
+            true };
     }
     for (const std::string& policy : registry.names())
         if (policy == name)

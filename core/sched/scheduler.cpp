@@ -48,7 +48,9 @@ std::vector<DeviceShare> defaultDeviceChoice(const Node& node, const Workload& w
     std::vector<DeviceShare> shares;
     if (!a.any())
         return shares;
-    auto usable = [&](const Device& d) { return d.kind == a.kind && a.allows(d.model) && d.memoryFreeMiB >= a.memoryMiBPerDevice; };
+    auto usable = [&](const Device& d) {
+        return d.kind == a.kind && a.allows(d.model) && d.memoryFreeMiB >= a.memoryMiBPerDevice;
+    };
     if (a.wholeDevices()) {
         for (std::size_t i = 0; i < node.devices.size() && static_cast<std::int32_t>(shares.size()) < a.count; ++i) {
             const Device& d = node.devices[i];
@@ -95,7 +97,10 @@ Scheduler::Scheduler(ClusterState& cluster, Profile profile, const PolicyRegistr
 
 Scheduler::~Scheduler() = default;
 
-void Scheduler::nodesChanged() { m_index.rebuild(m_cluster); }
+void Scheduler::nodesChanged()
+{
+    m_index.rebuild(m_cluster);
+}
 
 RejectReason Scheduler::check(const Node& node, const Workload& w, bool& translated)
 {
@@ -206,10 +211,12 @@ void Scheduler::scoreCandidates(const Workload& w, std::vector<Candidate>& candi
     }
     std::size_t best = 0;
     auto rank = [&](NodeId node) {
-        return m_config.tieRank.empty() ? static_cast<std::uint32_t>(node) : m_config.tieRank[static_cast<std::size_t>(node)];
+        return m_config.tieRank.empty() ? static_cast<std::uint32_t>(node)
+                                        : m_config.tieRank[static_cast<std::size_t>(node)];
     };
     for (std::size_t i = 1; i < n; ++i) {
-        if (m_total[i] > m_total[best] || (m_total[i] == m_total[best] && rank(candidates[i].node) < rank(candidates[best].node)))
+        if (m_total[i] > m_total[best]
+            || (m_total[i] == m_total[best] && rank(candidates[i].node) < rank(candidates[best].node)))
             best = i;
     }
     decision.score = static_cast<std::int64_t>(std::llround(m_total[best]));

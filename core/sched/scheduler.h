@@ -30,8 +30,8 @@ struct Decision {
     std::optional<Placement> placement;
     std::vector<WorkloadId> victims; // preempted to make room (already unbound when not a dry run)
     FilterReport report;
-    std::int64_t score = 0;          // winning combined score
-    std::string reason() const;      // "why pending" / "why here" in one line
+    std::int64_t score = 0; // winning combined score
+    std::string reason() const; // "why pending" / "why here" in one line
 };
 
 class Scheduler {
@@ -94,7 +94,7 @@ private:
     // Scratch space reused across placements to keep the hot path free of allocations.
     std::vector<Candidate> m_candidates;
     struct PriorityFloor {
-        std::int32_t priority = 0;                  // lowest priority among the node's residents
+        std::int32_t priority = 0; // lowest priority among the node's residents
         std::uint64_t version = ~std::uint64_t { 0 }; // `Node::version` it was computed at
         std::size_t residents = 0;
     };

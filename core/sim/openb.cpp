@@ -80,15 +80,20 @@ public:
         auto it = std::find(m_header.begin(), m_header.end(), name);
         return it == m_header.end() ? -1 : static_cast<int>(it - m_header.begin());
     }
-    std::string_view field(const Row& row, std::string_view name) const { return row.fields[static_cast<std::size_t>(column(name))]; }
+    std::string_view field(const Row& row, std::string_view name) const
+    {
+        return row.fields[static_cast<std::size_t>(column(name))];
+    }
 
     tl::unexpected<Error> error(const Row& row, std::string_view field, const std::string& problem) const
     {
-        return makeError(ErrorCode::ParseError, m_path + ":" + std::to_string(row.line) + ": field '" + std::string(field) + "': " + problem);
+        return makeError(ErrorCode::ParseError,
+            m_path + ":" + std::to_string(row.line) + ": field '" + std::string(field) + "': " + problem);
     }
 
     // A non-negative integer no larger than `max`.
-    Expected<std::int64_t> count(const Row& row, std::string_view name, std::int64_t max = std::int64_t { 1 } << 50) const
+    Expected<std::int64_t> count(
+        const Row& row, std::string_view name, std::int64_t max = std::int64_t { 1 } << 50) const
     {
         const std::string_view text = field(row, name);
         std::int64_t value = 0;
@@ -112,7 +117,8 @@ private:
 bool validModelName(std::string_view name)
 {
     return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_'
+            || c == '.';
     });
 }
 
@@ -211,7 +217,8 @@ ClusterState makeOpenbCluster(const std::vector<OpenbNode>& nodes)
         node.capacity.memoryMiB = n.memoryMiB;
         if (n.gpus > 0) {
             const ModelId model = cluster.internModel(n.model);
-            node.devices.assign(static_cast<std::size_t>(n.gpus), Device { AcceleratorKind::Gpu, model, kGpuShareCapacity, kGpuShareCapacity, 0, 0 });
+            node.devices.assign(static_cast<std::size_t>(n.gpus),
+                Device { AcceleratorKind::Gpu, model, kGpuShareCapacity, kGpuShareCapacity, 0, 0 });
         }
         cluster.addNode(std::move(node));
     }

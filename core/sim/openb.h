@@ -33,8 +33,8 @@ struct OpenbPod {
     std::string name;
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;
-    std::int32_t gpus = 0;      // 0 = CPU-only; > 1 = whole GPUs on one node
-    std::int32_t gpuMilli = 0;  // per GPU; < 1000 with one GPU = a fractional share
+    std::int32_t gpus = 0; // 0 = CPU-only; > 1 = whole GPUs on one node
+    std::int32_t gpuMilli = 0; // per GPU; < 1000 with one GPU = a fractional share
     std::vector<std::string> gpuSpec; // allowed models in the order given (empty = any)
 
     std::int64_t requestedMilli() const { return std::int64_t { gpus } * gpuMilli; }
@@ -74,7 +74,7 @@ struct ReplayResult {
     std::uint64_t seed = 0;
     std::int64_t gpusTotal = 0;
     std::int64_t podsOriginal = 0;
-    std::int64_t podsTotal = 0;   // after inflation
+    std::int64_t podsTotal = 0; // after inflation
     std::int64_t podsFailed = 0;
     std::int64_t gpuPodsFailed = 0;
     std::int64_t moves = 0;

@@ -14,7 +14,10 @@ namespace tidepool::sim {
 
 namespace {
 
-double round2(double x) { return std::round(x * 100.0) / 100.0; }
+double round2(double x)
+{
+    return std::round(x * 100.0) / 100.0;
+}
 
 std::int64_t allocatedShare(const ClusterState& cluster)
 {
@@ -35,7 +38,8 @@ std::vector<const OpenbPod*> openbStream(const std::vector<OpenbPod>& pods, std:
     sorted.reserve(pods.size());
     for (const OpenbPod& p : pods)
         sorted.push_back(&p);
-    std::stable_sort(sorted.begin(), sorted.end(), [](const OpenbPod* a, const OpenbPod* b) { return a->name < b->name; });
+    std::stable_sort(
+        sorted.begin(), sorted.end(), [](const OpenbPod* a, const OpenbPod* b) { return a->name < b->name; });
 
     std::vector<const OpenbPod*> stream = sorted;
     std::shuffle(stream.begin(), stream.end(), rng);
@@ -122,7 +126,8 @@ Expected<ReplayResult> replayOpenb(const std::vector<OpenbNode>& nodes, const st
 
     SchedulerConfig config;
     config.exhaustive = true;
-    const std::vector<const OpenbPod*> stream = openbStream(pods, capacityMilli, options, cluster.nodes().size(), config.tieRank);
+    const std::vector<const OpenbPod*> stream
+        = openbStream(pods, capacityMilli, options, cluster.nodes().size(), config.tieRank);
     Scheduler scheduler(cluster, *profile, registry, policyOptions, std::move(config));
 
     ReplayResult result;
@@ -160,11 +165,13 @@ Expected<ReplayResult> replayOpenb(const std::vector<OpenbNode>& nodes, const st
         }
         if (options.checkInvariants) {
             if (auto ok = cluster.checkInvariants(); !ok)
-                return makeError(ok.error().code, "after pod " + std::to_string(i) + " ('" + pod.name + "'): " + ok.error().message);
+                return makeError(
+                    ok.error().code, "after pod " + std::to_string(i) + " ('" + pod.name + "'): " + ok.error().message);
         }
         arrivedMilli += pod.requestedMilli();
         arrivedPct.push_back(100.0 * static_cast<double>(arrivedMilli) / static_cast<double>(capacityMilli));
-        allocatedPct.push_back(round2(100.0 * static_cast<double>(allocatedMilli) / static_cast<double>(capacityMilli)));
+        allocatedPct.push_back(
+            round2(100.0 * static_cast<double>(allocatedMilli) / static_cast<double>(capacityMilli)));
     }
     result.allocationPct = allocationColumns(arrivedPct, allocatedPct);
     result.unallocatedPctAt100 = 100.0 - result.allocationPct[100];

@@ -59,7 +59,8 @@ NodeId nodeOf(const ClusterState& cluster, WorkloadId id)
 }
 
 // Adds `w`, checks that the scheduler alone cannot place it, then lets the defragmenter try.
-rebalance::DefragOutcome arrive(ClusterState& cluster, Scheduler& scheduler, rebalance::Defragmenter& defrag, Workload w)
+rebalance::DefragOutcome arrive(
+    ClusterState& cluster, Scheduler& scheduler, rebalance::Defragmenter& defrag, Workload w)
 {
     const WorkloadId id = w.id;
     [&] { QVERIFY(cluster.addWorkload(std::move(w))); }();

@@ -97,10 +97,10 @@ void TestModel::refusedBindChangesNothing_data()
 {
     QTest::addColumn<int>("workloadCpu");
     QTest::addColumn<int>("workloadMemory");
-    QTest::addColumn<int>("gpuShare");     // 0 = CPU-only workload
-    QTest::addColumn<int>("device");       // device the placement names
-    QTest::addColumn<bool>("namedTwice");  // the placement names the device twice
-    QTest::addColumn<int>("node");         // node the placement names
+    QTest::addColumn<int>("gpuShare"); // 0 = CPU-only workload
+    QTest::addColumn<int>("device"); // device the placement names
+    QTest::addColumn<bool>("namedTwice"); // the placement names the device twice
+    QTest::addColumn<int>("node"); // node the placement names
     QTest::addColumn<int>("expectedCode"); // ErrorCode
 
     const int capacity = int(ErrorCode::CapacityExceeded);

@@ -32,13 +32,15 @@ ClusterState gpuCluster(const std::vector<std::int32_t>& gpusPerNode)
 {
     std::vector<sim::OpenbNode> nodes;
     for (std::size_t i = 0; i < gpusPerNode.size(); ++i)
-        nodes.push_back({ std::string("n").append(std::to_string(i)), 64000, 262144, gpusPerNode[i], gpusPerNode[i] > 0 ? "T4" : "" });
+        nodes.push_back({ std::string("n").append(std::to_string(i)), 64000, 262144, gpusPerNode[i],
+            gpusPerNode[i] > 0 ? "T4" : "" });
     return sim::makeOpenbCluster(nodes);
 }
 
 Workload pod(WorkloadId id, std::int64_t cpu, std::int32_t gpus, std::int32_t milli, ClusterState& cluster)
 {
-    return sim::makeOpenbWorkload(sim::OpenbPod { std::string("p").append(std::to_string(id)), cpu, 1024, gpus, milli, {} }, id, cluster);
+    return sim::makeOpenbWorkload(
+        sim::OpenbPod { std::string("p").append(std::to_string(id)), cpu, 1024, gpus, milli, {} }, id, cluster);
 }
 
 // Binds `w` to `node` on the given devices, bypassing any policy (sets up a partly used cluster).
@@ -120,9 +122,9 @@ void TestOpenb::loaderErrorsNameFileLineAndField_data()
                                           << QStringLiteral(":2: field 'gpu_milli': a multi-GPU request");
     QTest::newRow("duplicate pod") << false << podHeader + QStringLiteral("p0,1,1,0,0,\np0,1,1,0,0,\n")
                                    << QStringLiteral(":3: field 'name': duplicate");
-    QTest::newRow("node gpu not numeric") << true
-                                          << QStringLiteral("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,1024,two,T4\n")
-                                          << QStringLiteral(":2: field 'gpu': not a number");
+    QTest::newRow("node gpu not numeric")
+        << true << QStringLiteral("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,1024,two,T4\n")
+        << QStringLiteral(":2: field 'gpu': not a number");
     QTest::newRow("node missing model") << true << QStringLiteral("sn,cpu_milli,memory_mib,gpu\nn0,64000,1024,2\n")
                                         << QStringLiteral(":1: field 'model': missing column");
 }
@@ -134,8 +136,8 @@ void TestOpenb::loaderErrorsNameFileLineAndField()
     QFETCH(QString, where);
     QTemporaryDir dir;
     const std::string path = writeFile(dir, "bad.csv", csv.toStdString());
-    const Expected<void> loaded = nodes ? Expected<void>(sim::loadOpenbNodes(path).map([](auto&&) { }))
-                                        : Expected<void>(sim::loadOpenbPods(path).map([](auto&&) { }));
+    const Expected<void> loaded = nodes ? Expected<void>(sim::loadOpenbNodes(path).map([](auto&&) {}))
+                                        : Expected<void>(sim::loadOpenbPods(path).map([](auto&&) {}));
     QVERIFY(!loaded);
     const std::string message = loaded.error().message;
     QVERIFY2(message.find(path + where.toStdString()) == 0, message.c_str());
@@ -246,7 +248,7 @@ void TestOpenb::bestFitTakesSmallestSufficientGpu()
     preplace(cluster, pod(101, 1000, 1, 500, cluster), 1, { 2 }); // node 1 GPU 2: 500 free
     const Decision d = placeWith("best-fit", cluster, pod(1, 1000, 1, 250, cluster));
     QVERIFY(d.placement);
-    QCOMPARE(d.placement->node, NodeId { 1 });            // the fuller node
+    QCOMPARE(d.placement->node, NodeId { 1 }); // the fuller node
     QCOMPARE(d.placement->shares.at(0).device, std::int16_t { 0 }); // 300 free: the smallest that suffices
 }
 
@@ -312,8 +314,8 @@ void TestOpenb::gpuClusteringGroupsLikeRequests()
 void TestOpenb::fgdScoreIsIntegerSigmoid()
 {
     QCOMPARE(fragmentationScore(0, 0), std::int64_t { 50 });
-    QCOMPARE(fragmentationScore(0, 400), std::int64_t { 40 });   // int(100 / (1 + e^0.4)) = int(40.13)
-    QCOMPARE(fragmentationScore(400, 0), std::int64_t { 59 });   // int(59.87): truncated, not rounded
+    QCOMPARE(fragmentationScore(0, 400), std::int64_t { 40 }); // int(100 / (1 + e^0.4)) = int(40.13)
+    QCOMPARE(fragmentationScore(400, 0), std::int64_t { 59 }); // int(59.87): truncated, not rounded
     QCOMPARE(fragmentationScore(0, 1e9), std::int64_t { 0 });
     // F counts the free share a typical shape cannot use: 500-milli tasks cannot use a GPU with 400 free.
     const FragmentationModel model({ TypicalShape { 0, AcceleratorKind::Gpu, 1, 500, {}, {}, 1, 1.0 } });
@@ -361,7 +363,7 @@ void TestOpenb::fragmentationCountsMemoryWhenAsked()
     const std::int32_t share[] = { 1000, 1000 };
     const NodeFreeState roomy { 64000, 262144, devices, share };
     const NodeFreeState shortOfMemory { 64000, 8192, devices, share };
-    QCOMPARE(fgd.fragmentation(shortOfMemory), 0.0);           // FGD ignores memory
+    QCOMPARE(fgd.fragmentation(shortOfMemory), 0.0); // FGD ignores memory
     QCOMPARE(withMemory.fragmentation(roomy), 0.0);
     QCOMPARE(withMemory.fragmentation(shortOfMemory), 2000.0); // no task fits: all free share is unusable
 }
@@ -408,8 +410,8 @@ void TestOpenb::incrementalFragmentationEqualsFullMeasure()
                 x = static_cast<std::int32_t>(rng() % 5) * 250 - (rng() % 7 == 0 ? 130 : 0);
             for (std::int32_t& x : share)
                 x = std::max(x, 0);
-            const NodeFreeState now { static_cast<std::int64_t>(rng() % 40) * 1000, static_cast<std::int64_t>(rng() % 64) * 1024,
-                devices, share };
+            const NodeFreeState now { static_cast<std::int64_t>(rng() % 40) * 1000,
+                static_cast<std::int64_t>(rng() % 64) * 1024, devices, share };
             model.summarize(now, summary);
             QCOMPARE(model.fragmentation(now, summary), model.fragmentation(now));
             std::vector<FragmentationModel::DeviceChange> changes;
@@ -419,8 +421,10 @@ void TestOpenb::incrementalFragmentationEqualsFullMeasure()
                     changed[i] = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(share[i] + 1));
                     changes.push_back({ i, changed[i] });
                 }
-            const std::int64_t cpu = std::max<std::int64_t>(0, now.cpuFreeMillis - static_cast<std::int64_t>(rng() % 8) * 1000);
-            const std::int64_t memory = std::max<std::int64_t>(0, now.memoryFreeMiB - static_cast<std::int64_t>(rng() % 8) * 1024);
+            const std::int64_t cpu
+                = std::max<std::int64_t>(0, now.cpuFreeMillis - static_cast<std::int64_t>(rng() % 8) * 1000);
+            const std::int64_t memory
+                = std::max<std::int64_t>(0, now.memoryFreeMiB - static_cast<std::int64_t>(rng() % 8) * 1024);
             const double full = model.fragmentation(NodeFreeState { cpu, memory, devices, changed });
             QCOMPARE(model.fragmentationAfter(now, summary, changes, cpu, memory), full);
         }
@@ -457,7 +461,8 @@ void TestOpenb::tidepoolLeavesLessUnallocatedThanFgd()
     QVERIFY(fgd && tidepool);
     QCOMPARE(tidepool->moves, std::int64_t { 0 });
     QVERIFY2(tidepool->unallocatedPctAt100 < fgd->unallocatedPctAt100,
-        (std::to_string(tidepool->unallocatedPctAt100) + " vs fgd " + std::to_string(fgd->unallocatedPctAt100)).c_str());
+        (std::to_string(tidepool->unallocatedPctAt100) + " vs fgd " + std::to_string(fgd->unallocatedPctAt100))
+            .c_str());
 }
 
 void TestOpenb::randomIsSeedDeterministic()
@@ -474,7 +479,8 @@ void TestOpenb::randomIsSeedDeterministic()
         for (WorkloadId id = 0; id < 40; ++id) {
             [&] { QVERIFY(cluster.addWorkload(pod(id, 100, 1, 100, cluster))); }();
             const Decision d = scheduler.place(id);
-            out.emplace_back(d.placement ? d.placement->node : kNoNode, d.placement ? d.placement->shares.at(0).device : -1);
+            out.emplace_back(
+                d.placement ? d.placement->node : kNoNode, d.placement ? d.placement->shares.at(0).device : -1);
         }
         return out;
     };

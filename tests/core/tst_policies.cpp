@@ -185,15 +185,15 @@ void TestPolicies::energyScoresAreScaledZeroToHundred()
     // Empty nodes: a adds 100 + 200/8 = 125 W, b adds 100 + 400/8 = 150 W for a 1000-millicore workload.
     const auto scores = policyScores("energy", c, cpuWorkload(1, 1000));
     QCOMPARE(scores.size(), std::size_t { 2 });
-    QCOMPARE(scores[1], std::int64_t { 0 });               // the most watts added scores 0
-    QCOMPARE(scores[0], std::int64_t { 17 });              // 100 * (150 - 125) / 150, proportional to watts saved
+    QCOMPARE(scores[1], std::int64_t { 0 }); // the most watts added scores 0
+    QCOMPARE(scores[0], std::int64_t { 17 }); // 100 * (150 - 125) / 150, proportional to watts saved
 }
 
 void TestPolicies::tierPrefersHomeTier_data()
 {
-    QTest::addColumn<int>("latency");    // LatencyClass
+    QTest::addColumn<int>("latency"); // LatencyClass
     QTest::addColumn<int>("pinnedTier"); // Tier (0 = follow the latency class)
-    QTest::addColumn<int>("expected");   // node index: 0 hot, 1 warm, 2 cold, 3 untiered
+    QTest::addColumn<int>("expected"); // node index: 0 hot, 1 warm, 2 cold, 3 untiered
 
     QTest::newRow("real-time goes hot") << int(LatencyClass::RealTime) << 0 << 0;
     QTest::newRow("latency-sensitive goes warm") << int(LatencyClass::LatencySensitive) << 0 << 1;

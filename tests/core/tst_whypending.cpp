@@ -14,9 +14,15 @@ using namespace tidepool::test;
 
 namespace {
 
-std::int32_t count(const FilterReport& r, RejectReason reason) { return r.rejected[std::size_t(reason)]; }
+std::int32_t count(const FilterReport& r, RejectReason reason)
+{
+    return r.rejected[std::size_t(reason)];
+}
 
-std::int32_t rejectedTotal(const FilterReport& r) { return std::accumulate(r.rejected.begin(), r.rejected.end(), 0); }
+std::int32_t rejectedTotal(const FilterReport& r)
+{
+    return std::accumulate(r.rejected.begin(), r.rejected.end(), 0);
+}
 
 // A cluster where every node rejects the zoo workload (a real-time x86_64 job in pool "inference" asking for half an
 // A100) for one reason of its own, with wrong-ISA nodes the most common. With `withFeasible` one node fits.

@@ -46,6 +46,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeBestFitPolicy(const PolicyOptions&) { return std::make_unique<BestFitPolicy>(); }
+std::unique_ptr<Policy> makeBestFitPolicy(const PolicyOptions&)
+{
+    return std::make_unique<BestFitPolicy>();
+}
 
 } // namespace tidepool

@@ -31,6 +31,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<Policy> makeCrossIsaPolicy(const PolicyOptions&) { return std::make_unique<CrossIsaPolicy>(); }
+std::unique_ptr<Policy> makeCrossIsaPolicy(const PolicyOptions&)
+{
+    return std::make_unique<CrossIsaPolicy>();
+}
 
 } // namespace tidepool

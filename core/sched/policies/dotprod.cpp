@@ -35,6 +35,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeDotProdPolicy(const PolicyOptions&) { return std::make_unique<DotProdPolicy>(); }
+std::unique_ptr<Policy> makeDotProdPolicy(const PolicyOptions&)
+{
+    return std::make_unique<DotProdPolicy>();
+}
 
 } // namespace tidepool

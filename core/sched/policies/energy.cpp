@@ -70,6 +70,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<Policy> makeEnergyPolicy(const PolicyOptions&) { return std::make_unique<EnergyPolicy>(); }
+std::unique_ptr<Policy> makeEnergyPolicy(const PolicyOptions&)
+{
+    return std::make_unique<EnergyPolicy>();
+}
 
 } // namespace tidepool

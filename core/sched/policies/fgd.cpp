@@ -29,7 +29,11 @@ namespace {
 class GradientPolicy final : public Policy {
 public:
     GradientPolicy(const PolicyOptions& options, const GradientSettings& settings)
-        : m_settings(settings), m_mix(options.typicalMix), m_learnOnline(options.typicalMix.empty()) { }
+        : m_settings(settings)
+        , m_mix(options.typicalMix)
+        , m_learnOnline(options.typicalMix.empty())
+    {
+    }
 
     std::string_view name() const override { return m_settings.name; }
 
@@ -51,13 +55,14 @@ public:
         const AcceleratorRequest& a = w.accelerators;
         // The score depends on the request's memory only when the model counts memory.
         const std::int64_t memory = m_settings.memoryQuantile >= 0 ? w.requests.memoryMiB : 0;
-        ShapeKey key { w.requests.cpuMillis, memory, a.any() ? a.kind : AcceleratorKind::None, a.count, a.sharePerDevice,
-            a.memoryMiBPerDevice, a.allowedModels };
+        ShapeKey key { w.requests.cpuMillis, memory, a.any() ? a.kind : AcceleratorKind::None, a.count,
+            a.sharePerDevice, a.memoryMiBPerDevice, a.allowedModels };
         auto [it, inserted] = m_shapeIds.try_emplace(std::move(key), static_cast<std::int32_t>(m_shapeIds.size()));
         m_shape = it->second;
         // Grow the per-node score table with the number of request shapes seen, within a bound on total entries.
         const std::size_t wanted = std::bit_ceil(m_shapeIds.size());
-        const std::size_t bound = std::max<std::size_t>(kMinEntriesPerNode, std::bit_floor(kMaxEntries / std::max<std::size_t>(1, m_cache.size())));
+        const std::size_t bound = std::max<std::size_t>(
+            kMinEntriesPerNode, std::bit_floor(kMaxEntries / std::max<std::size_t>(1, m_cache.size())));
         const std::size_t slots = std::clamp(wanted, kMinEntriesPerNode, bound);
         if (slots != m_slots) {
             m_slots = slots;
@@ -111,7 +116,7 @@ private:
     static constexpr std::size_t kMinEntriesPerNode = 8;
     static constexpr std::size_t kMaxEntries = std::size_t { 1 } << 20;
     static constexpr std::size_t kMaxSummaryEntries = std::size_t { 4 } << 20; // 12 bytes each
-    static constexpr std::int64_t kWindow = 4096;  // table lookups per decision to keep using it
+    static constexpr std::int64_t kWindow = 4096; // table lookups per decision to keep using it
     static constexpr std::int64_t kBypass = 65536; // scores without the table before looking again
     struct Entry {
         std::int32_t shape = -1;
@@ -181,7 +186,8 @@ private:
                 --wanted;
             }
         }
-        entry.score = fragmentationScore(before, m_model.fragmentationAfter(now, summary, m_changes, cpuAfter, memoryAfter), unit);
+        entry.score = fragmentationScore(
+            before, m_model.fragmentationAfter(now, summary, m_changes, cpuAfter, memoryAfter), unit);
     }
 
     GradientSettings m_settings;

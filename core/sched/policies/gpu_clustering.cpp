@@ -62,7 +62,8 @@ private:
             rebuild(ctx.cluster); // already reflects this change
             return;
         }
-        add(m_tags[static_cast<std::size_t>(p.node)], affinityTag(w, openb::deviceCapacity(ctx.cluster.node(p.node), w.accelerators.kind)), delta);
+        add(m_tags[static_cast<std::size_t>(p.node)],
+            affinityTag(w, openb::deviceCapacity(ctx.cluster.node(p.node), w.accelerators.kind)), delta);
     }
 
     static void add(Tags& tags, std::int32_t tag, std::int32_t delta)
@@ -96,6 +97,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeGpuClusteringPolicy(const PolicyOptions&) { return std::make_unique<GpuClusteringPolicy>(); }
+std::unique_ptr<Policy> makeGpuClusteringPolicy(const PolicyOptions&)
+{
+    return std::make_unique<GpuClusteringPolicy>();
+}
 
 } // namespace tidepool

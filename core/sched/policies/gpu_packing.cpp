@@ -58,6 +58,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeGpuPackingPolicy(const PolicyOptions&) { return std::make_unique<GpuPackingPolicy>(); }
+std::unique_ptr<Policy> makeGpuPackingPolicy(const PolicyOptions&)
+{
+    return std::make_unique<GpuPackingPolicy>();
+}
 
 } // namespace tidepool

@@ -121,6 +121,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makePriorityPolicy(const PolicyOptions&) { return std::make_unique<PriorityPolicy>(); }
+std::unique_ptr<Policy> makePriorityPolicy(const PolicyOptions&)
+{
+    return std::make_unique<PriorityPolicy>();
+}
 
 } // namespace tidepool

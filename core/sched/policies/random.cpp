@@ -13,7 +13,10 @@ namespace {
 
 class RandomPolicy final : public Policy {
 public:
-    explicit RandomPolicy(std::uint64_t seed) : m_rng(seed ^ 0x52414e444f4d5eedULL) { }
+    explicit RandomPolicy(std::uint64_t seed)
+        : m_rng(seed ^ 0x52414e444f4d5eedULL)
+    {
+    }
 
     std::string_view name() const override { return "random"; }
 
@@ -40,6 +43,9 @@ private:
 
 } // namespace
 
-std::unique_ptr<Policy> makeRandomPolicy(const PolicyOptions& options) { return std::make_unique<RandomPolicy>(options.seed); }
+std::unique_ptr<Policy> makeRandomPolicy(const PolicyOptions& options)
+{
+    return std::make_unique<RandomPolicy>(options.seed);
+}
 
 } // namespace tidepool

@@ -41,8 +41,8 @@ public:
                 if (taken == 0)
                     taken = std::int64_t { a.shareOn(d.shareCapacity) } * a.count;
                 // Spreading inside the node too: a fractional request goes to the device with the most free share.
-                const bool usable = a.allows(d.model) && d.shareFree >= a.sharePerDevice
-                    && d.memoryFreeMiB >= a.memoryMiBPerDevice;
+                const bool usable
+                    = a.allows(d.model) && d.shareFree >= a.sharePerDevice && d.memoryFreeMiB >= a.memoryMiBPerDevice;
                 if (!a.wholeDevices() && usable
                     && (loosest < 0 || d.shareFree > node.devices[static_cast<std::size_t>(loosest)].shareFree))
                     loosest = static_cast<std::int16_t>(i);
@@ -57,6 +57,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<Policy> makeSpreadPolicy(const PolicyOptions&) { return std::make_unique<SpreadPolicy>(); }
+std::unique_ptr<Policy> makeSpreadPolicy(const PolicyOptions&)
+{
+    return std::make_unique<SpreadPolicy>();
+}
 
 } // namespace tidepool

@@ -33,6 +33,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<Policy> makeTierPolicy(const PolicyOptions&) { return std::make_unique<TierPolicy>(); }
+std::unique_ptr<Policy> makeTierPolicy(const PolicyOptions&)
+{
+    return std::make_unique<TierPolicy>();
+}
 
 } // namespace tidepool
