@@ -4,6 +4,7 @@
 //                      [--check-invariants] [--json] [--defrag [--defrag-max-moves 6] [--defrag-candidates 16]
 //                      [--defrag-chain 1] [--defrag-destination tightest|policy]]
 //   tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]
+//                      (every policy, then `tidepool --defrag`, as a table)
 
 #include "core/rebalance/defrag.h"
 #include "core/sched/policy.h"
@@ -13,6 +14,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -75,6 +77,16 @@ nlohmann::json toJson(
     j["moves"] = r.moves;
     j["wall_ms"] = r.wallMs;
     return j;
+}
+
+// The replay owns the scheduler; the defragmenter is handed it for each pod that fits nowhere.
+std::function<sim::RepairOutcome(Scheduler&, ClusterState&, WorkloadId)> defragRepair(const rebalance::DefragOptions& o)
+{
+    return [defragmenter = rebalance::Defragmenter(o)](
+               Scheduler& scheduler, ClusterState& cluster, WorkloadId id) mutable {
+        const rebalance::DefragOutcome outcome = defragmenter.makeRoom(scheduler, cluster, id);
+        return sim::RepairOutcome { outcome.placed, outcome.moves };
+    };
 }
 
 } // namespace
@@ -156,12 +168,7 @@ int main(int argc, char** argv)
             else
                 return usage("--defrag-destination must be tightest or policy");
         }
-        // The replay owns the scheduler; the defragmenter is handed it for each pod that fits nowhere.
-        options.repair = [defragmenter = rebalance::Defragmenter(*defrag)](
-                             Scheduler& scheduler, ClusterState& cluster, WorkloadId id) mutable {
-            const rebalance::DefragOutcome outcome = defragmenter.makeRoom(scheduler, cluster, id);
-            return sim::RepairOutcome { outcome.placed, outcome.moves };
-        };
+        options.repair = defragRepair(*defrag);
     }
 
     const PolicyRegistry registry = PolicyRegistry::withBuiltins();
@@ -184,29 +191,37 @@ int main(int argc, char** argv)
     }
     const std::string workload = workloadName(values["--pods"]);
 
-    std::vector<std::string> policies;
-    if (command == "openb")
-        policies.push_back(values["--policy"]);
-    else
+    // (policy, defragmenting) runs: the one asked for, or for the table every policy and `tidepool --defrag`.
+    std::vector<std::pair<std::string, bool>> runs;
+    if (command == "openb") {
+        runs.emplace_back(values["--policy"], defrag.has_value());
+    } else {
         for (const char* name : { "random", "dotprod", "gpu-clustering", "gpu-packing", "best-fit", "fgd", "tidepool" })
             if (builtinProfile(name, registry))
-                policies.emplace_back(name);
+                runs.emplace_back(name, false);
+        runs.emplace_back("tidepool", true);
+    }
 
-    if (command == "openb-table")
+    if (command == "openb-table" && !json)
         std::printf("openb %s, seed %llu: GPU share left unallocated when arrived demand reaches 100%% of capacity\n",
             workload.c_str(), static_cast<unsigned long long>(options.seed));
-    for (const std::string& policy : policies) {
+    for (const auto& [policy, defragmenting] : runs) {
+        if (command == "openb-table")
+            options.repair = defragmenting ? defragRepair(rebalance::DefragOptions {}) : nullptr;
         auto result = sim::replayOpenb(*nodes, *pods, policy, options, registry);
         if (!result) {
             std::cerr << "tidepool-sim: " << result.error().message << "\n";
             return kExitBadInput;
         }
         if (json) {
-            std::cout << toJson(*result, workload, defrag).dump() << "\n";
+            const auto used = defragmenting ? defrag.value_or(rebalance::DefragOptions {})
+                                            : std::optional<rebalance::DefragOptions> {};
+            std::cout << toJson(*result, workload, used).dump() << "\n";
         } else if (command == "openb-table") {
-            std::printf("  %-16s %6.2f %%   (%lld of %lld pods failed, %.0f ms)\n", policy.c_str(),
+            const std::string label = defragmenting ? policy + " --defrag" : policy;
+            std::printf("  %-18s %6.2f %%   (%lld of %lld pods failed, %lld moves, %.0f ms)\n", label.c_str(),
                 result->unallocatedPctAt100, static_cast<long long>(result->podsFailed),
-                static_cast<long long>(result->podsTotal), result->wallMs);
+                static_cast<long long>(result->podsTotal), static_cast<long long>(result->moves), result->wallMs);
         } else {
             std::printf(
                 "openb %s, policy %s, seed %llu: %lld GPUs, %lld pods (%lld failed), %.2f%% of GPUs unallocated at "
