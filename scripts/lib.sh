@@ -9,6 +9,7 @@ TIDEPOOL_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev
   libexpected-dev nlohmann-json3-dev
+  libboost-dev libssl-dev
 )
 
 # Installs whichever of TIDEPOOL_PACKAGES is missing (as root, or through sudo when there is one).

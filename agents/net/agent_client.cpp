@@ -1,0 +1,212 @@
+#include "agents/net/agent_client.h"
+
+#include "protocol/join.h"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/write.hpp>
+
+namespace tidepool::agent {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+protocol::Expected<std::shared_ptr<AgentClient>> AgentClient::create(
+    asio::io_context& io, AgentClientConfig config, AgentClientEvents events, protocol::LogSink log)
+{
+    if (auto token = protocol::checkJoinToken(config.joinToken); !token)
+        return tl::unexpected(token.error());
+    // The hello is checked by the very decoder the core runs, so an agent learns of a bad node name at start-up
+    // and not from a closed connection.
+    if (auto echoed = protocol::decodeMessage(protocol::encodeMessage(config.hello)); !echoed)
+        return tl::unexpected(echoed.error());
+    return std::make_shared<AgentClient>(io, std::move(config), std::move(events), std::move(log));
+}
+
+AgentClient::AgentClient(
+    asio::io_context& io, AgentClientConfig config, AgentClientEvents events, protocol::LogSink log)
+    : m_config(std::move(config))
+    , m_events(std::move(events))
+    , m_log(std::move(log))
+    , m_resolver(io)
+    , m_socket(io)
+    , m_joinTimer(io)
+    , m_decoder(m_config.maxFrameBytes)
+{
+}
+
+void AgentClient::logLine(const std::string& line) const
+{
+    if (m_log)
+        m_log(line);
+}
+
+void AgentClient::start()
+{
+    if (m_state != State::Idle)
+        return;
+    m_state = State::Connecting;
+    m_joinTimer.expires_after(m_config.joinTimeout);
+    m_joinTimer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec && self->m_state != State::Joined)
+            self->close("no welcome within " + std::to_string(self->m_config.joinTimeout.count()) + " ms");
+    });
+    m_resolver.async_resolve(m_config.host, std::to_string(m_config.port),
+        [self = shared_from_this()](const boost::system::error_code& ec, const tcp::resolver::results_type& results) {
+            self->onResolve(ec, results);
+        });
+}
+
+void AgentClient::onResolve(const boost::system::error_code& ec, const tcp::resolver::results_type& results)
+{
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close("cannot resolve " + m_config.host + ": " + ec.message());
+        return;
+    }
+    asio::async_connect(
+        m_socket, results, [self = shared_from_this()](const boost::system::error_code& ec, const tcp::endpoint&) {
+            self->onConnect(ec);
+        });
+}
+
+void AgentClient::onConnect(const boost::system::error_code& ec)
+{
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close("cannot connect to " + m_config.host + ":" + std::to_string(m_config.port) + ": " + ec.message());
+        return;
+    }
+    m_state = State::AwaitingChallenge;
+    send(m_config.hello);
+    doRead();
+}
+
+void AgentClient::doRead()
+{
+    m_socket.async_read_some(asio::buffer(m_readBuffer),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onRead(ec, n); });
+}
+
+void AgentClient::onRead(const boost::system::error_code& ec, std::size_t bytes)
+{
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close(ec == asio::error::eof ? std::string("the core closed the connection") : "read failed: " + ec.message());
+        return;
+    }
+    m_frames.clear();
+    const auto fed = m_decoder.feed(std::string_view(m_readBuffer.data(), bytes), m_frames);
+    for (const std::string& frame : m_frames) {
+        handleFrame(frame);
+        if (m_state == State::Closed)
+            return;
+    }
+    if (!fed) {
+        close(fed.error().message);
+        return;
+    }
+    doRead();
+}
+
+void AgentClient::handleFrame(const std::string& payload)
+{
+    auto message = protocol::decodeMessage(payload);
+    if (!message) {
+        close("invalid message from the core: " + message.error().message);
+        return;
+    }
+    if (const auto* reject = std::get_if<protocol::Reject>(&*message); reject && m_state != State::Joined) {
+        logLine("agent: join rejected by the core: " + reject->reason);
+        if (m_events.rejected)
+            m_events.rejected(reject->reason);
+        close("rejected: " + reject->reason);
+    } else if (const auto* challenge = std::get_if<protocol::Challenge>(&*message);
+               challenge && m_state == State::AwaitingChallenge) {
+        auto auth = protocol::answerChallenge(m_config.joinToken, m_config.hello, *challenge);
+        if (!auth) {
+            close("cannot answer the challenge: " + auth.error().message);
+            return;
+        }
+        m_state = State::AwaitingWelcome;
+        send(*auth);
+    } else if (const auto* welcome = std::get_if<protocol::Welcome>(&*message);
+               welcome && m_state == State::AwaitingWelcome) {
+        m_state = State::Joined;
+        m_joinTimer.cancel();
+        m_welcome = *welcome;
+        logLine("agent: joined the core, session " + welcome->sessionId);
+        if (m_events.welcomed)
+            m_events.welcomed(*welcome);
+    } else {
+        close("unexpected `" + std::string(protocol::typeName(*message))
+            + "` from the core at this point of the session");
+    }
+}
+
+bool AgentClient::sendHeartbeat(const protocol::Heartbeat& heartbeat)
+{
+    if (m_state != State::Joined)
+        return false;
+    return send(heartbeat);
+}
+
+bool AgentClient::send(const protocol::Message& message)
+{
+    auto frame = protocol::encodeFrame(protocol::encodeMessage(message), m_config.maxFrameBytes);
+    if (!frame) {
+        logLine("agent: cannot send `" + std::string(protocol::typeName(message)) + "`: " + frame.error().message);
+        ++m_dropped;
+        return false;
+    }
+    if (m_writeQueue.size() >= m_config.maxQueuedFrames) {
+        ++m_dropped;
+        return false;
+    }
+    m_writeQueue.push_back(std::move(*frame));
+    if (!m_writing)
+        doWrite();
+    return true;
+}
+
+void AgentClient::doWrite()
+{
+    m_writing = true;
+    asio::async_write(m_socket, asio::buffer(m_writeQueue.front()),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
+}
+
+void AgentClient::onWrite(const boost::system::error_code& ec, std::size_t /*bytes*/)
+{
+    m_writing = false;
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close("write failed: " + ec.message());
+        return;
+    }
+    m_writeQueue.pop_front();
+    if (!m_writeQueue.empty())
+        doWrite();
+}
+
+void AgentClient::close(const std::string& reason)
+{
+    if (m_state == State::Closed)
+        return;
+    m_state = State::Closed;
+    m_closeReason = reason;
+    logLine("agent: connection closed: " + reason);
+    boost::system::error_code ignored;
+    m_joinTimer.cancel();
+    m_resolver.cancel();
+    m_socket.shutdown(tcp::socket::shutdown_both, ignored);
+    m_socket.close(ignored);
+    m_writeQueue.clear();
+    if (m_events.closed)
+        m_events.closed(reason);
+}
+
+} // namespace tidepool::agent

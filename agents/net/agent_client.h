@@ -1,0 +1,101 @@
+#pragma once
+// The agent's side of the protocol: connects out to the core (NAT-friendly), joins (hello → challenge → auth →
+// welcome) and then sends heartbeats. A `reject`, a bad frame or an invalid message from the core closes the
+// connection with a logged reason. Reconnecting with back-off is the owner's job (not yet written).
+//
+// Thread affinity: one io_context thread; `start`, `sendHeartbeat`, `close`, the accessors and the events are used
+// and called there. Ownership: `create` returns a shared pointer; pending handlers keep the client alive.
+
+#include "protocol/frame.h"
+#include "protocol/log_sink.h"
+#include "protocol/messages.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <array>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidepool::agent {
+
+struct AgentClientConfig {
+    std::string host; // the core's agent address
+    std::uint16_t port = 0;
+    std::string joinToken;
+    protocol::Hello hello;
+    std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
+    std::chrono::milliseconds joinTimeout { 10'000 }; // from start to welcome
+    std::size_t maxQueuedFrames = 256; // heartbeats beyond this are dropped (and counted) while the core is slow
+};
+
+struct AgentClientEvents {
+    std::function<void(const protocol::Welcome&)> welcomed;
+    std::function<void(const std::string& reason)> rejected;
+    std::function<void(const std::string& reason)> closed; // after any close, rejections included
+};
+
+class AgentClient : public std::enable_shared_from_this<AgentClient> {
+public:
+    enum class State : std::uint8_t {
+        Invalid = 0,
+        Idle,
+        Connecting,
+        AwaitingChallenge,
+        AwaitingWelcome,
+        Joined,
+        Closed
+    };
+
+    // Fails when the hello would not pass the core's validation or the join token is too short.
+    static protocol::Expected<std::shared_ptr<AgentClient>> create(
+        boost::asio::io_context& io, AgentClientConfig config, AgentClientEvents events, protocol::LogSink log);
+
+    void start();
+    // Queues a heartbeat; false (and nothing sent) unless joined, or when the write queue is full.
+    bool sendHeartbeat(const protocol::Heartbeat& heartbeat);
+    void close(const std::string& reason);
+
+    State state() const { return m_state; }
+    const std::optional<protocol::Welcome>& welcome() const { return m_welcome; }
+    const std::string& closeReason() const { return m_closeReason; }
+    std::uint64_t droppedFrames() const { return m_dropped; }
+
+    AgentClient(boost::asio::io_context& io, AgentClientConfig config, AgentClientEvents events,
+        protocol::LogSink log); // use `create`
+
+private:
+    void onResolve(const boost::system::error_code& ec, const boost::asio::ip::tcp::resolver::results_type& results);
+    void onConnect(const boost::system::error_code& ec);
+    void doRead();
+    void onRead(const boost::system::error_code& ec, std::size_t bytes);
+    void handleFrame(const std::string& payload);
+    bool send(const protocol::Message& message);
+    void doWrite();
+    void onWrite(const boost::system::error_code& ec, std::size_t bytes);
+    void logLine(const std::string& line) const;
+
+    AgentClientConfig m_config;
+    AgentClientEvents m_events;
+    protocol::LogSink m_log;
+    boost::asio::ip::tcp::resolver m_resolver;
+    boost::asio::ip::tcp::socket m_socket;
+    boost::asio::steady_timer m_joinTimer;
+    protocol::FrameDecoder m_decoder;
+    std::array<char, 16 * 1024> m_readBuffer {};
+    std::vector<std::string> m_frames;
+    std::deque<std::string> m_writeQueue;
+    bool m_writing = false;
+    State m_state = State::Idle;
+    std::optional<protocol::Welcome> m_welcome;
+    std::string m_closeReason;
+    std::uint64_t m_dropped = 0;
+};
+
+} // namespace tidepool::agent

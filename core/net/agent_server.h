@@ -1,0 +1,107 @@
+#pragma once
+// The core's side of the agent protocol: a TCP listener that runs the join handshake with each agent
+// (hello → challenge → auth → welcome or reject) and then receives its heartbeats.
+//
+// Every frame is decoded and validated before use. An oversized or empty frame, malformed JSON, an invalid message,
+// or a message out of order closes that connection with a logged reason and reaches no event: nothing of the
+// core's state is touched. A wrong join token gets a `reject` message, the connection is closed and the join is
+// counted as rejected.
+//
+// Thread affinity: the server and its connections run on one `io_context` thread, the core's; every handler runs
+// there (the implicit strand), and `listen`, `stop`, `stats` and the events are used and called on that thread.
+// Ownership: `create` returns a shared pointer; pending handlers hold the server alive until `stop()` (or the
+// io_context's end) has let them finish.
+
+#include "core/model/types.h"
+#include "protocol/frame.h"
+#include "protocol/join.h"
+#include "protocol/log_sink.h"
+#include "protocol/messages.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tidepool::net {
+
+class AgentSession;
+
+struct AgentServerConfig {
+    std::string joinToken; // at least `protocol::kMinJoinTokenBytes` bytes
+    std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
+    std::int32_t heartbeatIntervalMs = 5000; // told to agents in `welcome`
+    std::chrono::milliseconds joinTimeout { 10'000 }; // from accept to welcome; then the connection is closed
+    std::size_t maxQueuedFrames = 64; // per connection; a peer that does not read is disconnected past this
+};
+
+// Counters for operators and tests. Read on the server's thread.
+struct AgentServerStats {
+    std::uint64_t connectionsAccepted = 0;
+    std::uint64_t agentsJoined = 0;
+    std::uint64_t joinsRejected = 0; // wrong join token
+    std::uint64_t badFrames = 0; // bad length, malformed JSON, invalid or out-of-order message
+    std::uint64_t joinTimeouts = 0;
+    std::uint64_t heartbeats = 0;
+};
+
+struct JoinedAgent {
+    std::string sessionId;
+    std::string remote; // address:port
+    protocol::Hello hello;
+};
+
+// What the server tells its owner, on the server's thread. Only validated messages of joined agents get here.
+struct AgentServerEvents {
+    std::function<void(const JoinedAgent&)> joined;
+    std::function<void(const std::string& sessionId, const protocol::Heartbeat&)> heartbeat;
+    std::function<void(const std::string& sessionId, const std::string& reason)> left;
+};
+
+// State the server shares with its connections.
+struct AgentServerShared {
+    AgentServerConfig config;
+    protocol::JoinVerifier verifier;
+    AgentServerEvents events;
+    protocol::LogSink log;
+    AgentServerStats stats;
+
+    void logLine(const std::string& line) const
+    {
+        if (log)
+            log(line);
+    }
+};
+
+class AgentServer : public std::enable_shared_from_this<AgentServer> {
+public:
+    static std::shared_ptr<AgentServer> create(
+        boost::asio::io_context& io, AgentServerConfig config, AgentServerEvents events, protocol::LogSink log);
+
+    // Binds and starts accepting. Port 0 picks an ephemeral port; the bound port is returned.
+    Expected<std::uint16_t> listen(const std::string& address, std::uint16_t port);
+    // Stops accepting and closes every connection.
+    void stop();
+
+    const AgentServerStats& stats() const { return m_shared->stats; }
+    // Connections currently open (joined or still joining).
+    std::size_t connectionCount() const;
+
+    AgentServer(boost::asio::io_context& io, std::shared_ptr<AgentServerShared> shared); // use `create`
+
+private:
+    void doAccept();
+    void onAccept(const boost::system::error_code& ec, boost::asio::ip::tcp::socket socket);
+
+    boost::asio::io_context& m_io;
+    boost::asio::ip::tcp::acceptor m_acceptor;
+    std::shared_ptr<AgentServerShared> m_shared;
+    std::vector<std::weak_ptr<AgentSession>> m_sessions;
+};
+
+} // namespace tidepool::net

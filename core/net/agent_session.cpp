@@ -1,0 +1,227 @@
+#include "core/net/agent_session.h"
+
+#include <boost/asio/write.hpp>
+
+namespace tidepool::net {
+
+namespace asio = boost::asio;
+using asio::ip::tcp;
+
+namespace {
+
+std::string endpointText(const tcp::socket& socket)
+{
+    boost::system::error_code ec;
+    const tcp::endpoint remote = socket.remote_endpoint(ec);
+    if (ec)
+        return "unknown peer";
+    return remote.address().to_string() + ":" + std::to_string(remote.port());
+}
+
+} // namespace
+
+AgentSession::AgentSession(tcp::socket socket, std::shared_ptr<AgentServerShared> shared)
+    : m_socket(std::move(socket))
+    , m_joinTimer(m_socket.get_executor())
+    , m_shared(std::move(shared))
+    , m_decoder(m_shared->config.maxFrameBytes)
+    , m_remote(endpointText(m_socket))
+{
+}
+
+std::string AgentSession::describe() const
+{
+    return m_hello ? m_remote + " (node " + m_hello->nodeName + ")" : m_remote;
+}
+
+void AgentSession::start()
+{
+    m_joinTimer.expires_after(m_shared->config.joinTimeout);
+    m_joinTimer.async_wait(
+        [self = shared_from_this()](const boost::system::error_code& ec) { self->onJoinTimeout(ec); });
+    doRead();
+}
+
+void AgentSession::onJoinTimeout(const boost::system::error_code& ec)
+{
+    if (ec || m_state == State::Joined || m_state == State::Closed)
+        return;
+    ++m_shared->stats.joinTimeouts;
+    close("did not complete the join within " + std::to_string(m_shared->config.joinTimeout.count()) + " ms");
+}
+
+void AgentSession::doRead()
+{
+    m_socket.async_read_some(asio::buffer(m_readBuffer),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onRead(ec, n); });
+}
+
+void AgentSession::onRead(const boost::system::error_code& ec, std::size_t bytes)
+{
+    if (m_state == State::Closed || m_state == State::Rejecting)
+        return;
+    if (ec) {
+        close(ec == asio::error::eof ? std::string("the agent closed the connection") : "read failed: " + ec.message());
+        return;
+    }
+    m_frames.clear();
+    const auto fed = m_decoder.feed(std::string_view(m_readBuffer.data(), bytes), m_frames);
+    // Frames completed before a bad header are handled first: they arrived first.
+    for (const std::string& frame : m_frames) {
+        handleFrame(frame);
+        if (m_state == State::Closed || m_state == State::Rejecting)
+            return;
+    }
+    if (!fed) {
+        badFrame(fed.error().message);
+        return;
+    }
+    doRead();
+}
+
+void AgentSession::handleFrame(const std::string& payload)
+{
+    auto message = protocol::decodeMessage(payload);
+    if (!message) {
+        badFrame("invalid message: " + message.error().message);
+        return;
+    }
+    if (const auto* hello = std::get_if<protocol::Hello>(&*message); hello && m_state == State::AwaitingHello)
+        onHello(*hello);
+    else if (const auto* auth = std::get_if<protocol::Auth>(&*message); auth && m_state == State::AwaitingAuth)
+        onAuth(*auth);
+    else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&*message); heartbeat && m_state == State::Joined)
+        onHeartbeat(*heartbeat);
+    else
+        badFrame("unexpected `" + std::string(protocol::typeName(*message)) + "` message at this point of the session");
+}
+
+void AgentSession::onHello(const protocol::Hello& hello)
+{
+    auto pending = m_shared->verifier.challenge(hello);
+    if (!pending) {
+        close("cannot issue a challenge: " + pending.error().message);
+        return;
+    }
+    m_hello = hello;
+    m_pending = std::move(*pending);
+    m_state = State::AwaitingAuth;
+    send(m_pending->challenge);
+}
+
+void AgentSession::onAuth(const protocol::Auth& auth)
+{
+    const bool valid = m_shared->verifier.verify(*m_pending, auth);
+    m_pending.reset(); // one answer per challenge
+    if (!valid) {
+        ++m_shared->stats.joinsRejected;
+        m_shared->logLine("agent-server: " + describe() + ": join rejected: wrong join token");
+        send(protocol::Reject { "authentication failed: wrong join token" });
+        closeAfterWrites("join rejected");
+        return;
+    }
+    auto sessionId = protocol::randomHex(16);
+    if (!sessionId) {
+        close("cannot create a session id: " + sessionId.error().message);
+        return;
+    }
+    m_sessionId = std::move(*sessionId);
+    m_state = State::Joined;
+    m_joinTimer.cancel();
+    ++m_shared->stats.agentsJoined;
+    m_shared->logLine("agent-server: " + describe() + ": joined, session " + m_sessionId);
+    send(protocol::Welcome { m_sessionId, m_shared->config.heartbeatIntervalMs });
+    if (m_shared->events.joined)
+        m_shared->events.joined(JoinedAgent { m_sessionId, m_remote, *m_hello });
+}
+
+void AgentSession::onHeartbeat(const protocol::Heartbeat& heartbeat)
+{
+    // Sequences only grow within a session: a replayed or reordered heartbeat is a protocol error.
+    if (m_anyHeartbeat && heartbeat.sequence <= m_lastSequence) {
+        badFrame("heartbeat sequence " + std::to_string(heartbeat.sequence) + " does not follow "
+            + std::to_string(m_lastSequence));
+        return;
+    }
+    m_anyHeartbeat = true;
+    m_lastSequence = heartbeat.sequence;
+    ++m_shared->stats.heartbeats;
+    if (m_shared->events.heartbeat)
+        m_shared->events.heartbeat(m_sessionId, heartbeat);
+}
+
+void AgentSession::badFrame(const std::string& reason)
+{
+    ++m_shared->stats.badFrames;
+    close(reason);
+}
+
+void AgentSession::send(const protocol::Message& message)
+{
+    if (m_state == State::Closed)
+        return;
+    auto frame = protocol::encodeFrame(protocol::encodeMessage(message), m_shared->config.maxFrameBytes);
+    if (!frame) {
+        close("cannot send `" + std::string(protocol::typeName(message)) + "`: " + frame.error().message);
+        return;
+    }
+    if (m_writeQueue.size() >= m_shared->config.maxQueuedFrames) {
+        close("the agent does not read: " + std::to_string(m_writeQueue.size()) + " frames queued");
+        return;
+    }
+    m_writeQueue.push_back(std::move(*frame));
+    if (!m_writing)
+        doWrite();
+}
+
+void AgentSession::closeAfterWrites(const std::string& reason)
+{
+    if (m_state == State::Closed)
+        return;
+    m_state = State::Rejecting; // no more frames are read
+    m_closeReason = reason;
+    if (!m_writing)
+        close(reason);
+}
+
+void AgentSession::doWrite()
+{
+    m_writing = true;
+    asio::async_write(m_socket, asio::buffer(m_writeQueue.front()),
+        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
+}
+
+void AgentSession::onWrite(const boost::system::error_code& ec, std::size_t /*bytes*/)
+{
+    m_writing = false;
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close("write failed: " + ec.message());
+        return;
+    }
+    m_writeQueue.pop_front();
+    if (!m_writeQueue.empty())
+        doWrite();
+    else if (m_state == State::Rejecting)
+        close(m_closeReason);
+}
+
+void AgentSession::close(const std::string& reason)
+{
+    if (m_state == State::Closed)
+        return;
+    const bool wasJoined = m_state == State::Joined;
+    m_state = State::Closed;
+    m_shared->logLine("agent-server: " + describe() + ": connection closed: " + reason);
+    boost::system::error_code ignored;
+    m_joinTimer.cancel();
+    m_socket.shutdown(tcp::socket::shutdown_both, ignored);
+    m_socket.close(ignored);
+    m_writeQueue.clear();
+    m_pending.reset();
+    if (wasJoined && m_shared->events.left)
+        m_shared->events.left(m_sessionId, reason);
+}
+
+} // namespace tidepool::net

@@ -1,0 +1,63 @@
+#pragma once
+// One agent connection on the core's side: the read loop with the incremental frame decoder, the join handshake
+// and the heartbeats that follow it, and a bounded write queue with one write in flight. Internal to `AgentServer`.
+//
+// Thread affinity: the server's io_context thread. Handlers hold the session through `shared_from_this()`.
+
+#include "core/net/agent_server.h"
+
+#include <boost/asio/steady_timer.hpp>
+
+#include <array>
+#include <deque>
+#include <optional>
+
+namespace tidepool::net {
+
+class AgentSession : public std::enable_shared_from_this<AgentSession> {
+public:
+    AgentSession(boost::asio::ip::tcp::socket socket, std::shared_ptr<AgentServerShared> shared);
+
+    void start();
+    // Closes the connection now, logging `reason`. Idempotent.
+    void close(const std::string& reason);
+    bool closed() const { return m_state == State::Closed; }
+
+private:
+    enum class State : std::uint8_t { Invalid = 0, AwaitingHello, AwaitingAuth, Joined, Rejecting, Closed };
+
+    void doRead();
+    void onRead(const boost::system::error_code& ec, std::size_t bytes);
+    void handleFrame(const std::string& payload);
+    void onHello(const protocol::Hello& hello);
+    void onAuth(const protocol::Auth& auth);
+    void onHeartbeat(const protocol::Heartbeat& heartbeat);
+    void badFrame(const std::string& reason);
+    void onJoinTimeout(const boost::system::error_code& ec);
+
+    void send(const protocol::Message& message);
+    void closeAfterWrites(const std::string& reason);
+    void doWrite();
+    void onWrite(const boost::system::error_code& ec, std::size_t bytes);
+
+    std::string describe() const; // "address:port" plus the node name once known
+
+    boost::asio::ip::tcp::socket m_socket;
+    boost::asio::steady_timer m_joinTimer;
+    std::shared_ptr<AgentServerShared> m_shared;
+    protocol::FrameDecoder m_decoder;
+    std::array<char, 16 * 1024> m_readBuffer {};
+    std::vector<std::string> m_frames; // decoded by the last read, reused
+    std::deque<std::string> m_writeQueue;
+    bool m_writing = false;
+    std::string m_closeReason; // set while `Rejecting`: why the connection closes once the queue is written
+    State m_state = State::AwaitingHello;
+    std::string m_remote;
+    std::optional<protocol::PendingJoin> m_pending;
+    std::optional<protocol::Hello> m_hello;
+    std::string m_sessionId;
+    std::uint64_t m_lastSequence = 0;
+    bool m_anyHeartbeat = false;
+};
+
+} // namespace tidepool::net

@@ -1,0 +1,69 @@
+#pragma once
+// Strict reading of one JSON object's fields, for the message decoders. The first problem is kept (a sticky
+// error) and later reads return defaults, so a decoder reads all its fields in a row and checks once at the end.
+// Every error names the field by its path from the message root.
+//
+// Thread affinity: none; a reader lives for one decode call. Internal to tidepool_protocol.
+
+#include "protocol/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tidepool::protocol::detail {
+
+// What characters a string field may hold.
+enum class Alphabet : std::uint8_t {
+    Invalid = 0,
+    Name, // letters, digits, '.', '_' and '-'
+    Text, // any UTF-8 except control characters
+};
+
+class JsonReader {
+public:
+    // `path` is the object's own path ("" for the message root, "samples[0]" for a nested object).
+    JsonReader(const nlohmann::json& object, std::string path, std::optional<Error>& error);
+
+    // A reader of a nested object that shares this reader's error.
+    JsonReader child(const nlohmann::json& object, std::string path) const
+    {
+        return JsonReader(object, std::move(path), m_error);
+    }
+
+    std::string string(std::string_view key, Alphabet alphabet, std::size_t maxBytes);
+    std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+    std::uint64_t unsignedInteger(std::string_view key);
+    double number(std::string_view key, double min, double max);
+    // The bytes of a field of exactly 2 * `out.size()` hex digits.
+    void hexBytes(std::string_view key, std::uint8_t* out, std::size_t size);
+    // A nested object, or nullptr when the field is absent (optional fields) or on error.
+    const nlohmann::json* optionalObject(std::string_view key);
+    // A present array of at most `maxItems` items, or nullptr on error.
+    const nlohmann::json* array(std::string_view key, std::size_t maxItems);
+    // Marks a field as known without reading it (`type` and `version`, read before dispatch).
+    void skip(std::string_view key) { m_known.emplace_back(key); }
+    // Rejects every field that no read asked for.
+    void rejectUnknownFields();
+
+    std::string pathOf(std::string_view key) const;
+    bool ok() const { return !m_error.has_value(); }
+    void fail(ErrorCode code, std::string field, std::string message);
+
+private:
+    const nlohmann::json* field(std::string_view key); // nullptr when missing (and records the error)
+
+    const nlohmann::json& m_object;
+    std::string m_path;
+    std::optional<Error>& m_error;
+    std::vector<std::string> m_known;
+};
+
+// Rejects JSON text nested deeper than `maxDepth` before it is parsed (a cheap scan that skips strings).
+bool nestingWithin(std::string_view text, int maxDepth);
+
+} // namespace tidepool::protocol::detail

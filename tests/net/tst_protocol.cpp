@@ -1,0 +1,711 @@
+// The agent ⇄ core protocol: framing (round trips, byte-by-byte delivery, oversized and empty lengths rejected before
+// any allocation), strict message validation naming the field, the join cryptography (HMAC-SHA256 known answers,
+// the verifier), and the agent server and client over real loopback sockets: a good join with a heartbeat, a wrong
+// token rejected and counted, hostile clients disconnected without touching state.
+
+// Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
+#include "agents/net/agent_client.h"
+#include "core/net/agent_server.h"
+#include "protocol/frame.h"
+#include "protocol/join.h"
+#include "protocol/messages.h"
+
+#include <boost/asio/read.hpp>
+#include <boost/asio/write.hpp>
+#include <nlohmann/json.hpp>
+
+#include <QtTest>
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+using namespace tidepool;
+using namespace std::chrono_literals;
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+const std::string kToken = "correct-horse-battery-staple-0123456789";
+
+std::string bytesOf(std::initializer_list<unsigned> bytes)
+{
+    std::string s;
+    for (const unsigned b : bytes)
+        s.push_back(static_cast<char>(b));
+    return s;
+}
+
+std::string frameOf(std::string_view payload)
+{
+    auto frame = protocol::encodeFrame(payload);
+    return frame ? *frame : std::string();
+}
+
+std::string toHex(const protocol::Mac& mac)
+{
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex;
+    for (const auto b : mac) {
+        hex.push_back(kDigits[b >> 4]);
+        hex.push_back(kDigits[b & 0xf]);
+    }
+    return hex;
+}
+
+protocol::Hello helloFor(std::string name)
+{
+    return protocol::Hello { std::move(name), "tidepool-agent 0.1.0",
+        protocol::InventorySummary { "x86_64", 64000, 262144, 4 } };
+}
+
+protocol::Heartbeat sampleHeartbeat(std::uint64_t sequence)
+{
+    protocol::Heartbeat h;
+    h.sequence = sequence;
+    h.samples.push_back({ 1'700'000'000'000, 0.25, 4096, { { 0, 0.5, 8000 }, { 1, 1.0, 16000 } } });
+    h.samples.push_back({ 1'700'000'001'000, 0.0, 0, {} });
+    return h;
+}
+
+// Every message type, with and without its optional parts.
+std::vector<protocol::Message> sampleMessages()
+{
+    protocol::Challenge challenge;
+    for (std::size_t i = 0; i < challenge.nonce.size(); ++i)
+        challenge.nonce[i] = static_cast<std::uint8_t>(i * 7 + 1);
+    protocol::Auth auth;
+    for (std::size_t i = 0; i < auth.mac.size(); ++i)
+        auth.mac[i] = static_cast<std::uint8_t>(255 - i);
+    return {
+        helloFor("gpu-node-01.rack3"),
+        protocol::Hello { "n0", "0.1", std::nullopt },
+        challenge,
+        auth,
+        protocol::Welcome { "0123456789abcdef", 1000 },
+        protocol::Reject { "authentication failed: wrong join token — 请检查令牌" },
+        sampleHeartbeat(42),
+        protocol::Heartbeat { 0, {} },
+        protocol::Heartbeat { std::numeric_limits<std::uint64_t>::max(), {} },
+    };
+}
+
+// A valid JSON object for each message type, to be broken one field at a time.
+json validJson(const std::string& type)
+{
+    for (const protocol::Message& m : sampleMessages())
+        if (protocol::typeName(m) == type)
+            return json::parse(protocol::encodeMessage(m));
+    return json();
+}
+
+// Runs `io` on this thread until `done` holds or `timeout` passes; false on timeout, so that a broken behaviour
+// fails the test quickly instead of hanging it.
+bool runUntil(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds timeout = 5000ms)
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!done()) {
+        if (std::chrono::steady_clock::now() >= deadline)
+            return false;
+        if (io.stopped())
+            io.restart();
+        if (io.run_one_for(10ms) == 0)
+            std::this_thread::sleep_for(1ms);
+    }
+    return true;
+}
+
+// An agent server on 127.0.0.1 with an ephemeral port, recording what it reports.
+struct Loopback {
+    asio::io_context io;
+    std::vector<std::string> log;
+    std::vector<net::JoinedAgent> joined;
+    std::vector<protocol::Heartbeat> heartbeats;
+    std::shared_ptr<net::AgentServer> server;
+    std::uint16_t port = 0;
+    std::string listenError;
+
+    explicit Loopback(net::AgentServerConfig config = {})
+    {
+        if (config.joinToken.empty())
+            config.joinToken = kToken;
+        net::AgentServerEvents events;
+        events.joined = [this](const net::JoinedAgent& agent) { joined.push_back(agent); };
+        events.heartbeat = [this](const std::string&, const protocol::Heartbeat& h) { heartbeats.push_back(h); };
+        server = net::AgentServer::create(
+            io, std::move(config), std::move(events), [this](std::string_view line) { log.emplace_back(line); });
+        auto bound = server->listen("127.0.0.1", 0);
+        if (bound)
+            port = *bound;
+        else
+            listenError = bound.error().message;
+    }
+    ~Loopback() { server->stop(); }
+
+    bool logMentions(std::string_view text) const
+    {
+        return std::any_of(
+            log.begin(), log.end(), [&](const std::string& line) { return line.find(text) != std::string::npos; });
+    }
+
+    std::shared_ptr<agent::AgentClient> client(
+        const std::string& token, const std::string& name, std::vector<std::string>* rejections = nullptr)
+    {
+        agent::AgentClientConfig config;
+        config.host = "127.0.0.1";
+        config.port = port;
+        config.joinToken = token;
+        config.hello = helloFor(name);
+        agent::AgentClientEvents events;
+        if (rejections)
+            events.rejected = [rejections](const std::string& reason) { rejections->push_back(reason); };
+        auto created = agent::AgentClient::create(io, std::move(config), std::move(events), {});
+        return created ? *created : nullptr;
+    }
+
+    // Joins a well-behaved agent; true once welcomed.
+    bool goodAgentJoins(const std::string& name)
+    {
+        auto c = client(kToken, name);
+        if (!c)
+            return false;
+        c->start();
+        const bool ok = runUntil(io, [&] { return c->state() == agent::AgentClient::State::Joined; });
+        c->close("test done");
+        return ok;
+    }
+};
+
+// A raw TCP peer that sends arbitrary bytes and waits for the server to close the connection.
+struct RawPeer {
+    asio::ip::tcp::socket socket;
+    bool closedByServer = false;
+    std::array<char, 256> buffer {};
+
+    RawPeer(asio::io_context& io, std::uint16_t port)
+        : socket(io)
+    {
+        boost::system::error_code ec;
+        socket.connect({ asio::ip::make_address("127.0.0.1"), port }, ec);
+    }
+    void send(const std::string& bytes)
+    {
+        boost::system::error_code ec;
+        asio::write(socket, asio::buffer(bytes), ec);
+    }
+    void awaitClose()
+    {
+        socket.async_read_some(asio::buffer(buffer), [this](const boost::system::error_code& ec, std::size_t) {
+            if (ec)
+                closedByServer = true; // end of file, or a reset when unread bytes remained
+            else
+                awaitClose();
+        });
+    }
+};
+
+} // namespace
+
+class TestProtocol : public QObject {
+    Q_OBJECT
+
+private slots:
+    void framesRoundTripInAnyPieces_data();
+    void framesRoundTripInAnyPieces();
+    void oversizedLengthRejectedBeforeAllocation_data();
+    void oversizedLengthRejectedBeforeAllocation();
+    void announcedLengthIsNotReservedUpFront();
+    void zeroLengthFrameIsAnError();
+    void encoderEnforcesTheLimit();
+
+    void everyMessageRoundTrips_data();
+    void everyMessageRoundTrips();
+    void validationErrorsNameTheField_data();
+    void validationErrorsNameTheField();
+    void malformedPayloadsAreErrors_data();
+    void malformedPayloadsAreErrors();
+    void hostileNameIsNotEchoed();
+
+    void hmacSha256KnownAnswers_data();
+    void hmacSha256KnownAnswers();
+    void verifierAcceptsOnlyTheRightAnswer();
+    void noncesAreFresh();
+    void clientRefusesAnInvalidHello();
+
+    void agentJoinsAndHeartbeats();
+    void wrongTokenIsRejectedAndCounted();
+    void hostileClientIsDisconnected_data();
+    void hostileClientIsDisconnected();
+    void silentClientTimesOut();
+    void shortJoinTokenIsRefused();
+};
+
+void TestProtocol::framesRoundTripInAnyPieces_data()
+{
+    QTest::addColumn<int>("pieceBytes");
+    QTest::newRow("byte by byte") << 1;
+    QTest::newRow("3-byte pieces (splits headers)") << 3;
+    QTest::newRow("7-byte pieces") << 7;
+    QTest::newRow("all at once") << (1 << 20);
+}
+
+void TestProtocol::framesRoundTripInAnyPieces()
+{
+    QFETCH(int, pieceBytes);
+    const std::vector<std::string> payloads
+        = { "a", std::string(300, 'x'), "{\"type\":\"hello\"}", std::string(70'000, '\x01') };
+    std::string stream;
+    for (const auto& p : payloads)
+        stream += frameOf(p);
+    QCOMPARE(stream.size(), 4 * payloads.size() + 1 + 300 + 16 + 70'000);
+    QCOMPARE(stream.substr(0, 5), bytesOf({ 0, 0, 0, 1, 'a' })); // big-endian length first
+
+    protocol::FrameDecoder decoder;
+    std::vector<std::string> frames;
+    for (std::size_t at = 0; at < stream.size(); at += static_cast<std::size_t>(pieceBytes)) {
+        QVERIFY(decoder.feed(std::string_view(stream).substr(at, static_cast<std::size_t>(pieceBytes)), frames));
+        QVERIFY(decoder.bufferedBytes() <= 4 + 70'000);
+    }
+    QCOMPARE(frames, payloads);
+    QCOMPARE(decoder.bufferedBytes(), std::size_t { 0 });
+    QVERIFY(!decoder.failed());
+}
+
+void TestProtocol::oversizedLengthRejectedBeforeAllocation_data()
+{
+    QTest::addColumn<quint32>("length");
+    QTest::addColumn<QString>("sizeText");
+    QTest::newRow("0xFFFFFFFF") << quint32 { 0xFFFFFFFFu } << QStringLiteral("4294967295");
+    QTest::newRow("one over the maximum")
+        << quint32 { protocol::kDefaultMaxFrameBytes + 1 } << QStringLiteral("1048577");
+}
+
+void TestProtocol::oversizedLengthRejectedBeforeAllocation()
+{
+    QFETCH(quint32, length);
+    QFETCH(QString, sizeText);
+    protocol::FrameDecoder decoder; // 1 MiB maximum
+    const std::size_t emptyCapacity = std::string().capacity();
+    std::vector<std::string> frames;
+    // A good frame first, then the hostile header, then payload bytes in the same read.
+    std::string stream = frameOf("ok");
+    stream += bytesOf({ length >> 24, (length >> 16) & 0xff, (length >> 8) & 0xff, length & 0xff });
+    stream += std::string(100, 'z');
+    const auto fed = decoder.feed(stream, frames);
+    QVERIFY(!fed);
+    QCOMPARE(int(fed.error().code), int(protocol::ErrorCode::FrameTooLarge));
+    QVERIFY2(fed.error().message.find(sizeText.toStdString()) != std::string::npos, fed.error().message.c_str());
+    QVERIFY2(fed.error().message.find("1048576") != std::string::npos, fed.error().message.c_str());
+    QCOMPARE(frames, std::vector<std::string> { "ok" });
+    QCOMPARE(decoder.bufferedBytes(), std::size_t { 0 });
+    QCOMPARE(decoder.reservedBytes(), emptyCapacity);
+    // The decoder stays failed and takes nothing more.
+    QVERIFY(!decoder.feed(std::string(1000, 'z'), frames));
+    QCOMPARE(decoder.bufferedBytes(), std::size_t { 0 });
+    QCOMPARE(decoder.reservedBytes(), emptyCapacity);
+
+    // Exactly the maximum is accepted.
+    protocol::FrameDecoder atLimit(1024);
+    frames.clear();
+    QVERIFY(atLimit.feed(*protocol::encodeFrame(std::string(1024, 'm'), 1024), frames));
+    QCOMPARE(frames.size(), std::size_t { 1 });
+}
+
+void TestProtocol::announcedLengthIsNotReservedUpFront()
+{
+    // A peer that announces the full 1 MiB and sends ten bytes makes the decoder hold ten bytes, not a mebibyte.
+    protocol::FrameDecoder decoder;
+    std::vector<std::string> frames;
+    QVERIFY(decoder.feed(bytesOf({ 0x00, 0x10, 0x00, 0x00 }) + std::string(10, 'p'), frames));
+    QVERIFY(frames.empty());
+    QCOMPARE(decoder.bufferedBytes(), std::size_t { 14 });
+    QVERIFY2(decoder.reservedBytes() < 1024, std::to_string(decoder.reservedBytes()).c_str());
+}
+
+void TestProtocol::zeroLengthFrameIsAnError()
+{
+    protocol::FrameDecoder decoder;
+    std::vector<std::string> frames;
+    const auto fed = decoder.feed(bytesOf({ 0, 0, 0, 0 }), frames);
+    QVERIFY(!fed);
+    QCOMPARE(int(fed.error().code), int(protocol::ErrorCode::EmptyFrame));
+    QVERIFY(decoder.failed());
+    QVERIFY(frames.empty());
+}
+
+void TestProtocol::encoderEnforcesTheLimit()
+{
+    const auto empty = protocol::encodeFrame("");
+    QVERIFY(!empty);
+    QCOMPARE(int(empty.error().code), int(protocol::ErrorCode::EmptyFrame));
+    const auto big = protocol::encodeFrame(std::string(2049, 'b'), 2048);
+    QVERIFY(!big);
+    QCOMPARE(int(big.error().code), int(protocol::ErrorCode::FrameTooLarge));
+    QVERIFY(
+        big.error().message.find("2049") != std::string::npos && big.error().message.find("2048") != std::string::npos);
+}
+
+void TestProtocol::everyMessageRoundTrips_data()
+{
+    QTest::addColumn<int>("index");
+    const auto messages = sampleMessages();
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        QTest::addRow("%zu %s", i, std::string(protocol::typeName(messages[i])).c_str()) << int(i);
+}
+
+void TestProtocol::everyMessageRoundTrips()
+{
+    QFETCH(int, index);
+    const protocol::Message message = sampleMessages().at(static_cast<std::size_t>(index));
+    const std::string text = protocol::encodeMessage(message);
+    const json j = json::parse(text);
+    QCOMPARE(j.at("type").get<std::string>(), std::string(protocol::typeName(message)));
+    QCOMPARE(j.at("version").get<int>(), protocol::kProtocolVersion);
+    const auto decoded = protocol::decodeMessage(text);
+    QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
+    QCOMPARE(decoded->index(), message.index());
+    QVERIFY(*decoded == message);
+}
+
+void TestProtocol::validationErrorsNameTheField_data()
+{
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("pointer"); // JSON pointer of the field to change
+    QTest::addColumn<QByteArray>("value"); // its new JSON value; empty = remove the field
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<int>("code");
+    using C = protocol::ErrorCode;
+    const auto row
+        = [](const char* name, const char* type, const char* pointer, QByteArray value, const char* field, C code) {
+              QTest::newRow(name) << QString::fromLatin1(type) << QString::fromLatin1(pointer) << value
+                                  << QString::fromLatin1(field) << int(code);
+          };
+    row("version missing", "hello", "/version", "", "version", C::MissingField);
+    row("version a string", "hello", "/version", "\"1\"", "version", C::WrongType);
+    row("version 2", "hello", "/version", "2", "version", C::UnsupportedVersion);
+    row("version 0", "heartbeat", "/version", "0", "version", C::UnsupportedVersion);
+    row("type missing", "hello", "/type", "", "type", C::MissingField);
+    row("type a number", "hello", "/type", "7", "type", C::WrongType);
+    row("type unknown", "hello", "/type", "\"goodbye\"", "type", C::UnknownType);
+    row("unknown top-level field", "hello", "/admin", "true", "admin", C::UnknownField);
+    row("nodeName missing", "hello", "/nodeName", "", "nodeName", C::MissingField);
+    row("nodeName a number", "hello", "/nodeName", "42", "nodeName", C::WrongType);
+    row("nodeName empty", "hello", "/nodeName", "\"\"", "nodeName", C::OutOfRange);
+    row("nodeName 254 bytes", "hello", "/nodeName", QByteArray("\"") + QByteArray(254, 'n') + "\"", "nodeName",
+        C::OutOfRange);
+    row("nodeName with BEL", "hello", "/nodeName", "\"node\\u0007\"", "nodeName", C::BadName);
+    row("nodeName with NUL", "hello", "/nodeName", "\"no\\u0000de\"", "nodeName", C::BadName);
+    row("nodeName with newline", "hello", "/nodeName", "\"node\\nINFO fake log line\"", "nodeName", C::BadName);
+    row("nodeName with a space", "hello", "/nodeName", "\"my node\"", "nodeName", C::BadName);
+    row("nodeName with a slash", "hello", "/nodeName", "\"../etc\"", "nodeName", C::BadName);
+    row("agentVersion with ESC", "hello", "/agentVersion", "\"0.1\\u001b[31m\"", "agentVersion", C::BadName);
+    row("agentVersion too long", "hello", "/agentVersion", QByteArray("\"") + QByteArray(1025, 'v') + "\"",
+        "agentVersion", C::OutOfRange);
+    row("inventory not an object", "hello", "/inventory", "[]", "inventory", C::WrongType);
+    row("inventory.cpuMillis negative", "hello", "/inventory/cpuMillis", "-1", "inventory.cpuMillis", C::OutOfRange);
+    row("inventory.cpuMillis fractional", "hello", "/inventory/cpuMillis", "1.5", "inventory.cpuMillis", C::WrongType);
+    row("inventory.memoryMiB huge", "hello", "/inventory/memoryMiB", "18446744073709551615", "inventory.memoryMiB",
+        C::OutOfRange);
+    row("inventory.isa missing", "hello", "/inventory/isa", "", "inventory.isa", C::MissingField);
+    row("inventory unknown field", "hello", "/inventory/extra", "1", "inventory.extra", C::UnknownField);
+    row("nonce short", "challenge", "/nonce", "\"abcd\"", "nonce", C::OutOfRange);
+    row("nonce not hex", "challenge", "/nonce", QByteArray("\"") + QByteArray(64, 'g') + "\"", "nonce", C::WrongType);
+    row("mac missing", "auth", "/mac", "", "mac", C::MissingField);
+    row("mac a number", "auth", "/mac", "0", "mac", C::WrongType);
+    row("heartbeatIntervalMs zero", "welcome", "/heartbeatIntervalMs", "0", "heartbeatIntervalMs", C::OutOfRange);
+    row("heartbeatIntervalMs over an hour", "welcome", "/heartbeatIntervalMs", "3600001", "heartbeatIntervalMs",
+        C::OutOfRange);
+    row("sessionId with a space", "welcome", "/sessionId", "\"a b\"", "sessionId", C::BadName);
+    row("reason missing", "reject", "/reason", "", "reason", C::MissingField);
+    row("sequence negative", "heartbeat", "/sequence", "-1", "sequence", C::OutOfRange);
+    row("sequence a string", "heartbeat", "/sequence", "\"1\"", "sequence", C::WrongType);
+    row("samples not an array", "heartbeat", "/samples", "{}", "samples", C::WrongType);
+    row("sample not an object", "heartbeat", "/samples/1", "5", "samples[1]", C::WrongType);
+    row("cpuUtilisation above 1", "heartbeat", "/samples/0/cpuUtilisation", "1.5", "samples[0].cpuUtilisation",
+        C::OutOfRange);
+    row("cpuUtilisation negative", "heartbeat", "/samples/1/cpuUtilisation", "-0.01", "samples[1].cpuUtilisation",
+        C::OutOfRange);
+    row("timestampMs missing", "heartbeat", "/samples/1/timestampMs", "", "samples[1].timestampMs", C::MissingField);
+    row("device utilisation a string", "heartbeat", "/samples/0/devices/1/utilisation", "\"x\"",
+        "samples[0].devices[1].utilisation", C::WrongType);
+    row("device index out of range", "heartbeat", "/samples/0/devices/0/index", "1024", "samples[0].devices[0].index",
+        C::OutOfRange);
+    row("device unknown field", "heartbeat", "/samples/0/devices/0/temperature", "80",
+        "samples[0].devices[0].temperature", C::UnknownField);
+    QByteArray manySamples = "[";
+    for (int i = 0; i <= 1024; ++i)
+        manySamples += (i ? ",{}" : "{}");
+    manySamples += "]";
+    row("1025 samples", "heartbeat", "/samples", manySamples, "samples", C::OutOfRange);
+}
+
+void TestProtocol::validationErrorsNameTheField()
+{
+    QFETCH(QString, type);
+    QFETCH(QString, pointer);
+    QFETCH(QByteArray, value);
+    QFETCH(QString, field);
+    QFETCH(int, code);
+    json j = validJson(type.toStdString());
+    QVERIFY(j.is_object());
+    QVERIFY(protocol::decodeMessage(j.dump())); // the base is valid, so only the change below can break it
+    const json::json_pointer ptr(pointer.toStdString());
+    if (value.isEmpty())
+        j.at(ptr.parent_pointer()).erase(ptr.back());
+    else
+        j[ptr] = json::parse(value.toStdString());
+    const auto decoded = protocol::decodeMessage(j.dump());
+    QVERIFY(!decoded);
+    QCOMPARE(QString::fromStdString(decoded.error().field), field);
+    QCOMPARE(int(decoded.error().code), code);
+    QVERIFY2(decoded.error().message.find("`" + field.toStdString() + "`") != std::string::npos,
+        decoded.error().message.c_str());
+}
+
+void TestProtocol::malformedPayloadsAreErrors_data()
+{
+    QTest::addColumn<QByteArray>("payload");
+    QTest::newRow("not JSON") << QByteArray("hello there");
+    QTest::newRow("truncated object") << QByteArray("{\"type\":\"hello\",");
+    QTest::newRow("an array") << QByteArray("[1,2,3]");
+    QTest::newRow("a string") << QByteArray("\"hello\"");
+    QTest::newRow("invalid UTF-8") << QByteArray(
+        "{\"type\":\"hello\",\"version\":1,\"nodeName\":\"\xff\xfe\",\"agentVersion\":\"1\"}");
+    QTest::newRow("100000 nested arrays") << (QByteArray(100'000, '[') + QByteArray(100'000, ']'));
+    QTest::newRow("nesting hidden after a string")
+        << (QByteArray("{\"a\":\"[[[[\",\"b\":") + QByteArray(20, '[') + QByteArray(20, ']') + "}");
+    QTest::newRow("trailing garbage") << QByteArray("{} {}");
+}
+
+void TestProtocol::malformedPayloadsAreErrors()
+{
+    QFETCH(QByteArray, payload);
+    const auto decoded
+        = protocol::decodeMessage(std::string_view(payload.constData(), static_cast<std::size_t>(payload.size())));
+    QVERIFY(!decoded);
+    QCOMPARE(int(decoded.error().code), int(protocol::ErrorCode::MalformedJson));
+    QVERIFY(decoded.error().field.empty());
+}
+
+void TestProtocol::hostileNameIsNotEchoed()
+{
+    json j = validJson("hello");
+    j["nodeName"] = std::string(100'000, 'A');
+    const auto decoded = protocol::decodeMessage(j.dump());
+    QVERIFY(!decoded);
+    QCOMPARE(decoded.error().field, std::string("nodeName"));
+    QVERIFY2(decoded.error().message.size() < 200, "a hostile value must not be copied into the error");
+    QVERIFY(decoded.error().message.find("100000") != std::string::npos);
+}
+
+void TestProtocol::hmacSha256KnownAnswers_data()
+{
+    QTest::addColumn<QByteArray>("key");
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<QString>("mac");
+    // RFC 4231, test cases 1 and 2.
+    QTest::newRow("RFC 4231 case 1") << QByteArray(20, '\x0b') << QByteArray("Hi There")
+                                     << QStringLiteral(
+                                            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+    QTest::newRow("RFC 4231 case 2") << QByteArray("Jefe") << QByteArray("what do ya want for nothing?")
+                                     << QStringLiteral(
+                                            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+void TestProtocol::hmacSha256KnownAnswers()
+{
+    QFETCH(QByteArray, key);
+    QFETCH(QByteArray, data);
+    QFETCH(QString, mac);
+    const auto computed = protocol::hmacSha256(key.toStdString(), data.toStdString());
+    QVERIFY(computed);
+    QCOMPARE(QString::fromStdString(toHex(*computed)), mac);
+}
+
+void TestProtocol::verifierAcceptsOnlyTheRightAnswer()
+{
+    const protocol::JoinVerifier verifier(kToken);
+    const protocol::Hello hello = helloFor("node-a");
+    const auto pending = verifier.challenge(hello);
+    QVERIFY(pending);
+    QCOMPARE(pending->nodeName, std::string("node-a"));
+
+    const auto right = protocol::answerChallenge(kToken, hello, pending->challenge);
+    QVERIFY(right);
+    QVERIFY(verifier.verify(*pending, *right));
+    // The MAC covers the label, the nonce and the node name, keyed with the token.
+    const auto expected = protocol::hmacSha256(kToken,
+        std::string("tidepool-join-v1") + '\0'
+            + std::string(reinterpret_cast<const char*>(pending->challenge.nonce.data()), 32) + "node-a");
+    QVERIFY(expected);
+    QCOMPARE(toHex(right->mac), toHex(*expected));
+
+    const auto wrongToken = protocol::answerChallenge(kToken + "x", hello, pending->challenge);
+    QVERIFY(!verifier.verify(*pending, *wrongToken));
+    const auto otherName = protocol::answerChallenge(kToken, helloFor("node-b"), pending->challenge);
+    QVERIFY(!verifier.verify(*pending, *otherName));
+    protocol::Challenge otherNonce = pending->challenge;
+    otherNonce.nonce[0] ^= 1;
+    QVERIFY(!verifier.verify(*pending, *protocol::answerChallenge(kToken, hello, otherNonce)));
+    protocol::Auth flipped = *right;
+    flipped.mac[31] ^= 0x80;
+    QVERIFY(!verifier.verify(*pending, flipped));
+}
+
+void TestProtocol::noncesAreFresh()
+{
+    const auto a = protocol::randomNonce();
+    const auto b = protocol::randomNonce();
+    QVERIFY(a && b);
+    QVERIFY(*a != *b);
+    QVERIFY(*a != protocol::Nonce {});
+    const auto id = protocol::randomHex(16);
+    QVERIFY(id);
+    QCOMPARE(id->size(), std::size_t { 32 });
+}
+
+void TestProtocol::clientRefusesAnInvalidHello()
+{
+    asio::io_context io;
+    agent::AgentClientConfig config;
+    config.host = "127.0.0.1";
+    config.port = 1;
+    config.joinToken = kToken;
+    config.hello = helloFor("bad\tname");
+    const auto created = agent::AgentClient::create(io, config, {}, {});
+    QVERIFY(!created);
+    QCOMPARE(created.error().field, std::string("nodeName"));
+    config.hello = helloFor("good-name");
+    config.joinToken = "short";
+    const auto shortToken = agent::AgentClient::create(io, config, {}, {});
+    QVERIFY(!shortToken);
+    QCOMPARE(shortToken.error().field, std::string("joinToken"));
+}
+
+void TestProtocol::agentJoinsAndHeartbeats()
+{
+    net::AgentServerConfig config;
+    config.heartbeatIntervalMs = 750;
+    Loopback loop(config);
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    auto client = loop.client(kToken, "node-7");
+    QVERIFY(client);
+    client->start();
+    QVERIFY(runUntil(loop.io, [&] { return client->state() == agent::AgentClient::State::Joined; }));
+    QCOMPARE(client->welcome()->heartbeatIntervalMs, 750);
+    QCOMPARE(loop.joined.size(), std::size_t { 1 });
+    QCOMPARE(loop.joined[0].hello, helloFor("node-7"));
+    QCOMPARE(loop.joined[0].sessionId, client->welcome()->sessionId);
+
+    QVERIFY(client->sendHeartbeat(sampleHeartbeat(1)));
+    QVERIFY(client->sendHeartbeat(sampleHeartbeat(2)));
+    QVERIFY(runUntil(loop.io, [&] { return loop.heartbeats.size() == 2; }));
+    QCOMPARE(loop.heartbeats[0], sampleHeartbeat(1));
+    QCOMPARE(loop.heartbeats[1], sampleHeartbeat(2));
+    const auto& stats = loop.server->stats();
+    QCOMPARE(stats.agentsJoined, std::uint64_t { 1 });
+    QCOMPARE(stats.heartbeats, std::uint64_t { 2 });
+    QCOMPARE(stats.joinsRejected, std::uint64_t { 0 });
+    QCOMPARE(stats.badFrames, std::uint64_t { 0 });
+    QCOMPARE(loop.server->connectionCount(), std::size_t { 1 });
+
+    // A replayed sequence number is a protocol error: the connection closes, the heartbeat is not delivered.
+    QVERIFY(client->sendHeartbeat(sampleHeartbeat(2)));
+    QVERIFY(runUntil(loop.io, [&] { return client->state() == agent::AgentClient::State::Closed; }));
+    QCOMPARE(loop.heartbeats.size(), std::size_t { 2 });
+    QCOMPARE(loop.server->stats().badFrames, std::uint64_t { 1 });
+}
+
+void TestProtocol::wrongTokenIsRejectedAndCounted()
+{
+    Loopback loop;
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    std::vector<std::string> rejections;
+    auto client = loop.client("not-the-join-token-at-all-000000", "intruder", &rejections);
+    QVERIFY(client);
+    client->start();
+    QVERIFY(runUntil(loop.io, [&] { return client->state() == agent::AgentClient::State::Closed; }));
+    QCOMPARE(rejections.size(), std::size_t { 1 });
+    QVERIFY(rejections[0].find("wrong join token") != std::string::npos);
+    QVERIFY(!client->welcome());
+    QCOMPARE(loop.server->stats().joinsRejected, std::uint64_t { 1 });
+    QCOMPARE(loop.server->stats().agentsJoined, std::uint64_t { 0 });
+    QVERIFY(loop.joined.empty());
+    QVERIFY(loop.logMentions("node intruder)"));
+    QVERIFY(loop.logMentions("join rejected: wrong join token"));
+    QVERIFY(runUntil(loop.io, [&] { return loop.server->connectionCount() == 0; }));
+}
+
+void TestProtocol::hostileClientIsDisconnected_data()
+{
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("logged");
+    const auto frame = [](const std::string& payload) { return QByteArray::fromStdString(frameOf(payload)); };
+    QTest::newRow("oversized header") << QByteArray("\xff\xff\xff\xff", 4)
+                                      << QStringLiteral("frame length 4294967295 exceeds the maximum of 1048576 bytes");
+    QTest::newRow("oversized header after a hello")
+        << (frame(protocol::encodeMessage(helloFor("n1"))) + QByteArray("\x00\x20\x00\x00", 4))
+        << QStringLiteral("frame length 2097152 exceeds");
+    QTest::newRow("zero-length frame") << QByteArray(4, '\0') << QStringLiteral("frame length 0");
+    QTest::newRow("malformed JSON") << frame("{\"type\": \"hello\", oops") << QStringLiteral("malformed JSON");
+    QTest::newRow("hello with a control character")
+        << frame("{\"type\":\"hello\",\"version\":1,\"nodeName\":\"a\\u0001b\",\"agentVersion\":\"1\"}")
+        << QStringLiteral("`nodeName` contains the control character 0x01");
+    QTest::newRow("wrong version") << frame(
+        "{\"type\":\"hello\",\"version\":9,\"nodeName\":\"a\",\"agentVersion\":\"1\"}")
+                                   << QStringLiteral("protocol version 9 is not supported");
+    QTest::newRow("heartbeat before join")
+        << frame(protocol::encodeMessage(sampleHeartbeat(1))) << QStringLiteral("unexpected `heartbeat`");
+    QTest::newRow("auth before hello") << frame(protocol::encodeMessage(protocol::Auth {}))
+                                       << QStringLiteral("unexpected `auth`");
+}
+
+void TestProtocol::hostileClientIsDisconnected()
+{
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, logged);
+    Loopback loop;
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    RawPeer peer(loop.io, loop.port);
+    QVERIFY(peer.socket.is_open());
+    peer.send(bytes.toStdString());
+    peer.awaitClose();
+    QVERIFY(runUntil(loop.io, [&] { return peer.closedByServer; }));
+    QCOMPARE(loop.server->stats().badFrames, std::uint64_t { 1 });
+    QVERIFY2(loop.logMentions(logged.toStdString()), loop.log.empty() ? "no log" : loop.log.back().c_str());
+    QVERIFY(loop.joined.empty());
+    QVERIFY(loop.heartbeats.empty());
+
+    // The server is unharmed: a good agent joins afterwards.
+    QVERIFY(loop.goodAgentJoins("good-node"));
+    QCOMPARE(loop.joined.size(), std::size_t { 1 });
+    QCOMPARE(loop.server->stats().agentsJoined, std::uint64_t { 1 });
+    QCOMPARE(loop.server->stats().badFrames, std::uint64_t { 1 });
+}
+
+void TestProtocol::silentClientTimesOut()
+{
+    net::AgentServerConfig config;
+    config.joinTimeout = 200ms;
+    Loopback loop(config);
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    RawPeer peer(loop.io, loop.port);
+    peer.awaitClose();
+    QVERIFY(runUntil(
+        loop.io, [&] { return peer.closedByServer; }, 3000ms));
+    QCOMPARE(loop.server->stats().joinTimeouts, std::uint64_t { 1 });
+    QVERIFY(loop.logMentions("did not complete the join within 200 ms"));
+}
+
+void TestProtocol::shortJoinTokenIsRefused()
+{
+    net::AgentServerConfig config;
+    config.joinToken = "tooshort";
+    Loopback loop(config);
+    QCOMPARE(loop.port, std::uint16_t { 0 });
+    QVERIFY2(loop.listenError.find("at least 16") != std::string::npos, loop.listenError.c_str());
+}
+
+QTEST_APPLESS_MAIN(TestProtocol)
+#include "tst_protocol.moc"
