@@ -113,7 +113,7 @@ bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
         const std::int64_t required = NodeIndex::requiredKey(c.kind, w);
         if (c.maxKey < required)
             continue; // no node of the class reaches the bound: nothing to examine, and the class is complete
-        auto lo = c.byKey.lower_bound({ required, std::numeric_limits<NodeId>::min() });
+        auto lo = NodeIndex::lowerBound(c, required);
         auto hi = c.byKey.end();
         while (lo != hi && found < tightQuota && examined < examineCap) {
             consider(lo->second);
@@ -140,8 +140,7 @@ void Scheduler::countBelowBounds(const Workload& w, Decision& decision)
         const NodeIndex::Class& c = classes[static_cast<std::size_t>(match.cls)];
         const RejectReason shortOf = c.kind == AcceleratorKind::None ? RejectReason::InsufficientCpu
                                                                      : RejectReason::InsufficientAcceleratorShare;
-        const auto bound
-            = c.byKey.lower_bound({ NodeIndex::requiredKey(c.kind, w), std::numeric_limits<NodeId>::min() });
+        const auto bound = NodeIndex::lowerBound(c, NodeIndex::requiredKey(c.kind, w));
         for (auto it = c.byKey.begin(); it != bound; ++it) {
             if (!m_index.schedulable(it->second))
                 decision.report.reject(RejectReason::Unschedulable);

@@ -1,6 +1,7 @@
 #include "core/sched/node_index.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace tidepool {
 
@@ -65,15 +66,15 @@ void NodeIndex::rebuild(const ClusterState& cluster)
         it->unschedulable += !node.schedulable;
         it->peakReserved += node.schedulable && node.peakReserved;
         it->maxKey = std::max(it->maxKey, e.key);
+        it->byKey.emplace_back(e.key, node.id);
     }
-    // Fill the trees class by class, so that each class's tree nodes lie together in memory: a walk descends one
-    // class's tree, and `update` re-keys tree nodes in place, so the locality lasts.
-    std::vector<std::vector<NodeId>> members(m_classes.size());
-    for (const Node& node : cluster.nodes())
-        members[static_cast<std::size_t>(m_entries[static_cast<std::size_t>(node.id)].cls)].push_back(node.id);
-    for (std::size_t c = 0; c < m_classes.size(); ++c)
-        for (NodeId id : members[c])
-            m_classes[c].byKey.emplace(m_entries[static_cast<std::size_t>(id)].key, id);
+    for (Class& c : m_classes)
+        std::sort(c.byKey.begin(), c.byKey.end());
+}
+
+std::vector<std::pair<std::int64_t, NodeId>>::const_iterator NodeIndex::lowerBound(const Class& c, std::int64_t key)
+{
+    return std::lower_bound(c.byKey.begin(), c.byKey.end(), std::pair { key, std::numeric_limits<NodeId>::min() });
 }
 
 void NodeIndex::update(const Node& node)
@@ -83,15 +84,23 @@ void NodeIndex::update(const Node& node)
     if (key == e.key)
         return;
     Class& c = m_classes[static_cast<std::size_t>(e.cls)];
-    auto& set = c.byKey;
-    auto handle = set.extract({ e.key, node.id });
-    if (handle.empty()) {
-        set.emplace(key, node.id); // not indexed yet; cannot happen after `rebuild`
+    auto& v = c.byKey;
+    const std::pair was { e.key, node.id };
+    const std::pair now { key, node.id };
+    const auto from = std::lower_bound(v.begin(), v.end(), was);
+    if (from == v.end() || *from != was) {
+        v.insert(std::lower_bound(v.begin(), v.end(), now), now); // not indexed yet; cannot happen after `rebuild`
     } else {
-        handle.value().first = key;
-        set.insert(std::move(handle));
+        const auto to = std::lower_bound(v.begin(), v.end(), now);
+        if (to > from) {
+            std::rotate(from, from + 1, to); // the entries in between move down one place
+            *(to - 1) = now;
+        } else {
+            std::rotate(to, from, from + 1); // the entries in between move up one place
+            *to = now;
+        }
     }
-    c.maxKey = set.rbegin()->first;
+    c.maxKey = v.back().first;
     e.key = key;
 }
 

@@ -13,7 +13,6 @@
 
 #include <cstdint>
 #include <limits>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -27,9 +26,11 @@ public:
         AcceleratorKind kind = AcceleratorKind::None;
         std::uint64_t modelMask = 0; // bit per `ModelId` (models beyond 63 share bit 63 and are re-checked)
         std::vector<PoolId> pools; // sorted
-        std::set<std::pair<std::int64_t, NodeId>> byKey;
+        // (key, node), sorted: a flat array, so that a walk's binary search and scan touch contiguous memory; an
+        // update moves one entry by rotating the ones between its old and new place.
+        std::vector<std::pair<std::int64_t, NodeId>> byKey;
         // The largest key in `byKey` (lowest possible when empty), so that a walk skips a class none of whose nodes
-        // reaches a request's key without descending its tree.
+        // reaches a request's key without searching it.
         std::int64_t maxKey = std::numeric_limits<std::int64_t>::min();
         std::int32_t unschedulable = 0; // nodes cordoned, lost or powered down
         std::int32_t peakReserved = 0; // schedulable nodes a forecast peak reserves
@@ -43,7 +44,7 @@ public:
     };
 
     void rebuild(const ClusterState& cluster);
-    // Re-keys one node after its free capacity changed; reuses the set's node, so it never allocates.
+    // Re-keys one node after its free capacity changed; never allocates.
     void update(const Node& node);
 
     // False when some node has devices of more than one kind, or a model id beyond the class mask's 63 bits: then
@@ -57,6 +58,8 @@ public:
     const std::vector<Class>& classes() const { return m_classes; }
     // The key a request must reach in a class of accelerator kind `classKind`.
     static std::int64_t requiredKey(AcceleratorKind classKind, const Workload& w);
+    // The first entry of `c` whose key is at least `key`.
+    static std::vector<std::pair<std::int64_t, NodeId>>::const_iterator lowerBound(const Class& c, std::int64_t key);
     static std::int64_t keyOf(const Node& node);
 
 private:
