@@ -114,7 +114,7 @@ FragmentationModel::ShapeSummary FragmentationModel::summarize(std::size_t shape
         if (state.share[i] >= t.sharePerDevice && usableBy(shape, state.devices[i])) {
             ++s.big;
             if (t.sharePerDevice > 0)
-                s.slots += state.share[i] / t.sharePerDevice;
+                s.tasks += state.share[i] / t.sharePerDevice;
         } else {
             s.small += state.share[i];
         }
@@ -130,13 +130,13 @@ double FragmentationModel::unusable(const TypicalShape& t, const ShapeSummary& s
         return static_cast<double>(total);
     double stranded = static_cast<double>(s.small);
     const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
-    if (m_hostLimitWeight > 0 && fractional && s.slots > 0) {
-        std::int64_t hosts = s.slots;
+    if (m_hostLimitWeight > 0 && fractional && s.tasks > 0) {
+        std::int64_t hosts = s.tasks;
         if (t.cpuMillis > 0)
             hosts = std::min<std::int64_t>(hosts, cpuFreeMillis / t.cpuMillis);
         if (t.memoryMiB > 0)
             hosts = std::min<std::int64_t>(hosts, memoryFreeMiB / t.memoryMiB);
-        const double unserved = 1.0 - static_cast<double>(hosts) / static_cast<double>(s.slots);
+        const double unserved = 1.0 - static_cast<double>(hosts) / static_cast<double>(s.tasks);
         stranded += std::floor(m_hostLimitWeight * unserved * static_cast<double>(total - s.small));
     }
     return stranded;
@@ -181,7 +181,7 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
             if (group.share >= t.sharePerDevice && usableBy(k, *group.device)) {
                 s.big += group.count;
                 if (t.sharePerDevice > 0)
-                    s.slots += group.count * (group.share / t.sharePerDevice);
+                    s.tasks += group.count * (group.share / t.sharePerDevice);
             } else {
                 s.small += group.count * group.share;
             }
@@ -244,14 +244,14 @@ double FragmentationModel::fragmentationAfter(const NodeFreeState& state, std::s
             if (usable && old >= t.sharePerDevice) {
                 --s.big;
                 if (t.sharePerDevice > 0)
-                    s.slots -= old / t.sharePerDevice;
+                    s.tasks -= old / t.sharePerDevice;
             } else {
                 s.small -= old;
             }
             if (usable && c.share >= t.sharePerDevice) {
                 ++s.big;
                 if (t.sharePerDevice > 0)
-                    s.slots += c.share / t.sharePerDevice;
+                    s.tasks += c.share / t.sharePerDevice;
             } else {
                 s.small += c.share;
             }

@@ -77,7 +77,7 @@ public:
     struct ShapeSummary {
         std::int32_t big = 0; // usable devices with free share ≥ the shape's share
         std::int32_t small = 0; // free share on the other devices
-        std::int32_t slots = 0; // tasks of the shape the big devices could take (fractional shapes)
+        std::int32_t tasks = 0; // tasks of the shape the big devices could take (fractional shapes)
     };
     struct DeviceChange {
         std::size_t device = 0;

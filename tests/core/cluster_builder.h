@@ -7,10 +7,12 @@
 #include "core/sched/scheduler.h"
 
 #include <QString>
+#include <QtTest>
 
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace tidepool::test {
 
@@ -96,6 +98,18 @@ inline NodeId addAndPlace(ClusterState& cluster, Scheduler& scheduler, Workload 
         return kNoNode;
     const Decision d = scheduler.place(id);
     return d.placement ? d.placement->node : kNoNode;
+}
+
+// Binds `w` to `node`, taking the request's share of each listed device (a whole device's 1000 for whole-device
+// requests), bypassing any policy: sets up a partly used cluster.
+inline void preplace(ClusterState& cluster, Workload w, NodeId node, std::vector<std::int16_t> devices)
+{
+    const WorkloadId id = w.id;
+    std::vector<DeviceShare> shares;
+    for (std::int16_t d : devices)
+        shares.push_back({ d, w.accelerators.shareOn(1000), 0 });
+    QVERIFY(cluster.addWorkload(std::move(w)));
+    QVERIFY(cluster.bind(Placement { id, node, shares, false }));
 }
 
 } // namespace tidepool::test

@@ -25,17 +25,6 @@ Workload gpuPod(WorkloadId id, std::int32_t count, std::int32_t share, std::int6
     return w;
 }
 
-// Binds `w` on `node`, taking `share` of each listed device (bypassing any policy, to set up a used cluster).
-void preplace(ClusterState& cluster, Workload w, NodeId node, std::vector<std::int16_t> devices)
-{
-    const WorkloadId id = w.id;
-    std::vector<DeviceShare> shares;
-    for (std::int16_t d : devices)
-        shares.push_back({ d, w.accelerators.shareOn(1000), 0 });
-    QVERIFY(cluster.addWorkload(std::move(w)));
-    QVERIFY(cluster.bind(Placement { id, node, shares, false }));
-}
-
 // Every placement in the cluster, comparable as text: node, devices and shares per workload.
 std::map<WorkloadId, std::string> placements(const ClusterState& cluster)
 {

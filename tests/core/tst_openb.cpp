@@ -1,6 +1,8 @@
 // The openb trace replay and the paper's six baseline policies: strict CSV loading, the replay's stream and
 // invariants on a slice of the real trace, determinism, and one pinned behaviour per policy.
 
+#include "tests/core/cluster_builder.h"
+
 #include "core/sched/fragmentation.h"
 #include "core/sched/policy.h"
 #include "core/sched/scheduler.h"
@@ -15,6 +17,7 @@
 #include <set>
 
 using namespace tidepool;
+using test::preplace;
 
 namespace {
 
@@ -41,17 +44,6 @@ Workload pod(WorkloadId id, std::int64_t cpu, std::int32_t gpus, std::int32_t mi
 {
     return sim::makeOpenbWorkload(
         sim::OpenbPod { std::string("p").append(std::to_string(id)), cpu, 1024, gpus, milli, {} }, id, cluster);
-}
-
-// Binds `w` to `node` on the given devices, bypassing any policy (sets up a partly used cluster).
-void preplace(ClusterState& cluster, Workload w, NodeId node, std::vector<std::int16_t> devices)
-{
-    const WorkloadId id = w.id;
-    std::vector<DeviceShare> shares;
-    for (std::int16_t d : devices)
-        shares.push_back({ d, w.accelerators.shareOn(1000), 0 });
-    QVERIFY(cluster.addWorkload(std::move(w)));
-    QVERIFY(cluster.bind(Placement { id, node, shares, false }));
 }
 
 Decision placeWith(const std::string& policy, ClusterState& cluster, Workload w, PolicyOptions options = {})

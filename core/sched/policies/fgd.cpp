@@ -63,9 +63,9 @@ public:
         const std::size_t wanted = std::bit_ceil(m_shapeIds.size());
         const std::size_t bound = std::max<std::size_t>(
             kMinEntriesPerNode, std::bit_floor(kMaxEntries / std::max<std::size_t>(1, m_cache.size())));
-        const std::size_t slots = std::clamp(wanted, kMinEntriesPerNode, bound);
-        if (slots != m_slots) {
-            m_slots = slots;
+        const std::size_t entries = std::clamp(wanted, kMinEntriesPerNode, bound);
+        if (entries != m_slots) {
+            m_slots = entries;
             for (NodeCache& cache : m_cache)
                 cache.scores.clear();
         }
