@@ -23,6 +23,7 @@ std::shared_ptr<AgentServer> AgentServer::create(
 AgentServer::AgentServer(asio::io_context& io, std::shared_ptr<AgentServerShared> shared)
     : m_io(io)
     , m_acceptor(io)
+    , m_acceptRetry(io)
     , m_shared(std::move(shared))
 {
 }
@@ -67,6 +68,7 @@ void AgentServer::stop()
 {
     boost::system::error_code ec;
     m_acceptor.close(ec);
+    m_acceptRetry.cancel();
     for (const auto& weak : m_sessions)
         if (const auto session = weak.lock())
             session->close("the server is stopping");
@@ -99,8 +101,15 @@ void AgentServer::onAccept(const boost::system::error_code& ec, tcp::socket sock
         m_sessions.push_back(session);
         session->start();
     } else {
-        // Transient failures (EMFILE, ECONNABORTED) must not stop the listener.
-        m_shared->logLine("agent-server: accept failed: " + ec.message());
+        // Transient failures (EMFILE, ECONNABORTED) must not stop the listener, nor spin it: out of descriptors, an
+        // immediate retry fails at once again, so wait a little before accepting anew.
+        m_shared->logLine("agent-server: accept failed: " + ec.message() + "; retrying in 100 ms");
+        m_acceptRetry.expires_after(std::chrono::milliseconds(100));
+        m_acceptRetry.async_wait([self = shared_from_this()](const boost::system::error_code& waited) {
+            if (!waited && self->m_acceptor.is_open())
+                self->doAccept();
+        });
+        return;
     }
     doAccept();
 }

@@ -20,6 +20,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
 #include <cstdint>
@@ -100,6 +101,7 @@ private:
 
     boost::asio::io_context& m_io;
     boost::asio::ip::tcp::acceptor m_acceptor;
+    boost::asio::steady_timer m_acceptRetry; // back-off after a failed accept
     std::shared_ptr<AgentServerShared> m_shared;
     std::vector<std::weak_ptr<AgentSession>> m_sessions;
 };

@@ -16,6 +16,10 @@
 
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <thread>
@@ -238,6 +242,7 @@ private slots:
     void hostileClientIsDisconnected_data();
     void hostileClientIsDisconnected();
     void silentClientTimesOut();
+    void acceptFailureBacksOffAndRecovers();
     void shortJoinTokenIsRefused();
 };
 
@@ -696,6 +701,41 @@ void TestProtocol::silentClientTimesOut()
         loop.io, [&] { return peer.closedByServer; }, 3000ms));
     QCOMPARE(loop.server->stats().joinTimeouts, std::uint64_t { 1 });
     QVERIFY(loop.logMentions("did not complete the join within 200 ms"));
+}
+
+void TestProtocol::acceptFailureBacksOffAndRecovers()
+{
+    Loopback loop;
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    RawPeer peer(loop.io, loop.port); // queued in the listen backlog; not accepted until the io_context runs
+    QVERIFY(peer.socket.is_open());
+    // Out of descriptors: the lowest free descriptor number becomes the limit, so the server's accept fails (EMFILE).
+    rlimit saved {};
+    QCOMPARE(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    int lowestFree = 0;
+    while (fcntl(lowestFree, F_GETFD) != -1)
+        ++lowestFree;
+    rlimit tight = saved;
+    tight.rlim_cur = static_cast<rlim_t>(lowestFree);
+    QCOMPARE(setrlimit(RLIMIT_NOFILE, &tight), 0);
+    const bool failed = runUntil(
+        loop.io, [&] { return loop.logMentions("accept failed"); }, 2000ms);
+    const std::size_t failuresLogged = static_cast<std::size_t>(std::count_if(loop.log.begin(), loop.log.end(),
+        [](const std::string& l) { return l.find("accept failed") != std::string::npos; }));
+    // Give a spinning listener time to show itself: with the back-off, a few retries at most in 300 ms.
+    runUntil(
+        loop.io, [] { return false; }, 300ms);
+    const auto retries = static_cast<std::size_t>(std::count_if(loop.log.begin(), loop.log.end(),
+        [](const std::string& l) { return l.find("accept failed") != std::string::npos; }));
+    QCOMPARE(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    QVERIFY(failed);
+    QVERIFY(failuresLogged >= 1);
+    QVERIFY2(retries <= 5, std::to_string(retries).c_str());
+    QCOMPARE(loop.server->stats().connectionsAccepted, std::uint64_t { 0 });
+    // Descriptors again: the queued connection is accepted on a retry and a good agent joins.
+    QVERIFY(runUntil(
+        loop.io, [&] { return loop.server->stats().connectionsAccepted >= 1; }, 3000ms));
+    QVERIFY(loop.goodAgentJoins("after-emfile"));
 }
 
 void TestProtocol::shortJoinTokenIsRefused()
