@@ -121,17 +121,23 @@ std::string JsonReader::string(std::string_view key, Alphabet alphabet, std::siz
     return text;
 }
 
-std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max)
+const nlohmann::json* JsonReader::integerField(std::string_view key, const std::string& path)
 {
     const nlohmann::json* value = field(key);
-    if (!value)
-        return 0;
-    const std::string path = pathOf(key);
-    if (!value->is_number_integer()) {
+    if (value && !value->is_number_integer()) {
         fail(ErrorCode::WrongType, path,
             "field `" + path + "` must be an integer, not " + std::string(jsonTypeName(*value)));
-        return 0;
+        return nullptr;
     }
+    return value;
+}
+
+std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max)
+{
+    const std::string path = pathOf(key);
+    const nlohmann::json* value = integerField(key, path);
+    if (!value)
+        return 0;
     const std::string range = "; it must be " + std::to_string(min) + " to " + std::to_string(max);
     if (value->is_number_unsigned()) {
         const auto v = value->get<std::uint64_t>();
@@ -156,15 +162,10 @@ std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::in
 
 std::uint64_t JsonReader::unsignedInteger(std::string_view key)
 {
-    const nlohmann::json* value = field(key);
+    const std::string path = pathOf(key);
+    const nlohmann::json* value = integerField(key, path);
     if (!value)
         return 0;
-    const std::string path = pathOf(key);
-    if (!value->is_number_integer()) {
-        fail(ErrorCode::WrongType, path,
-            "field `" + path + "` must be an integer, not " + std::string(jsonTypeName(*value)));
-        return 0;
-    }
     if (!value->is_number_unsigned()) {
         fail(ErrorCode::OutOfRange, path,
             "field `" + path + "` is " + std::to_string(value->get<std::int64_t>()) + "; it must not be negative");

@@ -56,6 +56,8 @@ public:
 
 private:
     const nlohmann::json* field(std::string_view key); // nullptr when missing (and records the error)
+    // The field if it is an integer; nullptr when missing or of another type (and records the error).
+    const nlohmann::json* integerField(std::string_view key, const std::string& path);
 
     const nlohmann::json& m_object;
     std::string m_path;

@@ -61,7 +61,6 @@ public:
     // strands part of the share it counts as usable: `weight × (1 − h/n)` of it is counted as unusable too.
     // This makes CPU exhaustion a gradual cost instead of a cliff that FGD only sees once a shape no longer fits.
     void setHostLimitWeight(double weight) { m_hostLimitWeight = weight; }
-    double hostLimitWeight() const { return m_hostLimitWeight; }
     bool empty() const { return m_shapes.empty(); }
 
     // F(node) = Σ_t f_t × g_t, with g_t the free share that shape t cannot use: the share on usable devices too
