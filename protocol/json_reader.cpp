@@ -174,6 +174,54 @@ std::uint64_t JsonReader::unsignedInteger(std::string_view key)
     return value->get<std::uint64_t>();
 }
 
+bool JsonReader::boolean(std::string_view key)
+{
+    const nlohmann::json* value = field(key);
+    if (!value)
+        return false;
+    if (!value->is_boolean()) {
+        const std::string path = pathOf(key);
+        fail(ErrorCode::WrongType, path,
+            "field `" + path + "` must be true or false, not " + std::string(jsonTypeName(*value)));
+        return false;
+    }
+    return value->get<bool>();
+}
+
+bool JsonReader::has(std::string_view key)
+{
+    m_known.emplace_back(key);
+    const auto it = m_object.find(key);
+    return it != m_object.end() && !it->is_null();
+}
+
+std::vector<std::string> JsonReader::strings(
+    std::string_view key, Alphabet alphabet, std::size_t maxItems, std::size_t maxBytes)
+{
+    std::vector<std::string> out;
+    const nlohmann::json* items = array(key, maxItems);
+    if (!items)
+        return out;
+    // Each item is read through a one-field object so that its checks and messages are `string`'s own.
+    const std::string base = pathOf(key);
+    for (std::size_t i = 0; i < items->size() && ok(); ++i) {
+        const nlohmann::json wrapper = nlohmann::json::object({ { "item", (*items)[i] } });
+        std::optional<Error> itemError;
+        JsonReader itemReader(wrapper, "", itemError);
+        std::string text = itemReader.string("item", alphabet, maxBytes);
+        if (itemError) {
+            const std::string path = base + "[" + std::to_string(i) + "]";
+            std::string message = itemError->message;
+            if (const auto at = message.find("`item`"); at != std::string::npos)
+                message.replace(at, 6, "`" + path + "`");
+            fail(itemError->code, path, std::move(message));
+            break;
+        }
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
 double JsonReader::number(std::string_view key, double min, double max)
 {
     const nlohmann::json* value = field(key);

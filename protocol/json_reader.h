@@ -1,9 +1,9 @@
 #pragma once
-// Strict reading of one JSON object's fields, for the message decoders. The first problem is kept (a sticky
+// Strict reading of one JSON object's fields, for the message decoders and the core's HTTP API. The first problem is kept (a sticky
 // error) and later reads return defaults, so a decoder reads all its fields in a row and checks once at the end.
 // Every error names the field by its path from the message root.
 //
-// Thread affinity: none; a reader lives for one decode call. Internal to tidepool_protocol.
+// Thread affinity: none; a reader lives for one decode call.
 
 #include "protocol/error.h"
 
@@ -38,6 +38,7 @@ public:
     std::string string(std::string_view key, Alphabet alphabet, std::size_t maxBytes);
     std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
     std::uint64_t unsignedInteger(std::string_view key);
+    bool boolean(std::string_view key);
     double number(std::string_view key, double min, double max);
     // The bytes of a field of exactly 2 * `out.size()` hex digits.
     void hexBytes(std::string_view key, std::uint8_t* out, std::size_t size);
@@ -45,6 +46,28 @@ public:
     const nlohmann::json* optionalObject(std::string_view key);
     // A present array of at most `maxItems` items, or nullptr on error.
     const nlohmann::json* array(std::string_view key, std::size_t maxItems);
+    // Whether an optional field is present (and not null); marks it as known either way.
+    bool has(std::string_view key);
+    // A present array of at most `maxItems` strings, each checked like `string`.
+    std::vector<std::string> strings(std::string_view key, Alphabet alphabet, std::size_t maxItems, std::size_t maxBytes);
+    // Calls `read(itemReader)` for each item of a present array of at most `maxItems` objects; the item readers
+    // share this reader's error and reject unknown fields after `read` returns.
+    template <typename Read> void objects(std::string_view key, std::size_t maxItems, Read&& read)
+    {
+        const nlohmann::json* items = array(key, maxItems);
+        if (!items)
+            return;
+        for (std::size_t i = 0; i < items->size() && ok(); ++i) {
+            const std::string path = pathOf(key) + "[" + std::to_string(i) + "]";
+            if (!(*items)[i].is_object()) {
+                fail(ErrorCode::WrongType, path, "field `" + path + "` must be an object");
+                return;
+            }
+            JsonReader item = child((*items)[i], path);
+            read(item);
+            item.rejectUnknownFields();
+        }
+    }
     // Marks a field as known without reading it (`type` and `version`, read before dispatch).
     void skip(std::string_view key) { m_known.emplace_back(key); }
     // Rejects every field that no read asked for.

@@ -4,10 +4,14 @@
 // journald, a test's vector). Called on the endpoint's io_context thread; an empty sink drops the lines.
 
 #include <functional>
+#include <string>
 #include <string_view>
 
 namespace tidepool::protocol {
 
 using LogSink = std::function<void(std::string_view line)>;
+
+// Writes each line to stderr as "<UTC time> <program>: <line>", the daemons' and agents' default.
+LogSink stderrLogSink(std::string program);
 
 } // namespace tidepool::protocol

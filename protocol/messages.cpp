@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <limits>
 
 namespace tidepool::protocol {
@@ -14,7 +15,8 @@ using nlohmann::json;
 
 namespace {
 
-// The deepest message (heartbeat → samples → sample → devices → device) nests five levels.
+// The deepest messages (heartbeat → samples → sample → devices → device; workload_state → status) nest at most five
+// levels.
 constexpr int kMaxJsonDepth = 8;
 
 std::string toHex(const std::uint8_t* bytes, std::size_t size)
@@ -65,6 +67,175 @@ json toJson(const Heartbeat& m)
             { "memoryUsedMiB", s.memoryUsedMiB }, { "devices", std::move(devices) } });
     }
     return json { { "sequence", m.sequence }, { "samples", std::move(samples) } };
+}
+
+json toJson(const WorkloadStatus& w)
+{
+    json j { { "workloadId", w.workloadId }, { "state", w.state }, { "pid", w.pid }, { "exitCode", w.exitCode } };
+    if (!w.detail.empty())
+        j["detail"] = w.detail;
+    return j;
+}
+json toJson(const Inventory& m)
+{
+    json devices = json::array();
+    for (const DeviceInfo& d : m.devices)
+        devices.push_back(json { { "index", d.index }, { "kind", d.kind }, { "model", d.model },
+            { "memoryMiB", d.memoryMiB }, { "shareCapacity", d.shareCapacity } });
+    json translation = json::array();
+    for (const TranslationFactor& t : m.translation)
+        translation.push_back(json { { "fromIsa", t.fromIsa }, { "factor", t.factor } });
+    json workloads = json::array();
+    for (const WorkloadStatus& w : m.workloads)
+        workloads.push_back(toJson(w));
+    json j { { "isa", m.isa }, { "cpuFeatures", m.cpuFeatures }, { "cpuMillis", m.cpuMillis },
+        { "memoryMiB", m.memoryMiB }, { "numaNodes", m.numaNodes }, { "devices", std::move(devices) },
+        { "translation", std::move(translation) }, { "workloads", std::move(workloads) } };
+    if (!m.cpuModel.empty())
+        j["cpuModel"] = m.cpuModel;
+    return j;
+}
+json toJson(const WorkloadUpdate& m)
+{
+    return json { { "status", toJson(m.status) } };
+}
+json toJson(const PoolConfig& m)
+{
+    json pools = json::array();
+    for (const PoolLimits& p : m.pools)
+        pools.push_back(json { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB },
+            { "ioWeight", p.ioWeight } });
+    return json { { "pools", std::move(pools) } };
+}
+json toJson(const Launch& m)
+{
+    return json { { "workloadId", m.workloadId }, { "name", m.name }, { "pool", m.pool }, { "argv", m.argv },
+        { "env", m.env }, { "cpuMillis", m.cpuMillis }, { "memoryMiB", m.memoryMiB }, { "devices", m.devices } };
+}
+json toJson(const Stop& m)
+{
+    return json { { "workloadId", m.workloadId }, { "graceMs", m.graceMs } };
+}
+
+// Optional text: absent reads as empty; present, it must be 1 to `maxBytes` bytes like any other string.
+std::string optionalText(JsonReader& r, std::string_view key, detail::Alphabet alphabet, std::size_t maxBytes)
+{
+    if (!r.has(key))
+        return {};
+    return r.string(key, alphabet, maxBytes);
+}
+
+WorkloadStatus readWorkloadStatus(JsonReader& r)
+{
+    WorkloadStatus w;
+    w.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    w.state = r.string("state", Alphabet::Name, kMaxTokenBytes);
+    if (r.ok() && !isWorkloadState(w.state))
+        r.fail(ErrorCode::OutOfRange, r.pathOf("state"),
+            "field `" + r.pathOf("state")
+                + "` names no workload state; use running, exited, killed, oom_killed, failed, stopped or lost");
+    w.pid = static_cast<std::int32_t>(r.integer("pid", 0, std::numeric_limits<std::int32_t>::max()));
+    w.exitCode = static_cast<std::int32_t>(r.integer("exitCode", -255, 255));
+    w.detail = optionalText(r, "detail", Alphabet::Text, kMaxTextBytes);
+    return w;
+}
+
+Inventory readInventory(JsonReader& r)
+{
+    Inventory m;
+    m.isa = r.string("isa", Alphabet::Name, kMaxTokenBytes);
+    m.cpuModel = optionalText(r, "cpuModel", Alphabet::Text, kMaxTextBytes);
+    m.cpuFeatures = r.strings("cpuFeatures", Alphabet::Name, kMaxCpuFeatures, kMaxTokenBytes);
+    m.cpuMillis = r.integer("cpuMillis", 1, kMaxCpuMillis);
+    m.memoryMiB = r.integer("memoryMiB", 1, kMaxMemoryMiB);
+    m.numaNodes = static_cast<std::int32_t>(r.integer("numaNodes", 1, 1024));
+    r.objects("devices", static_cast<std::size_t>(kMaxAccelerators), [&](JsonReader& d) {
+        DeviceInfo device;
+        device.index = static_cast<std::int32_t>(d.integer("index", 0, kMaxAccelerators - 1));
+        device.kind = d.string("kind", Alphabet::Name, kMaxTokenBytes);
+        if (d.ok() && device.kind != "gpu" && device.kind != "npu" && device.kind != "fpga")
+            d.fail(ErrorCode::OutOfRange, d.pathOf("kind"), "field `" + d.pathOf("kind") + "` must be gpu, npu or fpga");
+        device.model = d.string("model", Alphabet::Name, kMaxTokenBytes);
+        device.memoryMiB = d.integer("memoryMiB", 0, kMaxMemoryMiB);
+        device.shareCapacity = static_cast<std::int32_t>(d.integer("shareCapacity", 1, 1'000'000));
+        m.devices.push_back(std::move(device));
+    });
+    r.objects("translation", 16, [&](JsonReader& t) {
+        TranslationFactor factor;
+        factor.fromIsa = t.string("fromIsa", Alphabet::Name, kMaxTokenBytes);
+        factor.factor = t.number("factor", 1.0, 1000.0);
+        m.translation.push_back(std::move(factor));
+    });
+    r.objects("workloads", kMaxWorkloadsPerNode,
+        [&](JsonReader& w) { m.workloads.push_back(readWorkloadStatus(w)); });
+    return m;
+}
+
+WorkloadUpdate readWorkloadUpdate(JsonReader& r)
+{
+    WorkloadUpdate m;
+    if (const json* status = r.optionalObject("status")) {
+        JsonReader sr = r.child(*status, r.pathOf("status"));
+        m.status = readWorkloadStatus(sr);
+        sr.rejectUnknownFields();
+    } else if (r.ok()) {
+        r.fail(ErrorCode::MissingField, "status", "field `status` is missing");
+    }
+    return m;
+}
+
+PoolConfig readPoolConfig(JsonReader& r)
+{
+    PoolConfig m;
+    r.objects("pools", kMaxPoolsPerNode, [&](JsonReader& p) {
+        PoolLimits limits;
+        limits.name = p.string("name", Alphabet::Name, kMaxTokenBytes);
+        limits.cpuMillis = p.integer("cpuMillis", 1, kMaxCpuMillis);
+        limits.memoryMiB = p.integer("memoryMiB", 1, kMaxMemoryMiB);
+        limits.ioWeight = static_cast<std::int32_t>(p.integer("ioWeight", 1, 10'000));
+        m.pools.push_back(std::move(limits));
+    });
+    return m;
+}
+
+Launch readLaunch(JsonReader& r)
+{
+    Launch m;
+    m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    m.name = r.string("name", Alphabet::Name, kMaxNameBytes);
+    m.pool = r.string("pool", Alphabet::Name, kMaxTokenBytes);
+    m.argv = r.strings("argv", Alphabet::Text, kMaxArgs, kMaxTextBytes);
+    m.env = r.strings("env", Alphabet::Text, kMaxEnv, kMaxTextBytes);
+    for (std::size_t i = 0; i < m.env.size() && r.ok(); ++i) {
+        const auto eq = m.env[i].find('=');
+        if (eq == 0 || eq == std::string::npos) {
+            const std::string path = r.pathOf("env") + "[" + std::to_string(i) + "]";
+            r.fail(ErrorCode::BadName, path, "field `" + path + "` must read NAME=value");
+        }
+    }
+    m.cpuMillis = r.integer("cpuMillis", 0, kMaxCpuMillis);
+    m.memoryMiB = r.integer("memoryMiB", 0, kMaxMemoryMiB);
+    if (const json* devices = r.array("devices", static_cast<std::size_t>(kMaxAccelerators))) {
+        for (std::size_t i = 0; i < devices->size() && r.ok(); ++i) {
+            const json& d = (*devices)[i];
+            if (!d.is_number_integer() || d.get<std::int64_t>() < 0 || d.get<std::int64_t>() >= kMaxAccelerators) {
+                const std::string path = r.pathOf("devices") + "[" + std::to_string(i) + "]";
+                r.fail(ErrorCode::OutOfRange, path,
+                    "field `" + path + "` must be a device index 0 to " + std::to_string(kMaxAccelerators - 1));
+                break;
+            }
+            m.devices.push_back(static_cast<std::int32_t>(d.get<std::int64_t>()));
+        }
+    }
+    return m;
+}
+
+Stop readStop(JsonReader& r)
+{
+    Stop m;
+    m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    m.graceMs = static_cast<std::int32_t>(r.integer("graceMs", 0, 3'600'000));
+    return m;
 }
 
 Hello readHello(JsonReader& r)
@@ -185,6 +356,16 @@ Expected<Message> decodeObject(const json& root)
         message = readReject(r);
     else if (type == "heartbeat")
         message = readHeartbeat(r);
+    else if (type == "inventory")
+        message = readInventory(r);
+    else if (type == "workload_state")
+        message = readWorkloadUpdate(r);
+    else if (type == "pools")
+        message = readPoolConfig(r);
+    else if (type == "launch")
+        message = readLaunch(r);
+    else if (type == "stop")
+        message = readStop(r);
     else
         return makeError(
             ErrorCode::UnknownType, "type", "field `type` names no message of protocol version 1: \"" + type + "\"");
@@ -198,9 +379,15 @@ Expected<Message> decodeObject(const json& root)
 
 std::string_view typeName(const Message& message)
 {
-    static constexpr std::string_view kNames[] = { "hello", "challenge", "auth", "welcome", "reject", "heartbeat" };
+    static constexpr std::string_view kNames[] = { "hello", "challenge", "auth", "welcome", "reject", "heartbeat",
+        "inventory", "workload_state", "pools", "launch", "stop" };
     static_assert(std::size(kNames) == std::variant_size_v<Message>);
     return kNames[message.index()];
+}
+
+bool isWorkloadState(std::string_view state)
+{
+    return std::find(std::begin(kWorkloadStates), std::end(kWorkloadStates), state) != std::end(kWorkloadStates);
 }
 
 std::string encodeMessage(const Message& message)
@@ -222,8 +409,11 @@ Expected<Message> decodeMessage(std::string_view payload)
         if (!root.is_object())
             return makeError(ErrorCode::MalformedJson, {}, "the payload is not a JSON object");
         return decodeObject(root);
+    } catch (const json::parse_error& e) {
+        // Only the position: nlohmann's own message quotes the last token read, which is the peer's text and
+        // may be a megabyte of it, or invalid UTF-8.
+        return makeError(ErrorCode::MalformedJson, {}, "malformed JSON at byte " + std::to_string(e.byte));
     } catch (const json::exception& e) {
-        // nlohmann's messages name the byte offset of a syntax error and never echo the input.
         return makeError(ErrorCode::MalformedJson, {}, std::string("malformed JSON: ") + e.what());
     } catch (const std::exception& e) {
         return makeError(ErrorCode::MalformedJson, {}, std::string("cannot decode the payload: ") + e.what());

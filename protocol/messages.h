@@ -34,6 +34,12 @@ inline constexpr std::int64_t kMaxCpuMillis = std::int64_t { 1 } << 30;
 inline constexpr std::int32_t kMaxAccelerators = 1024;
 inline constexpr std::int32_t kMinHeartbeatIntervalMs = 10;
 inline constexpr std::int32_t kMaxHeartbeatIntervalMs = 3'600'000;
+inline constexpr std::size_t kMaxWorkloadsPerNode = 4096; // launched and finished records an inventory carries
+inline constexpr std::size_t kMaxPoolsPerNode = 256;
+inline constexpr std::size_t kMaxArgs = 256; // argv items of a launch, each at most kMaxTextBytes
+inline constexpr std::size_t kMaxEnv = 256; // environment entries "NAME=value" of a launch
+inline constexpr std::size_t kMaxCpuFeatures = 512;
+inline constexpr std::int64_t kMaxWorkloadId = std::int64_t { 1 } << 53; // exact in every JSON implementation
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
 
@@ -104,7 +110,100 @@ struct Heartbeat {
     bool operator==(const Heartbeat&) const = default;
 };
 
-using Message = std::variant<Hello, Challenge, Auth, Welcome, Reject, Heartbeat>;
+// One accelerator of the node, as the agent discovered it (NVML, the inventory file or a probe command).
+struct DeviceInfo {
+    std::int32_t index = 0; // the device's index on its node, 0..n-1 in order
+    std::string kind; // "gpu", "npu" or "fpga"
+    std::string model; // a name: "A100-SXM4-80GB", "V100M32"
+    std::int64_t memoryMiB = 0;
+    std::int32_t shareCapacity = 0; // milli-GPUs (1000 per GPU), NPU cores or FPGA time-slice slots
+    bool operator==(const DeviceInfo&) const = default;
+};
+
+// A translation slowdown the agent measured: binaries of `fromIsa` run here through qemu-user `factor` times slower.
+struct TranslationFactor {
+    std::string fromIsa;
+    double factor = 1.0; // 1..1000
+    bool operator==(const TranslationFactor&) const = default;
+};
+
+// What a workload the agent holds is doing. `state` is one of `kWorkloadStates`.
+struct WorkloadStatus {
+    std::int64_t workloadId = 0;
+    std::string state;
+    std::int32_t pid = 0; // 0 when there is no process (failed to start, or not known)
+    std::int32_t exitCode = 0; // the exit status for "exited", the signal for "killed"
+    std::string detail; // why, in words; may be empty
+    bool operator==(const WorkloadStatus&) const = default;
+};
+// running: started (and still running); exited: ended on its own with `exitCode`; killed: ended by signal
+// `exitCode`; oom_killed: killed because its pool ran out of memory; failed: could not start (`detail` says why);
+// stopped: ended because the core asked; lost: the agent had launched it and can find neither it nor its end.
+inline constexpr std::string_view kWorkloadStates[]
+    = { "running", "exited", "killed", "oom_killed", "failed", "stopped", "lost" };
+
+// Agent → core, right after `welcome` (and so again after every reconnect): the full node, the measured
+// translation factors, and every workload the agent holds, running or finished since it last joined. The core
+// reconciles its placements with `workloads`.
+struct Inventory {
+    std::string isa;
+    std::string cpuModel; // printable text; may be empty
+    std::vector<std::string> cpuFeatures; // names
+    std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
+    std::int32_t numaNodes = 1;
+    std::vector<DeviceInfo> devices;
+    std::vector<TranslationFactor> translation;
+    std::vector<WorkloadStatus> workloads;
+    bool operator==(const Inventory&) const = default;
+};
+
+// Agent → core: one workload changed state (and the answer to a `launch`: "running" or "failed").
+struct WorkloadUpdate {
+    WorkloadStatus status;
+    bool operator==(const WorkloadUpdate&) const = default;
+};
+
+// The limits of one pool's cgroup on this node.
+struct PoolLimits {
+    std::string name;
+    std::int64_t cpuMillis = 0; // CPU quota: 500 = half a core
+    std::int64_t memoryMiB = 0; // memory limit
+    std::int32_t ioWeight = 100; // 1..10000, as cgroup v2's io.weight
+    bool operator==(const PoolLimits&) const = default;
+};
+
+// Core → agent: the pools this node carves out, all of them. Pools missing from the list may be removed once empty.
+struct PoolConfig {
+    std::vector<PoolLimits> pools;
+    bool operator==(const PoolConfig&) const = default;
+};
+
+// Core → agent: start a workload. For an id it already holds the agent starts nothing and answers with that
+// workload's current state, so a launch sent twice (a reconnect racing the first) never starts it twice.
+struct Launch {
+    std::int64_t workloadId = 0;
+    std::string name; // a name, for logs and the process title
+    std::string pool; // a pool of the last `pools` message
+    std::vector<std::string> argv; // the program and its arguments, no shell; empty = hold the resources only
+    std::vector<std::string> env; // "NAME=value" entries added to the agent's minimal environment
+    std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
+    std::vector<std::int32_t> devices; // device indexes granted (whole or shared)
+    bool operator==(const Launch&) const = default;
+};
+
+// Core → agent: stop a workload (SIGTERM, then SIGKILL after `graceMs`).
+struct Stop {
+    std::int64_t workloadId = 0;
+    std::int32_t graceMs = 10'000;
+    bool operator==(const Stop&) const = default;
+};
+
+using Message
+    = std::variant<Hello, Challenge, Auth, Welcome, Reject, Heartbeat, Inventory, WorkloadUpdate, PoolConfig, Launch, Stop>;
+
+bool isWorkloadState(std::string_view state);
 
 // The `type` value of each message.
 std::string_view typeName(const Message& message);

@@ -4,12 +4,15 @@ TIDEPOOL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TIDEPOOL_BUILD=${TIDEPOOL_BUILD:-$TIDEPOOL_ROOT/build}
 TIDEPOOL_DATA=${TIDEPOOL_DATA:-$(cd "$TIDEPOOL_ROOT/.." && pwd)/shared/data}
 
-# Debian packages the build and the tests need. One list, so that build and CI agree.
+# Debian packages the build and the tests need. One list, so that build and CI agree. qemu-user and the cross compilers
+# build and run isabench for the cross-ISA slowdown (agents/crossisa); clang and libFuzzer build scripts/fuzz.
 TIDEPOOL_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev
   libexpected-dev nlohmann-json3-dev
   libboost-dev libssl-dev
+  qemu-user-static gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  clang-14 libfuzzer-14-dev
 )
 
 # Installs whichever of TIDEPOOL_PACKAGES is missing (as root, or through sudo when there is one).

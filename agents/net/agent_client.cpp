@@ -140,6 +140,11 @@ void AgentClient::handleFrame(const std::string& payload)
         logLine("agent: joined the core, session " + welcome->sessionId);
         if (m_events.welcomed)
             m_events.welcomed(*welcome);
+    } else if (m_state == State::Joined
+        && (std::holds_alternative<protocol::PoolConfig>(*message) || std::holds_alternative<protocol::Launch>(*message)
+            || std::holds_alternative<protocol::Stop>(*message))) {
+        if (m_events.command)
+            m_events.command(*message);
     } else {
         close("unexpected `" + std::string(protocol::typeName(*message))
             + "` from the core at this point of the session");
@@ -151,6 +156,13 @@ bool AgentClient::sendHeartbeat(const protocol::Heartbeat& heartbeat)
     if (m_state != State::Joined)
         return false;
     return send(heartbeat);
+}
+
+bool AgentClient::sendJoined(const protocol::Message& message)
+{
+    if (m_state != State::Joined)
+        return false;
+    return send(message);
 }
 
 bool AgentClient::send(const protocol::Message& message)

@@ -1,7 +1,8 @@
 #pragma once
 // The agent's side of the protocol: connects out to the core (NAT-friendly), joins (hello → challenge → auth →
-// welcome) and then sends heartbeats. A `reject`, a bad frame or an invalid message from the core closes the
-// connection with a logged reason. Reconnecting with back-off is the owner's job (not yet written).
+// welcome), then sends its inventory, heartbeats and workload updates and receives the core's commands. A `reject`,
+// a bad frame or an invalid message from the core closes the connection with a logged reason. Reconnecting with
+// back-off is the owner's job (`AgentConnection`).
 //
 // Thread affinity: one io_context thread; `start`, `sendHeartbeat`, `close`, the accessors and the events are used
 // and called there. Ownership: `create` returns a shared pointer; pending handlers keep the client alive.
@@ -39,6 +40,8 @@ struct AgentClientEvents {
     std::function<void(const protocol::Welcome&)> welcomed;
     std::function<void(const std::string& reason)> rejected;
     std::function<void(const std::string& reason)> closed; // after any close, rejections included
+    // A command from the core once joined: `PoolConfig`, `Launch` or `Stop`.
+    std::function<void(const protocol::Message&)> command;
 };
 
 class AgentClient : public std::enable_shared_from_this<AgentClient> {
@@ -60,6 +63,8 @@ public:
     void start();
     // Queues a heartbeat; false (and nothing sent) unless joined, or when the write queue is full.
     bool sendHeartbeat(const protocol::Heartbeat& heartbeat);
+    // Queues any agent → core message once joined (inventory, workload updates); false as for heartbeats.
+    bool sendJoined(const protocol::Message& message);
     void close(const std::string& reason);
 
     State state() const { return m_state; }

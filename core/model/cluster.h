@@ -40,6 +40,8 @@ public:
     Node& mutableNode(NodeId id) { return m_nodes[static_cast<std::size_t>(id)]; }
     const std::vector<Pool>& pools() const { return m_pools; }
     const Pool& pool(PoolId id) const { return m_pools[static_cast<std::size_t>(id)]; }
+    // For changing a pool's quotas, tier or business line; its usage is kept by `bind`/`unbind`.
+    Pool& mutablePool(PoolId id) { return m_pools[static_cast<std::size_t>(id)]; }
 
     // Workloads known to the cluster, placed or not.
     Expected<void> addWorkload(Workload workload);

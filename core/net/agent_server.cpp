@@ -16,7 +16,7 @@ std::shared_ptr<AgentServer> AgentServer::create(
 {
     protocol::JoinVerifier verifier(config.joinToken);
     auto shared = std::make_shared<AgentServerShared>(
-        AgentServerShared { std::move(config), std::move(verifier), std::move(events), std::move(log), {} });
+        AgentServerShared { std::move(config), std::move(verifier), std::move(events), std::move(log), {}, {} });
     return std::make_shared<AgentServer>(io, std::move(shared));
 }
 
@@ -81,6 +81,30 @@ std::size_t AgentServer::connectionCount() const
         const auto session = weak.lock();
         return session && !session->closed();
     }));
+}
+
+bool AgentServer::send(const std::string& sessionId, const protocol::Message& message)
+{
+    const auto it = m_shared->joined.find(sessionId);
+    if (it == m_shared->joined.end())
+        return false;
+    const auto session = it->second.lock();
+    if (!session || session->closed())
+        return false;
+    session->send(message);
+    return !session->closed();
+}
+
+bool AgentServer::disconnect(const std::string& sessionId, const std::string& reason)
+{
+    const auto it = m_shared->joined.find(sessionId);
+    if (it == m_shared->joined.end())
+        return false;
+    const auto session = it->second.lock();
+    if (!session)
+        return false;
+    session->close(reason);
+    return true;
 }
 
 void AgentServer::doAccept()

@@ -1,6 +1,7 @@
 #pragma once
 // The core's side of the agent protocol: a TCP listener that runs the join handshake with each agent
-// (hello → challenge → auth → welcome or reject) and then receives its heartbeats.
+// (hello → challenge → auth → welcome or reject), then receives its inventory, heartbeats and workload updates and
+// sends it commands (pools, launch, stop) by session id.
 //
 // Every frame is decoded and validated before use. An oversized or empty frame, malformed JSON, an invalid message,
 // or a message out of order closes that connection with a logged reason and reaches no event: nothing of the
@@ -26,6 +27,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -38,7 +40,7 @@ struct AgentServerConfig {
     std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
     std::int32_t heartbeatIntervalMs = 5000; // told to agents in `welcome`
     std::chrono::milliseconds joinTimeout { 10'000 }; // from accept to welcome; then the connection is closed
-    std::size_t maxQueuedFrames = 64; // per connection; a peer that does not read is disconnected past this
+    std::size_t maxQueuedFrames = 4096; // per connection; a peer that does not read is disconnected past this
 };
 
 // Counters for operators and tests. Read on the server's thread.
@@ -49,6 +51,8 @@ struct AgentServerStats {
     std::uint64_t badFrames = 0; // bad length, malformed JSON, invalid or out-of-order message
     std::uint64_t joinTimeouts = 0;
     std::uint64_t heartbeats = 0;
+    std::uint64_t framesSent = 0;
+    std::uint64_t framesReceived = 0;
 };
 
 struct JoinedAgent {
@@ -61,6 +65,8 @@ struct JoinedAgent {
 struct AgentServerEvents {
     std::function<void(const JoinedAgent&)> joined;
     std::function<void(const std::string& sessionId, const protocol::Heartbeat&)> heartbeat;
+    std::function<void(const std::string& sessionId, const protocol::Inventory&)> inventory;
+    std::function<void(const std::string& sessionId, const protocol::WorkloadStatus&)> workloadUpdate;
     std::function<void(const std::string& sessionId, const std::string& reason)> left;
 };
 
@@ -71,6 +77,7 @@ struct AgentServerShared {
     AgentServerEvents events;
     protocol::LogSink log;
     AgentServerStats stats;
+    std::unordered_map<std::string, std::weak_ptr<AgentSession>> joined; // by session id
 
     void logLine(const std::string& line) const
     {
@@ -92,6 +99,10 @@ public:
     const AgentServerStats& stats() const { return m_shared->stats; }
     // Connections currently open (joined or still joining).
     std::size_t connectionCount() const;
+    // Queues `message` to the joined agent of `sessionId`; false when that session is gone.
+    bool send(const std::string& sessionId, const protocol::Message& message);
+    // Closes the session's connection with a logged reason (its `left` event follows); false when it is gone.
+    bool disconnect(const std::string& sessionId, const std::string& reason);
 
     AgentServer(boost::asio::io_context& io, std::shared_ptr<AgentServerShared> shared); // use `create`
 

@@ -81,6 +81,7 @@ void AgentSession::onRead(const boost::system::error_code& ec, std::size_t bytes
 
 void AgentSession::handleFrame(const std::string& payload)
 {
+    ++m_shared->stats.framesReceived;
     auto message = protocol::decodeMessage(payload);
     if (!message) {
         badFrame("invalid message: " + message.error().message);
@@ -92,6 +93,15 @@ void AgentSession::handleFrame(const std::string& payload)
         onAuth(*auth);
     else if (const auto* heartbeat = std::get_if<protocol::Heartbeat>(&*message); heartbeat && m_state == State::Joined)
         onHeartbeat(*heartbeat);
+    else if (const auto* inventory = std::get_if<protocol::Inventory>(&*message);
+             inventory && m_state == State::Joined) {
+        if (m_shared->events.inventory)
+            m_shared->events.inventory(m_sessionId, *inventory);
+    } else if (const auto* update = std::get_if<protocol::WorkloadUpdate>(&*message);
+               update && m_state == State::Joined) {
+        if (m_shared->events.workloadUpdate)
+            m_shared->events.workloadUpdate(m_sessionId, update->status);
+    }
     else
         badFrame("unexpected `" + std::string(protocol::typeName(*message)) + "` message at this point of the session");
 }
@@ -130,6 +140,7 @@ void AgentSession::onAuth(const protocol::Auth& auth)
     m_joinTimer.cancel();
     ++m_shared->stats.agentsJoined;
     m_shared->logLine("agent-server: " + describe() + ": joined, session " + m_sessionId);
+    m_shared->joined[m_sessionId] = weak_from_this();
     send(protocol::Welcome { m_sessionId, m_shared->config.heartbeatIntervalMs });
     if (m_shared->events.joined)
         m_shared->events.joined(JoinedAgent { m_sessionId, m_remote, *m_hello });
@@ -170,6 +181,7 @@ void AgentSession::send(const protocol::Message& message)
         return;
     }
     m_writeQueue.push_back(std::move(*frame));
+    ++m_shared->stats.framesSent;
     if (!m_writing)
         doWrite();
 }
@@ -220,8 +232,11 @@ void AgentSession::close(const std::string& reason)
     m_socket.close(ignored);
     m_writeQueue.clear();
     m_pending.reset();
-    if (wasJoined && m_shared->events.left)
-        m_shared->events.left(m_sessionId, reason);
+    if (wasJoined) {
+        m_shared->joined.erase(m_sessionId);
+        if (m_shared->events.left)
+            m_shared->events.left(m_sessionId, reason);
+    }
 }
 
 } // namespace tidepool::net

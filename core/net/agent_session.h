@@ -22,6 +22,8 @@ public:
     // Closes the connection now, logging `reason`. Idempotent.
     void close(const std::string& reason);
     bool closed() const { return m_state == State::Closed; }
+    // Queues one message; a full queue closes the connection (the peer does not read).
+    void send(const protocol::Message& message);
 
 private:
     enum class State : std::uint8_t { Invalid = 0, AwaitingHello, AwaitingAuth, Joined, Rejecting, Closed };
@@ -35,7 +37,6 @@ private:
     void badFrame(const std::string& reason);
     void onJoinTimeout(const boost::system::error_code& ec);
 
-    void send(const protocol::Message& message);
     void closeAfterWrites(const std::string& reason);
     void doWrite();
     void onWrite(const boost::system::error_code& ec, std::size_t bytes);

@@ -92,6 +92,20 @@ std::vector<protocol::Message> sampleMessages()
         sampleHeartbeat(42),
         protocol::Heartbeat { 0, {} },
         protocol::Heartbeat { std::numeric_limits<std::uint64_t>::max(), {} },
+        protocol::Inventory { "aarch64", "Neoverse-N1", { "asimd", "fp" }, 64'000, 262'144, 2,
+            { protocol::DeviceInfo { 0, "gpu", "A100-SXM4-80GB", 81'920, 1000 },
+                protocol::DeviceInfo { 1, "fpga", "Alveo-U250", 65'536, 8 } },
+            { protocol::TranslationFactor { "x86_64", 4.25 } },
+            { protocol::WorkloadStatus { 7, "running", 4242, 0, {} },
+                protocol::WorkloadStatus { 8, "oom_killed", 0, 9, "memory limit 64 MiB" } } },
+        protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {} },
+        protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "exited", 17, 3, {} } },
+        protocol::PoolConfig { { protocol::PoolLimits { "default", 4000, 8192, 100 },
+            protocol::PoolLimits { "batch", 500, 64, 10 } } },
+        protocol::Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print('hi there')" },
+            { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 } },
+        protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {} },
+        protocol::Stop { 9, 0 },
     };
 }
 
@@ -438,6 +452,32 @@ void TestProtocol::validationErrorsNameTheField_data()
         C::OutOfRange);
     row("device unknown field", "heartbeat", "/samples/0/devices/0/temperature", "80",
         "samples[0].devices[0].temperature", C::UnknownField);
+    row("inventory isa missing", "inventory", "/isa", "", "isa", C::MissingField);
+    row("inventory cpuFeatures item with a space", "inventory", "/cpuFeatures/1", "\"a b\"", "cpuFeatures[1]",
+        C::BadName);
+    row("inventory device kind unknown", "inventory", "/devices/1/kind", "\"tpu\"", "devices[1].kind", C::OutOfRange);
+    row("inventory device shareCapacity zero", "inventory", "/devices/0/shareCapacity", "0", "devices[0].shareCapacity",
+        C::OutOfRange);
+    row("inventory translation factor below 1", "inventory", "/translation/0/factor", "0.5", "translation[0].factor",
+        C::OutOfRange);
+    row("inventory workload state unknown", "inventory", "/workloads/0/state", "\"zombie\"", "workloads[0].state",
+        C::OutOfRange);
+    row("inventory workload id zero", "inventory", "/workloads/1/workloadId", "0", "workloads[1].workloadId",
+        C::OutOfRange);
+    row("inventory workload unknown field", "inventory", "/workloads/0/rss", "1", "workloads[0].rss", C::UnknownField);
+    row("workload_state status missing", "workload_state", "/status", "", "status", C::MissingField);
+    row("workload_state exitCode 300", "workload_state", "/status/exitCode", "300", "status.exitCode", C::OutOfRange);
+    row("pools name with a slash", "pools", "/pools/1/name", "\"../etc\"", "pools[1].name", C::BadName);
+    row("pools cpuMillis zero", "pools", "/pools/0/cpuMillis", "0", "pools[0].cpuMillis", C::OutOfRange);
+    row("pools ioWeight 0", "pools", "/pools/0/ioWeight", "0", "pools[0].ioWeight", C::OutOfRange);
+    row("launch argv item empty", "launch", "/argv/1", "\"\"", "argv[1]", C::OutOfRange);
+    row("launch argv item a number", "launch", "/argv/0", "3", "argv[0]", C::WrongType);
+    row("launch env without =", "launch", "/env/0", "\"PATH\"", "env[0]", C::BadName);
+    row("launch env starting with =", "launch", "/env/1", "\"=x\"", "env[1]", C::BadName);
+    row("launch device index negative", "launch", "/devices/1", "-1", "devices[1]", C::OutOfRange);
+    row("launch pool missing", "launch", "/pool", "", "pool", C::MissingField);
+    row("launch workloadId beyond 2^53", "launch", "/workloadId", "9007199254740993", "workloadId", C::OutOfRange);
+    row("stop graceMs negative", "stop", "/graceMs", "-5", "graceMs", C::OutOfRange);
     QByteArray manySamples = "[";
     for (int i = 0; i <= 1024; ++i)
         manySamples += (i ? ",{}" : "{}");
@@ -502,6 +542,17 @@ void TestProtocol::hostileNameIsNotEchoed()
     QCOMPARE(decoded.error().field, std::string("nodeName"));
     QVERIFY2(decoded.error().message.size() < 200, "a hostile value must not be copied into the error");
     QVERIFY(decoded.error().message.find("100000") != std::string::npos);
+
+    // A syntax error inside a huge or non-UTF-8 string: the parser's message would quote the token (found by the
+    // fuzzer); only the position may come back.
+    const std::string unterminated = R"({"version":1,"type":"hello","nodeName":")" + std::string(1'000'000, 'A') + '\x01';
+    const auto broken = protocol::decodeMessage(unterminated);
+    QVERIFY(!broken);
+    QCOMPARE(int(broken.error().code), int(protocol::ErrorCode::MalformedJson));
+    QVERIFY2(broken.error().message.size() < 100, broken.error().message.substr(0, 200).c_str());
+    const auto badUtf8 = protocol::decodeMessage("{\"a\":\"\xff\xfe\"");
+    QVERIFY(!badUtf8);
+    QVERIFY(badUtf8.error().message.find('\xff') == std::string::npos);
 }
 
 void TestProtocol::hmacSha256KnownAnswers_data()

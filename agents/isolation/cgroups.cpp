@@ -1,0 +1,314 @@
+#include "agents/isolation/cgroups.h"
+
+#include "agents/isolation/sysfs.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <system_error>
+
+namespace tidepool::agent {
+
+namespace {
+
+bool nameCharOk(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
+        || c == '-';
+}
+
+std::string workloadDirName(std::string_view workloadId)
+{
+    return "wl-" + std::string(workloadId);
+}
+
+// cgroup v2 only lets a cgroup's children use a controller that its cgroup.subtree_control enables; a non-root cgroup
+// that has processes of its own cannot enable any (the "no internal processes" rule, EBUSY).
+IsolationExpected<void> enableControllers(const std::filesystem::path& dir, const std::vector<std::string>& wanted)
+{
+    const auto file = dir / "cgroup.subtree_control";
+    auto current = sysfs::readFile(file);
+    if (!current)
+        return tl::unexpected(current.error());
+    for (const auto& controller : wanted) {
+        // subtree_control lists names separated by spaces; look for a whole word.
+        const std::string text = " " + *current + " ";
+        if (text.find(" " + controller + " ") != std::string::npos
+            || text.find(" " + controller + "\n") != std::string::npos)
+            continue;
+        if (auto written = sysfs::writeFile(file, "+" + controller); !written)
+            return written;
+    }
+    return {};
+}
+
+std::optional<std::uint64_t> parseNumber(std::string_view text)
+{
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' '))
+        text.remove_suffix(1);
+    std::uint64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return std::nullopt;
+    return value;
+}
+
+IsolationExpected<std::uint64_t> readNumber(const std::filesystem::path& file)
+{
+    auto text = sysfs::readFile(file);
+    if (!text)
+        return tl::unexpected(text.error());
+    if (const auto value = parseNumber(*text))
+        return *value;
+    return makeIsolationError(IsolationErrorCode::BadRecord, file.string(), "no number in " + file.string());
+}
+
+} // namespace
+
+PoolCgroups::PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes)
+    : m_layout(std::move(layout))
+    , m_base(std::move(base))
+    , m_notes(std::move(notes))
+{
+}
+
+IsolationExpected<void> PoolCgroups::checkName(std::string_view field, std::string_view name)
+{
+    const auto bad = [&](const std::string& why) {
+        return makeIsolationError(IsolationErrorCode::BadName, std::string(field),
+            std::string(field) + " \"" + sysfs::quoted(name) + "\" " + why);
+    };
+    if (name.empty())
+        return bad("is empty");
+    if (name.size() > kMaxNameLength)
+        return bad("is longer than " + std::to_string(kMaxNameLength) + " characters");
+    if (name == "." || name == "..")
+        return bad("may not be \".\" or \"..\"");
+    for (const char c : name)
+        if (!nameCharOk(c))
+            return bad("may contain only A-Z a-z 0-9 . _ - (found '" + sysfs::quoted(std::string_view(&c, 1)) + "')");
+    return {};
+}
+
+IsolationExpected<PoolCgroups> PoolCgroups::create(CgroupLayout layout, std::string baseName)
+{
+    if (auto ok = checkName("cgroup base name", baseName); !ok)
+        return tl::unexpected(ok.error());
+    if (layout.version == CgroupVersion::Invalid || layout.parents.cpu.empty() || layout.parents.memory.empty())
+        return makeIsolationError(IsolationErrorCode::NoCgroups, "", "no cgroup layout with cpu and memory");
+    std::vector<std::string> notes = layout.notes;
+
+    if (layout.version == CgroupVersion::V1) {
+        const CgroupPaths base = layout.parents.child(baseName);
+        for (const auto& dir : base.distinct())
+            if (auto made = sysfs::makeDirectory(dir); !made)
+                return tl::unexpected(made.error());
+        // Old kernels default memory.use_hierarchy to 0, which would leave the workloads' memory outside their pool's
+        // limit; since 5.x it is always 1.
+        const auto useHierarchy = base.memory / "memory.use_hierarchy";
+        if (const auto value = readNumber(useHierarchy); value && *value == 0)
+            if (auto written = sysfs::writeFile(useHierarchy, "1"); !written)
+                return tl::unexpected(written.error());
+        return PoolCgroups(std::move(layout), base, std::move(notes));
+    }
+
+    // cgroup v2: the base needs cpu and memory (and io when offered) enabled in its parent and for its own children.
+    const auto prepare = [&baseName](const CgroupPaths& parents) -> IsolationExpected<void> {
+        std::vector<std::string> wanted { "cpu", "memory" };
+        if (!parents.io.empty())
+            wanted.emplace_back("io");
+        if (auto ok = enableControllers(parents.memory, wanted); !ok)
+            return ok;
+        const auto dir = parents.memory / baseName;
+        auto made = sysfs::makeDirectory(dir);
+        if (!made)
+            return tl::unexpected(made.error());
+        auto ok = enableControllers(dir, wanted);
+        if (!ok && *made)
+            (void)sysfs::removeDirectory(dir);
+        return ok;
+    };
+    auto prepared = prepare(layout.parents);
+    if (!prepared && layout.parents.memory != layout.roots.memory) {
+        notes.push_back("cgroup v2: the agent's own cgroup cannot delegate controllers (" + prepared.error().message
+            + "); using the root " + layout.roots.memory.string());
+        layout.parents = layout.roots;
+        prepared = prepare(layout.parents);
+    }
+    if (!prepared) {
+        auto error = prepared.error();
+        error.message += " (cgroup v2 lets only a cgroup without processes of its own, or the root, delegate "
+                         "controllers: run the agent in a leaf cgroup of a delegated subtree, e.g. systemd "
+                         "Delegate=yes)";
+        return tl::unexpected(error);
+    }
+    const CgroupPaths base = layout.parents.child(baseName);
+    return PoolCgroups(std::move(layout), base, std::move(notes));
+}
+
+IsolationExpected<CgroupPaths> PoolCgroups::poolPaths(std::string_view pool) const
+{
+    if (auto ok = checkName("pool name", pool); !ok)
+        return tl::unexpected(ok.error());
+    return m_base.child(pool);
+}
+
+IsolationExpected<CgroupPaths> PoolCgroups::workloadPaths(std::string_view pool, std::string_view workloadId) const
+{
+    auto poolDir = poolPaths(pool);
+    if (!poolDir)
+        return poolDir;
+    if (auto ok = checkName("workload id", workloadId); !ok)
+        return tl::unexpected(ok.error());
+    return poolDir->child(workloadDirName(workloadId));
+}
+
+IsolationExpected<CgroupPaths> PoolCgroups::createPool(std::string_view pool)
+{
+    auto paths = poolPaths(pool);
+    if (!paths)
+        return paths;
+    for (const auto& dir : paths->distinct())
+        if (auto made = sysfs::makeDirectory(dir); !made)
+            return tl::unexpected(made.error());
+    // Workload cgroups need the memory controller of their own for memory.events (OOM attribution) and
+    // memory.oom.group; the pool itself never holds processes, so v2 lets it delegate.
+    if (m_layout.version == CgroupVersion::V2)
+        if (auto ok = enableControllers(paths->memory, { "memory" }); !ok)
+            return tl::unexpected(ok.error());
+    return paths;
+}
+
+IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(std::string_view pool, std::string_view workloadId)
+{
+    auto poolDir = poolPaths(pool);
+    if (!poolDir)
+        return poolDir;
+    auto paths = workloadPaths(pool, workloadId);
+    if (!paths)
+        return paths;
+    if (!sysfs::fileExists(poolDir->memory))
+        return makeIsolationError(IsolationErrorCode::NotFound, poolDir->memory.string(),
+            "pool \"" + std::string(pool) + "\" has no cgroup at " + poolDir->memory.string());
+    for (const auto& dir : paths->distinct())
+        if (auto made = sysfs::makeDirectory(dir); !made)
+            return tl::unexpected(made.error());
+    if (m_layout.version == CgroupVersion::V2) {
+        const auto oomGroup = paths->memory / "memory.oom.group";
+        if (sysfs::fileExists(oomGroup))
+            if (auto written = sysfs::writeFile(oomGroup, "1"); !written)
+                return tl::unexpected(written.error());
+    }
+    return paths;
+}
+
+IsolationExpected<CgroupUsage> PoolCgroups::usage(const CgroupPaths& group) const
+{
+    CgroupUsage usage;
+    const bool v2 = m_layout.version == CgroupVersion::V2;
+    if (group.cpuacct.empty())
+        return makeIsolationError(
+            IsolationErrorCode::NotFound, "cpuacct", "no cpuacct hierarchy: CPU usage cannot be read back");
+    if (v2) {
+        auto cpu = sysfs::readKeyedCounter(group.cpuacct / "cpu.stat", "usage_usec");
+        if (!cpu)
+            return tl::unexpected(cpu.error());
+        usage.cpuUsageUsec = *cpu;
+    } else {
+        auto cpuNs = readNumber(group.cpuacct / "cpuacct.usage");
+        if (!cpuNs)
+            return tl::unexpected(cpuNs.error());
+        usage.cpuUsageUsec = *cpuNs / 1000;
+    }
+    auto memory = readNumber(group.memory / (v2 ? "memory.current" : "memory.usage_in_bytes"));
+    if (!memory)
+        return tl::unexpected(memory.error());
+    usage.memoryBytes = *memory;
+    auto ooms = sysfs::readKeyedCounter(oomCounterFile(group), "oom_kill");
+    if (!ooms)
+        return tl::unexpected(ooms.error());
+    usage.oomKills = *ooms;
+    return usage;
+}
+
+IsolationExpected<std::vector<int>> PoolCgroups::processes(const CgroupPaths& group) const
+{
+    auto text = sysfs::readFile(group.memory / "cgroup.procs");
+    if (!text)
+        return tl::unexpected(text.error());
+    std::vector<int> pids;
+    std::string_view rest = *text;
+    while (!rest.empty()) {
+        const auto eol = rest.find('\n');
+        if (const auto pid = parseNumber(rest.substr(0, eol)); pid && *pid > 0)
+            pids.push_back(static_cast<int>(*pid));
+        rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
+    }
+    return pids;
+}
+
+std::filesystem::path PoolCgroups::oomCounterFile(const CgroupPaths& group) const
+{
+    return group.memory / (m_layout.version == CgroupVersion::V2 ? "memory.events" : "memory.oom_control");
+}
+
+std::filesystem::path PoolCgroups::killFile(const CgroupPaths& group) const
+{
+    if (m_layout.version != CgroupVersion::V2)
+        return {};
+    auto file = group.memory / "cgroup.kill";
+    return sysfs::fileExists(file) ? file : std::filesystem::path();
+}
+
+namespace {
+
+IsolationExpected<void> removeAll(const std::vector<std::filesystem::path>& dirs)
+{
+    IsolationExpected<void> result;
+    for (const auto& dir : dirs)
+        if (auto removed = sysfs::removeDirectory(dir); !removed && result)
+            result = removed;
+    return result;
+}
+
+} // namespace
+
+IsolationExpected<void> PoolCgroups::removeWorkload(std::string_view pool, std::string_view workloadId)
+{
+    auto paths = workloadPaths(pool, workloadId);
+    if (!paths)
+        return tl::unexpected(paths.error());
+    return removeAll(paths->distinct());
+}
+
+IsolationExpected<void> PoolCgroups::removePool(std::string_view pool)
+{
+    auto paths = poolPaths(pool);
+    if (!paths)
+        return tl::unexpected(paths.error());
+    return removeAll(paths->distinct());
+}
+
+std::size_t PoolCgroups::pruneEmpty()
+{
+    std::size_t removed = 0;
+    const auto subdirectories = [](const std::filesystem::path& dir) {
+        std::vector<std::filesystem::path> out;
+        std::error_code ec;
+        for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec) && !it->is_symlink(ec))
+                out.push_back(it->path());
+        return out;
+    };
+    for (const auto& base : m_base.distinct()) {
+        for (const auto& pool : subdirectories(base)) {
+            for (const auto& workload : subdirectories(pool))
+                removed += ::rmdir(workload.c_str()) == 0 ? 1 : 0;
+            removed += ::rmdir(pool.c_str()) == 0 ? 1 : 0;
+        }
+        removed += ::rmdir(base.c_str()) == 0 ? 1 : 0;
+    }
+    return removed;
+}
+
+} // namespace tidepool::agent

@@ -1,0 +1,113 @@
+#pragma once
+// One cgroup per resource pool, enforced by the kernel: `<parent>/<base>/<pool>` (base "tidepool" by default, the
+// parent from `CgroupLayout`) with a child `wl-<id>` per workload, so that processes are accounted and OOM kills are
+// attributed per workload while the limits hold for the pool as a whole.
+//
+// What is enforced and how (cgroup v2 file / cgroup v1 file):
+//   - CPU: `cpuMillis` as a CFS bandwidth quota over a 100 ms period, cpu.max "quota period" / cpu.cfs_quota_us and
+//     cpu.cfs_period_us;
+//   - memory: `memoryBytes`, memory.max / memory.limit_in_bytes, with swap disabled where the kernel accounts it
+//     (memory.swap.max 0 / memory.memsw.limit_in_bytes equal to the limit); absent swap files are ignored;
+//   - IO: `ioWeight` 1..10000 (v2 scale), io.weight (or io.bfq.weight) / blkio.weight (or blkio.bfq.weight) scaled
+//     linearly to 10..1000 as runc does; per-device byte and IO-per-second throttles, io.max / blkio.throttle.*;
+//   - network: only accounted. With a cgroup v1 net_cls hierarchy mounted, `netClassId` is written to
+//     net_cls.classid so that tc filters can shape the pool's traffic; setting up tc is out of scope.
+// Names of pools and workloads are limited to [A-Za-z0-9._-] (not "." or "..", at most 64 characters), so no name can
+// reach outside the base cgroup. Every write failure names the file and carries the errno text.
+//
+// Thread affinity: not thread-safe; one owner thread (the agent's). Ownership: a value that owns nothing but paths;
+// the cgroups it creates outlive it (workloads must survive the agent) until removed on request.
+
+#include "agents/isolation/cgroup_layout.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tidepool::agent {
+
+struct IoDeviceLimit {
+    std::uint32_t major = 0; // block device numbers, as in /proc/partitions
+    std::uint32_t minor = 0;
+    std::uint64_t readBytesPerSec = 0; // 0 = unthrottled
+    std::uint64_t writeBytesPerSec = 0;
+    std::uint64_t readIops = 0;
+    std::uint64_t writeIops = 0;
+};
+
+// Applying limits is declarative: a limit left unset is reset to unlimited (or the kernel's default weight), and
+// devices missing from `ioDevices` lose their throttles.
+struct PoolLimits {
+    std::optional<std::uint32_t> cpuMillis; // 1000 = one core; at least 10 (the kernel's 1 ms minimum quota)
+    std::optional<std::uint64_t> memoryBytes; // at least one page (4096)
+    std::optional<std::uint32_t> ioWeight; // 1..10000, cgroup v2 scale (default 100)
+    std::vector<IoDeviceLimit> ioDevices;
+    std::optional<std::uint32_t> netClassId; // net_cls classid (0xAAAABBBB = tc handle AAAA:BBBB), v1 only
+};
+
+// What the kernel of this host cannot enforce of the limits asked for (missing controllers or files); the rest holds.
+struct LimitReport {
+    std::vector<std::string> notEnforced;
+};
+
+struct CgroupUsage {
+    std::uint64_t cpuUsageUsec = 0; // CPU time of all processes, ever (v2 cpu.stat usage_usec, v1 cpuacct.usage)
+    std::uint64_t memoryBytes = 0; // charged now (memory.current / memory.usage_in_bytes)
+    std::uint64_t oomKills = 0; // processes killed by the OOM killer (memory.events / memory.oom_control oom_kill)
+};
+
+class PoolCgroups {
+public:
+    static constexpr std::size_t kMaxNameLength = 64;
+    static constexpr std::uint64_t kCpuPeriodUsec = 100'000;
+
+    // Creates the base cgroup (and, for v2, enables cpu, memory and io for its children; when the agent's own cgroup
+    // cannot delegate because it has processes, falls back to the hierarchy's root). `baseName` is checked like a
+    // pool name; tests use a unique one.
+    static IsolationExpected<PoolCgroups> create(CgroupLayout layout, std::string baseName = "tidepool");
+
+    // Fails with `BadName`, naming `field` and the name, unless `name` is 1..64 of [A-Za-z0-9._-] and not "." or "..".
+    static IsolationExpected<void> checkName(std::string_view field, std::string_view name);
+
+    const CgroupLayout& layout() const { return m_layout; }
+    const CgroupPaths& base() const { return m_base; }
+    const std::vector<std::string>& notes() const { return m_notes; }
+
+    // Creates the pool's cgroup if missing (idempotent).
+    IsolationExpected<CgroupPaths> createPool(std::string_view pool);
+    // Applies `limits` to an existing pool.
+    IsolationExpected<LimitReport> applyLimits(std::string_view pool, const PoolLimits& limits);
+    // Creates `wl-<id>` under an existing pool (idempotent); on v2 sets memory.oom.group so that an OOM kill takes
+    // the whole workload.
+    IsolationExpected<CgroupPaths> createWorkload(std::string_view pool, std::string_view workloadId);
+
+    // Paths only; nothing is created or checked but the names.
+    IsolationExpected<CgroupPaths> poolPaths(std::string_view pool) const;
+    IsolationExpected<CgroupPaths> workloadPaths(std::string_view pool, std::string_view workloadId) const;
+
+    IsolationExpected<CgroupUsage> usage(const CgroupPaths& group) const;
+    // Process ids in the cgroup (from the memory hierarchy's cgroup.procs).
+    IsolationExpected<std::vector<int>> processes(const CgroupPaths& group) const;
+    // The file whose `oom_kill` line counts OOM kills in the cgroup: memory.events (v2) or memory.oom_control (v1).
+    std::filesystem::path oomCounterFile(const CgroupPaths& group) const;
+    // cgroup.kill (v2, Linux 5.14+) when the kernel has it; empty otherwise.
+    std::filesystem::path killFile(const CgroupPaths& group) const;
+
+    // rmdir of the workload's cgroup in every hierarchy; `Busy` while processes remain.
+    IsolationExpected<void> removeWorkload(std::string_view pool, std::string_view workloadId);
+    // rmdir of the pool's cgroup; `Busy` while it has workload cgroups or processes.
+    IsolationExpected<void> removePool(std::string_view pool);
+    // Removes every empty workload and pool cgroup under the base, then the base itself if empty; returns how many
+    // directories went.
+    std::size_t pruneEmpty();
+
+private:
+    PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes);
+
+    CgroupLayout m_layout;
+    CgroupPaths m_base;
+    std::vector<std::string> m_notes;
+};
+
+} // namespace tidepool::agent

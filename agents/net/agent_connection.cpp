@@ -1,0 +1,159 @@
+#include "agents/net/agent_connection.h"
+
+#include <algorithm>
+
+namespace tidepool::agent {
+
+std::shared_ptr<AgentConnection> AgentConnection::create(boost::asio::io_context& io, AgentConnectionConfig config,
+    AgentConnectionHandlers handlers, protocol::LogSink log)
+{
+    return std::make_shared<AgentConnection>(io, std::move(config), std::move(handlers), std::move(log));
+}
+
+AgentConnection::AgentConnection(boost::asio::io_context& io, AgentConnectionConfig config,
+    AgentConnectionHandlers handlers, protocol::LogSink log)
+    : m_io(io)
+    , m_config(std::move(config))
+    , m_handlers(std::move(handlers))
+    , m_log(std::move(log))
+    , m_reconnectTimer(io)
+    , m_sampleTimer(io)
+    , m_backoff(m_config.initialBackoff)
+    , m_interval(m_config.sampleInterval)
+    , m_random(m_config.seed ? m_config.seed : std::random_device {}())
+{
+}
+
+void AgentConnection::logLine(const std::string& line) const
+{
+    if (m_log)
+        m_log(line);
+}
+
+void AgentConnection::start()
+{
+    m_stopped = false;
+    connect();
+    scheduleSample();
+}
+
+void AgentConnection::stop()
+{
+    m_stopped = true;
+    m_reconnectTimer.cancel();
+    m_sampleTimer.cancel();
+    if (m_client)
+        m_client->close("the agent is stopping");
+}
+
+void AgentConnection::connect()
+{
+    if (m_stopped)
+        return;
+    ++m_stats.connects;
+    AgentClientEvents events;
+    std::weak_ptr<AgentConnection> weak = weak_from_this();
+    events.welcomed = [weak](const protocol::Welcome& w) {
+        if (auto self = weak.lock())
+            self->onWelcome(w);
+    };
+    events.rejected = [weak](const std::string&) {
+        if (auto self = weak.lock())
+            ++self->m_stats.rejections;
+    };
+    events.closed = [weak](const std::string& reason) {
+        if (auto self = weak.lock())
+            self->onClosed(reason);
+    };
+    events.command = [weak](const protocol::Message& m) {
+        if (auto self = weak.lock(); self && self->m_handlers.command)
+            self->m_handlers.command(m);
+    };
+    auto client = AgentClient::create(m_io, m_config.client, std::move(events), m_log);
+    if (!client) {
+        logLine("agent: cannot connect: " + client.error().message);
+        scheduleReconnect();
+        return;
+    }
+    m_client = std::move(*client);
+    m_client->start();
+}
+
+void AgentConnection::scheduleReconnect()
+{
+    if (m_stopped)
+        return;
+    // Full jitter (a uniform wait in [0, backoff]) spreads a fleet that lost the core at the same moment.
+    std::uniform_int_distribution<std::int64_t> jitter(0, m_backoff.count());
+    const std::chrono::milliseconds wait(jitter(m_random));
+    m_backoff = std::min(m_backoff * 2, m_config.maxBackoff);
+    m_reconnectTimer.expires_after(wait);
+    m_reconnectTimer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+        if (auto self = weak.lock(); self && !ec)
+            self->connect();
+    });
+}
+
+void AgentConnection::onWelcome(const protocol::Welcome& welcome)
+{
+    ++m_stats.joins;
+    m_backoff = m_config.initialBackoff;
+    const std::chrono::milliseconds interval(welcome.heartbeatIntervalMs);
+    if (interval != m_interval) {
+        m_interval = interval;
+        scheduleSample();
+    }
+    if (m_handlers.inventory)
+        m_client->sendJoined(m_handlers.inventory());
+    if (m_handlers.linkChanged)
+        m_handlers.linkChanged(true);
+}
+
+void AgentConnection::onClosed(const std::string& reason)
+{
+    logLine("agent: disconnected from the core: " + reason);
+    if (m_handlers.linkChanged)
+        m_handlers.linkChanged(false);
+    scheduleReconnect();
+}
+
+void AgentConnection::scheduleSample()
+{
+    if (m_stopped)
+        return;
+    m_sampleTimer.expires_after(m_interval);
+    m_sampleTimer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+        if (auto self = weak.lock(); self && !ec) {
+            self->onSample();
+            self->scheduleSample();
+        }
+    });
+}
+
+void AgentConnection::onSample()
+{
+    if (m_handlers.sample) {
+        if (m_buffer.size() >= m_config.telemetryBuffer) {
+            m_buffer.pop_front();
+            ++m_stats.samplesDropped;
+        }
+        m_buffer.push_back(m_handlers.sample());
+    }
+    if (!joined())
+        return; // edge autonomy: keep sampling, send when the core is back
+    protocol::Heartbeat heartbeat;
+    heartbeat.sequence = ++m_sequence;
+    const std::size_t count = std::min(m_buffer.size(), protocol::kMaxSamplesPerHeartbeat);
+    heartbeat.samples.assign(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
+    if (m_client->sendHeartbeat(heartbeat)) {
+        m_buffer.erase(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
+        ++m_stats.heartbeatsSent;
+    }
+}
+
+bool AgentConnection::sendUpdate(const protocol::WorkloadStatus& status)
+{
+    return joined() && m_client->sendJoined(protocol::WorkloadUpdate { status });
+}
+
+} // namespace tidepool::agent

@@ -1,0 +1,84 @@
+#pragma once
+// An agent's lasting link to the core, over successive `AgentClient` connections: reconnects with jittered
+// exponential back-off (full jitter, 0.5 s doubling to 30 s, reset after a join), sends the full inventory after
+// every join (the core reconciles its placements with it), samples telemetry every heartbeat interval into a
+// bounded buffer whether connected or not, and flushes the buffer in the next heartbeat. Commands from the core are
+// handed to the owner; workload updates are sent when joined and otherwise carried by the next inventory.
+//
+// Thread affinity: one io_context thread; everything, the providers and the handlers included, runs there.
+// Ownership: `create` returns a shared pointer; timers hold it alive until `stop()`.
+
+#include "agents/net/agent_client.h"
+
+#include <deque>
+#include <random>
+
+namespace tidepool::agent {
+
+struct AgentConnectionConfig {
+    AgentClientConfig client; // host, port, join token, hello
+    std::chrono::milliseconds initialBackoff { 500 };
+    std::chrono::milliseconds maxBackoff { 30'000 };
+    std::chrono::milliseconds sampleInterval { 5000 }; // until the core's welcome says otherwise
+    std::size_t telemetryBuffer = 720; // samples kept while disconnected (an hour at 5 s); the oldest go first
+    std::uint64_t seed = 0; // of the back-off jitter; 0 = from the random device
+};
+
+struct AgentConnectionHandlers {
+    std::function<protocol::Inventory()> inventory; // the node and every workload held, at each join
+    std::function<protocol::UtilisationSample()> sample; // one telemetry sample, every interval
+    std::function<void(const protocol::Message&)> command; // PoolConfig, Launch or Stop
+    std::function<void(bool joined)> linkChanged; // optional
+};
+
+struct AgentConnectionStats {
+    std::uint64_t connects = 0; // attempts
+    std::uint64_t joins = 0;
+    std::uint64_t rejections = 0;
+    std::uint64_t samplesDropped = 0; // the buffer was full
+    std::uint64_t heartbeatsSent = 0;
+};
+
+class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
+public:
+    static std::shared_ptr<AgentConnection> create(boost::asio::io_context& io, AgentConnectionConfig config,
+        AgentConnectionHandlers handlers, protocol::LogSink log);
+
+    void start();
+    void stop();
+    // Sends a workload's new state now when joined; false otherwise (the next inventory carries it).
+    bool sendUpdate(const protocol::WorkloadStatus& status);
+
+    bool joined() const { return m_client && m_client->state() == AgentClient::State::Joined; }
+    const AgentConnectionStats& stats() const { return m_stats; }
+    std::size_t bufferedSamples() const { return m_buffer.size(); }
+
+    AgentConnection(boost::asio::io_context& io, AgentConnectionConfig config, AgentConnectionHandlers handlers,
+        protocol::LogSink log); // use `create`
+
+private:
+    void connect();
+    void scheduleReconnect();
+    void onWelcome(const protocol::Welcome& welcome);
+    void onClosed(const std::string& reason);
+    void scheduleSample();
+    void onSample();
+    void logLine(const std::string& line) const;
+
+    boost::asio::io_context& m_io;
+    AgentConnectionConfig m_config;
+    AgentConnectionHandlers m_handlers;
+    protocol::LogSink m_log;
+    std::shared_ptr<AgentClient> m_client;
+    boost::asio::steady_timer m_reconnectTimer;
+    boost::asio::steady_timer m_sampleTimer;
+    std::chrono::milliseconds m_backoff;
+    std::chrono::milliseconds m_interval;
+    std::deque<protocol::UtilisationSample> m_buffer;
+    std::uint64_t m_sequence = 0;
+    std::mt19937_64 m_random;
+    bool m_stopped = true;
+    AgentConnectionStats m_stats;
+};
+
+} // namespace tidepool::agent

@@ -1,0 +1,476 @@
+#include "agents/runner/runner.h"
+
+#include "agents/isolation/sysfs.h"
+#include "agents/runner/async_safe.h"
+#include "agents/runner/shim.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <system_error>
+
+namespace tidepool::agent {
+
+namespace {
+
+constexpr int kKillPasses = 3; // the agent's thread must not linger; `poll` repeats the kill while processes remain
+
+bool containsNul(const std::string& text)
+{
+    return text.find('\0') != std::string::npos;
+}
+
+// A process is the recorded one only when it exists, is not a zombie and started when the recorded one did: a pid
+// alone may have been reused since.
+bool processMatches(int pid, std::uint64_t startTime)
+{
+    if (pid <= 0)
+        return false;
+    char state = 0;
+    std::uint64_t started = 0;
+    if (!asyncsafe::readProcStat(pid, &state, &started))
+        return false;
+    return started == startTime && state != 'Z' && state != 'X' && state != 'x';
+}
+
+tl::unexpected<IsolationError> badSpec(const std::string& field, const std::string& message)
+{
+    return makeIsolationError(IsolationErrorCode::BadSpec, field, field + " " + message);
+}
+
+} // namespace
+
+const char* workloadStateName(WorkloadState state)
+{
+    switch (state) {
+    case WorkloadState::Invalid: return "invalid";
+    case WorkloadState::Starting: return "starting";
+    case WorkloadState::Running: return "running";
+    case WorkloadState::Exited: return "exited";
+    case WorkloadState::Killed: return "killed";
+    case WorkloadState::OomKilled: return "oom_killed";
+    case WorkloadState::FailedToStart: return "failed_to_start";
+    case WorkloadState::Lost: return "lost";
+    }
+    return "invalid";
+}
+
+bool isFinal(WorkloadState state)
+{
+    return state == WorkloadState::Exited || state == WorkloadState::Killed || state == WorkloadState::OomKilled
+        || state == WorkloadState::FailedToStart || state == WorkloadState::Lost;
+}
+
+Runner::Runner(RunnerConfig config, PoolCgroups& cgroups, std::filesystem::path workloadsDir)
+    : m_config(std::move(config))
+    , m_cgroups(&cgroups)
+    , m_workloadsDir(std::move(workloadsDir))
+{
+}
+
+IsolationExpected<Runner> Runner::create(RunnerConfig config, PoolCgroups& cgroups)
+{
+    if (config.stateDir.empty() || !config.stateDir.is_absolute())
+        return badSpec("stateDir", "must be an absolute path (got \"" + config.stateDir.string() + "\")");
+    auto workloadsDir = config.stateDir / "workloads";
+    std::error_code ec;
+    std::filesystem::create_directories(workloadsDir, ec);
+    if (ec)
+        return makeIsolationError(IsolationErrorCode::SystemCall, workloadsDir.string(),
+            "creating " + workloadsDir.string() + ": " + ec.message());
+    return Runner(std::move(config), cgroups, std::move(workloadsDir));
+}
+
+IsolationExpected<std::string> Runner::resolveExecutable(
+    const LaunchSpec& spec, const std::vector<std::string>& argv) const
+{
+    const std::string& program = argv.front();
+    if (program.empty())
+        return badSpec("argv[0]", "is empty");
+    if (program.find('/') != std::string::npos)
+        return program;
+    std::string path = m_config.defaultPath.empty() ? RunnerConfig().defaultPath : m_config.defaultPath;
+    for (const auto& var : spec.env)
+        if (var.starts_with("PATH="))
+            path = var.substr(5);
+    // Only absolute PATH entries: the lookup happens here, not in the workload's working directory.
+    std::string_view rest = path;
+    while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const std::string dir(rest.substr(0, colon));
+        rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
+        if (dir.empty() || dir[0] != '/')
+            continue;
+        const std::string candidate = dir + "/" + program;
+        struct stat st { };
+        if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return badSpec("argv[0]", "\"" + sysfs::quoted(program) + "\" is not an executable in PATH \"" + path + "\"");
+}
+
+IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
+{
+    if (auto ok = PoolCgroups::checkName("workload id", spec.id); !ok)
+        return tl::unexpected(ok.error());
+    if (auto ok = m_cgroups->poolPaths(spec.pool); !ok)
+        return tl::unexpected(ok.error());
+    if (spec.argv.empty())
+        return badSpec("argv", "is empty");
+    for (std::size_t i = 0; i < spec.argv.size(); ++i)
+        if (containsNul(spec.argv[i]))
+            return badSpec("argv[" + std::to_string(i) + "]", "contains a NUL byte");
+    for (std::size_t i = 0; i < spec.wrapper.size(); ++i)
+        if (containsNul(spec.wrapper[i]) || spec.wrapper[i].empty())
+            return badSpec("wrapper[" + std::to_string(i) + "]", "is empty or contains a NUL byte");
+    for (std::size_t i = 0; i < spec.env.size(); ++i)
+        if (containsNul(spec.env[i]) || spec.env[i].find('=') == std::string::npos || spec.env[i][0] == '=')
+            return badSpec("env[" + std::to_string(i) + "]", "is not NAME=value");
+    if (spec.workingDir.empty() || spec.workingDir[0] != '/' || containsNul(spec.workingDir))
+        return badSpec("workingDir", "must be an absolute path");
+    if (const auto known = m_entries.find(spec.id); known != m_entries.end())
+        return makeIsolationError(IsolationErrorCode::AlreadyExists, spec.id,
+            "workload \"" + spec.id + "\" is already known (" + workloadStateName(known->second.status.state)
+                + "): never started twice");
+
+    std::vector<std::string> argv = spec.wrapper;
+    argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
+    auto executable = resolveExecutable(spec, argv);
+    if (!executable)
+        return tl::unexpected(executable.error());
+
+    // The claim: only one mkdir of the workload's directory can succeed, whichever agent (or agent instance) tries.
+    const auto dir = m_workloadsDir / spec.id;
+    if (::mkdir(dir.c_str(), 0755) != 0) {
+        const int err = errno;
+        if (err == EEXIST)
+            return makeIsolationError(IsolationErrorCode::AlreadyExists, dir.string(),
+                "workload \"" + spec.id + "\" already has records in " + dir.string()
+                    + " (adopt or forget it): never started twice");
+        return makeIsolationError(
+            IsolationErrorCode::SystemCall, dir.string(), "creating " + dir.string() + ": " + sysfs::errnoText(err));
+    }
+    const auto abandon = [&] {
+        (void)m_cgroups->removeWorkload(spec.pool, spec.id);
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    };
+    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id);
+    if (!cgroup) {
+        abandon();
+        return tl::unexpected(cgroup.error());
+    }
+
+    LaunchRecord record;
+    record.id = spec.id;
+    record.pool = spec.pool;
+    record.argv = argv;
+    record.wrapper = spec.wrapper;
+    record.executable = *executable;
+    record.workingDir = spec.workingDir;
+    record.cgroup = *cgroup;
+    record.procsFile = (cgroup->memory / "cgroup.procs").string();
+    record.killFile = m_cgroups->killFile(*cgroup).string();
+    record.oomCounterFile = m_cgroups->oomCounterFile(*cgroup).string();
+    record.createdAtMs = asyncsafe::nowUnixMs();
+
+    shim::ShimPlan plan;
+    plan.executable = *executable;
+    plan.argv = argv;
+    plan.env = spec.env;
+    if (std::none_of(plan.env.begin(), plan.env.end(), [](const std::string& v) { return v.starts_with("PATH="); }))
+        plan.env.push_back(
+            "PATH=" + (m_config.defaultPath.empty() ? RunnerConfig().defaultPath : m_config.defaultPath));
+    plan.workingDir = spec.workingDir;
+    for (const auto& hierarchy : cgroup->distinct())
+        plan.cgroupProcsFiles.push_back((hierarchy / "cgroup.procs").string());
+    plan.procsFile = record.procsFile;
+    plan.killFile = record.killFile;
+    plan.oomCounterFile = record.oomCounterFile;
+    plan.stdoutPath = (dir / "stdout.log").string();
+    plan.stderrPath = (dir / "stderr.log").string();
+    plan.recordDir = dir.string();
+    plan.launchPath = (dir / "launch.json").string();
+    plan.launchTmpPath = (dir / "launch.json.tmp").string();
+    plan.launchPrefix = launchRecordPrefix(record);
+    plan.exitPath = (dir / "exit.json").string();
+    plan.exitTmpPath = (dir / "exit.json.tmp").string();
+    if (const int err = shim::writeLaunchRecord(plan, 0, 0, 0, 0); err != 0) {
+        abandon();
+        return makeIsolationError(IsolationErrorCode::SystemCall, plan.launchPath,
+            "writing " + plan.launchPath + ": " + sysfs::errnoText(err));
+    }
+
+    const auto result = shim::spawn(plan, m_config.launchTimeout);
+    if (result.reported && !result.started && result.shimPid == 0) {
+        // The agent's or the intermediate's fork failed: there never was a shim, nothing ran.
+        abandon();
+        return makeIsolationError(IsolationErrorCode::SystemCall, spec.id,
+            "starting the shim of workload \"" + spec.id + "\": " + sysfs::errnoText(result.error));
+    }
+
+    Entry entry;
+    entry.status.id = spec.id;
+    entry.status.pool = spec.pool;
+    entry.status.cgroup = *cgroup;
+    entry.status.stdoutPath = plan.stdoutPath;
+    entry.status.stderrPath = plan.stderrPath;
+    entry.record = record;
+    entry.recordRead = true;
+    if (result.reported) {
+        entry.record.pid = result.pid;
+        entry.record.startTime = result.startTime;
+        entry.record.shimPid = result.shimPid;
+        entry.record.shimStartTime = result.shimStartTime;
+        entry.status.pid = result.pid;
+        entry.status.shimPid = result.shimPid;
+    }
+    if (result.started) {
+        entry.status.state = WorkloadState::Running;
+    } else if (result.reported) {
+        // The shim recorded the failure in exit.json; should that have failed too, the report says enough.
+        if (!applyExitRecord(entry)) {
+            entry.status.state = WorkloadState::FailedToStart;
+            entry.status.reason
+                = std::string(shim::stageName(result.failedStage)) + " failed: " + sysfs::errnoText(result.error);
+        }
+    } else {
+        // No report within the timeout: the shim (known from the intermediate) may still be getting there.
+        entry.record.shimPid = result.shimPid;
+        entry.record.shimStartTime = result.shimStartTime;
+        entry.status.shimPid = result.shimPid;
+        entry.status.state = WorkloadState::Starting;
+        refresh(entry);
+    }
+    entry.reported = entry.status.state;
+    const auto status = entry.status;
+    m_entries.emplace(spec.id, std::move(entry));
+    return status;
+}
+
+bool Runner::applyExitRecord(Entry& entry) const
+{
+    const auto exitRecord = readExitRecord(m_workloadsDir / entry.status.id / "exit.json");
+    WorkloadStatus& status = entry.status;
+    if (!exitRecord) {
+        status.state = WorkloadState::Lost;
+        status.reason = exitRecord.error().message;
+        return true;
+    }
+    if (!*exitRecord)
+        return false;
+    const ExitRecord& e = **exitRecord;
+    status.exitCode = e.exitCode;
+    status.signal = e.signal;
+    if (!e.startError.empty()) {
+        status.state = WorkloadState::FailedToStart;
+        status.reason = e.startError + " failed: " + sysfs::errnoText(e.error);
+        if (e.startError == "exec")
+            status.reason += " (" + entry.record.executable + ")";
+        else if (e.startError == "chdir")
+            status.reason += " (" + entry.record.workingDir + ")";
+    } else if (e.oomKilled) {
+        status.state = WorkloadState::OomKilled;
+        status.reason = std::to_string(e.oomKills) + " process(es) of the workload killed by the OOM killer";
+    } else if (e.signal) {
+        status.state = WorkloadState::Killed;
+    } else if (e.waitFailed || !e.exitCode) {
+        status.state = WorkloadState::Lost;
+        status.reason = "the shim could not wait for the workload";
+    } else {
+        status.state = WorkloadState::Exited;
+    }
+    return true;
+}
+
+void Runner::refresh(Entry& entry) const
+{
+    WorkloadStatus& status = entry.status;
+    if (isFinal(status.state) || !entry.recordRead)
+        return;
+    if (applyExitRecord(entry))
+        return;
+    if (entry.record.pid == 0) {
+        // The launch timed out: the shim may have written the pids since.
+        if (auto record = readLaunchRecord(m_workloadsDir / status.id / "launch.json"); record && record->pid != 0)
+            entry.record = *record;
+    }
+    status.pid = entry.record.pid;
+    status.shimPid = entry.record.shimPid;
+    if (entry.record.pid == 0) {
+        if (processMatches(entry.record.shimPid, entry.record.shimStartTime)) {
+            status.state = WorkloadState::Starting;
+            return;
+        }
+        if (applyExitRecord(entry))
+            return;
+        status.state = WorkloadState::Lost;
+        status.reason = "the launch was interrupted before the shim recorded a process";
+        if (const auto left = m_cgroups->processes(status.cgroup); left && !left->empty())
+            status.reason += " (" + std::to_string(left->size()) + " process(es) remain in its cgroup: stop it)";
+        return;
+    }
+    // The workload, or (once it has ended) its shim writing the exit record.
+    if (processMatches(entry.record.pid, entry.record.startTime)
+        || processMatches(entry.record.shimPid, entry.record.shimStartTime)) {
+        status.state = WorkloadState::Running;
+        return;
+    }
+    if (applyExitRecord(entry)) // written between the first look and the shim's exit
+        return;
+    status.state = WorkloadState::Lost;
+    status.reason = "neither the workload (pid " + std::to_string(entry.record.pid) + ") nor its shim (pid "
+        + std::to_string(entry.record.shimPid) + ") runs, and it left no exit record";
+}
+
+void Runner::signalWorkload(const Entry& entry, int signal) const
+{
+    const auto& procs = entry.record.procsFile;
+    int signalled = 0;
+    if (!procs.empty()) {
+        signalled = signal == SIGKILL
+            ? asyncsafe::killCgroup(entry.record.killFile.c_str(), procs.c_str(), 0, kKillPasses)
+            : asyncsafe::signalCgroupProcesses(procs.c_str(), signal, 0);
+    }
+    // Without a readable cgroup (removed by hand, say), at least the recorded process.
+    if ((procs.empty() || signalled < 0 || !sysfs::fileExists(procs))
+        && processMatches(entry.record.pid, entry.record.startTime))
+        ::kill(entry.record.pid, signal);
+}
+
+IsolationExpected<void> Runner::stop(const std::string& id, std::chrono::milliseconds grace)
+{
+    const auto it = m_entries.find(id);
+    if (it == m_entries.end())
+        return makeIsolationError(IsolationErrorCode::NotFound, id, "no workload \"" + sysfs::quoted(id) + "\"");
+    Entry& entry = it->second;
+    refresh(entry);
+    if (isFinal(entry.status.state) && entry.status.state != WorkloadState::Lost)
+        return {};
+    const std::int64_t deadline = asyncsafe::nowUnixMs() + std::max<std::int64_t>(0, grace.count());
+    if (auto written = writeStopRecord(m_workloadsDir / id, StopRecord { deadline }); !written)
+        return written;
+    entry.stopDeadlineMs = deadline;
+    signalWorkload(entry, grace.count() <= 0 ? SIGKILL : SIGTERM);
+    return {};
+}
+
+std::vector<WorkloadStatus> Runner::poll()
+{
+    std::vector<WorkloadStatus> changed;
+    const std::int64_t now = asyncsafe::nowUnixMs();
+    for (auto& [id, entry] : m_entries) {
+        refresh(entry);
+        if (!isFinal(entry.status.state) && entry.stopDeadlineMs && now >= *entry.stopDeadlineMs)
+            signalWorkload(entry, SIGKILL);
+        if (entry.status.state != entry.reported) {
+            entry.reported = entry.status.state;
+            changed.push_back(entry.status);
+        }
+    }
+    return changed;
+}
+
+Runner::Entry Runner::load(const std::string& id) const
+{
+    Entry entry;
+    const auto dir = m_workloadsDir / id;
+    entry.status.id = id;
+    entry.status.stdoutPath = dir / "stdout.log";
+    entry.status.stderrPath = dir / "stderr.log";
+    auto record = readLaunchRecord(dir / "launch.json");
+    if (!record) {
+        entry.status.state = WorkloadState::Lost;
+        entry.status.reason = record.error().code == IsolationErrorCode::NotFound
+            ? "no launch record (the agent stopped while launching it)"
+            : "launch record unreadable: " + record.error().message;
+        return entry;
+    }
+    entry.record = *record;
+    entry.recordRead = true;
+    entry.status.pool = record->pool;
+    entry.status.cgroup = record->cgroup;
+    entry.status.pid = record->pid;
+    entry.status.shimPid = record->shimPid;
+    entry.status.state = WorkloadState::Running; // until `refresh` finds otherwise
+    if (const auto stop = readStopRecord(dir / "stop.json"); stop && *stop)
+        entry.stopDeadlineMs = (*stop)->deadlineMs;
+    return entry;
+}
+
+IsolationExpected<std::vector<WorkloadStatus>> Runner::adopt()
+{
+    std::vector<std::string> ids;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(m_workloadsDir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && PoolCgroups::checkName("workload id", it->path().filename().string()))
+            ids.push_back(it->path().filename().string());
+    if (ec)
+        return makeIsolationError(IsolationErrorCode::SystemCall, m_workloadsDir.string(),
+            "reading " + m_workloadsDir.string() + ": " + ec.message());
+    std::sort(ids.begin(), ids.end());
+    std::vector<WorkloadStatus> found;
+    for (const auto& id : ids) {
+        auto known = m_entries.find(id);
+        if (known == m_entries.end()) {
+            Entry entry = load(id);
+            refresh(entry);
+            entry.reported = entry.status.state;
+            known = m_entries.emplace(id, std::move(entry)).first;
+        }
+        found.push_back(known->second.status);
+    }
+    return found;
+}
+
+IsolationExpected<void> Runner::forget(const std::string& id)
+{
+    const auto it = m_entries.find(id);
+    if (it == m_entries.end())
+        return makeIsolationError(IsolationErrorCode::NotFound, id, "no workload \"" + sysfs::quoted(id) + "\"");
+    Entry& entry = it->second;
+    refresh(entry);
+    if (!isFinal(entry.status.state))
+        return makeIsolationError(IsolationErrorCode::Busy, id,
+            "workload \"" + id + "\" is " + workloadStateName(entry.status.state) + ": stop it first");
+    // Only directories named after the workload: a damaged record must not make the agent remove anything else.
+    for (const auto& dir : entry.record.cgroup.distinct())
+        if (dir.filename() == "wl-" + id)
+            if (auto removed = sysfs::removeDirectory(dir); !removed)
+                return removed;
+    // A lost workload's shim may still be renaming a record into the directory: try again when the tree changed
+    // under the removal.
+    const auto dir = m_workloadsDir / id;
+    std::error_code ec;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        ec.clear();
+        std::filesystem::remove_all(dir, ec);
+        if (!ec || !std::filesystem::exists(dir))
+            break;
+    }
+    if (ec && std::filesystem::exists(dir))
+        return makeIsolationError(
+            IsolationErrorCode::SystemCall, dir.string(), "removing " + dir.string() + ": " + ec.message());
+    m_entries.erase(it);
+    return {};
+}
+
+std::optional<WorkloadStatus> Runner::status(const std::string& id) const
+{
+    const auto it = m_entries.find(id);
+    if (it == m_entries.end())
+        return std::nullopt;
+    return it->second.status;
+}
+
+std::vector<WorkloadStatus> Runner::workloads() const
+{
+    std::vector<WorkloadStatus> all;
+    for (const auto& [id, entry] : m_entries)
+        all.push_back(entry.status);
+    return all;
+}
+
+} // namespace tidepool::agent

@@ -1,0 +1,137 @@
+#pragma once
+// Runs workloads as processes inside their pool's cgroup (`<pool>/wl-<id>`), each owned by a shim (see shim.h) so
+// that it survives the agent being killed and a restarted agent adopts it instead of starting it again. All state is
+// in the state directory (see workload_records.h); the in-memory table is a cache of it plus what was last reported.
+//
+// Never twice: `launch` refuses an id that this runner knows or that has records in the state directory (the
+// workload's directory is created with mkdir, which only one caller can win), until `forget` removes them.
+//
+// Stopping is asynchronous: `stop` sends SIGTERM to every process in the workload's cgroup and records a deadline;
+// `poll` sends SIGKILL to the cgroup once the deadline has passed (cgroup.kill on cgroup v2 with Linux 5.14+).
+//
+// Thread affinity: not thread-safe; one owner thread (the agent's), which may block in `launch` until the shim
+// reports that the workload exec'd (at most `RunnerConfig::launchTimeout`). Ownership: borrows the `PoolCgroups`,
+// which must outlive it; destroying the runner leaves every workload and shim running.
+
+#include "agents/isolation/cgroups.h"
+#include "agents/runner/workload_records.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidepool::agent {
+
+enum class WorkloadState : std::uint8_t {
+    Invalid = 0,
+    Starting, // the shim runs but had not reported the workload's exec within the launch timeout
+    Running,
+    Exited, // `exitCode`
+    Killed, // by `signal`
+    OomKilled, // the workload cgroup's oom_kill counter rose while it ran; `exitCode` or `signal` too
+    FailedToStart, // `reason` (cgroup join, stdio, chdir or exec failed; nothing of the workload ran)
+    Lost, // `reason`: no live process and no exit record (shim killed, host rebooted, records damaged)
+};
+
+const char* workloadStateName(WorkloadState state);
+// Exited, Killed, OomKilled, FailedToStart and Lost: nothing of the workload runs any more (for Lost, as far as the
+// runner can tell; `stop` still signals the cgroup).
+bool isFinal(WorkloadState state);
+
+struct LaunchSpec {
+    std::string id; // 1..64 of [A-Za-z0-9._-], not "." or ".."
+    std::string pool; // an existing pool (PoolCgroups::createPool)
+    std::vector<std::string> argv; // no shell: argv[0] is the program, looked up in PATH when it has no '/'
+    std::vector<std::string> wrapper; // an argv prefix, e.g. {"/usr/bin/qemu-aarch64-static"}
+    // "NAME=value": the complete environment, nothing of the agent's is inherited (its join token, say); PATH is
+    // added (RunnerConfig::defaultPath) when missing, as container runtimes do.
+    std::vector<std::string> env;
+    std::string workingDir = "/"; // absolute
+};
+
+struct WorkloadStatus {
+    std::string id;
+    std::string pool;
+    WorkloadState state = WorkloadState::Invalid;
+    int pid = 0;
+    int shimPid = 0;
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    std::string reason; // why, for FailedToStart and Lost
+    CgroupPaths cgroup;
+    std::filesystem::path stdoutPath;
+    std::filesystem::path stderrPath;
+};
+
+struct RunnerConfig {
+    std::filesystem::path stateDir; // workloads/<id>/ below it; created if missing
+    // How long `launch` waits for the shim to report the workload's exec; past it, `launch` returns Starting and
+    // `poll` reports the outcome. Zero: never wait.
+    std::chrono::milliseconds launchTimeout { 10'000 };
+    // PATH for finding argv[0] when the spec's env has none; empty means this default.
+    std::string defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+};
+
+class Runner {
+public:
+    static IsolationExpected<Runner> create(RunnerConfig config, PoolCgroups& cgroups);
+
+    // One owner of the table: movable, not copyable.
+    Runner(const Runner&) = delete;
+    Runner& operator=(const Runner&) = delete;
+    Runner(Runner&&) = default;
+    Runner& operator=(Runner&&) = default;
+    ~Runner() = default; // leaves every workload and shim running
+
+    // Starts a workload. Errors (nothing started, nothing recorded): a bad spec, a known id (`AlreadyExists`), a
+    // missing pool, a failed fork. A workload whose exec fails is recorded and returned as FailedToStart.
+    IsolationExpected<WorkloadStatus> launch(const LaunchSpec& spec);
+
+    // SIGTERM to the workload's processes now, SIGKILL from `poll` after `grace` (at once when `grace` is zero).
+    // Stopping a finished workload does nothing.
+    IsolationExpected<void> stop(const std::string& id, std::chrono::milliseconds grace);
+
+    // Re-examines every unfinished workload (exit records, processes), escalates due stops, and returns the workloads
+    // whose state differs from the one last returned by `launch`, `adopt` or `poll`.
+    std::vector<WorkloadStatus> poll();
+
+    // At startup: reads the state directory and takes every workload found under management — running (the recorded
+    // pid is alive with the recorded start time), finished (exit record) or lost — and returns them all.
+    IsolationExpected<std::vector<WorkloadStatus>> adopt();
+
+    // Removes a finished workload's records and cgroup, so that its id may be used again. `Busy` while it runs or
+    // while processes remain in its cgroup.
+    IsolationExpected<void> forget(const std::string& id);
+
+    std::optional<WorkloadStatus> status(const std::string& id) const;
+    std::vector<WorkloadStatus> workloads() const;
+    const std::filesystem::path& workloadsDir() const { return m_workloadsDir; }
+
+private:
+    struct Entry {
+        WorkloadStatus status;
+        LaunchRecord record;
+        bool recordRead = false;
+        WorkloadState reported = WorkloadState::Invalid;
+        std::optional<std::int64_t> stopDeadlineMs;
+    };
+
+    Runner(RunnerConfig config, PoolCgroups& cgroups, std::filesystem::path workloadsDir);
+
+    IsolationExpected<std::string> resolveExecutable(
+        const LaunchSpec& spec, const std::vector<std::string>& argv) const;
+    Entry load(const std::string& id) const;
+    void refresh(Entry& entry) const;
+    bool applyExitRecord(Entry& entry) const;
+    void signalWorkload(const Entry& entry, int signal) const;
+
+    RunnerConfig m_config;
+    PoolCgroups* m_cgroups;
+    std::filesystem::path m_workloadsDir;
+    std::map<std::string, Entry> m_entries;
+};
+
+} // namespace tidepool::agent

@@ -1,0 +1,68 @@
+#pragma once
+// The runner's state directory: `<state-dir>/workloads/<id>/` per workload, holding
+//   launch.json   what was started and where: written by the agent before the shim exists (pids 0), then rewritten by
+//                 the shim with the workload's and its own pid and start times before the workload may exec;
+//   stop.json     a stop in progress (the SIGKILL deadline), so that an agent restarted mid-stop still escalates;
+//   exit.json     how the workload ended, written once by the shim;
+//   stdout.log, stderr.log   the workload's output.
+// Every record is written to a temporary file, fsynced and renamed over the record, so readers (and adoption after a
+// crash at any point) see a whole record or none; `*.tmp` files are never read.
+//
+// Thread affinity: none; plain functions over files.
+
+#include "agents/isolation/cgroup_layout.h"
+#include "agents/isolation/isolation_error.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidepool::agent {
+
+struct LaunchRecord {
+    std::string id;
+    std::string pool;
+    std::vector<std::string> argv; // as executed, wrapper prefix included
+    std::vector<std::string> wrapper;
+    std::string executable; // argv[0] resolved
+    std::string workingDir;
+    CgroupPaths cgroup; // the workload's cgroup in each hierarchy
+    std::string procsFile; // cgroup.procs to list and signal the workload's processes
+    std::string killFile; // cgroup v2 cgroup.kill, or empty
+    std::string oomCounterFile;
+    std::int64_t createdAtMs = 0;
+    // Filled in by the shim; 0 until then.
+    int pid = 0;
+    std::uint64_t startTime = 0; // /proc/<pid>/stat field 22: with the pid, the process's identity
+    int shimPid = 0;
+    std::uint64_t shimStartTime = 0;
+};
+
+struct ExitRecord {
+    std::optional<int> exitCode;
+    std::optional<int> signal;
+    bool oomKilled = false;
+    std::uint64_t oomKills = 0;
+    std::string startError; // a `shim::stageName` when the workload never ran
+    int error = 0; // errno of the start error
+    bool waitFailed = false;
+    std::int64_t endedAtMs = 0;
+};
+
+struct StopRecord {
+    std::int64_t deadlineMs = 0; // Unix time after which the workload's cgroup gets SIGKILL
+};
+
+// The JSON of `record` without the shim's fields and the closing brace, ending in a comma: the shim appends
+// `"pid":...}` (see shim::writeLaunchRecord).
+std::string launchRecordPrefix(const LaunchRecord& record);
+
+IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& file);
+// nullopt when the record does not exist (yet).
+IsolationExpected<std::optional<ExitRecord>> readExitRecord(const std::filesystem::path& file);
+IsolationExpected<std::optional<StopRecord>> readStopRecord(const std::filesystem::path& file);
+IsolationExpected<void> writeStopRecord(const std::filesystem::path& dir, const StopRecord& record);
+
+} // namespace tidepool::agent

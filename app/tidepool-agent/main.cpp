@@ -1,0 +1,359 @@
+// tidepool-agent: the node agent. Discovers the node (/proc, uname, NUMA, NVML by dlopen, an accelerator file or
+// probe commands), enforces the core's pools with cgroups, runs workloads in them (through qemu-user when built for
+// another ISA), measures that translation's slowdown, and keeps its workloads running while the core is away.
+// One io_context thread runs everything; workload processes live under shims and survive the agent.
+#include "agents/crossisa/slowdown.h"
+#include "agents/crossisa/translator.h"
+#include "agents/inventory/inventory.h"
+#include "agents/inventory/nvml.h"
+#include "agents/isolation/cgroup_layout.h"
+#include "agents/isolation/cgroups.h"
+#include "agents/net/agent_connection.h"
+#include "agents/runner/runner.h"
+#include "agents/telemetry/sampler.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+namespace {
+
+using namespace tidepool;
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-token-file FILE --state-dir DIR [options]
+  --name NAME              the node's name (default: the host name)
+  --accelerator-file FILE  accelerators NVML cannot see (default /etc/tidepool/accelerators.json; absent = none)
+  --probe PROGRAM          a probe command printing accelerators as JSON (repeatable; run without a shell)
+  --nvml-library PATH      default libnvidia-ml.so.1 (absent = no NVIDIA GPUs)
+  --bench-dir DIR          where isabench-<isa> builds are (default: beside this program)
+  --no-slowdown            do not measure translation slowdowns
+  --verbose                log protocol events too
+)";
+
+const protocol::LogSink logLine = protocol::stderrLogSink("tidepool-agent");
+
+int fail(const std::string& message)
+{
+    std::fprintf(stderr, "tidepool-agent: %s\n", message.c_str());
+    return 2;
+}
+
+std::string protocolState(agent::WorkloadState state)
+{
+    switch (state) {
+    case agent::WorkloadState::Starting: // the shim has not reported yet: it is being started
+    case agent::WorkloadState::Running: return "running";
+    case agent::WorkloadState::Exited: return "exited";
+    case agent::WorkloadState::Killed: return "killed";
+    case agent::WorkloadState::OomKilled: return "oom_killed";
+    case agent::WorkloadState::FailedToStart: return "failed";
+    case agent::WorkloadState::Lost:
+    case agent::WorkloadState::Invalid: break;
+    }
+    return "lost";
+}
+
+std::optional<protocol::WorkloadStatus> toProtocol(const agent::WorkloadStatus& s)
+{
+    std::int64_t id = 0;
+    const auto [ptr, ec] = std::from_chars(s.id.data(), s.id.data() + s.id.size(), id);
+    if (ec != std::errc() || ptr != s.id.data() + s.id.size() || id <= 0)
+        return std::nullopt; // not one of the core's
+    protocol::WorkloadStatus out;
+    out.workloadId = id;
+    out.state = protocolState(s.state);
+    out.pid = s.pid;
+    out.exitCode = s.signal ? *s.signal : s.exitCode.value_or(0);
+    out.detail = s.reason.substr(0, protocol::kMaxTextBytes);
+    for (char& c : out.detail)
+        if (static_cast<unsigned char>(c) < 0x20)
+            c = ' ';
+    return out;
+}
+
+// PATH lookup for the ELF check of the program a launch names.
+fs::path findProgram(const std::string& program)
+{
+    if (program.find('/') != std::string::npos)
+        return program;
+    for (const char* dir : { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin" }) {
+        const fs::path candidate = fs::path(dir) / program;
+        if (access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+    }
+    return program;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string core, tokenFile, stateDir, name, nvmlLibrary = std::string(agent::kDefaultNvmlLibrary);
+    std::string acceleratorFile = std::string(agent::kDefaultAcceleratorFile);
+    std::vector<std::vector<std::string>> probes;
+    fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
+    bool measure = true, verbose = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string option = argv[i];
+        if (option == "--help") {
+            std::cout << kUsage;
+            return 0;
+        }
+        if (option == "--no-slowdown" || option == "--verbose") {
+            (option == "--verbose" ? verbose : measure) = option == "--verbose";
+            continue;
+        }
+        if (i + 1 >= argc)
+            return fail(option + " needs a value");
+        const std::string value = argv[++i];
+        if (option == "--core")
+            core = value;
+        else if (option == "--join-token-file")
+            tokenFile = value;
+        else if (option == "--state-dir")
+            stateDir = value;
+        else if (option == "--name")
+            name = value;
+        else if (option == "--accelerator-file")
+            acceleratorFile = value;
+        else if (option == "--probe")
+            probes.push_back({ value });
+        else if (option == "--nvml-library")
+            nvmlLibrary = value;
+        else if (option == "--bench-dir")
+            benchDir = value;
+        else
+            return fail("unknown option " + option + "\n" + kUsage);
+    }
+    if (core.empty() || tokenFile.empty() || stateDir.empty())
+        return fail(std::string("--core, --join-token-file and --state-dir are required\n") + kUsage);
+    const auto colon = core.rfind(':');
+    unsigned port = 0;
+    if (colon == std::string::npos
+        || std::from_chars(core.data() + colon + 1, core.data() + core.size(), port).ec != std::errc() || port == 0
+        || port > 65535)
+        return fail("--core: \"" + core + "\" is not HOST:PORT");
+    std::ifstream tokenIn(tokenFile);
+    std::string token;
+    if (!tokenIn || !std::getline(tokenIn, token) || token.empty())
+        return fail("join token file " + tokenFile + " cannot be read or is empty");
+    while (!token.empty() && (token.back() == '\r' || token.back() == ' '))
+        token.pop_back();
+    std::error_code ec;
+    fs::create_directories(stateDir, ec);
+    if (ec)
+        return fail("--state-dir " + stateDir + ": " + ec.message());
+
+    // What this node is.
+    agent::Nvml nvml(nvmlLibrary); // discovery's notes say why there are no NVIDIA GPUs, when there are none
+    agent::DiscoveryOptions discoveryOptions;
+    discoveryOptions.nvml = &nvml;
+    discoveryOptions.acceleratorFile = acceleratorFile;
+    discoveryOptions.probeCommands = probes;
+    auto discovery = agent::discover(discoveryOptions);
+    if (!discovery)
+        return fail("discovery failed: " + discovery.error().message);
+    for (const std::string& note : discovery->notes)
+        logLine(note);
+    const agent::NodeInventory node = discovery->inventory;
+    if (name.empty())
+        name = node.hostname;
+    logLine("node " + name + ": " + node.isa + ", " + node.cpuModel + ", " + std::to_string(node.logicalCpus)
+        + " CPUs, " + std::to_string(node.memoryMiB) + " MiB, " + std::to_string(node.numaNodes) + " NUMA nodes, "
+        + std::to_string(node.devices.size()) + " accelerators");
+
+    // Cross-ISA: what this host can translate, and how much slower.
+    agent::crossisa::Translator translator;
+    std::vector<protocol::TranslationFactor> factors;
+    if (measure) {
+        for (const std::string isa : { "x86_64", "aarch64", "riscv64" }) {
+            if (isa == translator.hostIsa() || !translator.translatorFor(isa))
+                continue;
+            agent::crossisa::SlowdownOptions options;
+            options.cachePath = fs::path(stateDir) / "slowdown.json";
+            auto m = agent::crossisa::measureSlowdown(translator, benchDir, isa, options);
+            if (!m) {
+                logLine("slowdown of " + isa + " binaries not measured: " + m.error().message);
+                continue;
+            }
+            logLine("slowdown of " + isa + " binaries here: " + std::to_string(m->factor)
+                + (m->fromCache ? " (cached)" : " (measured)"));
+            factors.push_back(protocol::TranslationFactor { isa, std::max(1.0, m->factor) });
+        }
+    }
+
+    // Isolation and the workloads that survived a previous agent.
+    auto layout = agent::detectCgroupLayout();
+    if (!layout)
+        return fail("cgroups: " + layout.error().message);
+    auto cgroups = agent::PoolCgroups::create(*layout);
+    if (!cgroups)
+        return fail("cgroups: " + cgroups.error().message);
+    for (const std::string& note : cgroups->notes())
+        logLine(note);
+    agent::RunnerConfig runnerConfig;
+    runnerConfig.stateDir = stateDir;
+    auto runner = agent::Runner::create(runnerConfig, *cgroups);
+    if (!runner)
+        return fail("runner: " + runner.error().message);
+    auto adopted = runner->adopt();
+    if (!adopted)
+        return fail("state dir " + stateDir + ": " + adopted.error().message);
+    for (const agent::WorkloadStatus& w : *adopted)
+        logLine("workload " + w.id + " from before: " + agent::workloadStateName(w.state)
+            + (w.pid ? ", pid " + std::to_string(w.pid) : std::string()));
+
+    boost::asio::io_context io(1);
+    agent::Sampler sampler(agent::SamplerOptions { "/", &nvml, {} });
+    std::map<std::string, agent::WorkloadState> reported; // last state sent per workload
+    std::shared_ptr<agent::AgentConnection> connection;
+
+    agent::AgentConnectionConfig config;
+    config.client.host = core.substr(0, colon);
+    config.client.port = static_cast<std::uint16_t>(port);
+    config.client.joinToken = token;
+    config.client.hello = protocol::Hello { name, "tidepool-agent 0.1", agent::summarise(node) };
+    agent::AgentConnectionHandlers handlers;
+    handlers.inventory = [&] {
+        protocol::Inventory inventory = agent::toProtocolInventory(node);
+        inventory.translation = factors;
+        for (const agent::WorkloadStatus& w : runner->workloads())
+            if (auto s = toProtocol(w))
+                inventory.workloads.push_back(*s);
+        return inventory;
+    };
+    handlers.sample = [&] {
+        protocol::UtilisationSample out;
+        auto s = sampler.sample();
+        if (s) {
+            out.timestampMs = s->timestampMs;
+            out.cpuUtilisation = std::clamp(s->cpuUtilisation.value_or(0.0), 0.0, 1.0);
+            out.memoryUsedMiB = s->memoryUsedMiB;
+            out.devices = s->devices;
+        }
+        return out;
+    };
+    handlers.command = [&](const protocol::Message& message) {
+        if (const auto* pools = std::get_if<protocol::PoolConfig>(&message)) {
+            for (const protocol::PoolLimits& p : pools->pools) {
+                agent::PoolLimits limits;
+                limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
+                limits.memoryBytes = static_cast<std::uint64_t>(p.memoryMiB) << 20;
+                limits.ioWeight = static_cast<std::uint32_t>(p.ioWeight);
+                if (auto created = cgroups->createPool(p.name); !created) {
+                    logLine("pool " + p.name + ": " + created.error().message);
+                    continue;
+                }
+                auto applied = cgroups->applyLimits(p.name, limits);
+                if (!applied)
+                    logLine("pool " + p.name + ": " + applied.error().message);
+                else
+                    for (const std::string& note : applied->notEnforced)
+                        logLine("pool " + p.name + ": not enforced: " + note);
+            }
+        } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
+            const std::string id = std::to_string(launch->workloadId);
+            if (const auto held = runner->status(id)) {
+                // Already held: start nothing, say what it is doing.
+                if (auto s = toProtocol(*held))
+                    connection->sendUpdate(*s);
+                return;
+            }
+            agent::LaunchSpec spec;
+            spec.id = id;
+            spec.pool = launch->pool;
+            spec.argv = launch->argv;
+            spec.env = launch->env;
+            spec.env.push_back("TIDEPOOL_WORKLOAD_ID=" + id);
+            if (!launch->devices.empty()) {
+                std::string visible = "CUDA_VISIBLE_DEVICES=";
+                for (std::size_t i = 0; i < launch->devices.size(); ++i)
+                    visible += (i ? "," : "") + std::to_string(launch->devices[i]);
+                spec.env.push_back(visible);
+            }
+            protocol::WorkloadStatus failed { launch->workloadId, "failed", 0, 0, {} };
+            if (spec.argv.empty()) {
+                failed.detail = "the launch names no command";
+                connection->sendUpdate(failed);
+                return;
+            }
+            if (auto wrapper = translator.wrapperFor(findProgram(spec.argv.front())); wrapper)
+                spec.wrapper = *wrapper;
+            else if (wrapper.error().code == agent::crossisa::ErrorCode::NoTranslator) {
+                failed.detail = wrapper.error().message;
+                connection->sendUpdate(failed);
+                return;
+            }
+            auto started = runner->launch(spec);
+            if (!started) {
+                failed.detail = started.error().message.substr(0, protocol::kMaxTextBytes);
+                connection->sendUpdate(failed);
+                return;
+            }
+            logLine("workload " + id + " (" + launch->name + ") launched in pool " + launch->pool
+                + (spec.wrapper.empty() ? "" : " through " + spec.wrapper.front()) + ": "
+                + agent::workloadStateName(started->state)
+                + (started->pid ? ", pid " + std::to_string(started->pid) : std::string()));
+            // Still starting: the poll that sees the shim's report sends "running" (or why it failed).
+            if (started->state != agent::WorkloadState::Starting) {
+                reported[id] = started->state;
+                if (auto s = toProtocol(*started))
+                    connection->sendUpdate(*s);
+            }
+        } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
+            const std::string id = std::to_string(stop->workloadId);
+            if (auto stopped = runner->stop(id, std::chrono::milliseconds(stop->graceMs)); !stopped)
+                logLine("stop " + id + ": " + stopped.error().message);
+        }
+    };
+    connection = agent::AgentConnection::create(io, std::move(config), std::move(handlers),
+        verbose ? protocol::LogSink(logLine) : protocol::LogSink([](std::string_view line) {
+            if (line.find("disconnected") != std::string_view::npos || line.find("rejected") != std::string_view::npos)
+                logLine(line);
+        }));
+
+    // Workload states: polled, and each change sent (or carried by the next inventory when the core is away).
+    boost::asio::steady_timer poll(io);
+    std::function<void()> schedulePoll = [&] {
+        poll.expires_after(std::chrono::milliseconds(200));
+        poll.async_wait([&](const boost::system::error_code& e) {
+            if (e)
+                return;
+            for (const agent::WorkloadStatus& w : runner->poll()) {
+                auto& last = reported[w.id];
+                if (last == w.state || w.state == agent::WorkloadState::Starting)
+                    continue;
+                last = w.state;
+                logLine("workload " + w.id + ": " + agent::workloadStateName(w.state)
+                    + (w.exitCode ? ", exit code " + std::to_string(*w.exitCode) : std::string())
+                    + (w.signal ? ", signal " + std::to_string(*w.signal) : std::string()));
+                if (auto s = toProtocol(w))
+                    connection->sendUpdate(*s);
+            }
+            schedulePoll();
+        });
+    };
+    schedulePoll();
+
+    boost::asio::signal_set signals(io, SIGTERM, SIGINT);
+    signals.async_wait([&](const boost::system::error_code& e, int) {
+        if (e)
+            return;
+        logLine("stopping; workloads keep running and are adopted by the next agent");
+        connection->stop();
+        poll.cancel();
+        io.stop();
+    });
+    connection->start();
+    io.run();
+    return 0;
+}

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""tidepoold at scale on loopback: a fleet of simulated agents joins, heartbeats, and takes a burst of workloads.
+
+Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures and prints one JSON object:
+  - join_s: from starting the fleet to /metrics reporting tidepool_nodes{state="ready"} == N;
+  - daemon_cores: tidepoold's CPU use (user + system, from /proc/PID/stat) over --window seconds of steady
+    heartbeating, in cores; fleet_cores likewise for the fleet process;
+  - burst: --burst workloads submitted through the API (in batches of --batch), and the time from the first
+    submit to the last launch acknowledged by an agent (the daemon's own timestamps, /v1/summary), plus the
+    client's wall time to the last submit.
+
+Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+
+class Api:
+    def __init__(self, port, token):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.token = token
+
+    def call(self, method, path, body=None, auth=True):
+        headers = {"Content-Type": "application/json"}
+        if auth:
+            headers["Authorization"] = "Bearer " + self.token
+        self.conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        response = self.conn.getresponse()
+        data = response.read()
+        return response.status, data
+
+    def metric(self, series):
+        status, data = self.call("GET", "/metrics", auth=False)
+        for line in data.decode().splitlines():
+            if line.startswith(series + " "):
+                return float(line.split()[-1])
+        return None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=2000)
+    parser.add_argument("--heartbeat-ms", type=int, default=1000)
+    parser.add_argument("--window", type=float, default=20)
+    parser.add_argument("--burst", type=int, default=10000)
+    parser.add_argument("--batch", type=int, default=1000)
+    parser.add_argument("--inventory", default="pai2020")
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="tidepool-scale-")
+    join_token = os.path.join(work, "join.token")
+    op_token = os.path.join(work, "op.token")
+    token = secrets.token_hex(16)
+    with open(join_token, "w") as f:
+        f.write(secrets.token_hex(16) + "\n")
+    with open(op_token, "w") as f:
+        f.write(token + "\n")
+
+    daemon_log = open(os.path.join(work, "tidepoold.log"), "w+")
+    daemon = subprocess.Popen([os.path.join(args.bin, "tidepoold"), "--agent-listen", "127.0.0.1:0", "--api-listen",
+                               "127.0.0.1:0", "--db", os.path.join(work, "t.db"), "--join-token-file", join_token,
+                               "--operator-token-file", op_token, "--heartbeat-interval-ms", str(args.heartbeat_ms),
+                               "--suspect-after-ms", str(max(15000, 3 * args.heartbeat_ms)), "--lost-after-ms",
+                               str(max(45000, 9 * args.heartbeat_ms))], stderr=daemon_log)
+    fleet = None
+    try:
+        ports = None
+        for _ in range(200):
+            daemon_log.seek(0)
+            m = re.search(r"ready: agents on 127\.0\.0\.1:(\d+), API on 127\.0\.0\.1:(\d+)", daemon_log.read())
+            if m:
+                ports = int(m.group(1)), int(m.group(2))
+                break
+            time.sleep(0.05)
+        if not ports:
+            sys.exit("tidepoold did not become ready; see " + daemon_log.name)
+        api = Api(ports[1], token)
+
+        started = time.monotonic()
+        fleet = subprocess.Popen([os.path.join(args.bin, "tidepool-fleet"), "--core", f"127.0.0.1:{ports[0]}",
+                                  "--join-token-file", join_token, "--nodes", str(args.nodes), "--inventory",
+                                  args.inventory, "--report-every", "0"])
+        join_s = None
+        while time.monotonic() - started < 120:
+            if api.metric('tidepool_nodes{state="ready"}') == args.nodes:
+                join_s = time.monotonic() - started
+                break
+            time.sleep(0.1)
+        if join_s is None:
+            sys.exit("the fleet did not join within 120 s")
+
+        time.sleep(2)  # let the heartbeats settle into their rhythm
+        d0, f0, t0 = cpu_seconds(daemon.pid), cpu_seconds(fleet.pid), time.monotonic()
+        h0 = api.metric("tidepool_agent_heartbeats_total")
+        time.sleep(args.window)
+        d1, f1, t1 = cpu_seconds(daemon.pid), cpu_seconds(fleet.pid), time.monotonic()
+        h1 = api.metric("tidepool_agent_heartbeats_total")
+
+        burst = None
+        if args.burst > 0:
+            submit_started = time.time()
+            for start in range(0, args.burst, args.batch):
+                items = [{"name": f"burst-{i}", "cpuMillis": 500, "memoryMiB": 1024, "command": ["/bin/true"]}
+                         for i in range(start, min(args.burst, start + args.batch))]
+                status, data = api.call("POST", "/v1/workloads", {"workloads": items})
+                if status != 201:
+                    sys.exit(f"submit failed: {status} {data[:200]!r}")
+            submitted = time.time()
+            summary = {}
+            while time.time() - submit_started < 120:
+                status, data = api.call("GET", "/v1/summary")
+                summary = json.loads(data)
+                if summary["acknowledged"] >= args.burst:
+                    break
+                time.sleep(0.005)
+            burst = {
+                "workloads": args.burst,
+                "batch": args.batch,
+                "acknowledged": summary.get("acknowledged"),
+                "first_submit_to_last_ack_ms": summary["lastAckMs"] - summary["firstSubmitMs"],
+                "client_submit_wall_ms": round((submitted - submit_started) * 1000, 1),
+                "pending": summary["workloads"]["pending"],
+            }
+
+        print(json.dumps({
+            "nodes": args.nodes,
+            "inventory": args.inventory,
+            "heartbeat_ms": args.heartbeat_ms,
+            "join_s": round(join_s, 2),
+            "window_s": round(t1 - t0, 1),
+            "heartbeats_per_s": round((h1 - h0) / (t1 - t0), 1),
+            "daemon_cores": round((d1 - d0) / (t1 - t0), 4),
+            "fleet_cores": round((f1 - f0) / (t1 - t0), 4),
+            "burst": burst,
+        }))
+    finally:
+        for p in (fleet, daemon):
+            if p and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,761 @@
+#include "core/api/control_plane.h"
+
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+
+namespace tidepool::api {
+
+namespace {
+
+constexpr std::string_view kNodeStateNames[] = { "invalid", "joining", "ready", "suspect", "lost" };
+constexpr std::string_view kPhaseNames[]
+    = { "invalid", "pending", "launching", "running", "stopping", "succeeded", "failed", "killed", "oom_killed",
+          "cancelled" };
+static_assert(std::size(kNodeStateNames) == kNodeStateCount);
+static_assert(std::size(kPhaseNames) == kWorkloadPhaseCount);
+
+constexpr std::string_view kDefaultPool = "default";
+
+// Hot = accelerators for real-time inference; cold = the other ISAs' (often idle ARM) servers for batch;
+// warm = general x86 CPU servers for latency-sensitive services.
+Tier defaultTier(const protocol::Inventory& inventory, Isa isa)
+{
+    if (!inventory.devices.empty())
+        return Tier::Hot;
+    return isa == Isa::X86_64 ? Tier::Warm : Tier::Cold;
+}
+
+} // namespace
+
+std::string_view toString(NodeState state)
+{
+    return kNodeStateNames[static_cast<std::size_t>(state)];
+}
+
+std::string_view toString(WorkloadPhase phase)
+{
+    return kPhaseNames[static_cast<std::size_t>(phase)];
+}
+
+std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text)
+{
+    for (std::size_t i = 1; i < std::size(kPhaseNames); ++i)
+        if (kPhaseNames[i] == text)
+            return static_cast<WorkloadPhase>(i);
+    return std::nullopt;
+}
+
+bool isFinal(WorkloadPhase phase)
+{
+    return phase >= WorkloadPhase::Succeeded;
+}
+
+std::int64_t unixMillis()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(
+    boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link, protocol::LogSink log)
+{
+    if (config.suspectAfter <= std::chrono::milliseconds::zero() || config.lostAfter <= config.suspectAfter)
+        return makeError(ErrorCode::InvalidArgument,
+            "liveness timeouts: suspectAfter must be positive and lostAfter longer than it");
+    auto plane = std::make_unique<ControlPlane>(io, std::move(config), std::move(link), std::move(log));
+    std::optional<Profile> profile = builtinProfile(plane->m_config.profile, plane->m_registry);
+    if (!profile)
+        return makeError(ErrorCode::InvalidArgument, "profile \"" + plane->m_config.profile + "\" is not known");
+    auto scheduler = Scheduler::create(plane->m_cluster, std::move(*profile), plane->m_registry, PolicyOptions {});
+    if (!scheduler)
+        return tl::unexpected(scheduler.error());
+    plane->m_scheduler = std::move(*scheduler);
+    Pool pool;
+    pool.name = std::string(kDefaultPool);
+    pool.businessLine = "shared";
+    const PoolId id = plane->m_cluster.addPool(std::move(pool));
+    plane->m_poolByName.emplace(std::string(kDefaultPool), id);
+    plane->m_poolIoWeight.push_back(100);
+    return plane;
+}
+
+ControlPlane::ControlPlane(
+    boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link, protocol::LogSink log)
+    : m_io(io)
+    , m_config(std::move(config))
+    , m_link(std::move(link))
+    , m_log(std::move(log))
+    , m_registry(PolicyRegistry::withBuiltins())
+    , m_timer(io)
+    , m_startedAt(Clock::now())
+{
+}
+
+ControlPlane::~ControlPlane() = default;
+
+void ControlPlane::logLine(const std::string& line) const
+{
+    if (m_log)
+        m_log(line);
+}
+
+void ControlPlane::start()
+{
+    m_stopped = false;
+    onTick();
+}
+
+void ControlPlane::stop()
+{
+    m_stopped = true;
+    m_timer.cancel();
+}
+
+void ControlPlane::onTick()
+{
+    if (m_stopped)
+        return;
+    checkLiveness(Clock::now());
+    m_timer.expires_after(m_config.tick);
+    m_timer.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec)
+            onTick();
+    });
+}
+
+// ---- nodes ----------------------------------------------------------------------------------------------------
+
+LiveNode* ControlPlane::nodeOfSession(const std::string& sessionId)
+{
+    const auto it = m_nodeBySession.find(sessionId);
+    return it == m_nodeBySession.end() ? nullptr : &m_nodes[static_cast<std::size_t>(it->second)];
+}
+
+const LiveNode* ControlPlane::nodeByName(std::string_view name) const
+{
+    const auto it = m_nodeByName.find(std::string(name));
+    return it == m_nodeByName.end() ? nullptr : &m_nodes[static_cast<std::size_t>(it->second)];
+}
+
+std::optional<PoolId> ControlPlane::poolByName(std::string_view name) const
+{
+    const auto it = m_poolByName.find(std::string(name));
+    if (it == m_poolByName.end())
+        return std::nullopt;
+    return it->second;
+}
+
+std::array<std::size_t, kNodeStateCount> ControlPlane::nodeCounts() const
+{
+    std::array<std::size_t, kNodeStateCount> counts {};
+    for (const LiveNode& n : m_nodes)
+        ++counts[static_cast<std::size_t>(n.state)];
+    return counts;
+}
+
+void ControlPlane::setNodeState(LiveNode& node, NodeState state)
+{
+    if (node.state == state)
+        return;
+    Node& model = m_cluster.mutableNode(node.id);
+    const bool schedulable = state == NodeState::Ready;
+    logLine("control: node " + model.name + ": " + std::string(toString(node.state)) + " -> "
+        + std::string(toString(state)));
+    node.state = state;
+    if (model.schedulable != schedulable) {
+        model.schedulable = schedulable;
+        ++model.version;
+        m_scheduler->nodesChanged();
+        if (schedulable)
+            schedulePendingRetry();
+    }
+}
+
+void ControlPlane::onJoined(const std::string& sessionId, const std::string& remote, const protocol::Hello& hello)
+{
+    // The node is registered once its inventory arrives; until then only the session is known.
+    const auto known = m_nodeByName.find(hello.nodeName);
+    if (known != m_nodeByName.end()) {
+        LiveNode& node = m_nodes[static_cast<std::size_t>(known->second)];
+        if (!node.sessionId.empty() && node.sessionId != sessionId) {
+            // The same node joined again before its old connection was seen to end (an agent restart after a
+            // crash, a network change): the newer session wins.
+            ++m_stats.sessionsReplaced;
+            const std::string old = node.sessionId;
+            m_nodeBySession.erase(old);
+            node.sessionId.clear();
+            logLine("control: node " + hello.nodeName + ": joined again from " + remote
+                + "; closing its previous session");
+            if (m_link.disconnect)
+                m_link.disconnect(old, "replaced by a newer session of the same node");
+        }
+        node.sessionId = sessionId;
+        node.remote = remote;
+        node.agentVersion = hello.agentVersion;
+        node.lastSeen = Clock::now();
+        m_nodeBySession[sessionId] = node.id;
+        return;
+    }
+    m_pendingJoins[sessionId] = PendingJoinInfo { hello, remote };
+}
+
+void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inventory& inventory)
+{
+    LiveNode* node = nodeOfSession(sessionId);
+    if (!node) {
+        const auto pending = m_pendingJoins.find(sessionId);
+        if (pending == m_pendingJoins.end())
+            return; // a session that has already left
+        const PendingJoinInfo join = std::move(pending->second);
+        m_pendingJoins.erase(pending);
+        const auto isa = parseIsa(inventory.isa);
+        if (!isa) {
+            logLine("control: node " + join.hello.nodeName + ": ISA \"" + inventory.isa
+                + "\" is not one the scheduler knows; disconnecting");
+            if (m_link.disconnect)
+                m_link.disconnect(sessionId, "ISA " + inventory.isa + " is not supported");
+            return;
+        }
+        Node model;
+        model.name = join.hello.nodeName;
+        model.isa = *isa;
+        model.tier = defaultTier(inventory, *isa);
+        model.capacity.cpuMillis = inventory.cpuMillis;
+        model.capacity.memoryMiB = inventory.memoryMiB;
+        model.capacity.memBandwidthMBps = kUnlimited;
+        model.capacity.netBandwidthMbps = kUnlimited;
+        for (const protocol::DeviceInfo& d : inventory.devices) {
+            Device device;
+            device.kind = parseAcceleratorKind(d.kind).value_or(AcceleratorKind::None);
+            device.model = m_cluster.internModel(d.model);
+            device.shareCapacity = d.shareCapacity;
+            device.memoryMiB = d.memoryMiB;
+            model.devices.push_back(device);
+        }
+        model.schedulable = false; // until it is marked ready below
+        const NodeId id = m_cluster.addNode(std::move(model));
+        for (const auto& [name, poolId] : m_poolByName)
+            (void)m_cluster.attach(poolId, id);
+        m_nodes.resize(static_cast<std::size_t>(id) + 1);
+        LiveNode& live = m_nodes[static_cast<std::size_t>(id)];
+        live.id = id;
+        live.remote = join.remote;
+        live.agentVersion = join.hello.agentVersion;
+        live.joinedMs = unixMillis();
+        m_nodeByName.emplace(join.hello.nodeName, id);
+        live.sessionId = sessionId;
+        m_nodeBySession[sessionId] = id;
+        node = &live;
+        logLine("control: node " + join.hello.nodeName + " registered: " + inventory.isa + ", "
+            + std::to_string(inventory.cpuMillis) + " mCPU, " + std::to_string(inventory.memoryMiB) + " MiB, "
+            + std::to_string(inventory.devices.size()) + " accelerators");
+    }
+    node->cpuModel = inventory.cpuModel;
+    node->numaNodes = inventory.numaNodes;
+    node->translation = inventory.translation;
+    node->lastSeen = Clock::now();
+    const Node& model = m_cluster.node(node->id);
+    for (const protocol::TranslationFactor& t : inventory.translation)
+        if (const auto from = parseIsa(t.fromIsa))
+            m_scheduler->slowdowns().set(*from, model.isa, t.factor);
+
+    sendPools(*node);
+    reconcile(*node, inventory.workloads);
+    setNodeState(*node, NodeState::Ready);
+}
+
+void ControlPlane::reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported)
+{
+    std::set<WorkloadId> seen;
+    for (const protocol::WorkloadStatus& status : reported) {
+        seen.insert(status.workloadId);
+        applyStatus(node, status, true);
+    }
+    // Placements here the agent did not report: a launch it never received goes again; a workload it was running
+    // and no longer knows (its state was wiped) is placed anew.
+    const std::vector<WorkloadId> residents = m_cluster.node(node.id).residents;
+    for (const WorkloadId id : residents) {
+        if (seen.count(id))
+            continue;
+        auto it = m_workloads.find(id);
+        if (it == m_workloads.end())
+            continue;
+        LiveWorkload& w = it->second;
+        if (w.phase == WorkloadPhase::Launching)
+            launch(w);
+        else if (w.phase == WorkloadPhase::Running || w.phase == WorkloadPhase::Stopping) {
+            const bool wasStopping = w.phase == WorkloadPhase::Stopping;
+            if (wasStopping)
+                finish(w, WorkloadPhase::Cancelled, 0, "the agent no longer holds it");
+            else
+                requeue(w, "node " + m_cluster.node(node.id).name + " no longer holds it");
+        }
+    }
+}
+
+void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory)
+{
+    const std::string& nodeName = m_cluster.node(node.id).name;
+    auto it = m_workloads.find(status.workloadId);
+    const bool running = status.state == "running";
+    if (it == m_workloads.end()) {
+        if (running && m_cancelledAway.erase(status.workloadId)) {
+            stopOn(node, status.workloadId);
+        } else if (running && fromInventory) {
+            logLine("control: node " + nodeName + " runs workload " + std::to_string(status.workloadId)
+                + ", which the core does not know; leaving it alone");
+        }
+        return;
+    }
+    LiveWorkload& w = it->second;
+    if (isFinal(w.phase)) {
+        // Ended as far as the core knows (cancelled while the node was away): a copy still running goes.
+        if (running) {
+            m_cancelledAway.erase(w.workload.id);
+            stopOn(node, w.workload.id);
+        }
+        return;
+    }
+    if (w.node != node.id) {
+        // A copy where the core no longer places it (re-placed while this node was away), or a finished record.
+        if (!running)
+            return;
+        if (w.phase == WorkloadPhase::Pending) {
+            // Still waiting for a place: take it back where it already runs.
+            Placement p;
+            p.workload = w.workload.id;
+            p.node = node.id;
+            p.shares = {};
+            if (!w.workload.accelerators.any() && m_scheduler->bindExternal(p)) {
+                m_pending.erase({ -w.workload.priority, w.workload.id });
+                w.node = node.id;
+                w.pid = status.pid;
+                setPhase(w, WorkloadPhase::Running);
+                w.detail = "re-adopted on " + nodeName;
+                return;
+            }
+        }
+        ++m_stats.duplicateStops;
+        logLine("control: node " + nodeName + " runs workload " + std::to_string(w.workload.id)
+            + ", placed elsewhere now; stopping this copy");
+        stopOn(node, w.workload.id);
+        return;
+    }
+    if (running) {
+        w.pid = status.pid;
+        if (w.phase == WorkloadPhase::Launching) {
+            w.runningMs = unixMillis();
+            ++m_stats.acknowledged;
+            m_stats.lastAckMs = w.runningMs;
+            setPhase(w, WorkloadPhase::Running);
+        }
+        return;
+    }
+    const bool cancelling = w.phase == WorkloadPhase::Stopping;
+    std::string detail = status.detail.empty() ? std::string(status.state) : status.detail;
+    if (status.state == "exited")
+        finish(w, status.exitCode == 0 ? WorkloadPhase::Succeeded : WorkloadPhase::Failed, status.exitCode,
+            "exited with code " + std::to_string(status.exitCode));
+    else if (cancelling && (status.state == "stopped" || status.state == "killed"))
+        finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request");
+    else if (status.state == "killed")
+        finish(w, WorkloadPhase::Killed, status.exitCode, "killed by signal " + std::to_string(status.exitCode));
+    else if (status.state == "oom_killed")
+        finish(w, WorkloadPhase::OomKilled, status.exitCode, "killed: its pool ran out of memory");
+    else if (status.state == "stopped")
+        finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped");
+    else if (status.state == "lost")
+        requeue(w, "node " + nodeName + " lost track of it");
+    else
+        finish(w, WorkloadPhase::Failed, status.exitCode, "could not start: " + detail);
+}
+
+void ControlPlane::stopOn(const LiveNode& node, WorkloadId id)
+{
+    if (m_link.send && !node.sessionId.empty())
+        m_link.send(node.sessionId, protocol::Stop { id, m_config.stopGraceMs });
+}
+
+void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Heartbeat& heartbeat)
+{
+    LiveNode* node = nodeOfSession(sessionId);
+    if (!node)
+        return;
+    node->lastSeen = Clock::now();
+    ++node->heartbeats;
+    if (!heartbeat.samples.empty()) {
+        const protocol::UtilisationSample& s = heartbeat.samples.back();
+        node->lastHeartbeatMs = s.timestampMs;
+        node->cpuUtilisation = s.cpuUtilisation;
+        node->memoryUsedMiB = s.memoryUsedMiB;
+        node->devices = s.devices;
+    }
+    if (node->state == NodeState::Suspect)
+        setNodeState(*node, NodeState::Ready);
+}
+
+void ControlPlane::onWorkloadUpdate(const std::string& sessionId, const protocol::WorkloadStatus& status)
+{
+    LiveNode* node = nodeOfSession(sessionId);
+    if (!node)
+        return;
+    node->lastSeen = Clock::now();
+    applyStatus(*node, status, false);
+}
+
+void ControlPlane::onLeft(const std::string& sessionId, const std::string& reason)
+{
+    m_pendingJoins.erase(sessionId);
+    LiveNode* node = nodeOfSession(sessionId);
+    if (!node)
+        return;
+    m_nodeBySession.erase(sessionId);
+    node->sessionId.clear();
+    logLine("control: node " + m_cluster.node(node->id).name + " disconnected: " + reason);
+    // Disconnected is not lost: the agent keeps its workloads running and reconnects; liveness decides.
+}
+
+void ControlPlane::checkLiveness(Clock::time_point now)
+{
+    const bool inGrace = now - m_startedAt < m_config.restartGrace && m_restored;
+    for (LiveNode& node : m_nodes) {
+        if (node.state == NodeState::Lost || node.state == NodeState::Joining)
+            continue;
+        const auto silent = now - node.lastSeen;
+        if (silent >= m_config.lostAfter && !inGrace)
+            nodeBecameLost(node);
+        else if (silent >= m_config.suspectAfter && node.state == NodeState::Ready)
+            setNodeState(node, NodeState::Suspect);
+    }
+}
+
+void ControlPlane::nodeBecameLost(LiveNode& node)
+{
+    ++m_stats.nodesLost;
+    setNodeState(node, NodeState::Lost);
+    if (!node.sessionId.empty() && m_link.disconnect)
+        m_link.disconnect(node.sessionId, "declared lost: silent too long");
+    const std::string name = m_cluster.node(node.id).name;
+    const std::vector<WorkloadId> residents = m_cluster.node(node.id).residents;
+    for (const WorkloadId id : residents) {
+        auto it = m_workloads.find(id);
+        if (it == m_workloads.end())
+            continue;
+        LiveWorkload& w = it->second;
+        if (w.phase == WorkloadPhase::Stopping) {
+            m_cancelledAway.insert(id);
+            finish(w, WorkloadPhase::Cancelled, 0, "cancelled; node " + name + " was lost before it stopped");
+        } else {
+            ++m_stats.replacedAfterLoss;
+            requeue(w, "node " + name + " was lost");
+        }
+    }
+}
+
+void ControlPlane::sendPools(const LiveNode& node)
+{
+    if (!m_link.send || node.sessionId.empty())
+        return;
+    const Node& model = m_cluster.node(node.id);
+    protocol::PoolConfig config;
+    for (const PoolId id : model.pools) {
+        const Pool& pool = m_cluster.pool(id);
+        // A pool's quota is cluster-wide; on one node its cgroup can take at most what the node has.
+        config.pools.push_back(protocol::PoolLimits { pool.name,
+            std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
+            std::min(pool.quota.memoryMiB, model.capacity.memoryMiB),
+            m_poolIoWeight[static_cast<std::size_t>(id)] });
+    }
+    m_link.send(node.sessionId, config);
+}
+
+// ---- workloads -------------------------------------------------------------------------------------------------
+
+const LiveWorkload* ControlPlane::workload(WorkloadId id) const
+{
+    const auto it = m_workloads.find(id);
+    return it == m_workloads.end() ? nullptr : &it->second;
+}
+
+void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
+{
+    --m_phaseCounts[static_cast<std::size_t>(w.phase)];
+    ++m_phaseCounts[static_cast<std::size_t>(phase)];
+    w.phase = phase;
+}
+
+ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
+{
+    if (m_workloads.size() >= m_config.maxWorkloads)
+        return tl::unexpected(ApiError { 429,
+            "the core already holds " + std::to_string(m_workloads.size()) + " workloads, its configured maximum" });
+    const std::string poolName = request.pool.empty() ? std::string(kDefaultPool) : request.pool;
+    const auto pool = poolByName(poolName);
+    if (!pool)
+        return tl::unexpected(ApiError { 400, "field `pool`: no pool is named \"" + poolName + "\"" });
+    Workload w;
+    w.id = m_nextId;
+    w.name = request.name;
+    w.requests = request.requests;
+    w.accelerators = request.accelerators;
+    for (const std::string& model : request.acceleratorModels) {
+        const auto id = m_cluster.findModel(model);
+        if (!id)
+            return tl::unexpected(ApiError { 400,
+                "field `accelerators.models`: no node has a device of model \"" + model + "\"" });
+        w.accelerators.allowedModels.push_back(*id);
+    }
+    w.priority = request.priority;
+    w.latency = request.latency;
+    w.pinnedTier = request.pinnedTier;
+    w.nativeIsas = request.nativeIsas;
+    w.allowTranslation = request.allowTranslation;
+    w.pool = *pool;
+    if (auto added = m_cluster.addWorkload(w); !added)
+        return tl::unexpected(ApiError { 400, added.error().message });
+    ++m_nextId;
+    LiveWorkload live;
+    live.workload = std::move(w);
+    live.poolName = poolName;
+    live.argv = std::move(request.argv);
+    live.env = std::move(request.env);
+    live.submittedMs = unixMillis();
+    if (m_stats.firstSubmitMs == 0)
+        m_stats.firstSubmitMs = live.submittedMs;
+    ++m_stats.submitted;
+    const WorkloadId id = live.workload.id;
+    auto [it, inserted] = m_workloads.emplace(id, std::move(live));
+    ++m_phaseCounts[static_cast<std::size_t>(WorkloadPhase::Pending)];
+    // Older pending work of the same or a higher priority goes first: the new one waits behind it.
+    const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -it->second.workload.priority;
+    if (queueAhead || !tryPlace(it->second))
+        m_pending.insert({ -it->second.workload.priority, id });
+    return id;
+}
+
+bool ControlPlane::tryPlace(LiveWorkload& w)
+{
+    const auto started = Clock::now();
+    Decision decision = m_scheduler->place(w.workload.id);
+    const auto micros = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count());
+    m_stats.placementMicrosTotal += micros;
+    std::size_t bucket = 0;
+    while (bucket < kPlacementBucketsMicros.size() && static_cast<double>(micros) > kPlacementBucketsMicros[bucket])
+        ++bucket;
+    ++m_stats.placementMicrosBuckets[bucket];
+    ++w.attempts;
+    w.lastReport = decision.report;
+    if (!decision.placement) {
+        ++m_stats.placementFailures;
+        w.detail = decision.reason();
+        return false;
+    }
+    ++m_stats.placements;
+    for (const WorkloadId victim : decision.victims) {
+        auto it = m_workloads.find(victim);
+        if (it == m_workloads.end())
+            continue;
+        ++m_stats.preemptions;
+        LiveWorkload& v = it->second;
+        // The scheduler has already unbound the victim; stop it where it ran and put it back in the queue.
+        if (v.node != kNoNode)
+            stopOn(m_nodes[static_cast<std::size_t>(v.node)], victim);
+        v.node = kNoNode;
+        v.devices.clear();
+        setPhase(v, WorkloadPhase::Pending);
+        v.detail = "preempted by workload " + std::to_string(w.workload.id) + " (priority "
+            + std::to_string(w.workload.priority) + ")";
+        m_pending.insert({ -v.workload.priority, victim });
+    }
+    w.node = decision.placement->node;
+    w.devices = decision.placement->shares;
+    w.translated = decision.placement->translated;
+    w.placedMs = unixMillis();
+    w.detail = "placed on " + m_cluster.node(w.node).name + (w.translated ? " (translated)" : "") + "; "
+        + decision.report.summary();
+    setPhase(w, WorkloadPhase::Launching);
+    launch(w);
+    return true;
+}
+
+void ControlPlane::launch(LiveWorkload& w)
+{
+    const LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    if (!m_link.send || node.sessionId.empty())
+        return; // sent again by the reconciliation when the node returns
+    protocol::Launch launch;
+    launch.workloadId = w.workload.id;
+    launch.name = w.workload.name;
+    launch.pool = w.poolName;
+    launch.argv = w.argv;
+    launch.env = w.env;
+    launch.cpuMillis = w.workload.requests.cpuMillis;
+    launch.memoryMiB = w.workload.requests.memoryMiB;
+    for (const DeviceShare& share : w.devices)
+        launch.devices.push_back(share.device);
+    if (m_link.send(node.sessionId, launch))
+        ++m_stats.launchesSent;
+}
+
+void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail)
+{
+    if (w.node != kNoNode) {
+        (void)m_scheduler->release(w.workload.id);
+        schedulePendingRetry();
+    } else {
+        m_pending.erase({ -w.workload.priority, w.workload.id });
+    }
+    w.exitCode = exitCode;
+    w.detail = std::move(detail);
+    w.finishedMs = unixMillis();
+    setPhase(w, phase);
+    m_finishedOrder.push_back(w.workload.id);
+    forgetOldFinished();
+}
+
+void ControlPlane::requeue(LiveWorkload& w, std::string why)
+{
+    if (w.node != kNoNode) {
+        (void)m_scheduler->release(w.workload.id);
+        schedulePendingRetry();
+    }
+    w.node = kNoNode;
+    w.devices.clear();
+    w.pid = 0;
+    w.detail = std::move(why);
+    setPhase(w, WorkloadPhase::Pending);
+    m_pending.insert({ -w.workload.priority, w.workload.id });
+}
+
+void ControlPlane::forgetOldFinished()
+{
+    while (m_finishedOrder.size() > m_config.keepFinished) {
+        const WorkloadId id = m_finishedOrder.front();
+        m_finishedOrder.pop_front();
+        auto it = m_workloads.find(id);
+        if (it == m_workloads.end() || !isFinal(it->second.phase))
+            continue;
+        --m_phaseCounts[static_cast<std::size_t>(it->second.phase)];
+        (void)m_cluster.removeWorkload(id);
+        m_workloads.erase(it);
+    }
+}
+
+ApiResult<void> ControlPlane::cancel(WorkloadId id)
+{
+    auto it = m_workloads.find(id);
+    if (it == m_workloads.end())
+        return tl::unexpected(ApiError { 404, "no workload has id " + std::to_string(id) });
+    LiveWorkload& w = it->second;
+    if (isFinal(w.phase))
+        return tl::unexpected(ApiError { 409,
+            "workload " + std::to_string(id) + " has already ended (" + std::string(toString(w.phase)) + ")" });
+    if (w.phase == WorkloadPhase::Pending) {
+        finish(w, WorkloadPhase::Cancelled, 0, "cancelled before it was placed");
+        return {};
+    }
+    if (w.phase == WorkloadPhase::Stopping)
+        return {};
+    const LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    if (node.sessionId.empty()) {
+        // The node is unreachable: the stop goes out when it returns.
+        m_cancelledAway.insert(id);
+        finish(w, WorkloadPhase::Cancelled, 0, "cancelled; its node was unreachable, it is stopped on return");
+        return {};
+    }
+    setPhase(w, WorkloadPhase::Stopping);
+    stopOn(node, id);
+    return {};
+}
+
+void ControlPlane::schedulePendingRetry()
+{
+    if (m_retryPosted || m_pending.empty())
+        return;
+    m_retryPosted = true;
+    boost::asio::post(m_io, [this] {
+        m_retryPosted = false;
+        retryPending();
+    });
+}
+
+void ControlPlane::retryPending()
+{
+    // One pass in priority order; what still does not fit waits for the next change of capacity.
+    std::vector<std::pair<std::int32_t, WorkloadId>> queue(m_pending.begin(), m_pending.end());
+    m_pending.clear();
+    for (const auto& key : queue) {
+        auto it = m_workloads.find(key.second);
+        if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
+            continue;
+        if (!tryPlace(it->second))
+            m_pending.insert(key);
+    }
+}
+
+std::string ControlPlane::why(const LiveWorkload& w) const
+{
+    return w.detail;
+}
+
+// ---- pools -----------------------------------------------------------------------------------------------------
+
+ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
+{
+    if (m_poolByName.count(request.name))
+        return tl::unexpected(ApiError { 409, "a pool named \"" + request.name + "\" already exists" });
+    Pool pool;
+    pool.name = request.name;
+    pool.businessLine = request.businessLine;
+    pool.tier = request.tier;
+    pool.quota.cpuMillis = request.cpuMillis;
+    pool.quota.memoryMiB = request.memoryMiB;
+    const PoolId id = m_cluster.addPool(std::move(pool));
+    m_poolByName.emplace(request.name, id);
+    m_poolIoWeight.push_back(request.ioWeight);
+    for (const LiveNode& node : m_nodes) {
+        (void)m_cluster.attach(id, node.id);
+        sendPools(node);
+    }
+    m_scheduler->nodesChanged();
+    logLine("control: pool " + request.name + " created");
+    return id;
+}
+
+PoolRequest ControlPlane::poolRequestOf(PoolId id) const
+{
+    const Pool& pool = m_cluster.pool(id);
+    PoolRequest r;
+    r.name = pool.name;
+    r.businessLine = pool.businessLine;
+    r.tier = pool.tier;
+    r.cpuMillis = pool.quota.cpuMillis;
+    r.memoryMiB = pool.quota.memoryMiB;
+    r.ioWeight = poolIoWeight(id);
+    return r;
+}
+
+ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequest& request)
+{
+    const auto id = poolByName(name);
+    if (!id)
+        return tl::unexpected(ApiError { 404, "no pool is named \"" + name + "\"" });
+    Pool& pool = m_cluster.mutablePool(*id);
+    pool.quota.cpuMillis = request.cpuMillis;
+    pool.quota.memoryMiB = request.memoryMiB;
+    if (!request.businessLine.empty())
+        pool.businessLine = request.businessLine;
+    pool.tier = request.tier;
+    m_poolIoWeight[static_cast<std::size_t>(*id)] = request.ioWeight;
+    for (const NodeId nodeId : pool.nodes)
+        sendPools(m_nodes[static_cast<std::size_t>(nodeId)]);
+    m_scheduler->nodesChanged();
+    schedulePendingRetry();
+    logLine("control: pool " + name + " changed");
+    return {};
+}
+
+} // namespace tidepool::api

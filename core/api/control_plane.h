@@ -1,0 +1,274 @@
+#pragma once
+// The live cluster: what `tidepoold` (and later the console) runs around the scheduling core. It turns agent events
+// (join, inventory, heartbeat, workload updates, disconnects) into nodes of a `ClusterState`, places submitted
+// workloads with the `Scheduler`, sends the agents their pools, launches and stops, tracks every node's liveness
+// (ready → suspect → lost) and every workload's phase, and re-places the workloads of lost nodes.
+//
+// Reconciliation: an agent sends its full inventory, with every workload it holds, after each (re)join. The core
+// compares that list with its own placements for the node: acknowledged launches become running, finished ones
+// release their resources, launches the agent never received are sent again (the agent refuses an id it holds, so
+// nothing starts twice), a workload the core moved elsewhere while the node was away is stopped there, and one that
+// is still waiting for a place is taken back where it runs.
+//
+// Thread affinity: everything runs on the io_context thread given at construction (the core's thread); the events,
+// the API calls and the timers are all called there. Nothing here is synchronised.
+
+#include "core/model/cluster.h"
+#include "core/sched/scheduler.h"
+#include "protocol/log_sink.h"
+#include "protocol/messages.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tidepool::api {
+
+using Clock = std::chrono::steady_clock;
+
+enum class NodeState : std::uint8_t { Invalid = 0, Joining, Ready, Suspect, Lost };
+// pending: waiting for a place; launching: placed, launch sent, not yet acknowledged; running: acknowledged;
+// stopping: a stop was sent; the rest are final.
+enum class WorkloadPhase : std::uint8_t {
+    Invalid = 0,
+    Pending,
+    Launching,
+    Running,
+    Stopping,
+    Succeeded, // exited 0
+    Failed, // exited non-zero, or could not start
+    Killed, // ended by a signal it was not asked for
+    OomKilled,
+    Cancelled, // stopped at an operator's request
+};
+inline constexpr int kNodeStateCount = 5;
+inline constexpr int kWorkloadPhaseCount = 10;
+
+std::string_view toString(NodeState state);
+std::string_view toString(WorkloadPhase phase);
+std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text);
+bool isFinal(WorkloadPhase phase);
+
+struct ControlPlaneConfig {
+    std::string profile = "default";
+    std::int32_t heartbeatIntervalMs = 5000; // what agents are told; the timeouts below are in the same spirit
+    // Like the Kubernetes node controller (40 s grace, then eviction) and Nomad (heartbeat TTL plus a grace):
+    // a node that has not been heard from for `suspectAfter` takes no new work; after `lostAfter` its workloads
+    // are placed elsewhere.
+    std::chrono::milliseconds suspectAfter { 15'000 };
+    std::chrono::milliseconds lostAfter { 45'000 };
+    // After the core starts, nodes it knows from before (a restored database) are not declared lost before this.
+    std::chrono::milliseconds restartGrace { 60'000 };
+    std::chrono::milliseconds tick { 500 }; // how often liveness is checked
+    std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
+    std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
+    std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
+};
+
+// How the control plane reaches agents: the agent server in the daemon, a recorder in tests.
+struct AgentLink {
+    std::function<bool(const std::string& sessionId, const protocol::Message&)> send;
+    std::function<bool(const std::string& sessionId, const std::string& reason)> disconnect;
+};
+
+// A workload as submitted through the API, validated.
+struct SubmitRequest {
+    std::string name;
+    std::string pool; // empty = the "default" pool
+    Resources requests;
+    AcceleratorRequest accelerators;
+    std::vector<std::string> acceleratorModels; // names; resolved to ids at submit
+    std::int32_t priority = 0;
+    LatencyClass latency = LatencyClass::Batch;
+    Tier pinnedTier = Tier::Invalid;
+    IsaMask nativeIsas = 0;
+    bool allowTranslation = false;
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+};
+
+struct LiveWorkload {
+    Workload workload;
+    std::string poolName;
+    std::vector<std::string> argv;
+    std::vector<std::string> env;
+    WorkloadPhase phase = WorkloadPhase::Pending;
+    NodeId node = kNoNode; // where it is placed (launching, running, stopping)
+    std::vector<DeviceShare> devices;
+    bool translated = false;
+    std::int32_t pid = 0;
+    std::int32_t exitCode = 0;
+    std::string detail; // why pending, why it failed, what ended it
+    FilterReport lastReport; // of the last placement attempt ("why pending" / "why here")
+    std::int64_t submittedMs = 0, placedMs = 0, runningMs = 0, finishedMs = 0; // Unix epoch ms; 0 = not yet
+    std::uint32_t attempts = 0; // placement attempts
+};
+
+struct LiveNode {
+    NodeId id = kNoNode;
+    NodeState state = NodeState::Joining;
+    std::string sessionId; // empty while disconnected
+    std::string remote;
+    std::string agentVersion;
+    std::string cpuModel;
+    std::int32_t numaNodes = 1;
+    std::vector<protocol::TranslationFactor> translation;
+    Clock::time_point lastSeen {};
+    std::int64_t joinedMs = 0;
+    std::int64_t lastHeartbeatMs = 0;
+    double cpuUtilisation = 0.0;
+    std::int64_t memoryUsedMiB = 0;
+    std::vector<protocol::DeviceSample> devices;
+    std::uint64_t heartbeats = 0;
+};
+
+// Counters for /metrics and the summary.
+struct ControlPlaneStats {
+    std::uint64_t submitted = 0;
+    std::uint64_t placements = 0;
+    std::uint64_t placementFailures = 0; // attempts that left a workload pending
+    std::uint64_t preemptions = 0; // workloads evicted for higher priorities
+    std::uint64_t launchesSent = 0;
+    std::uint64_t acknowledged = 0; // launches acknowledged as running
+    std::uint64_t nodesLost = 0;
+    std::uint64_t replacedAfterLoss = 0; // workloads put back to pending because their node was lost
+    std::uint64_t duplicateStops = 0; // stops sent for copies that ran where the core no longer placed them
+    std::uint64_t sessionsReplaced = 0; // a node joined again while its previous session was still open
+    std::uint64_t placementMicrosTotal = 0;
+    std::int64_t firstSubmitMs = 0; // Unix ms of the first submission since start
+    std::int64_t lastAckMs = 0; // Unix ms of the latest launch acknowledgement
+    std::array<std::uint64_t, 12> placementMicrosBuckets {}; // histogram, bounds in `kPlacementBucketsMicros`
+};
+inline constexpr std::array<double, 11> kPlacementBucketsMicros { 10, 25, 50, 100, 250, 500, 1000, 2500, 5000,
+    10000, 100000 };
+
+// An API refusal: the HTTP status and a message naming the field or object at fault.
+struct ApiError {
+    int status = 400;
+    std::string message;
+};
+template <typename T> using ApiResult = tl::expected<T, ApiError>;
+
+struct PoolRequest {
+    std::string name;
+    std::string businessLine;
+    Tier tier = Tier::Invalid; // Invalid = any tier
+    std::int64_t cpuMillis = kUnlimited;
+    std::int64_t memoryMiB = kUnlimited;
+    std::int32_t ioWeight = 100;
+};
+
+class ControlPlane {
+public:
+    // Fails when the configured profile is unknown or invalid.
+    static Expected<std::unique_ptr<ControlPlane>> create(
+        boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link, protocol::LogSink log);
+    ~ControlPlane();
+
+    // Starts the liveness timer.
+    void start();
+    void stop();
+
+    // Agent events (wire them to `net::AgentServerEvents`).
+    void onJoined(const std::string& sessionId, const std::string& remote, const protocol::Hello& hello);
+    void onInventory(const std::string& sessionId, const protocol::Inventory& inventory);
+    void onHeartbeat(const std::string& sessionId, const protocol::Heartbeat& heartbeat);
+    void onWorkloadUpdate(const std::string& sessionId, const protocol::WorkloadStatus& status);
+    void onLeft(const std::string& sessionId, const std::string& reason);
+
+    // API operations.
+    ApiResult<WorkloadId> submit(SubmitRequest request);
+    ApiResult<void> cancel(WorkloadId id);
+    ApiResult<PoolId> createPool(const PoolRequest& request);
+    ApiResult<void> updatePool(const std::string& name, const PoolRequest& request);
+
+    // Liveness check, normally run by the timer; public for tests that drive time.
+    void checkLiveness(Clock::time_point now);
+    // Tries every pending workload, in priority order; normally posted after capacity frees.
+    void retryPending();
+
+    const ClusterState& cluster() const { return m_cluster; }
+    const std::map<WorkloadId, LiveWorkload>& workloads() const { return m_workloads; }
+    const LiveWorkload* workload(WorkloadId id) const;
+    const std::vector<LiveNode>& nodes() const { return m_nodes; } // by NodeId
+    const LiveNode* nodeByName(std::string_view name) const;
+    std::optional<PoolId> poolByName(std::string_view name) const;
+    std::int32_t poolIoWeight(PoolId id) const { return m_poolIoWeight[static_cast<std::size_t>(id)]; }
+    // The request that would leave pool `id` as it is: the base of a partial update.
+    PoolRequest poolRequestOf(PoolId id) const;
+    const ControlPlaneStats& stats() const { return m_stats; }
+    std::array<std::size_t, kNodeStateCount> nodeCounts() const;
+    std::array<std::size_t, kWorkloadPhaseCount> phaseCounts() const { return m_phaseCounts; }
+    const ControlPlaneConfig& config() const { return m_config; }
+    // The "why pending" / "why here" line of a workload, with the per-reason counts of its last attempt.
+    std::string why(const LiveWorkload& w) const;
+
+    ControlPlane(boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link,
+        protocol::LogSink log); // use `create`
+
+private:
+    struct PendingJoinInfo {
+        protocol::Hello hello;
+        std::string remote;
+    };
+
+    LiveNode* nodeOfSession(const std::string& sessionId);
+    void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
+    void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);
+    void stopOn(const LiveNode& node, WorkloadId id);
+    void setPhase(LiveWorkload& w, WorkloadPhase phase);
+    bool tryPlace(LiveWorkload& w);
+    void launch(LiveWorkload& w);
+    void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
+    void requeue(LiveWorkload& w, std::string why);
+    void sendPools(const LiveNode& node);
+    void nodeBecameLost(LiveNode& node);
+    void setNodeState(LiveNode& node, NodeState state);
+    void schedulePendingRetry();
+    void forgetOldFinished();
+    void onTick();
+    void logLine(const std::string& line) const;
+
+    boost::asio::io_context& m_io;
+    ControlPlaneConfig m_config;
+    AgentLink m_link;
+    protocol::LogSink m_log;
+    ClusterState m_cluster;
+    PolicyRegistry m_registry;
+    std::unique_ptr<Scheduler> m_scheduler; // borrows m_cluster
+    boost::asio::steady_timer m_timer;
+    std::vector<LiveNode> m_nodes; // by NodeId
+    std::unordered_map<std::string, NodeId> m_nodeByName;
+    std::unordered_map<std::string, NodeId> m_nodeBySession;
+    std::unordered_map<std::string, PendingJoinInfo> m_pendingJoins; // joined, inventory not yet received
+    std::unordered_map<std::string, PoolId> m_poolByName;
+    std::vector<std::int32_t> m_poolIoWeight; // by PoolId
+    std::map<WorkloadId, LiveWorkload> m_workloads;
+    std::set<std::pair<std::int32_t, WorkloadId>> m_pending; // (-priority, id): highest priority, then oldest
+    std::set<WorkloadId> m_cancelledAway; // cancelled while their node was unreachable: stop them on return
+    std::deque<WorkloadId> m_finishedOrder;
+    std::array<std::size_t, kWorkloadPhaseCount> m_phaseCounts {};
+    WorkloadId m_nextId = 1;
+    bool m_retryPosted = false;
+    bool m_stopped = false;
+    bool m_restored = false; // nodes were restored from a database: the restart grace applies
+    Clock::time_point m_startedAt;
+    ControlPlaneStats m_stats;
+};
+
+// Unix epoch milliseconds now.
+std::int64_t unixMillis();
+
+} // namespace tidepool::api

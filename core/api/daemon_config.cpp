@@ -1,0 +1,200 @@
+#include "core/api/daemon_config.h"
+
+#include "core/net/http_server.h"
+#include "protocol/join.h"
+#include "protocol/json_reader.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+namespace tidepool::api {
+
+using protocol::detail::Alphabet;
+using protocol::detail::JsonReader;
+
+namespace {
+
+Expected<std::int64_t> parseNumber(std::string_view option, std::string_view text, std::int64_t min, std::int64_t max)
+{
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value < min || value > max)
+        return makeError(ErrorCode::InvalidArgument,
+            std::string(option) + ": \"" + std::string(text) + "\" must be a number " + std::to_string(min) + " to "
+                + std::to_string(max));
+    return value;
+}
+
+Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
+{
+    std::ifstream in(path);
+    if (!in)
+        return makeError(ErrorCode::IoError, "config file " + path + ": cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::exception& e) {
+        return makeError(ErrorCode::ParseError, "config file " + path + ": not valid JSON: " + e.what());
+    }
+    if (!root.is_object())
+        return makeError(ErrorCode::ParseError, "config file " + path + ": must hold one JSON object");
+    std::optional<protocol::Error> error;
+    JsonReader r(root, "", error);
+    if (r.has("agentListen"))
+        config.agentListen = r.string("agentListen", Alphabet::Text, 300);
+    if (r.has("apiListen"))
+        config.apiListen = r.string("apiListen", Alphabet::Text, 300);
+    if (r.has("db"))
+        config.db = r.string("db", Alphabet::Text, 4096);
+    if (r.has("joinTokenFile"))
+        config.joinTokenFile = r.string("joinTokenFile", Alphabet::Text, 4096);
+    if (r.has("operatorTokenFile"))
+        config.operatorTokenFile = r.string("operatorTokenFile", Alphabet::Text, 4096);
+    if (r.has("operatorTokens"))
+        config.operatorTokens = r.strings("operatorTokens", Alphabet::Text, 64, 256);
+    if (r.has("profile"))
+        config.plane.profile = r.string("profile", Alphabet::Name, 64);
+    if (r.has("heartbeatIntervalMs"))
+        config.plane.heartbeatIntervalMs = static_cast<std::int32_t>(r.integer(
+            "heartbeatIntervalMs", protocol::kMinHeartbeatIntervalMs, protocol::kMaxHeartbeatIntervalMs));
+    if (r.has("suspectAfterMs"))
+        config.plane.suspectAfter = std::chrono::milliseconds(r.integer("suspectAfterMs", 100, 86'400'000));
+    if (r.has("lostAfterMs"))
+        config.plane.lostAfter = std::chrono::milliseconds(r.integer("lostAfterMs", 100, 86'400'000));
+    if (r.has("restartGraceMs"))
+        config.plane.restartGrace = std::chrono::milliseconds(r.integer("restartGraceMs", 0, 86'400'000));
+    if (r.has("maxFrameBytes"))
+        config.maxFrameBytes = static_cast<std::uint32_t>(r.integer("maxFrameBytes", 1024, 64 << 20));
+    r.rejectUnknownFields();
+    if (error)
+        return makeError(ErrorCode::InvalidArgument, "config file " + path + ": " + error->message);
+    return {};
+}
+
+} // namespace
+
+std::string daemonUsage()
+{
+    return R"(usage: tidepoold [options]
+  --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
+                              joinTokenFile, operatorTokenFile, operatorTokens, profile, heartbeatIntervalMs,
+                              suspectAfterMs, lostAfterMs, restartGraceMs, maxFrameBytes); options override it
+  --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
+  --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080)
+  --db PATH                   SQLite database
+  --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
+  --operator-token-file FILE  an operator token for the API (Authorization: Bearer TOKEN)
+  --profile NAME              scheduling profile (default "default")
+  --heartbeat-interval-ms N   told to agents (default 5000)
+  --suspect-after-ms N        silence before a node takes no new work (default 15000)
+  --lost-after-ms N           silence before its workloads are placed elsewhere (default 45000)
+  --check-config              validate the settings and the token files, then exit
+  --help
+)";
+}
+
+Expected<std::string> readSecretFile(const std::string& path, const std::string& what)
+{
+    std::ifstream in(path);
+    if (!in)
+        return makeError(ErrorCode::IoError, what + " file " + path + " cannot be read");
+    std::string line;
+    std::getline(in, line);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+        line.pop_back();
+    if (line.empty())
+        return makeError(ErrorCode::InvalidArgument, what + " file " + path + " is empty");
+    return line;
+}
+
+Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
+{
+    DaemonConfig config;
+    // The config file first, wherever --config stands, so that the other options override it.
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string_view(argv[i]) == "--config")
+            if (auto applied = applyConfigFile(argv[i + 1], config); !applied)
+                return tl::unexpected(applied.error());
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view option = argv[i];
+        if (option == "--help" || option == "-h") {
+            config.help = true;
+            return config;
+        }
+        if (option == "--check-config") {
+            config.checkOnly = true;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return makeError(ErrorCode::InvalidArgument, std::string(option) + " needs a value (see --help)");
+        const std::string value = argv[++i];
+        if (option == "--config")
+            continue;
+        if (option == "--agent-listen")
+            config.agentListen = value;
+        else if (option == "--api-listen")
+            config.apiListen = value;
+        else if (option == "--db")
+            config.db = value;
+        else if (option == "--join-token-file")
+            config.joinTokenFile = value;
+        else if (option == "--operator-token-file")
+            config.operatorTokenFile = value;
+        else if (option == "--profile")
+            config.plane.profile = value;
+        else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
+            auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
+                86'400'000);
+            if (!n)
+                return tl::unexpected(n.error());
+            if (option == "--heartbeat-interval-ms")
+                config.plane.heartbeatIntervalMs = static_cast<std::int32_t>(*n);
+            else if (option == "--suspect-after-ms")
+                config.plane.suspectAfter = std::chrono::milliseconds(*n);
+            else
+                config.plane.lostAfter = std::chrono::milliseconds(*n);
+        } else
+            return makeError(ErrorCode::InvalidArgument, "unknown option " + std::string(option) + " (see --help)");
+    }
+
+    for (const auto& [name, text] : { std::pair { "--agent-listen", config.agentListen },
+             std::pair { "--api-listen", config.apiListen } })
+        if (auto hp = net::parseHostPort(text); !hp)
+            return makeError(ErrorCode::InvalidArgument, std::string(name) + ": " + hp.error().message);
+    if (config.joinTokenFile.empty())
+        return makeError(ErrorCode::InvalidArgument, "--join-token-file is required: agents authenticate with it");
+    auto joinToken = readSecretFile(config.joinTokenFile, "join token");
+    if (!joinToken)
+        return tl::unexpected(joinToken.error());
+    if (auto valid = protocol::checkJoinToken(*joinToken); !valid)
+        return makeError(ErrorCode::InvalidArgument, "join token file " + config.joinTokenFile + ": " + valid.error().message);
+    config.joinToken = std::move(*joinToken);
+    if (!config.operatorTokenFile.empty()) {
+        auto token = readSecretFile(config.operatorTokenFile, "operator token");
+        if (!token)
+            return tl::unexpected(token.error());
+        config.operatorTokens.push_back(std::move(*token));
+    }
+    if (config.operatorTokens.empty())
+        return makeError(ErrorCode::InvalidArgument,
+            "no operator token: give --operator-token-file or `operatorTokens` in the config file; the API needs one");
+    for (const std::string& token : config.operatorTokens)
+        if (token.size() < 16)
+            return makeError(ErrorCode::InvalidArgument, "an operator token is shorter than 16 bytes");
+    if (config.plane.lostAfter <= config.plane.suspectAfter)
+        return makeError(ErrorCode::InvalidArgument, "lost-after must be longer than suspect-after");
+    if (config.plane.suspectAfter.count() < 2 * config.plane.heartbeatIntervalMs)
+        return makeError(ErrorCode::InvalidArgument,
+            "suspect-after (" + std::to_string(config.plane.suspectAfter.count())
+                + " ms) must cover at least two heartbeat intervals ("
+                + std::to_string(config.plane.heartbeatIntervalMs) + " ms each)");
+    return config;
+}
+
+} // namespace tidepool::api

@@ -1,0 +1,36 @@
+#pragma once
+// tidepoold's settings: defaults, then a JSON config file (`--config`), then the command line, each overriding the
+// one before. Every value is checked, and an error names the option or the config file's field; secrets (the join
+// token, the operator tokens) are read from files and never echoed.
+//
+// Thread affinity: none; plain values and functions, used before the daemon starts its threads.
+
+#include "core/api/control_plane.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tidepool::api {
+
+struct DaemonConfig {
+    std::string agentListen = "0.0.0.0:7070";
+    std::string apiListen = "127.0.0.1:7080";
+    std::string db; // SQLite database path
+    std::string joinTokenFile;
+    std::string operatorTokenFile;
+    std::vector<std::string> operatorTokens; // from the config file and the token file
+    std::string joinToken; // read from joinTokenFile
+    std::uint32_t maxFrameBytes = 1u << 20;
+    ControlPlaneConfig plane;
+    bool checkOnly = false; // --check-config
+    bool help = false;
+};
+
+// Parses `argv` (and the config file it names). `usage` is filled with the help text.
+Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv);
+std::string daemonUsage();
+// Reads a secret file: the first line, without trailing whitespace; the error names the file, never the content.
+Expected<std::string> readSecretFile(const std::string& path, const std::string& what);
+
+} // namespace tidepool::api

@@ -1,0 +1,676 @@
+#include "core/api/http_api.h"
+
+#include "protocol/json_reader.h"
+
+#include <boost/beast/http/status.hpp>
+
+#include <openssl/crypto.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdio>
+#include <fstream>
+
+namespace tidepool::api {
+
+namespace http = boost::beast::http;
+using nlohmann::json;
+using protocol::detail::Alphabet;
+using protocol::detail::JsonReader;
+
+namespace {
+
+constexpr std::size_t kMaxBatch = 10'000;
+constexpr std::size_t kMaxNameBytes = 253;
+
+net::HttpResponse reply(http::status status, const json& body)
+{
+    net::HttpResponse response { status, 11 };
+    response.set(http::field::content_type, "application/json");
+    response.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
+    return response;
+}
+
+net::HttpResponse error(int status, const std::string& message)
+{
+    return reply(static_cast<http::status>(status), json { { "error", message } });
+}
+
+std::optional<std::int64_t> parseId(std::string_view text)
+{
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0)
+        return std::nullopt;
+    return value;
+}
+
+// "/v1/workloads/12/why?x=y" → path segments {"v1","workloads","12","why"} and the query text.
+std::vector<std::string> splitPath(std::string_view target, std::string_view& query)
+{
+    const auto q = target.find('?');
+    query = q == std::string_view::npos ? std::string_view {} : target.substr(q + 1);
+    const std::string_view path = target.substr(0, q);
+    std::vector<std::string> parts;
+    std::size_t start = 0;
+    while (start <= path.size()) {
+        const auto slash = path.find('/', start);
+        const std::string_view part = path.substr(start, slash == std::string_view::npos ? slash : slash - start);
+        if (!part.empty())
+            parts.emplace_back(part);
+        if (slash == std::string_view::npos)
+            break;
+        start = slash + 1;
+    }
+    return parts;
+}
+
+std::optional<std::string> queryValue(std::string_view query, std::string_view key)
+{
+    std::size_t start = 0;
+    while (start < query.size()) {
+        const auto amp = query.find('&', start);
+        const std::string_view pair = query.substr(start, amp == std::string_view::npos ? amp : amp - start);
+        const auto eq = pair.find('=');
+        if (pair.substr(0, eq) == key)
+            return std::string(eq == std::string_view::npos ? std::string_view {} : pair.substr(eq + 1));
+        if (amp == std::string_view::npos)
+            break;
+        start = amp + 1;
+    }
+    return std::nullopt;
+}
+
+ApiResult<json> parseBody(const net::HttpRequest& request)
+{
+    try {
+        if (!protocol::detail::nestingWithin(request.body(), 16))
+            return tl::unexpected(ApiError { 400, "the body nests deeper than 16 levels" });
+        json body = json::parse(request.body());
+        if (!body.is_object())
+            return tl::unexpected(ApiError { 400, "the body must be a JSON object" });
+        return body;
+    } catch (const json::parse_error& e) {
+        // The position only: the parser's own message would echo the client's text.
+        return tl::unexpected(ApiError { 400, "the body is not valid JSON (error at byte " + std::to_string(e.byte) + ")" });
+    } catch (const json::exception& e) {
+        return tl::unexpected(ApiError { 400, std::string("the body is not valid JSON: ") + e.what() });
+    }
+}
+
+template <typename T> ApiResult<T> checked(std::optional<protocol::Error>& readError, T value)
+{
+    if (readError)
+        return tl::unexpected(ApiError { 400, readError->message });
+    return value;
+}
+
+json reportJson(const FilterReport& report)
+{
+    json rejected = json::object();
+    for (std::size_t i = 1; i < kRejectReasonCount; ++i)
+        if (report.rejected[i] > 0)
+            rejected[std::string(toString(static_cast<RejectReason>(i)))] = report.rejected[i];
+    return json { { "nodesConsidered", report.nodesConsidered }, { "feasible", report.feasible },
+        { "mainReason", std::string(toString(report.mainReason())) }, { "rejected", std::move(rejected) } };
+}
+
+json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
+{
+    json j { { "id", w.workload.id }, { "name", w.workload.name }, { "pool", w.poolName },
+        { "phase", std::string(toString(w.phase)) }, { "priority", w.workload.priority },
+        { "latency", std::string(toString(w.workload.latency)) }, { "cpuMillis", w.workload.requests.cpuMillis },
+        { "memoryMiB", w.workload.requests.memoryMiB }, { "detail", w.detail }, { "submittedMs", w.submittedMs },
+        { "attempts", w.attempts } };
+    if (w.workload.accelerators.any())
+        j["accelerators"] = json { { "kind", std::string(toString(w.workload.accelerators.kind)) },
+            { "count", w.workload.accelerators.count }, { "share", w.workload.accelerators.sharePerDevice } };
+    if (w.node != kNoNode) {
+        j["node"] = plane.cluster().node(w.node).name;
+        j["translated"] = w.translated;
+        json devices = json::array();
+        for (const DeviceShare& d : w.devices)
+            devices.push_back(json { { "device", d.device }, { "share", d.share } });
+        j["devices"] = std::move(devices);
+    }
+    if (w.pid)
+        j["pid"] = w.pid;
+    if (w.placedMs)
+        j["placedMs"] = w.placedMs;
+    if (w.runningMs)
+        j["runningMs"] = w.runningMs;
+    if (w.finishedMs) {
+        j["finishedMs"] = w.finishedMs;
+        j["exitCode"] = w.exitCode;
+    }
+    if (!w.argv.empty())
+        j["command"] = w.argv;
+    return j;
+}
+
+json nodeJson(const ControlPlane& plane, const LiveNode& live)
+{
+    const ClusterState& cluster = plane.cluster();
+    const Node& n = cluster.node(live.id);
+    json devices = json::array();
+    for (std::size_t i = 0; i < n.devices.size(); ++i) {
+        const Device& d = n.devices[i];
+        json device { { "index", i }, { "kind", std::string(toString(d.kind)) },
+            { "model", d.model == kNoModel ? std::string() : cluster.modelName(d.model) },
+            { "shareCapacity", d.shareCapacity }, { "shareFree", d.shareFree }, { "memoryMiB", d.memoryMiB } };
+        for (const protocol::DeviceSample& s : live.devices)
+            if (s.index == static_cast<std::int32_t>(i)) {
+                device["utilisation"] = s.utilisation;
+                device["memoryUsedMiB"] = s.memoryUsedMiB;
+            }
+        devices.push_back(std::move(device));
+    }
+    json pools = json::array();
+    for (const PoolId p : n.pools)
+        pools.push_back(cluster.pool(p).name);
+    json translation = json::object();
+    for (const protocol::TranslationFactor& t : live.translation)
+        translation[t.fromIsa] = t.factor;
+    return json { { "name", n.name }, { "state", std::string(toString(live.state)) },
+        { "isa", std::string(toString(n.isa)) }, { "tier", std::string(toString(n.tier)) },
+        { "cpuModel", live.cpuModel }, { "numaNodes", live.numaNodes }, { "agentVersion", live.agentVersion },
+        { "connected", !live.sessionId.empty() }, { "remote", live.remote },
+        { "cpuMillis", n.capacity.cpuMillis }, { "cpuMillisFree", n.free.cpuMillis },
+        { "memoryMiB", n.capacity.memoryMiB }, { "memoryMiBFree", n.free.memoryMiB },
+        { "cpuUtilisation", live.cpuUtilisation }, { "memoryUsedMiB", live.memoryUsedMiB },
+        { "workloads", n.residents.size() }, { "devices", std::move(devices) }, { "pools", std::move(pools) },
+        { "translation", std::move(translation) }, { "lastHeartbeatMs", live.lastHeartbeatMs },
+        { "heartbeats", live.heartbeats } };
+}
+
+json poolJson(const ControlPlane& plane, PoolId id)
+{
+    const Pool& p = plane.cluster().pool(id);
+    auto limit = [](std::int64_t v) { return v >= kUnlimited ? json(nullptr) : json(v); };
+    return json { { "name", p.name }, { "businessLine", p.businessLine },
+        { "tier", p.tier == Tier::Invalid ? json(nullptr) : json(std::string(toString(p.tier))) },
+        { "cpuMillis", limit(p.quota.cpuMillis) }, { "memoryMiB", limit(p.quota.memoryMiB) },
+        { "cpuMillisUsed", p.used.cpuMillis }, { "memoryMiBUsed", p.used.memoryMiB },
+        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
+}
+
+// A new pool (`base` empty, `name` required) or a change to an existing one: fields absent from the body keep
+// their values in `base`; `null` sets a quota back to unlimited and a tier back to any.
+ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequest> base)
+{
+    std::optional<protocol::Error> readError;
+    JsonReader r(body, "", readError);
+    const bool creating = !base;
+    PoolRequest p = base.value_or(PoolRequest {});
+    if (creating)
+        p.name = r.string("name", Alphabet::Name, 64);
+    for (const char* key : { "cpuMillis", "memoryMiB", "tier" }) {
+        const auto it = body.find(key);
+        if (it != body.end() && it->is_null()) {
+            r.skip(key);
+            if (std::string_view(key) == "cpuMillis")
+                p.cpuMillis = kUnlimited;
+            else if (std::string_view(key) == "memoryMiB")
+                p.memoryMiB = kUnlimited;
+            else
+                p.tier = Tier::Invalid;
+        }
+    }
+    if (r.has("businessLine"))
+        p.businessLine = r.string("businessLine", Alphabet::Text, 256);
+    if (r.has("tier")) {
+        const std::string tier = r.string("tier", Alphabet::Name, 16);
+        if (r.ok()) {
+            const auto parsed = parseTier(tier);
+            if (!parsed)
+                r.fail(protocol::ErrorCode::OutOfRange, "tier", "field `tier` must be hot, warm or cold");
+            else
+                p.tier = *parsed;
+        }
+    }
+    if (r.has("cpuMillis"))
+        p.cpuMillis = r.integer("cpuMillis", 1, protocol::kMaxCpuMillis);
+    if (r.has("memoryMiB"))
+        p.memoryMiB = r.integer("memoryMiB", 1, protocol::kMaxMemoryMiB);
+    if (r.has("ioWeight"))
+        p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
+    r.rejectUnknownFields();
+    return checked(readError, std::move(p));
+}
+
+void appendMetric(std::string& out, std::string_view name, std::string_view type, std::string_view help)
+{
+    out += "# HELP ";
+    out += name;
+    out += ' ';
+    out += help;
+    out += "\n# TYPE ";
+    out += name;
+    out += ' ';
+    out += type;
+    out += '\n';
+}
+
+void appendSample(std::string& out, std::string_view name, std::string_view labels, double value)
+{
+    out += name;
+    out += labels;
+    out += ' ';
+    char buffer[64];
+    const int n = std::snprintf(buffer, sizeof buffer, "%.17g", value);
+    out.append(buffer, static_cast<std::size_t>(n));
+    out += '\n';
+}
+
+} // namespace
+
+ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string& path)
+{
+    std::optional<protocol::Error> readError;
+    JsonReader r(body, path, readError);
+    SubmitRequest s;
+    s.name = r.string("name", Alphabet::Name, kMaxNameBytes);
+    if (r.has("pool"))
+        s.pool = r.string("pool", Alphabet::Name, 64);
+    s.requests.cpuMillis = r.integer("cpuMillis", 0, protocol::kMaxCpuMillis);
+    s.requests.memoryMiB = r.integer("memoryMiB", 0, protocol::kMaxMemoryMiB);
+    if (r.has("memBandwidthMBps"))
+        s.requests.memBandwidthMBps = r.integer("memBandwidthMBps", 0, std::int64_t { 1 } << 40);
+    if (r.has("netBandwidthMbps"))
+        s.requests.netBandwidthMbps = r.integer("netBandwidthMbps", 0, std::int64_t { 1 } << 40);
+    if (r.has("priority"))
+        s.priority = static_cast<std::int32_t>(r.integer("priority", -1'000'000, 1'000'000));
+    if (r.has("latency")) {
+        const std::string latency = r.string("latency", Alphabet::Name, 32);
+        if (r.ok()) {
+            if (const auto parsed = parseLatencyClass(latency))
+                s.latency = *parsed;
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("latency"),
+                    "field `" + r.pathOf("latency") + "` must be real-time, latency-sensitive or batch");
+        }
+    }
+    if (r.has("tier")) {
+        const std::string tier = r.string("tier", Alphabet::Name, 16);
+        if (r.ok()) {
+            if (const auto parsed = parseTier(tier))
+                s.pinnedTier = *parsed;
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("tier"),
+                    "field `" + r.pathOf("tier") + "` must be hot, warm or cold");
+        }
+    }
+    if (r.has("isas")) {
+        const auto isas = r.strings("isas", Alphabet::Name, 8, 16);
+        for (std::size_t i = 0; i < isas.size() && r.ok(); ++i) {
+            if (const auto isa = parseIsa(isas[i]))
+                s.nativeIsas = static_cast<IsaMask>(s.nativeIsas | isaBit(*isa));
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("isas") + "[" + std::to_string(i) + "]",
+                    "field `" + r.pathOf("isas") + "[" + std::to_string(i) + "]` must be x86_64, aarch64 or riscv64");
+        }
+    }
+    if (r.has("allowTranslation"))
+        s.allowTranslation = r.boolean("allowTranslation");
+    if (r.has("command"))
+        s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
+    if (r.has("env"))
+        s.env = r.strings("env", Alphabet::Text, protocol::kMaxEnv, protocol::kMaxTextBytes);
+    for (std::size_t i = 0; i < s.env.size() && r.ok(); ++i) {
+        const auto eq = s.env[i].find('=');
+        if (eq == 0 || eq == std::string::npos)
+            r.fail(protocol::ErrorCode::BadName, r.pathOf("env") + "[" + std::to_string(i) + "]",
+                "field `" + r.pathOf("env") + "[" + std::to_string(i) + "]` must read NAME=value");
+    }
+    if (const json* accelerators = r.optionalObject("accelerators")) {
+        JsonReader a = r.child(*accelerators, r.pathOf("accelerators"));
+        const std::string kind = a.string("kind", Alphabet::Name, 16);
+        if (a.ok()) {
+            const auto parsed = parseAcceleratorKind(kind);
+            if (!parsed || *parsed == AcceleratorKind::None)
+                a.fail(protocol::ErrorCode::OutOfRange, a.pathOf("kind"),
+                    "field `" + a.pathOf("kind") + "` must be gpu, npu or fpga");
+            else
+                s.accelerators.kind = *parsed;
+        }
+        s.accelerators.count = a.has("count") ? static_cast<std::int32_t>(a.integer("count", 1, 64)) : 1;
+        if (a.has("share"))
+            s.accelerators.sharePerDevice = static_cast<std::int32_t>(a.integer("share", 1, 1'000'000));
+        if (a.has("memoryMiB"))
+            s.accelerators.memoryMiBPerDevice = a.integer("memoryMiB", 0, protocol::kMaxMemoryMiB);
+        if (a.has("models"))
+            s.acceleratorModels = a.strings("models", Alphabet::Name, 32, 64);
+        a.rejectUnknownFields();
+    }
+    r.rejectUnknownFields();
+    return checked(readError, std::move(s));
+}
+
+HttpApi::HttpApi(ControlPlane& plane, std::vector<std::string> operatorTokens, MetricsSource extraMetrics)
+    : m_plane(plane)
+    , m_tokens(std::move(operatorTokens))
+    , m_extraMetrics(std::move(extraMetrics))
+{
+}
+
+bool HttpApi::authorised(const net::HttpRequest& request) const
+{
+    const auto header = request.find(http::field::authorization);
+    if (header == request.end())
+        return false;
+    const std::string_view value(header->value().data(), header->value().size());
+    constexpr std::string_view kBearer = "Bearer ";
+    if (value.substr(0, kBearer.size()) != kBearer)
+        return false;
+    const std::string_view presented = value.substr(kBearer.size());
+    bool match = false;
+    for (const std::string& token : m_tokens)
+        if (token.size() == presented.size() && CRYPTO_memcmp(token.data(), presented.data(), token.size()) == 0)
+            match = true;
+    return match;
+}
+
+net::HttpResponse HttpApi::handle(const net::HttpRequest& request)
+{
+    ++m_stats.requests;
+    const std::string_view target(request.target().data(), request.target().size());
+    std::string_view query;
+    const std::vector<std::string> parts = splitPath(target, query);
+    const http::verb verb = request.method();
+
+    if (parts.size() == 1 && parts[0] == "healthz" && verb == http::verb::get)
+        return reply(http::status::ok, json { { "status", "ok" } });
+    if (parts.size() == 1 && parts[0] == "metrics" && verb == http::verb::get) {
+        net::HttpResponse response { http::status::ok, 11 };
+        response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+        response.body() = renderMetrics();
+        return response;
+    }
+    if (parts.empty() || parts[0] != "v1") {
+        ++m_stats.clientErrors;
+        return error(404, "no resource at " + std::string(target.substr(0, 256)));
+    }
+    if (!authorised(request)) {
+        ++m_stats.unauthorised;
+        net::HttpResponse response = error(401, "missing or wrong operator token (Authorization: Bearer <token>)");
+        response.set(http::field::www_authenticate, "Bearer realm=\"tidepool\"");
+        return response;
+    }
+    auto fail = [this](int status, const std::string& message) {
+        ++m_stats.clientErrors;
+        return error(status, message);
+    };
+    auto failWith = [&fail](const ApiError& e) { return fail(e.status, e.message); };
+    const std::string resource = parts.size() > 1 ? parts[1] : std::string();
+
+    if (resource == "summary" && parts.size() == 2 && verb == http::verb::get) {
+        json nodes = json::object();
+        const auto nodeCounts = m_plane.nodeCounts();
+        for (int i = 1; i < kNodeStateCount; ++i)
+            nodes[std::string(toString(static_cast<NodeState>(i)))] = nodeCounts[static_cast<std::size_t>(i)];
+        json phases = json::object();
+        const auto phaseCounts = m_plane.phaseCounts();
+        for (int i = 1; i < kWorkloadPhaseCount; ++i)
+            phases[std::string(toString(static_cast<WorkloadPhase>(i)))] = phaseCounts[static_cast<std::size_t>(i)];
+        const ControlPlaneStats& s = m_plane.stats();
+        return reply(http::status::ok,
+            json { { "nodes", std::move(nodes) }, { "workloads", std::move(phases) }, { "submitted", s.submitted },
+                { "acknowledged", s.acknowledged }, { "firstSubmitMs", s.firstSubmitMs },
+                { "lastAckMs", s.lastAckMs } });
+    }
+
+    if (resource == "workloads") {
+        if (parts.size() == 2 && verb == http::verb::post) {
+            auto body = parseBody(request);
+            if (!body)
+                return failWith(body.error());
+            std::vector<SubmitRequest> batch;
+            const auto items = body->find("workloads");
+            if (items != body->end()) {
+                if (!items->is_array() || items->empty() || items->size() > kMaxBatch || body->size() != 1)
+                    return fail(400,
+                        "field `workloads` must be the only field, an array of 1 to " + std::to_string(kMaxBatch)
+                            + " workload objects");
+                for (std::size_t i = 0; i < items->size(); ++i) {
+                    const std::string path = "workloads[" + std::to_string(i) + "]";
+                    if (!(*items)[i].is_object())
+                        return fail(400, "field `" + path + "` must be an object");
+                    auto parsed = parseSubmitRequest((*items)[i], path);
+                    if (!parsed)
+                        return failWith(parsed.error());
+                    batch.push_back(std::move(*parsed));
+                }
+            } else {
+                auto parsed = parseSubmitRequest(*body);
+                if (!parsed)
+                    return failWith(parsed.error());
+                batch.push_back(std::move(*parsed));
+            }
+            // Refer only to pools that exist before anything is submitted, so that a batch is all or nothing.
+            for (std::size_t i = 0; i < batch.size(); ++i)
+                if (!batch[i].pool.empty() && !m_plane.poolByName(batch[i].pool))
+                    return fail(400,
+                        "field `" + (items != body->end() ? "workloads[" + std::to_string(i) + "]." : std::string())
+                            + "pool`: no pool is named \"" + batch[i].pool + "\"");
+            json results = json::array();
+            for (SubmitRequest& s : batch) {
+                auto id = m_plane.submit(std::move(s));
+                if (!id)
+                    return failWith(id.error());
+                results.push_back(workloadJson(m_plane, *m_plane.workload(*id)));
+            }
+            if (items != body->end())
+                return reply(http::status::created, json { { "workloads", std::move(results) } });
+            return reply(http::status::created, results.front());
+        }
+        if (parts.size() == 2 && verb == http::verb::get) {
+            std::optional<WorkloadPhase> phase;
+            if (const auto p = queryValue(query, "phase")) {
+                phase = parseWorkloadPhase(*p);
+                if (!phase)
+                    return fail(400, "query `phase` names no workload phase");
+            }
+            const auto nodeFilter = queryValue(query, "node");
+            std::size_t limit = 1000;
+            if (const auto l = queryValue(query, "limit")) {
+                const auto parsed = parseId(*l);
+                if (!parsed)
+                    return fail(400, "query `limit` must be a positive integer");
+                limit = static_cast<std::size_t>(*parsed);
+            }
+            json list = json::array();
+            for (const auto& [id, w] : m_plane.workloads()) {
+                if (list.size() >= limit)
+                    break;
+                if (phase && w.phase != *phase)
+                    continue;
+                if (nodeFilter && (w.node == kNoNode || m_plane.cluster().node(w.node).name != *nodeFilter))
+                    continue;
+                list.push_back(workloadJson(m_plane, w));
+            }
+            return reply(http::status::ok, json { { "workloads", std::move(list) } });
+        }
+        if (parts.size() >= 3) {
+            const auto id = parseId(parts[2]);
+            if (!id)
+                return fail(400, "workload id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
+            const LiveWorkload* w = m_plane.workload(*id);
+            if (parts.size() == 3 && verb == http::verb::delete_) {
+                if (auto cancelled = m_plane.cancel(*id); !cancelled)
+                    return failWith(cancelled.error());
+                return reply(http::status::ok, workloadJson(m_plane, *m_plane.workload(*id)));
+            }
+            if (!w)
+                return fail(404, "no workload has id " + std::to_string(*id));
+            if (parts.size() == 3 && verb == http::verb::get)
+                return reply(http::status::ok, workloadJson(m_plane, *w));
+            if (parts.size() == 4 && parts[3] == "why" && verb == http::verb::get) {
+                json j { { "id", w->workload.id }, { "phase", std::string(toString(w->phase)) },
+                    { "reason", m_plane.why(*w) }, { "report", reportJson(w->lastReport) } };
+                if (w->node != kNoNode)
+                    j["node"] = m_plane.cluster().node(w->node).name;
+                return reply(http::status::ok, j);
+            }
+        }
+    }
+
+    if (resource == "nodes" && verb == http::verb::get) {
+        if (parts.size() == 2) {
+            json list = json::array();
+            for (const LiveNode& n : m_plane.nodes())
+                list.push_back(nodeJson(m_plane, n));
+            return reply(http::status::ok, json { { "nodes", std::move(list) } });
+        }
+        if (parts.size() == 3) {
+            const LiveNode* n = m_plane.nodeByName(parts[2]);
+            if (!n)
+                return fail(404, "no node is named \"" + parts[2].substr(0, 253) + "\"");
+            return reply(http::status::ok, nodeJson(m_plane, *n));
+        }
+    }
+
+    if (resource == "pools") {
+        if (parts.size() == 2 && verb == http::verb::get) {
+            json list = json::array();
+            for (const Pool& p : m_plane.cluster().pools())
+                list.push_back(poolJson(m_plane, p.id));
+            return reply(http::status::ok, json { { "pools", std::move(list) } });
+        }
+        if (parts.size() == 2 && verb == http::verb::post) {
+            auto body = parseBody(request);
+            if (!body)
+                return failWith(body.error());
+            auto pool = parsePoolRequest(*body, std::nullopt);
+            if (!pool)
+                return failWith(pool.error());
+            auto created = m_plane.createPool(*pool);
+            if (!created)
+                return failWith(created.error());
+            return reply(http::status::created, poolJson(m_plane, *created));
+        }
+        if (parts.size() == 3 && verb == http::verb::put) {
+            auto body = parseBody(request);
+            if (!body)
+                return failWith(body.error());
+            const auto existing = m_plane.poolByName(parts[2]);
+            if (!existing)
+                return fail(404, "no pool is named \"" + parts[2].substr(0, 64) + "\"");
+            auto pool = parsePoolRequest(*body, m_plane.poolRequestOf(*existing));
+            if (!pool)
+                return failWith(pool.error());
+            if (auto updated = m_plane.updatePool(parts[2], *pool); !updated)
+                return failWith(updated.error());
+            return reply(http::status::ok, poolJson(m_plane, *existing));
+        }
+    }
+    return fail(404, "no resource for " + std::string(request.method_string()) + " "
+            + std::string(target.substr(0, 256)));
+}
+
+std::string HttpApi::renderMetrics() const
+{
+    std::string out;
+    out.reserve(8192);
+    appendMetric(out, "tidepool_nodes", "gauge", "Nodes known to the core, by liveness state.");
+    const auto nodeCounts = m_plane.nodeCounts();
+    for (int i = 1; i < kNodeStateCount; ++i)
+        appendSample(out, "tidepool_nodes",
+            "{state=\"" + std::string(toString(static_cast<NodeState>(i))) + "\"}",
+            static_cast<double>(nodeCounts[static_cast<std::size_t>(i)]));
+    appendMetric(out, "tidepool_workloads", "gauge", "Workloads known to the core, by phase.");
+    const auto phases = m_plane.phaseCounts();
+    for (int i = 1; i < kWorkloadPhaseCount; ++i)
+        appendSample(out, "tidepool_workloads",
+            "{phase=\"" + std::string(toString(static_cast<WorkloadPhase>(i))) + "\"}",
+            static_cast<double>(phases[static_cast<std::size_t>(i)]));
+
+    const ControlPlaneStats& s = m_plane.stats();
+    struct Counter {
+        std::string_view name;
+        std::string_view help;
+        std::uint64_t value;
+    };
+    const Counter counters[] = {
+        { "tidepool_workloads_submitted_total", "Workloads accepted through the API.", s.submitted },
+        { "tidepool_placements_total", "Placement attempts that found a node.", s.placements },
+        { "tidepool_placement_failures_total", "Placement attempts that left a workload pending.", s.placementFailures },
+        { "tidepool_preemptions_total", "Workloads evicted for higher-priority ones.", s.preemptions },
+        { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
+        { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
+        { "tidepool_nodes_lost_total", "Times a node was declared lost.", s.nodesLost },
+        { "tidepool_workloads_replaced_after_node_loss_total", "Workloads put back to pending by a lost node.",
+            s.replacedAfterLoss },
+        { "tidepool_duplicate_stops_total", "Stops sent to copies running where the core no longer places them.",
+            s.duplicateStops },
+        { "tidepool_node_sessions_replaced_total", "Joins of a node whose previous session was still open.",
+            s.sessionsReplaced },
+        { "tidepool_api_requests_total", "HTTP API requests.", m_stats.requests },
+        { "tidepool_api_unauthorised_total", "API requests refused for a missing or wrong token.", m_stats.unauthorised },
+        { "tidepool_api_client_errors_total", "API requests refused with another 4xx.", m_stats.clientErrors },
+    };
+    for (const Counter& c : counters) {
+        appendMetric(out, c.name, "counter", c.help);
+        appendSample(out, c.name, "", static_cast<double>(c.value));
+    }
+
+    appendMetric(out, "tidepool_placement_duration_seconds", "histogram", "Time of one placement attempt.");
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < kPlacementBucketsMicros.size(); ++i) {
+        cumulative += s.placementMicrosBuckets[i];
+        char le[32];
+        std::snprintf(le, sizeof le, "%g", kPlacementBucketsMicros[i] / 1e6);
+        appendSample(out, "tidepool_placement_duration_seconds_bucket", std::string("{le=\"") + le + "\"}",
+            static_cast<double>(cumulative));
+    }
+    cumulative += s.placementMicrosBuckets.back();
+    appendSample(out, "tidepool_placement_duration_seconds_bucket", "{le=\"+Inf\"}", static_cast<double>(cumulative));
+    appendSample(out, "tidepool_placement_duration_seconds_sum", "", static_cast<double>(s.placementMicrosTotal) / 1e6);
+    appendSample(out, "tidepool_placement_duration_seconds_count", "", static_cast<double>(cumulative));
+
+    // Cluster capacity and allocation.
+    Resources capacity, free;
+    std::int64_t shareCapacity = 0, shareFree = 0;
+    for (const LiveNode& live : m_plane.nodes()) {
+        if (live.state != NodeState::Ready && live.state != NodeState::Suspect)
+            continue;
+        const Node& n = m_plane.cluster().node(live.id);
+        capacity += n.capacity;
+        free += n.free;
+        shareCapacity += n.deviceShareCapacityTotal();
+        shareFree += n.deviceShareFreeTotal();
+    }
+    appendMetric(out, "tidepool_cluster_cpu_millis", "gauge", "CPU of ready and suspect nodes, in millicores.");
+    appendSample(out, "tidepool_cluster_cpu_millis", "{kind=\"capacity\"}", static_cast<double>(capacity.cpuMillis));
+    appendSample(out, "tidepool_cluster_cpu_millis", "{kind=\"allocated\"}",
+        static_cast<double>(capacity.cpuMillis - free.cpuMillis));
+    appendMetric(out, "tidepool_cluster_memory_mib", "gauge", "Memory of ready and suspect nodes, in MiB.");
+    appendSample(out, "tidepool_cluster_memory_mib", "{kind=\"capacity\"}", static_cast<double>(capacity.memoryMiB));
+    appendSample(out, "tidepool_cluster_memory_mib", "{kind=\"allocated\"}",
+        static_cast<double>(capacity.memoryMiB - free.memoryMiB));
+    appendMetric(out, "tidepool_cluster_accelerator_share", "gauge",
+        "Accelerator share units (milli-GPUs, NPU cores, FPGA slots) of ready and suspect nodes.");
+    appendSample(out, "tidepool_cluster_accelerator_share", "{kind=\"capacity\"}", static_cast<double>(shareCapacity));
+    appendSample(out, "tidepool_cluster_accelerator_share", "{kind=\"allocated\"}",
+        static_cast<double>(shareCapacity - shareFree));
+
+    if (m_extraMetrics)
+        m_extraMetrics(out);
+
+    // The process's own CPU time and resident memory, as Prometheus client libraries export them.
+    rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    const double cpuSeconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+    appendMetric(out, "process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+    appendSample(out, "process_cpu_seconds_total", "", cpuSeconds);
+    std::ifstream statm("/proc/self/statm");
+    long pages = 0, resident = 0;
+    if (statm >> pages >> resident) {
+        appendMetric(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.");
+        appendSample(out, "process_resident_memory_bytes", "", static_cast<double>(resident) * sysconf(_SC_PAGESIZE));
+    }
+    return out;
+}
+
+} // namespace tidepool::api

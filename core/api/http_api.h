@@ -1,0 +1,62 @@
+#pragma once
+// The core's HTTP/JSON API, the standard interface for business systems, and its Prometheus `/metrics`:
+//
+//   GET    /healthz                      liveness of the daemon (no token)
+//   GET    /metrics                      Prometheus text format 0.0.4 (no token)
+//   GET    /v1/summary                   counts of nodes by state and workloads by phase, burst timings
+//   POST   /v1/workloads                 submit one workload (an object) or many ({"workloads": [...]})
+//   GET    /v1/workloads[?phase=P&node=N&limit=K]
+//   GET    /v1/workloads/{id}
+//   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
+//   DELETE /v1/workloads/{id}            cancel
+//   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
+//   GET    /v1/nodes/{name}
+//   GET    /v1/pools    POST /v1/pools    PUT /v1/pools/{name}
+//
+// Every /v1 request needs `Authorization: Bearer <operator token>` (compared in constant time); a missing or wrong
+// token is a 401 and is counted. Every body is validated before anything changes: a 4xx names the bad field by its
+// JSON path (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
+//
+// Thread affinity: the core's io_context thread (the HTTP server calls `handle` there).
+
+#include "core/api/control_plane.h"
+#include "core/net/http_server.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tidepool::api {
+
+// Extra metric lines from other parts of the daemon (the agent server's counters), appended to /metrics.
+using MetricsSource = std::function<void(std::string& out)>;
+
+struct HttpApiStats {
+    std::uint64_t requests = 0;
+    std::uint64_t unauthorised = 0;
+    std::uint64_t clientErrors = 0; // 4xx other than 401
+};
+
+class HttpApi {
+public:
+    HttpApi(ControlPlane& plane, std::vector<std::string> operatorTokens, MetricsSource extraMetrics = {});
+
+    net::HttpResponse handle(const net::HttpRequest& request);
+    const HttpApiStats& stats() const { return m_stats; }
+
+private:
+    bool authorised(const net::HttpRequest& request) const;
+    std::string renderMetrics() const;
+
+    ControlPlane& m_plane;
+    std::vector<std::string> m_tokens;
+    MetricsSource m_extraMetrics;
+    HttpApiStats m_stats;
+};
+
+// Parses one submission object (exposed for tests and tidepoolctl's validation); `path` prefixes field names.
+ApiResult<SubmitRequest> parseSubmitRequest(const nlohmann::json& body, const std::string& path = {});
+
+} // namespace tidepool::api

@@ -1,0 +1,209 @@
+#include "core/net/http_server.h"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <optional>
+
+namespace tidepool::net {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::ip::tcp;
+
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+public:
+    HttpConnection(tcp::socket socket, std::shared_ptr<HttpServer> server)
+        : m_stream(std::move(socket))
+        , m_server(std::move(server))
+    {
+    }
+
+    void start() { doRead(); }
+    void close()
+    {
+        beast::error_code ec;
+        m_stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+        m_stream.close();
+    }
+    bool open() { return m_stream.socket().is_open(); }
+
+private:
+    void doRead()
+    {
+        m_parser.emplace();
+        m_parser->body_limit(m_server->m_config.maxBodyBytes);
+        m_parser->header_limit(64 * 1024);
+        m_stream.expires_after(m_server->m_config.idleTimeout);
+        http::async_read(m_stream, m_buffer, *m_parser,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+    }
+
+    void onRead(beast::error_code ec)
+    {
+        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout
+            || ec == asio::error::operation_aborted || ec == asio::error::connection_reset) {
+            close();
+            return;
+        }
+        if (ec) {
+            ++m_server->m_stats.badRequests;
+            const bool tooLarge = ec == http::error::body_limit || ec == http::error::header_limit;
+            HttpResponse response { tooLarge ? http::status::payload_too_large : http::status::bad_request, 11 };
+            response.set(http::field::content_type, "application/json");
+            response.body() = std::string("{\"error\":\"") + (tooLarge ? "request too large: " : "malformed request: ")
+                + ec.message() + "\"}";
+            response.keep_alive(false);
+            send(std::move(response));
+            return;
+        }
+        ++m_server->m_stats.requests;
+        const HttpRequest& request = m_parser->get();
+        HttpResponse response = m_server->m_handler(request);
+        response.version(request.version());
+        response.keep_alive(request.keep_alive());
+        send(std::move(response));
+    }
+
+    void send(HttpResponse response)
+    {
+        response.prepare_payload();
+        m_response = std::make_shared<HttpResponse>(std::move(response));
+        http::async_write(m_stream, *m_response,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
+    }
+
+    void onWrite(beast::error_code ec)
+    {
+        const bool keepAlive = m_response && m_response->keep_alive();
+        m_response.reset();
+        if (ec || !keepAlive) {
+            close();
+            return;
+        }
+        doRead();
+    }
+
+    beast::tcp_stream m_stream;
+    std::shared_ptr<HttpServer> m_server;
+    beast::flat_buffer m_buffer;
+    std::optional<http::request_parser<http::string_body>> m_parser;
+    std::shared_ptr<HttpResponse> m_response;
+};
+
+std::shared_ptr<HttpServer> HttpServer::create(
+    asio::io_context& io, HttpServerConfig config, HttpHandler handler, protocol::LogSink log)
+{
+    return std::make_shared<HttpServer>(io, config, std::move(handler), std::move(log));
+}
+
+HttpServer::HttpServer(asio::io_context& io, HttpServerConfig config, HttpHandler handler, protocol::LogSink log)
+    : m_io(io)
+    , m_config(config)
+    , m_handler(std::move(handler))
+    , m_log(std::move(log))
+    , m_acceptor(io)
+    , m_acceptRetry(io)
+{
+}
+
+Expected<std::uint16_t> HttpServer::listen(const std::string& address, std::uint16_t port)
+{
+    boost::system::error_code ec;
+    const auto ip = asio::ip::make_address(address, ec);
+    if (ec)
+        return makeError(ErrorCode::InvalidArgument, "API listen address \"" + address + "\": " + ec.message());
+    const tcp::endpoint endpoint(ip, port);
+    const std::string where = address + ":" + std::to_string(port);
+    if (m_acceptor.open(endpoint.protocol(), ec); ec)
+        return makeError(ErrorCode::IoError, "cannot open the API listener on " + where + ": " + ec.message());
+    if (m_acceptor.set_option(tcp::acceptor::reuse_address(true), ec); ec)
+        return makeError(ErrorCode::IoError, "cannot set SO_REUSEADDR on " + where + ": " + ec.message());
+    if (m_acceptor.bind(endpoint, ec); ec) {
+        m_acceptor.close(ec);
+        return makeError(ErrorCode::IoError, "cannot bind the API listener to " + where + ": " + ec.message());
+    }
+    if (m_acceptor.listen(asio::socket_base::max_listen_connections, ec); ec) {
+        m_acceptor.close(ec);
+        return makeError(ErrorCode::IoError, "cannot listen on " + where + ": " + ec.message());
+    }
+    const std::uint16_t bound = m_acceptor.local_endpoint(ec).port();
+    if (m_log)
+        m_log("api: listening on " + address + ":" + std::to_string(bound));
+    doAccept();
+    return bound;
+}
+
+void HttpServer::stop()
+{
+    boost::system::error_code ec;
+    m_acceptor.close(ec);
+    m_acceptRetry.cancel();
+    for (const auto& weak : m_connections)
+        if (const auto connection = weak.lock())
+            connection->close();
+    m_connections.clear();
+}
+
+std::size_t HttpServer::connectionCount() const
+{
+    return static_cast<std::size_t>(std::count_if(m_connections.begin(), m_connections.end(),
+        [](const auto& weak) { return !weak.expired(); }));
+}
+
+void HttpServer::doAccept()
+{
+    m_acceptor.async_accept(m_io, [self = shared_from_this()](const boost::system::error_code& ec, tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || !self->m_acceptor.is_open())
+            return;
+        if (ec) {
+            if (self->m_log)
+                self->m_log("api: accept failed: " + ec.message() + "; retrying in 100 ms");
+            self->m_acceptRetry.expires_after(std::chrono::milliseconds(100));
+            self->m_acceptRetry.async_wait([self](const boost::system::error_code& waited) {
+                if (!waited && self->m_acceptor.is_open())
+                    self->doAccept();
+            });
+            return;
+        }
+        std::erase_if(self->m_connections, [](const auto& weak) { return weak.expired(); });
+        if (self->m_connections.size() >= self->m_config.maxConnections) {
+            ++self->m_stats.connectionsRefused;
+            boost::system::error_code ignored;
+            socket.close(ignored);
+        } else {
+            ++self->m_stats.connectionsAccepted;
+            auto connection = std::make_shared<HttpConnection>(std::move(socket), self);
+            self->m_connections.push_back(connection);
+            connection->start();
+        }
+        self->doAccept();
+    });
+}
+
+Expected<std::pair<std::string, std::uint16_t>> parseHostPort(const std::string& text)
+{
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" is not HOST:PORT");
+    std::string host = text.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+        host = host.substr(1, host.size() - 2);
+    unsigned port = 0;
+    const char* first = text.data() + colon + 1;
+    const char* last = text.data() + text.size();
+    const auto [ptr, ec] = std::from_chars(first, last, port);
+    if (ec != std::errc() || ptr != last || port > 65535)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\": the port must be a number 0 to 65535");
+    return std::make_pair(std::move(host), static_cast<std::uint16_t>(port));
+}
+
+} // namespace tidepool::net

@@ -1,0 +1,79 @@
+#pragma once
+// A small HTTP/1.1 server over Boost.Beast for the core's JSON API and its Prometheus `/metrics`: keep-alive
+// connections, a bounded request body, an idle timeout, and one handler that turns a request into a response.
+// A request the parser refuses (too large, malformed) gets a 400 or 413 naming the problem, and the connection
+// is closed; nothing reaches the handler.
+//
+// Thread affinity: the server, its connections and the handler run on one io_context thread (the core's), so the
+// handler may touch core state directly. Ownership: `create` returns a shared pointer; pending handlers keep the
+// server and its connections alive until `stop()` has let them finish.
+
+#include "core/model/types.h"
+#include "protocol/log_sink.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tidepool::net {
+
+using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+struct HttpServerConfig {
+    std::uint64_t maxBodyBytes = 8u << 20; // a batch of 10,000 submissions fits
+    std::chrono::seconds idleTimeout { 60 };
+    std::size_t maxConnections = 1024;
+};
+
+struct HttpServerStats {
+    std::uint64_t connectionsAccepted = 0;
+    std::uint64_t requests = 0;
+    std::uint64_t badRequests = 0; // refused by the parser
+    std::uint64_t connectionsRefused = 0; // over `maxConnections`
+};
+
+class HttpConnection;
+
+class HttpServer : public std::enable_shared_from_this<HttpServer> {
+public:
+    static std::shared_ptr<HttpServer> create(
+        boost::asio::io_context& io, HttpServerConfig config, HttpHandler handler, protocol::LogSink log);
+
+    // Binds and starts accepting; port 0 picks one. Returns the bound port.
+    Expected<std::uint16_t> listen(const std::string& address, std::uint16_t port);
+    void stop();
+
+    const HttpServerStats& stats() const { return m_stats; }
+    std::size_t connectionCount() const;
+
+    HttpServer(boost::asio::io_context& io, HttpServerConfig config, HttpHandler handler,
+        protocol::LogSink log); // use `create`
+
+private:
+    friend class HttpConnection;
+    void doAccept();
+
+    boost::asio::io_context& m_io;
+    HttpServerConfig m_config;
+    HttpHandler m_handler;
+    protocol::LogSink m_log;
+    boost::asio::ip::tcp::acceptor m_acceptor;
+    boost::asio::steady_timer m_acceptRetry;
+    HttpServerStats m_stats;
+    std::vector<std::weak_ptr<HttpConnection>> m_connections;
+};
+
+// Splits "host:port" (or "[v6]:port"); the error names the text.
+Expected<std::pair<std::string, std::uint16_t>> parseHostPort(const std::string& text);
+
+} // namespace tidepool::net

@@ -1,0 +1,855 @@
+// The node agent's isolation (cgroups) and workload runner. Layout detection and the cgroup v2 limit format run
+// anywhere, over synthetic mount tables and a fake cgroup tree in a temporary directory. The rest runs for real on
+// this machine's cgroups and needs root: a 500-millicore pool holds two spinning threads to half a core (measured
+// with the cgroup's CPU usage counter; TIDEPOOL_CPU_MEASURE_S=10 for the 10 s), a workload allocating past its
+// pool's memory limit is reported oom_killed, exit codes, signals and start failures are reported, stop escalates from
+// SIGTERM to SIGKILL, hostile names never reach the file system, and workloads survive their runner — and a really
+// SIGKILLed agent process — and are adopted with the same pid and never started twice. Every test's workloads and
+// cgroups are removed in cleanup(), also after a failure.
+
+#include "agents/isolation/cgroups.h"
+#include "agents/isolation/sysfs.h"
+#include "agents/runner/async_safe.h"
+#include "agents/runner/runner.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+using namespace tidepool::agent;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readText(const fs::path& file)
+{
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void writeText(const fs::path& file, const std::string& text)
+{
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+}
+
+RunnerConfig configFor(const fs::path& stateDir)
+{
+    RunnerConfig config;
+    config.stateDir = stateDir;
+    return config;
+}
+
+QByteArray messageOf(const IsolationError& error)
+{
+    return QByteArray::fromStdString(error.message);
+}
+
+// How long the CPU quota test measures; TIDEPOOL_CPU_MEASURE_S=10 runs the full 10 s.
+std::chrono::milliseconds cpuMeasureWindow()
+{
+    const char* seconds = std::getenv("TIDEPOOL_CPU_MEASURE_S");
+    const double s = seconds != nullptr ? std::atof(seconds) : 3.0;
+    return std::chrono::milliseconds(static_cast<long>((s > 0 ? s : 3.0) * 1000));
+}
+
+// CPU cores a cgroup used over `window`: the increase of its CPU usage counter divided by the wall-clock time.
+double measureCores(const PoolCgroups& cgroups, const CgroupPaths& group, std::chrono::milliseconds window)
+{
+    const auto before = cgroups.usage(group);
+    const auto start = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(window);
+    const auto after = cgroups.usage(group);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (!before || !after)
+        return -1;
+    const auto elapsedUsec = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+    return static_cast<double>(after->cpuUsageUsec - before->cpuUsageUsec) / static_cast<double>(elapsedUsec);
+}
+
+// Polls until the workload is in a final state (or `timeout` passes); its last status.
+WorkloadStatus waitFinal(Runner& runner, const std::string& id, std::chrono::milliseconds timeout = 15s)
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        runner.poll();
+        if (const auto status = runner.status(id); status && isFinal(status->state))
+            return *status;
+        std::this_thread::sleep_for(20ms);
+    }
+    return runner.status(id).value_or(WorkloadStatus {});
+}
+
+bool waitForText(const fs::path& file, const std::string& text, std::chrono::milliseconds timeout = 5s)
+{
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (readText(file).find(text) != std::string::npos)
+            return true;
+        std::this_thread::sleep_for(20ms);
+    }
+    return false;
+}
+
+std::string commOf(int pid)
+{
+    auto comm = readText("/proc/" + std::to_string(pid) + "/comm");
+    while (!comm.empty() && comm.back() == '\n')
+        comm.pop_back();
+    return comm;
+}
+
+std::string mountLine(
+    const std::string& mountPoint, const std::string& fsType, const std::string& options, const std::string& root = "/")
+{
+    return "40 31 0:99 " + root + " " + mountPoint + " rw,nosuid,nodev,noexec,relatime shared:9 - " + fsType + " "
+        + fsType + " " + options + "\n";
+}
+
+} // namespace
+
+class TestRunner : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void cleanupTestCase();
+
+    // Anywhere, no root needed.
+    void layoutPrefersV2WithCpuAndMemory();
+    void layoutFallsBackToV1OnAHybridHost();
+    void layoutWithoutControllersIsAnError();
+    void v2LimitsAreWrittenInV2Format();
+    void badLimitsChangeNothing();
+    void hostileNamesAreRefused();
+    void damagedRecordsAreReportedLost();
+
+    // Real cgroups, as root.
+    void hostileNamesNeverReachTheFileSystem();
+    void cpuQuotaHoldsTwoSpinnersToHalfACore();
+    void memoryPastTheLimitIsOomKilled();
+    void exitCodesAndSignalsAreReported();
+    void startFailuresAreReported();
+    void wrapperPrefixesTheCommand();
+    void stopEscalatesFromTermToKill();
+    void aKnownIdIsNeverStartedTwice();
+    void workloadsSurviveTheirRunnerAndAreAdopted();
+    void workloadsSurviveAKilledAgentProcess();
+    void pidReuseIsNotMistakenForTheWorkload();
+    void aWorkloadWithoutShimOrRecordIsLost();
+    void aLaunchTimeoutReportsStartingThenRunning();
+
+private:
+    bool needCgroups();
+    bool makePool(const std::string& pool, const PoolLimits& limits = {});
+    LaunchSpec spec(const std::string& id, const std::string& pool, std::vector<std::string> argv) const;
+    void killEverythingUnderBase();
+
+    std::string m_skipReason; // why the real-cgroup tests skip; empty when they can run
+    std::optional<CgroupLayout> m_layout;
+    std::string m_base = "tidepool-test-" + std::to_string(::getpid());
+    std::optional<QTemporaryDir> m_tmp;
+    std::optional<PoolCgroups> m_cgroups;
+    std::optional<Runner> m_runner;
+};
+
+void TestRunner::initTestCase()
+{
+    if (::geteuid() != 0) {
+        m_skipReason = "needs root to create cgroups";
+        return;
+    }
+    auto layout = detectCgroupLayout();
+    if (!layout) {
+        m_skipReason = "no usable cgroup controllers: " + layout.error().message;
+        return;
+    }
+    m_layout = *layout;
+    for (const auto& note : layout->notes)
+        qInfo("%s", note.c_str());
+}
+
+void TestRunner::init()
+{
+    m_tmp.emplace();
+    QVERIFY(m_tmp->isValid());
+    if (!m_skipReason.empty())
+        return;
+    auto cgroups = PoolCgroups::create(*m_layout, m_base);
+    QVERIFY2(cgroups, cgroups ? "" : messageOf(cgroups.error()).constData());
+    m_cgroups.emplace(std::move(*cgroups));
+    auto runner = Runner::create(configFor(fs::path(m_tmp->path().toStdString()) / "state"), *m_cgroups);
+    QVERIFY2(runner, runner ? "" : messageOf(runner.error()).constData());
+    m_runner.emplace(std::move(*runner));
+}
+
+void TestRunner::killEverythingUnderBase()
+{
+    std::error_code ec;
+    const auto base = m_cgroups->base().memory;
+    for (fs::directory_iterator pool(base, ec), end; !ec && pool != end; pool.increment(ec)) {
+        if (!pool->is_directory(ec))
+            continue;
+        for (fs::directory_iterator wl(pool->path(), ec), wlEnd; !ec && wl != wlEnd; wl.increment(ec))
+            if (wl->is_directory(ec))
+                asyncsafe::killCgroup("", (wl->path() / "cgroup.procs").c_str(), 0, 400);
+        ec.clear();
+    }
+}
+
+void TestRunner::cleanup()
+{
+    if (m_runner) {
+        for (const auto& w : m_runner->workloads())
+            (void)m_runner->stop(w.id, 0ms);
+        for (const auto& w : m_runner->workloads())
+            waitFinal(*m_runner, w.id, 5s);
+    }
+    if (m_cgroups)
+        killEverythingUnderBase();
+    if (m_runner) {
+        for (const auto& w : m_runner->workloads())
+            if (auto forgotten = m_runner->forget(w.id); !forgotten)
+                qWarning("cleanup: %s", forgotten.error().message.c_str());
+    }
+    m_runner.reset();
+    if (m_cgroups)
+        m_cgroups->pruneEmpty();
+    m_cgroups.reset();
+    m_tmp.reset();
+}
+
+void TestRunner::cleanupTestCase()
+{
+    if (!m_layout)
+        return;
+    if (auto cgroups = PoolCgroups::create(*m_layout, m_base)) {
+        m_cgroups.emplace(std::move(*cgroups));
+        killEverythingUnderBase();
+        m_cgroups->pruneEmpty();
+        QVERIFY2(!fs::exists(m_cgroups->base().memory), "the test's base cgroup is left behind");
+        m_cgroups.reset();
+    }
+}
+
+bool TestRunner::needCgroups()
+{
+    return m_skipReason.empty() && m_cgroups && m_runner;
+}
+
+bool TestRunner::makePool(const std::string& pool, const PoolLimits& limits)
+{
+    auto created = m_cgroups->createPool(pool);
+    if (!created) {
+        qWarning("createPool: %s", created.error().message.c_str());
+        return false;
+    }
+    auto applied = m_cgroups->applyLimits(pool, limits);
+    if (!applied) {
+        qWarning("applyLimits: %s", applied.error().message.c_str());
+        return false;
+    }
+    for (const auto& note : applied->notEnforced)
+        qInfo("not enforced here: %s", note.c_str());
+    return true;
+}
+
+LaunchSpec TestRunner::spec(const std::string& id, const std::string& pool, std::vector<std::string> argv) const
+{
+    LaunchSpec s;
+    s.id = id;
+    s.pool = pool;
+    s.argv = std::move(argv);
+    return s;
+}
+
+#define REQUIRE_CGROUPS()                                                                                              \
+    do {                                                                                                               \
+        if (!needCgroups())                                                                                            \
+            QSKIP(m_skipReason.c_str());                                                                               \
+    } while (false)
+
+void TestRunner::layoutPrefersV2WithCpuAndMemory()
+{
+    const fs::path root = fs::path(m_tmp->path().toStdString()) / "cg 2"; // a space: mountinfo writes it as \040
+    writeText(root / "cgroup.controllers", "cpuset cpu io memory hugetlb pids\n");
+    writeText(root / "agent.slice/a/cgroup.controllers", "cpu io memory\n");
+    writeText(root / "plain.slice/b/cgroup.controllers", "pids\n");
+    std::string escaped = root.string();
+    escaped.replace(escaped.find(' '), 1, "\\040");
+    const auto mountinfo = mountLine("/proc", "proc", "rw") + mountLine(escaped, "cgroup2", "rw,nsdelegate");
+
+    auto own = detectCgroupLayout(mountinfo, "0::/agent.slice/a\n");
+    QVERIFY2(own, own ? "" : messageOf(own.error()).constData());
+    QCOMPARE(own->version, CgroupVersion::V2);
+    QCOMPARE(own->parents.memory, root / "agent.slice/a");
+    QCOMPARE(own->parents.cpu, root / "agent.slice/a");
+    QCOMPARE(own->roots.memory, root);
+    QCOMPARE(own->parents.io, root / "agent.slice/a");
+    QVERIFY(own->parents.netCls.empty());
+
+    // An own cgroup that was not given cpu and memory: the root.
+    auto notDelegated = detectCgroupLayout(mountinfo, "0::/plain.slice/b\n");
+    QVERIFY(notDelegated);
+    QCOMPARE(notDelegated->parents.memory, root);
+}
+
+void TestRunner::layoutFallsBackToV1OnAHybridHost()
+{
+    const fs::path tmp = m_tmp->path().toStdString();
+    writeText(tmp / "unified/cgroup.controllers", "hugetlb\n");
+    fs::create_directories(tmp / "cpu,cpuacct");
+    fs::create_directories(tmp / "memory/a/b");
+    fs::create_directories(tmp / "net/sub");
+    const auto mountinfo = mountLine((tmp / "unified").string(), "cgroup2", "rw")
+        + mountLine((tmp / "cpu,cpuacct").string(), "cgroup", "rw,cpu,cpuacct")
+        + mountLine((tmp / "memory").string(), "cgroup", "rw,memory")
+        // A hierarchy mounted from inside a cgroup namespace: its root is not "/".
+        + mountLine((tmp / "net").string(), "cgroup", "rw,net_cls,net_prio", "/docker/abc");
+    auto layout
+        = detectCgroupLayout(mountinfo, "5:net_cls,net_prio:/docker/abc/sub\n4:memory:/a/b\n2:cpu,cpuacct:/\n0::/\n");
+    QVERIFY2(layout, layout ? "" : messageOf(layout.error()).constData());
+    QCOMPARE(layout->version, CgroupVersion::V1);
+    QCOMPARE(layout->parents.cpu, tmp / "cpu,cpuacct");
+    QCOMPARE(layout->parents.cpuacct, tmp / "cpu,cpuacct");
+    QCOMPARE(layout->parents.memory, tmp / "memory/a/b"); // the agent's own, writable
+    QCOMPARE(layout->roots.memory, tmp / "memory");
+    QCOMPARE(layout->parents.netCls, tmp / "net/sub");
+    QVERIFY(layout->parents.io.empty());
+    bool blkioNoted = false;
+    for (const auto& note : layout->notes)
+        blkioNoted = blkioNoted || note.find("blkio") != std::string::npos;
+    QVERIFY(blkioNoted);
+    QCOMPARE(layout->parents.distinct().size(), std::size_t { 3 });
+}
+
+void TestRunner::layoutWithoutControllersIsAnError()
+{
+    const fs::path tmp = m_tmp->path().toStdString();
+    writeText(tmp / "unified/cgroup.controllers", "hugetlb\n");
+    auto layout = detectCgroupLayout(mountLine((tmp / "unified").string(), "cgroup2", "rw"), "0::/\n");
+    QVERIFY(!layout);
+    QCOMPARE(layout.error().code, IsolationErrorCode::NoCgroups);
+    QVERIFY2(layout.error().message.find("hugetlb") != std::string::npos, layout.error().message.c_str());
+}
+
+namespace {
+
+// A fake cgroup v2 tree: the control files the kernel would provide, as plain files.
+struct FakeV2 {
+    fs::path root;
+    fs::path pool;
+    CgroupLayout layout;
+};
+
+std::optional<FakeV2> makeFakeV2(const fs::path& tmp)
+{
+    FakeV2 fake;
+    fake.root = tmp / "cg2";
+    fake.pool = fake.root / "tp/web";
+    writeText(fake.root / "cgroup.controllers", "cpu io memory\n");
+    writeText(fake.root / "cgroup.subtree_control", "");
+    writeText(fake.root / "tp/cgroup.subtree_control", "");
+    for (const char* file :
+        { "cgroup.subtree_control", "cpu.max", "memory.max", "memory.swap.max", "io.weight", "io.max" })
+        writeText(fake.pool / file, "");
+    auto layout = detectCgroupLayout(mountLine(fake.root.string(), "cgroup2", "rw"), "0::/\n");
+    if (!layout)
+        return std::nullopt;
+    fake.layout = *layout;
+    return fake;
+}
+
+} // namespace
+
+void TestRunner::v2LimitsAreWrittenInV2Format()
+{
+    const auto fake = makeFakeV2(m_tmp->path().toStdString());
+    QVERIFY(fake);
+    auto cgroups = PoolCgroups::create(fake->layout, "tp");
+    QVERIFY2(cgroups, cgroups ? "" : messageOf(cgroups.error()).constData());
+    QVERIFY(cgroups->createPool("web"));
+    PoolLimits limits;
+    limits.cpuMillis = 500;
+    limits.memoryBytes = 64ULL << 20;
+    limits.ioWeight = 500;
+    limits.ioDevices.push_back(IoDeviceLimit { 8, 0, 1 << 20, 0, 0, 0 });
+    limits.netClassId = 0x100001;
+    auto report = cgroups->applyLimits("web", limits);
+    QVERIFY2(report, report ? "" : messageOf(report.error()).constData());
+    QCOMPARE(readText(fake->pool / "cpu.max"), std::string("50000 100000"));
+    QCOMPARE(readText(fake->pool / "memory.max"), std::string("67108864"));
+    QCOMPARE(readText(fake->pool / "memory.swap.max"), std::string("0"));
+    QCOMPARE(readText(fake->pool / "io.weight"), std::string("default 500"));
+    QCOMPARE(readText(fake->pool / "io.max"), std::string("8:0 rbps=1048576 wbps=max riops=max wiops=max"));
+    QCOMPARE(report->notEnforced.size(), std::size_t { 1 }); // network: v2 has no net_cls
+    QVERIFY(report->notEnforced.front().find("network") != std::string::npos);
+
+    auto workload = cgroups->createWorkload("web", "job-1");
+    QVERIFY(workload);
+    QCOMPARE(workload->memory, fake->pool / "wl-job-1");
+    QCOMPARE(cgroups->oomCounterFile(*workload), fake->pool / "wl-job-1/memory.events");
+
+    // A missing control file is an error that names it.
+    fs::remove(fake->pool / "cpu.max");
+    auto failed = cgroups->applyLimits("web", limits);
+    QVERIFY(!failed);
+    QVERIFY2(failed.error().message.find((fake->pool / "cpu.max").string()) != std::string::npos,
+        failed.error().message.c_str());
+    QVERIFY2(failed.error().message.find("No such file") != std::string::npos, failed.error().message.c_str());
+}
+
+void TestRunner::badLimitsChangeNothing()
+{
+    const auto fake = makeFakeV2(m_tmp->path().toStdString());
+    QVERIFY(fake);
+    auto cgroups = PoolCgroups::create(fake->layout, "tp");
+    QVERIFY(cgroups);
+    PoolLimits good;
+    good.cpuMillis = 1500;
+    QVERIFY(cgroups->applyLimits("web", good));
+    const std::pair<const char*, PoolLimits> bad[] = {
+        { "cpuMillis", PoolLimits { 5, {}, {}, {}, {} } },
+        { "memoryBytes", PoolLimits { 1000, 100, {}, {}, {} } },
+        { "ioWeight", PoolLimits { 1000, {}, 0, {}, {} } },
+        { "ioWeight", PoolLimits { 1000, {}, 10001, {}, {} } },
+        { "ioDevices[0]", PoolLimits { 1000, {}, {}, { IoDeviceLimit {} }, {} } },
+    };
+    for (const auto& [field, limits] : bad) {
+        auto applied = cgroups->applyLimits("web", limits);
+        QVERIFY2(!applied, field);
+        QCOMPARE(applied.error().code, IsolationErrorCode::BadLimit);
+        QCOMPARE(applied.error().path, std::string(field));
+    }
+    QCOMPARE(readText(fake->pool / "cpu.max"), std::string("150000 100000"));
+}
+
+void TestRunner::hostileNamesAreRefused()
+{
+    const std::string hostile[] = { "", ".", "..", "../x", "a/b", "/etc", "x\n", "with space", "\xc3\xbc", "a\\b",
+        std::string("a\0b", 3), std::string(65, 'a') };
+    for (const auto& name : hostile) {
+        auto checked = PoolCgroups::checkName("pool name", name);
+        QVERIFY2(!checked, name.c_str());
+        QCOMPARE(checked.error().code, IsolationErrorCode::BadName);
+        QVERIFY2(checked.error().message.find("pool name \"" + sysfs::quoted(name) + "\"") != std::string::npos,
+            checked.error().message.c_str());
+    }
+    for (const std::string& good : { std::string("web"), std::string("batch-1.gpu_A"), std::string(64, 'z') })
+        QVERIFY2(PoolCgroups::checkName("pool name", good), good.c_str());
+
+    // Through the manager, on a fake tree: nothing is created anywhere.
+    const auto fake = makeFakeV2(m_tmp->path().toStdString());
+    QVERIFY(fake);
+    auto cgroups = PoolCgroups::create(fake->layout, "tp");
+    QVERIFY(cgroups);
+    for (const std::string name : { "../x", "..", "x/../../y" }) {
+        auto created = cgroups->createPool(name);
+        QVERIFY(!created);
+        QCOMPARE(created.error().code, IsolationErrorCode::BadName);
+        QVERIFY(!cgroups->createWorkload("web", name));
+        QVERIFY(!cgroups->applyLimits(name, {}));
+    }
+    QVERIFY(!fs::exists(fake->root / "x"));
+    QVERIFY(!fs::exists(fake->root / "y"));
+    QVERIFY(!fs::exists(fake->root.parent_path() / "y"));
+    QVERIFY(!PoolCgroups::create(fake->layout, "../tp"));
+}
+
+void TestRunner::damagedRecordsAreReportedLost()
+{
+    const fs::path tmp = m_tmp->path().toStdString();
+    const auto fake = makeFakeV2(tmp);
+    QVERIFY(fake);
+    auto cgroups = PoolCgroups::create(fake->layout, "tp");
+    QVERIFY(cgroups);
+    const auto stateDir = tmp / "state";
+    fs::create_directories(stateDir / "workloads/no-record");
+    writeText(stateDir / "workloads/damaged/launch.json", "{\"id\":\"damaged\",\"pool\":");
+    writeText(stateDir / "workloads/damaged/launch.json.tmp", "{}"); // a writer's leftover: never read
+    fs::create_directories(stateDir / "workloads/bad name"); // not a workload id: not ours
+    auto runner = Runner::create(configFor(stateDir), *cgroups);
+    QVERIFY(runner);
+    auto adopted = runner->adopt();
+    QVERIFY(adopted);
+    QCOMPARE(adopted->size(), std::size_t { 2 });
+    QCOMPARE(runner->status("no-record")->state, WorkloadState::Lost);
+    QVERIFY2(runner->status("no-record")->reason.find("no launch record") != std::string::npos,
+        runner->status("no-record")->reason.c_str());
+    QCOMPARE(runner->status("damaged")->state, WorkloadState::Lost);
+    QVERIFY2(runner->status("damaged")->reason.find("unreadable") != std::string::npos,
+        runner->status("damaged")->reason.c_str());
+    // Known ids, even lost ones, are not started again until forgotten.
+    QCOMPARE(runner->launch(spec("damaged", "web", { "true" })).error().code, IsolationErrorCode::AlreadyExists);
+    QVERIFY(runner->forget("damaged"));
+    QVERIFY(!fs::exists(stateDir / "workloads/damaged"));
+    QVERIFY(fs::exists(stateDir / "workloads/bad name"));
+}
+
+void TestRunner::hostileNamesNeverReachTheFileSystem()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("web"));
+    const auto baseParent = m_cgroups->base().memory.parent_path();
+    const auto before = std::distance(fs::directory_iterator(baseParent), fs::directory_iterator());
+    for (const std::string name : { "../escape", "..", "a/b" }) {
+        QCOMPARE(m_cgroups->createPool(name).error().code, IsolationErrorCode::BadName);
+        auto launched = m_runner->launch(spec(name, "web", { "true" }));
+        QVERIFY(!launched);
+        QCOMPARE(launched.error().code, IsolationErrorCode::BadName);
+        launched = m_runner->launch(spec("ok", name, { "true" }));
+        QVERIFY(!launched);
+        QCOMPARE(launched.error().code, IsolationErrorCode::BadName);
+    }
+    QVERIFY(!fs::exists(baseParent / "escape"));
+    QCOMPARE(std::distance(fs::directory_iterator(baseParent), fs::directory_iterator()), before);
+    QVERIFY(fs::is_empty(m_runner->workloadsDir()));
+}
+
+void TestRunner::cpuQuotaHoldsTwoSpinnersToHalfACore()
+{
+    REQUIRE_CGROUPS();
+    PoolLimits limits;
+    limits.cpuMillis = 500;
+    QVERIFY(makePool("cpu-half", limits));
+    auto status
+        = m_runner->launch(spec("spin", "cpu-half", { "/bin/sh", "-c", "while :; do :; done & while :; do :; done" }));
+    QVERIFY2(status, status ? "" : messageOf(status.error()).constData());
+    QCOMPARE(status->state, WorkloadState::Running);
+    // Both spinners (the shell and its background subshell) are in the workload's cgroup.
+    QTRY_COMPARE(m_cgroups->processes(status->cgroup).value_or(std::vector<int> {}).size(), std::size_t { 2 });
+
+    const auto window = cpuMeasureWindow();
+    const double cores = measureCores(*m_cgroups, status->cgroup, window);
+    qInfo("two spinning threads under a 500-millicore quota used %.3f cores over %.1f s", cores,
+        static_cast<double>(window.count()) / 1000);
+    QVERIFY2(cores >= 0, "the cgroup's CPU usage counter could not be read");
+    QVERIFY2(cores <= 0.55, QByteArray::number(cores).constData());
+    QVERIFY2(cores >= 0.2, "the spinners hardly ran: the measurement says nothing");
+}
+
+void TestRunner::memoryPastTheLimitIsOomKilled()
+{
+    REQUIRE_CGROUPS();
+    PoolLimits limits;
+    limits.memoryBytes = 64ULL << 20;
+    QVERIFY(makePool("mem-64m", limits));
+    auto status = m_runner->launch(spec("hog", "mem-64m", { TIDEPOOL_RUNNER_HELPER, "hog", "200" }));
+    QVERIFY2(status, status ? "" : messageOf(status.error()).constData());
+    const auto final = waitFinal(*m_runner, "hog");
+    QVERIFY2(final.state == WorkloadState::OomKilled,
+        (std::string(workloadStateName(final.state)) + " " + final.reason + " stdout: " + readText(final.stdoutPath))
+            .c_str());
+    QCOMPARE(final.signal, std::optional<int>(SIGKILL));
+
+    // The same helper within the limit is not, and its memory is charged to its cgroup.
+    auto small = m_runner->launch(spec("small", "mem-64m", { TIDEPOOL_RUNNER_HELPER, "hog", "16" }));
+    QVERIFY(small);
+    QVERIFY(waitForText(small->stdoutPath, "allocated 16 MiB"));
+    const auto usage = m_cgroups->usage(small->cgroup);
+    QVERIFY(usage);
+    QVERIFY2(usage->memoryBytes >= (16ULL << 20), QByteArray::number(qulonglong(usage->memoryBytes)).constData());
+    QCOMPARE(usage->oomKills, std::uint64_t { 0 });
+    QVERIFY(m_runner->stop("small", 5s));
+    const auto smallFinal = waitFinal(*m_runner, "small");
+    QCOMPARE(smallFinal.state, WorkloadState::Killed);
+    QCOMPARE(smallFinal.signal, std::optional<int>(SIGTERM));
+}
+
+void TestRunner::exitCodesAndSignalsAreReported()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("exits"));
+    auto seven = m_runner->launch(spec("seven", "exits", { "sh", "-c", "echo out; echo err >&2; exit 7" }));
+    QVERIFY2(seven, seven ? "" : messageOf(seven.error()).constData());
+    QVERIFY(m_runner->launch(spec("zero", "exits", { "true" })));
+    QVERIFY(m_runner->launch(spec("self-killed", "exits", { "sh", "-c", "kill -9 $$" })));
+
+    const auto sevenFinal = waitFinal(*m_runner, "seven");
+    QCOMPARE(sevenFinal.state, WorkloadState::Exited);
+    QCOMPARE(sevenFinal.exitCode, std::optional<int>(7));
+    QCOMPARE(readText(sevenFinal.stdoutPath), std::string("out\n"));
+    QCOMPARE(readText(sevenFinal.stderrPath), std::string("err\n"));
+    const auto zero = waitFinal(*m_runner, "zero");
+    QCOMPARE(zero.state, WorkloadState::Exited);
+    QCOMPARE(zero.exitCode, std::optional<int>(0));
+    const auto killed = waitFinal(*m_runner, "self-killed");
+    QCOMPARE(killed.state, WorkloadState::Killed);
+    QCOMPARE(killed.signal, std::optional<int>(SIGKILL));
+
+    // Nothing of the runner's environment is inherited (HOME is set here); PATH is the default one.
+    QVERIFY(qEnvironmentVariableIsSet("HOME"));
+    QVERIFY(m_runner->launch(spec("env", "exits", { "sh", "-c", "echo \"home=$HOME path=$PATH\"" })));
+    QCOMPARE(waitFinal(*m_runner, "env").state, WorkloadState::Exited);
+    QCOMPARE(readText(m_runner->status("env")->stdoutPath), "home= path=" + RunnerConfig().defaultPath + "\n");
+
+    // Each change is reported once: nothing is left to report now.
+    QVERIFY(m_runner->poll().empty());
+}
+
+void TestRunner::startFailuresAreReported()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("fails"));
+    auto missing = m_runner->launch(spec("missing", "fails", { "/nonexistent/tidepool-no-such-program" }));
+    QVERIFY2(missing, missing ? "" : messageOf(missing.error()).constData());
+    QCOMPARE(missing->state, WorkloadState::FailedToStart);
+    QVERIFY2(
+        missing->reason.find("exec") != std::string::npos && missing->reason.find("No such file") != std::string::npos,
+        missing->reason.c_str());
+
+    auto badDir = spec("bad-dir", "fails", { "true" });
+    badDir.workingDir = "/nonexistent-working-dir";
+    auto inBadDir = m_runner->launch(badDir);
+    QVERIFY(inBadDir);
+    QCOMPARE(inBadDir->state, WorkloadState::FailedToStart);
+    QVERIFY2(inBadDir->reason.find("chdir") != std::string::npos, inBadDir->reason.c_str());
+
+    // Failures that are known before anything starts are errors, and leave no records.
+    auto notInPath = m_runner->launch(spec("not-in-path", "fails", { "tidepool-no-such-program" }));
+    QVERIFY(!notInPath);
+    QCOMPARE(notInPath.error().code, IsolationErrorCode::BadSpec);
+    QVERIFY(!fs::exists(m_runner->workloadsDir() / "not-in-path"));
+    auto noPool = m_runner->launch(spec("no-pool", "no-such-pool", { "true" }));
+    QVERIFY(!noPool);
+    QCOMPARE(noPool.error().code, IsolationErrorCode::NotFound);
+    QVERIFY(!fs::exists(m_runner->workloadsDir() / "no-pool"));
+    QVERIFY(!m_runner->launch(spec("empty", "fails", {})));
+
+    // After an adoption, the failure reads the same from the records.
+    auto again = Runner::create(configFor(m_runner->workloadsDir().parent_path()), *m_cgroups);
+    QVERIFY(again);
+    QVERIFY(again->adopt());
+    QCOMPARE(again->status("missing")->state, WorkloadState::FailedToStart);
+    QCOMPARE(again->status("missing")->reason, missing->reason);
+}
+
+void TestRunner::wrapperPrefixesTheCommand()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("wrapped"));
+    auto wrapped = spec("wrapped", "wrapped", { "/bin/sh", "-c", "test \"$TIDEPOOL_WRAPPED\" = 1 && exit 4; exit 1" });
+    wrapped.wrapper = { "/usr/bin/env", "TIDEPOOL_WRAPPED=1" };
+    wrapped.env = { "PATH=/usr/bin:/bin", "HOME=/" };
+    QVERIFY(m_runner->launch(wrapped));
+    const auto final = waitFinal(*m_runner, "wrapped");
+    QCOMPARE(final.state, WorkloadState::Exited);
+    QCOMPARE(final.exitCode, std::optional<int>(4));
+}
+
+void TestRunner::stopEscalatesFromTermToKill()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("stops"));
+    // A polite workload ends on SIGTERM.
+    auto polite = m_runner->launch(spec("polite", "stops", { "sleep", "30" }));
+    QVERIFY(polite);
+    QVERIFY(m_runner->stop("polite", 10s));
+    const auto politeFinal = waitFinal(*m_runner, "polite", 5s);
+    QCOMPARE(politeFinal.state, WorkloadState::Killed);
+    QCOMPARE(politeFinal.signal, std::optional<int>(SIGTERM));
+
+    // One that ignores SIGTERM gets SIGKILL once the grace has passed, it and its children.
+    auto stubborn
+        = m_runner->launch(spec("stubborn", "stops", { "/bin/sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait" }));
+    QVERIFY(stubborn);
+    QVERIFY(waitForText(stubborn->stdoutPath, "ready"));
+    const auto stopped = std::chrono::steady_clock::now();
+    QVERIFY(m_runner->stop("stubborn", 500ms));
+    std::this_thread::sleep_for(200ms);
+    m_runner->poll();
+    QCOMPARE(m_runner->status("stubborn")->state, WorkloadState::Running);
+    const auto final = waitFinal(*m_runner, "stubborn", 5s);
+    QCOMPARE(final.state, WorkloadState::Killed);
+    QCOMPARE(final.signal, std::optional<int>(SIGKILL));
+    QVERIFY(std::chrono::steady_clock::now() - stopped >= 500ms);
+    QTRY_VERIFY(m_cgroups->processes(final.cgroup).value_or(std::vector<int> { 1 }).empty());
+
+    // Stopping what has ended does nothing; an unknown id is an error.
+    QVERIFY(m_runner->stop("stubborn", 0ms));
+    QCOMPARE(m_runner->stop("nobody", 0ms).error().code, IsolationErrorCode::NotFound);
+}
+
+void TestRunner::aKnownIdIsNeverStartedTwice()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("once"));
+    auto first = m_runner->launch(spec("job", "once", { "sleep", "30" }));
+    QVERIFY(first);
+    auto second = m_runner->launch(spec("job", "once", { "sleep", "30" }));
+    QVERIFY(!second);
+    QCOMPARE(second.error().code, IsolationErrorCode::AlreadyExists);
+
+    // Another runner over the same state directory, which has not adopted it, is refused too.
+    auto other = Runner::create(configFor(m_runner->workloadsDir().parent_path()), *m_cgroups);
+    QVERIFY(other);
+    auto third = other->launch(spec("job", "once", { "sleep", "30" }));
+    QVERIFY(!third);
+    QCOMPARE(third.error().code, IsolationErrorCode::AlreadyExists);
+    QCOMPARE(m_cgroups->processes(first->cgroup).value_or(std::vector<int> {}).size(), std::size_t { 1 });
+
+    // Running workloads cannot be forgotten; finished ones can, and then the id is free again.
+    QCOMPARE(m_runner->forget("job").error().code, IsolationErrorCode::Busy);
+    QVERIFY(m_runner->stop("job", 0ms));
+    QCOMPARE(waitFinal(*m_runner, "job").state, WorkloadState::Killed);
+    QVERIFY(m_runner->forget("job"));
+    QVERIFY(!fs::exists(first->cgroup.memory));
+    auto fresh = m_runner->launch(spec("job", "once", { "true" }));
+    QVERIFY(fresh);
+    QCOMPARE(waitFinal(*m_runner, "job").state, WorkloadState::Exited);
+}
+
+void TestRunner::workloadsSurviveTheirRunnerAndAreAdopted()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("adopt"));
+    auto launched = m_runner->launch(spec("survivor", "adopt", { "sleep", "30" }));
+    QVERIFY(launched);
+    QVERIFY(m_runner->launch(spec("finished", "adopt", { "sh", "-c", "exit 3" })));
+    QCOMPARE(waitFinal(*m_runner, "finished").exitCode, std::optional<int>(3));
+    const RunnerConfig config = configFor(m_runner->workloadsDir().parent_path());
+    m_runner.reset(); // the agent goes away; its workloads do not
+
+    auto runner = Runner::create(config, *m_cgroups);
+    QVERIFY(runner);
+    m_runner.emplace(std::move(*runner));
+    auto adopted = m_runner->adopt();
+    QVERIFY(adopted);
+    QCOMPARE(adopted->size(), std::size_t { 2 });
+    QCOMPARE(m_runner->status("survivor")->state, WorkloadState::Running);
+    QCOMPARE(m_runner->status("survivor")->pid, launched->pid);
+    QCOMPARE(commOf(launched->pid), std::string("sleep"));
+    QCOMPARE(m_runner->status("finished")->state, WorkloadState::Exited);
+    QCOMPARE(m_runner->status("finished")->exitCode, std::optional<int>(3));
+    QVERIFY(m_runner->poll().empty()); // adoption reported them; no change since
+    QCOMPARE(
+        m_runner->launch(spec("survivor", "adopt", { "sleep", "30" })).error().code, IsolationErrorCode::AlreadyExists);
+    QVERIFY(m_runner->stop("survivor", 5s));
+    QCOMPARE(waitFinal(*m_runner, "survivor").signal, std::optional<int>(SIGTERM));
+}
+
+void TestRunner::workloadsSurviveAKilledAgentProcess()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("agent-death"));
+    const auto stateDir = m_runner->workloadsDir().parent_path();
+    QProcess agent;
+    agent.start(QStringLiteral(TIDEPOOL_RUNNER_HELPER),
+        { QStringLiteral("agent"), QString::fromStdString(stateDir.string()), QString::fromStdString(m_base),
+            QStringLiteral("agent-death"), QStringLiteral("orphan") });
+    QVERIFY(agent.waitForStarted());
+    QVERIFY(agent.waitForReadyRead(10'000));
+    const auto line = QString::fromUtf8(agent.readLine()).trimmed().split(QLatin1Char(' '));
+    QVERIFY2(line.size() == 3 && line[0] == QLatin1String("started"), line.join(QLatin1Char(' ')).toUtf8().constData());
+    const int pid = line[1].toInt();
+    const int shimPid = line[2].toInt();
+    ::kill(static_cast<pid_t>(agent.processId()), SIGKILL);
+    QVERIFY(agent.waitForFinished(5000));
+    QCOMPARE(agent.exitStatus(), QProcess::CrashExit);
+
+    // The workload and its shim outlive the agent; the shim is not the agent's child (it never was).
+    QCOMPARE(commOf(pid), std::string("sleep"));
+    QVERIFY(fs::exists("/proc/" + std::to_string(shimPid)));
+
+    auto adopted = m_runner->adopt();
+    QVERIFY(adopted);
+    QCOMPARE(adopted->size(), std::size_t { 1 });
+    QCOMPARE(adopted->front().id, std::string("orphan"));
+    QCOMPARE(adopted->front().state, WorkloadState::Running);
+    QCOMPARE(adopted->front().pid, pid);
+    QCOMPARE(adopted->front().shimPid, shimPid);
+    auto twice = m_runner->launch(spec("orphan", "agent-death", { "sleep", "30" }));
+    QVERIFY(!twice);
+    QCOMPARE(twice.error().code, IsolationErrorCode::AlreadyExists);
+    QCOMPARE(m_cgroups->processes(adopted->front().cgroup).value_or(std::vector<int> {}), std::vector<int> { pid });
+
+    QVERIFY(m_runner->stop("orphan", 0ms));
+    const auto final = waitFinal(*m_runner, "orphan");
+    QCOMPARE(final.state, WorkloadState::Killed);
+    QCOMPARE(final.signal, std::optional<int>(SIGKILL));
+}
+
+void TestRunner::pidReuseIsNotMistakenForTheWorkload()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("reuse"));
+    auto launched = m_runner->launch(spec("reused", "reuse", { "sleep", "30" }));
+    QVERIFY(launched);
+    const RunnerConfig config = configFor(m_runner->workloadsDir().parent_path());
+    m_runner.reset();
+
+    // The recorded pids now belong to processes that started at other times: as after a reboot or PID reuse.
+    const auto file = config.stateDir / "workloads/reused/launch.json";
+    std::string record = readText(file);
+    for (const std::string key : { "\"startTime\":", "\"shimStartTime\":" }) {
+        const auto at = record.find(key) + key.size();
+        record.insert(at, "9");
+    }
+    writeText(file, record);
+
+    auto runner = Runner::create(config, *m_cgroups);
+    QVERIFY(runner);
+    m_runner.emplace(std::move(*runner));
+    QVERIFY(m_runner->adopt());
+    const auto status = m_runner->status("reused");
+    QCOMPARE(status->state, WorkloadState::Lost);
+    QCOMPARE(commOf(launched->pid), std::string("sleep")); // alive, but not ours by its start time
+}
+
+void TestRunner::aWorkloadWithoutShimOrRecordIsLost()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("lost"));
+    auto launched = m_runner->launch(spec("doomed", "lost", { "sleep", "30" }));
+    QVERIFY(launched);
+    // The shim first, so that it cannot record the workload's end.
+    QCOMPARE(::kill(launched->shimPid, SIGKILL), 0);
+    QTRY_VERIFY(!fs::exists("/proc/" + std::to_string(launched->shimPid))
+        || readText("/proc/" + std::to_string(launched->shimPid) + "/stat").find(") Z ") != std::string::npos);
+    m_runner->poll();
+    QCOMPARE(m_runner->status("doomed")->state, WorkloadState::Running); // the workload itself still runs
+    QCOMPARE(::kill(launched->pid, SIGKILL), 0);
+    const auto final = waitFinal(*m_runner, "doomed");
+    QCOMPARE(final.state, WorkloadState::Lost);
+    QVERIFY2(final.reason.find("no exit record") != std::string::npos, final.reason.c_str());
+}
+
+void TestRunner::aLaunchTimeoutReportsStartingThenRunning()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("slow"));
+    auto config = configFor(m_runner->workloadsDir().parent_path());
+    config.launchTimeout = 0ms; // the shim's report always comes too late
+    auto impatient = Runner::create(config, *m_cgroups);
+    QVERIFY(impatient);
+    auto launched = impatient->launch(spec("late", "slow", { "sleep", "30" }));
+    QVERIFY2(launched, launched ? "" : messageOf(launched.error()).constData());
+    // Starting, unless the shim recorded the workload before the runner looked again.
+    QVERIFY2(launched->state == WorkloadState::Starting || launched->state == WorkloadState::Running,
+        workloadStateName(launched->state));
+    QVERIFY(launched->shimPid > 0);
+    QTRY_VERIFY((impatient->poll(), impatient->status("late")->state == WorkloadState::Running));
+    QCOMPARE(commOf(impatient->status("late")->pid), std::string("sleep"));
+    QVERIFY(impatient->stop("late", 0ms));
+    QCOMPARE(waitFinal(*impatient, "late").state, WorkloadState::Killed);
+    QVERIFY(impatient->forget("late"));
+}
+
+QTEST_GUILESS_MAIN(TestRunner)
+#include "tst_runner.moc"

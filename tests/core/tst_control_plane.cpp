@@ -1,0 +1,305 @@
+// The control plane without sockets: agent events fed in directly, commands recorded from its `AgentLink`, time
+// driven through `checkLiveness`. Covers registration and pools, launch and acknowledgement, reconciliation after a
+// reconnect (launches resent, copies running elsewhere stopped, pending work re-adopted where it runs), liveness
+// (suspect, lost, re-placed), duplicate node names, and cancellation while a node is away.
+#include "core/api/control_plane.h"
+
+#include <QtTest>
+
+#include <boost/asio/io_context.hpp>
+
+using namespace tidepool;
+using namespace tidepool::api;
+
+// States compared as their names, so that a failure prints them.
+template <typename E> std::string name(E value)
+{
+    return std::string(tidepool::api::toString(value));
+}
+
+namespace {
+
+struct Sent {
+    std::string session;
+    protocol::Message message;
+};
+
+protocol::Hello hello(const std::string& name)
+{
+    return protocol::Hello { name, "test", std::nullopt };
+}
+
+protocol::Inventory inventory(std::vector<protocol::WorkloadStatus> workloads = {})
+{
+    protocol::Inventory inv;
+    inv.isa = "x86_64";
+    inv.cpuMillis = 4000;
+    inv.memoryMiB = 8192;
+    inv.workloads = std::move(workloads);
+    return inv;
+}
+
+SubmitRequest request(const std::string& name, std::int64_t cpu = 1000)
+{
+    SubmitRequest r;
+    r.name = name;
+    r.requests.cpuMillis = cpu;
+    r.requests.memoryMiB = 512;
+    r.argv = { "/bin/sleep", "60" };
+    return r;
+}
+
+protocol::WorkloadStatus status(WorkloadId id, const std::string& state, std::int32_t pid = 100, std::int32_t code = 0)
+{
+    return protocol::WorkloadStatus { id, state, pid, code, {} };
+}
+
+} // namespace
+
+class TestControlPlane : public QObject {
+    Q_OBJECT
+
+private:
+    boost::asio::io_context m_io;
+    std::vector<Sent> m_sent;
+    std::vector<std::string> m_disconnected;
+    std::unique_ptr<ControlPlane> m_plane;
+    Clock::time_point m_start;
+
+    template <typename T> std::vector<T> sentOf(const std::string& session)
+    {
+        std::vector<T> out;
+        for (const Sent& s : m_sent)
+            if (s.session == session)
+                if (const auto* m = std::get_if<T>(&s.message))
+                    out.push_back(*m);
+        return out;
+    }
+
+    void join(const std::string& session, const std::string& name, std::vector<protocol::WorkloadStatus> held = {})
+    {
+        m_plane->onJoined(session, "127.0.0.1:1", hello(name));
+        m_plane->onInventory(session, inventory(std::move(held)));
+    }
+
+    WorkloadId submit(const std::string& name, std::int64_t cpu = 1000)
+    {
+        auto id = m_plane->submit(request(name, cpu));
+        if (!id)
+            qFatal("submit failed: %s", id.error().message.c_str());
+        return *id;
+    }
+
+    std::string nodeOf(WorkloadId id)
+    {
+        const LiveWorkload* w = m_plane->workload(id);
+        return w && w->node != kNoNode ? m_plane->cluster().node(w->node).name : std::string();
+    }
+
+private slots:
+    void init()
+    {
+        m_sent.clear();
+        m_disconnected.clear();
+        ControlPlaneConfig config;
+        config.suspectAfter = std::chrono::milliseconds(1000);
+        config.lostAfter = std::chrono::milliseconds(3000);
+        AgentLink link {
+            [this](const std::string& s, const protocol::Message& m) {
+                m_sent.push_back({ s, m });
+                return true;
+            },
+            [this](const std::string& s, const std::string&) {
+                m_disconnected.push_back(s);
+                return true;
+            },
+        };
+        auto plane = ControlPlane::create(m_io, config, link, {});
+        QVERIFY(plane);
+        m_plane = std::move(*plane);
+        m_start = Clock::now();
+    }
+
+    void nodeRegistersGetsPoolsAndTakesWork()
+    {
+        join("s1", "n1");
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
+        const auto pools = sentOf<protocol::PoolConfig>("s1");
+        QCOMPARE(pools.size(), std::size_t { 1 });
+        QCOMPARE(pools[0].pools.at(0).name, std::string("default"));
+        QCOMPARE(pools[0].pools.at(0).cpuMillis, std::int64_t { 4000 }); // capped by the node
+
+        const WorkloadId id = submit("w");
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        const auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QCOMPARE(launches[0].workloadId, id);
+        QCOMPARE(launches[0].argv, (std::vector<std::string> { "/bin/sleep", "60" }));
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 4321));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(m_plane->workload(id)->pid, 4321);
+        QCOMPARE(m_plane->stats().acknowledged, std::uint64_t { 1 });
+
+        m_plane->onWorkloadUpdate("s1", status(id, "oom_killed", 4321, 9));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::OomKilled));
+        QCOMPARE(m_plane->cluster().node(0).free.cpuMillis, std::int64_t { 4000 }); // released
+    }
+
+    void exitCodesBecomePhases()
+    {
+        join("s1", "n1");
+        const WorkloadId ok = submit("ok");
+        const WorkloadId bad = submit("bad");
+        const WorkloadId broken = submit("broken");
+        m_plane->onWorkloadUpdate("s1", status(ok, "exited", 1, 0));
+        m_plane->onWorkloadUpdate("s1", status(bad, "exited", 1, 3));
+        m_plane->onWorkloadUpdate("s1", status(broken, "failed", 0, 0));
+        QCOMPARE(name(m_plane->workload(ok)->phase), name(WorkloadPhase::Succeeded));
+        QCOMPARE(name(m_plane->workload(bad)->phase), name(WorkloadPhase::Failed));
+        QCOMPARE(m_plane->workload(bad)->exitCode, 3);
+        QCOMPARE(name(m_plane->workload(broken)->phase), name(WorkloadPhase::Failed));
+    }
+
+    void pendingWorkWaitsAndIsPlacedWhenCapacityFrees()
+    {
+        join("s1", "n1");
+        const WorkloadId big = submit("big", 4000);
+        const WorkloadId next = submit("next", 1000);
+        QCOMPARE(name(m_plane->workload(next)->phase), name(WorkloadPhase::Pending));
+        QVERIFY(m_plane->why(*m_plane->workload(next)).find("insufficient CPU") != std::string::npos);
+        m_plane->onWorkloadUpdate("s1", status(big, "exited", 1, 0));
+        m_io.poll(); // the posted retry
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(next)->phase), name(WorkloadPhase::Launching));
+    }
+
+    void reconnectResendsUnreceivedLaunches()
+    {
+        join("s1", "n1");
+        const WorkloadId acked = submit("acked");
+        const WorkloadId unacked = submit("unacked");
+        m_plane->onWorkloadUpdate("s1", status(acked, "running"));
+        m_plane->onLeft("s1", "connection reset");
+        m_sent.clear();
+        // The agent comes back holding only the acknowledged one: the other launch never reached it.
+        join("s2", "n1", { status(acked, "running") });
+        const auto launches = sentOf<protocol::Launch>("s2");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QCOMPARE(launches[0].workloadId, unacked);
+        QCOMPARE(name(m_plane->workload(acked)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(m_plane->nodes().size(), std::size_t { 1 }); // the same node, not a second one
+    }
+
+    void lostNodeIsReplacedAndItsCopyStoppedOnReturn()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running"));
+        join("s2", "n2");
+        // n2 heartbeats, n1 falls silent.
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(1500));
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Suspect));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Suspect));
+        m_plane->onHeartbeat("s2", protocol::Heartbeat { 1, {} }); // a heartbeat clears suspicion at once
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Ready));
+        QCOMPARE(nodeOf(id), std::string("n1")); // suspect is not lost: the workload stays
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(3500));
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Lost));
+        QCOMPARE(m_plane->stats().replacedAfterLoss, std::uint64_t { 1 });
+        m_io.poll();
+        m_io.restart();
+        // n2 was declared lost as well at +3.5 s in this clock, so bring it back first.
+        m_plane->onHeartbeat("s2", protocol::Heartbeat { 2, {} });
+        join("s2b", "n2");
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(id), std::string("n2"));
+
+        // n1 returns, still running its copy: that copy is stopped, n2's stays.
+        m_sent.clear();
+        join("s3", "n1", { status(id, "running") });
+        const auto stops = sentOf<protocol::Stop>("s3");
+        QCOMPARE(stops.size(), std::size_t { 1 });
+        QCOMPARE(stops[0].workloadId, id);
+        QCOMPARE(m_plane->stats().duplicateStops, std::uint64_t { 1 });
+        QCOMPARE(nodeOf(id), std::string("n2"));
+    }
+
+    void pendingWorkloadIsReadoptedWhereItRuns()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 77));
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(3500));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending)); // nowhere else to go
+        m_sent.clear();
+        join("s2", "n1", { status(id, "running", 77) });
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        QCOMPARE(m_plane->workload(id)->pid, 77);
+        QVERIFY(sentOf<protocol::Stop>("s2").empty());
+        QVERIFY(sentOf<protocol::Launch>("s2").empty()); // not started twice
+        m_io.poll();
+        m_io.restart();
+        QVERIFY(sentOf<protocol::Launch>("s2").empty());
+    }
+
+    void sameNodeNameReplacesTheOlderSession()
+    {
+        join("s1", "n1");
+        m_plane->onJoined("s2", "127.0.0.1:2", hello("n1"));
+        QCOMPARE(m_disconnected, std::vector<std::string> { "s1" });
+        QCOMPARE(m_plane->stats().sessionsReplaced, std::uint64_t { 1 });
+        m_plane->onInventory("s2", inventory());
+        m_plane->onLeft("s1", "replaced"); // the old session's close arrives late: it must not detach the node
+        QCOMPARE(m_plane->nodeByName("n1")->sessionId, std::string("s2"));
+        QCOMPARE(m_plane->nodes().size(), std::size_t { 1 });
+    }
+
+    void cancelWhileAwayStopsOnReturn()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running"));
+        m_plane->onLeft("s1", "network");
+        QVERIFY(m_plane->cancel(id));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Cancelled));
+        QCOMPARE(m_plane->cancel(id).error().status, 409);
+        QCOMPARE(m_plane->cancel(12345).error().status, 404);
+        m_sent.clear();
+        join("s2", "n1", { status(id, "running") });
+        const auto stops = sentOf<protocol::Stop>("s2");
+        QCOMPARE(stops.size(), std::size_t { 1 });
+        QCOMPARE(stops[0].workloadId, id);
+    }
+
+    void poolsAreValidatedAndPropagated()
+    {
+        join("s1", "n1");
+        PoolRequest pool;
+        pool.name = "batch";
+        pool.cpuMillis = 500;
+        pool.memoryMiB = 64;
+        QVERIFY(m_plane->createPool(pool));
+        QCOMPARE(m_plane->createPool(pool).error().status, 409);
+        const auto configs = sentOf<protocol::PoolConfig>("s1");
+        QCOMPARE(configs.back().pools.size(), std::size_t { 2 });
+        QCOMPARE(configs.back().pools.back().cpuMillis, std::int64_t { 500 });
+        SubmitRequest r = request("w", 400);
+        r.requests.memoryMiB = 32;
+        r.pool = "batch";
+        const auto inPool = m_plane->submit(r);
+        QVERIFY(inPool);
+        QCOMPARE(name(m_plane->workload(*inPool)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(sentOf<protocol::Launch>("s1").back().pool, std::string("batch"));
+        const auto over = m_plane->submit(r); // 800 > 500 millicores of quota
+        QVERIFY(over);
+        QCOMPARE(name(m_plane->workload(*over)->phase), name(WorkloadPhase::Pending));
+        QVERIFY(m_plane->why(*m_plane->workload(*over)).find("quota") != std::string::npos);
+        r.pool = "nope";
+        QCOMPARE(m_plane->submit(r).error().status, 400);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestControlPlane)
+#include "tst_control_plane.moc"

@@ -1,0 +1,260 @@
+// The real daemon on loopback: tidepoold and tidepool-fleet started as processes, driven through the HTTP API and
+// /metrics. Covers joins and rejected joins, API validation and tokens, placement acknowledged by agents, a node
+// killed and declared lost with its workloads placed elsewhere, agents reconnecting to a restarted core, SIGTERM,
+// and --check-config.
+#include "harness.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <memory>
+
+namespace http = harness::http;
+using harness::kBin;
+using harness::Reply;
+using harness::request;
+using harness::waitFor;
+using nlohmann::json;
+
+class TestDaemon : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<QProcess> m_daemon;
+    std::vector<std::unique_ptr<QProcess>> m_fleets;
+    std::uint16_t m_agentPort = 0;
+    std::uint16_t m_apiPort = 0;
+    std::string m_token;
+    QString m_daemonLog;
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    static void writeFile(const QString& file, const QByteArray& content)
+    {
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+
+    // Starts tidepoold on ephemeral ports (or the given agent port) and waits for its "ready" line.
+    bool startDaemon(std::uint16_t agentPort = 0)
+    {
+        m_daemon = std::make_unique<QProcess>();
+        return harness::startDaemon(*m_daemon,
+            { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:%1").arg(agentPort),
+                QStringLiteral("--api-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"),
+                path(QStringLiteral("t.db")), QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")),
+                QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")),
+                QStringLiteral("--heartbeat-interval-ms"), QStringLiteral("200"), QStringLiteral("--suspect-after-ms"),
+                QStringLiteral("1000"), QStringLiteral("--lost-after-ms"), QStringLiteral("2000") },
+            m_agentPort, m_apiPort, m_daemonLog);
+    }
+
+    QProcess* startFleet(int nodes, const QString& prefix, const QString& tokenFile = QStringLiteral("join.token"))
+    {
+        auto fleet = std::make_unique<QProcess>();
+        fleet->start(kBin + QStringLiteral("/tidepool-fleet"),
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
+                path(tokenFile), QStringLiteral("--nodes"), QString::number(nodes), QStringLiteral("--prefix"), prefix,
+                QStringLiteral("--report-every"), QStringLiteral("0") });
+        fleet->waitForStarted(5000);
+        m_fleets.push_back(std::move(fleet));
+        return m_fleets.back().get();
+    }
+
+    double metric(const std::string& series) { return harness::metric(m_apiPort, series); }
+
+    json get(const std::string& target) { return request(m_apiPort, http::verb::get, target, m_token).data(); }
+
+    bool allPhases(const std::string& phase, std::size_t count)
+    {
+        const json list = get("/v1/workloads?phase=" + phase);
+        return list.contains("workloads") && list["workloads"].size() == count;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        m_token = "operator-token-0123456789abcdef";
+        writeFile(path(QStringLiteral("join.token")), "join-token-0123456789abcdef\n");
+        writeFile(path(QStringLiteral("wrong.token")), "some-other-token-0123456789\n");
+        writeFile(path(QStringLiteral("op.token")), QByteArray::fromStdString(m_token + "\n"));
+    }
+
+    void init() { QVERIFY2(startDaemon(), qPrintable(m_daemonLog)); }
+
+    void cleanup()
+    {
+        for (auto& fleet : m_fleets) {
+            fleet->kill();
+            fleet->waitForFinished(5000);
+        }
+        m_fleets.clear();
+        if (m_daemon) {
+            m_daemon->kill();
+            m_daemon->waitForFinished(5000);
+            m_daemon.reset();
+        }
+    }
+
+    void fleetJoinsAndWrongTokenIsRefused()
+    {
+        startFleet(20, QStringLiteral("a"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 20; }, 15'000));
+        startFleet(2, QStringLiteral("intruder"), QStringLiteral("wrong.token"));
+        QVERIFY(waitFor([&] { return metric("tidepool_agent_joins_rejected_total") >= 2; }, 10'000));
+        QCOMPARE(metric("tidepool_nodes{state=\"ready\"}"), 20.0);
+        const json nodes = get("/v1/nodes");
+        QCOMPARE(nodes["nodes"].size(), std::size_t { 20 });
+        for (const json& n : nodes["nodes"])
+            QVERIFY(n["name"].get<std::string>().rfind("a-", 0) == 0);
+        // Heartbeats flow at the configured 200 ms.
+        const double before = metric("tidepool_agent_heartbeats_total");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+        QVERIFY(metric("tidepool_agent_heartbeats_total") >= before + 20 * 3);
+    }
+
+    void apiValidatesEveryRequest()
+    {
+        const std::string good = R"({"name":"w","cpuMillis":100,"memoryMiB":64})";
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", {}, good).status, 401);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", "operator-token-wrong-0123456", good).status, 401);
+        QCOMPARE(metric("tidepool_api_unauthorised_total"), 2.0);
+
+        Reply r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, R"({"name":"w","cpuMillis":"x","memoryMiB":64})");
+        QCOMPARE(r.status, 400);
+        QVERIFY2(r.data()["error"].get<std::string>().find("`cpuMillis`") != std::string::npos, r.body.c_str());
+        r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            R"({"workloads":[{"name":"ok","cpuMillis":1,"memoryMiB":1},{"name":"bad","cpuMillis":1,"memoryMiB":-1}]})");
+        QCOMPARE(r.status, 400);
+        QVERIFY2(r.data()["error"].get<std::string>().find("`workloads[1].memoryMiB`") != std::string::npos, r.body.c_str());
+        r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, R"({"name":"w","cpuMillis":1,"memoryMiB":1,"pool":"nope"})");
+        QCOMPARE(r.status, 400);
+        QVERIFY(r.data()["error"].get<std::string>().find("nope") != std::string::npos);
+        r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, R"({"name":"bad name!","cpuMillis":1,"memoryMiB":1})");
+        QCOMPARE(r.status, 400);
+        QVERIFY(r.data()["error"].get<std::string>().find("`name`") != std::string::npos);
+        r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, "{not json");
+        QCOMPARE(r.status, 400);
+        // Nothing of the refused requests was submitted.
+        QCOMPARE(metric("tidepool_workloads_submitted_total"), 0.0);
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads/99", m_token).status, 404);
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads/abc", m_token).status, 400);
+        // A pool created through the API takes submissions.
+        r = request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name":"batch","cpuMillis":2000,"tier":"cold"})");
+        QCOMPARE(r.status, 201);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name":"batch"})").status, 409);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+                     R"({"name":"w","cpuMillis":1,"memoryMiB":1,"pool":"batch"})")
+                     .status,
+            201);
+        QCOMPARE(metric("tidepool_workloads{phase=\"pending\"}"), 1.0); // no nodes yet
+    }
+
+    void workloadsArePlacedAcknowledgedAndCancelled()
+    {
+        startFleet(10, QStringLiteral("n"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 10; }, 15'000));
+        json batch { { "workloads", json::array() } };
+        for (int i = 0; i < 100; ++i)
+            batch["workloads"].push_back(json { { "name", "w" + std::to_string(i) }, { "cpuMillis", 500 },
+                { "memoryMiB", 256 }, { "command", { "/bin/true" } } });
+        const Reply r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, batch.dump());
+        QCOMPARE(r.status, 201);
+        QCOMPARE(r.data()["workloads"].size(), std::size_t { 100 });
+        QVERIFY(waitFor([&] { return metric("tidepool_workloads{phase=\"running\"}") == 100; }, 10'000));
+        QCOMPARE(metric("tidepool_launches_acknowledged_total"), 100.0);
+        const json why = get("/v1/workloads/1/why");
+        QCOMPARE(why["phase"].get<std::string>(), std::string("running"));
+        QVERIFY(why["reason"].get<std::string>().rfind("placed on n-", 0) == 0);
+        QVERIFY(why["report"]["nodesConsidered"].get<int>() >= 1);
+
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/1", m_token).status, 200);
+        QVERIFY(waitFor([&] { return get("/v1/workloads/1")["phase"] == "cancelled"; }, 5000));
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/1", m_token).status, 409);
+
+        // More than fits stays pending, with the main reason named.
+        const Reply big = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            R"({"name":"huge","cpuMillis":100000000,"memoryMiB":1})");
+        QCOMPARE(big.status, 201);
+        const json hugeWhy = get("/v1/workloads/" + std::to_string(big.data()["id"].get<int>()) + "/why");
+        QCOMPARE(hugeWhy["phase"].get<std::string>(), std::string("pending"));
+        QCOMPARE(hugeWhy["report"]["mainReason"].get<std::string>(), std::string("insufficient CPU"));
+        QCOMPARE(hugeWhy["report"]["nodesConsidered"].get<int>(), 10);
+    }
+
+    void lostNodesWorkloadsArePlacedElsewhere()
+    {
+        QProcess* doomed = startFleet(3, QStringLiteral("doomed"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 3; }, 15'000));
+        json batch { { "workloads", json::array() } };
+        for (int i = 0; i < 6; ++i)
+            batch["workloads"].push_back(json { { "name", "w" + std::to_string(i) }, { "cpuMillis", 1000 }, { "memoryMiB", 512 } });
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token, batch.dump()).status, 201);
+        QVERIFY(waitFor([&] { return allPhases("running", 6); }, 10'000));
+        startFleet(3, QStringLiteral("spare"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 6; }, 15'000));
+
+        doomed->kill(); // SIGKILL: no goodbye, only silence
+        doomed->waitForFinished(5000);
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"lost\"}") == 3; }, 10'000));
+        QVERIFY(waitFor([&] { return allPhases("running", 6); }, 10'000));
+        for (const json& w : get("/v1/workloads")["workloads"])
+            QVERIFY2(w["node"].get<std::string>().rfind("spare-", 0) == 0, w.dump().c_str());
+        QCOMPARE(metric("tidepool_workloads_replaced_after_node_loss_total"), 6.0);
+        QCOMPARE(metric("tidepool_launches_acknowledged_total"), 12.0);
+    }
+
+    void agentsReconnectToARestartedCore()
+    {
+        startFleet(8, QStringLiteral("r"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+        const std::uint16_t agentPort = m_agentPort;
+        m_daemon->terminate(); // SIGTERM: graceful
+        QVERIFY(m_daemon->waitForFinished(5000));
+        QCOMPARE(m_daemon->exitStatus(), QProcess::NormalExit);
+        QCOMPARE(m_daemon->exitCode(), 0);
+        QVERIFY(QString::fromUtf8(m_daemon->readAllStandardError()).contains(QStringLiteral("SIGTERM")));
+        QVERIFY2(startDaemon(agentPort), qPrintable(m_daemonLog));
+        // Back-off starts at 0.5 s with full jitter: every agent is back well within 15 s.
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+    }
+
+    void checkConfigValidatesAndNamesTheProblem()
+    {
+        QProcess check;
+        const QStringList base { QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")),
+            QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")), QStringLiteral("--check-config") };
+        check.start(kBin + QStringLiteral("/tidepoold"), base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 0);
+
+        writeFile(path(QStringLiteral("short.token")), "short\n");
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            { QStringLiteral("--join-token-file"), path(QStringLiteral("short.token")), QStringLiteral("--operator-token-file"),
+                path(QStringLiteral("op.token")), QStringLiteral("--check-config") });
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString shortError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(shortError.contains(QStringLiteral("short.token")), qPrintable(shortError));
+        QVERIFY(!shortError.contains(QStringLiteral("short\n")));
+
+        writeFile(path(QStringLiteral("bad.json")), R"({"apiListen":"127.0.0.1:1","heartbeatIntervalMs":"fast"})");
+        check.start(kBin + QStringLiteral("/tidepoold"), QStringList { QStringLiteral("--config"), path(QStringLiteral("bad.json")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString configError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(configError.contains(QStringLiteral("`heartbeatIntervalMs`")), qPrintable(configError));
+
+        writeFile(path(QStringLiteral("typo.json")), R"({"apiListn":"127.0.0.1:1"})");
+        check.start(kBin + QStringLiteral("/tidepoold"), QStringList { QStringLiteral("--config"), path(QStringLiteral("typo.json")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(check.readAllStandardError()).contains(QStringLiteral("`apiListn`")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDaemon)
+#include "tst_daemon.moc"
