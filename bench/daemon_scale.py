@@ -6,8 +6,9 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
   - daemon_cores: tidepoold's CPU use (user + system, from /proc/PID/stat) over --window seconds of steady
     heartbeating, in cores; fleet_cores likewise for the fleet process;
   - burst: --burst workloads submitted through the API (in batches of --batch), and the time from the first
-    submit to the last launch acknowledged by an agent (the daemon's own timestamps, /v1/summary), plus the
-    client's wall time to the last submit.
+    submit to the last launch acknowledged by an agent (the daemon's own timestamps, /v1/summary), each workload's
+    own submit-to-acknowledgement time (p50, p99; millisecond timestamps), and the client's wall time to the last
+    submit.
 
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
 """
@@ -132,8 +133,14 @@ def main():
                 if summary["acknowledged"] >= args.burst:
                     break
                 time.sleep(0.005)
+            status, data = api.call("GET", f"/v1/workloads?phase=running&limit={args.burst}")
+            waits = sorted(w["runningMs"] - w["submittedMs"] for w in json.loads(data)["workloads"]
+                           if w.get("runningMs"))
+            pick = lambda q: waits[min(len(waits) - 1, int(q * len(waits)))] if waits else None
             burst = {
                 "workloads": args.burst,
+                "submit_to_ack_ms_p50": pick(0.50),
+                "submit_to_ack_ms_p99": pick(0.99),
                 "batch": args.batch,
                 "acknowledged": summary.get("acknowledged"),
                 "first_submit_to_last_ack_ms": summary["lastAckMs"] - summary["firstSubmitMs"],

@@ -1,5 +1,7 @@
 #include "agents/net/agent_client.h"
 
+#include <boost/asio/ssl/host_name_verification.hpp>
+
 #include "protocol/join.h"
 
 #include <boost/asio/connect.hpp>
@@ -28,7 +30,7 @@ AgentClient::AgentClient(
     , m_events(std::move(events))
     , m_log(std::move(log))
     , m_resolver(io)
-    , m_socket(io)
+    , m_stream(m_config.tls ? transport::Stream(tcp::socket(io), *m_config.tls) : transport::Stream(tcp::socket(io)))
     , m_joinTimer(io)
     , m_decoder(m_config.maxFrameBytes)
 {
@@ -65,7 +67,7 @@ void AgentClient::onResolve(const boost::system::error_code& ec, const tcp::reso
         return;
     }
     asio::async_connect(
-        m_socket, results, [self = shared_from_this()](const boost::system::error_code& ec, const tcp::endpoint&) {
+        m_stream.socket(), results, [self = shared_from_this()](const boost::system::error_code& ec, const tcp::endpoint&) {
             self->onConnect(ec);
         });
 }
@@ -78,6 +80,24 @@ void AgentClient::onConnect(const boost::system::error_code& ec)
         close("cannot connect to " + m_config.host + ":" + std::to_string(m_config.port) + ": " + ec.message());
         return;
     }
+    if (transport::Stream::Tls* tls = m_stream.tlsStream()) {
+        const std::string& name = m_config.tlsServerName.empty() ? m_config.host : m_config.tlsServerName;
+        // SNI, and the certificate must name the core we meant to reach, not merely chain to the CA.
+        SSL_set_tlsext_host_name(tls->native_handle(), name.c_str());
+        tls->set_verify_callback(asio::ssl::host_name_verification(name));
+    }
+    m_stream.asyncHandshake(asio::ssl::stream_base::client,
+        [self = shared_from_this()](const boost::system::error_code& ec) { self->onHandshake(ec); });
+}
+
+void AgentClient::onHandshake(const boost::system::error_code& ec)
+{
+    if (m_state == State::Closed)
+        return;
+    if (ec) {
+        close("TLS handshake with " + m_config.host + ":" + std::to_string(m_config.port) + " failed: " + ec.message());
+        return;
+    }
     m_state = State::AwaitingChallenge;
     send(m_config.hello);
     doRead();
@@ -85,7 +105,7 @@ void AgentClient::onConnect(const boost::system::error_code& ec)
 
 void AgentClient::doRead()
 {
-    m_socket.async_read_some(asio::buffer(m_readBuffer),
+    m_stream.asyncReadSome(asio::buffer(m_readBuffer),
         [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onRead(ec, n); });
 }
 
@@ -186,7 +206,7 @@ bool AgentClient::send(const protocol::Message& message)
 void AgentClient::doWrite()
 {
     m_writing = true;
-    asio::async_write(m_socket, asio::buffer(m_writeQueue.front()),
+    m_stream.asyncWrite(asio::buffer(m_writeQueue.front()),
         [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
 }
 
@@ -211,11 +231,9 @@ void AgentClient::close(const std::string& reason)
     m_state = State::Closed;
     m_closeReason = reason;
     logLine("agent: connection closed: " + reason);
-    boost::system::error_code ignored;
     m_joinTimer.cancel();
     m_resolver.cancel();
-    m_socket.shutdown(tcp::socket::shutdown_both, ignored);
-    m_socket.close(ignored);
+    m_stream.close();
     m_writeQueue.clear();
     if (m_events.closed)
         m_events.closed(reason);

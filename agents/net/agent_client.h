@@ -10,6 +10,7 @@
 #include "protocol/frame.h"
 #include "protocol/log_sink.h"
 #include "protocol/messages.h"
+#include "protocol/transport/stream.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -34,6 +35,10 @@ struct AgentClientConfig {
     std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
     std::chrono::milliseconds joinTimeout { 10'000 }; // from start to welcome
     std::size_t maxQueuedFrames = 256; // heartbeats beyond this are dropped (and counted) while the core is slow
+    // TLS when set (`transport::makeClientContext`): the core's certificate must verify against the context's CA and
+    // name `tlsServerName` (default: `host`).
+    std::shared_ptr<boost::asio::ssl::context> tls;
+    std::string tlsServerName;
 };
 
 struct AgentClientEvents {
@@ -78,6 +83,7 @@ public:
 private:
     void onResolve(const boost::system::error_code& ec, const boost::asio::ip::tcp::resolver::results_type& results);
     void onConnect(const boost::system::error_code& ec);
+    void onHandshake(const boost::system::error_code& ec);
     void doRead();
     void onRead(const boost::system::error_code& ec, std::size_t bytes);
     void handleFrame(const std::string& payload);
@@ -90,7 +96,7 @@ private:
     AgentClientEvents m_events;
     protocol::LogSink m_log;
     boost::asio::ip::tcp::resolver m_resolver;
-    boost::asio::ip::tcp::socket m_socket;
+    transport::Stream m_stream;
     boost::asio::steady_timer m_joinTimer;
     protocol::FrameDecoder m_decoder;
     std::array<char, 16 * 1024> m_readBuffer {};

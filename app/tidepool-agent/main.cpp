@@ -11,6 +11,7 @@
 #include "agents/net/agent_connection.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/sampler.h"
+#include "protocol/transport/tls.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -35,6 +36,9 @@ constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-
   --probe PROGRAM          a probe command printing accelerators as JSON (repeatable; run without a shell)
   --nvml-library PATH      default libnvidia-ml.so.1 (absent = no NVIDIA GPUs)
   --bench-dir DIR          where isabench-<isa> builds are (default: beside this program)
+  --tls-ca FILE            connect with TLS, verifying the core's certificate against this CA (PEM)
+  --tls-server-name NAME   the name the core's certificate must carry (default: the --core host)
+  --tls-cert FILE --tls-key FILE   a client certificate, when the core requires one
   --no-slowdown            do not measure translation slowdowns
   --verbose                log protocol events too
 )";
@@ -99,6 +103,8 @@ int main(int argc, char** argv)
 {
     std::string core, tokenFile, stateDir, name, nvmlLibrary = std::string(agent::kDefaultNvmlLibrary);
     std::string acceleratorFile = std::string(agent::kDefaultAcceleratorFile);
+    transport::TlsClientFiles tlsFiles;
+    std::string tlsServerName;
     std::vector<std::vector<std::string>> probes;
     fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
     bool measure = true, verbose = false;
@@ -131,6 +137,14 @@ int main(int argc, char** argv)
             nvmlLibrary = value;
         else if (option == "--bench-dir")
             benchDir = value;
+        else if (option == "--tls-ca")
+            tlsFiles.ca = value;
+        else if (option == "--tls-server-name")
+            tlsServerName = value;
+        else if (option == "--tls-cert")
+            tlsFiles.certificate = value;
+        else if (option == "--tls-key")
+            tlsFiles.privateKey = value;
         else
             return fail("unknown option " + option + "\n" + kUsage);
     }
@@ -148,6 +162,17 @@ int main(int argc, char** argv)
         return fail("join token file " + tokenFile + " cannot be read or is empty");
     while (!token.empty() && (token.back() == '\r' || token.back() == ' '))
         token.pop_back();
+    std::shared_ptr<boost::asio::ssl::context> tls;
+    if (!tlsFiles.ca.empty()) {
+        if (tlsFiles.certificate.empty() != tlsFiles.privateKey.empty())
+            return fail("a client certificate needs both --tls-cert and --tls-key");
+        auto context = transport::makeClientContext(tlsFiles);
+        if (!context)
+            return fail(context.error());
+        tls = std::move(*context);
+    } else if (!tlsFiles.certificate.empty() || !tlsServerName.empty()) {
+        return fail("--tls-cert, --tls-key and --tls-server-name need --tls-ca");
+    }
     std::error_code ec;
     fs::create_directories(stateDir, ec);
     if (ec)
@@ -222,6 +247,8 @@ int main(int argc, char** argv)
     config.client.port = static_cast<std::uint16_t>(port);
     config.client.joinToken = token;
     config.client.hello = protocol::Hello { name, "tidepool-agent 0.1", agent::summarise(node) };
+    config.client.tls = tls;
+    config.client.tlsServerName = tlsServerName;
     agent::AgentConnectionHandlers handlers;
     handlers.inventory = [&] {
         protocol::Inventory inventory = agent::toProtocolInventory(node);

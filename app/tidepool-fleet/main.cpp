@@ -2,6 +2,7 @@
 // real protocol (join, inventory, heartbeats, launch and stop acknowledgements). Inventories come from the real
 // fleets in ../shared/data/fleets or are generated; utilisation follows a load series with a time scale.
 #include "agents/fleet/fleet.h"
+#include "protocol/transport/tls.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -28,6 +29,8 @@ constexpr const char* kUsage = R"(usage: tidepool-fleet --core HOST:PORT --join-
   --threads T            io threads, agents split among them (default 1)
   --seed N               generated fleet and back-off jitter (default 42)
   --report-every S       print a JSON status line every S seconds (default 5; 0 = never)
+  --tls-ca FILE          connect with TLS, verifying the core's certificate against this CA
+  --tls-server-name NAME the name the core's certificate must carry (default: the --core host)
   --verbose              log every agent's connection events
 )";
 
@@ -46,6 +49,8 @@ struct Options {
     std::uint64_t seed = 42;
     double reportEvery = 5;
     bool verbose = false;
+    std::string tlsCa;
+    std::string tlsServerName;
 };
 
 bool parseNumber(const std::string& text, double& out)
@@ -97,6 +102,10 @@ int main(int argc, char** argv)
             o.loadSeries = value;
         else if (option == "--prefix")
             o.prefix = value;
+        else if (option == "--tls-ca")
+            o.tlsCa = value;
+        else if (option == "--tls-server-name")
+            o.tlsServerName = value;
         else if (!numeric)
             return fail(option + ": \"" + value + "\" is not a non-negative number, or the option is unknown");
         else if (option == "--nodes")
@@ -159,6 +168,14 @@ int main(int argc, char** argv)
     if (o.verbose)
         log = [](std::string_view line) { std::fprintf(stderr, "tidepool-fleet: %.*s\n", static_cast<int>(line.size()), line.data()); };
 
+    std::shared_ptr<boost::asio::ssl::context> tls;
+    if (!o.tlsCa.empty()) {
+        auto context = transport::makeClientContext(transport::TlsClientFiles { o.tlsCa, {}, {} });
+        if (!context)
+            return fail(context.error());
+        tls = std::move(*context);
+    }
+
     std::vector<std::unique_ptr<boost::asio::io_context>> contexts;
     for (std::size_t t = 0; t < o.threads; ++t)
         contexts.push_back(std::make_unique<boost::asio::io_context>(1));
@@ -169,6 +186,8 @@ int main(int argc, char** argv)
         config.client.port = o.port;
         config.client.joinToken = token;
         config.client.hello.agentVersion = "tidepool-fleet 0.1";
+        config.client.tls = tls; // one context, shared read-only by every connection
+        config.client.tlsServerName = o.tlsServerName;
         config.seed = o.seed * 1'000'003 + i + 1;
         // Spread the nodes over the series so that they do not all peak together.
         const double phase = series.cpu.empty() ? 0.0

@@ -4,6 +4,7 @@
 #include "core/api/http_api.h"
 #include "core/net/agent_server.h"
 #include "core/net/http_server.h"
+#include "protocol/transport/tls.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
@@ -79,6 +80,16 @@ int main(int argc, char** argv)
             return 2;
         }
     }
+    std::shared_ptr<boost::asio::ssl::context> tls;
+    if (!config->tlsCertificate.empty()) {
+        auto context = transport::makeServerContext(
+            transport::TlsServerFiles { config->tlsCertificate, config->tlsPrivateKey, config->tlsClientCa });
+        if (!context) {
+            std::fprintf(stderr, "tidepoold: %s\n", context.error().c_str());
+            return 2;
+        }
+        tls = std::move(*context);
+    }
     if (config->checkOnly) {
         std::printf("tidepoold: configuration is valid\n");
         return 0;
@@ -88,7 +99,6 @@ int main(int argc, char** argv)
     boost::asio::io_context io(1);
     const auto agentAddress = *net::parseHostPort(config->agentListen);
     const auto apiAddress = *net::parseHostPort(config->apiListen);
-    config->plane.heartbeatIntervalMs = config->plane.heartbeatIntervalMs;
 
     std::shared_ptr<net::AgentServer> agents;
     api::AgentLink link {
@@ -106,6 +116,7 @@ int main(int argc, char** argv)
     agentConfig.joinToken = config->joinToken;
     agentConfig.maxFrameBytes = config->maxFrameBytes;
     agentConfig.heartbeatIntervalMs = config->plane.heartbeatIntervalMs;
+    agentConfig.tls = tls;
     net::AgentServerEvents events;
     events.joined = [&core](const net::JoinedAgent& a) { core.onJoined(a.sessionId, a.remote, a.hello); };
     events.inventory = [&core](const std::string& s, const protocol::Inventory& i) { core.onInventory(s, i); };
@@ -123,6 +134,7 @@ int main(int argc, char** argv)
             { "tidepool_agent_joins_rejected_total", s.joinsRejected },
             { "tidepool_agent_bad_frames_total", s.badFrames },
             { "tidepool_agent_join_timeouts_total", s.joinTimeouts },
+            { "tidepool_agent_tls_handshake_failures_total", s.tlsHandshakeFailures },
             { "tidepool_agent_heartbeats_total", s.heartbeats },
             { "tidepool_agent_frames_received_total", s.framesReceived },
             { "tidepool_agent_frames_sent_total", s.framesSent },
@@ -146,6 +158,8 @@ int main(int argc, char** argv)
         return 1;
     }
     core.start();
+    logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS" : "agent connections use TLS with client certificates")
+                : "agent connections are plain TCP (no --tls-cert given)");
 
     boost::asio::signal_set stopSignals(io, SIGTERM, SIGINT);
     stopSignals.async_wait([&](const boost::system::error_code& ec, int signal) {

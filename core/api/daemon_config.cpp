@@ -58,6 +58,10 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.operatorTokenFile = r.string("operatorTokenFile", Alphabet::Text, 4096);
     if (r.has("operatorTokens"))
         config.operatorTokens = r.strings("operatorTokens", Alphabet::Text, 64, 256);
+    for (const auto& [key, target] : { std::pair { "tlsCertificate", &config.tlsCertificate },
+             std::pair { "tlsPrivateKey", &config.tlsPrivateKey }, std::pair { "tlsClientCa", &config.tlsClientCa } })
+        if (r.has(key))
+            *target = r.string(key, Alphabet::Text, 4096);
     if (r.has("profile"))
         config.plane.profile = r.string("profile", Alphabet::Name, 64);
     if (r.has("heartbeatIntervalMs"))
@@ -83,13 +87,17 @@ std::string daemonUsage()
 {
     return R"(usage: tidepoold [options]
   --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
-                              joinTokenFile, operatorTokenFile, operatorTokens, profile, heartbeatIntervalMs,
-                              suspectAfterMs, lostAfterMs, restartGraceMs, maxFrameBytes); options override it
+                              joinTokenFile, operatorTokenFile, operatorTokens, tlsCertificate, tlsPrivateKey, tlsClientCa,
+                              profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
+                              maxFrameBytes); options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
   --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080)
   --db PATH                   SQLite database
   --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
   --operator-token-file FILE  an operator token for the API (Authorization: Bearer TOKEN)
+  --tls-cert FILE --tls-key FILE
+                              TLS for agent connections (PEM); agents then connect with --tls-ca
+  --tls-client-ca FILE        also require agents to present a certificate signed by this CA
   --profile NAME              scheduling profile (default "default")
   --heartbeat-interval-ms N   told to agents (default 5000)
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
@@ -148,6 +156,12 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.operatorTokenFile = value;
         else if (option == "--profile")
             config.plane.profile = value;
+        else if (option == "--tls-cert")
+            config.tlsCertificate = value;
+        else if (option == "--tls-key")
+            config.tlsPrivateKey = value;
+        else if (option == "--tls-client-ca")
+            config.tlsClientCa = value;
         else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
             auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
                 86'400'000);
@@ -187,6 +201,10 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
     for (const std::string& token : config.operatorTokens)
         if (token.size() < 16)
             return makeError(ErrorCode::InvalidArgument, "an operator token is shorter than 16 bytes");
+    if (config.tlsCertificate.empty() != config.tlsPrivateKey.empty())
+        return makeError(ErrorCode::InvalidArgument, "TLS needs both --tls-cert and --tls-key");
+    if (!config.tlsClientCa.empty() && config.tlsCertificate.empty())
+        return makeError(ErrorCode::InvalidArgument, "--tls-client-ca needs --tls-cert and --tls-key");
     if (config.plane.lostAfter <= config.plane.suspectAfter)
         return makeError(ErrorCode::InvalidArgument, "lost-after must be longer than suspect-after");
     if (config.plane.suspectAfter.count() < 2 * config.plane.heartbeatIntervalMs)

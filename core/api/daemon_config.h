@@ -21,6 +21,10 @@ struct DaemonConfig {
     std::string operatorTokenFile;
     std::vector<std::string> operatorTokens; // from the config file and the token file
     std::string joinToken; // read from joinTokenFile
+    // TLS for agent connections when both are set; with tlsClientCa, agents must present certificates it signed.
+    std::string tlsCertificate;
+    std::string tlsPrivateKey;
+    std::string tlsClientCa;
     std::uint32_t maxFrameBytes = 1u << 20;
     ControlPlaneConfig plane;
     bool checkOnly = false; // --check-config

@@ -21,6 +21,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <chrono>
@@ -41,6 +42,8 @@ struct AgentServerConfig {
     std::int32_t heartbeatIntervalMs = 5000; // told to agents in `welcome`
     std::chrono::milliseconds joinTimeout { 10'000 }; // from accept to welcome; then the connection is closed
     std::size_t maxQueuedFrames = 4096; // per connection; a peer that does not read is disconnected past this
+    // TLS for every connection when set (`transport::makeServerContext`); plain TCP otherwise.
+    std::shared_ptr<boost::asio::ssl::context> tls;
 };
 
 // Counters for operators and tests. Read on the server's thread.
@@ -50,6 +53,7 @@ struct AgentServerStats {
     std::uint64_t joinsRejected = 0; // wrong join token
     std::uint64_t badFrames = 0; // bad length, malformed JSON, invalid or out-of-order message
     std::uint64_t joinTimeouts = 0;
+    std::uint64_t tlsHandshakeFailures = 0;
     std::uint64_t heartbeats = 0;
     std::uint64_t framesSent = 0;
     std::uint64_t framesReceived = 0;

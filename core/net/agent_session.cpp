@@ -20,12 +20,23 @@ std::string endpointText(const tcp::socket& socket)
 
 } // namespace
 
+namespace {
+
+transport::Stream makeStream(tcp::socket socket, const AgentServerShared& shared)
+{
+    if (shared.config.tls)
+        return transport::Stream(std::move(socket), *shared.config.tls);
+    return transport::Stream(std::move(socket));
+}
+
+} // namespace
+
 AgentSession::AgentSession(tcp::socket socket, std::shared_ptr<AgentServerShared> shared)
-    : m_socket(std::move(socket))
-    , m_joinTimer(m_socket.get_executor())
+    : m_stream(makeStream(std::move(socket), *shared))
+    , m_joinTimer(m_stream.socket().get_executor())
     , m_shared(std::move(shared))
     , m_decoder(m_shared->config.maxFrameBytes)
-    , m_remote(endpointText(m_socket))
+    , m_remote(endpointText(m_stream.socket()))
 {
 }
 
@@ -39,7 +50,17 @@ void AgentSession::start()
     m_joinTimer.expires_after(m_shared->config.joinTimeout);
     m_joinTimer.async_wait(
         [self = shared_from_this()](const boost::system::error_code& ec) { self->onJoinTimeout(ec); });
-    doRead();
+    // The join timer covers the TLS handshake too: a peer that never completes it is closed like a silent one.
+    m_stream.asyncHandshake(boost::asio::ssl::stream_base::server, [self = shared_from_this()](const boost::system::error_code& ec) {
+        if (self->m_state == State::Closed)
+            return;
+        if (ec) {
+            ++self->m_shared->stats.tlsHandshakeFailures;
+            self->close("TLS handshake failed: " + ec.message());
+            return;
+        }
+        self->doRead();
+    });
 }
 
 void AgentSession::onJoinTimeout(const boost::system::error_code& ec)
@@ -52,7 +73,7 @@ void AgentSession::onJoinTimeout(const boost::system::error_code& ec)
 
 void AgentSession::doRead()
 {
-    m_socket.async_read_some(asio::buffer(m_readBuffer),
+    m_stream.asyncReadSome(asio::buffer(m_readBuffer),
         [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onRead(ec, n); });
 }
 
@@ -199,7 +220,7 @@ void AgentSession::closeAfterWrites(const std::string& reason)
 void AgentSession::doWrite()
 {
     m_writing = true;
-    asio::async_write(m_socket, asio::buffer(m_writeQueue.front()),
+    m_stream.asyncWrite(asio::buffer(m_writeQueue.front()),
         [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
 }
 
@@ -226,10 +247,8 @@ void AgentSession::close(const std::string& reason)
     const bool wasJoined = m_state == State::Joined;
     m_state = State::Closed;
     m_shared->logLine("agent-server: " + describe() + ": connection closed: " + reason);
-    boost::system::error_code ignored;
     m_joinTimer.cancel();
-    m_socket.shutdown(tcp::socket::shutdown_both, ignored);
-    m_socket.close(ignored);
+    m_stream.close();
     m_writeQueue.clear();
     m_pending.reset();
     if (wasJoined) {

@@ -5,6 +5,7 @@
 // Thread affinity: the server's io_context thread. Handlers hold the session through `shared_from_this()`.
 
 #include "core/net/agent_server.h"
+#include "protocol/transport/stream.h"
 
 #include <boost/asio/steady_timer.hpp>
 
@@ -43,7 +44,7 @@ private:
 
     std::string describe() const; // "address:port" plus the node name once known
 
-    boost::asio::ip::tcp::socket m_socket;
+    transport::Stream m_stream; // plain TCP, or TLS when the server has a context
     boost::asio::steady_timer m_joinTimer;
     std::shared_ptr<AgentServerShared> m_shared;
     protocol::FrameDecoder m_decoder;

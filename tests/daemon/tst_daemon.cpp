@@ -38,11 +38,11 @@ private:
     }
 
     // Starts tidepoold on ephemeral ports (or the given agent port) and waits for its "ready" line.
-    bool startDaemon(std::uint16_t agentPort = 0)
+    bool startDaemon(std::uint16_t agentPort = 0, const QStringList& extra = {})
     {
         m_daemon = std::make_unique<QProcess>();
         return harness::startDaemon(*m_daemon,
-            { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:%1").arg(agentPort),
+            extra + QStringList { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:%1").arg(agentPort),
                 QStringLiteral("--api-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"),
                 path(QStringLiteral("t.db")), QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")),
                 QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")),
@@ -51,11 +51,12 @@ private:
             m_agentPort, m_apiPort, m_daemonLog);
     }
 
-    QProcess* startFleet(int nodes, const QString& prefix, const QString& tokenFile = QStringLiteral("join.token"))
+    QProcess* startFleet(int nodes, const QString& prefix, const QString& tokenFile = QStringLiteral("join.token"),
+        const QStringList& extra = {})
     {
         auto fleet = std::make_unique<QProcess>();
         fleet->start(kBin + QStringLiteral("/tidepool-fleet"),
-            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
+            extra + QStringList { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
                 path(tokenFile), QStringLiteral("--nodes"), QString::number(nodes), QStringLiteral("--prefix"), prefix,
                 QStringLiteral("--report-every"), QStringLiteral("0") });
         fleet->waitForStarted(5000);
@@ -220,6 +221,26 @@ private slots:
         QVERIFY2(startDaemon(agentPort), qPrintable(m_daemonLog));
         // Back-off starts at 0.5 s with full jitter: every agent is back well within 15 s.
         QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+    }
+
+    void fleetJoinsOverTls()
+    {
+        m_daemon->kill();
+        m_daemon->waitForFinished(5000);
+        QProcess make;
+        make.start(QStringLiteral("bash"), { QStringLiteral(TIDEPOOL_SOURCE_DIR "/scripts/make-certs"), path(QStringLiteral("tls")),
+                                               QStringLiteral("core.test") });
+        QVERIFY(make.waitForFinished(30'000));
+        QCOMPARE(make.exitCode(), 0);
+        QVERIFY2(startDaemon(0, { QStringLiteral("--tls-cert"), path(QStringLiteral("tls/core.pem")), QStringLiteral("--tls-key"),
+                                    path(QStringLiteral("tls/core.key")) }),
+            qPrintable(m_daemonLog));
+        startFleet(5, QStringLiteral("tls"), QStringLiteral("join.token"),
+            { QStringLiteral("--tls-ca"), path(QStringLiteral("tls/ca.pem")) });
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 5; }, 15'000));
+        startFleet(2, QStringLiteral("plain")); // no TLS: refused at the handshake
+        QVERIFY(waitFor([&] { return metric("tidepool_agent_tls_handshake_failures_total") >= 2; }, 10'000));
+        QCOMPARE(metric("tidepool_nodes{state=\"ready\"}"), 5.0);
     }
 
     void checkConfigValidatesAndNamesTheProblem()

@@ -5,6 +5,7 @@
 
 // Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
 #include "agents/net/agent_client.h"
+#include "protocol/transport/tls.h"
 #include "core/net/agent_server.h"
 #include "protocol/frame.h"
 #include "protocol/join.h"
@@ -14,6 +15,8 @@
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <fcntl.h>
@@ -167,17 +170,22 @@ struct Loopback {
             log.begin(), log.end(), [&](const std::string& line) { return line.find(text) != std::string::npos; });
     }
 
-    std::shared_ptr<agent::AgentClient> client(
-        const std::string& token, const std::string& name, std::vector<std::string>* rejections = nullptr)
+    std::shared_ptr<agent::AgentClient> client(const std::string& token, const std::string& name,
+        std::vector<std::string>* rejections = nullptr, std::shared_ptr<asio::ssl::context> tls = {},
+        std::vector<std::string>* closes = nullptr, const std::string& tlsServerName = {})
     {
         agent::AgentClientConfig config;
         config.host = "127.0.0.1";
         config.port = port;
+        config.tls = std::move(tls);
+        config.tlsServerName = tlsServerName;
         config.joinToken = token;
         config.hello = helloFor(name);
         agent::AgentClientEvents events;
         if (rejections)
             events.rejected = [rejections](const std::string& reason) { rejections->push_back(reason); };
+        if (closes)
+            events.closed = [closes](const std::string& reason) { closes->push_back(reason); };
         auto created = agent::AgentClient::create(io, std::move(config), std::move(events), {});
         return created ? *created : nullptr;
     }
@@ -258,6 +266,7 @@ private slots:
     void silentClientTimesOut();
     void acceptFailureBacksOffAndRecovers();
     void shortJoinTokenIsRefused();
+    void tlsJoinsAndRefusesWhatItMust();
 };
 
 void TestProtocol::framesRoundTripInAnyPieces_data()
@@ -798,5 +807,81 @@ void TestProtocol::shortJoinTokenIsRefused()
     QVERIFY2(loop.listenError.find("at least 16") != std::string::npos, loop.listenError.c_str());
 }
 
+// TLS with certificates made by scripts/make-certs: an agent that trusts the CA and dials a name the certificate
+// carries joins; one that trusts another CA, dials a name the certificate lacks, or speaks plain TCP does not; with
+// client certificates required, an agent without one is refused too.
+void TestProtocol::tlsJoinsAndRefusesWhatItMust()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString script = QStringLiteral(TIDEPOOL_SOURCE_DIR "/scripts/make-certs");
+    for (const auto& [sub, args] : { std::pair { QStringLiteral("good"), QStringList { QStringLiteral("core.test"), QStringLiteral("node-1") } },
+             std::pair { QStringLiteral("other"), QStringList { QStringLiteral("core.test") } } }) {
+        QProcess make;
+        make.start(QStringLiteral("bash"), QStringList { script, dir.filePath(sub) } + args);
+        QVERIFY(make.waitForFinished(30'000));
+        QVERIFY2(make.exitCode() == 0, make.readAllStandardError().constData());
+    }
+    const auto file = [&](const char* name) { return dir.filePath(QString::fromLatin1(name)).toStdString(); };
+    auto serverTls = transport::makeServerContext({ file("good/core.pem"), file("good/core.key"), {} });
+    QVERIFY2(serverTls, serverTls ? "" : serverTls.error().c_str());
+    auto trusting = transport::makeClientContext({ file("good/ca.pem"), {}, {} });
+    auto strange = transport::makeClientContext({ file("other/ca.pem"), {}, {} });
+    QVERIFY(trusting && strange);
+    QVERIFY(!transport::makeServerContext({ file("good/core.pem"), file("other/core.key"), {} })); // key mismatch
+    const auto missing = transport::makeClientContext({ file("good/nope.pem"), {}, {} });
+    QVERIFY(!missing);
+    QVERIFY(missing.error().find("nope.pem") != std::string::npos);
+
+    net::AgentServerConfig config;
+    config.tls = *serverTls;
+    Loopback loop(config);
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    const auto joins = [&](std::shared_ptr<asio::ssl::context> tls, const std::string& serverName,
+                           std::vector<std::string>& closes) {
+        auto c = loop.client(kToken, "node-" + std::to_string(loop.joined.size()), nullptr, std::move(tls), &closes, serverName);
+        c->start();
+        runUntil(loop.io, [&] {
+            return c->state() == agent::AgentClient::State::Joined || c->state() == agent::AgentClient::State::Closed;
+        });
+        const bool joined = c->state() == agent::AgentClient::State::Joined;
+        c->close("test done");
+        return joined;
+    };
+    std::vector<std::string> closes;
+    QVERIFY(joins(*trusting, {}, closes)); // dials 127.0.0.1, which the certificate names
+    QVERIFY(joins(*trusting, "core.test", closes));
+    closes.clear();
+    QVERIFY(!joins(*strange, {}, closes)); // a certificate from a CA the agent does not trust
+    QVERIFY2(!closes.empty() && closes[0].find("TLS handshake") != std::string::npos, closes.empty() ? "" : closes[0].c_str());
+    closes.clear();
+    QVERIFY(!joins(*trusting, "impostor.test", closes)); // chains to the CA but names another host
+    QVERIFY(!closes.empty() && closes[0].find("TLS handshake") != std::string::npos);
+    closes.clear();
+    QVERIFY(!joins(nullptr, {}, closes)); // plain TCP to a TLS listener
+    QVERIFY(runUntil(loop.io, [&] { return loop.server->stats().tlsHandshakeFailures >= 3; }));
+    QCOMPARE(loop.joined.size(), std::size_t { 2 });
+
+    // Client certificates required.
+    auto mutualServer = transport::makeServerContext({ file("good/core.pem"), file("good/core.key"), file("good/ca.pem") });
+    auto withCert = transport::makeClientContext({ file("good/ca.pem"), file("good/node-1.pem"), file("good/node-1.key") });
+    QVERIFY(mutualServer && withCert);
+    net::AgentServerConfig mutualConfig;
+    mutualConfig.tls = *mutualServer;
+    Loopback mutual(mutualConfig);
+    const auto mutualJoins = [&](std::shared_ptr<asio::ssl::context> tls) {
+        auto c = mutual.client(kToken, "node-1", nullptr, std::move(tls));
+        c->start();
+        runUntil(mutual.io, [&] { return c->state() == agent::AgentClient::State::Joined || c->state() == agent::AgentClient::State::Closed; });
+        const bool joined = c->state() == agent::AgentClient::State::Joined;
+        c->close("test done");
+        return joined;
+    };
+    QVERIFY(mutualJoins(*withCert));
+    QVERIFY(!mutualJoins(*trusting));
+    QVERIFY(runUntil(mutual.io, [&] { return mutual.server->stats().tlsHandshakeFailures >= 1; }));
+}
+
 QTEST_APPLESS_MAIN(TestProtocol)
 #include "tst_protocol.moc"
+
