@@ -10,7 +10,7 @@ TIDEPOOL_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev
   libexpected-dev nlohmann-json3-dev
-  libboost-dev libssl-dev openssl
+  libboost-dev libssl-dev openssl libsqlite3-dev
   qemu-user-static gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
   clang-14 libfuzzer-14-dev
 )

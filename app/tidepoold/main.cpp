@@ -105,7 +105,16 @@ int main(int argc, char** argv)
         [&agents](const std::string& session, const protocol::Message& m) { return agents->send(session, m); },
         [&agents](const std::string& session, const std::string& why) { return agents->disconnect(session, why); },
     };
-    auto plane = api::ControlPlane::create(io, config->plane, link, logLine);
+    std::unique_ptr<store::Store> database;
+    if (!config->db.empty()) {
+        auto opened = store::openSqliteStore(config->db);
+        if (!opened) {
+            std::fprintf(stderr, "tidepoold: %s\n", opened.error().message.c_str());
+            return 1;
+        }
+        database = std::move(*opened);
+    }
+    auto plane = api::ControlPlane::create(io, config->plane, link, logLine, database.get());
     if (!plane) {
         std::fprintf(stderr, "tidepoold: %s\n", plane.error().message.c_str());
         return 2;

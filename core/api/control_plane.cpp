@@ -1,5 +1,7 @@
 #include "core/api/control_plane.h"
 
+#include "core/api/workload_spec.h"
+
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
@@ -58,8 +60,8 @@ std::int64_t unixMillis()
         .count();
 }
 
-Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(
-    boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link, protocol::LogSink log)
+Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_context& io, ControlPlaneConfig config,
+    AgentLink link, protocol::LogSink log, store::Store* store)
 {
     if (config.suspectAfter <= std::chrono::milliseconds::zero() || config.lostAfter <= config.suspectAfter)
         return makeError(ErrorCode::InvalidArgument,
@@ -78,7 +80,119 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(
     const PoolId id = plane->m_cluster.addPool(std::move(pool));
     plane->m_poolByName.emplace(std::string(kDefaultPool), id);
     plane->m_poolIoWeight.push_back(100);
+    if (store) {
+        auto snapshot = store->load();
+        if (!snapshot)
+            return tl::unexpected(snapshot.error());
+        if (auto restored = plane->restore(*snapshot); !restored)
+            return tl::unexpected(restored.error());
+        plane->m_store = store;
+        plane->markPool(id);
+    }
     return plane;
+}
+
+Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
+{
+    for (const store::StoredPool& p : snapshot.pools) {
+        PoolRequest request { p.name, p.businessLine, parseTier(p.tier).value_or(Tier::Invalid), p.cpuMillis,
+            p.memoryMiB, p.ioWeight };
+        if (m_poolByName.count(p.name))
+            (void)updatePool(p.name, request);
+        else if (auto created = createPool(request); !created)
+            return makeError(ErrorCode::ParseError, "stored pool " + p.name + ": " + created.error().message);
+    }
+    const Clock::time_point now = Clock::now();
+    for (const store::StoredNode& n : snapshot.nodes) {
+        Node model;
+        model.name = n.name;
+        model.isa = parseIsa(n.isa).value_or(Isa::Invalid);
+        model.tier = parseTier(n.tier).value_or(Tier::Invalid);
+        if (model.isa == Isa::Invalid || m_nodeByName.count(n.name))
+            return makeError(ErrorCode::ParseError, "stored node " + n.name + " has an unknown ISA or a duplicate name");
+        model.capacity = { n.cpuMillis, n.memoryMiB, kUnlimited, kUnlimited };
+        for (const auto& d : n.devices) {
+            Device device;
+            device.kind = parseAcceleratorKind(d.value("kind", "")).value_or(AcceleratorKind::None);
+            device.model = m_cluster.internModel(d.value("model", "unknown"));
+            device.memoryMiB = d.value("memoryMiB", std::int64_t { 0 });
+            device.shareCapacity = d.value("shareCapacity", 0);
+            model.devices.push_back(device);
+        }
+        model.schedulable = false; // until its agent returns
+        const NodeId id = m_cluster.addNode(std::move(model));
+        for (const auto& [poolName, poolId] : m_poolByName)
+            (void)m_cluster.attach(poolId, id);
+        m_nodes.resize(static_cast<std::size_t>(id) + 1);
+        LiveNode& live = m_nodes[static_cast<std::size_t>(id)];
+        live.id = id;
+        live.state = NodeState::Suspect;
+        live.cpuModel = n.cpuModel;
+        live.lastSeen = now; // silent from now on: lost only once the restart grace and lostAfter have both passed
+        m_nodeByName.emplace(n.name, id);
+    }
+    m_scheduler->nodesChanged();
+    for (const store::StoredWorkload& stored : snapshot.workloads) {
+        const std::string what = "stored workload " + std::to_string(stored.id);
+        auto request = parseSubmitRequest(stored.spec);
+        const auto phase = parseWorkloadPhase(stored.phase);
+        if (!request || !phase)
+            return makeError(ErrorCode::ParseError,
+                what + ": " + (request ? "unknown phase \"" + stored.phase + "\"" : request.error().message));
+        m_nextId = stored.id;
+        auto id = submitRestored(std::move(*request), stored, *phase);
+        if (!id)
+            return makeError(ErrorCode::ParseError, what + ": " + id.error().message);
+    }
+    m_restored = !snapshot.nodes.empty();
+    m_stats.restoredNodes = snapshot.nodes.size();
+    m_stats.restoredWorkloads = snapshot.workloads.size();
+    if (!snapshot.nodes.empty() || !snapshot.workloads.empty())
+        logLine("control: restored " + std::to_string(snapshot.pools.size()) + " pools, "
+            + std::to_string(snapshot.nodes.size()) + " nodes and " + std::to_string(snapshot.workloads.size())
+            + " workloads; nodes have " + std::to_string(m_config.restartGrace.count()) + " ms to return");
+    return {};
+}
+
+ApiResult<WorkloadId> ControlPlane::submitRestored(
+    SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase)
+{
+    auto id = addWorkload(std::move(request), stored.id);
+    if (!id)
+        return id;
+    LiveWorkload& w = m_workloads.at(*id);
+    w.submittedMs = stored.submittedMs;
+    w.placedMs = stored.placedMs;
+    w.runningMs = stored.runningMs;
+    w.finishedMs = stored.finishedMs;
+    w.pid = stored.pid;
+    w.exitCode = stored.exitCode;
+    w.detail = stored.detail;
+    w.translated = stored.translated;
+    if (isFinal(phase)) {
+        setPhase(w, phase);
+        m_finishedOrder.push_back(*id);
+        return id;
+    }
+    const auto node = m_nodeByName.find(stored.node);
+    if (phase != WorkloadPhase::Pending && node != m_nodeByName.end()) {
+        Placement p;
+        p.workload = *id;
+        p.node = node->second;
+        p.translated = stored.translated;
+        for (const auto& d : stored.devices)
+            p.shares.push_back(DeviceShare { static_cast<std::int16_t>(d.value("device", -1)), d.value("share", 0),
+                d.value("memoryMiB", std::int64_t { 0 }) });
+        if (m_scheduler->bindExternal(p)) {
+            w.node = p.node;
+            w.devices = p.shares;
+            setPhase(w, phase);
+            return id;
+        }
+        w.detail = "could not be bound again on " + stored.node + " after a restart";
+    }
+    m_pending.insert({ -w.workload.priority, *id });
+    return id;
 }
 
 ControlPlane::ControlPlane(
@@ -89,6 +203,7 @@ ControlPlane::ControlPlane(
     , m_log(std::move(log))
     , m_registry(PolicyRegistry::withBuiltins())
     , m_timer(io)
+    , m_flushTimer(io)
     , m_startedAt(Clock::now())
 {
 }
@@ -111,6 +226,9 @@ void ControlPlane::stop()
 {
     m_stopped = true;
     m_timer.cancel();
+    m_flushTimer.cancel();
+    m_flushArmed = false;
+    flush(); // what changed since the last write
 }
 
 void ControlPlane::onTick()
@@ -261,6 +379,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
         if (const auto from = parseIsa(t.fromIsa))
             m_scheduler->slowdowns().set(*from, model.isa, t.factor);
 
+    markNode(node->id);
     sendPools(*node);
     reconcile(*node, inventory.workloads);
     setNodeState(*node, NodeState::Ready);
@@ -344,7 +463,10 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         return;
     }
     if (running) {
-        w.pid = status.pid;
+        if (w.pid != status.pid) {
+            w.pid = status.pid;
+            markWorkload(w.workload.id);
+        }
         if (w.phase == WorkloadPhase::Launching) {
             w.runningMs = unixMillis();
             ++m_stats.acknowledged;
@@ -484,9 +606,111 @@ void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
     --m_phaseCounts[static_cast<std::size_t>(w.phase)];
     ++m_phaseCounts[static_cast<std::size_t>(phase)];
     w.phase = phase;
+    markWorkload(w.workload.id);
 }
 
-ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
+// ---- persistence -----------------------------------------------------------------------------------------------
+
+void ControlPlane::markWorkload(WorkloadId id)
+{
+    if (!m_store)
+        return;
+    m_dirtyWorkloads.insert(id);
+    scheduleFlush();
+}
+
+void ControlPlane::markNode(NodeId id)
+{
+    if (!m_store)
+        return;
+    m_dirtyNodes.insert(id);
+    scheduleFlush();
+}
+
+void ControlPlane::markPool(PoolId id)
+{
+    if (!m_store)
+        return;
+    m_dirtyPools.insert(id);
+    scheduleFlush();
+}
+
+void ControlPlane::scheduleFlush()
+{
+    if (m_flushArmed)
+        return;
+    m_flushArmed = true;
+    // Changes are written together, at most every 50 ms: one transaction for a burst of submissions.
+    m_flushTimer.expires_after(std::chrono::milliseconds(50));
+    m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+        m_flushArmed = false;
+        if (!ec)
+            flush();
+    });
+}
+
+void ControlPlane::flush()
+{
+    if (!m_store)
+        return;
+    for (const PoolId id : m_dirtyPools) {
+        const Pool& p = m_cluster.pool(id);
+        m_store->putPool(store::StoredPool { p.name, p.businessLine,
+            p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier)), p.quota.cpuMillis,
+            p.quota.memoryMiB, poolIoWeight(id) });
+    }
+    for (const NodeId id : m_dirtyNodes) {
+        const Node& n = m_cluster.node(id);
+        nlohmann::json devices = nlohmann::json::array();
+        for (const Device& d : n.devices)
+            devices.push_back({ { "kind", std::string(toString(d.kind)) }, { "model", m_cluster.modelName(d.model) },
+                { "memoryMiB", d.memoryMiB }, { "shareCapacity", d.shareCapacity } });
+        m_store->putNode(store::StoredNode { n.name, std::string(toString(n.isa)), std::string(toString(n.tier)),
+            n.capacity.cpuMillis, n.capacity.memoryMiB, std::move(devices), m_nodes[static_cast<std::size_t>(id)].cpuModel,
+            unixMillis() });
+    }
+    for (const WorkloadId id : m_dirtyWorkloads) {
+        const auto it = m_workloads.find(id);
+        if (it == m_workloads.end())
+            continue;
+        const LiveWorkload& w = it->second;
+        nlohmann::json devices = nlohmann::json::array();
+        for (const DeviceShare& d : w.devices)
+            devices.push_back({ { "device", d.device }, { "share", d.share }, { "memoryMiB", d.memoryMiB } });
+        m_store->putWorkload(store::StoredWorkload { id, submissionJson(w, m_cluster), std::string(toString(w.phase)),
+            w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, std::move(devices), w.translated, w.pid,
+            w.exitCode, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs });
+    }
+    for (const WorkloadId id : m_forgotten)
+        m_store->removeWorkload(id);
+    m_dirtyPools.clear();
+    m_dirtyNodes.clear();
+    m_dirtyWorkloads.clear();
+    m_forgotten.clear();
+    if (auto committed = m_store->commit(); !committed) {
+        // The store keeps what it could not write; the next flush retries it. Log each new reason once.
+        ++m_stats.storeErrors;
+        if (committed.error().message != m_lastStoreError) {
+            m_lastStoreError = committed.error().message;
+            logLine("store: cannot save " + std::to_string(m_store->pending()) + " changes, retrying: " + m_lastStoreError);
+        }
+        m_flushArmed = true;
+        m_flushTimer.expires_after(std::chrono::seconds(1));
+        m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+            m_flushArmed = false;
+            if (!ec)
+                flush();
+        });
+        return;
+    }
+    if (!m_lastStoreError.empty()) {
+        logLine("store: saving again");
+        m_lastStoreError.clear();
+    }
+    ++m_stats.storeCommits;
+}
+
+ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadId id)
 {
     if (m_workloads.size() >= m_config.maxWorkloads)
         return tl::unexpected(ApiError { 429,
@@ -496,16 +720,16 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
     if (!pool)
         return tl::unexpected(ApiError { 400, "field `pool`: no pool is named \"" + poolName + "\"" });
     Workload w;
-    w.id = m_nextId;
+    w.id = id;
     w.name = request.name;
     w.requests = request.requests;
     w.accelerators = request.accelerators;
     for (const std::string& model : request.acceleratorModels) {
-        const auto id = m_cluster.findModel(model);
-        if (!id)
+        const auto modelId = m_cluster.findModel(model);
+        if (!modelId)
             return tl::unexpected(ApiError { 400,
                 "field `accelerators.models`: no node has a device of model \"" + model + "\"" });
-        w.accelerators.allowedModels.push_back(*id);
+        w.accelerators.allowedModels.push_back(*modelId);
     }
     w.priority = request.priority;
     w.latency = request.latency;
@@ -515,23 +739,32 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
     w.pool = *pool;
     if (auto added = m_cluster.addWorkload(w); !added)
         return tl::unexpected(ApiError { 400, added.error().message });
-    ++m_nextId;
+    m_nextId = std::max(m_nextId, id + 1);
     LiveWorkload live;
     live.workload = std::move(w);
     live.poolName = poolName;
     live.argv = std::move(request.argv);
     live.env = std::move(request.env);
     live.submittedMs = unixMillis();
-    if (m_stats.firstSubmitMs == 0)
-        m_stats.firstSubmitMs = live.submittedMs;
-    ++m_stats.submitted;
-    const WorkloadId id = live.workload.id;
-    auto [it, inserted] = m_workloads.emplace(id, std::move(live));
+    m_workloads.emplace(id, std::move(live));
     ++m_phaseCounts[static_cast<std::size_t>(WorkloadPhase::Pending)];
+    markWorkload(id);
+    return id;
+}
+
+ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
+{
+    auto id = addWorkload(std::move(request), m_nextId);
+    if (!id)
+        return id;
+    LiveWorkload& w = m_workloads.at(*id);
+    if (m_stats.firstSubmitMs == 0)
+        m_stats.firstSubmitMs = w.submittedMs;
+    ++m_stats.submitted;
     // Older pending work of the same or a higher priority goes first: the new one waits behind it.
-    const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -it->second.workload.priority;
-    if (queueAhead || !tryPlace(it->second))
-        m_pending.insert({ -it->second.workload.priority, id });
+    const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -w.workload.priority;
+    if (queueAhead || !tryPlace(w))
+        m_pending.insert({ -w.workload.priority, *id });
     return id;
 }
 
@@ -641,6 +874,9 @@ void ControlPlane::forgetOldFinished()
         --m_phaseCounts[static_cast<std::size_t>(it->second.phase)];
         (void)m_cluster.removeWorkload(id);
         m_workloads.erase(it);
+        m_dirtyWorkloads.erase(id);
+        if (m_store)
+            m_forgotten.push_back(id);
     }
 }
 
@@ -716,6 +952,7 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolByName.emplace(request.name, id);
     m_poolIoWeight.push_back(request.ioWeight);
+    markPool(id);
     for (const LiveNode& node : m_nodes) {
         (void)m_cluster.attach(id, node.id);
         sendPools(node);
@@ -750,6 +987,7 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
         pool.businessLine = request.businessLine;
     pool.tier = request.tier;
     m_poolIoWeight[static_cast<std::size_t>(*id)] = request.ioWeight;
+    markPool(*id);
     for (const NodeId nodeId : pool.nodes)
         sendPools(m_nodes[static_cast<std::size_t>(nodeId)]);
     m_scheduler->nodesChanged();

@@ -15,6 +15,7 @@
 
 #include "core/model/cluster.h"
 #include "core/sched/scheduler.h"
+#include "core/store/store.h"
 #include "protocol/log_sink.h"
 #include "protocol/messages.h"
 
@@ -147,6 +148,10 @@ struct ControlPlaneStats {
     std::uint64_t duplicateStops = 0; // stops sent for copies that ran where the core no longer placed them
     std::uint64_t sessionsReplaced = 0; // a node joined again while its previous session was still open
     std::uint64_t placementMicrosTotal = 0;
+    std::uint64_t storeCommits = 0;
+    std::uint64_t storeErrors = 0; // failed commits (a full disk, a locked file); the changes are retried
+    std::size_t restoredNodes = 0;
+    std::size_t restoredWorkloads = 0;
     std::int64_t firstSubmitMs = 0; // Unix ms of the first submission since start
     std::int64_t lastAckMs = 0; // Unix ms of the latest launch acknowledgement
     std::array<std::uint64_t, 12> placementMicrosBuckets {}; // histogram, bounds in `kPlacementBucketsMicros`
@@ -172,9 +177,11 @@ struct PoolRequest {
 
 class ControlPlane {
 public:
-    // Fails when the configured profile is unknown or invalid.
-    static Expected<std::unique_ptr<ControlPlane>> create(
-        boost::asio::io_context& io, ControlPlaneConfig config, AgentLink link, protocol::LogSink log);
+    // Fails when the configured profile is unknown or invalid, or when `store` cannot be read. With a store, the
+    // pools, nodes and workloads it holds are restored first: nodes wait (suspect, taking no new work) for their
+    // agents, and none is declared lost before `restartGrace` has passed; every change is written back to it.
+    static Expected<std::unique_ptr<ControlPlane>> create(boost::asio::io_context& io, ControlPlaneConfig config,
+        AgentLink link, protocol::LogSink log, store::Store* store = nullptr);
     ~ControlPlane();
 
     // Starts the liveness timer.
@@ -225,6 +232,8 @@ private:
     };
 
     LiveNode* nodeOfSession(const std::string& sessionId);
+    ApiResult<WorkloadId> addWorkload(SubmitRequest request, WorkloadId id);
+    ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
     void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
     void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);
     void stopOn(const LiveNode& node, WorkloadId id);
@@ -240,6 +249,12 @@ private:
     void forgetOldFinished();
     void onTick();
     void logLine(const std::string& line) const;
+    Expected<void> restore(const store::Snapshot& snapshot);
+    void markWorkload(WorkloadId id);
+    void markNode(NodeId id);
+    void markPool(PoolId id);
+    void scheduleFlush();
+    void flush();
 
     boost::asio::io_context& m_io;
     ControlPlaneConfig m_config;
@@ -264,6 +279,14 @@ private:
     bool m_retryPosted = false;
     bool m_stopped = false;
     bool m_restored = false; // nodes were restored from a database: the restart grace applies
+    store::Store* m_store = nullptr; // not owned; null = nothing persisted
+    std::set<WorkloadId> m_dirtyWorkloads;
+    std::set<NodeId> m_dirtyNodes;
+    std::set<PoolId> m_dirtyPools;
+    std::vector<WorkloadId> m_forgotten;
+    boost::asio::steady_timer m_flushTimer;
+    bool m_flushArmed = false;
+    std::string m_lastStoreError;
     Clock::time_point m_startedAt;
     ControlPlaneStats m_stats;
 };

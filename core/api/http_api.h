@@ -20,6 +20,7 @@
 // Thread affinity: the core's io_context thread (the HTTP server calls `handle` there).
 
 #include "core/api/control_plane.h"
+#include "core/api/workload_spec.h"
 #include "core/net/http_server.h"
 
 #include <nlohmann/json.hpp>
@@ -56,7 +57,5 @@ private:
     HttpApiStats m_stats;
 };
 
-// Parses one submission object (exposed for tests and tidepoolctl's validation); `path` prefixes field names.
-ApiResult<SubmitRequest> parseSubmitRequest(const nlohmann::json& body, const std::string& path = {});
 
 } // namespace tidepool::api

@@ -27,6 +27,7 @@ private:
     std::uint16_t m_apiPort = 0;
     std::string m_token;
     QString m_daemonLog;
+    int m_database = 0; // each test function starts from an empty database of its own
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
 
@@ -44,7 +45,7 @@ private:
         return harness::startDaemon(*m_daemon,
             extra + QStringList { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:%1").arg(agentPort),
                 QStringLiteral("--api-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"),
-                path(QStringLiteral("t.db")), QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")),
+                path(QStringLiteral("test-%1.db").arg(m_database)), QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")),
                 QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")),
                 QStringLiteral("--heartbeat-interval-ms"), QStringLiteral("200"), QStringLiteral("--suspect-after-ms"),
                 QStringLiteral("1000"), QStringLiteral("--lost-after-ms"), QStringLiteral("2000") },
@@ -84,7 +85,11 @@ private slots:
         writeFile(path(QStringLiteral("op.token")), QByteArray::fromStdString(m_token + "\n"));
     }
 
-    void init() { QVERIFY2(startDaemon(), qPrintable(m_daemonLog)); }
+    void init()
+    {
+        ++m_database;
+        QVERIFY2(startDaemon(), qPrintable(m_daemonLog));
+    }
 
     void cleanup()
     {
@@ -212,6 +217,13 @@ private slots:
     {
         startFleet(8, QStringLiteral("r"));
         QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+        json batch { { "workloads", json::array() } };
+        for (int i = 0; i < 5; ++i)
+            batch["workloads"].push_back(json { { "name", "keep" + std::to_string(i) }, { "cpuMillis", 1000 }, { "memoryMiB", 64 } });
+        batch["workloads"].push_back(json { { "name", "too-big" }, { "cpuMillis", 100000000 }, { "memoryMiB", 64 } });
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token, batch.dump()).status, 201);
+        QVERIFY(waitFor([&] { return allPhases("running", 5); }, 10'000));
+        const json before = get("/v1/workloads");
         const std::uint16_t agentPort = m_agentPort;
         m_daemon->terminate(); // SIGTERM: graceful
         QVERIFY(m_daemon->waitForFinished(5000));
@@ -219,8 +231,21 @@ private slots:
         QCOMPARE(m_daemon->exitCode(), 0);
         QVERIFY(QString::fromUtf8(m_daemon->readAllStandardError()).contains(QStringLiteral("SIGTERM")));
         QVERIFY2(startDaemon(agentPort), qPrintable(m_daemonLog));
+        // The restarted core knows its nodes and workloads from the database: nodes wait for their agents.
+        QVERIFY2(m_daemonLog.contains(QStringLiteral("restored 1 pools, 8 nodes and 6 workloads")), qPrintable(m_daemonLog));
         // Back-off starts at 0.5 s with full jitter: every agent is back well within 15 s.
         QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+        QCOMPARE(metric("tidepool_nodes{state=\"joining\"}") + metric("tidepool_nodes{state=\"lost\"}"), 0.0);
+        // Every workload kept its id, node and phase, and none was launched again.
+        QVERIFY(allPhases("running", 5));
+        const json after = get("/v1/workloads");
+        QCOMPARE(after["workloads"].size(), before["workloads"].size());
+        for (std::size_t i = 0; i < after["workloads"].size(); ++i) {
+            QCOMPARE(after["workloads"][i]["id"], before["workloads"][i]["id"]);
+            QCOMPARE(after["workloads"][i]["phase"], before["workloads"][i]["phase"]);
+            QCOMPARE(after["workloads"][i].value("node", ""), before["workloads"][i].value("node", ""));
+        }
+        QCOMPARE(metric("tidepool_launches_sent_total"), 0.0);
     }
 
     void fleetJoinsOverTls()

@@ -1,0 +1,146 @@
+#include "core/api/workload_spec.h"
+
+#include "protocol/json_reader.h"
+
+namespace tidepool::api {
+
+using nlohmann::json;
+using protocol::detail::Alphabet;
+using protocol::detail::JsonReader;
+
+namespace {
+
+constexpr std::size_t kMaxNameBytes = 253;
+
+template <typename T> ApiResult<T> checked(std::optional<protocol::Error>& readError, T value)
+{
+    if (readError)
+        return tl::unexpected(ApiError { 400, readError->message });
+    return value;
+}
+
+} // namespace
+
+ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string& path)
+{
+    std::optional<protocol::Error> readError;
+    JsonReader r(body, path, readError);
+    SubmitRequest s;
+    s.name = r.string("name", Alphabet::Name, kMaxNameBytes);
+    if (r.has("pool"))
+        s.pool = r.string("pool", Alphabet::Name, 64);
+    s.requests.cpuMillis = r.integer("cpuMillis", 0, protocol::kMaxCpuMillis);
+    s.requests.memoryMiB = r.integer("memoryMiB", 0, protocol::kMaxMemoryMiB);
+    if (r.has("memBandwidthMBps"))
+        s.requests.memBandwidthMBps = r.integer("memBandwidthMBps", 0, std::int64_t { 1 } << 40);
+    if (r.has("netBandwidthMbps"))
+        s.requests.netBandwidthMbps = r.integer("netBandwidthMbps", 0, std::int64_t { 1 } << 40);
+    if (r.has("priority"))
+        s.priority = static_cast<std::int32_t>(r.integer("priority", -1'000'000, 1'000'000));
+    if (r.has("latency")) {
+        const std::string latency = r.string("latency", Alphabet::Name, 32);
+        if (r.ok()) {
+            if (const auto parsed = parseLatencyClass(latency))
+                s.latency = *parsed;
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("latency"),
+                    "field `" + r.pathOf("latency") + "` must be real-time, latency-sensitive or batch");
+        }
+    }
+    if (r.has("tier")) {
+        const std::string tier = r.string("tier", Alphabet::Name, 16);
+        if (r.ok()) {
+            if (const auto parsed = parseTier(tier))
+                s.pinnedTier = *parsed;
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("tier"),
+                    "field `" + r.pathOf("tier") + "` must be hot, warm or cold");
+        }
+    }
+    if (r.has("isas")) {
+        const auto isas = r.strings("isas", Alphabet::Name, 8, 16);
+        for (std::size_t i = 0; i < isas.size() && r.ok(); ++i) {
+            if (const auto isa = parseIsa(isas[i]))
+                s.nativeIsas = static_cast<IsaMask>(s.nativeIsas | isaBit(*isa));
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("isas") + "[" + std::to_string(i) + "]",
+                    "field `" + r.pathOf("isas") + "[" + std::to_string(i) + "]` must be x86_64, aarch64 or riscv64");
+        }
+    }
+    if (r.has("allowTranslation"))
+        s.allowTranslation = r.boolean("allowTranslation");
+    if (r.has("command"))
+        s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
+    if (r.has("env"))
+        s.env = r.strings("env", Alphabet::Text, protocol::kMaxEnv, protocol::kMaxTextBytes);
+    for (std::size_t i = 0; i < s.env.size() && r.ok(); ++i) {
+        const auto eq = s.env[i].find('=');
+        if (eq == 0 || eq == std::string::npos)
+            r.fail(protocol::ErrorCode::BadName, r.pathOf("env") + "[" + std::to_string(i) + "]",
+                "field `" + r.pathOf("env") + "[" + std::to_string(i) + "]` must read NAME=value");
+    }
+    if (const json* accelerators = r.optionalObject("accelerators")) {
+        JsonReader a = r.child(*accelerators, r.pathOf("accelerators"));
+        const std::string kind = a.string("kind", Alphabet::Name, 16);
+        if (a.ok()) {
+            const auto parsed = parseAcceleratorKind(kind);
+            if (!parsed || *parsed == AcceleratorKind::None)
+                a.fail(protocol::ErrorCode::OutOfRange, a.pathOf("kind"),
+                    "field `" + a.pathOf("kind") + "` must be gpu, npu or fpga");
+            else
+                s.accelerators.kind = *parsed;
+        }
+        s.accelerators.count = a.has("count") ? static_cast<std::int32_t>(a.integer("count", 1, 64)) : 1;
+        if (a.has("share"))
+            s.accelerators.sharePerDevice = static_cast<std::int32_t>(a.integer("share", 1, 1'000'000));
+        if (a.has("memoryMiB"))
+            s.accelerators.memoryMiBPerDevice = a.integer("memoryMiB", 0, protocol::kMaxMemoryMiB);
+        if (a.has("models"))
+            s.acceleratorModels = a.strings("models", Alphabet::Name, 32, 64);
+        a.rejectUnknownFields();
+    }
+    r.rejectUnknownFields();
+    return checked(readError, std::move(s));
+}
+
+json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
+{
+    const Workload& w = live.workload;
+    json j { { "name", w.name }, { "pool", live.poolName }, { "cpuMillis", w.requests.cpuMillis },
+        { "memoryMiB", w.requests.memoryMiB }, { "priority", w.priority },
+        { "latency", std::string(toString(w.latency)) }, { "allowTranslation", w.allowTranslation } };
+    if (w.requests.memBandwidthMBps)
+        j["memBandwidthMBps"] = w.requests.memBandwidthMBps;
+    if (w.requests.netBandwidthMbps)
+        j["netBandwidthMbps"] = w.requests.netBandwidthMbps;
+    if (w.pinnedTier != Tier::Invalid)
+        j["tier"] = std::string(toString(w.pinnedTier));
+    if (w.nativeIsas) {
+        json isas = json::array();
+        for (const Isa isa : { Isa::X86_64, Isa::Aarch64, Isa::Riscv64 })
+            if (w.nativeIsas & isaBit(isa))
+                isas.push_back(std::string(toString(isa)));
+        j["isas"] = std::move(isas);
+    }
+    if (!live.argv.empty())
+        j["command"] = live.argv;
+    if (!live.env.empty())
+        j["env"] = live.env;
+    if (w.accelerators.any()) {
+        json a { { "kind", std::string(toString(w.accelerators.kind)) }, { "count", w.accelerators.count } };
+        if (w.accelerators.sharePerDevice)
+            a["share"] = w.accelerators.sharePerDevice;
+        if (w.accelerators.memoryMiBPerDevice)
+            a["memoryMiB"] = w.accelerators.memoryMiBPerDevice;
+        if (!w.accelerators.allowedModels.empty()) {
+            json models = json::array();
+            for (const ModelId m : w.accelerators.allowedModels)
+                models.push_back(cluster.modelName(m));
+            a["models"] = std::move(models);
+        }
+        j["accelerators"] = std::move(a);
+    }
+    return j;
+}
+
+} // namespace tidepool::api

@@ -1,0 +1,241 @@
+// Persistence of the live system in a real SQLite database: the store's own round trip and failure behaviour
+// (a commit that cannot get the database keeps its changes and a later one writes them all), refusing a database
+// from a newer version, and a control plane restarted on the same file — placements bound again, pending work
+// still pending, ids continuing, nodes given the restart grace before they are declared lost, and agents that
+// return reconciled without anything starting twice.
+#include "core/api/control_plane.h"
+#include "core/store/store.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <boost/asio/io_context.hpp>
+
+#include <sqlite3.h>
+
+using namespace tidepool;
+using namespace tidepool::api;
+
+namespace {
+
+template <typename E> std::string name(E value)
+{
+    return std::string(tidepool::api::toString(value));
+}
+
+protocol::Inventory inventory(std::vector<protocol::WorkloadStatus> workloads = {})
+{
+    protocol::Inventory inv;
+    inv.isa = "x86_64";
+    inv.cpuMillis = 4000;
+    inv.memoryMiB = 8192;
+    inv.devices.push_back(protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 });
+    inv.workloads = std::move(workloads);
+    return inv;
+}
+
+SubmitRequest request(const std::string& workloadName, std::int64_t cpu)
+{
+    SubmitRequest r;
+    r.name = workloadName;
+    r.requests.cpuMillis = cpu;
+    r.requests.memoryMiB = 256;
+    r.argv = { "/bin/sleep", "600" };
+    r.env = { "MODE=test" };
+    return r;
+}
+
+} // namespace
+
+class TestStore : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    boost::asio::io_context m_io;
+    std::vector<std::pair<std::string, protocol::Message>> m_sent;
+
+    std::string dbPath() const { return m_dir.filePath(QStringLiteral("tidepool.db")).toStdString(); }
+
+    std::unique_ptr<ControlPlane> plane(store::Store& store, std::chrono::milliseconds grace)
+    {
+        ControlPlaneConfig config;
+        config.suspectAfter = std::chrono::milliseconds(1000);
+        config.lostAfter = std::chrono::milliseconds(3000);
+        config.restartGrace = grace;
+        AgentLink link { [this](const std::string& s, const protocol::Message& m) {
+                            m_sent.emplace_back(s, m);
+                            return true;
+                        },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(m_io, config, link, {}, &store);
+        if (!created)
+            qFatal("%s", created.error().message.c_str());
+        return std::move(*created);
+    }
+
+    std::size_t launchesTo(const std::string& session)
+    {
+        return static_cast<std::size_t>(std::count_if(m_sent.begin(), m_sent.end(), [&](const auto& s) {
+            return s.first == session && std::holds_alternative<protocol::Launch>(s.second);
+        }));
+    }
+
+private slots:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        QFile::remove(QString::fromStdString(dbPath()));
+        m_sent.clear();
+    }
+
+    void storeRoundTripsAndKeepsWhatItCouldNotWrite()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        store::Store& s = **opened;
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        const store::StoredNode node { "n1", "aarch64", "cold", 64000, 262144,
+            nlohmann::json::array({ { { "kind", "npu" }, { "model", "Ascend" }, { "memoryMiB", 1 }, { "shareCapacity", 32 } } }),
+            "Neoverse-N1", 1234 };
+        store::StoredWorkload w;
+        w.id = 7;
+        w.spec = { { "name", "w" }, { "cpuMillis", 1 }, { "memoryMiB", 1 } };
+        w.phase = "running";
+        w.node = "n1";
+        w.detail = "détail with ünïcode";
+        s.putPool(pool);
+        s.putNode(node);
+        s.putWorkload(w);
+
+        // Another connection holds the write lock: the commit fails, names the database, and keeps everything.
+        sqlite3* other = nullptr;
+        QCOMPARE(sqlite3_open(dbPath().c_str(), &other), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+        const auto blocked = s.commit();
+        QVERIFY(!blocked);
+        QVERIFY(blocked.error().message.find(dbPath()) != std::string::npos);
+        QCOMPARE(s.pending(), std::size_t { 3 });
+        sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(other);
+        QVERIFY(s.commit());
+        QCOMPARE(s.pending(), std::size_t { 0 });
+
+        auto reopened = store::openSqliteStore(dbPath());
+        QVERIFY(reopened);
+        const auto snapshot = (*reopened)->load();
+        QVERIFY(snapshot);
+        QCOMPARE(snapshot->pools, std::vector<store::StoredPool> { pool });
+        QCOMPARE(snapshot->nodes, std::vector<store::StoredNode> { node });
+        QCOMPARE(snapshot->workloads, std::vector<store::StoredWorkload> { w });
+        (*reopened)->removeWorkload(7);
+        QVERIFY((*reopened)->commit());
+        QVERIFY((*reopened)->load()->workloads.empty());
+    }
+
+    void newerSchemaIsRefused()
+    {
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+        }
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(dbPath().c_str(), &db), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+        const auto refused = store::openSqliteStore(dbPath());
+        QVERIFY(!refused);
+        QVERIFY(refused.error().message.find("99") != std::string::npos);
+    }
+
+    void restartRestoresAndWaitsForTheAgents()
+    {
+        WorkloadId running = 0, launching = 0, pending = 0, finished = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto first = plane(**opened, std::chrono::milliseconds(60'000));
+            PoolRequest pool;
+            pool.name = "batch";
+            pool.cpuMillis = 3000;
+            QVERIFY(first->createPool(pool));
+            first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+            first->onInventory("s1", inventory());
+            running = *first->submit(request("running", 1000));
+            launching = *first->submit(request("launching", 1000));
+            finished = *first->submit(request("finished", 500));
+            pending = *first->submit(request("pending", 3000)); // does not fit: waits
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { running, "running", 4242, 0, {} });
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { finished, "exited", 1, 0, {} });
+            QCOMPARE(name(first->workload(pending)->phase), name(WorkloadPhase::Pending));
+            first->stop(); // writes what is left
+        }
+
+        m_sent.clear();
+        auto opened = store::openSqliteStore(dbPath());
+        QVERIFY(opened);
+        auto second = plane(**opened, std::chrono::milliseconds(60'000));
+        QCOMPARE(second->stats().restoredNodes, std::size_t { 1 });
+        const LiveNode* node = second->nodeByName("n1");
+        QVERIFY(node);
+        QCOMPARE(name(node->state), name(NodeState::Suspect));
+        QCOMPARE(name(second->workload(running)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(second->workload(running)->pid, 4242);
+        QCOMPARE(name(second->workload(launching)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(name(second->workload(pending)->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(name(second->workload(finished)->phase), name(WorkloadPhase::Succeeded));
+        QCOMPARE(second->workload(running)->argv, (std::vector<std::string> { "/bin/sleep", "600" }));
+        QCOMPARE(second->workload(running)->env, (std::vector<std::string> { "MODE=test" }));
+        QVERIFY(second->poolByName("batch"));
+        QCOMPARE(second->cluster().pool(*second->poolByName("batch")).quota.cpuMillis, std::int64_t { 3000 });
+        // The placements hold their resources again: 2000 of the node's 4000 millicores.
+        QCOMPARE(second->cluster().node(node->id).free.cpuMillis, std::int64_t { 2000 });
+        QCOMPARE(second->cluster().node(node->id).devices.size(), std::size_t { 1 });
+        // Ids continue after the restored ones.
+        QCOMPARE(*second->submit(request("after", 100)), pending + 1);
+
+        // Silent far beyond lostAfter, but inside the restart grace: not lost.
+        second->checkLiveness(Clock::now() + std::chrono::milliseconds(10'000));
+        QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Suspect));
+
+        // The agent returns with the running workload: nothing is started twice, the unacknowledged launch is sent.
+        second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s2", inventory({ protocol::WorkloadStatus { running, "running", 4242, 0, {} } }));
+        QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Ready));
+        QCOMPARE(second->nodes().size(), std::size_t { 1 });
+        QCOMPARE(launchesTo("s2"), std::size_t { 1 });
+        const auto& launch = std::get<protocol::Launch>(
+            std::find_if(m_sent.begin(), m_sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Launch>(s.second); })
+                ->second);
+        QCOMPARE(launch.workloadId, launching);
+    }
+
+    void afterTheGraceSilentNodesAreLost()
+    {
+        WorkloadId id = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            auto first = plane(**opened, std::chrono::milliseconds(0));
+            first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+            first->onInventory("s1", inventory());
+            id = *first->submit(request("w", 1000));
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 1, 0, {} });
+            first->stop();
+        }
+        auto opened = store::openSqliteStore(dbPath());
+        auto second = plane(**opened, std::chrono::milliseconds(5000));
+        second->checkLiveness(Clock::now() + std::chrono::milliseconds(4000));
+        QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Suspect)); // grace still running
+        // Past the grace only by real time: the grace counts from the restart, so this plane waits it out.
+        // A plane with no grace at all shows the other side.
+        auto opened2 = store::openSqliteStore(dbPath());
+        auto third = plane(**opened2, std::chrono::milliseconds(0));
+        third->checkLiveness(Clock::now() + std::chrono::milliseconds(3500));
+        QCOMPARE(name(third->nodeByName("n1")->state), name(NodeState::Lost));
+        QCOMPARE(name(third->workload(id)->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(third->stats().replacedAfterLoss, std::uint64_t { 1 });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStore)
+#include "tst_store.moc"
