@@ -9,6 +9,10 @@
 
 #include <memory>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 namespace http = harness::http;
 using harness::kBin;
 using harness::Reply;
@@ -266,6 +270,36 @@ private slots:
         startFleet(2, QStringLiteral("plain")); // no TLS: refused at the handshake
         QVERIFY(waitFor([&] { return metric("tidepool_agent_tls_handshake_failures_total") >= 2; }, 10'000));
         QCOMPARE(metric("tidepool_nodes{state=\"ready\"}"), 5.0);
+    }
+
+    void readinessIsNotifiedOnlyOnceListening()
+    {
+        m_daemon->kill();
+        m_daemon->waitForFinished(5000);
+        // A systemd-style notification socket: tidepoold sends READY=1 to $NOTIFY_SOCKET once both listeners are bound.
+        const std::string socketPath = path(QStringLiteral("notify.sock")).toStdString();
+        const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        QVERIFY(fd >= 0);
+        sockaddr_un address {};
+        address.sun_family = AF_UNIX;
+        std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socketPath.c_str());
+        ::unlink(socketPath.c_str());
+        QCOMPARE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+        qputenv("NOTIFY_SOCKET", QByteArray::fromStdString(socketPath));
+        const bool started = startDaemon();
+        qunsetenv("NOTIFY_SOCKET");
+        QVERIFY2(started, qPrintable(m_daemonLog));
+        char buffer[256] = {};
+        const auto received = ::recv(fd, buffer, sizeof buffer - 1, MSG_DONTWAIT);
+        QVERIFY2(received > 0, "no READY=1 on $NOTIFY_SOCKET");
+        QCOMPARE(std::string(buffer, static_cast<std::size_t>(received)), std::string("READY=1"));
+        // Ready meant ready: the API answers.
+        QCOMPARE(request(m_apiPort, http::verb::get, "/healthz", {}).status, 200);
+        m_daemon->terminate();
+        QVERIFY(m_daemon->waitForFinished(5000));
+        const auto stopping = ::recv(fd, buffer, sizeof buffer - 1, MSG_DONTWAIT);
+        QCOMPARE(std::string(buffer, static_cast<std::size_t>(std::max<ssize_t>(0, stopping))), std::string("STOPPING=1"));
+        ::close(fd);
     }
 
     void checkConfigValidatesAndNamesTheProblem()

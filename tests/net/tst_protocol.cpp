@@ -5,6 +5,7 @@
 
 // Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
 #include "agents/net/agent_client.h"
+#include "agents/net/agent_connection.h"
 #include "protocol/transport/tls.h"
 #include "core/net/agent_server.h"
 #include "protocol/frame.h"
@@ -267,6 +268,7 @@ private slots:
     void acceptFailureBacksOffAndRecovers();
     void shortJoinTokenIsRefused();
     void tlsJoinsAndRefusesWhatItMust();
+    void connectionBuffersTelemetryAndReconnects();
 };
 
 void TestProtocol::framesRoundTripInAnyPieces_data()
@@ -880,6 +882,78 @@ void TestProtocol::tlsJoinsAndRefusesWhatItMust()
     QVERIFY(mutualJoins(*withCert));
     QVERIFY(!mutualJoins(*trusting));
     QVERIFY(runUntil(mutual.io, [&] { return mutual.server->stats().tlsHandshakeFailures >= 1; }));
+}
+
+// The agent's lasting link: while the core is unreachable it keeps sampling into a bounded buffer (dropping the
+// oldest), retries with back-off, and once the core is there joins, sends its inventory and flushes the buffer in
+// its next heartbeat; when the core goes away again it reconnects by itself.
+void TestProtocol::connectionBuffersTelemetryAndReconnects()
+{
+    // A port with nothing listening: take one, then close it.
+    std::uint16_t port = 0;
+    {
+        Loopback probe;
+        port = probe.port;
+    }
+    asio::io_context io;
+    std::vector<protocol::Inventory> inventories;
+    std::vector<protocol::Heartbeat> heartbeats;
+    std::int64_t sampleClock = 0;
+    agent::AgentConnectionConfig config;
+    config.client.host = "127.0.0.1";
+    config.client.port = port;
+    config.client.joinToken = kToken;
+    config.client.hello = helloFor("edge-1");
+    config.initialBackoff = 20ms;
+    config.maxBackoff = 80ms;
+    config.sampleInterval = 10ms;
+    config.telemetryBuffer = 5;
+    config.seed = 7;
+    agent::AgentConnectionHandlers handlers;
+    handlers.inventory = [&] {
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 1000;
+        inv.memoryMiB = 1024;
+        return inv;
+    };
+    handlers.sample = [&] {
+        protocol::UtilisationSample s;
+        s.timestampMs = ++sampleClock;
+        return s;
+    };
+    auto connection = agent::AgentConnection::create(io, config, handlers, {});
+    connection->start();
+    QVERIFY(runUntil(io, [&] { return connection->stats().samplesDropped >= 3 && connection->stats().connects >= 3; }));
+    QCOMPARE(connection->bufferedSamples(), std::size_t { 5 }); // bounded: the oldest went
+    QVERIFY(!connection->joined());
+
+    // The core appears on that port.
+    net::AgentServerConfig serverConfig;
+    serverConfig.joinToken = kToken;
+    serverConfig.heartbeatIntervalMs = 10;
+    net::AgentServerEvents events;
+    events.inventory = [&](const std::string&, const protocol::Inventory& inv) { inventories.push_back(inv); };
+    events.heartbeat = [&](const std::string&, const protocol::Heartbeat& h) { heartbeats.push_back(h); };
+    auto server = net::AgentServer::create(io, serverConfig, events, {});
+    QVERIFY(server->listen("127.0.0.1", port));
+    QVERIFY(runUntil(io, [&] { return !heartbeats.empty(); }));
+    QCOMPARE(inventories.size(), std::size_t { 1 });
+    // The first heartbeat carries the buffered samples, newest last and in order; none of the kept ones is lost.
+    QVERIFY(heartbeats[0].samples.size() >= 5);
+    for (std::size_t i = 1; i < heartbeats[0].samples.size(); ++i)
+        QCOMPARE(heartbeats[0].samples[i].timestampMs, heartbeats[0].samples[i - 1].timestampMs + 1);
+    QCOMPARE(connection->bufferedSamples(), std::size_t { 0 });
+
+    // The core goes away and comes back: the agent joins again by itself and sends its inventory again.
+    server->stop();
+    QVERIFY(runUntil(io, [&] { return !connection->joined(); }));
+    auto again = net::AgentServer::create(io, serverConfig, events, {});
+    QVERIFY(again->listen("127.0.0.1", port));
+    QVERIFY(runUntil(io, [&] { return inventories.size() == 2 && connection->joined(); }));
+    QVERIFY(connection->stats().joins >= 2);
+    connection->stop();
+    again->stop();
 }
 
 QTEST_APPLESS_MAIN(TestProtocol)
