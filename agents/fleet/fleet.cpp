@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <random>
 
 namespace tidepool::agent {
@@ -59,73 +61,84 @@ void addGpus(FleetNodeSpec& spec, std::string_view model, int count)
         spec.devices.push_back(protocol::DeviceInfo { i, "gpu", modelName(model), gpuMemoryMiB(model), 1000 });
 }
 
-} // namespace
-
-protocol::Expected<std::vector<FleetNodeSpec>> loadPai2020(const std::string& path)
+// Calls `row(fields, where)` for each non-empty line of a CSV file (after its header when `header`), checking the
+// field count first; the first error, the helper's or `row`'s, names the file and line.
+protocol::Expected<void> forEachRow(const std::string& path, bool header, std::size_t minFields, std::size_t maxFields,
+    std::string_view columns,
+    const std::function<protocol::Expected<void>(const std::vector<std::string_view>&, const std::string&)>& row)
 {
     std::ifstream in(path);
     if (!in)
         return protocol::makeError(protocol::ErrorCode::MissingField, {}, path + ": cannot be read");
-    std::vector<FleetNodeSpec> specs;
     std::string line;
-    for (std::size_t lineNo = 1; std::getline(in, line); ++lineNo) {
+    std::size_t lineNo = 0;
+    if (header && std::getline(in, line))
+        ++lineNo;
+    while (std::getline(in, line)) {
+        ++lineNo;
         if (line.empty())
             continue;
         const std::string where = path + ":" + std::to_string(lineNo);
-        const auto f = splitCsv(line);
-        if (f.size() != 5)
+        const auto fields = splitCsv(line);
+        if (fields.size() < minFields || fields.size() > maxFields)
             return protocol::makeError(protocol::ErrorCode::MissingField, {},
-                where + ": expected 5 fields (machine, gpu_type, cap_cpu, cap_mem, cap_gpu), found "
-                    + std::to_string(f.size()));
-        auto cpu = number(f[2], where, "cap_cpu");
-        auto mem = number(f[3], where, "cap_mem");
-        auto gpus = number(f[4], where, "cap_gpu");
-        for (const auto* v : { &cpu, &mem, &gpus })
-            if (!*v)
-                return tl::unexpected(v->error());
-        FleetNodeSpec spec;
-        spec.name = std::string(f[0]);
-        spec.cpuMillis = static_cast<std::int64_t>(*cpu * 1000);
-        spec.memoryMiB = static_cast<std::int64_t>(*mem * 1024);
-        if (spec.cpuMillis <= 0 || spec.memoryMiB <= 0)
-            return protocol::makeError(protocol::ErrorCode::OutOfRange, {}, where + ": a node needs CPU and memory");
-        if (f[1] != "CPU")
-            addGpus(spec, f[1], static_cast<int>(*gpus));
-        specs.push_back(std::move(spec));
+                where + ": expected " + std::string(columns) + ", found " + std::to_string(fields.size()) + " fields");
+        if (auto done = row(fields, where); !done)
+            return done;
     }
+    return {};
+}
+
+} // namespace
+
+protocol::Expected<std::vector<FleetNodeSpec>> loadPai2020(const std::string& path)
+{
+    std::vector<FleetNodeSpec> specs;
+    auto read = forEachRow(path, false, 5, 5, "5 fields (machine, gpu_type, cap_cpu, cap_mem, cap_gpu)",
+        [&](const std::vector<std::string_view>& f, const std::string& where) -> protocol::Expected<void> {
+            auto cpu = number(f[2], where, "cap_cpu");
+            auto mem = number(f[3], where, "cap_mem");
+            auto gpus = number(f[4], where, "cap_gpu");
+            for (const auto* v : { &cpu, &mem, &gpus })
+                if (!*v)
+                    return tl::unexpected(v->error());
+            FleetNodeSpec spec;
+            spec.name = std::string(f[0]);
+            spec.cpuMillis = static_cast<std::int64_t>(*cpu * 1000);
+            spec.memoryMiB = static_cast<std::int64_t>(*mem * 1024);
+            if (spec.cpuMillis <= 0 || spec.memoryMiB <= 0)
+                return protocol::makeError(protocol::ErrorCode::OutOfRange, {}, where + ": a node needs CPU and memory");
+            if (f[1] != "CPU")
+                addGpus(spec, f[1], static_cast<int>(*gpus));
+            specs.push_back(std::move(spec));
+            return {};
+        });
+    if (!read)
+        return tl::unexpected(read.error());
     return specs;
 }
 
 protocol::Expected<std::vector<FleetNodeSpec>> loadSpot2026(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        return protocol::makeError(protocol::ErrorCode::MissingField, {}, path + ": cannot be read");
     std::vector<FleetNodeSpec> specs;
-    std::string line;
-    std::getline(in, line); // header
-    for (std::size_t lineNo = 2; std::getline(in, line); ++lineNo) {
-        if (line.empty())
-            continue;
-        const std::string where = path + ":" + std::to_string(lineNo);
-        const auto f = splitCsv(line);
-        if (f.size() != 4)
-            return protocol::makeError(protocol::ErrorCode::MissingField, {},
-                where + ": expected 4 fields (gpu_model, gpu_capacity_num, cpu_num, node_name), found "
-                    + std::to_string(f.size()));
-        auto gpus = number(f[1], where, "gpu_capacity_num");
-        auto cpu = number(f[2], where, "cpu_num");
-        if (!gpus)
-            return tl::unexpected(gpus.error());
-        if (!cpu)
-            return tl::unexpected(cpu.error());
-        FleetNodeSpec spec;
-        spec.name = "spot-" + std::string(f[3]);
-        spec.cpuMillis = static_cast<std::int64_t>(*cpu * 1000);
-        spec.memoryMiB = static_cast<std::int64_t>(*cpu * 8 * 1024);
-        addGpus(spec, f[0], static_cast<int>(*gpus));
-        specs.push_back(std::move(spec));
-    }
+    auto read = forEachRow(path, true, 4, 4, "4 fields (gpu_model, gpu_capacity_num, cpu_num, node_name)",
+        [&](const std::vector<std::string_view>& f, const std::string& where) -> protocol::Expected<void> {
+            auto gpus = number(f[1], where, "gpu_capacity_num");
+            auto cpu = number(f[2], where, "cpu_num");
+            if (!gpus)
+                return tl::unexpected(gpus.error());
+            if (!cpu)
+                return tl::unexpected(cpu.error());
+            FleetNodeSpec spec;
+            spec.name = "spot-" + std::string(f[3]);
+            spec.cpuMillis = static_cast<std::int64_t>(*cpu * 1000);
+            spec.memoryMiB = static_cast<std::int64_t>(*cpu * 8 * 1024);
+            addGpus(spec, f[0], static_cast<int>(*gpus));
+            specs.push_back(std::move(spec));
+            return {};
+        });
+    if (!read)
+        return tl::unexpected(read.error());
     return specs;
 }
 
@@ -189,30 +202,23 @@ std::pair<double, double> LoadSeries::at(double seconds) const
 
 protocol::Expected<LoadSeries> loadLoadSeries(const std::string& path, double bucketSeconds)
 {
-    std::ifstream in(path);
-    if (!in)
-        return protocol::makeError(protocol::ErrorCode::MissingField, {}, path + ": cannot be read");
     LoadSeries series;
     series.bucketSeconds = bucketSeconds;
-    std::string line;
-    std::getline(in, line); // header
-    for (std::size_t lineNo = 2; std::getline(in, line); ++lineNo) {
-        if (line.empty())
-            continue;
-        const std::string where = path + ":" + std::to_string(lineNo);
-        const auto f = splitCsv(line);
-        if (f.size() < 2)
-            return protocol::makeError(protocol::ErrorCode::MissingField, {}, where + ": expected at least 2 fields");
-        auto cpu = number(f[0], where, "column 1");
-        auto mem = number(f[1], where, "column 2");
-        if (!cpu)
-            return tl::unexpected(cpu.error());
-        if (!mem)
-            return tl::unexpected(mem.error());
-        // Percentages in the Alibaba series, fractions in Google's: normalise both to 0..1.
-        series.cpu.push_back(std::min(1.0, *cpu > 1.0 ? *cpu / 100.0 : *cpu));
-        series.memory.push_back(std::min(1.0, *mem > 1.0 ? *mem / 100.0 : *mem));
-    }
+    auto read = forEachRow(path, true, 2, std::numeric_limits<std::size_t>::max(), "at least 2 fields (CPU, memory)",
+        [&](const std::vector<std::string_view>& f, const std::string& where) -> protocol::Expected<void> {
+            auto cpu = number(f[0], where, "column 1");
+            auto mem = number(f[1], where, "column 2");
+            if (!cpu)
+                return tl::unexpected(cpu.error());
+            if (!mem)
+                return tl::unexpected(mem.error());
+            // Percentages in the Alibaba series, fractions in Google's: normalise both to 0..1.
+            series.cpu.push_back(std::min(1.0, *cpu > 1.0 ? *cpu / 100.0 : *cpu));
+            series.memory.push_back(std::min(1.0, *mem > 1.0 ? *mem / 100.0 : *mem));
+            return {};
+        });
+    if (!read)
+        return tl::unexpected(read.error());
     return series;
 }
 
