@@ -207,6 +207,8 @@ public:
     void retryPending();
 
     const ClusterState& cluster() const { return m_cluster; }
+    // Translation slowdowns the scheduler uses: the default until an agent reports a measured factor.
+    const SlowdownTable& slowdowns() const { return m_scheduler->slowdowns(); }
     const std::map<WorkloadId, LiveWorkload>& workloads() const { return m_workloads; }
     const LiveWorkload* workload(WorkloadId id) const;
     const std::vector<LiveNode>& nodes() const { return m_nodes; } // by NodeId

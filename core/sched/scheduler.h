@@ -59,6 +59,7 @@ public:
 
     const Profile& profile() const { return m_profile; }
     SlowdownTable& slowdowns() { return m_slowdowns; }
+    const SlowdownTable& slowdowns() const { return m_slowdowns; }
     const ClusterState& cluster() const { return m_cluster; }
 
 private:

@@ -244,6 +244,29 @@ private slots:
         QVERIFY(sentOf<protocol::Launch>("s2").empty());
     }
 
+    void measuredTranslationFactorsReachTheScheduler()
+    {
+        QCOMPARE(m_plane->slowdowns().factor(Isa::Aarch64, Isa::X86_64), kDefaultTranslationSlowdown);
+        m_plane->onJoined("s1", "127.0.0.1:1", hello("n1"));
+        protocol::Inventory inv = inventory();
+        inv.translation = { protocol::TranslationFactor { "aarch64", 2.31 }, protocol::TranslationFactor { "riscv64", 1.73 } };
+        m_plane->onInventory("s1", inv);
+        QCOMPARE(m_plane->slowdowns().factor(Isa::Aarch64, Isa::X86_64), 2.31);
+        QCOMPARE(m_plane->slowdowns().factor(Isa::Riscv64, Isa::X86_64), 1.73);
+        QCOMPARE(m_plane->slowdowns().factor(Isa::X86_64, Isa::Aarch64), kDefaultTranslationSlowdown); // not measured
+        // A workload built for aarch64 that may be translated lands here and is marked as translated.
+        SubmitRequest r = request("arm", 500);
+        r.nativeIsas = isaBit(Isa::Aarch64);
+        r.allowTranslation = true;
+        const auto id = m_plane->submit(r);
+        QVERIFY(id);
+        QVERIFY(m_plane->workload(*id)->translated);
+        r.allowTranslation = false;
+        const auto refused = m_plane->submit(r);
+        QCOMPARE(name(m_plane->workload(*refused)->phase), name(WorkloadPhase::Pending));
+        QVERIFY(m_plane->why(*m_plane->workload(*refused)).find("ISA") != std::string::npos);
+    }
+
     void sameNodeNameReplacesTheOlderSession()
     {
         join("s1", "n1");
