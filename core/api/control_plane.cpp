@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 namespace tidepool::api {
 
@@ -918,17 +919,39 @@ void ControlPlane::schedulePendingRetry()
     });
 }
 
+namespace {
+
+// Everything placement looks at, so that two workloads with the same shape are placed or refused alike.
+using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, AcceleratorKind, std::int32_t,
+    std::int32_t, std::int64_t, std::vector<ModelId>, PoolId, Tier, LatencyClass, IsaMask, bool, std::int32_t, bool>;
+
+Shape shapeOf(const Workload& w)
+{
+    const AcceleratorRequest& a = w.accelerators;
+    return { w.requests.cpuMillis, w.requests.memoryMiB, w.requests.memBandwidthMBps, w.requests.netBandwidthMbps,
+        a.kind, a.count, a.sharePerDevice, a.memoryMiBPerDevice, a.allowedModels, w.pool, w.pinnedTier, w.latency,
+        w.nativeIsas, w.allowTranslation, w.priority, w.deferrable };
+}
+
+} // namespace
+
 void ControlPlane::retryPending()
 {
-    // One pass in priority order; what still does not fit waits for the next change of capacity.
+    // One pass in priority order; what still does not fit waits for the next change of capacity. Within a pass
+    // capacity only shrinks, so once a shape has failed every later workload of that shape fails too: it is not
+    // tried again, and a pass costs one placement per distinct shape rather than one per pending workload.
     std::vector<std::pair<std::int32_t, WorkloadId>> queue(m_pending.begin(), m_pending.end());
     m_pending.clear();
+    std::set<Shape> failed;
     for (const auto& key : queue) {
         auto it = m_workloads.find(key.second);
         if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
             continue;
-        if (!tryPlace(it->second))
+        Shape shape = shapeOf(it->second.workload);
+        if (failed.count(shape) || !tryPlace(it->second)) {
+            failed.insert(std::move(shape));
             m_pending.insert(key);
+        }
     }
 }
 

@@ -173,6 +173,25 @@ private slots:
         QCOMPARE(name(m_plane->workload(next)->phase), name(WorkloadPhase::Launching));
     }
 
+    void aRetryPassTriesEachShapeOnce()
+    {
+        join("s1", "n1");
+        const WorkloadId blocker = submit("blocker", 4000);
+        for (int i = 0; i < 200; ++i)
+            submit("big-" + std::to_string(i), 3000); // each waits: the node has no room
+        const WorkloadId small = submit("small", 500);
+        QCOMPARE(m_plane->phaseCounts()[static_cast<std::size_t>(WorkloadPhase::Pending)], std::size_t { 201 });
+        // The blocker ends: one pass places one big workload (3000 of 4000 millicores), tries the big shape once
+        // more and skips the other 198, then places the small one behind them.
+        const auto failuresBefore = m_plane->stats().placementFailures;
+        m_plane->onWorkloadUpdate("s1", status(blocker, "exited", 1, 0));
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(m_plane->stats().placementFailures - failuresBefore, std::uint64_t { 1 });
+        QCOMPARE(m_plane->phaseCounts()[static_cast<std::size_t>(WorkloadPhase::Pending)], std::size_t { 199 });
+        QCOMPARE(name(m_plane->workload(small)->phase), name(WorkloadPhase::Launching));
+    }
+
     void reconnectResendsUnreceivedLaunches()
     {
         join("s1", "n1");

@@ -12,6 +12,7 @@
 // when it is bound or gone, so a placement costs O(kMaxPending) and never scans the cluster's workloads.
 
 #include "core/sched/policies/policies.h"
+#include "core/sched/filters.h"
 #include "core/sched/scheduler.h"
 
 #include <algorithm>
@@ -26,15 +27,18 @@ namespace {
 constexpr std::size_t kMaxReserves = 4;
 constexpr std::size_t kMaxPending = 16;
 
-bool roomFor(const Node& node, const Workload& r)
+// Whether reserve `r` could go on `node` at all, whatever the free capacity (ISA or translation, pool membership).
+bool mayUse(const Node& node, const Workload& r)
 {
     if (!r.runsNatively(node.isa) && !r.allowTranslation)
         return false;
-    if (r.pool != kNoPool && std::find(node.pools.begin(), node.pools.end(), r.pool) == node.pools.end())
-        return false;
-    if (!node.free.fits(r.requests))
-        return false;
-    return !r.accelerators.any() || !defaultDeviceChoice(node, r).empty();
+    return r.pool == kNoPool || std::find(node.pools.begin(), node.pools.end(), r.pool) != node.pools.end();
+}
+
+// Whether `r` fits in `free` and on `devices`; no allocation (`filters::accelerator` reads only the devices).
+bool fits(const Resources& free, const Node& devices, const Workload& r)
+{
+    return free.fits(r.requests) && filters::accelerator(devices, r) == RejectReason::None;
 }
 
 class PriorityPolicy final : public Policy {
@@ -75,20 +79,26 @@ public:
     {
         if (m_reserves.empty())
             return 100;
-        // Only what `roomFor` reads, so that residents, labels and names are not copied per candidate.
-        Node after;
-        after.isa = node.isa;
-        after.pools = node.pools;
-        after.devices = node.devices;
-        after.free = node.free - w.requests;
-        for (const DeviceShare& s : defaultDeviceChoice(node, w, candidate.device)) {
-            Device& d = after.devices[static_cast<std::size_t>(s.device)];
-            d.shareFree -= s.share;
-            d.memoryFreeMiB -= s.memoryMiB;
-        }
+        const Resources after = node.free - w.requests;
+        // The devices after this placement, built only when a reserve asks for accelerators, in a scratch node
+        // whose vector keeps its capacity from call to call.
+        bool devicesReady = false;
         std::size_t eaten = 0;
-        for (const Workload* r : m_reserves)
-            eaten += roomFor(node, *r) && !roomFor(after, *r);
+        for (const Workload* r : m_reserves) {
+            if (!mayUse(node, *r) || !fits(node.free, node, *r))
+                continue; // no room for it now: this placement cannot take it away
+            if (r->accelerators.any() && !devicesReady) {
+                m_after.devices.assign(node.devices.begin(), node.devices.end());
+                for (const DeviceShare& s : defaultDeviceChoice(node, w, candidate.device)) {
+                    Device& d = m_after.devices[static_cast<std::size_t>(s.device)];
+                    d.shareFree -= s.share;
+                    d.memoryFreeMiB -= s.memoryMiB;
+                }
+                devicesReady = true;
+            }
+            const Node& devicesAfter = w.accelerators.any() && devicesReady ? m_after : node;
+            eaten += !fits(after, devicesAfter, *r);
+        }
         return std::llround(100.0 * (1.0 - static_cast<double>(eaten) / static_cast<double>(m_reserves.size())));
     }
 
@@ -115,6 +125,7 @@ private:
 
     std::vector<WorkloadId> m_pending;
     std::vector<const Workload*> m_reserves;
+    Node m_after; // scratch of `score`: only its devices are used
     std::optional<WorkloadId> m_last; // the workload of the previous `prepare`
     bool m_lastBound = false;
 };
