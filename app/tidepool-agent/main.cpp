@@ -39,6 +39,8 @@ constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-
   --tls-ca FILE            connect with TLS, verifying the core's certificate against this CA (PEM)
   --tls-server-name NAME   the name the core's certificate must carry (default: the --core host)
   --tls-cert FILE --tls-key FILE   a client certificate, when the core requires one
+  --keep-finished SECONDS  how long a finished workload's records stay in the state dir (default 86400); the core
+                           learns the end from them when it was away at the time
   --no-slowdown            do not measure translation slowdowns
   --verbose                log protocol events too
 )";
@@ -108,6 +110,7 @@ int main(int argc, char** argv)
     std::vector<std::vector<std::string>> probes;
     fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
     bool measure = true, verbose = false;
+    std::chrono::seconds keepFinished { 86'400 };
     for (int i = 1; i < argc; ++i) {
         const std::string option = argv[i];
         if (option == "--help") {
@@ -137,7 +140,13 @@ int main(int argc, char** argv)
             nvmlLibrary = value;
         else if (option == "--bench-dir")
             benchDir = value;
-        else if (option == "--tls-ca")
+        else if (option == "--keep-finished") {
+            long long seconds = -1;
+            const auto [ptr, e] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+            if (e != std::errc() || ptr != value.data() + value.size() || seconds < 0)
+                return fail("--keep-finished: \"" + value + "\" is not a number of seconds");
+            keepFinished = std::chrono::seconds(seconds);
+        } else if (option == "--tls-ca")
             tlsFiles.ca = value;
         else if (option == "--tls-server-name")
             tlsServerName = value;
@@ -371,6 +380,37 @@ int main(int argc, char** argv)
     };
     schedulePoll();
 
+    // Finished workloads' records are kept for `keepFinished` after their end (the exit record's time), so that an
+    // inventory sent after a long absence still tells the core how they ended; then they are forgotten.
+    boost::asio::steady_timer sweep(io);
+    const auto sweepEvery = std::clamp<std::chrono::seconds>(keepFinished / 4, std::chrono::seconds(1), std::chrono::seconds(60));
+    std::function<void()> scheduleSweep = [&] {
+        sweep.expires_after(sweepEvery);
+        sweep.async_wait([&](const boost::system::error_code& e) {
+            if (e)
+                return;
+            const auto now = fs::file_time_type::clock::now();
+            for (const agent::WorkloadStatus& w : runner->workloads()) {
+                if (!agent::isFinal(w.state))
+                    continue;
+                std::error_code ignored;
+                const fs::path dir = runner->workloadsDir() / w.id;
+                auto ended = fs::last_write_time(dir / "exit.json", ignored);
+                if (ignored)
+                    ended = fs::last_write_time(dir, ignored);
+                if (ignored || now - ended < keepFinished)
+                    continue;
+                if (auto forgotten = runner->forget(w.id); forgotten) {
+                    reported.erase(w.id);
+                    logLine("workload " + w.id + ": records removed, finished more than "
+                        + std::to_string(keepFinished.count()) + " s ago");
+                }
+            }
+            scheduleSweep();
+        });
+    };
+    scheduleSweep();
+
     boost::asio::signal_set signals(io, SIGTERM, SIGINT);
     signals.async_wait([&](const boost::system::error_code& e, int) {
         if (e)
@@ -378,6 +418,7 @@ int main(int argc, char** argv)
         logLine("stopping; workloads keep running and are adopted by the next agent");
         connection->stop();
         poll.cancel();
+        sweep.cancel();
         io.stop();
     });
     connection->start();

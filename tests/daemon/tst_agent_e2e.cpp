@@ -80,7 +80,8 @@ private:
         m_agent->start(kBin + QStringLiteral("/tidepool-agent"),
             { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
                 path(tokenFile), QStringLiteral("--state-dir"), stateDir(), QStringLiteral("--name"),
-                QStringLiteral("e2e-node"), QStringLiteral("--accelerator-file"), QString() });
+                QStringLiteral("e2e-node"), QStringLiteral("--accelerator-file"), QString(), QStringLiteral("--keep-finished"),
+                QStringLiteral("5") });
         return m_agent->waitForStarted(5000);
     }
 
@@ -193,6 +194,17 @@ private slots:
         const std::int64_t id = w["id"];
         QVERIFY(waitFor([&] { return phaseIs(id, "failed"); }, 10'000));
         QCOMPARE(get("/v1/workloads/" + std::to_string(id))["exitCode"].get<int>(), 3);
+    }
+
+    void finishedRecordsAreRemovedAfterTheirRetention()
+    {
+        const json w = submit({ { "name", "brief" }, { "cpuMillis", 100 }, { "memoryMiB", 16 }, { "command", { "/bin/true" } } });
+        const std::int64_t id = w["id"];
+        QVERIFY(waitFor([&] { return phaseIs(id, "succeeded"); }, 10'000));
+        const QString dir = stateDir() + QStringLiteral("/workloads/%1").arg(id);
+        QVERIFY(QFile::exists(dir + QStringLiteral("/launch.json"))); // kept for now (the agent keeps them 5 s here)
+        QVERIFY2(waitFor([&] { return !QFile::exists(dir); }, 15'000), qPrintable(agentLog()));
+        QCOMPARE(get("/v1/workloads/" + std::to_string(id))["phase"].get<std::string>(), std::string("succeeded"));
     }
 
     void aarch64BinaryRunsThroughQemu()
