@@ -93,6 +93,10 @@ FragmentationModel::FragmentationModel(std::vector<TypicalShape> shapes, std::in
         }
         m_modelMask.push_back(mask);
         m_listed.push_back(listed);
+        // With numerator and divisor below 2^16, floor(n * ceil(2^32 / d) / 2^32) = floor(n / d): the error term is
+        // below n / 2^32 < 2^-16, less than the 1/d gap to the next integer.
+        const auto d = static_cast<std::uint64_t>(t.sharePerDevice);
+        m_shareReciprocal.push_back(d > 0 ? ((std::uint64_t { 1 } << 32) + d - 1) / d : 0);
     }
 }
 
@@ -114,7 +118,7 @@ FragmentationModel::ShapeSummary FragmentationModel::summarize(std::size_t shape
         if (state.share[i] >= t.sharePerDevice && usableBy(shape, state.devices[i])) {
             ++s.big;
             if (t.sharePerDevice > 0)
-                s.tasks += state.share[i] / t.sharePerDevice;
+                s.tasks += tasksIn(shape, state.share[i]);
         } else {
             s.small += state.share[i];
         }
@@ -131,11 +135,12 @@ double FragmentationModel::unusable(const TypicalShape& t, const ShapeSummary& s
     double stranded = static_cast<double>(s.small);
     const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
     if (m_hostLimitWeight > 0 && fractional && s.tasks > 0) {
+        // min(tasks, free / per-task) for CPU and memory; the division only when the node is the tighter limit.
         std::int64_t hosts = s.tasks;
-        if (t.cpuMillis > 0)
-            hosts = std::min<std::int64_t>(hosts, cpuFreeMillis / t.cpuMillis);
-        if (t.memoryMiB > 0)
-            hosts = std::min<std::int64_t>(hosts, memoryFreeMiB / t.memoryMiB);
+        if (t.cpuMillis > 0 && hosts * t.cpuMillis > cpuFreeMillis)
+            hosts = cpuFreeMillis / t.cpuMillis;
+        if (t.memoryMiB > 0 && hosts * t.memoryMiB > memoryFreeMiB)
+            hosts = memoryFreeMiB / t.memoryMiB;
         const double unserved = 1.0 - static_cast<double>(hosts) / static_cast<double>(s.tasks);
         stranded += std::floor(m_hostLimitWeight * unserved * static_cast<double>(total - s.small));
     }
@@ -181,7 +186,7 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
             if (group.share >= t.sharePerDevice && usableBy(k, *group.device)) {
                 s.big += group.count;
                 if (t.sharePerDevice > 0)
-                    s.tasks += group.count * (group.share / t.sharePerDevice);
+                    s.tasks += group.count * tasksIn(k, group.share);
             } else {
                 s.small += group.count * group.share;
             }
@@ -244,14 +249,14 @@ double FragmentationModel::fragmentationAfter(const NodeFreeState& state, std::s
             if (usable && old >= t.sharePerDevice) {
                 --s.big;
                 if (t.sharePerDevice > 0)
-                    s.tasks -= old / t.sharePerDevice;
+                    s.tasks -= tasksIn(k, old);
             } else {
                 s.small -= old;
             }
             if (usable && c.share >= t.sharePerDevice) {
                 ++s.big;
                 if (t.sharePerDevice > 0)
-                    s.tasks += c.share / t.sharePerDevice;
+                    s.tasks += tasksIn(k, c.share);
             } else {
                 s.small += c.share;
             }

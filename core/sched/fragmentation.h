@@ -91,6 +91,15 @@ public:
 
 private:
     bool usableBy(std::size_t shape, const Device& d) const;
+    // `share / shape's sharePerDevice` (which must be positive) without a hardware division where both are below
+    // 2^16: a multiply by a precomputed reciprocal, exact in that range. This sits in the innermost scoring loop.
+    std::int32_t tasksIn(std::size_t shape, std::int32_t share) const
+    {
+        const TypicalShape& t = m_shapes[shape];
+        if (share >= 0 && share < 65536 && t.sharePerDevice < 65536)
+            return static_cast<std::int32_t>((static_cast<std::uint64_t>(share) * m_shareReciprocal[shape]) >> 32);
+        return share / t.sharePerDevice;
+    }
     ShapeSummary summarize(std::size_t shape, const NodeFreeState& state) const;
     // g_t for one shape from its summary, on a node with `total` free share and the given free CPU and memory.
     double unusable(const TypicalShape& t, const ShapeSummary& s, std::int64_t total, std::int64_t cpuFreeMillis,
@@ -100,7 +109,8 @@ private:
     // Per shape: its allowed models as a bit set over model ids below 64 (all bits = any model); `m_listed` marks
     // shapes that name a model id beyond and need the list.
     std::vector<std::uint64_t> m_modelMask;
-    std::vector<bool> m_listed;
+    std::vector<char> m_listed; // not vector<bool>: read in the innermost loop
+    std::vector<std::uint64_t> m_shareReciprocal; // ceil(2^32 / sharePerDevice), 0 for whole-device shapes
     std::int32_t m_wholeShare = 1000; // a device's capacity; shapes below it are fractional
     double m_hostLimitWeight = 0;
 };
