@@ -489,6 +489,8 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         finish(w, WorkloadPhase::OomKilled, status.exitCode, "killed: its pool ran out of memory");
     else if (status.state == "stopped")
         finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped");
+    else if (status.state == "lost" && cancelling)
+        finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request; its agent lost track of it");
     else if (status.state == "lost")
         requeue(w, "node " + nodeName + " lost track of it");
     else

@@ -298,6 +298,22 @@ private slots:
         QCOMPARE(m_plane->nodes().size(), std::size_t { 1 });
     }
 
+    void aCancelledWorkloadTheAgentLostIsCancelledNotRequeued()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running"));
+        QVERIFY(m_plane->cancel(id));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Stopping));
+        m_plane->onWorkloadUpdate("s1", status(id, "lost", 0));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Cancelled));
+        // Without a cancel, "lost" puts the workload back in the queue.
+        const WorkloadId other = submit("other");
+        m_plane->onWorkloadUpdate("s1", status(other, "running"));
+        m_plane->onWorkloadUpdate("s1", status(other, "lost", 0));
+        QCOMPARE(name(m_plane->workload(other)->phase), name(WorkloadPhase::Pending));
+    }
+
     void cancelWhileAwayStopsOnReturn()
     {
         join("s1", "n1");

@@ -142,10 +142,20 @@ private slots:
     void cleanupTestCase()
     {
         // Stop every workload the suite started, then the processes; the runner's cgroups go with the workloads.
-        if (m_apiPort)
-            for (const json& w : get("/v1/workloads")["workloads"])
+        if (m_apiPort) {
+            const json all = get("/v1/workloads"); // a named value: a range-for over a temporary's member dangles
+            for (const json& w : all["workloads"])
                 request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(w["id"].get<int>()), m_token);
-        waitFor([&] { return metric("tidepool_workloads{phase=\"running\"}") <= 0; }, 15'000);
+        }
+        // Cancelled workloads are "stopping" until their agent reports them gone: wait for that, not just "running".
+        waitFor(
+            [&] {
+                return metric("tidepool_workloads{phase=\"running\"}") <= 0
+                    && metric("tidepool_workloads{phase=\"stopping\"}") <= 0
+                    && metric("tidepool_workloads{phase=\"launching\"}") <= 0;
+            },
+            30'000);
+
         for (auto* p : { m_agent.get(), m_daemon.get() })
             if (p) {
                 p->terminate();

@@ -211,7 +211,9 @@ private slots:
         doomed->waitForFinished(5000);
         QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"lost\"}") == 3; }, 10'000));
         QVERIFY(waitFor([&] { return allPhases("running", 6); }, 10'000));
-        for (const json& w : get("/v1/workloads")["workloads"])
+        const json all = get("/v1/workloads");
+        QCOMPARE(all["workloads"].size(), std::size_t { 6 });
+        for (const json& w : all["workloads"])
             QVERIFY2(w["node"].get<std::string>().rfind("spare-", 0) == 0, w.dump().c_str());
         QCOMPARE(metric("tidepool_workloads_replaced_after_node_loss_total"), 6.0);
         QCOMPARE(metric("tidepool_launches_acknowledged_total"), 12.0);
