@@ -33,6 +33,7 @@ AgentClient::AgentClient(
     , m_stream(m_config.tls ? transport::Stream(tcp::socket(io), *m_config.tls) : transport::Stream(tcp::socket(io)))
     , m_joinTimer(io)
     , m_decoder(m_config.maxFrameBytes)
+    , m_writer(m_config.maxQueuedFrames)
 {
 }
 
@@ -193,35 +194,17 @@ bool AgentClient::send(const protocol::Message& message)
         ++m_dropped;
         return false;
     }
-    if (m_writeQueue.size() >= m_config.maxQueuedFrames) {
+    if (m_writer.full()) {
         ++m_dropped;
         return false;
     }
-    m_writeQueue.push_back(std::move(*frame));
-    if (!m_writing)
-        doWrite();
+    m_writer.push(m_stream, std::move(*frame), shared_from_this());
     return true;
 }
 
-void AgentClient::doWrite()
+void AgentClient::onWriteFailed(const boost::system::error_code& ec)
 {
-    m_writing = true;
-    m_stream.asyncWrite(asio::buffer(m_writeQueue.front()),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
-}
-
-void AgentClient::onWrite(const boost::system::error_code& ec, std::size_t /*bytes*/)
-{
-    m_writing = false;
-    if (m_state == State::Closed)
-        return;
-    if (ec) {
-        close("write failed: " + ec.message());
-        return;
-    }
-    m_writeQueue.pop_front();
-    if (!m_writeQueue.empty())
-        doWrite();
+    close("write failed: " + ec.message());
 }
 
 void AgentClient::close(const std::string& reason)
@@ -234,7 +217,7 @@ void AgentClient::close(const std::string& reason)
     m_joinTimer.cancel();
     m_resolver.cancel();
     m_stream.close();
-    m_writeQueue.clear();
+    m_writer.clear();
     if (m_events.closed)
         m_events.closed(reason);
 }

@@ -10,6 +10,7 @@
 #include "protocol/frame.h"
 #include "protocol/log_sink.h"
 #include "protocol/messages.h"
+#include "protocol/transport/frame_writer.h"
 #include "protocol/transport/stream.h"
 
 #include <boost/asio/io_context.hpp>
@@ -18,7 +19,6 @@
 
 #include <array>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -80,6 +80,11 @@ public:
     AgentClient(boost::asio::io_context& io, AgentClientConfig config, AgentClientEvents events,
         protocol::LogSink log); // use `create`
 
+    // The write queue's callbacks (transport::FrameWriter).
+    bool writesStopped() const { return m_state == State::Closed; }
+    void onWriteFailed(const boost::system::error_code& ec);
+    void onWritesDrained() { }
+
 private:
     void onResolve(const boost::system::error_code& ec, const boost::asio::ip::tcp::resolver::results_type& results);
     void onConnect(const boost::system::error_code& ec);
@@ -88,8 +93,6 @@ private:
     void onRead(const boost::system::error_code& ec, std::size_t bytes);
     void handleFrame(const std::string& payload);
     bool send(const protocol::Message& message);
-    void doWrite();
-    void onWrite(const boost::system::error_code& ec, std::size_t bytes);
     void logLine(const std::string& line) const;
 
     AgentClientConfig m_config;
@@ -101,8 +104,7 @@ private:
     protocol::FrameDecoder m_decoder;
     std::array<char, 16 * 1024> m_readBuffer {};
     std::vector<std::string> m_frames;
-    std::deque<std::string> m_writeQueue;
-    bool m_writing = false;
+    transport::FrameWriter m_writer;
     State m_state = State::Idle;
     std::optional<protocol::Welcome> m_welcome;
     std::string m_closeReason;

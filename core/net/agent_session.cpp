@@ -36,6 +36,7 @@ AgentSession::AgentSession(tcp::socket socket, std::shared_ptr<AgentServerShared
     , m_joinTimer(m_stream.socket().get_executor())
     , m_shared(std::move(shared))
     , m_decoder(m_shared->config.maxFrameBytes)
+    , m_writer(m_shared->config.maxQueuedFrames)
     , m_remote(endpointText(m_stream.socket()))
 {
 }
@@ -197,14 +198,12 @@ void AgentSession::send(const protocol::Message& message)
         close("cannot send `" + std::string(protocol::typeName(message)) + "`: " + frame.error().message);
         return;
     }
-    if (m_writeQueue.size() >= m_shared->config.maxQueuedFrames) {
-        close("the agent does not read: " + std::to_string(m_writeQueue.size()) + " frames queued");
+    if (m_writer.full()) {
+        close("the agent does not read: " + std::to_string(m_writer.size()) + " frames queued");
         return;
     }
-    m_writeQueue.push_back(std::move(*frame));
     ++m_shared->stats.framesSent;
-    if (!m_writing)
-        doWrite();
+    m_writer.push(m_stream, std::move(*frame), shared_from_this());
 }
 
 void AgentSession::closeAfterWrites(const std::string& reason)
@@ -213,30 +212,18 @@ void AgentSession::closeAfterWrites(const std::string& reason)
         return;
     m_state = State::Rejecting; // no more frames are read
     m_closeReason = reason;
-    if (!m_writing)
+    if (!m_writer.writing())
         close(reason);
 }
 
-void AgentSession::doWrite()
+void AgentSession::onWriteFailed(const boost::system::error_code& ec)
 {
-    m_writing = true;
-    m_stream.asyncWrite(asio::buffer(m_writeQueue.front()),
-        [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) { self->onWrite(ec, n); });
+    close("write failed: " + ec.message());
 }
 
-void AgentSession::onWrite(const boost::system::error_code& ec, std::size_t /*bytes*/)
+void AgentSession::onWritesDrained()
 {
-    m_writing = false;
-    if (m_state == State::Closed)
-        return;
-    if (ec) {
-        close("write failed: " + ec.message());
-        return;
-    }
-    m_writeQueue.pop_front();
-    if (!m_writeQueue.empty())
-        doWrite();
-    else if (m_state == State::Rejecting)
+    if (m_state == State::Rejecting)
         close(m_closeReason);
 }
 
@@ -249,7 +236,7 @@ void AgentSession::close(const std::string& reason)
     m_shared->logLine("agent-server: " + describe() + ": connection closed: " + reason);
     m_joinTimer.cancel();
     m_stream.close();
-    m_writeQueue.clear();
+    m_writer.clear();
     m_pending.reset();
     if (wasJoined) {
         m_shared->joined.erase(m_sessionId);

@@ -5,12 +5,12 @@
 // Thread affinity: the server's io_context thread. Handlers hold the session through `shared_from_this()`.
 
 #include "core/net/agent_server.h"
+#include "protocol/transport/frame_writer.h"
 #include "protocol/transport/stream.h"
 
 #include <boost/asio/steady_timer.hpp>
 
 #include <array>
-#include <deque>
 #include <optional>
 
 namespace tidepool::net {
@@ -26,6 +26,11 @@ public:
     // Queues one message; a full queue closes the connection (the peer does not read).
     void send(const protocol::Message& message);
 
+    // The write queue's callbacks (transport::FrameWriter).
+    bool writesStopped() const { return m_state == State::Closed; }
+    void onWriteFailed(const boost::system::error_code& ec);
+    void onWritesDrained();
+
 private:
     enum class State : std::uint8_t { Invalid = 0, AwaitingHello, AwaitingAuth, Joined, Rejecting, Closed };
 
@@ -39,8 +44,6 @@ private:
     void onJoinTimeout(const boost::system::error_code& ec);
 
     void closeAfterWrites(const std::string& reason);
-    void doWrite();
-    void onWrite(const boost::system::error_code& ec, std::size_t bytes);
 
     std::string describe() const; // "address:port" plus the node name once known
 
@@ -50,8 +53,7 @@ private:
     protocol::FrameDecoder m_decoder;
     std::array<char, 16 * 1024> m_readBuffer {};
     std::vector<std::string> m_frames; // decoded by the last read, reused
-    std::deque<std::string> m_writeQueue;
-    bool m_writing = false;
+    transport::FrameWriter m_writer;
     std::string m_closeReason; // set while `Rejecting`: why the connection closes once the queue is written
     State m_state = State::AwaitingHello;
     std::string m_remote;

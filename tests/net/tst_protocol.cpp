@@ -269,6 +269,7 @@ private slots:
     void shortJoinTokenIsRefused();
     void tlsJoinsAndRefusesWhatItMust();
     void connectionBuffersTelemetryAndReconnects();
+    void fullWriteQueuesCloseOrDrop();
 };
 
 void TestProtocol::framesRoundTripInAnyPieces_data()
@@ -954,6 +955,45 @@ void TestProtocol::connectionBuffersTelemetryAndReconnects()
     QVERIFY(connection->stats().joins >= 2);
     connection->stop();
     again->stop();
+}
+
+// Bounded write queues: the core closes the connection of an agent whose queue is full (it does not read); the agent
+// drops frames (and counts them) while its queue to a slow core is full. Frames are queued without running the
+// io_context in between, so that no write can complete.
+void TestProtocol::fullWriteQueuesCloseOrDrop()
+{
+    net::AgentServerConfig config;
+    config.maxQueuedFrames = 4;
+    Loopback loop(config);
+    auto client = loop.client(kToken, "slow-reader");
+    client->start();
+    QVERIFY(runUntil(loop.io, [&] { return client->state() == agent::AgentClient::State::Joined; }));
+    const std::string session = loop.joined.at(0).sessionId;
+    int accepted = 0;
+    for (int i = 0; i < 10; ++i)
+        accepted += loop.server->send(session, protocol::Stop { i + 1, 0 }) ? 1 : 0;
+    QCOMPARE(accepted, 4); // one in flight plus three queued; the fifth finds four frames waiting and closes
+    QVERIFY(loop.logMentions("does not read: 4 frames queued"));
+    QVERIFY(!loop.server->send(session, protocol::Stop { 99, 0 }));
+
+    Loopback other;
+    agent::AgentClientConfig clientConfig;
+    clientConfig.host = "127.0.0.1";
+    clientConfig.port = other.port;
+    clientConfig.joinToken = kToken;
+    clientConfig.hello = helloFor("chatty");
+    clientConfig.maxQueuedFrames = 8;
+    auto chatty = *agent::AgentClient::create(other.io, clientConfig, {}, {});
+    chatty->start();
+    QVERIFY(runUntil(other.io, [&] { return chatty->state() == agent::AgentClient::State::Joined; }));
+    int sent = 0;
+    for (int i = 1; i <= 20; ++i)
+        sent += chatty->sendHeartbeat(sampleHeartbeat(static_cast<std::uint64_t>(i))) ? 1 : 0;
+    QCOMPARE(sent, 8);
+    QCOMPARE(chatty->droppedFrames(), std::uint64_t { 12 });
+    QCOMPARE(chatty->state(), agent::AgentClient::State::Joined); // dropping is not closing
+    QVERIFY(runUntil(other.io, [&] { return other.heartbeats.size() == 8; }));
+    chatty->close("test done");
 }
 
 QTEST_APPLESS_MAIN(TestProtocol)
