@@ -548,14 +548,19 @@ std::string HttpApi::renderMetrics() const
     appendSample(out, "tidepool_placement_duration_seconds_count", "", static_cast<double>(cumulative));
 
     // Cluster capacity and allocation.
-    Resources capacity, free;
+    // CPU and memory only: the bandwidths of nodes that do not report them are unlimited, and do not add up.
+    struct {
+        std::int64_t cpuMillis = 0, memoryMiB = 0;
+    } capacity, free;
     std::int64_t shareCapacity = 0, shareFree = 0;
     for (const LiveNode& live : m_plane.nodes()) {
         if (live.state != NodeState::Ready && live.state != NodeState::Suspect)
             continue;
         const Node& n = m_plane.cluster().node(live.id);
-        capacity += n.capacity;
-        free += n.free;
+        capacity.cpuMillis += n.capacity.cpuMillis;
+        capacity.memoryMiB += n.capacity.memoryMiB;
+        free.cpuMillis += n.free.cpuMillis;
+        free.memoryMiB += n.free.memoryMiB;
         shareCapacity += n.deviceShareCapacityTotal();
         shareFree += n.deviceShareFreeTotal();
     }
