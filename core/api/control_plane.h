@@ -166,6 +166,14 @@ struct ApiError {
 };
 template <typename T> using ApiResult = tl::expected<T, ApiError>;
 
+// `value`, or a 400 carrying the first error a `protocol::detail::JsonReader` recorded while reading it.
+template <typename T> ApiResult<T> checkedRead(const std::optional<protocol::Error>& readError, T value)
+{
+    if (readError)
+        return tl::unexpected(ApiError { 400, readError->message });
+    return value;
+}
+
 struct PoolRequest {
     std::string name;
     std::string businessLine;

@@ -98,12 +98,6 @@ ApiResult<json> parseBody(const net::HttpRequest& request)
     }
 }
 
-template <typename T> ApiResult<T> checked(std::optional<protocol::Error>& readError, T value)
-{
-    if (readError)
-        return tl::unexpected(ApiError { 400, readError->message });
-    return value;
-}
 
 json reportJson(const FilterReport& report)
 {
@@ -235,7 +229,7 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     if (r.has("ioWeight"))
         p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
     r.rejectUnknownFields();
-    return checked(readError, std::move(p));
+    return checkedRead(readError, std::move(p));
 }
 
 void appendMetric(std::string& out, std::string_view name, std::string_view type, std::string_view help)

@@ -12,13 +12,6 @@ namespace {
 
 constexpr std::size_t kMaxNameBytes = 253;
 
-template <typename T> ApiResult<T> checked(std::optional<protocol::Error>& readError, T value)
-{
-    if (readError)
-        return tl::unexpected(ApiError { 400, readError->message });
-    return value;
-}
-
 } // namespace
 
 ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string& path)
@@ -100,7 +93,7 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
         a.rejectUnknownFields();
     }
     r.rejectUnknownFields();
-    return checked(readError, std::move(s));
+    return checkedRead(readError, std::move(s));
 }
 
 json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
