@@ -153,8 +153,12 @@ int main(int argc, char** argv)
         out += "# TYPE tidepool_agent_connections gauge\ntidepool_agent_connections "
             + std::to_string(agents->connectionCount()) + "\n";
     });
-    auto http = net::HttpServer::create(
-        io, net::HttpServerConfig {}, [&httpApi](const net::HttpRequest& r) { return httpApi.handle(r); }, logLine);
+    auto http = net::HttpServer::create(io, net::HttpServerConfig {},
+        [&httpApi](const net::HttpRequest& r, const std::string& peer, net::HttpRespond respond) {
+            httpApi.handle(r, peer, std::move(respond));
+        },
+        logLine);
+    api::HistoryRecorder history(io, core, config->history, logLine);
 
     auto agentPort = agents->listen(agentAddress.first, agentAddress.second);
     if (!agentPort) {
@@ -167,6 +171,7 @@ int main(int argc, char** argv)
         return 1;
     }
     core.start();
+    history.start();
     logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS" : "agent connections use TLS with client certificates")
                 : "agent connections are plain TCP (no --tls-cert given)");
 
@@ -176,6 +181,7 @@ int main(int argc, char** argv)
             return;
         logLine(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + "; shutting down");
         notifySystemd("STOPPING=1");
+        history.stop();
         core.stop();
         http->stop();
         agents->stop();

@@ -18,7 +18,6 @@ constexpr std::string_view kPhaseNames[]
 static_assert(std::size(kNodeStateNames) == kNodeStateCount);
 static_assert(std::size(kPhaseNames) == kWorkloadPhaseCount);
 
-constexpr std::string_view kDefaultPool = "default";
 
 // Hot = accelerators for real-time inference; cold = the other ISAs' (often idle ARM) servers for batch;
 // warm = general x86 CPU servers for latency-sensitive services.
@@ -205,6 +204,7 @@ ControlPlane::ControlPlane(
     , m_registry(PolicyRegistry::withBuiltins())
     , m_timer(io)
     , m_flushTimer(io)
+    , m_saveTimer(io)
     , m_startedAt(Clock::now())
 {
 }
@@ -228,7 +228,9 @@ void ControlPlane::stop()
     m_stopped = true;
     m_timer.cancel();
     m_flushTimer.cancel();
+    m_saveTimer.cancel();
     m_flushArmed = false;
+    m_saveArmed = false;
     flush(); // what changed since the last write
 }
 
@@ -516,6 +518,14 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
         node->cpuUtilisation = s.cpuUtilisation;
         node->memoryUsedMiB = s.memoryUsedMiB;
         node->devices = s.devices;
+        // Kept for the history recorder; bounded, in case none takes them.
+        constexpr std::size_t kMaxUnrecorded = 2048;
+        if (m_store) {
+            node->unrecorded.insert(node->unrecorded.end(), heartbeat.samples.begin(), heartbeat.samples.end());
+            if (node->unrecorded.size() > kMaxUnrecorded)
+                node->unrecorded.erase(node->unrecorded.begin(),
+                    node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
+        }
     }
     if (node->state == NodeState::Suspect)
         setNodeState(*node, NodeState::Ready);
@@ -646,16 +656,63 @@ void ControlPlane::scheduleFlush()
     // Changes are written together, at most every 50 ms: one transaction for a burst of submissions.
     m_flushTimer.expires_after(std::chrono::milliseconds(50));
     m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec)
+            return; // cancelled: whoever cancelled it re-arms or stops
         m_flushArmed = false;
-        if (!ec)
-            flush();
+        flush();
     });
+}
+
+void ControlPlane::whenSaved(SavedCallback done)
+{
+    if (!m_store) {
+        done(std::nullopt);
+        return;
+    }
+    m_saveWaiters.push_back(std::move(done));
+    if (m_saveArmed)
+        return;
+    // Not at once: whatever else is ready on this thread (more requests of a burst) joins the same commit.
+    m_saveArmed = true;
+    m_saveTimer.expires_after(std::chrono::milliseconds(0));
+    m_saveTimer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec)
+            return;
+        m_saveArmed = false;
+        flush();
+    });
+}
+
+void ControlPlane::audit(store::AuditEntry entry)
+{
+    if (!m_store)
+        return;
+    m_store->addAudit(entry);
+    scheduleFlush();
+}
+
+void ControlPlane::persistSamples(const std::vector<store::Sample>& samples)
+{
+    if (!m_store || samples.empty())
+        return;
+    m_store->addSamples(samples);
+    scheduleFlush();
+}
+
+std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> ControlPlane::takeUtilisation()
+{
+    std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> taken;
+    for (LiveNode& node : m_nodes)
+        if (!node.unrecorded.empty())
+            taken.emplace_back(node.id, std::exchange(node.unrecorded, {}));
+    return taken;
 }
 
 void ControlPlane::flush()
 {
     if (!m_store)
         return;
+    std::vector<SavedCallback> waiters = std::exchange(m_saveWaiters, {});
     for (const PoolId id : m_dirtyPools) {
         const Pool& p = m_cluster.pool(id);
         m_store->putPool(store::StoredPool { p.name, p.businessLine,
@@ -690,28 +747,44 @@ void ControlPlane::flush()
     m_dirtyNodes.clear();
     m_dirtyWorkloads.clear();
     m_forgotten.clear();
-    if (auto committed = m_store->commit(); !committed) {
-        // The store keeps what it could not write; the next flush retries it. Log each new reason once.
+    const auto started = Clock::now();
+    auto committed = m_store->commit();
+    m_stats.storeCommitMicrosTotal += static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started).count());
+    if (!committed) {
+        // The store keeps what it could not write; the next flush retries it. Until one succeeds the daemon is
+        // read-only: the API refuses changes instead of acknowledging what it cannot keep. Each new reason is
+        // logged once, as an alert.
         ++m_stats.storeErrors;
         if (committed.error().message != m_lastStoreError) {
             m_lastStoreError = committed.error().message;
-            logLine("store: cannot save " + std::to_string(m_store->pending()) + " changes, retrying: " + m_lastStoreError);
+            logLine("ALERT store: cannot save " + std::to_string(m_store->pending())
+                + " changes; read-only until it can (retrying every second): " + m_lastStoreError);
         }
+        m_readOnlyReason = m_lastStoreError;
+        for (SavedCallback& waiter : waiters)
+            waiter(m_lastStoreError);
         m_flushArmed = true;
         m_flushTimer.expires_after(std::chrono::seconds(1));
         m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+            if (ec)
+                return;
             m_flushArmed = false;
-            if (!ec)
-                flush();
+            flush();
         });
         return;
     }
     if (!m_lastStoreError.empty()) {
-        logLine("store: saving again");
+        logLine("store: saving again; read-only mode ended");
         m_lastStoreError.clear();
+        m_readOnlyReason.clear();
     }
     ++m_stats.storeCommits;
+    for (SavedCallback& waiter : waiters)
+        waiter(std::nullopt);
 }
+
+
 
 ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadId id)
 {

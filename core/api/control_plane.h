@@ -62,6 +62,9 @@ std::string_view toString(WorkloadPhase phase);
 std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text);
 bool isFinal(WorkloadPhase phase);
 
+// The pool of workloads that name none; it always exists.
+inline constexpr std::string_view kDefaultPool = "default";
+
 struct ControlPlaneConfig {
     std::string profile = "default";
     std::int32_t heartbeatIntervalMs = 5000; // what agents are told; the timeouts below are in the same spirit
@@ -133,6 +136,8 @@ struct LiveNode {
     std::int64_t memoryUsedMiB = 0;
     std::vector<protocol::DeviceSample> devices;
     std::uint64_t heartbeats = 0;
+    // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
+    std::vector<protocol::UtilisationSample> unrecorded;
 };
 
 // Counters for /metrics and the summary.
@@ -150,6 +155,7 @@ struct ControlPlaneStats {
     std::uint64_t placementMicrosTotal = 0;
     std::uint64_t storeCommits = 0;
     std::uint64_t storeErrors = 0; // failed commits (a full disk, a locked file); the changes are retried
+    std::uint64_t storeCommitMicrosTotal = 0;
     std::size_t restoredNodes = 0;
     std::size_t restoredWorkloads = 0;
     std::int64_t firstSubmitMs = 0; // Unix ms of the first submission since start
@@ -208,6 +214,22 @@ public:
     ApiResult<void> cancel(WorkloadId id);
     ApiResult<PoolId> createPool(const PoolRequest& request);
     ApiResult<void> updatePool(const std::string& name, const PoolRequest& request);
+
+    // Persistence. `whenSaved` calls `done` once everything changed so far is durable (nullopt) or could not be
+    // written (the store's error); at once when nothing is persisted. The API answers a change only then, so an
+    // acknowledged change survives a crash. While the store cannot be written, `readOnlyReason` says why (an
+    // alert in the log and in /metrics) and the API refuses changes; pending changes are retried every second and
+    // the daemon leaves read-only mode as soon as a commit succeeds.
+    using SavedCallback = std::function<void(const std::optional<std::string>& error)>;
+    void whenSaved(SavedCallback done);
+    const std::string& readOnlyReason() const { return m_readOnlyReason; }
+    bool persistent() const { return m_store != nullptr; }
+    store::Store* store() const { return m_store; }
+    // Written with the next commit.
+    void audit(store::AuditEntry entry);
+    void persistSamples(const std::vector<store::Sample>& samples);
+    // Takes every node's utilisation samples received since the last call.
+    std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> takeUtilisation();
 
     // Liveness check, normally run by the timer; public for tests that drive time.
     void checkLiveness(Clock::time_point now);
@@ -295,8 +317,12 @@ private:
     std::set<PoolId> m_dirtyPools;
     std::vector<WorkloadId> m_forgotten;
     boost::asio::steady_timer m_flushTimer;
+    boost::asio::steady_timer m_saveTimer; // an immediate flush for changes someone waits on
     bool m_flushArmed = false;
+    bool m_saveArmed = false;
+    std::vector<SavedCallback> m_saveWaiters;
     std::string m_lastStoreError;
+    std::string m_readOnlyReason;
     Clock::time_point m_startedAt;
     ControlPlaneStats m_stats;
 };

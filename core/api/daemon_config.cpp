@@ -73,6 +73,14 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.plane.lostAfter = std::chrono::milliseconds(r.integer("lostAfterMs", 100, 86'400'000));
     if (r.has("restartGraceMs"))
         config.plane.restartGrace = std::chrono::milliseconds(r.integer("restartGraceMs", 0, 86'400'000));
+    if (r.has("historyIntervalMs"))
+        config.history.interval = std::chrono::milliseconds(r.integer("historyIntervalMs", 1000, 3'600'000));
+    if (r.has("rawHistoryHours"))
+        config.history.retention.rawMs = r.integer("rawHistoryHours", 1, 24 * 366) * 3'600'000;
+    if (r.has("aggregateHistoryDays"))
+        config.history.retention.aggregateMs = r.integer("aggregateHistoryDays", 1, 3660) * 86'400'000;
+    if (r.has("auditDays"))
+        config.history.retention.auditMs = r.integer("auditDays", 0, 36600) * 86'400'000;
     if (r.has("maxFrameBytes"))
         config.maxFrameBytes = static_cast<std::uint32_t>(r.integer("maxFrameBytes", 1024, 64 << 20));
     r.rejectUnknownFields();
@@ -89,7 +97,8 @@ std::string daemonUsage()
   --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
                               joinTokenFile, operatorTokenFile, operatorTokens, tlsCertificate, tlsPrivateKey, tlsClientCa,
                               profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
-                              maxFrameBytes); options override it
+                              historyIntervalMs, maxFrameBytes; and, in the file only, rawHistoryHours (default 48),
+                              aggregateHistoryDays (90) and auditDays (0 = keep forever)); options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
   --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080)
   --db PATH                   SQLite database
@@ -102,6 +111,7 @@ std::string daemonUsage()
   --heartbeat-interval-ms N   told to agents (default 5000)
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
   --lost-after-ms N           silence before its workloads are placed elsewhere (default 45000)
+  --history-interval-ms N     how often utilisation history is recorded, with --db (default 60000)
   --check-config              validate the settings and the token files, then exit
   --help
 )";
@@ -162,7 +172,12 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.tlsPrivateKey = value;
         else if (option == "--tls-client-ca")
             config.tlsClientCa = value;
-        else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
+        else if (option == "--history-interval-ms") {
+            auto n = parseNumber(option, value, 1000, 3'600'000);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.history.interval = std::chrono::milliseconds(*n);
+        } else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
             auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
                 86'400'000);
             if (!n)

@@ -6,6 +6,7 @@
 // Thread affinity: none; plain values and functions, used before the daemon starts its threads.
 
 #include "core/api/control_plane.h"
+#include "core/api/history_recorder.h"
 
 #include <cstdint>
 #include <string>
@@ -27,6 +28,7 @@ struct DaemonConfig {
     std::string tlsClientCa;
     std::uint32_t maxFrameBytes = 1u << 20;
     ControlPlaneConfig plane;
+    HistoryConfig history;
     bool checkOnly = false; // --check-config
     bool help = false;
 };

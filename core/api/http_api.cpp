@@ -1,10 +1,14 @@
 #include "core/api/http_api.h"
 
+#include "core/api/history_api.h"
+#include "core/api/http_reply.h"
+
 #include "protocol/json_reader.h"
 
 #include <boost/beast/http/status.hpp>
 
 #include <openssl/crypto.h>
+#include <openssl/sha.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -23,62 +27,10 @@ namespace {
 
 constexpr std::size_t kMaxBatch = 10'000;
 
-net::HttpResponse reply(http::status status, const json& body)
-{
-    net::HttpResponse response { status, 11 };
-    response.set(http::field::content_type, "application/json");
-    response.body() = body.dump(-1, ' ', false, json::error_handler_t::replace);
-    return response;
-}
-
-net::HttpResponse error(int status, const std::string& message)
-{
-    return reply(static_cast<http::status>(status), json { { "error", message } });
-}
-
 std::optional<std::int64_t> parseId(std::string_view text)
 {
-    std::int64_t value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || ptr != text.data() + text.size() || value <= 0)
-        return std::nullopt;
-    return value;
-}
-
-// "/v1/workloads/12/why?x=y" → path segments {"v1","workloads","12","why"} and the query text.
-std::vector<std::string> splitPath(std::string_view target, std::string_view& query)
-{
-    const auto q = target.find('?');
-    query = q == std::string_view::npos ? std::string_view {} : target.substr(q + 1);
-    const std::string_view path = target.substr(0, q);
-    std::vector<std::string> parts;
-    std::size_t start = 0;
-    while (start <= path.size()) {
-        const auto slash = path.find('/', start);
-        const std::string_view part = path.substr(start, slash == std::string_view::npos ? slash : slash - start);
-        if (!part.empty())
-            parts.emplace_back(part);
-        if (slash == std::string_view::npos)
-            break;
-        start = slash + 1;
-    }
-    return parts;
-}
-
-std::optional<std::string> queryValue(std::string_view query, std::string_view key)
-{
-    std::size_t start = 0;
-    while (start < query.size()) {
-        const auto amp = query.find('&', start);
-        const std::string_view pair = query.substr(start, amp == std::string_view::npos ? amp : amp - start);
-        const auto eq = pair.find('=');
-        if (pair.substr(0, eq) == key)
-            return std::string(eq == std::string_view::npos ? std::string_view {} : pair.substr(eq + 1));
-        if (amp == std::string_view::npos)
-            break;
-        start = amp + 1;
-    }
-    return std::nullopt;
+    const auto value = parseInteger(text);
+    return value && *value > 0 ? value : std::nullopt;
 }
 
 ApiResult<json> parseBody(const net::HttpRequest& request)
@@ -263,26 +215,44 @@ HttpApi::HttpApi(ControlPlane& plane, std::vector<std::string> operatorTokens, M
     , m_tokens(std::move(operatorTokens))
     , m_extraMetrics(std::move(extraMetrics))
 {
+    for (const std::string& token : m_tokens)
+        m_fingerprints.push_back(tokenFingerprint(token));
 }
 
-bool HttpApi::authorised(const net::HttpRequest& request) const
+std::string tokenFingerprint(const std::string& token)
+{
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < 6; ++i) {
+        out += kHex[digest[i] >> 4];
+        out += kHex[digest[i] & 15];
+    }
+    return out;
+}
+
+std::optional<std::size_t> HttpApi::authorise(const net::HttpRequest& request) const
 {
     const auto header = request.find(http::field::authorization);
     if (header == request.end())
-        return false;
+        return std::nullopt;
     const std::string_view value(header->value().data(), header->value().size());
     constexpr std::string_view kBearer = "Bearer ";
     if (value.substr(0, kBearer.size()) != kBearer)
-        return false;
+        return std::nullopt;
     const std::string_view presented = value.substr(kBearer.size());
-    bool match = false;
-    for (const std::string& token : m_tokens)
+    // Every token is compared, in constant time, so that the time taken tells nothing about which one matched.
+    std::optional<std::size_t> match;
+    for (std::size_t i = 0; i < m_tokens.size(); ++i) {
+        const std::string& token = m_tokens[i];
         if (token.size() == presented.size() && CRYPTO_memcmp(token.data(), presented.data(), token.size()) == 0)
-            match = true;
+            match = i;
+    }
     return match;
 }
 
-net::HttpResponse HttpApi::handle(const net::HttpRequest& request)
+void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, net::HttpRespond respond)
 {
     ++m_stats.requests;
     const std::string_view target(request.target().data(), request.target().size());
@@ -291,26 +261,74 @@ net::HttpResponse HttpApi::handle(const net::HttpRequest& request)
     const http::verb verb = request.method();
 
     if (parts.size() == 1 && parts[0] == "healthz" && verb == http::verb::get)
-        return reply(http::status::ok, json { { "status", "ok" } });
+        return respond(reply(http::status::ok,
+            json { { "status", "ok" }, { "readOnly", !m_plane.readOnlyReason().empty() } }));
     if (parts.size() == 1 && parts[0] == "metrics" && verb == http::verb::get) {
         net::HttpResponse response { http::status::ok, 11 };
         response.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
         response.body() = renderMetrics();
-        return response;
+        return respond(std::move(response));
     }
     if (parts.empty() || parts[0] != "v1") {
         ++m_stats.clientErrors;
-        return error(404, "no resource at " + std::string(target.substr(0, 256)));
+        return respond(errorReply(404, "no resource at " + std::string(target.substr(0, 256))));
     }
-    if (!authorised(request)) {
+    const auto token = authorise(request);
+    if (!token) {
         ++m_stats.unauthorised;
-        net::HttpResponse response = error(401, "missing or wrong operator token (Authorization: Bearer <token>)");
+        net::HttpResponse response = errorReply(401, "missing or wrong operator token (Authorization: Bearer <token>)");
         response.set(http::field::www_authenticate, "Bearer realm=\"tidepool\"");
-        return response;
+        return respond(std::move(response));
     }
+    const bool changes = verb != http::verb::get && verb != http::verb::head;
+    if (changes && !m_plane.readOnlyReason().empty()) {
+        ++m_stats.refusedReadOnly;
+        return respond(errorReply(503,
+            "tidepoold is read-only because its database cannot be written (" + m_plane.readOnlyReason()
+                + "); nothing was changed; retry when the alert clears"));
+    }
+    if (parts.size() >= 2 && (parts[1] == "history" || parts[1] == "series" || parts[1] == "audit")) {
+        if (verb != http::verb::get)
+            return respond(errorReply(405, "/v1/" + parts[1] + " is read-only"));
+        return respond(historyRoute(m_plane.store(), parts, query));
+    }
+
+    m_auditTarget = std::string(target.substr(0, target.find('?')));
+    net::HttpResponse response = route(request, parts, query);
+    if (!changes)
+        return respond(std::move(response));
+
+    // Every change an operator asks for is audited, refused ones too; a change is answered only once it is durable.
+    const auto status = static_cast<int>(response.result_int());
+    store::AuditEntry entry;
+    entry.atMs = unixMillis();
+    entry.actor = "operator:" + m_fingerprints[*token];
+    entry.source = peer;
+    entry.action = std::string(request.method_string()) + " " + std::string(target.substr(0, target.find('?')).substr(0, 256));
+    entry.target = m_auditTarget.substr(0, 256);
+    entry.outcome = status < 400 ? "ok" : json::parse(response.body(), nullptr, false).value("error", "refused");
+    entry.detail = json { { "status", status } };
+    m_plane.audit(std::move(entry));
+    if (status >= 400)
+        return respond(std::move(response));
+    m_plane.whenSaved([respond = std::move(respond), response = std::move(response)](
+                          const std::optional<std::string>& notSaved) mutable {
+        if (notSaved)
+            return respond(errorReply(503,
+                "the change was made but could not be saved (" + *notSaved
+                    + "); tidepoold is read-only and keeps retrying; it is lost if tidepoold stops before then"));
+        respond(std::move(response));
+    });
+}
+
+net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vector<std::string>& parts,
+    std::string_view query)
+{
+    const std::string_view target(request.target().data(), request.target().size());
+    const http::verb verb = request.method();
     auto fail = [this](int status, const std::string& message) {
         ++m_stats.clientErrors;
-        return error(status, message);
+        return errorReply(status, message);
     };
     auto failWith = [&fail](const ApiError& e) { return fail(e.status, e.message); };
     const std::string resource = parts.size() > 1 ? parts[1] : std::string();
@@ -370,6 +388,8 @@ net::HttpResponse HttpApi::handle(const net::HttpRequest& request)
                 if (!id)
                     return failWith(id.error());
                 results.push_back(workloadJson(m_plane, *m_plane.workload(*id)));
+                m_auditTarget = (results.size() == 1 ? "workload " : m_auditTarget.substr(0, m_auditTarget.find(".."))
+                    + "..") + std::to_string(*id);
             }
             if (items != body->end())
                 return reply(http::status::created, json { { "workloads", std::move(results) } });
@@ -521,11 +541,19 @@ std::string HttpApi::renderMetrics() const
         { "tidepool_api_requests_total", "HTTP API requests.", m_stats.requests },
         { "tidepool_api_unauthorised_total", "API requests refused for a missing or wrong token.", m_stats.unauthorised },
         { "tidepool_api_client_errors_total", "API requests refused with another 4xx.", m_stats.clientErrors },
+        { "tidepool_api_refused_read_only_total", "Changes refused while the database could not be written.",
+            m_stats.refusedReadOnly },
     };
     for (const Counter& c : counters) {
         appendMetric(out, c.name, "counter", c.help);
         appendSample(out, c.name, "", static_cast<double>(c.value));
     }
+
+    appendMetric(out, "tidepool_store_commit_seconds_total", "counter", "Time spent writing to the database.");
+    appendSample(out, "tidepool_store_commit_seconds_total", "", static_cast<double>(s.storeCommitMicrosTotal) / 1e6);
+    // The alert: 1 while the database cannot be written and the daemon refuses changes.
+    appendMetric(out, "tidepool_store_read_only", "gauge", "1 while the database cannot be written and changes are refused.");
+    appendSample(out, "tidepool_store_read_only", "", m_plane.readOnlyReason().empty() ? 0.0 : 1.0);
 
     appendMetric(out, "tidepool_placement_duration_seconds", "histogram", "Time of one placement attempt.");
     std::uint64_t cumulative = 0;

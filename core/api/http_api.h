@@ -12,6 +12,14 @@
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
 //   GET    /v1/nodes/{name}
 //   GET    /v1/pools    POST /v1/pools    PUT /v1/pools/{name}
+//   GET    /v1/series                    the history series the store holds
+//   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
+//   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]
+//
+// A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
+// be written (a full disk, a read-only file) every change is refused with a 503 naming the reason, and reads go on.
+// Every change an operator asks for is written to the audit log: who (the token's fingerprint), from where, what,
+// and the outcome.
 //
 // Every /v1 request needs `Authorization: Bearer <operator token>` (compared in constant time); a missing or wrong
 // token is a 401 and is counted. Every body is validated before anything changes: a 4xx names the bad field by its
@@ -38,21 +46,30 @@ struct HttpApiStats {
     std::uint64_t requests = 0;
     std::uint64_t unauthorised = 0;
     std::uint64_t clientErrors = 0; // 4xx other than 401
+    std::uint64_t refusedReadOnly = 0; // changes refused while the database could not be written
 };
+
+// The audit log's name for an operator token: the first 12 hex digits of its SHA-256, never the token itself.
+std::string tokenFingerprint(const std::string& token);
 
 class HttpApi {
 public:
     HttpApi(ControlPlane& plane, std::vector<std::string> operatorTokens, MetricsSource extraMetrics = {});
 
-    net::HttpResponse handle(const net::HttpRequest& request);
+    // Answers through `respond`: a read at once; a change once it is durable in the store (or a 503 naming why it
+    // could not be saved). `peer` is the client's address, for the audit log.
+    void handle(const net::HttpRequest& request, const std::string& peer, net::HttpRespond respond);
     const HttpApiStats& stats() const { return m_stats; }
 
 private:
-    bool authorised(const net::HttpRequest& request) const;
+    std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
+    net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view query);
     std::string renderMetrics() const;
 
     ControlPlane& m_plane;
     std::vector<std::string> m_tokens;
+    std::vector<std::string> m_fingerprints; // by token
+    std::string m_auditTarget; // what the request being routed changed, for its audit entry
     MetricsSource m_extraMetrics;
     HttpApiStats m_stats;
 };

@@ -25,6 +25,10 @@ public:
         : m_stream(std::move(socket))
         , m_server(std::move(server))
     {
+        beast::error_code ec;
+        const auto remote = m_stream.socket().remote_endpoint(ec);
+        if (!ec)
+            m_peer = remote.address().to_string() + ":" + std::to_string(remote.port());
     }
 
     void start() { doRead(); }
@@ -67,10 +71,18 @@ private:
         }
         ++m_server->m_stats.requests;
         const HttpRequest& request = m_parser->get();
-        HttpResponse response = m_server->m_handler(request);
-        response.version(request.version());
-        response.keep_alive(request.keep_alive());
-        send(std::move(response));
+        // No read is started before the answer is written, so the request stays valid while the handler defers it;
+        // the idle timer must not cut a deferred answer short.
+        m_stream.expires_never();
+        const unsigned version = request.version();
+        const bool keepAlive = request.keep_alive();
+        m_server->m_handler(request, m_peer, [self = shared_from_this(), version, keepAlive](HttpResponse response) {
+            if (!self->open())
+                return;
+            response.version(version);
+            response.keep_alive(keepAlive);
+            self->send(std::move(response));
+        });
     }
 
     void send(HttpResponse response)
@@ -97,6 +109,7 @@ private:
     beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     std::shared_ptr<HttpResponse> m_response;
+    std::string m_peer;
 };
 
 std::shared_ptr<HttpServer> HttpServer::create(

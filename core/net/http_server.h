@@ -1,6 +1,6 @@
 #pragma once
 // A small HTTP/1.1 server over Boost.Beast for the core's JSON API and its Prometheus `/metrics`: keep-alive
-// connections, a bounded request body, an idle timeout, and one handler that turns a request into a response.
+// connections, a bounded request body, an idle timeout, and one handler that answers each request, possibly later.
 // A request the parser refuses (too large, malformed) gets a 400 or 413 naming the problem, and the connection
 // is closed; nothing reaches the handler.
 //
@@ -27,7 +27,11 @@ namespace tidepool::net {
 
 using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
 using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
-using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+// Answers the request it was handed, exactly once: at once, or later on the same thread (the API answers a change
+// only once it is durable). Calling it after the connection closed is harmless.
+using HttpRespond = std::function<void(HttpResponse)>;
+// `peer` is the client's address ("127.0.0.1:52344"), for the audit log.
+using HttpHandler = std::function<void(const HttpRequest&, const std::string& peer, HttpRespond respond)>;
 
 struct HttpServerConfig {
     std::uint64_t maxBodyBytes = 8u << 20; // a batch of 10,000 submissions fits

@@ -1,174 +1,128 @@
+#include "core/store/schema.h"
+#include "core/store/sqlite_db.h"
+#include "core/store/sqlite_history.h"
 #include "core/store/store.h"
-
-#include <sqlite3.h>
 
 #include <map>
 #include <optional>
-#include <variant>
 
 namespace tidepool::store {
 
 namespace {
-
-// Forward migrations: entry i takes the schema from version i to i + 1.
-const char* const kMigrations[] = {
-    R"sql(
-    CREATE TABLE pools (
-        name TEXT PRIMARY KEY,
-        business_line TEXT NOT NULL,
-        tier TEXT NOT NULL,
-        cpu_millis INTEGER NOT NULL,
-        memory_mib INTEGER NOT NULL,
-        io_weight INTEGER NOT NULL
-    );
-    CREATE TABLE nodes (
-        name TEXT PRIMARY KEY,
-        isa TEXT NOT NULL,
-        tier TEXT NOT NULL,
-        cpu_millis INTEGER NOT NULL,
-        memory_mib INTEGER NOT NULL,
-        devices TEXT NOT NULL,
-        cpu_model TEXT NOT NULL,
-        last_seen_ms INTEGER NOT NULL
-    );
-    CREATE TABLE workloads (
-        id INTEGER PRIMARY KEY,
-        spec TEXT NOT NULL,
-        phase TEXT NOT NULL,
-        node TEXT NOT NULL,
-        devices TEXT NOT NULL,
-        translated INTEGER NOT NULL,
-        pid INTEGER NOT NULL,
-        exit_code INTEGER NOT NULL,
-        detail TEXT NOT NULL,
-        submitted_ms INTEGER NOT NULL,
-        placed_ms INTEGER NOT NULL,
-        running_ms INTEGER NOT NULL,
-        finished_ms INTEGER NOT NULL
-    );
-    )sql",
-};
-static_assert(std::size(kMigrations) == kSchemaVersion);
-
-class Statement {
-public:
-    Statement(sqlite3* db, const char* sql) { m_ok = sqlite3_prepare_v2(db, sql, -1, &m_statement, nullptr) == SQLITE_OK; }
-    ~Statement() { sqlite3_finalize(m_statement); }
-    Statement(const Statement&) = delete;
-    Statement& operator=(const Statement&) = delete;
-
-    bool ok() const { return m_ok; }
-    sqlite3_stmt* get() { return m_statement; }
-    void bind(int index, std::int64_t value) { sqlite3_bind_int64(m_statement, index, value); }
-    void bind(int index, const std::string& value)
-    {
-        sqlite3_bind_text(m_statement, index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
-    }
-    int step() { return sqlite3_step(m_statement); }
-    void reset()
-    {
-        sqlite3_reset(m_statement);
-        sqlite3_clear_bindings(m_statement);
-    }
-    std::int64_t integer(int column) { return sqlite3_column_int64(m_statement, column); }
-    std::string text(int column)
-    {
-        const auto* p = sqlite3_column_text(m_statement, column);
-        return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_statement, column)))
-                 : std::string();
-    }
-
-private:
-    sqlite3_stmt* m_statement = nullptr;
-    bool m_ok = false;
-};
 
 nlohmann::json parseJson(const std::string& text)
 {
     return nlohmann::json::parse(text, nullptr, false);
 }
 
+std::string dumpJson(const nlohmann::json& value)
+{
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// Reads every row of `sql`, handing each to `row`; the error names `what`.
+template <typename Row> Expected<void> readAll(Database& db, const char* sql, const std::string& what, Row row)
+{
+    Statement select(db, sql);
+    if (!select.ok())
+        return db.failure("cannot read the " + what);
+    int rc = 0;
+    while ((rc = select.step()) == SQLITE_ROW)
+        row(select);
+    if (rc != SQLITE_DONE)
+        return db.failure("cannot read the " + what);
+    return {};
+}
+
 class SqliteStore final : public Store {
 public:
-    SqliteStore(sqlite3* db, std::string path)
-        : m_db(db)
-        , m_path(std::move(path))
+    explicit SqliteStore(std::unique_ptr<Database> db)
+        : m_db(std::move(db))
+        , m_history(*m_db)
     {
     }
-    ~SqliteStore() override { sqlite3_close_v2(m_db); }
 
-    Expected<void> migrate()
+    Expected<void> open()
     {
-        // WAL: readers (a console, a report) never block the core's writer; NORMAL sync is durable at checkpoints
-        // and safe against corruption, the usual pairing with WAL.
-        for (const char* pragma : { "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=2000" })
-            if (auto done = exec(pragma); !done)
+        // WAL: readers (a console, a report) never block the core's writer. FULL makes each commit durable before
+        // it returns, the promise behind every acknowledged write; commits are batched, so the sync is shared.
+        for (const char* pragma : { "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA busy_timeout=2000" })
+            if (auto done = m_db->exec(pragma); !done)
                 return done;
-        Statement version(m_db, "PRAGMA user_version");
-        if (!version.ok() || version.step() != SQLITE_ROW)
-            return failure("cannot read the schema version");
-        const auto current = version.integer(0);
-        if (current > kSchemaVersion)
-            return makeError(ErrorCode::InvalidArgument,
-                "database " + m_path + " has schema version " + std::to_string(current) + ", newer than this tidepoold's "
-                    + std::to_string(kSchemaVersion) + "; refusing to touch it");
-        for (auto v = current; v < kSchemaVersion; ++v) {
-            if (auto done = exec("BEGIN IMMEDIATE"); !done)
-                return done;
-            auto applied = exec(kMigrations[v]);
-            if (applied)
-                applied = exec(("PRAGMA user_version=" + std::to_string(v + 1)).c_str());
-            if (!applied) {
-                exec("ROLLBACK");
-                return applied;
-            }
-            if (auto done = exec("COMMIT"); !done)
-                return done;
-        }
-        return {};
+        return migrate(*m_db, kSchemaVersion);
     }
 
     Expected<Snapshot> load() override
     {
         Snapshot snapshot;
-        Statement pools(m_db, "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight FROM pools ORDER BY rowid");
-        Statement nodes(m_db,
-            "SELECT name, isa, tier, cpu_millis, memory_mib, devices, cpu_model, last_seen_ms FROM nodes ORDER BY rowid");
-        Statement workloads(m_db,
-            "SELECT id, spec, phase, node, devices, translated, pid, exit_code, detail, submitted_ms, placed_ms, running_ms, "
-            "finished_ms FROM workloads ORDER BY id");
-        if (!pools.ok() || !nodes.ok() || !workloads.ok())
-            return failure("cannot read the tables");
-        int rc = 0;
-        while ((rc = pools.step()) == SQLITE_ROW)
-            snapshot.pools.push_back(StoredPool { pools.text(0), pools.text(1), pools.text(2), pools.integer(3),
-                pools.integer(4), static_cast<std::int32_t>(pools.integer(5)) });
-        if (rc != SQLITE_DONE)
-            return failure("cannot read the pools");
-        while ((rc = nodes.step()) == SQLITE_ROW)
-            snapshot.nodes.push_back(StoredNode { nodes.text(0), nodes.text(1), nodes.text(2), nodes.integer(3),
-                nodes.integer(4), parseJson(nodes.text(5)), nodes.text(6), nodes.integer(7) });
-        if (rc != SQLITE_DONE)
-            return failure("cannot read the nodes");
-        while ((rc = workloads.step()) == SQLITE_ROW) {
-            StoredWorkload w;
-            w.id = workloads.integer(0);
-            w.spec = parseJson(workloads.text(1));
-            w.phase = workloads.text(2);
-            w.node = workloads.text(3);
-            w.devices = parseJson(workloads.text(4));
-            w.translated = workloads.integer(5) != 0;
-            w.pid = static_cast<std::int32_t>(workloads.integer(6));
-            w.exitCode = static_cast<std::int32_t>(workloads.integer(7));
-            w.detail = workloads.text(8);
-            w.submittedMs = workloads.integer(9);
-            w.placedMs = workloads.integer(10);
-            w.runningMs = workloads.integer(11);
-            w.finishedMs = workloads.integer(12);
-            snapshot.workloads.push_back(std::move(w));
-        }
-        if (rc != SQLITE_DONE)
-            return failure("cannot read the workloads");
+        std::map<std::string, nlohmann::json> devices; // by node
+        std::map<std::int64_t, nlohmann::json> placements; // by workload
+        auto read = readAll(*m_db, "SELECT node, idx, kind, model, memory_mib, share_capacity FROM devices ORDER BY node, idx",
+            "devices", [&](Statement& s) {
+                auto& list = devices[s.text(0)];
+                if (list.is_null())
+                    list = nlohmann::json::array();
+                list.push_back({ { "kind", s.text(2) }, { "model", s.text(3) }, { "memoryMiB", s.integer(4) },
+                    { "shareCapacity", s.integer(5) } });
+            });
+        if (read)
+            read = readAll(*m_db, "SELECT workload, device, share, memory_mib FROM placements ORDER BY workload, device",
+                "placements", [&](Statement& s) {
+                    auto& list = placements[s.integer(0)];
+                    if (list.is_null())
+                        list = nlohmann::json::array();
+                    list.push_back({ { "device", s.integer(1) }, { "share", s.integer(2) }, { "memoryMiB", s.integer(3) } });
+                });
+        if (read)
+            read = readAll(*m_db, "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight FROM pools ORDER BY rowid",
+                "pools", [&](Statement& s) {
+                    snapshot.pools.push_back(StoredPool { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4),
+                        static_cast<std::int32_t>(s.integer(5)) });
+                });
+        if (read)
+            read = readAll(*m_db,
+                "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms FROM nodes ORDER BY rowid", "nodes",
+                [&](Statement& s) {
+                    StoredNode n { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4), nlohmann::json::array(),
+                        s.text(5), s.integer(6) };
+                    if (const auto it = devices.find(n.name); it != devices.end())
+                        n.devices = std::move(it->second);
+                    snapshot.nodes.push_back(std::move(n));
+                });
+        if (read)
+            read = readAll(*m_db,
+                "SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, running_ms, "
+                "finished_ms FROM workloads ORDER BY id",
+                "workloads", [&](Statement& s) {
+                    StoredWorkload w;
+                    w.id = s.integer(0);
+                    w.spec = parseJson(s.text(1));
+                    w.phase = s.text(2);
+                    w.node = s.text(3);
+                    if (const auto it = placements.find(w.id); it != placements.end())
+                        w.devices = std::move(it->second);
+                    w.translated = s.integer(4) != 0;
+                    w.pid = static_cast<std::int32_t>(s.integer(5));
+                    w.exitCode = static_cast<std::int32_t>(s.integer(6));
+                    w.detail = s.text(7);
+                    w.submittedMs = s.integer(8);
+                    w.placedMs = s.integer(9);
+                    w.runningMs = s.integer(10);
+                    w.finishedMs = s.integer(11);
+                    snapshot.workloads.push_back(std::move(w));
+                });
+        if (read)
+            read = readAll(*m_db,
+                "SELECT id, kind, state, risk, reason, effect, plan, state_version, created_ms, expires_ms, decided_by, "
+                "decided_ms, steps, detail FROM proposals ORDER BY id",
+                "proposals", [&](Statement& s) {
+                    snapshot.proposals.push_back(StoredProposal { s.integer(0), s.text(1), s.text(2), s.text(3), s.text(4),
+                        parseJson(s.text(5)), parseJson(s.text(6)), s.integer(7), s.integer(8), s.integer(9), s.text(10),
+                        s.integer(11), parseJson(s.text(12)), s.text(13) });
+                });
+        if (!read)
+            return tl::unexpected(read.error());
+        snapshot.nextProposalId = snapshot.proposals.empty() ? 1 : snapshot.proposals.back().id + 1;
         return snapshot;
     }
 
@@ -176,52 +130,103 @@ public:
     void putNode(const StoredNode& node) override { m_nodes[node.name] = node; }
     void putWorkload(const StoredWorkload& workload) override { m_workloads[workload.id] = workload; }
     void removeWorkload(std::int64_t id) override { m_workloads[id] = std::nullopt; }
-    std::size_t pending() const override { return m_pools.size() + m_nodes.size() + m_workloads.size(); }
+    void putProposal(const StoredProposal& proposal) override { m_proposals[proposal.id] = proposal; }
+    void addSamples(const std::vector<Sample>& samples) override
+    {
+        m_samples.insert(m_samples.end(), samples.begin(), samples.end());
+    }
+    void putForecast(const StoredForecast& forecast) override { m_forecasts.push_back(forecast); }
+    void addAudit(const AuditEntry& entry) override { m_audit.push_back(entry); }
+    std::size_t pending() const override
+    {
+        return m_pools.size() + m_nodes.size() + m_workloads.size() + m_proposals.size() + m_samples.size()
+            + m_forecasts.size() + m_audit.size();
+    }
 
     Expected<void> commit() override
     {
         if (pending() == 0)
             return {};
-        if (auto begun = exec("BEGIN IMMEDIATE"); !begun)
-            return begun;
-        auto written = writeAll();
+        Transaction transaction(*m_db);
+        auto written = transaction.begin();
         if (written)
-            written = exec("COMMIT");
+            written = writeState();
+        if (written)
+            written = m_history.writeSamples(m_samples);
+        for (std::size_t i = 0; written && i < m_forecasts.size(); ++i)
+            written = m_history.writeForecast(m_forecasts[i]);
+        if (written)
+            written = m_history.writeAudit(m_audit);
+        if (written)
+            written = transaction.commit();
         if (!written) {
-            // Nothing of this batch reached the database; it stays pending for the next commit.
-            exec("ROLLBACK");
+            // Nothing of this batch reached the database (the transaction rolls back); it stays pending for the
+            // next commit.
+            m_history.forgetUncommitted();
             return written;
         }
         m_pools.clear();
         m_nodes.clear();
         m_workloads.clear();
+        m_proposals.clear();
+        m_samples.clear();
+        m_forecasts.clear();
+        m_audit.clear();
         return {};
     }
 
-private:
-    Expected<void> writeAll()
+    Expected<std::vector<HistoryPoint>> history(
+        const SeriesKey& series, std::int64_t fromMs, std::int64_t toMs, Resolution resolution) override
     {
-        Statement pool(m_db,
+        return m_history.history(series, fromMs, toMs, resolution);
+    }
+    Expected<std::vector<SeriesKey>> seriesList() override { return m_history.seriesList(); }
+    Expected<std::optional<StoredForecast>> latestForecast(const SeriesKey& series) override
+    {
+        return m_history.latestForecast(series);
+    }
+    Expected<std::vector<AuditEntry>> audit(const AuditQuery& query) override { return m_history.audit(query); }
+    Expected<void> maintain(std::int64_t nowMs, const Retention& retention) override
+    {
+        auto done = m_history.maintain(nowMs, retention);
+        if (!done)
+            m_history.forgetUncommitted();
+        return done;
+    }
+
+private:
+    Expected<void> writeState()
+    {
+        Statement pool(*m_db,
             "INSERT OR REPLACE INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) VALUES (?,?,?,?,?,?)");
-        Statement node(m_db,
-            "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, devices, cpu_model, last_seen_ms) "
-            "VALUES (?,?,?,?,?,?,?,?)");
-        Statement workload(m_db,
-            "INSERT OR REPLACE INTO workloads (id, spec, phase, node, devices, translated, pid, exit_code, detail, "
-            "submitted_ms, placed_ms, running_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
-        Statement remove(m_db, "DELETE FROM workloads WHERE id = ?");
-        if (!pool.ok() || !node.ok() || !workload.ok() || !remove.ok())
-            return failure("cannot prepare the writes");
+        Statement node(*m_db,
+            "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms) "
+            "VALUES (?,?,?,?,?,?,?)");
+        Statement clearDevices(*m_db, "DELETE FROM devices WHERE node = ?");
+        Statement device(*m_db,
+            "INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) VALUES (?,?,?,?,?,?)");
+        Statement workload(*m_db,
+            "INSERT OR REPLACE INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
+            "placed_ms, running_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement clearPlacements(*m_db, "DELETE FROM placements WHERE workload = ?");
+        Statement placement(*m_db, "INSERT INTO placements (workload, device, share, memory_mib) VALUES (?,?,?,?)");
+        Statement remove(*m_db, "DELETE FROM workloads WHERE id = ?");
+        Statement proposal(*m_db,
+            "INSERT OR REPLACE INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
+            "expires_ms, decided_by, decided_ms, steps, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        for (const Statement* s : { &pool, &node, &clearDevices, &device, &workload, &clearPlacements, &placement, &remove,
+                 &proposal })
+            if (!s->ok())
+                return m_db->failure("cannot prepare the writes");
         for (const auto& [name, p] : m_pools) {
             pool.bind(1, p.name);
             pool.bind(2, p.businessLine);
             pool.bind(3, p.tier);
             pool.bind(4, p.cpuMillis);
             pool.bind(5, p.memoryMiB);
-            pool.bind(6, p.ioWeight);
-            if (pool.step() != SQLITE_DONE)
-                return failure("cannot write pool " + p.name);
-            pool.reset();
+            pool.bind(6, std::int64_t { p.ioWeight });
+            if (!pool.run())
+                return m_db->failure("cannot write pool " + p.name);
         }
         for (const auto& [name, n] : m_nodes) {
             node.bind(1, n.name);
@@ -229,79 +234,111 @@ private:
             node.bind(3, n.tier);
             node.bind(4, n.cpuMillis);
             node.bind(5, n.memoryMiB);
-            node.bind(6, n.devices.dump());
-            node.bind(7, n.cpuModel);
-            node.bind(8, n.lastSeenMs);
-            if (node.step() != SQLITE_DONE)
-                return failure("cannot write node " + n.name);
-            node.reset();
+            node.bind(6, n.cpuModel);
+            node.bind(7, n.lastSeenMs);
+            clearDevices.bind(1, n.name);
+            if (!node.run() || !clearDevices.run())
+                return m_db->failure("cannot write node " + n.name);
+            std::int64_t index = 0;
+            for (const auto& d : n.devices) {
+                device.bind(1, n.name);
+                device.bind(2, index++);
+                device.bind(3, d.value("kind", std::string()));
+                device.bind(4, d.value("model", std::string()));
+                device.bind(5, d.value("memoryMiB", std::int64_t { 0 }));
+                device.bind(6, d.value("shareCapacity", std::int64_t { 0 }));
+                if (!device.run())
+                    return m_db->failure("cannot write the devices of node " + n.name);
+            }
         }
         for (const auto& [id, w] : m_workloads) {
+            clearPlacements.bind(1, id);
+            if (!clearPlacements.run())
+                return m_db->failure("cannot write the placement of workload " + std::to_string(id));
             if (!w) {
                 remove.bind(1, id);
-                if (remove.step() != SQLITE_DONE)
-                    return failure("cannot delete workload " + std::to_string(id));
-                remove.reset();
+                if (!remove.run())
+                    return m_db->failure("cannot delete workload " + std::to_string(id));
                 continue;
             }
             workload.bind(1, w->id);
-            workload.bind(2, w->spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+            workload.bind(2, dumpJson(w->spec));
             workload.bind(3, w->phase);
             workload.bind(4, w->node);
-            workload.bind(5, w->devices.dump());
-            workload.bind(6, w->translated ? 1 : 0);
-            workload.bind(7, w->pid);
-            workload.bind(8, w->exitCode);
-            workload.bind(9, w->detail);
-            workload.bind(10, w->submittedMs);
-            workload.bind(11, w->placedMs);
-            workload.bind(12, w->runningMs);
-            workload.bind(13, w->finishedMs);
-            if (workload.step() != SQLITE_DONE)
-                return failure("cannot write workload " + std::to_string(id));
-            workload.reset();
+            workload.bind(5, std::int64_t { w->translated ? 1 : 0 });
+            workload.bind(6, std::int64_t { w->pid });
+            workload.bind(7, std::int64_t { w->exitCode });
+            workload.bind(8, w->detail);
+            workload.bind(9, w->submittedMs);
+            workload.bind(10, w->placedMs);
+            workload.bind(11, w->runningMs);
+            workload.bind(12, w->finishedMs);
+            if (!workload.run())
+                return m_db->failure("cannot write workload " + std::to_string(id));
+            for (const auto& d : w->devices) {
+                placement.bind(1, id);
+                placement.bind(2, d.value("device", std::int64_t { 0 }));
+                placement.bind(3, d.value("share", std::int64_t { 0 }));
+                placement.bind(4, d.value("memoryMiB", std::int64_t { 0 }));
+                if (!placement.run())
+                    return m_db->failure("cannot write the placement of workload " + std::to_string(id));
+            }
+        }
+        for (const auto& [id, p] : m_proposals) {
+            proposal.bind(1, p.id);
+            proposal.bind(2, p.kind);
+            proposal.bind(3, p.state);
+            proposal.bind(4, p.risk);
+            proposal.bind(5, p.reason);
+            proposal.bind(6, dumpJson(p.effect));
+            proposal.bind(7, dumpJson(p.plan));
+            proposal.bind(8, p.stateVersion);
+            proposal.bind(9, p.createdMs);
+            proposal.bind(10, p.expiresMs);
+            proposal.bind(11, p.decidedBy);
+            proposal.bind(12, p.decidedMs);
+            proposal.bind(13, dumpJson(p.steps));
+            proposal.bind(14, p.detail);
+            if (!proposal.run())
+                return m_db->failure("cannot write proposal " + std::to_string(id));
         }
         return {};
     }
 
-    Expected<void> exec(const char* sql)
-    {
-        char* message = nullptr;
-        if (sqlite3_exec(m_db, sql, nullptr, nullptr, &message) != SQLITE_OK) {
-            std::string why = message ? message : sqlite3_errmsg(m_db);
-            sqlite3_free(message);
-            return makeError(ErrorCode::IoError, "database " + m_path + ": " + why);
-        }
-        return {};
-    }
-
-    tl::unexpected<Error> failure(const std::string& what)
-    {
-        return makeError(ErrorCode::IoError, "database " + m_path + ": " + what + ": " + sqlite3_errmsg(m_db));
-    }
-
-    sqlite3* m_db;
-    std::string m_path;
+    std::unique_ptr<Database> m_db;
+    HistoryTables m_history;
     std::map<std::string, StoredPool> m_pools;
     std::map<std::string, StoredNode> m_nodes;
     std::map<std::int64_t, std::optional<StoredWorkload>> m_workloads; // nullopt = delete
+    std::map<std::int64_t, StoredProposal> m_proposals;
+    std::vector<Sample> m_samples;
+    std::vector<StoredForecast> m_forecasts;
+    std::vector<AuditEntry> m_audit;
 };
 
 } // namespace
 
 Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path)
 {
-    sqlite3* db = nullptr;
-    const int rc = sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
-    if (rc != SQLITE_OK) {
-        std::string why = db ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-        sqlite3_close_v2(db);
-        return makeError(ErrorCode::IoError, "database " + path + ": cannot open: " + why);
-    }
-    auto store = std::make_unique<SqliteStore>(db, path);
-    if (auto migrated = store->migrate(); !migrated)
-        return tl::unexpected(migrated.error());
+    auto db = Database::open(path);
+    if (!db)
+        return tl::unexpected(db.error());
+    auto store = std::make_unique<SqliteStore>(std::move(*db));
+    if (auto opened = store->open(); !opened)
+        return tl::unexpected(opened.error());
     return std::unique_ptr<Store>(std::move(store));
+}
+
+Expected<void> migrateSqliteDatabase(const std::string& path, int version)
+{
+    if (version < 0 || version > kSchemaVersion)
+        return makeError(ErrorCode::InvalidArgument, "schema version " + std::to_string(version) + " does not exist");
+    auto db = Database::open(path);
+    if (!db)
+        return tl::unexpected(db.error());
+    if (auto wal = (*db)->exec("PRAGMA journal_mode=WAL"); !wal)
+        return wal;
+    return migrate(**db, version);
 }
 
 } // namespace tidepool::store

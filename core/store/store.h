@@ -1,6 +1,7 @@
 #pragma once
-// What the core keeps across restarts: pools, the nodes it has seen (with their capacity, so that their
-// workloads can be bound again before the agents return), and workloads with their phase and placement.
+// What the core keeps across restarts: pools, the nodes it has seen (with their capacity and devices, so that their
+// workloads can be bound again before the agents return), workloads with their phase and placement, utilisation
+// history (raw samples and 5-minute aggregates), forecasts, rebalance proposals and the audit log.
 // `Store` is the interface the control plane writes through, so that a shared deployment can later move to
 // PostgreSQL without touching the scheduler; `SqliteStore` is the implementation (WAL mode, schema versioned
 // with `PRAGMA user_version`, forward migrations).
@@ -12,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,10 +57,95 @@ struct StoredWorkload {
     bool operator==(const StoredWorkload&) const = default;
 };
 
+// A history series: `scope` "pool" or "node", the pool's or node's name, and the resource ("cpu", "memory", or an
+// accelerator kind such as "gpu"). What the value means is the recorder's (see `core/api/history_recorder.h`).
+struct SeriesKey {
+    std::string scope;
+    std::string name;
+    std::string resource;
+    auto operator<=>(const SeriesKey&) const = default;
+};
+
+struct Sample {
+    SeriesKey series;
+    std::int64_t atMs = 0; // Unix epoch
+    double value = 0.0;
+};
+
+enum class Resolution : std::uint8_t { Invalid, Raw, FiveMinutes };
+inline constexpr std::int64_t kAggregateBucketMs = 5 * 60 * 1000;
+
+// One point of a series: a raw sample (min = max = mean, count 1) or a 5-minute aggregate starting at `atMs`.
+struct HistoryPoint {
+    std::int64_t atMs = 0;
+    double mean = 0.0;
+    double min = 0.0;
+    double max = 0.0;
+    std::int64_t count = 0;
+    bool operator==(const HistoryPoint&) const = default;
+};
+
+// A forecast made at `madeMs` by `model`: `points[k]` = {mean, p10, p90} for `madeMs + (k + 1) × stepMs`.
+struct StoredForecast {
+    SeriesKey series;
+    std::int64_t madeMs = 0;
+    std::string model;
+    std::int64_t stepMs = 0;
+    nlohmann::json points = nlohmann::json::array();
+};
+
+// A rebalance proposal. `state`: pending → approved | rejected | expired; approved → applied | failed.
+struct StoredProposal {
+    std::int64_t id = 0;
+    std::string kind;
+    std::string state;
+    std::string risk;
+    std::string reason;
+    nlohmann::json effect = nlohmann::json::object();
+    nlohmann::json plan = nlohmann::json::array();
+    std::int64_t stateVersion = 0; // the cluster state version it was planned on
+    std::int64_t createdMs = 0, expiresMs = 0;
+    std::string decidedBy; // "" while pending
+    std::int64_t decidedMs = 0;
+    nlohmann::json steps = nlohmann::json::array(); // what applying did, step by step
+    std::string detail;
+    bool operator==(const StoredProposal&) const = default;
+};
+
+// Who did what, when, from where. `id` is assigned when it is committed.
+struct AuditEntry {
+    std::int64_t id = 0;
+    std::int64_t atMs = 0;
+    std::string actor; // "operator:<token fingerprint>", "rule:<name>", "tidepoold"
+    std::string source; // the client's address, "" for the daemon itself
+    std::string action; // "POST /v1/workloads", "proposal.approve"
+    std::string target;
+    std::string outcome; // "ok" or the refusal
+    nlohmann::json detail = nlohmann::json::object();
+    bool operator==(const AuditEntry&) const = default;
+};
+
+struct AuditQuery {
+    std::int64_t fromMs = 0;
+    std::int64_t toMs = std::numeric_limits<std::int64_t>::max();
+    std::int64_t afterId = 0; // for paging: entries with a larger id
+    std::size_t limit = 1000;
+};
+
+// How long history is kept. Zero keeps forever.
+struct Retention {
+    std::int64_t rawMs = 2LL * 24 * 3600 * 1000;
+    std::int64_t aggregateMs = 90LL * 24 * 3600 * 1000;
+    std::int64_t forecastMs = 7LL * 24 * 3600 * 1000;
+    std::int64_t auditMs = 0;
+};
+
 struct Snapshot {
     std::vector<StoredPool> pools;
     std::vector<StoredNode> nodes;
     std::vector<StoredWorkload> workloads; // by id
+    std::vector<StoredProposal> proposals; // by id
+    std::int64_t nextProposalId = 1;
 };
 
 // Changes are collected and written together: `commit` makes everything since the last commit durable in one
@@ -71,13 +159,35 @@ public:
     virtual void putNode(const StoredNode& node) = 0;
     virtual void putWorkload(const StoredWorkload& workload) = 0;
     virtual void removeWorkload(std::int64_t id) = 0;
+    virtual void putProposal(const StoredProposal& proposal) = 0;
+    virtual void addSamples(const std::vector<Sample>& samples) = 0;
+    virtual void putForecast(const StoredForecast& forecast) = 0;
+    virtual void addAudit(const AuditEntry& entry) = 0;
     virtual Expected<void> commit() = 0;
     virtual std::size_t pending() const = 0; // changes not yet committed
+
+    // Reads see what has been committed. `fromMs` inclusive, `toMs` exclusive.
+    virtual Expected<std::vector<HistoryPoint>> history(
+        const SeriesKey& series, std::int64_t fromMs, std::int64_t toMs, Resolution resolution)
+        = 0;
+    virtual Expected<std::vector<SeriesKey>> seriesList() = 0;
+    // The latest forecast of `series`, if any.
+    virtual Expected<std::optional<StoredForecast>> latestForecast(const SeriesKey& series) = 0;
+    virtual Expected<std::vector<AuditEntry>> audit(const AuditQuery& query) = 0;
+
+    // Housekeeping in a transaction of its own: aggregates every closed 5-minute bucket into `samples_5m` (again for
+    // buckets that late samples reached) and deletes what `retention` no longer keeps.
+    virtual Expected<void> maintain(std::int64_t nowMs, const Retention& retention) = 0;
 };
 
-// Opens (creating when missing) the SQLite database at `path`; the error names the path and SQLite's reason.
+// Opens (creating when missing) the SQLite database at `path` and migrates it to `kSchemaVersion`; the error names
+// the path and SQLite's reason. Commits are durable before they return (WAL, `synchronous=FULL`), so that what the
+// daemon acknowledged survives a crash of the process or of the machine.
 Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 
-inline constexpr int kSchemaVersion = 1;
+// Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
+Expected<void> migrateSqliteDatabase(const std::string& path, int version);
+
+inline constexpr int kSchemaVersion = 3;
 
 } // namespace tidepool::store

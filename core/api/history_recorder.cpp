@@ -1,0 +1,152 @@
+#include "core/api/history_recorder.h"
+
+#include <map>
+
+namespace tidepool::api {
+
+namespace {
+
+bool demanding(WorkloadPhase phase)
+{
+    return phase == WorkloadPhase::Pending || phase == WorkloadPhase::Launching || phase == WorkloadPhase::Running;
+}
+
+struct PoolDemand {
+    double cpuMillis = 0.0;
+    double memoryMiB = 0.0;
+    std::map<std::string, double> milliDevices; // by accelerator kind
+};
+
+// Accelerator demand in milli-devices: what a placed workload holds (its shares over each device's capacity), or
+// what a pending one asks for (whole devices count 1000 each; a fractional share is per mille of one device).
+double milliDevices(const LiveWorkload& w, const ClusterState& cluster)
+{
+    const AcceleratorRequest& a = w.workload.accelerators;
+    if (!w.devices.empty() && w.node != kNoNode) {
+        const Node& node = cluster.node(w.node);
+        double total = 0.0;
+        for (const DeviceShare& d : w.devices) {
+            const auto index = static_cast<std::size_t>(d.device);
+            if (index < node.devices.size() && node.devices[index].shareCapacity > 0)
+                total += 1000.0 * d.share / node.devices[index].shareCapacity;
+        }
+        return total;
+    }
+    return a.wholeDevices() ? 1000.0 * a.count : static_cast<double>(a.sharePerDevice);
+}
+
+} // namespace
+
+HistoryRecorder::HistoryRecorder(
+    boost::asio::io_context& io, ControlPlane& plane, HistoryConfig config, protocol::LogSink log)
+    : m_plane(plane)
+    , m_config(config)
+    , m_log(std::move(log))
+    , m_timer(io)
+{
+}
+
+void HistoryRecorder::start()
+{
+    if (!m_plane.persistent() || m_running)
+        return;
+    m_running = true;
+    m_nextMaintenance = Clock::now() + m_config.maintenanceInterval;
+    maintain(unixMillis()); // catch up with what was recorded before a restart
+    arm();
+}
+
+void HistoryRecorder::stop()
+{
+    m_running = false;
+    m_timer.cancel();
+}
+
+void HistoryRecorder::arm()
+{
+    m_timer.expires_after(m_config.interval);
+    m_timer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || !m_running)
+            return;
+        record(unixMillis());
+        if (Clock::now() >= m_nextMaintenance) {
+            maintain(unixMillis());
+            m_nextMaintenance = Clock::now() + m_config.maintenanceInterval;
+        }
+        arm();
+    });
+}
+
+void HistoryRecorder::record(std::int64_t nowMs)
+{
+    const ClusterState& cluster = m_plane.cluster();
+    std::vector<store::Sample> samples;
+
+    // Pools: what their workloads ask for now. Every pool gets a sample, idle ones a zero, so that troughs are
+    // history too.
+    std::map<std::string, PoolDemand> pools;
+    for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
+        pools[cluster.pool(id).name];
+    for (const auto& [id, w] : m_plane.workloads()) {
+        if (!demanding(w.phase))
+            continue;
+        PoolDemand& demand = pools[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName];
+        demand.cpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
+        demand.memoryMiB += static_cast<double>(w.workload.requests.memoryMiB);
+        if (w.workload.accelerators.any())
+            demand.milliDevices[std::string(toString(w.workload.accelerators.kind))] += milliDevices(w, cluster);
+    }
+    for (const auto& [name, demand] : pools) {
+        samples.push_back(store::Sample { { "pool", name, "cpu" }, nowMs, demand.cpuMillis });
+        samples.push_back(store::Sample { { "pool", name, "memory" }, nowMs, demand.memoryMiB });
+        for (const auto& [kind, milli] : demand.milliDevices)
+            samples.push_back(store::Sample { { "pool", name, kind }, nowMs, milli });
+    }
+
+    // Nodes: the mean of the agent's samples per interval bucket, at the bucket's start.
+    const std::int64_t intervalMs = std::max<std::int64_t>(1, m_config.interval.count());
+    for (const auto& [nodeId, received] : m_plane.takeUtilisation()) {
+        const Node& node = cluster.node(nodeId);
+        const std::string& nodeName = node.name;
+        struct Bin {
+            double cpu = 0.0, memory = 0.0;
+            std::size_t count = 0;
+            std::map<std::string, std::pair<double, std::size_t>> devices; // kind → (sum, count)
+        };
+        std::map<std::int64_t, Bin> bins;
+        for (const protocol::UtilisationSample& s : received) {
+            Bin& bin = bins[s.timestampMs / intervalMs * intervalMs];
+            bin.cpu += s.cpuUtilisation * static_cast<double>(node.capacity.cpuMillis);
+            bin.memory += static_cast<double>(s.memoryUsedMiB);
+            ++bin.count;
+            for (const protocol::DeviceSample& d : s.devices) {
+                const auto index = static_cast<std::size_t>(d.index);
+                if (index >= node.devices.size())
+                    continue;
+                auto& [sum, n] = bin.devices[std::string(toString(node.devices[index].kind)) + "_util"];
+                sum += d.utilisation;
+                ++n;
+            }
+        }
+        for (const auto& [atMs, bin] : bins) {
+            const double n = static_cast<double>(bin.count);
+            samples.push_back(store::Sample { { "node", nodeName, "cpu" }, atMs, bin.cpu / n });
+            samples.push_back(store::Sample { { "node", nodeName, "memory" }, atMs, bin.memory / n });
+            for (const auto& [resource, sumCount] : bin.devices)
+                samples.push_back(store::Sample { { "node", nodeName, resource }, atMs,
+                    sumCount.first / static_cast<double>(sumCount.second) });
+        }
+    }
+    m_plane.persistSamples(samples);
+}
+
+void HistoryRecorder::maintain(std::int64_t nowMs)
+{
+    store::Store* store = m_plane.store();
+    if (!store)
+        return;
+    if (auto done = store->maintain(nowMs, m_config.retention); !done && m_log)
+        m_log("history: housekeeping failed, retrying at the next round: " + done.error().message);
+}
+
+} // namespace tidepool::api

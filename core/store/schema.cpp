@@ -1,0 +1,181 @@
+#include "core/store/schema.h"
+
+#include "core/store/store.h"
+
+#include <iterator>
+
+namespace tidepool::store {
+
+namespace {
+
+// Forward migrations: entry i takes the schema from version i to i + 1. Never edit one that has shipped; add the next.
+const char* const kMigrations[] = {
+    // 0 → 1: the live state of the daemon.
+    R"sql(
+    CREATE TABLE pools (
+        name TEXT PRIMARY KEY,
+        business_line TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        cpu_millis INTEGER NOT NULL,
+        memory_mib INTEGER NOT NULL,
+        io_weight INTEGER NOT NULL
+    );
+    CREATE TABLE nodes (
+        name TEXT PRIMARY KEY,
+        isa TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        cpu_millis INTEGER NOT NULL,
+        memory_mib INTEGER NOT NULL,
+        devices TEXT NOT NULL,
+        cpu_model TEXT NOT NULL,
+        last_seen_ms INTEGER NOT NULL
+    );
+    CREATE TABLE workloads (
+        id INTEGER PRIMARY KEY,
+        spec TEXT NOT NULL,
+        phase TEXT NOT NULL,
+        node TEXT NOT NULL,
+        devices TEXT NOT NULL,
+        translated INTEGER NOT NULL,
+        pid INTEGER NOT NULL,
+        exit_code INTEGER NOT NULL,
+        detail TEXT NOT NULL,
+        submitted_ms INTEGER NOT NULL,
+        placed_ms INTEGER NOT NULL,
+        running_ms INTEGER NOT NULL,
+        finished_ms INTEGER NOT NULL
+    );
+    )sql",
+    // 1 → 2: devices and placements become tables of their own (they were JSON columns), so that reports and the
+    // console can query accelerators and shares with SQL.
+    R"sql(
+    CREATE TABLE devices (
+        node TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        model TEXT NOT NULL,
+        memory_mib INTEGER NOT NULL,
+        share_capacity INTEGER NOT NULL,
+        PRIMARY KEY (node, idx)
+    ) WITHOUT ROWID;
+    INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity)
+        SELECT n.name, CAST(d.key AS INTEGER), json_extract(d.value, '$.kind'), json_extract(d.value, '$.model'),
+               json_extract(d.value, '$.memoryMiB'), json_extract(d.value, '$.shareCapacity')
+        FROM nodes n, json_each(n.devices) d;
+    ALTER TABLE nodes DROP COLUMN devices;
+    CREATE TABLE placements (
+        workload INTEGER NOT NULL,
+        device INTEGER NOT NULL,
+        share INTEGER NOT NULL,
+        memory_mib INTEGER NOT NULL,
+        PRIMARY KEY (workload, device)
+    ) WITHOUT ROWID;
+    INSERT INTO placements (workload, device, share, memory_mib)
+        SELECT w.id, json_extract(d.value, '$.device'), json_extract(d.value, '$.share'),
+               json_extract(d.value, '$.memoryMiB')
+        FROM workloads w, json_each(w.devices) d;
+    ALTER TABLE workloads DROP COLUMN devices;
+    )sql",
+    // 2 → 3: utilisation history (raw samples and 5-minute aggregates), forecasts, rebalance proposals, the audit log.
+    R"sql(
+    CREATE TABLE series (
+        id INTEGER PRIMARY KEY,
+        scope TEXT NOT NULL,
+        name TEXT NOT NULL,
+        resource TEXT NOT NULL,
+        UNIQUE (scope, name, resource)
+    );
+    CREATE TABLE samples (
+        series INTEGER NOT NULL,
+        at_ms INTEGER NOT NULL,
+        value REAL NOT NULL,
+        PRIMARY KEY (series, at_ms)
+    ) WITHOUT ROWID;
+    CREATE TABLE samples_5m (
+        series INTEGER NOT NULL,
+        bucket_ms INTEGER NOT NULL,
+        mean REAL NOT NULL,
+        min REAL NOT NULL,
+        max REAL NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (series, bucket_ms)
+    ) WITHOUT ROWID;
+    CREATE TABLE forecasts (
+        series INTEGER NOT NULL,
+        made_ms INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        step_ms INTEGER NOT NULL,
+        points TEXT NOT NULL,
+        PRIMARY KEY (series, made_ms)
+    ) WITHOUT ROWID;
+    CREATE TABLE proposals (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        state TEXT NOT NULL,
+        risk TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        effect TEXT NOT NULL,
+        plan TEXT NOT NULL,
+        state_version INTEGER NOT NULL,
+        created_ms INTEGER NOT NULL,
+        expires_ms INTEGER NOT NULL,
+        decided_by TEXT NOT NULL,
+        decided_ms INTEGER NOT NULL,
+        steps TEXT NOT NULL,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX proposals_state ON proposals (state);
+    CREATE TABLE audit (
+        id INTEGER PRIMARY KEY,
+        at_ms INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        source TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT NOT NULL
+    );
+    CREATE INDEX audit_at ON audit (at_ms);
+    CREATE TABLE meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    )sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+} // namespace
+
+Expected<int> schemaVersion(Database& db)
+{
+    Statement version(db, "PRAGMA user_version");
+    if (!version.ok() || version.step() != SQLITE_ROW)
+        return db.failure("cannot read the schema version");
+    return static_cast<int>(version.integer(0));
+}
+
+Expected<void> migrate(Database& db, int target)
+{
+    auto current = schemaVersion(db);
+    if (!current)
+        return tl::unexpected(current.error());
+    if (*current > kSchemaVersion)
+        return makeError(ErrorCode::InvalidArgument,
+            "database " + db.path() + " has schema version " + std::to_string(*current) + ", newer than this tidepoold's "
+                + std::to_string(kSchemaVersion) + "; refusing to touch it");
+    for (int v = *current; v < target; ++v) {
+        Transaction transaction(db);
+        if (auto begun = transaction.begin(); !begun)
+            return begun;
+        if (auto applied = db.exec(kMigrations[v]); !applied)
+            return makeError(ErrorCode::IoError,
+                "migrating to schema version " + std::to_string(v + 1) + ": " + applied.error().message);
+        if (auto set = db.exec("PRAGMA user_version=" + std::to_string(v + 1)); !set)
+            return set;
+        if (auto done = transaction.commit(); !done)
+            return done;
+    }
+    return {};
+}
+
+} // namespace tidepool::store

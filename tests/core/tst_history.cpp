@@ -1,0 +1,305 @@
+// The store's history side and its schema, in a real SQLite file: forward migrations from every earlier schema
+// version with data in it, raw samples aggregated into 5-minute buckets (again when late samples arrive), retention,
+// forecasts, proposals and the audit log round-tripping, and the history recorder's series from a live control plane.
+#include "core/api/control_plane.h"
+#include "core/api/history_recorder.h"
+#include "core/store/store.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <boost/asio/io_context.hpp>
+
+#include <sqlite3.h>
+
+using namespace tidepool;
+using namespace tidepool::api;
+
+namespace {
+
+constexpr std::int64_t kMinute = 60'000;
+constexpr std::int64_t kDay = 24 * 60 * kMinute;
+constexpr std::int64_t kT0 = 1'800'000'000'000; // a whole 5-minute boundary, in 2027
+
+std::string scalar(const std::string& path, const char* sql)
+{
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    sqlite3_stmt* s = nullptr;
+    std::string out;
+    if (sqlite3_prepare_v2(db, sql, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+}
+
+bool execute(const std::string& path, const char* sql)
+{
+    sqlite3* db = nullptr;
+    sqlite3_open(path.c_str(), &db);
+    const bool ok = sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+    sqlite3_close(db);
+    return ok;
+}
+
+store::SeriesKey poolCpu(const std::string& pool)
+{
+    return store::SeriesKey { "pool", pool, "cpu" };
+}
+
+} // namespace
+
+class TestHistory : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::string dbPath() const { return m_dir.filePath(QStringLiteral("history.db")).toStdString(); }
+
+    std::unique_ptr<store::Store> open()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        if (!opened)
+            qFatal("%s", opened.error().message.c_str());
+        return std::move(*opened);
+    }
+
+private slots:
+    void init()
+    {
+        QVERIFY(m_dir.isValid());
+        for (const char* suffix : { "", "-wal", "-shm" })
+            QFile::remove(QString::fromStdString(dbPath() + suffix));
+    }
+
+    void migratesFromEveryEarlierVersion_data()
+    {
+        QTest::addColumn<int>("version");
+        for (int v = 0; v < store::kSchemaVersion; ++v)
+            QTest::newRow(("from version " + std::to_string(v)).c_str()) << v;
+    }
+
+    // A database left at each earlier version, with that version's rows in it, opens at the current version with
+    // nothing lost and a clean integrity check.
+    void migratesFromEveryEarlierVersion()
+    {
+        QFETCH(int, version);
+        QVERIFY(store::migrateSqliteDatabase(dbPath(), version));
+        QCOMPARE(scalar(dbPath(), "PRAGMA user_version"), std::to_string(version));
+        if (version == 1) {
+            QVERIFY(execute(dbPath(),
+                "INSERT INTO pools VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
+                "INSERT INTO nodes VALUES ('n1', 'x86_64', 'hot', 8000, 16384,"
+                " '[{\"kind\":\"gpu\",\"model\":\"T4\",\"memoryMiB\":16384,\"shareCapacity\":1000},"
+                "{\"kind\":\"gpu\",\"model\":\"T4\",\"memoryMiB\":16384,\"shareCapacity\":1000}]', 'Xeon', 99);"
+                "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1',"
+                " '[{\"device\":1,\"share\":500,\"memoryMiB\":2048}]', 0, 77, 0, '', 1, 2, 3, 0);"));
+        } else if (version == 2) {
+            QVERIFY(execute(dbPath(),
+                "INSERT INTO pools VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
+                "INSERT INTO nodes VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
+                "INSERT INTO devices VALUES ('n1', 0, 'gpu', 'T4', 16384, 1000), ('n1', 1, 'gpu', 'T4', 16384, 1000);"
+                "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
+                "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
+        }
+        auto s = open();
+        QCOMPARE(scalar(dbPath(), "PRAGMA user_version"), std::to_string(store::kSchemaVersion));
+        QCOMPARE(scalar(dbPath(), "PRAGMA integrity_check"), std::string("ok"));
+        const auto snapshot = s->load();
+        QVERIFY2(snapshot, snapshot ? "" : snapshot.error().message.c_str());
+        if (version == 0) {
+            QVERIFY(snapshot->pools.empty() && snapshot->nodes.empty() && snapshot->workloads.empty());
+            return;
+        }
+        QCOMPARE(snapshot->pools.size(), std::size_t { 1 });
+        QCOMPARE(snapshot->pools[0].ioWeight, 50);
+        QCOMPARE(snapshot->nodes.size(), std::size_t { 1 });
+        QCOMPARE(snapshot->nodes[0].devices.size(), std::size_t { 2 });
+        QCOMPARE(snapshot->nodes[0].devices[1].value("model", ""), std::string("T4"));
+        QCOMPARE(snapshot->nodes[0].devices[1].value("shareCapacity", 0), 1000);
+        QCOMPARE(snapshot->workloads.size(), std::size_t { 1 });
+        const auto& w = snapshot->workloads[0];
+        QCOMPARE(w.pid, 77);
+        QCOMPARE(w.devices.size(), std::size_t { 1 });
+        QCOMPARE(w.devices[0].value("device", -1), 1);
+        QCOMPARE(w.devices[0].value("share", 0), 500);
+        QCOMPARE(w.devices[0].value("memoryMiB", 0), 2048);
+    }
+
+    void samplesAggregateIntoFiveMinuteBuckets()
+    {
+        auto s = open();
+        std::vector<store::Sample> samples;
+        // Two buckets: values 1..5 at each minute of the first, 10 and 20 in the second, and one in an open bucket.
+        for (int i = 0; i < 5; ++i)
+            samples.push_back({ poolCpu("batch"), kT0 + i * kMinute, double(i + 1) });
+        samples.push_back({ poolCpu("batch"), kT0 + 5 * kMinute, 10.0 });
+        samples.push_back({ poolCpu("batch"), kT0 + 7 * kMinute, 20.0 });
+        samples.push_back({ poolCpu("batch"), kT0 + 10 * kMinute, 99.0 });
+        s->addSamples(samples);
+        QVERIFY(s->commit());
+        QVERIFY(s->maintain(kT0 + 11 * kMinute, store::Retention {}));
+
+        auto raw = s->history(poolCpu("batch"), kT0, kT0 + kDay, store::Resolution::Raw);
+        QVERIFY(raw);
+        QCOMPARE(raw->size(), std::size_t { 8 });
+        auto aggregated = s->history(poolCpu("batch"), kT0, kT0 + kDay, store::Resolution::FiveMinutes);
+        QVERIFY(aggregated);
+        // The bucket still open at 11 minutes (10..15) is not aggregated yet.
+        QCOMPARE(aggregated->size(), std::size_t { 2 });
+        QCOMPARE((*aggregated)[0], (store::HistoryPoint { kT0, 3.0, 1.0, 5.0, 5 }));
+        QCOMPARE((*aggregated)[1], (store::HistoryPoint { kT0 + 5 * kMinute, 15.0, 10.0, 20.0, 2 }));
+
+        // A late sample (an agent's backlog) for an aggregated bucket: that bucket is aggregated again.
+        s->addSamples({ { poolCpu("batch"), kT0 + 9 * kMinute, 30.0 } });
+        QVERIFY(s->commit());
+        QVERIFY(s->maintain(kT0 + 16 * kMinute, store::Retention {}));
+        aggregated = s->history(poolCpu("batch"), kT0, kT0 + kDay, store::Resolution::FiveMinutes);
+        QCOMPARE(aggregated->size(), std::size_t { 3 });
+        QCOMPARE((*aggregated)[1], (store::HistoryPoint { kT0 + 5 * kMinute, 20.0, 10.0, 30.0, 3 }));
+        QCOMPARE((*aggregated)[2], (store::HistoryPoint { kT0 + 10 * kMinute, 99.0, 99.0, 99.0, 1 }));
+
+        // An unknown series has no points rather than an error.
+        const auto none = s->history(poolCpu("nobody"), 0, kT0 + kDay, store::Resolution::Raw);
+        QVERIFY(none && none->empty());
+        const auto series = s->seriesList();
+        QVERIFY(series);
+        QCOMPARE(*series, std::vector<store::SeriesKey> { poolCpu("batch") });
+    }
+
+    void retentionDropsRawSamplesBeforeAggregates()
+    {
+        auto s = open();
+        s->addSamples({ { poolCpu("batch"), kT0, 1.0 }, { poolCpu("batch"), kT0 + 3 * kDay, 2.0 } });
+        QVERIFY(s->commit());
+        store::Retention retention; // raw 2 days, aggregates 90 days
+        QVERIFY(s->maintain(kT0 + 3 * kDay + 10 * kMinute, retention));
+        auto raw = s->history(poolCpu("batch"), 0, kT0 + 100 * kDay, store::Resolution::Raw);
+        QCOMPARE(raw->size(), std::size_t { 1 }); // the 3-day-old sample is gone
+        auto aggregated = s->history(poolCpu("batch"), 0, kT0 + 100 * kDay, store::Resolution::FiveMinutes);
+        QCOMPARE(aggregated->size(), std::size_t { 2 }); // but its aggregate stays
+        QVERIFY(s->maintain(kT0 + 92 * kDay, retention));
+        aggregated = s->history(poolCpu("batch"), 0, kT0 + 100 * kDay, store::Resolution::FiveMinutes);
+        QCOMPARE(aggregated->size(), std::size_t { 1 });
+        QCOMPARE((*aggregated)[0].atMs, kT0 + 3 * kDay);
+    }
+
+    void proposalsForecastsAndAuditRoundTrip()
+    {
+        store::StoredProposal p;
+        p.id = 3;
+        p.kind = "quota";
+        p.state = "pending";
+        p.risk = "low";
+        p.reason = "pool batch is predicted to need 40% more CPU from 09:00";
+        p.effect = { { "cpuMillis", 4000 } };
+        p.plan = nlohmann::json::array({ { { "pool", "batch" }, { "cpuMillis", 14000 } } });
+        p.stateVersion = 41;
+        p.createdMs = kT0;
+        p.expiresMs = kT0 + 10 * kMinute;
+        {
+            auto s = open();
+            s->putProposal(p);
+            s->putForecast(store::StoredForecast { poolCpu("batch"), kT0, "seasonal", 5 * kMinute,
+                nlohmann::json::array({ { 1.0, 0.5, 1.5 }, { 2.0, 1.0, 3.0 } }) });
+            s->putForecast(store::StoredForecast { poolCpu("batch"), kT0 - kMinute, "seasonal", 5 * kMinute,
+                nlohmann::json::array({ { 9.0, 9.0, 9.0 } }) });
+            for (int i = 0; i < 5; ++i)
+                s->addAudit(store::AuditEntry { 0, kT0 + i, "operator:abc", "127.0.0.1:5", "POST /v1/pools",
+                    "pool p" + std::to_string(i), "ok", { { "status", 201 } } });
+            QVERIFY(s->commit());
+        }
+        auto s = open();
+        const auto snapshot = s->load();
+        QCOMPARE(snapshot->proposals, std::vector<store::StoredProposal> { p });
+        QCOMPARE(snapshot->nextProposalId, std::int64_t { 4 });
+        const auto forecast = s->latestForecast(poolCpu("batch"));
+        QVERIFY(forecast && *forecast);
+        QCOMPARE((*forecast)->madeMs, kT0);
+        QCOMPARE((*forecast)->points.size(), std::size_t { 2 });
+        QCOMPARE((*forecast)->points[1][2].get<double>(), 3.0);
+
+        store::AuditQuery q;
+        q.limit = 2;
+        auto page = s->audit(q);
+        QVERIFY(page);
+        QCOMPARE(page->size(), std::size_t { 2 });
+        QCOMPARE((*page)[0].target, std::string("pool p0"));
+        QCOMPARE((*page)[0].detail.value("status", 0), 201);
+        q.afterId = page->back().id;
+        q.limit = 10;
+        page = s->audit(q);
+        QCOMPARE(page->size(), std::size_t { 3 });
+        QCOMPARE(page->front().target, std::string("pool p2"));
+        q = store::AuditQuery {};
+        q.fromMs = kT0 + 4;
+        QCOMPARE(s->audit(q)->size(), std::size_t { 1 });
+    }
+
+    void recorderWritesPoolDemandAndNodeUsage()
+    {
+        boost::asio::io_context io;
+        auto s = open();
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io, ControlPlaneConfig {}, link, {}, s.get());
+        QVERIFY(created);
+        ControlPlane& plane = **created;
+        PoolRequest pool;
+        pool.name = "batch";
+        QVERIFY(plane.createPool(pool));
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 4000;
+        inv.memoryMiB = 8192;
+        inv.devices.push_back(protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 });
+        plane.onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        plane.onInventory("s1", inv);
+        SubmitRequest a;
+        a.name = "a";
+        a.pool = "batch";
+        a.requests = { 1500, 1024, 0, 0 };
+        a.accelerators.kind = AcceleratorKind::Gpu;
+        a.accelerators.count = 1;
+        a.accelerators.sharePerDevice = 250;
+        a.argv = { "/bin/true" };
+        SubmitRequest b = a;
+        b.name = "b";
+        b.requests = { 6000, 512, 0, 0 }; // does not fit: pending, and still demand
+        b.accelerators = {};
+        QVERIFY(plane.submit(a));
+        QVERIFY(plane.submit(b));
+        // Two heartbeats in one interval and one in the next: the node's series are their means per interval.
+        for (const auto& [at, cpu] : { std::pair { kT0 + 1000, 0.25 }, { kT0 + 2000, 0.75 }, { kT0 + kMinute + 5, 0.5 } }) {
+            protocol::Heartbeat hb;
+            hb.samples.push_back(protocol::UtilisationSample { at, cpu, 2048, { protocol::DeviceSample { 0, 0.4, 100 } } });
+            plane.onHeartbeat("s1", hb);
+        }
+
+        HistoryConfig config;
+        config.interval = std::chrono::milliseconds(kMinute);
+        HistoryRecorder recorder(io, plane, config, {});
+        recorder.record(kT0 + 2 * kMinute);
+        plane.stop(); // flushes
+        auto value = [&](const store::SeriesKey& key) {
+            auto points = s->history(key, 0, kT0 + kDay, store::Resolution::Raw);
+            return points && !points->empty() ? points->back().mean : -1.0;
+        };
+        QCOMPARE(value(poolCpu("batch")), 7500.0);
+        QCOMPARE(value({ "pool", "batch", "memory" }), 1536.0);
+        QCOMPARE(value({ "pool", "batch", "gpu" }), 250.0);
+        QCOMPARE(value(poolCpu("default")), 0.0); // idle pools are history too
+        auto nodeCpu = s->history({ "node", "n1", "cpu" }, 0, kT0 + kDay, store::Resolution::Raw);
+        QVERIFY(nodeCpu);
+        QCOMPARE(nodeCpu->size(), std::size_t { 2 });
+        QCOMPARE((*nodeCpu)[0], (store::HistoryPoint { kT0, 2000.0, 2000.0, 2000.0, 1 }));
+        QCOMPARE((*nodeCpu)[1].atMs, kT0 + kMinute);
+        QCOMPARE((*nodeCpu)[1].mean, 2000.0);
+        QCOMPARE(value({ "node", "n1", "gpu_util" }), 0.4);
+        QCOMPARE(value({ "node", "n1", "memory" }), 2048.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestHistory)
+#include "tst_history.moc"

@@ -1,0 +1,326 @@
+// What tidepoold promises about its database, tested on the real daemon and real files: a change it acknowledged
+// survives a kill -9 at any moment (many rounds, killed at random times while a client keeps changing things), the
+// database passes `PRAGMA integrity_check` after every kill, and a database that cannot be written (a full disk,
+// a write lock held by someone else) turns the daemon read-only with an alert: changes are refused with a 503
+// naming the reason, reads go on, and it recovers by itself when the cause goes away.
+#include "harness.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace http = harness::http;
+using harness::request;
+using nlohmann::json;
+
+namespace {
+
+std::string integrityCheck(const std::string& path)
+{
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK)
+        return "cannot open";
+    sqlite3_stmt* s = nullptr;
+    std::string out = "no answer";
+    if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return out;
+}
+
+bool run(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.start(program, args);
+    return p.waitForFinished(10'000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+} // namespace
+
+class TestDurability : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<QProcess> m_daemon;
+    std::uint16_t m_agentPort = 0;
+    std::uint16_t m_apiPort = 0;
+    std::string m_token = "operator-token-0123456789abcdef";
+    QString m_log;
+    QString m_mount; // a tmpfs this suite mounted, unmounted in cleanup
+
+    QString path(const QString& name) const { return m_dir.filePath(name); }
+
+    bool startDaemon(const QString& db)
+    {
+        m_daemon = std::make_unique<QProcess>();
+        return harness::startDaemon(*m_daemon,
+            { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--api-listen"),
+                QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"), db, QStringLiteral("--join-token-file"),
+                path(QStringLiteral("join.token")), QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")) },
+            m_agentPort, m_apiPort, m_log);
+    }
+
+    void killDaemon()
+    {
+        if (!m_daemon)
+            return;
+        m_daemon->kill(); // SIGKILL: no flush, no goodbye
+        m_daemon->waitForFinished(5000);
+        m_daemon.reset();
+    }
+
+    harness::Reply submit(const std::string& name)
+    {
+        return request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            json { { "name", name }, { "cpuMillis", 100 }, { "memoryMiB", 64 }, { "command", { "/bin/true" } } }.dump());
+    }
+
+    json get(const std::string& target) { return request(m_apiPort, http::verb::get, target, m_token).data(); }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        for (const auto& [file, content] : { std::pair { "join.token", std::string("join-token-0123456789abcdef") },
+                 std::pair { "op.token", m_token } }) {
+            QFile f(path(QString::fromLatin1(file)));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QByteArray::fromStdString(content + "\n"));
+        }
+    }
+
+    void cleanup()
+    {
+        killDaemon();
+        if (!m_mount.isEmpty()) {
+            run(QStringLiteral("umount"), { QStringLiteral("-l"), m_mount });
+            m_mount.clear();
+        }
+    }
+
+    // Many rounds of: restart on the same database, check that every change acknowledged so far is there, let a
+    // client submit, cancel and create pools as fast as it can, and kill -9 the daemon at a random moment.
+    void killNineLosesNoAcknowledgedChange()
+    {
+        const QString db = path(QStringLiteral("kill9.db"));
+        std::set<std::int64_t> submitted, cancelled;
+        std::set<std::string> pools;
+        std::mt19937 random(20261203);
+        constexpr int kRounds = 25;
+        std::size_t acknowledgedTotal = 0;
+        for (int round = 0; round <= kRounds; ++round) {
+            QVERIFY2(startDaemon(db), qPrintable(m_log));
+            const json list = get("/v1/workloads?limit=1000000");
+            QVERIFY(list.contains("workloads"));
+            std::map<std::int64_t, std::string> phases;
+            for (const json& w : list["workloads"])
+                phases[w["id"].get<std::int64_t>()] = w["phase"].get<std::string>();
+            for (const std::int64_t id : submitted) {
+                QVERIFY2(phases.count(id), qPrintable(QStringLiteral("round %1: acknowledged workload %2 is gone").arg(round).arg(id)));
+                if (cancelled.count(id))
+                    QCOMPARE(phases[id], std::string("cancelled"));
+            }
+            std::set<std::string> present;
+            const json poolList = get("/v1/pools"); // a named value: iterating a temporary's member would dangle
+            for (const json& p : poolList["pools"])
+                present.insert(p["name"].get<std::string>());
+            for (const std::string& name : pools)
+                QVERIFY2(present.count(name), qPrintable(QStringLiteral("round %1: acknowledged pool %2 is gone")
+                                                      .arg(round)
+                                                      .arg(QString::fromStdString(name))));
+            if (round == kRounds)
+                break;
+
+            std::atomic<bool> stop { false };
+            std::mutex mutex;
+            std::thread client([&, round] {
+                std::mt19937 local(static_cast<unsigned>(round));
+                for (int i = 0; !stop; ++i) {
+                    if (i % 7 == 3) {
+                        const std::string name = "pool-" + std::to_string(round) + "-" + std::to_string(i);
+                        const auto r = request(m_apiPort, http::verb::post, "/v1/pools", m_token,
+                            json { { "name", name }, { "businessLine", "test" } }.dump());
+                        if (r.status == 201) {
+                            std::lock_guard lock(mutex);
+                            pools.insert(name);
+                        }
+                        continue;
+                    }
+                    std::int64_t victim = 0;
+                    {
+                        std::lock_guard lock(mutex);
+                        if (i % 5 == 4 && !submitted.empty())
+                            victim = *std::next(submitted.begin(), static_cast<long>(local() % submitted.size()));
+                    }
+                    if (victim) {
+                        const auto r = request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(victim), m_token);
+                        if (r.status == 200) {
+                            std::lock_guard lock(mutex);
+                            cancelled.insert(victim);
+                        }
+                        continue;
+                    }
+                    const auto r = submit("w-" + std::to_string(round) + "-" + std::to_string(i));
+                    if (r.status == 201) {
+                        std::lock_guard lock(mutex);
+                        submitted.insert(r.data()["id"].get<std::int64_t>());
+                        ++acknowledgedTotal;
+                    }
+                }
+            });
+            std::this_thread::sleep_for(std::chrono::milliseconds(20 + random() % 300));
+            killDaemon();
+            stop = true;
+            client.join();
+            QCOMPARE(integrityCheck(db.toStdString()), std::string("ok"));
+        }
+        qInfo("%zu workloads, %zu cancels and %zu pools acknowledged over %d kills; none lost", acknowledgedTotal,
+            cancelled.size(), pools.size(), kRounds);
+        QVERIFY(acknowledgedTotal > 100);
+    }
+
+    // Another process holds the database's write lock (an operator's sqlite3 shell, a backup tool): commits fail,
+    // the daemon turns read-only and says why, reads go on, and it recovers when the lock is released.
+    void lockedDatabaseTurnsReadOnlyAndRecovers()
+    {
+        const QString db = path(QStringLiteral("locked.db"));
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(submit("before").status, 201);
+        sqlite3* other = nullptr;
+        QCOMPARE(sqlite3_open(db.toStdString().c_str(), &other), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+
+        // The change is made in memory, cannot be saved (after SQLite's 2 s busy wait), and is answered so.
+        const auto unsaved = submit("during");
+        QCOMPARE(unsaved.status, 503);
+        QVERIFY2(unsaved.body.find("could not be saved") != std::string::npos, unsaved.body.c_str());
+        QVERIFY2(unsaved.body.find("locked") != std::string::npos, unsaved.body.c_str());
+        const auto refused = submit("refused");
+        QCOMPARE(refused.status, 503);
+        QVERIFY2(refused.body.find("read-only") != std::string::npos, refused.body.c_str());
+        QCOMPARE(harness::metric(m_apiPort, "tidepool_store_read_only"), 1.0);
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads", m_token).status, 200); // reads go on
+        m_daemon->waitForReadyRead(100);
+        m_log += QString::fromUtf8(m_daemon->readAllStandardError());
+        QVERIFY2(m_log.contains(QStringLiteral("ALERT store")), qPrintable(m_log));
+
+        sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
+        sqlite3_close(other);
+        QVERIFY(harness::waitFor([&] { return harness::metric(m_apiPort, "tidepool_store_read_only") == 0.0; }, 10'000));
+        QCOMPARE(submit("after").status, 201);
+
+        // Everything the daemon held, including the change it could not save at first, is in the database now.
+        killDaemon();
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        std::set<std::string> names;
+        const json listed = get("/v1/workloads");
+        for (const json& w : listed["workloads"])
+            names.insert(w["name"].get<std::string>());
+        QCOMPARE(names, (std::set<std::string> { "before", "during", "after" }));
+        QCOMPARE(integrityCheck(db.toStdString()), std::string("ok"));
+    }
+
+    // A real full disk: the database on a 4 MiB tmpfs that a filler file then fills.
+    void fullDiskTurnsReadOnlyAndRecovers()
+    {
+        if (geteuid() != 0)
+            QSKIP("mounting a small tmpfs needs root");
+        m_mount = path(QStringLiteral("small"));
+        QVERIFY(QDir().mkpath(m_mount));
+        QVERIFY(run(QStringLiteral("mount"), { QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+            QStringLiteral("size=4m"), QStringLiteral("tmpfs"), m_mount }));
+        const QString db = m_mount + QStringLiteral("/tidepool.db");
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        std::set<std::string> acknowledged;
+        QCOMPARE(submit("first").status, 201);
+        acknowledged.insert("first");
+
+        QFile filler(m_mount + QStringLiteral("/filler"));
+        QVERIFY(filler.open(QIODevice::WriteOnly));
+        const QByteArray chunk(64 * 1024, 'x');
+        while (filler.write(chunk) == chunk.size() && filler.flush()) {
+        }
+        filler.close();
+
+        // The WAL may still have room for a few commits; sooner or later one needs space and fails.
+        harness::Reply reply;
+        int attempt = 0;
+        for (; attempt < 2000; ++attempt) {
+            const std::string name = "fill-" + std::to_string(attempt) + std::string(200, 'n');
+            reply = submit(name);
+            if (reply.status != 201)
+                break;
+            acknowledged.insert(name);
+        }
+        QCOMPARE(reply.status, 503);
+        QVERIFY2(reply.body.find("full") != std::string::npos, reply.body.c_str());
+        const auto refused = submit("refused");
+        QCOMPARE(refused.status, 503);
+        QVERIFY2(refused.body.find("read-only") != std::string::npos, refused.body.c_str());
+        QCOMPARE(harness::metric(m_apiPort, "tidepool_store_read_only"), 1.0);
+        QVERIFY(get("/v1/summary").contains("workloads")); // reads go on
+
+        QVERIFY(QFile::remove(m_mount + QStringLiteral("/filler")));
+        QVERIFY(harness::waitFor([&] { return harness::metric(m_apiPort, "tidepool_store_read_only") == 0.0; }, 10'000));
+        QCOMPARE(submit("after").status, 201);
+        acknowledged.insert("after");
+
+        killDaemon();
+        QCOMPARE(integrityCheck(db.toStdString()), std::string("ok"));
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        std::set<std::string> names;
+        const json listed = get("/v1/workloads?limit=100000");
+        for (const json& w : listed["workloads"])
+            names.insert(w["name"].get<std::string>());
+        for (const std::string& name : acknowledged)
+            QVERIFY2(names.count(name), name.c_str());
+        QVERIFY(!names.count("refused"));
+    }
+
+    // A database on a read-only file system cannot be opened for writing: the daemon does not start, and says which
+    // database and why.
+    void readOnlyDatabaseAtStartIsNamed()
+    {
+        if (geteuid() != 0)
+            QSKIP("mounting a tmpfs read-only needs root");
+        m_mount = path(QStringLiteral("ro"));
+        QVERIFY(QDir().mkpath(m_mount));
+        QVERIFY(run(QStringLiteral("mount"), { QStringLiteral("-t"), QStringLiteral("tmpfs"), QStringLiteral("-o"),
+            QStringLiteral("size=4m"), QStringLiteral("tmpfs"), m_mount }));
+        const QString db = m_mount + QStringLiteral("/tidepool.db");
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(submit("kept").status, 201);
+        m_daemon->terminate();
+        QVERIFY(m_daemon->waitForFinished(5000));
+        QVERIFY(run(QStringLiteral("mount"), { QStringLiteral("-o"), QStringLiteral("remount,ro"), m_mount }));
+        QProcess daemon;
+        QString log;
+        std::uint16_t a = 0, b = 0;
+        QVERIFY(!harness::startDaemon(daemon, { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:0"),
+            QStringLiteral("--api-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"), db,
+            QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--operator-token-file"),
+            path(QStringLiteral("op.token")) }, a, b, log));
+        daemon.waitForFinished(5000);
+        log += QString::fromUtf8(daemon.readAllStandardError());
+        QVERIFY(daemon.exitCode() != 0);
+        QVERIFY2(log.contains(db) && log.contains(QStringLiteral("read-only")), qPrintable(log));
+        QVERIFY(run(QStringLiteral("mount"), { QStringLiteral("-o"), QStringLiteral("remount,rw"), m_mount }));
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(get("/v1/workloads")["workloads"].size(), std::size_t { 1 });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDurability)
+#include "tst_durability.moc"
