@@ -159,6 +159,17 @@ int main(int argc, char** argv)
         },
         logLine);
     api::HistoryRecorder history(io, core, config->history, logLine);
+    // The evaluation loop needs history, so it runs only with a database.
+    std::unique_ptr<api::Rebalancer> rebalancer;
+    if (database) {
+        auto created = api::Rebalancer::create(io, core, config->rebalance, logLine);
+        if (!created) {
+            std::fprintf(stderr, "tidepoold: %s\n", created.error().message.c_str());
+            return 2;
+        }
+        rebalancer = std::move(*created);
+        httpApi.setRebalancer(rebalancer.get());
+    }
 
     auto agentPort = agents->listen(agentAddress.first, agentAddress.second);
     if (!agentPort) {
@@ -172,6 +183,8 @@ int main(int argc, char** argv)
     }
     core.start();
     history.start();
+    if (rebalancer)
+        rebalancer->start();
     logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS" : "agent connections use TLS with client certificates")
                 : "agent connections are plain TCP (no --tls-cert given)");
 
@@ -182,6 +195,8 @@ int main(int argc, char** argv)
         logLine(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + "; shutting down");
         notifySystemd("STOPPING=1");
         history.stop();
+        if (rebalancer)
+            rebalancer->stop();
         core.stop();
         http->stop();
         agents->stop();

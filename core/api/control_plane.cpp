@@ -86,6 +86,7 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
             return tl::unexpected(snapshot.error());
         if (auto restored = plane->restore(*snapshot); !restored)
             return tl::unexpected(restored.error());
+        plane->m_restoredProposals = std::move(snapshot->proposals);
         plane->m_store = store;
         plane->markPool(id);
     }
@@ -128,6 +129,8 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
         live.id = id;
         live.state = NodeState::Suspect;
         live.cpuModel = n.cpuModel;
+        live.cordon = n.cordon;
+        m_cluster.mutableNode(id).peakReserved = n.peakReserved;
         live.lastSeen = now; // silent from now on: lost only once the restart grace and lostAfter have both passed
         m_nodeByName.emplace(n.name, id);
     }
@@ -239,6 +242,7 @@ void ControlPlane::onTick()
     if (m_stopped)
         return;
     checkLiveness(Clock::now());
+    releaseHeld(unixMillis());
     m_timer.expires_after(m_config.tick);
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (!ec)
@@ -281,10 +285,11 @@ void ControlPlane::setNodeState(LiveNode& node, NodeState state)
     if (node.state == state)
         return;
     Node& model = m_cluster.mutableNode(node.id);
-    const bool schedulable = state == NodeState::Ready;
+    const bool schedulable = state == NodeState::Ready && node.cordon.empty();
     logLine("control: node " + model.name + ": " + std::string(toString(node.state)) + " -> "
         + std::string(toString(state)));
     node.state = state;
+    ++m_stateVersion;
     if (model.schedulable != schedulable) {
         model.schedulable = schedulable;
         ++model.version;
@@ -292,6 +297,162 @@ void ControlPlane::setNodeState(LiveNode& node, NodeState state)
         if (schedulable)
             schedulePendingRetry();
     }
+}
+
+ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string reason)
+{
+    const auto it = m_nodeByName.find(name);
+    if (it == m_nodeByName.end())
+        return tl::unexpected(ApiError { 404, "no node is named \"" + name + "\"" });
+    LiveNode& node = m_nodes[static_cast<std::size_t>(it->second)];
+    if (node.cordon == reason)
+        return {};
+    node.cordon = std::move(reason);
+    Node& model = m_cluster.mutableNode(node.id);
+    const bool schedulable = node.state == NodeState::Ready && node.cordon.empty();
+    logLine("control: node " + name + (node.cordon.empty() ? " uncordoned" : " cordoned: " + node.cordon));
+    if (model.schedulable != schedulable) {
+        model.schedulable = schedulable;
+        ++model.version;
+        m_scheduler->nodesChanged();
+        if (schedulable)
+            schedulePendingRetry();
+    }
+    markNode(node.id);
+    return {};
+}
+
+ApiResult<std::size_t> ControlPlane::setPeakReserved(const std::string& name, bool reserved, const std::string& why)
+{
+    const auto it = m_nodeByName.find(name);
+    if (it == m_nodeByName.end())
+        return tl::unexpected(ApiError { 404, "no node is named \"" + name + "\"" });
+    const NodeId id = it->second;
+    Node& model = m_cluster.mutableNode(id);
+    if (model.tier != Tier::Hot)
+        return tl::unexpected(ApiError { 409, "node " + name + " is not a hot-tier node" });
+    if (model.peakReserved == reserved)
+        return std::size_t { 0 };
+    model.peakReserved = reserved;
+    ++model.version;
+    m_scheduler->nodesChanged();
+    std::size_t displaced = 0;
+    if (reserved) {
+        // Batch running there makes room before the peak: stopped, and queued again for the cold tier.
+        const std::vector<WorkloadId> residents = model.residents;
+        for (const WorkloadId resident : residents) {
+            auto w = m_workloads.find(resident);
+            if (w == m_workloads.end() || w->second.workload.tier() != Tier::Cold)
+                continue;
+            stopOn(m_nodes[static_cast<std::size_t>(id)], resident);
+            requeue(w->second, "moved off hot node " + name + ", reserved for the next peak: " + why);
+            ++displaced;
+        }
+    } else {
+        schedulePendingRetry();
+    }
+    logLine("control: node " + name + (reserved ? " reserved for the next peak (" + std::to_string(displaced)
+                                                    + " batch workloads moved): " + why
+                                                : " lent to batch: " + why));
+    markNode(id);
+    return displaced;
+}
+
+ApiResult<void> ControlPlane::migrate(
+    WorkloadId id, const std::string& from, std::int32_t fromDevice, const std::string& to, std::int32_t device)
+{
+    const auto it = m_workloads.find(id);
+    if (it == m_workloads.end())
+        return tl::unexpected(ApiError { 404, "no workload has id " + std::to_string(id) });
+    LiveWorkload& w = it->second;
+    const auto source = m_nodeByName.find(from);
+    const auto target = m_nodeByName.find(to);
+    if (source == m_nodeByName.end() || target == m_nodeByName.end())
+        return tl::unexpected(ApiError { 404, "node " + (source == m_nodeByName.end() ? from : to) + " does not exist" });
+    // A share of one device moves to `device`; a CPU-only workload (`fromDevice` -1) moves with no device.
+    const bool holdsIt = fromDevice < 0 ? w.devices.empty() : w.devices.size() == 1 && w.devices[0].device == fromDevice;
+    if ((w.phase != WorkloadPhase::Running && w.phase != WorkloadPhase::Launching) || w.node != source->second || !holdsIt)
+        return tl::unexpected(ApiError { 409,
+            "workload " + std::to_string(id) + " no longer holds device " + std::to_string(fromDevice) + " of node " + from });
+    const WorkloadRecord* record = m_cluster.workload(id);
+    if (!record || !record->placement)
+        return tl::unexpected(ApiError { 409, "workload " + std::to_string(id) + " is not placed" });
+    const Placement old = *record->placement;
+    Placement moved = old;
+    moved.node = target->second;
+    bool translated = false;
+    const Node& targetNode = m_cluster.node(target->second);
+    if (fromDevice >= 0) {
+        if (device < 0 || static_cast<std::size_t>(device) >= targetNode.devices.size())
+            return tl::unexpected(ApiError { 409, "node " + to + " has no device " + std::to_string(device) });
+        moved.shares[0].device = static_cast<std::int16_t>(device);
+    }
+    (void)m_scheduler->release(id);
+    const RejectReason why = m_scheduler->check(targetNode, record->workload, translated);
+    moved.translated = translated;
+    auto bound = why == RejectReason::None ? m_scheduler->bindExternal(moved)
+                                           : Expected<void>(makeError(ErrorCode::CapacityExceeded, std::string(toString(why))));
+    if (!bound) {
+        (void)m_scheduler->bindExternal(old);
+        return tl::unexpected(ApiError { 409, "node " + to + " cannot take workload " + std::to_string(id) + ": " + bound.error().message });
+    }
+    stopOn(m_nodes[static_cast<std::size_t>(source->second)], id);
+    w.node = target->second;
+    w.devices = moved.shares;
+    w.translated = moved.translated;
+    w.pid = 0;
+    w.placedMs = unixMillis();
+    w.detail = "migrated from " + from + " to " + to + " by a rebalance proposal";
+    setPhase(w, WorkloadPhase::Launching);
+    launch(w);
+    logLine("control: workload " + std::to_string(id) + " migrated from " + from + " to " + to);
+    return {};
+}
+
+void ControlPlane::setCarbonHold(std::int64_t untilMs, std::string reason)
+{
+    m_carbonHoldUntilMs = untilMs;
+    m_carbonHoldReason = std::move(reason);
+    ++m_stateVersion;
+    logLine(untilMs > 0 ? "control: deferrable batch held until " + std::to_string(untilMs) + " (Unix ms): " + m_carbonHoldReason
+                        : "control: carbon hold lifted");
+    if (untilMs == 0)
+        releaseHeld(unixMillis());
+}
+
+bool ControlPlane::holdForCarbon(LiveWorkload& w, std::int64_t nowMs)
+{
+    if (!w.workload.deferrable || m_carbonHoldUntilMs == 0)
+        return false;
+    const std::int64_t until = std::min(m_carbonHoldUntilMs, w.deadlineMs);
+    if (nowMs >= until)
+        return false;
+    w.detail = "held for a low-carbon window until " + std::to_string(until) + " (Unix ms): " + m_carbonHoldReason;
+    return true;
+}
+
+void ControlPlane::releaseHeld(std::int64_t nowMs)
+{
+    if (m_held.empty() && m_carbonHoldUntilMs == 0)
+        return;
+    if (m_carbonHoldUntilMs != 0 && nowMs >= m_carbonHoldUntilMs) {
+        logLine("control: the low-carbon window has come; placing the held deferrable batch");
+        m_carbonHoldUntilMs = 0;
+    }
+    // Held work whose window or own deadline has come goes back to the queue, in its priority order.
+    bool released = false;
+    for (auto it = m_held.begin(); it != m_held.end();) {
+        const LiveWorkload& w = m_workloads.at(it->second);
+        if (m_carbonHoldUntilMs == 0 || w.deadlineMs <= nowMs) {
+            m_pending.insert(*it);
+            it = m_held.erase(it);
+            released = true;
+        } else {
+            ++it;
+        }
+    }
+    if (released)
+        schedulePendingRetry();
 }
 
 void ControlPlane::onJoined(const std::string& sessionId, const std::string& remote, const protocol::Hello& hello)
@@ -452,6 +613,7 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
             p.shares = {};
             if (!w.workload.accelerators.any() && m_scheduler->bindExternal(p)) {
                 m_pending.erase({ -w.workload.priority, w.workload.id });
+                m_held.erase({ -w.workload.priority, w.workload.id });
                 w.node = node.id;
                 w.pid = status.pid;
                 setPhase(w, WorkloadPhase::Running);
@@ -626,6 +788,7 @@ void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
 
 void ControlPlane::markWorkload(WorkloadId id)
 {
+    ++m_stateVersion;
     if (!m_store)
         return;
     m_dirtyWorkloads.insert(id);
@@ -634,6 +797,7 @@ void ControlPlane::markWorkload(WorkloadId id)
 
 void ControlPlane::markNode(NodeId id)
 {
+    ++m_stateVersion;
     if (!m_store)
         return;
     m_dirtyNodes.insert(id);
@@ -642,6 +806,7 @@ void ControlPlane::markNode(NodeId id)
 
 void ControlPlane::markPool(PoolId id)
 {
+    ++m_stateVersion;
     if (!m_store)
         return;
     m_dirtyPools.insert(id);
@@ -699,6 +864,22 @@ void ControlPlane::persistSamples(const std::vector<store::Sample>& samples)
     scheduleFlush();
 }
 
+void ControlPlane::persistForecast(const store::StoredForecast& forecast)
+{
+    if (!m_store)
+        return;
+    m_store->putForecast(forecast);
+    scheduleFlush();
+}
+
+void ControlPlane::persistProposal(const store::StoredProposal& proposal)
+{
+    if (!m_store)
+        return;
+    m_store->putProposal(proposal);
+    scheduleFlush();
+}
+
 std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> ControlPlane::takeUtilisation()
 {
     std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> taken;
@@ -727,7 +908,7 @@ void ControlPlane::flush()
                 { "memoryMiB", d.memoryMiB }, { "shareCapacity", d.shareCapacity } });
         m_store->putNode(store::StoredNode { n.name, std::string(toString(n.isa)), std::string(toString(n.tier)),
             n.capacity.cpuMillis, n.capacity.memoryMiB, std::move(devices), m_nodes[static_cast<std::size_t>(id)].cpuModel,
-            unixMillis() });
+            unixMillis(), m_nodes[static_cast<std::size_t>(id)].cordon, n.peakReserved });
     }
     for (const WorkloadId id : m_dirtyWorkloads) {
         const auto it = m_workloads.find(id);
@@ -812,6 +993,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadI
     w.pinnedTier = request.pinnedTier;
     w.nativeIsas = request.nativeIsas;
     w.allowTranslation = request.allowTranslation;
+    w.deferrable = request.deferrable;
     w.pool = *pool;
     if (auto added = m_cluster.addWorkload(w); !added)
         return tl::unexpected(ApiError { 400, added.error().message });
@@ -822,6 +1004,8 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadI
     live.argv = std::move(request.argv);
     live.env = std::move(request.env);
     live.submittedMs = unixMillis();
+    if (live.workload.deferrable)
+        live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;
     m_workloads.emplace(id, std::move(live));
     ++m_phaseCounts[static_cast<std::size_t>(WorkloadPhase::Pending)];
     markWorkload(id);
@@ -837,6 +1021,10 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
     if (m_stats.firstSubmitMs == 0)
         m_stats.firstSubmitMs = w.submittedMs;
     ++m_stats.submitted;
+    if (holdForCarbon(w, unixMillis())) {
+        m_held.insert({ -w.workload.priority, *id });
+        return id;
+    }
     // Older pending work of the same or a higher priority goes first: the new one waits behind it.
     const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -w.workload.priority;
     if (queueAhead || !tryPlace(w))
@@ -916,6 +1104,7 @@ void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exi
         schedulePendingRetry();
     } else {
         m_pending.erase({ -w.workload.priority, w.workload.id });
+        m_held.erase({ -w.workload.priority, w.workload.id });
     }
     w.exitCode = exitCode;
     w.detail = std::move(detail);
@@ -1018,10 +1207,15 @@ void ControlPlane::retryPending()
     std::vector<std::pair<std::int32_t, WorkloadId>> queue(m_pending.begin(), m_pending.end());
     m_pending.clear();
     std::set<Shape> failed;
+    const std::int64_t now = unixMillis();
     for (const auto& key : queue) {
         auto it = m_workloads.find(key.second);
         if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
             continue;
+        if (holdForCarbon(it->second, now)) {
+            m_held.insert(key);
+            continue;
+        }
         Shape shape = shapeOf(it->second.workload);
         if (failed.count(shape) || !tryPlace(it->second)) {
             failed.insert(std::move(shape));

@@ -33,6 +33,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tidepool::api {
@@ -64,6 +65,8 @@ bool isFinal(WorkloadPhase phase);
 
 // The pool of workloads that name none; it always exists.
 inline constexpr std::string_view kDefaultPool = "default";
+// How long deferrable batch may be held for a low-carbon window when it names no deadline.
+inline constexpr std::int64_t kDefaultDeferralMs = 12LL * 3600 * 1000;
 
 struct ControlPlaneConfig {
     std::string profile = "default";
@@ -99,6 +102,8 @@ struct SubmitRequest {
     Tier pinnedTier = Tier::Invalid;
     IsaMask nativeIsas = 0;
     bool allowTranslation = false;
+    bool deferrable = false; // batch that may wait for a low-carbon window
+    std::int64_t deadlineMs = 0; // deferrable: start by then at the latest (Unix ms); 0 = 12 hours after submission
     std::vector<std::string> argv;
     std::vector<std::string> env;
 };
@@ -117,6 +122,7 @@ struct LiveWorkload {
     std::string detail; // why pending, why it failed, what ended it
     FilterReport lastReport; // of the last placement attempt ("why pending" / "why here")
     std::int64_t submittedMs = 0, placedMs = 0, runningMs = 0, finishedMs = 0; // Unix epoch ms; 0 = not yet
+    std::int64_t deadlineMs = 0; // deferrable: held for a low-carbon window at most until then
     std::uint32_t attempts = 0; // placement attempts
 };
 
@@ -136,6 +142,9 @@ struct LiveNode {
     std::int64_t memoryUsedMiB = 0;
     std::vector<protocol::DeviceSample> devices;
     std::uint64_t heartbeats = 0;
+    // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
+    // restarts and reconnects.
+    std::string cordon;
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
 };
@@ -228,8 +237,31 @@ public:
     // Written with the next commit.
     void audit(store::AuditEntry entry);
     void persistSamples(const std::vector<store::Sample>& samples);
+    void persistForecast(const store::StoredForecast& forecast);
+    void persistProposal(const store::StoredProposal& proposal);
+    // The proposals the store held at start, handed once to the rebalancer.
+    std::vector<store::StoredProposal> takeRestoredProposals() { return std::exchange(m_restoredProposals, {}); }
     // Takes every node's utilisation samples received since the last call.
     std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> takeUtilisation();
+
+    // Cordons a node (no new work lands on it; what runs there stays) with `reason`, or with an empty reason lifts it.
+    ApiResult<void> setCordon(const std::string& node, std::string reason);
+    // Reserves a hot-tier node for the next peak (no batch lands there, and the batch running there is stopped and
+    // queued again; returns how many) or, with `reserved` false, lends it to batch again.
+    ApiResult<std::size_t> setPeakReserved(const std::string& node, bool reserved, const std::string& why);
+    // Moves a running workload from the device share it holds on `from` to `device` of node `to`: bound there, stopped
+    // where it ran, launched again. Refused, changing nothing, when it no longer holds that share on `from` or
+    // the target cannot take it.
+    ApiResult<void> migrate(WorkloadId id, const std::string& from, std::int32_t fromDevice, const std::string& to,
+        std::int32_t device);
+    // Holds deferrable batch (submitted `deferrable`, not yet placed) until `untilMs` (Unix ms), a low-carbon window:
+    // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold.
+    void setCarbonHold(std::int64_t untilMs, std::string reason);
+    std::int64_t carbonHoldUntilMs() const { return m_carbonHoldUntilMs; }
+    // Places held deferrable work whose hold or deadline has passed; run by the liveness timer.
+    void releaseHeld(std::int64_t nowMs);
+    // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.
+    std::uint64_t stateVersion() const { return m_stateVersion; }
 
     // Liveness check, normally run by the timer; public for tests that drive time.
     void checkLiveness(Clock::time_point now);
@@ -237,6 +269,7 @@ public:
     void retryPending();
 
     const ClusterState& cluster() const { return m_cluster; }
+    const PolicyRegistry& registry() const { return m_registry; }
     // Translation slowdowns the scheduler uses: the default until an agent reports a measured factor.
     const SlowdownTable& slowdowns() const { return m_scheduler->slowdowns(); }
     const std::map<WorkloadId, LiveWorkload>& workloads() const { return m_workloads; }
@@ -286,6 +319,8 @@ private:
     void markNode(NodeId id);
     void markPool(PoolId id);
     void scheduleFlush();
+    // True (and says so in its detail) when `w` is deferrable and the carbon hold keeps it waiting now.
+    bool holdForCarbon(LiveWorkload& w, std::int64_t nowMs);
     void flush();
 
     boost::asio::io_context& m_io;
@@ -310,6 +345,11 @@ private:
     WorkloadId m_nextId = 1;
     bool m_retryPosted = false;
     bool m_stopped = false;
+    std::uint64_t m_stateVersion = 1;
+    std::int64_t m_carbonHoldUntilMs = 0;
+    std::set<std::pair<std::int32_t, WorkloadId>> m_held; // deferrable work waiting for a low-carbon window
+    std::string m_carbonHoldReason;
+    std::vector<store::StoredProposal> m_restoredProposals;
     bool m_restored = false; // nodes were restored from a database: the restart grace applies
     store::Store* m_store = nullptr; // not owned; null = nothing persisted
     std::set<WorkloadId> m_dirtyWorkloads;

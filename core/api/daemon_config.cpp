@@ -59,7 +59,8 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
     if (r.has("operatorTokens"))
         config.operatorTokens = r.strings("operatorTokens", Alphabet::Text, 64, 256);
     for (const auto& [key, target] : { std::pair { "tlsCertificate", &config.tlsCertificate },
-             std::pair { "tlsPrivateKey", &config.tlsPrivateKey }, std::pair { "tlsClientCa", &config.tlsClientCa } })
+             std::pair { "tlsPrivateKey", &config.tlsPrivateKey }, std::pair { "tlsClientCa", &config.tlsClientCa },
+             std::pair { "carbonIntensityFile", &config.carbonIntensityFile } })
         if (r.has(key))
             *target = r.string(key, Alphabet::Text, 4096);
     if (r.has("profile"))
@@ -81,6 +82,20 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.history.retention.aggregateMs = r.integer("aggregateHistoryDays", 1, 3660) * 86'400'000;
     if (r.has("auditDays"))
         config.history.retention.auditMs = r.integer("auditDays", 0, 36600) * 86'400'000;
+    if (r.has("evaluationPeriodMs"))
+        config.rebalance.period = std::chrono::milliseconds(r.integer("evaluationPeriodMs", 1000, 86'400'000));
+    if (r.has("forecastModel"))
+        config.rebalance.model = r.string("forecastModel", Alphabet::Name, 64);
+    if (r.has("autoApprove"))
+        for (const std::string& kind : r.strings("autoApprove", Alphabet::Name, 8, 32)) {
+            const auto parsed = rebalance::parseProposalKind(kind);
+            if (!parsed) {
+                error = protocol::Error { protocol::ErrorCode::OutOfRange, "autoApprove",
+                    "field `autoApprove` names \"" + kind + "\", not a proposal kind (quota, power_down, power_up)" };
+                break;
+            }
+            config.rebalance.autoApprove.push_back(*parsed);
+        }
     if (r.has("maxFrameBytes"))
         config.maxFrameBytes = static_cast<std::uint32_t>(r.integer("maxFrameBytes", 1024, 64 << 20));
     r.rejectUnknownFields();
@@ -97,8 +112,11 @@ std::string daemonUsage()
   --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
                               joinTokenFile, operatorTokenFile, operatorTokens, tlsCertificate, tlsPrivateKey, tlsClientCa,
                               profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
-                              historyIntervalMs, maxFrameBytes; and, in the file only, rawHistoryHours (default 48),
-                              aggregateHistoryDays (90) and auditDays (0 = keep forever)); options override it
+                              historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, maxFrameBytes; and, in the
+                              file only,
+                              rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
+                              forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
+                              operator when their risk is low: quota, power_down, power_up)); options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
   --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080)
   --db PATH                   SQLite database
@@ -112,6 +130,9 @@ std::string daemonUsage()
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
   --lost-after-ms N           silence before its workloads are placed elsewhere (default 45000)
   --history-interval-ms N     how often utilisation history is recorded, with --db (default 60000)
+  --evaluation-period-ms N    how often the cluster is evaluated for proposals, with --db (default 300000)
+  --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
+                              deferrable batch to low-carbon windows
   --check-config              validate the settings and the token files, then exit
   --help
 )";
@@ -172,11 +193,16 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.tlsPrivateKey = value;
         else if (option == "--tls-client-ca")
             config.tlsClientCa = value;
-        else if (option == "--history-interval-ms") {
-            auto n = parseNumber(option, value, 1000, 3'600'000);
+        else if (option == "--carbon-intensity")
+            config.carbonIntensityFile = value;
+        else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
+            auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)
                 return tl::unexpected(n.error());
-            config.history.interval = std::chrono::milliseconds(*n);
+            if (option == "--history-interval-ms")
+                config.history.interval = std::chrono::milliseconds(*n);
+            else
+                config.rebalance.period = std::chrono::milliseconds(*n);
         } else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
             auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
                 86'400'000);
@@ -227,6 +253,12 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             "suspect-after (" + std::to_string(config.plane.suspectAfter.count())
                 + " ms) must cover at least two heartbeat intervals ("
                 + std::to_string(config.plane.heartbeatIntervalMs) + " ms each)");
+    if (!config.carbonIntensityFile.empty()) {
+        auto carbon = rebalance::loadCarbonIntensity(config.carbonIntensityFile);
+        if (!carbon)
+            return makeError(ErrorCode::InvalidArgument, "--carbon-intensity: " + carbon.error().message);
+        config.rebalance.carbon = std::move(*carbon);
+    }
     return config;
 }
 

@@ -7,6 +7,7 @@
 
 #include "core/api/control_plane.h"
 #include "core/api/history_recorder.h"
+#include "core/api/rebalancer.h"
 
 #include <cstdint>
 #include <string>
@@ -26,9 +27,11 @@ struct DaemonConfig {
     std::string tlsCertificate;
     std::string tlsPrivateKey;
     std::string tlsClientCa;
+    std::string carbonIntensityFile; // CSV timestamp,gco2_per_kwh; loaded into `rebalance.carbon`
     std::uint32_t maxFrameBytes = 1u << 20;
     ControlPlaneConfig plane;
     HistoryConfig history;
+    RebalanceConfig rebalance;
     bool checkOnly = false; // --check-config
     bool help = false;
 };

@@ -84,24 +84,31 @@ void HistoryRecorder::record(std::int64_t nowMs)
 
     // Pools: what their workloads ask for now. Every pool gets a sample, idle ones a zero, so that troughs are
     // history too.
-    std::map<std::string, PoolDemand> pools;
+    // Tiers likewise, by the tier each workload belongs to: the hot tier's accelerator demand is what lending idle
+    // hot accelerators to batch and reclaiming them before a peak are planned on.
+    std::map<std::string, PoolDemand> pools, tiers;
     for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
         pools[cluster.pool(id).name];
+    for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
+        tiers[std::string(toString(tier))].milliDevices["gpu"];
     for (const auto& [id, w] : m_plane.workloads()) {
         if (!demanding(w.phase))
             continue;
-        PoolDemand& demand = pools[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName];
-        demand.cpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
-        demand.memoryMiB += static_cast<double>(w.workload.requests.memoryMiB);
-        if (w.workload.accelerators.any())
-            demand.milliDevices[std::string(toString(w.workload.accelerators.kind))] += milliDevices(w, cluster);
+        for (PoolDemand* demand : { &pools[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName],
+                 &tiers[std::string(toString(w.workload.tier()))] }) {
+            demand->cpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
+            demand->memoryMiB += static_cast<double>(w.workload.requests.memoryMiB);
+            if (w.workload.accelerators.any())
+                demand->milliDevices[std::string(toString(w.workload.accelerators.kind))] += milliDevices(w, cluster);
+        }
     }
-    for (const auto& [name, demand] : pools) {
-        samples.push_back(store::Sample { { "pool", name, "cpu" }, nowMs, demand.cpuMillis });
-        samples.push_back(store::Sample { { "pool", name, "memory" }, nowMs, demand.memoryMiB });
-        for (const auto& [kind, milli] : demand.milliDevices)
-            samples.push_back(store::Sample { { "pool", name, kind }, nowMs, milli });
-    }
+    for (const auto& [scope, demands] : { std::pair { "pool", &pools }, std::pair { "tier", &tiers } })
+        for (const auto& [name, demand] : *demands) {
+            samples.push_back(store::Sample { { scope, name, "cpu" }, nowMs, demand.cpuMillis });
+            samples.push_back(store::Sample { { scope, name, "memory" }, nowMs, demand.memoryMiB });
+            for (const auto& [kind, milli] : demand.milliDevices)
+                samples.push_back(store::Sample { { scope, name, kind }, nowMs, milli });
+        }
 
     // Nodes: the mean of the agent's samples per interval bucket, at the bucket's start.
     const std::int64_t intervalMs = std::max<std::int64_t>(1, m_config.interval.count());

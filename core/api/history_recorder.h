@@ -3,7 +3,8 @@
 // store, one sample per series —
 //   pool/<name>/cpu      CPU millis requested by the pool's pending, launching and running workloads
 //   pool/<name>/memory   MiB requested, likewise
-//   pool/<name>/<kind>   accelerator share units requested (milli-GPUs, NPU cores, FPGA slots)
+//   pool/<name>/<kind>   accelerators requested, in milli-devices (a whole device is 1000)
+//   tier/<tier>/...      the same by the tier the workloads belong to (hot, warm, cold); tier/<t>/gpu always
 //   node/<name>/cpu      CPU millis in use, the mean of the agent's samples in the interval
 //   node/<name>/memory   MiB in use, likewise
 //   node/<name>/<kind>_util  mean utilisation (0..1) of the node's accelerators of that kind

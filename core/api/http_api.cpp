@@ -1,6 +1,7 @@
 #include "core/api/http_api.h"
 
 #include "core/api/history_api.h"
+#include "core/api/proposal_api.h"
 #include "core/api/http_reply.h"
 
 #include "protocol/json_reader.h"
@@ -117,7 +118,7 @@ json nodeJson(const ControlPlane& plane, const LiveNode& live)
     json translation = json::object();
     for (const protocol::TranslationFactor& t : live.translation)
         translation[t.fromIsa] = t.factor;
-    return json { { "name", n.name }, { "state", std::string(toString(live.state)) },
+    return json { { "name", n.name }, { "state", std::string(toString(live.state)) }, { "cordon", live.cordon },
         { "isa", std::string(toString(n.isa)) }, { "tier", std::string(toString(n.tier)) },
         { "cpuModel", live.cpuModel }, { "numaNodes", live.numaNodes }, { "agentVersion", live.agentVersion },
         { "connected", !live.sessionId.empty() }, { "remote", live.remote },
@@ -280,7 +281,9 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         response.set(http::field::www_authenticate, "Bearer realm=\"tidepool\"");
         return respond(std::move(response));
     }
-    const bool changes = verb != http::verb::get && verb != http::verb::head;
+    // What-if is a POST that changes nothing: it is neither refused while read-only nor held for a commit.
+    const bool whatIf = parts.size() == 2 && parts[1] == "whatif";
+    const bool changes = verb != http::verb::get && verb != http::verb::head && !whatIf;
     if (changes && !m_plane.readOnlyReason().empty()) {
         ++m_stats.refusedReadOnly;
         return respond(errorReply(503,
@@ -294,26 +297,50 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     }
 
     m_auditTarget = std::string(target.substr(0, target.find('?')));
-    net::HttpResponse response = route(request, parts, query);
+    const std::string actor = "operator:" + m_fingerprints[*token];
+    const std::string action
+        = std::string(request.method_string()) + " " + std::string(target.substr(0, target.find('?')).substr(0, 256));
+    if (parts.size() == 2 && parts[1] == "evaluate" && verb == http::verb::post && m_rebalancer) {
+        // Forecasting runs on the rebalancer's worker; the answer comes when it is done.
+        m_rebalancer->evaluate(unixMillis(),
+            [this, respond = std::move(respond), actor, peer, action](std::vector<std::int64_t> created) mutable {
+                json list = json::array();
+                for (const std::int64_t id : created)
+                    list.push_back(rebalance::toJson(*m_rebalancer->proposal(id)));
+                answerChange(reply(http::status::ok, json { { "created", std::move(list) } }), actor, peer, action,
+                    "evaluation", std::move(respond));
+            });
+        return;
+    }
+    if (whatIf)
+        return respond(whatIfRoute(m_plane, request));
+    net::HttpResponse response = parts.size() >= 2 && (parts[1] == "proposals" || parts[1] == "evaluate")
+        ? proposalRoute(m_rebalancer, request, parts, query, actor, m_auditTarget)
+        : route(request, parts, query);
     if (!changes)
         return respond(std::move(response));
+    answerChange(std::move(response), actor, peer, action, m_auditTarget, std::move(respond));
+}
 
-    // Every change an operator asks for is audited, refused ones too; a change is answered only once it is durable.
+void HttpApi::answerChange(net::HttpResponse response, const std::string& actor, const std::string& peer,
+    const std::string& action, const std::string& target, net::HttpRespond respond)
+{
+    // Every change an operator asks for is audited, refused ones too.
     const auto status = static_cast<int>(response.result_int());
     store::AuditEntry entry;
     entry.atMs = unixMillis();
-    entry.actor = "operator:" + m_fingerprints[*token];
+    entry.actor = actor;
     entry.source = peer;
-    entry.action = std::string(request.method_string()) + " " + std::string(target.substr(0, target.find('?')).substr(0, 256));
-    entry.target = m_auditTarget.substr(0, 256);
+    entry.action = action;
+    entry.target = target.substr(0, 256);
     entry.outcome = status < 400 ? "ok" : json::parse(response.body(), nullptr, false).value("error", "refused");
     entry.detail = json { { "status", status } };
     m_plane.audit(std::move(entry));
-    if (status >= 400)
-        return respond(std::move(response));
-    m_plane.whenSaved([respond = std::move(respond), response = std::move(response)](
+    // Answered once the change and its audit entry are durable; a refusal changed nothing but its audit entry, so
+    // it is answered as it is even when that could not be saved.
+    m_plane.whenSaved([respond = std::move(respond), response = std::move(response), status](
                           const std::optional<std::string>& notSaved) mutable {
-        if (notSaved)
+        if (notSaved && status < 400)
             return respond(errorReply(503,
                 "the change was made but could not be saved (" + *notSaved
                     + "); tidepoold is read-only and keeps retrying; it is lost if tidepoold stops before then"));

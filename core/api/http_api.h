@@ -15,6 +15,8 @@
 //   GET    /v1/series                    the history series the store holds
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]
+//   GET    /v1/proposals[?state=S]   GET /v1/proposals/{id}
+//   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //
 // A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
 // be written (a full disk, a read-only file) every change is refused with a 503 naming the reason, and reads go on.
@@ -28,6 +30,7 @@
 // Thread affinity: the core's io_context thread (the HTTP server calls `handle` there).
 
 #include "core/api/control_plane.h"
+#include "core/api/rebalancer.h"
 #include "core/api/workload_spec.h"
 #include "core/net/http_server.h"
 
@@ -60,16 +63,22 @@ public:
     // could not be saved). `peer` is the client's address, for the audit log.
     void handle(const net::HttpRequest& request, const std::string& peer, net::HttpRespond respond);
     const HttpApiStats& stats() const { return m_stats; }
+    // Serves /v1/proposals and /v1/evaluate; not owned, may be null (no database).
+    void setRebalancer(Rebalancer* rebalancer) { m_rebalancer = rebalancer; }
 
 private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
     net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view query);
     std::string renderMetrics() const;
+    // Audits a change and answers it once durable.
+    void answerChange(net::HttpResponse response, const std::string& actor, const std::string& peer,
+        const std::string& action, const std::string& target, net::HttpRespond respond);
 
     ControlPlane& m_plane;
     std::vector<std::string> m_tokens;
     std::vector<std::string> m_fingerprints; // by token
-    std::string m_auditTarget; // what the request being routed changed, for its audit entry
+    std::string m_auditTarget;
+    Rebalancer* m_rebalancer = nullptr; // what the request being routed changed, for its audit entry
     MetricsSource m_extraMetrics;
     HttpApiStats m_stats;
 };

@@ -62,6 +62,17 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
     }
     if (r.has("allowTranslation"))
         s.allowTranslation = r.boolean("allowTranslation");
+    if (r.has("deferrable"))
+        s.deferrable = r.boolean("deferrable");
+    if (r.has("deadlineMs")) {
+        s.deadlineMs = r.integer("deadlineMs", 1, 32'503'680'000'000); // up to the year 3000
+        if (!s.deferrable)
+            r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("deadlineMs"),
+                "field `" + r.pathOf("deadlineMs") + "` applies only to deferrable work (\"deferrable\": true)");
+    }
+    if (s.deferrable && s.latency != LatencyClass::Batch)
+        r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("deferrable"),
+            "field `" + r.pathOf("deferrable") + "`: only batch work may be deferred");
     if (r.has("command"))
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
     if (r.has("env"))
@@ -102,6 +113,10 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
     json j { { "name", w.name }, { "pool", live.poolName }, { "cpuMillis", w.requests.cpuMillis },
         { "memoryMiB", w.requests.memoryMiB }, { "priority", w.priority },
         { "latency", std::string(toString(w.latency)) }, { "allowTranslation", w.allowTranslation } };
+    if (w.deferrable) {
+        j["deferrable"] = true;
+        j["deadlineMs"] = live.deadlineMs;
+    }
     if (w.requests.memBandwidthMBps)
         j["memBandwidthMBps"] = w.requests.memBandwidthMBps;
     if (w.requests.netBandwidthMbps)

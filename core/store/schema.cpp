@@ -141,6 +141,12 @@ const char* const kMigrations[] = {
         value TEXT NOT NULL
     );
     )sql",
+    // 3 → 4: a node's cordon (an operator's, or a power-down proposal's) and its reservation for the next peak (hot
+    // capacity no batch may take) survive a restart.
+    R"sql(
+    ALTER TABLE nodes ADD COLUMN cordon TEXT NOT NULL DEFAULT '';
+    ALTER TABLE nodes ADD COLUMN peak_reserved INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

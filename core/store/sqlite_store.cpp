@@ -81,10 +81,11 @@ public:
                 });
         if (read)
             read = readAll(*m_db,
-                "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms FROM nodes ORDER BY rowid", "nodes",
-                [&](Statement& s) {
+                "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, peak_reserved FROM nodes "
+                "ORDER BY rowid",
+                "nodes", [&](Statement& s) {
                     StoredNode n { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4), nlohmann::json::array(),
-                        s.text(5), s.integer(6) };
+                        s.text(5), s.integer(6), s.text(7), s.integer(8) != 0 };
                     if (const auto it = devices.find(n.name); it != devices.end())
                         n.devices = std::move(it->second);
                     snapshot.nodes.push_back(std::move(n));
@@ -200,8 +201,8 @@ private:
         Statement pool(*m_db,
             "INSERT OR REPLACE INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) VALUES (?,?,?,?,?,?)");
         Statement node(*m_db,
-            "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms) "
-            "VALUES (?,?,?,?,?,?,?)");
+            "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
+            "peak_reserved) VALUES (?,?,?,?,?,?,?,?,?)");
         Statement clearDevices(*m_db, "DELETE FROM devices WHERE node = ?");
         Statement device(*m_db,
             "INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) VALUES (?,?,?,?,?,?)");
@@ -236,6 +237,8 @@ private:
             node.bind(5, n.memoryMiB);
             node.bind(6, n.cpuModel);
             node.bind(7, n.lastSeenMs);
+            node.bind(8, n.cordon);
+            node.bind(9, std::int64_t { n.peakReserved ? 1 : 0 });
             clearDevices.bind(1, n.name);
             if (!node.run() || !clearDevices.run())
                 return m_db->failure("cannot write node " + n.name);

@@ -40,6 +40,8 @@ struct StoredNode {
     nlohmann::json devices = nlohmann::json::array(); // [{kind, model, memoryMiB, shareCapacity}]
     std::string cpuModel;
     std::int64_t lastSeenMs = 0;
+    std::string cordon; // why it takes no new work; "" = it does
+    bool peakReserved = false; // hot capacity kept for the next peak: no batch lands there
     bool operator==(const StoredNode&) const = default;
 };
 
@@ -188,6 +190,6 @@ Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 } // namespace tidepool::store

@@ -95,7 +95,7 @@ private slots:
                 "{\"kind\":\"gpu\",\"model\":\"T4\",\"memoryMiB\":16384,\"shareCapacity\":1000}]', 'Xeon', 99);"
                 "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1',"
                 " '[{\"device\":1,\"share\":500,\"memoryMiB\":2048}]', 0, 77, 0, '', 1, 2, 3, 0);"));
-        } else if (version == 2) {
+        } else if (version >= 2) {
             QVERIFY(execute(dbPath(),
                 "INSERT INTO pools VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
                 "INSERT INTO nodes VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
@@ -103,6 +103,11 @@ private slots:
                 "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
                 "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
         }
+        if (version == 3)
+            QVERIFY(execute(dbPath(),
+                "INSERT INTO proposals VALUES (1, 'quota', 'applied', 'low', 'why', '{}', '{\"key\":\"quota:batch\",\"actions\":[]}',"
+                " 7, 1, 2, 'operator:x', 3, '[]', '');"
+                "INSERT INTO audit VALUES (1, 5, 'operator:x', '127.0.0.1:1', 'POST /v1/pools', 'pool batch', 'ok', '{}');"));
         auto s = open();
         QCOMPARE(scalar(dbPath(), "PRAGMA user_version"), std::to_string(store::kSchemaVersion));
         QCOMPARE(scalar(dbPath(), "PRAGMA integrity_check"), std::string("ok"));
@@ -125,6 +130,14 @@ private slots:
         QCOMPARE(w.devices[0].value("device", -1), 1);
         QCOMPARE(w.devices[0].value("share", 0), 500);
         QCOMPARE(w.devices[0].value("memoryMiB", 0), 2048);
+        // Added in version 4: no cordon and no reservation on nodes from before.
+        QCOMPARE(snapshot->nodes[0].cordon, std::string());
+        QVERIFY(!snapshot->nodes[0].peakReserved);
+        if (version == 3) {
+            QCOMPARE(snapshot->proposals.size(), std::size_t { 1 });
+            QCOMPARE(snapshot->proposals[0].decidedBy, std::string("operator:x"));
+            QCOMPARE(s->audit({})->size(), std::size_t { 1 });
+        }
     }
 
     void samplesAggregateIntoFiveMinuteBuckets()

@@ -97,7 +97,7 @@ private slots:
         const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
         const store::StoredNode node { "n1", "aarch64", "cold", 64000, 262144,
             nlohmann::json::array({ { { "kind", "npu" }, { "model", "Ascend" }, { "memoryMiB", 1 }, { "shareCapacity", 32 } } }),
-            "Neoverse-N1", 1234 };
+            "Neoverse-N1", 1234, "powered down by proposal 3" };
         store::StoredWorkload w;
         w.id = 7;
         w.spec = { { "name", "w" }, { "cpuMillis", 1 }, { "memoryMiB", 1 } };

@@ -126,6 +126,31 @@ private slots:
         QVERIFY(metric("tidepool_agent_heartbeats_total") >= before + 20 * 3);
     }
 
+    // The rebalance routes on a fresh daemon: what-if answers the re-simulation and validates its body, proposals
+    // are empty, decisions on unknown ids are 404s, and an evaluation without history proposes nothing.
+    void whatIfAndProposalRoutesAnswer()
+    {
+        QProcess* fleet = startFleet(2, QStringLiteral("wi"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 2; }, 10'000));
+        const std::string body = R"({"name": "w", "cpuMillis": 500, "memoryMiB": 64, "command": ["/bin/sleep", "60"]})";
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token, body).status, 201);
+        const auto whatIf = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"removeNodes": ["wi-0", "wi-1"]})");
+        QCOMPARE(whatIf.status, 200);
+        QCOMPARE(whatIf.data()["withoutChange"]["placed"].get<int>(), 1);
+        QCOMPARE(whatIf.data()["withChange"]["waiting"].get<int>(), 1);
+        const auto unknown = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"pools": {"nope": 1}})");
+        QCOMPARE(unknown.status, 400);
+        QVERIFY2(unknown.body.find("nope") != std::string::npos, unknown.body.c_str());
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"colour": 1})").status, 400);
+        QCOMPARE(get("/v1/proposals")["proposals"].size(), std::size_t { 0 });
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/proposals/9/approve", m_token).status, 404);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/proposals/x/reject", m_token).status, 400);
+        const auto evaluated = request(m_apiPort, http::verb::post, "/v1/evaluate", m_token);
+        QCOMPARE(evaluated.status, 200);
+        QCOMPARE(evaluated.data()["created"].size(), std::size_t { 0 });
+        Q_UNUSED(fleet);
+    }
+
     void apiValidatesEveryRequest()
     {
         const std::string good = R"({"name":"w","cpuMillis":100,"memoryMiB":64})";

@@ -5,6 +5,9 @@
 // naming the reason, reads go on, and it recovers by itself when the cause goes away.
 #include "harness.h"
 
+#include "core/api/http_api.h"
+#include "core/store/store.h"
+
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -14,6 +17,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
+#include <map>
 #include <mutex>
 #include <random>
 #include <set>
@@ -44,6 +49,34 @@ bool run(const QString& program, const QStringList& args)
     QProcess p;
     p.start(program, args);
     return p.waitForFinished(10'000) && p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0;
+}
+
+// A database as a daemon would have left it after a week: pools web-0 … web-N-1 (4000 mCPU quota each) whose CPU
+// demand swings daily up to 4500 mCPU with the peak 30 minutes from now, and a pool "batch" (a steady 2000 mCPU of
+// its 1,000,000 quota) with slack to give, so
+// that every evaluation proposes raising each web pool until it is raised.
+void seedWeekOfHistory(const std::string& path, int webPools)
+{
+    auto opened = tidepool::store::openSqliteStore(path);
+    QVERIFY(opened);
+    tidepool::store::Store& s = **opened;
+    constexpr std::int64_t kStep = tidepool::store::kAggregateBucketMs;
+    const std::int64_t now = tidepool::api::unixMillis() / kStep * kStep;
+    const double pi = std::acos(-1.0);
+    std::vector<tidepool::store::Sample> samples;
+    for (int i = 0; i < webPools; ++i) {
+        const std::string name = "web-" + std::to_string(i);
+        s.putPool({ name, "web", "", 4000, tidepool::kUnlimited, 100 });
+        for (std::int64_t t = now - 7 * 86'400'000LL; t < now; t += kStep)
+            samples.push_back({ { "pool", name, "cpu" }, t,
+                3000 + 1500 * std::cos(2 * pi * static_cast<double>(t - now - 1'800'000) / 86'400'000.0) });
+    }
+    for (std::int64_t t = now - 7 * 86'400'000LL; t < now; t += kStep)
+        samples.push_back({ { "pool", "batch", "cpu" }, t, 2000.0 });
+    s.putPool({ "batch", "research", "", 1'000'000, tidepool::kUnlimited, 100 });
+    s.addSamples(samples);
+    QVERIFY(s.commit());
+    QVERIFY(s.maintain(now, tidepool::store::Retention { 0, 0, 0, 0 }));
 }
 
 } // namespace
@@ -115,8 +148,11 @@ private slots:
     void killNineLosesNoAcknowledgedChange()
     {
         const QString db = path(QStringLiteral("kill9.db"));
+        seedWeekOfHistory(db.toStdString(), 12);
+
         std::set<std::int64_t> submitted, cancelled;
         std::set<std::string> pools;
+        std::map<std::int64_t, std::string> decided; // proposal → the state its acknowledged decision left
         std::mt19937 random(20261203);
         constexpr int kRounds = 25;
         std::size_t acknowledgedTotal = 0;
@@ -140,14 +176,53 @@ private slots:
                 QVERIFY2(present.count(name), qPrintable(QStringLiteral("round %1: acknowledged pool %2 is gone")
                                                       .arg(round)
                                                       .arg(QString::fromStdString(name))));
+            for (const auto& [id, state] : decided) {
+                const json proposal = get("/v1/proposals/" + std::to_string(id));
+                QVERIFY2(proposal.value("state", "") == state,
+                    qPrintable(QStringLiteral("round %1: proposal %2 was acknowledged %3, is %4")
+                                   .arg(round)
+                                   .arg(id)
+                                   .arg(QString::fromStdString(state), QString::fromStdString(proposal.dump()))));
+            }
             if (round == kRounds)
                 break;
+
+            // One approval per round for certain (the client below decides more, racing the kill): an evaluation
+            // when nothing is pending, then the oldest pending proposal.
+            json pending = get("/v1/proposals?state=pending");
+            if (pending["proposals"].empty()) {
+                QCOMPARE(request(m_apiPort, http::verb::post, "/v1/evaluate", m_token).status, 200);
+                pending = get("/v1/proposals?state=pending");
+            }
+            if (!pending["proposals"].empty()) {
+                const std::int64_t id = pending["proposals"].back()["id"];
+                const auto approved = request(m_apiPort, http::verb::post, "/v1/proposals/" + std::to_string(id) + "/approve", m_token);
+                QVERIFY2(approved.status == 200, approved.body.c_str());
+                decided[id] = approved.data().value("state", "");
+            }
 
             std::atomic<bool> stop { false };
             std::mutex mutex;
             std::thread client([&, round] {
                 std::mt19937 local(static_cast<unsigned>(round));
                 for (int i = 0; !stop; ++i) {
+                    if (i % 6 == 1) {
+                        // An operator's decision on a pending proposal (a fresh evaluation when none is pending).
+                        const json pending = get("/v1/proposals?state=pending");
+                        if (!pending.contains("proposals") || pending["proposals"].empty()) {
+                            request(m_apiPort, http::verb::post, "/v1/evaluate", m_token);
+                            continue;
+                        }
+                        const std::int64_t id = pending["proposals"][local() % pending["proposals"].size()]["id"];
+                        const bool approve = local() % 3 != 0;
+                        const auto r = request(m_apiPort, http::verb::post,
+                            "/v1/proposals/" + std::to_string(id) + (approve ? "/approve" : "/reject"), m_token);
+                        if (r.status == 200) {
+                            std::lock_guard lock(mutex);
+                            decided[id] = r.data().value("state", "");
+                        }
+                        continue;
+                    }
                     if (i % 7 == 3) {
                         const std::string name = "pool-" + std::to_string(round) + "-" + std::to_string(i);
                         const auto r = request(m_apiPort, http::verb::post, "/v1/pools", m_token,
@@ -186,9 +261,40 @@ private slots:
             client.join();
             QCOMPARE(integrityCheck(db.toStdString()), std::string("ok"));
         }
-        qInfo("%zu workloads, %zu cancels and %zu pools acknowledged over %d kills; none lost", acknowledgedTotal,
-            cancelled.size(), pools.size(), kRounds);
+        std::size_t approved = 0;
+        for (const auto& [id, state] : decided)
+            approved += state == "applied";
+        qInfo("%zu workloads, %zu cancels, %zu pools and %zu proposal decisions (%zu approvals) acknowledged over %d "
+              "kills; none lost",
+            acknowledgedTotal, cancelled.size(), pools.size(), decided.size(), approved, kRounds);
         QVERIFY(acknowledgedTotal > 100);
+        QVERIFY(approved >= 10);
+    }
+
+    // Every change is audited with who (the token's fingerprint, never the token), from where, what and the outcome;
+    // refused changes too; reads are not.
+    void auditRecordsWhoDidWhatFromWhere()
+    {
+        const QString db = path(QStringLiteral("audit.db"));
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(submit("audited").status, 201);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name": "bad name!"})").status, 400);
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads", m_token).status, 200);
+        const json audit = get("/v1/audit");
+        QVERIFY2(audit.contains("entries") && audit["entries"].size() == 2, audit.dump().c_str());
+        const json& first = audit["entries"][0];
+        QCOMPARE(first["actor"].get<std::string>(), "operator:" + tidepool::api::tokenFingerprint(m_token));
+        QVERIFY(first["source"].get<std::string>().rfind("127.0.0.1:", 0) == 0);
+        QCOMPARE(first["action"].get<std::string>(), std::string("POST /v1/workloads"));
+        QCOMPARE(first["target"].get<std::string>(), std::string("workload 1"));
+        QCOMPARE(first["outcome"].get<std::string>(), std::string("ok"));
+        const json& refused = audit["entries"][1];
+        QCOMPARE(refused["action"].get<std::string>(), std::string("POST /v1/pools"));
+        QVERIFY2(refused["outcome"].get<std::string>().find("name") != std::string::npos, refused.dump().c_str());
+        QVERIFY(audit.dump().find(m_token) == std::string::npos);
+        // Paging and bad queries.
+        QCOMPARE(get("/v1/audit?after=" + std::to_string(first["id"].get<std::int64_t>()))["entries"].size(), std::size_t { 1 });
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/audit?limit=0", m_token).status, 400);
     }
 
     // Another process holds the database's write lock (an operator's sqlite3 shell, a backup tool): commits fail,

@@ -1,0 +1,245 @@
+// The cluster commands: `nodes`, `pools` (with `create` and `set`) and `summary`, and their printers.
+#include "app/tidepoolctl/commands.h"
+
+#include "core/model/types.h"
+#include "protocol/messages.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace tidepool::ctl {
+
+using api::HttpMethod;
+
+namespace {
+
+// Free and total units of each accelerator kind: GPUs as "1.5/4" (shares are milli-GPUs), others prefixed.
+std::string acceleratorsOf(const json& node)
+{
+    std::map<std::string, std::pair<double, int>> byKind; // kind → (free devices, devices)
+    for (const json& d : node.value("devices", json::array())) {
+        const double capacity = real(d, "shareCapacity");
+        auto& [free, total] = byKind[text(d, "kind")];
+        free += capacity > 0 ? real(d, "shareFree") / capacity : 0.0;
+        ++total;
+    }
+    std::string out;
+    for (const auto& [kind, counts] : byKind) {
+        if (!out.empty())
+            out += ' ';
+        out += (kind == "gpu" ? std::string() : kind + ":") + decimal(counts.first, 2) + "/"
+            + std::to_string(counts.second);
+    }
+    return out.empty() ? "-" : out;
+}
+
+void printNodes(const json& list)
+{
+    Table table({ "NAME", "STATE", "ISA", "TIER", "CPU(free/total)", "MEM(free/total)", "GPUs", "UTIL", "WORKLOADS" });
+    for (const json& n : list)
+        table.add({ text(n, "name"), text(n, "state"), text(n, "isa"), text(n, "tier"),
+            cores(integer(n, "cpuMillisFree")) + "/" + cores(integer(n, "cpuMillis")),
+            mebibytes(integer(n, "memoryMiBFree")) + "/" + mebibytes(integer(n, "memoryMiB")), acceleratorsOf(n),
+            percent(real(n, "cpuUtilisation")), text(n, "workloads") });
+    table.print();
+}
+
+void printNode(const json& n)
+{
+    std::string translation;
+    // A named copy: `items()` of a temporary would refer to an object destroyed before the loop runs.
+    const json factors = n.value("translation", json::object());
+    for (const auto& [from, factor] : factors.items())
+        translation += (translation.empty() ? "" : ", ") + from + " x" + decimal(factor.get<double>(), 2);
+    printFields({
+        { "Name", text(n, "name") },
+        { "State", text(n, "state") + (n.value("connected", false) ? ", connected from " + text(n, "remote") : "") },
+        { "ISA", text(n, "isa") + ", " + text(n, "cpuModel") + ", " + text(n, "numaNodes") + " NUMA node(s)" },
+        { "Tier", text(n, "tier") },
+        { "CPU",
+            cores(integer(n, "cpuMillisFree")) + " of " + cores(integer(n, "cpuMillis")) + " cores free, "
+                + percent(real(n, "cpuUtilisation")) + " used" },
+        { "Memory",
+            mebibytes(integer(n, "memoryMiBFree")) + " of " + mebibytes(integer(n, "memoryMiB")) + " free, "
+                + mebibytes(integer(n, "memoryUsedMiB")) + " in use" },
+        { "Workloads", text(n, "workloads") },
+        { "Pools", joined(n.value("pools", json::array()), ", ") },
+        { "Translation", translation.empty() ? "-" : translation },
+        { "Agent", text(n, "agentVersion") },
+        { "Heartbeats", text(n, "heartbeats") + ", last " + age(integer(n, "lastHeartbeatMs")) + " ago" },
+    });
+    const json devices = n.value("devices", json::array());
+    if (devices.empty())
+        return;
+    Table table({ "DEVICE", "KIND", "MODEL", "SHARE(free/total)", "MEMORY", "UTIL" });
+    for (const json& d : devices)
+        table.add({ text(d, "index"), text(d, "kind"), text(d, "model"),
+            text(d, "shareFree") + "/" + text(d, "shareCapacity"), mebibytes(integer(d, "memoryMiB")),
+            present(d, "utilisation") ? percent(real(d, "utilisation")) : "-" });
+    std::puts("");
+    table.print();
+}
+
+void printPools(const json& list)
+{
+    Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "NODES" });
+    for (const json& p : list)
+        table.add({ text(p, "name"), text(p, "businessLine"), text(p, "tier", "any"),
+            cores(integer(p, "cpuMillisUsed")) + "/"
+                + (present(p, "cpuMillis") ? cores(integer(p, "cpuMillis")) : std::string("unlimited")),
+            mebibytes(integer(p, "memoryMiBUsed")) + "/"
+                + (present(p, "memoryMiB") ? mebibytes(integer(p, "memoryMiB")) : std::string("unlimited")),
+            text(p, "nodes") });
+    table.print();
+}
+
+// "5 ready, 1 lost": the counts of an object in the given order of its keys (then any others), without zeros
+// unless `keepZero`.
+std::string counts(const json& object, std::initializer_list<std::string_view> order, bool keepZero)
+{
+    std::vector<std::string> keys(order.begin(), order.end());
+    if (object.is_object())
+        for (const auto& [key, value] : object.items())
+            if (std::find(keys.begin(), keys.end(), key) == keys.end())
+                keys.push_back(key);
+    std::string out;
+    for (const std::string& key : keys) {
+        const std::int64_t n = integer(object, key);
+        if (!object.contains(key) || (n == 0 && !keepZero))
+            continue;
+        out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + key;
+    }
+    return out.empty() ? "none" : out;
+}
+
+void printSummary(const json& s)
+{
+    printFields({
+        { "Nodes", counts(s.value("nodes", json::object()), { "ready", "suspect", "lost", "joining" }, true) },
+        { "Workloads",
+            counts(s.value("workloads", json::object()),
+                { "pending", "launching", "running", "stopping", "succeeded", "failed", "killed", "oom_killed",
+                    "cancelled" },
+                false) },
+        { "Submitted", text(s, "submitted") + " since start, " + text(s, "acknowledged") + " launches acknowledged" },
+    });
+}
+
+// The body of `pools create` and `pools set`. The daemon's PUT changes only the fields it is given, and `null`
+// sets a quota back to unlimited and the tier back to any, so `set` sends just what the operator asked for.
+Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setting)
+{
+    json body = json::object();
+    const std::pair<const char*, const char*> quotas[] = { { "--cpu", "cpuMillis" }, { "--memory", "memoryMiB" } };
+    for (const auto& [option, field] : quotas) {
+        const auto value = o.last(option);
+        if (!value)
+            continue;
+        if (setting && *value == "unlimited") {
+            body[field] = nullptr;
+            continue;
+        }
+        auto n = integerValue(cmd, option, *value, 1,
+            std::string_view(field) == "cpuMillis" ? protocol::kMaxCpuMillis : protocol::kMaxMemoryMiB);
+        if (!n)
+            return tl::unexpected(n.error());
+        body[field] = *n;
+    }
+    if (const auto tier = o.last("--tier")) {
+        if (setting && *tier == "any")
+            body["tier"] = nullptr;
+        else if (!parseTier(*tier))
+            return usageError(
+                cmd + ": --tier: \"" + *tier + "\" must be hot, warm or cold" + (setting ? " (or any)" : ""));
+        else
+            body["tier"] = *tier;
+    }
+    if (const auto line = o.last("--business-line")) {
+        if (line->empty() || line->size() > 256
+            || std::any_of(line->begin(), line->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
+            return usageError(cmd + ": --business-line must be 1 to 256 printable bytes");
+        body["businessLine"] = *line;
+    }
+    if (const auto weight = o.last("--io-weight")) {
+        auto n = integerValue(cmd, "--io-weight", *weight, 1, 10'000);
+        if (!n)
+            return tl::unexpected(n.error());
+        body["ioWeight"] = *n;
+    }
+    return body;
+}
+
+} // namespace
+
+Result<void> nodes(Session& session, const std::vector<std::string>& words)
+{
+    const std::string cmd = "nodes";
+    auto parsed = parseOptions(cmd, words, {});
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    if (parsed->positionals.size() > 1)
+        return usageError(cmd + ": give at most one node name");
+    if (parsed->positionals.empty())
+        return session.callAndShow(
+            HttpMethod::Get, "/v1/nodes", [](const json& j) { printNodes(j.value("nodes", json::array())); });
+    auto name = nameValue(cmd, "node name", parsed->positionals[0]);
+    if (!name)
+        return tl::unexpected(name.error());
+    return session.callAndShow(HttpMethod::Get, "/v1/nodes/" + *name, printNode);
+}
+
+Result<void> pools(Session& session, const std::vector<std::string>& words)
+{
+    const std::string sub = words.empty() ? std::string() : words.front();
+    if (sub.empty() || sub[0] == '-') {
+        auto parsed = parseOptions("pools", words, {});
+        if (!parsed)
+            return tl::unexpected(parsed.error());
+        return session.callAndShow(
+            HttpMethod::Get, "/v1/pools", [](const json& j) { printPools(j.value("pools", json::array())); });
+    }
+    if (sub != "create" && sub != "set")
+        return usageError("pools: unknown subcommand \"" + sub + "\" (create or set)");
+    const std::string cmd = "pools " + sub;
+    auto parsed = parseOptions(cmd, { words.begin() + 1, words.end() },
+        { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" } });
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    if (parsed->positionals.size() != 1)
+        return usageError(cmd + ": give exactly one pool name");
+    const std::string& name = parsed->positionals[0];
+    if (!isName(name, 64))
+        return usageError(cmd + ": pool name \"" + name + "\" must be 1 to 64 letters, digits, '.', '_' or '-'");
+
+    Result<std::string> response;
+    if (sub == "create") {
+        auto body = poolBody(cmd, *parsed, false);
+        if (!body)
+            return tl::unexpected(body.error());
+        (*body)["name"] = name;
+        response = session.call(HttpMethod::Post, "/v1/pools", body->dump());
+    } else {
+        if (parsed->values.empty())
+            return usageError(cmd + ": give at least one of --cpu, --memory, --tier, --business-line, --io-weight");
+        auto body = poolBody(cmd, *parsed, true);
+        if (!body)
+            return tl::unexpected(body.error());
+        response = session.call(HttpMethod::Put, "/v1/pools/" + name, body->dump());
+    }
+    if (!response)
+        return tl::unexpected(response.error());
+    return session.show(*response, [](const json& p) { printPools(json::array({ p })); });
+}
+
+Result<void> summary(Session& session, const std::vector<std::string>& words)
+{
+    auto parsed = parseOptions("summary", words, {});
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    if (auto none = noPositionals("summary", *parsed); !none)
+        return tl::unexpected(none.error());
+    return session.callAndShow(HttpMethod::Get, "/v1/summary", printSummary);
+}
+
+} // namespace tidepool::ctl

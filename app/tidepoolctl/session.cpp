@@ -1,0 +1,73 @@
+// The session: the one connection to tidepoold a run of tidepoolctl uses, the operator token, and the choice
+// between the daemon's JSON and a table. The token is read only when the first request is about to be sent, so
+// that a wrong command line is reported without touching it, and it never appears in a message.
+#include "app/tidepoolctl/ctl.h"
+
+#include "core/api/daemon_config.h"
+
+#include <cstdio>
+
+namespace tidepool::ctl {
+
+Session::Session(GlobalOptions options, std::string host, std::uint16_t port)
+    : m_options(std::move(options))
+    , m_host(std::move(host))
+    , m_port(port)
+{
+}
+
+Result<std::string> Session::call(api::HttpMethod method, const std::string& target, const std::string& body)
+{
+    if (!m_client) {
+        if (m_options.tokenFile.empty())
+            return usageError("no operator token: give --token-file FILE or set TIDEPOOL_TOKEN_FILE");
+        auto token = api::readSecretFile(m_options.tokenFile, "operator token");
+        if (!token)
+            return usageError(token.error().message);
+        m_client = std::make_unique<api::ApiClient>(m_host, m_port, std::move(*token), m_options.timeout);
+    }
+    auto response = m_client->request(method, target, body);
+    if (!response)
+        return tl::unexpected(Failure { 1, response.error().message });
+    if (response->status >= 200 && response->status < 300)
+        return std::move(response->body);
+    std::string message;
+    const json j = json::parse(response->body, nullptr, false); // discarded when it is not JSON
+    if (j.is_object() && j.contains("error") && j["error"].is_string())
+        message = j["error"].get<std::string>();
+    if (message.empty())
+        message = "tidepoold at " + m_client->address() + " answered HTTP " + std::to_string(response->status);
+    else
+        message += " (HTTP " + std::to_string(response->status) + ")";
+    if (response->status == 401)
+        message += "\ntidepoolctl: the token in " + m_options.tokenFile
+            + " was refused; check --token-file or TIDEPOOL_TOKEN_FILE";
+    return tl::unexpected(Failure { 1, message });
+}
+
+Result<void> Session::show(const std::string& body, const std::function<void(const json&)>& render) const
+{
+    if (m_options.output == Output::Json) {
+        std::fputs(body.c_str(), stdout);
+        if (body.empty() || body.back() != '\n')
+            std::fputc('\n', stdout);
+        return {};
+    }
+    try {
+        render(json::parse(body));
+    } catch (const json::exception& e) {
+        return tl::unexpected(Failure { 1, "unexpected response from tidepoold: " + std::string(e.what()) });
+    }
+    return {};
+}
+
+Result<void> Session::callAndShow(api::HttpMethod method, const std::string& target,
+    const std::function<void(const json&)>& render, const std::string& body)
+{
+    auto response = call(method, target, body);
+    if (!response)
+        return tl::unexpected(response.error());
+    return show(*response, render);
+}
+
+} // namespace tidepool::ctl

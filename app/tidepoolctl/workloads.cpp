@@ -1,0 +1,159 @@
+// The workload commands other than `submit`: `list`, `get`, `why` and `cancel`, and their printers. Tables show
+// CPU in cores and memory in binary units; `-o json` keeps the daemon's `cpuMillis` and `memoryMiB`.
+#include "app/tidepoolctl/commands.h"
+
+#include "core/api/control_plane.h"
+#include "protocol/messages.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tidepool::ctl {
+
+using api::HttpMethod;
+
+void printWorkloads(const json& list)
+{
+    Table table({ "ID", "NAME", "PHASE", "NODE", "POOL", "CPU", "MEM", "AGE", "DETAIL" });
+    for (const json& w : list)
+        table.add({ text(w, "id"), text(w, "name"), text(w, "phase"), text(w, "node"), text(w, "pool"),
+            cores(integer(w, "cpuMillis")), mebibytes(integer(w, "memoryMiB")), age(integer(w, "submittedMs")),
+            clip(text(w, "detail", ""), 80) });
+    table.print();
+}
+
+namespace {
+
+std::string acceleratorText(const json& a)
+{
+    std::string s = text(a, "kind") + " x" + text(a, "count");
+    if (integer(a, "share") > 0)
+        s += ", share " + text(a, "share") + " per device";
+    return s;
+}
+
+void printWorkload(const json& w)
+{
+    std::vector<std::pair<std::string, std::string>> f {
+        { "ID", text(w, "id") },
+        { "Name", text(w, "name") },
+        { "Phase", text(w, "phase") },
+        { "Node", text(w, "node") },
+        { "Pool", text(w, "pool") },
+        { "Priority", text(w, "priority") },
+        { "Latency", text(w, "latency") },
+        { "CPU", cores(integer(w, "cpuMillis")) + " (" + text(w, "cpuMillis") + " millicores)" },
+        { "Memory", mebibytes(integer(w, "memoryMiB")) },
+    };
+    if (present(w, "accelerators"))
+        f.emplace_back("Accelerators", acceleratorText(w["accelerators"]));
+    if (present(w, "devices") && !w["devices"].empty()) {
+        std::string devices;
+        for (const json& d : w["devices"])
+            devices += (devices.empty() ? "" : ", ") + text(d, "device") + " (share " + text(d, "share") + ")";
+        f.emplace_back("Devices", devices);
+    }
+    if (present(w, "translated"))
+        f.emplace_back("Translated", w["translated"].is_boolean() && w["translated"].get<bool>() ? "yes" : "no");
+    if (present(w, "command"))
+        f.emplace_back("Command", joined(w["command"], " "));
+    if (present(w, "pid"))
+        f.emplace_back("PID", text(w, "pid"));
+    f.emplace_back("Submitted", age(integer(w, "submittedMs")) + " ago");
+    if (present(w, "placedMs"))
+        f.emplace_back("Placed", age(integer(w, "placedMs")) + " ago");
+    if (present(w, "runningMs"))
+        f.emplace_back("Running", age(integer(w, "runningMs")) + " ago");
+    if (present(w, "finishedMs")) {
+        f.emplace_back("Finished", age(integer(w, "finishedMs")) + " ago");
+        f.emplace_back("Exit code", text(w, "exitCode"));
+    }
+    f.emplace_back("Attempts", text(w, "attempts"));
+    f.emplace_back("Detail", text(w, "detail"));
+    printFields(f);
+}
+
+void printWhy(const json& why)
+{
+    const json report = why.value("report", json::object());
+    const std::string mainReason = text(report, "mainReason");
+    printFields({
+        { "Workload", text(why, "id") },
+        { "Phase", text(why, "phase") },
+        { "Node", text(why, "node") },
+        { "Reason", text(why, "reason", "(none recorded)") },
+        { "Last attempt",
+            text(report, "nodesConsidered") + " nodes considered, " + text(report, "feasible") + " feasible"
+                + (mainReason == "none" || mainReason == "-" ? "" : "; mostly " + mainReason) },
+    });
+    const json rejected = report.value("rejected", json::object());
+    if (!rejected.is_object() || rejected.empty())
+        return;
+    std::vector<std::pair<std::int64_t, std::string>> rows;
+    for (const auto& [reason, count] : rejected.items())
+        rows.emplace_back(count.is_number() ? count.get<std::int64_t>() : 0, reason);
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Table table({ "REASON", "NODES" });
+    for (const auto& [count, reason] : rows)
+        table.add({ reason, std::to_string(count) });
+    std::puts("");
+    table.print();
+}
+
+} // namespace
+
+Result<void> list(Session& session, const std::vector<std::string>& words)
+{
+    const std::string cmd = "list";
+    auto parsed = parseOptions(cmd, words, { { "--phase" }, { "--node" }, { "--limit" } });
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    if (auto none = noPositionals(cmd, *parsed); !none)
+        return tl::unexpected(none.error());
+    std::string query;
+    if (const auto phase = parsed->last("--phase")) {
+        if (!api::parseWorkloadPhase(*phase))
+            return usageError(cmd + ": --phase: \"" + *phase
+                + "\" is not a phase (pending, launching, running, stopping, succeeded, failed, killed, oom_killed, "
+                  "cancelled)");
+        query += "&phase=" + *phase;
+    }
+    if (const auto node = parsed->last("--node")) {
+        auto valid = nameValue(cmd, "--node", *node);
+        if (!valid)
+            return tl::unexpected(valid.error());
+        query += "&node=" + *node;
+    }
+    if (const auto limit = parsed->last("--limit")) {
+        auto n = integerValue(cmd, "--limit", *limit, 1, 1'000'000'000);
+        if (!n)
+            return tl::unexpected(n.error());
+        query += "&limit=" + std::to_string(*n);
+    }
+    if (!query.empty())
+        query[0] = '?';
+    return session.callAndShow(HttpMethod::Get, "/v1/workloads" + query,
+        [](const json& j) { printWorkloads(j.value("workloads", json::array())); });
+}
+
+Result<void> workloadCommand(Session& session, const std::string& cmd, const std::vector<std::string>& words)
+{
+    auto parsed = parseOptions(cmd, words, {});
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    auto id = idValue(cmd, *parsed, "workload ID", protocol::kMaxWorkloadId);
+    if (!id)
+        return tl::unexpected(id.error());
+    if (cmd == "get")
+        return session.callAndShow(HttpMethod::Get, "/v1/workloads/" + *id, printWorkload);
+    if (cmd == "why")
+        return session.callAndShow(HttpMethod::Get, "/v1/workloads/" + *id + "/why", printWhy);
+    return session.callAndShow(HttpMethod::Delete, "/v1/workloads/" + *id, [](const json& w) {
+        const std::string phase = text(w, "phase");
+        const std::string node = present(w, "node") ? " on " + text(w, "node") : std::string();
+        std::printf("workload %s: %s%s\n", text(w, "id").c_str(), phase.c_str(),
+            phase == "stopping" ? (node + ", the stop is sent").c_str() : "");
+    });
+}
+
+} // namespace tidepool::ctl

@@ -1,0 +1,137 @@
+#include "core/api/proposal_api.h"
+
+#include "core/api/http_reply.h"
+#include "core/model/pool.h"
+#include "core/rebalance/whatif.h"
+#include "protocol/json_reader.h"
+
+namespace tidepool::api {
+
+namespace http = boost::beast::http;
+using nlohmann::json;
+
+namespace {
+
+net::HttpResponse failed(const ApiError& e)
+{
+    return errorReply(e.status, e.message);
+}
+
+} // namespace
+
+net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& request,
+    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget)
+{
+    if (!rebalancer)
+        return errorReply(404, "tidepoold evaluates nothing: it was started without a database (--db)");
+    const http::verb verb = request.method();
+    const std::int64_t now = unixMillis();
+
+    if (parts[1] == "evaluate") // POST /v1/evaluate itself is answered by the API, asynchronously
+        return errorReply(405, "/v1/evaluate takes POST");
+
+    if (parts.size() == 2) {
+        if (verb != http::verb::get)
+            return errorReply(405, "/v1/proposals takes GET");
+        std::optional<rebalance::ProposalState> state;
+        if (const auto text = queryValue(query, "state")) {
+            state = rebalance::parseProposalState(*text);
+            if (!state)
+                return errorReply(400, "query `state` must be pending, approved, rejected, expired, applied or failed");
+        }
+        json list = json::array();
+        const auto& all = rebalancer->proposals();
+        for (auto it = all.rbegin(); it != all.rend(); ++it)
+            if (!state || it->second.state == *state)
+                list.push_back(rebalance::toJson(it->second));
+        return reply(http::status::ok, json { { "proposals", std::move(list) } });
+    }
+
+    const auto id = parseInteger(parts[2]);
+    if (!id || *id <= 0)
+        return errorReply(400, "proposal id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
+    auditTarget = "proposal " + std::to_string(*id);
+    if (parts.size() == 3 && verb == http::verb::get) {
+        const rebalance::Proposal* p = rebalancer->proposal(*id);
+        if (!p)
+            return errorReply(404, "no proposal has id " + std::to_string(*id));
+        return reply(http::status::ok, rebalance::toJson(*p));
+    }
+    if (parts.size() == 4 && verb == http::verb::post && parts[3] == "approve") {
+        auto approved = rebalancer->approve(*id, actor, now);
+        if (!approved)
+            return failed(approved.error());
+        return reply(http::status::ok, rebalance::toJson(**approved));
+    }
+    if (parts.size() == 4 && verb == http::verb::post && parts[3] == "reject") {
+        std::string why;
+        if (!request.body().empty()) {
+            const json body = json::parse(request.body(), nullptr, false);
+            if (!body.is_object() || (body.contains("reason") && !body["reason"].is_string()))
+                return errorReply(400, "the body must be a JSON object whose field `reason` is a string");
+            why = body.value("reason", std::string());
+            if (why.size() > 1000)
+                return errorReply(400, "field `reason` is longer than 1000 bytes");
+        }
+        auto rejected = rebalancer->reject(*id, actor, why, now);
+        if (!rejected)
+            return failed(rejected.error());
+        return reply(http::status::ok, rebalance::toJson(**rejected));
+    }
+    return errorReply(404, "no resource for " + std::string(request.method_string()) + " /v1/proposals/" + parts[2]
+            + (parts.size() > 3 ? "/" + parts[3] : std::string()));
+}
+
+net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest& request)
+{
+    if (request.method() != http::verb::post)
+        return errorReply(405, "/v1/whatif takes POST");
+    rebalance::WhatIfChange change;
+    if (!request.body().empty()) {
+        if (!protocol::detail::nestingWithin(request.body(), 8))
+            return errorReply(400, "the body nests deeper than 8 levels");
+        const json body = json::parse(request.body(), nullptr, false);
+        if (!body.is_object())
+            return errorReply(400, "the body must be a JSON object");
+        for (const auto& [key, value] : body.items())
+            if (key != "profile" && key != "pools" && key != "removeNodes")
+                return errorReply(400, "field `" + key.substr(0, 64) + "` is not known (profile, pools, removeNodes)");
+        if (body.contains("profile")) {
+            if (!body["profile"].is_string() || body["profile"].get<std::string>().size() > 64)
+                return errorReply(400, "field `profile` must be a profile name");
+            change.profile = body["profile"].get<std::string>();
+        }
+        if (body.contains("pools")) {
+            if (!body["pools"].is_object())
+                return errorReply(400, "field `pools` must map pool names to CPU quotas in millicores (or null)");
+            for (const auto& [name, quota] : body["pools"].items()) {
+                if (quota.is_null())
+                    change.poolCpuMillis[name] = kUnlimited;
+                else if (quota.is_number_integer() && quota.get<std::int64_t>() >= 0 && quota.get<std::int64_t>() < kUnlimited)
+                    change.poolCpuMillis[name] = quota.get<std::int64_t>();
+                else
+                    return errorReply(400, "field `pools." + name.substr(0, 64) + "` must be a whole number of millicores or null");
+            }
+        }
+        if (body.contains("removeNodes")) {
+            if (!body["removeNodes"].is_array())
+                return errorReply(400, "field `removeNodes` must be an array of node names");
+            for (std::size_t i = 0; i < body["removeNodes"].size(); ++i) {
+                if (!body["removeNodes"][i].is_string())
+                    return errorReply(400, "field `removeNodes[" + std::to_string(i) + "]` must be a node name");
+                change.removeNodes.push_back(body["removeNodes"][i].get<std::string>());
+            }
+        }
+    }
+    std::vector<WorkloadId> workloads;
+    for (const auto& [id, w] : plane.workloads())
+        if (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running)
+            workloads.push_back(id);
+    auto result = rebalance::whatIf(plane.cluster(), plane.registry(), plane.config().profile, workloads, change);
+    if (!result)
+        return errorReply(result.error().code == ErrorCode::NotFound || result.error().code == ErrorCode::InvalidArgument ? 400 : 500,
+            result.error().message);
+    return reply(http::status::ok, rebalance::toJson(*result));
+}
+
+} // namespace tidepool::api

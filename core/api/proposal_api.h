@@ -1,0 +1,32 @@
+#pragma once
+// The API's proposal routes:
+//   GET  /v1/proposals[?state=S]           newest first; S = pending, approved, rejected, expired, applied, failed
+//   GET  /v1/proposals/{id}
+//   POST /v1/proposals/{id}/approve        applies it if the state it was planned on holds; else 409 naming the
+//                                          re-planned proposal
+//   POST /v1/proposals/{id}/reject         body {"reason": "..."} (optional)
+//   POST /v1/evaluate                      runs the evaluation now; answers the proposals it created (handled by
+//                                          `HttpApi` itself, since the answer comes once the worker has forecast)
+//   POST /v1/whatif                        body {"profile": P, "pools": {"name": cpuMillis|null}, "removeNodes": [N]}
+//                                          (every field optional): re-simulates the whole cluster with the change
+//                                          and answers the difference; changes nothing (rebalance/whatif.h)
+// Without a rebalancer (no --db) the proposal routes answer 404 saying so; what-if needs none.
+//
+// Thread affinity: the core's io_context thread.
+
+#include "core/api/rebalancer.h"
+#include "core/net/http_server.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tidepool::api {
+
+// `actor` decides approvals and rejections; `auditTarget` is set to what the request acted on.
+net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& request,
+    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget);
+
+net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest& request);
+
+} // namespace tidepool::api

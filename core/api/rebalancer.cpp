@@ -1,0 +1,709 @@
+#include "core/api/rebalancer.h"
+
+#include "core/rebalance/consolidate.h"
+#include "core/rebalance/hotspots.h"
+
+#include <boost/asio/post.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tidepool::api {
+
+using rebalance::Action;
+using rebalance::Proposal;
+using rebalance::ProposalKind;
+using rebalance::ProposalState;
+
+namespace {
+
+constexpr std::int64_t kStepMs = store::kAggregateBucketMs;
+
+std::string describe(const Action& a)
+{
+    switch (a.type) {
+    case Action::Type::SetCpuQuota:
+        return "set pool " + a.target + "'s CPU quota from " + std::to_string(a.expectCpuMillis) + " to "
+            + std::to_string(a.cpuMillis) + " mCPU";
+    case Action::Type::TakeCpuQuota:
+        return "take " + std::to_string(a.cpuMillis) + " mCPU of pool " + a.target + "'s CPU quota";
+    case Action::Type::GiveCpuQuota:
+        return "give " + std::to_string(a.cpuMillis) + " mCPU back to pool " + a.target + "'s CPU quota";
+    case Action::Type::Cordon:
+        return "cordon node " + a.target;
+    case Action::Type::Uncordon:
+        return "uncordon node " + a.target;
+    case Action::Type::Reserve:
+        return "reserve hot node " + a.target + " for the peak";
+    case Action::Type::Release:
+        return "lend hot node " + a.target + " to batch";
+    case Action::Type::HoldDeferrable:
+        return a.untilMs > 0 ? "hold deferrable batch until " + std::to_string(a.untilMs) + " (Unix ms)"
+                             : "lift the hold on deferrable batch";
+    case Action::Type::Migrate:
+        if (a.fromDevice < 0)
+            return "move workload " + std::to_string(a.workload) + " from " + a.from + " to " + a.target;
+        return "move workload " + std::to_string(a.workload) + " from " + a.from + " GPU " + std::to_string(a.fromDevice)
+            + " to " + a.target + " GPU " + std::to_string(a.device);
+    case Action::Type::Invalid:
+        break;
+    }
+    return "nothing";
+}
+
+// The action that undoes `a` once it has been applied.
+Action inverse(const Action& a)
+{
+    Action back = a;
+    if (a.type == Action::Type::SetCpuQuota) {
+        back.cpuMillis = a.expectCpuMillis;
+        back.expectCpuMillis = a.cpuMillis;
+    } else if (a.type == Action::Type::Cordon) {
+        back.type = Action::Type::Uncordon;
+    } else if (a.type == Action::Type::Uncordon) {
+        back.type = Action::Type::Cordon;
+        back.reason = std::string(rebalance::kPowerDownCordon) + " (restored by a rollback)";
+    } else if (a.type == Action::Type::Reserve) {
+        back.type = Action::Type::Release;
+    } else if (a.type == Action::Type::Release) {
+        back.type = Action::Type::Reserve;
+    } else if (a.type == Action::Type::HoldDeferrable) {
+        back.untilMs = 0;
+    } else if (a.type == Action::Type::TakeCpuQuota) {
+        back.type = Action::Type::GiveCpuQuota;
+    } else if (a.type == Action::Type::GiveCpuQuota) {
+        back.type = Action::Type::TakeCpuQuota;
+    } else if (a.type == Action::Type::Migrate) {
+        std::swap(back.from, back.target);
+        std::swap(back.fromDevice, back.device);
+    }
+    return back;
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Rebalancer>> Rebalancer::create(
+    boost::asio::io_context& io, ControlPlane& plane, RebalanceConfig config, protocol::LogSink log)
+{
+    auto model = forecast::ModelRegistry::withBuiltins().make(config.model);
+    if (!model)
+        return makeError(ErrorCode::InvalidArgument, "forecasting model \"" + config.model + "\" is not known");
+    if (config.period <= std::chrono::milliseconds::zero() || config.lookaheadSteps == 0)
+        return makeError(ErrorCode::InvalidArgument, "the evaluation period and the lookahead must be positive");
+    auto rebalancer = std::make_unique<Rebalancer>(io, plane, std::move(config), std::move(log), std::move(model));
+    for (const store::StoredProposal& stored : plane.takeRestoredProposals()) {
+        auto proposal = rebalance::fromStored(stored);
+        if (!proposal)
+            return tl::unexpected(proposal.error());
+        rebalancer->m_nextId = std::max(rebalancer->m_nextId, proposal->id + 1);
+        if (proposal->state == ProposalState::Applied)
+            for (const Action& a : proposal->plan)
+                rebalancer->noteQuota(a);
+        rebalancer->m_proposals.emplace(proposal->id, std::move(*proposal));
+    }
+    return rebalancer;
+}
+
+Rebalancer::Rebalancer(boost::asio::io_context& io, ControlPlane& plane, RebalanceConfig config, protocol::LogSink log,
+    std::unique_ptr<forecast::Model> model)
+    : m_plane(plane)
+    , m_config(std::move(config))
+    , m_log(std::move(log))
+    , m_model(std::move(model))
+    , m_io(io)
+    , m_timer(io)
+{
+}
+
+Rebalancer::~Rebalancer()
+{
+    m_timer.cancel();
+    m_worker.join(); // a forecast in flight finishes; its result finds `m_alive` gone and is dropped
+}
+
+void Rebalancer::start()
+{
+    m_running = true;
+    arm();
+}
+
+void Rebalancer::stop()
+{
+    m_running = false;
+    m_timer.cancel();
+}
+
+void Rebalancer::arm()
+{
+    m_timer.expires_after(m_config.period);
+    m_timer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || !m_running)
+            return;
+        evaluate(unixMillis(), [](std::vector<std::int64_t>) {});
+        arm();
+    });
+}
+
+const Proposal* Rebalancer::proposal(std::int64_t id) const
+{
+    const auto it = m_proposals.find(id);
+    return it == m_proposals.end() ? nullptr : &it->second;
+}
+
+void Rebalancer::save(const Proposal& proposal)
+{
+    m_plane.persistProposal(rebalance::toStored(proposal));
+}
+
+void Rebalancer::noteQuota(const Action& a)
+{
+    if (a.type != Action::Type::SetCpuQuota)
+        return;
+    const auto base = m_baseQuota.find(a.target);
+    if (a.cpuMillis > a.expectCpuMillis && base == m_baseQuota.end())
+        m_baseQuota[a.target] = a.expectCpuMillis; // raised from its base
+    else if (base != m_baseQuota.end() && a.cpuMillis <= base->second)
+        m_baseQuota.erase(base); // back at (or below) its base
+}
+
+std::optional<forecast::Series> Rebalancer::readSeries(const store::SeriesKey& key, std::int64_t fromMs, std::int64_t toMs)
+{
+    store::Store* store = m_plane.store();
+    if (!store)
+        return std::nullopt;
+    auto points = store->history(key, fromMs, toMs, store::Resolution::FiveMinutes);
+    if (!points) {
+        if (m_log)
+            m_log("rebalance: cannot read the history of " + key.scope + " " + key.name + ": " + points.error().message);
+        return std::nullopt;
+    }
+    if (points->size() < m_config.minHistorySteps)
+        return std::nullopt;
+    // On the 5-minute grid from the first stored bucket to the last closed one; missing buckets are gaps.
+    const std::int64_t first = points->front().atMs;
+    forecast::Series series;
+    series.stepSeconds = static_cast<double>(kStepMs) / 1000.0;
+    series.values.assign(static_cast<std::size_t>((toMs - first) / kStepMs), std::numeric_limits<double>::quiet_NaN());
+    for (const store::HistoryPoint& p : *points)
+        series.values[static_cast<std::size_t>((p.atMs - first) / kStepMs)] = p.mean;
+    return series;
+}
+
+Rebalancer::Job Rebalancer::collect(std::int64_t nowMs)
+{
+    Job job;
+    rebalance::EvaluationInput& input = job.input;
+    input.nowMs = nowMs;
+    input.stateVersion = m_plane.stateVersion();
+    const ClusterState& cluster = m_plane.cluster();
+
+    // Demand now, by pool, as the history recorder counts it.
+    std::map<std::string, double> demand;
+    for (const auto& [id, w] : m_plane.workloads())
+        if (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running)
+            demand[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName]
+                += static_cast<double>(w.workload.requests.cpuMillis);
+
+    job.endMs = nowMs / kStepMs * kStepMs;
+    const std::int64_t start = job.endMs - static_cast<std::int64_t>(m_config.historyDays) * 288 * kStepMs;
+    for (const Pool& pool : cluster.pools()) {
+        rebalance::PoolOutlook outlook;
+        outlook.name = pool.name;
+        outlook.cpuQuotaMillis = pool.quota.cpuMillis;
+        outlook.cpuDemandMillis = demand[pool.name];
+        if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
+            outlook.baseCpuMillis = base->second;
+        job.history.push_back(readSeries({ "pool", pool.name, "cpu" }, start, job.endMs));
+        input.pools.push_back(std::move(outlook));
+    }
+    // Carbon: the intensity series the operator gave, the deferrable batch about, the hold in force.
+    input.carbon = m_config.carbon;
+    input.carbonHoldUntilMs = m_plane.carbonHoldUntilMs();
+    for (const auto& [id, w] : m_plane.workloads())
+        if (w.workload.deferrable
+            && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
+            input.deferrableCpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
+    // The hot tier's accelerator demand: the last series of the job.
+    job.history.push_back(readSeries({ "tier", "hot", "gpu" }, start, job.endMs));
+    for (const auto& [id, w] : m_plane.workloads())
+        if (w.workload.tier() == Tier::Hot && w.workload.accelerators.any()
+            && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
+            input.hotAcceleratorDemand += w.workload.accelerators.wholeDevices()
+                ? 1000.0 * w.workload.accelerators.count
+                : static_cast<double>(w.workload.accelerators.sharePerDevice);
+
+    for (const LiveNode& live : m_plane.nodes()) {
+        const Node& node = cluster.node(live.id);
+        rebalance::NodeOutlook outlook;
+        outlook.name = node.name;
+        outlook.tier = std::string(toString(node.tier));
+        outlook.ready = live.state == NodeState::Ready;
+        outlook.cordon = live.cordon;
+        outlook.cpuMillis = node.capacity.cpuMillis;
+        outlook.residents = node.residents.size();
+        outlook.accelerators = node.devices.size();
+        outlook.peakReserved = node.peakReserved;
+        for (const Device& d : node.devices)
+            outlook.acceleratorMilli += d.kind == AcceleratorKind::Gpu ? 1000.0 : 0.0;
+        for (const WorkloadId resident : node.residents)
+            if (const LiveWorkload* w = m_plane.workload(resident); w && w->workload.tier() == Tier::Cold)
+                ++outlook.batchResidents;
+        if (outlook.residents == 0 && outlook.ready)
+            outlook.idleSinceMs = m_idleSince.try_emplace(node.name, nowMs).first->second;
+        else
+            m_idleSince.erase(node.name);
+        input.nodes.push_back(std::move(outlook));
+    }
+    return job;
+}
+
+void Rebalancer::forecastAll(Job& job) const
+{
+    const std::size_t horizon = std::max(m_config.lookaheadSteps, m_config.forecastSteps);
+    job.forecasts.assign(job.history.size(), std::nullopt);
+    for (std::size_t i = 0; i < job.history.size(); ++i) {
+        const auto& series = job.history[i];
+        if (!series || !m_model->unavailableReason(*series).empty())
+            continue;
+        if (auto f = m_model->forecast(*series, horizon); f && f->size() >= m_config.lookaheadSteps)
+            job.forecasts[i] = std::move(*f);
+    }
+}
+
+void Rebalancer::applyForecasts(Job& job, bool store)
+{
+    for (std::size_t i = 0; i < job.forecasts.size(); ++i) {
+        const auto& f = job.forecasts[i];
+        if (!f)
+            continue;
+        // The p90 peak over the lookahead, and when.
+        double peak = -1.0;
+        std::int64_t peakAt = 0;
+        for (std::size_t h = 0; h < m_config.lookaheadSteps; ++h)
+            if (std::isfinite(f->p90[h]) && f->p90[h] > peak) {
+                peak = f->p90[h];
+                peakAt = job.endMs + static_cast<std::int64_t>(h) * kStepMs;
+            }
+        const bool hotTier = i == job.input.pools.size();
+        if (peak >= 0.0) {
+            if (hotTier) {
+                job.input.hotAcceleratorPeak = peak;
+                job.input.hotPeakAtMs = peakAt;
+            } else {
+                job.input.pools[i].cpuPeakMillis = peak;
+                job.input.pools[i].peakAtMs = peakAt;
+            }
+        }
+        if (!store)
+            continue;
+        nlohmann::json points = nlohmann::json::array();
+        for (std::size_t h = 0; h < f->size(); ++h)
+            points.push_back({ f->mean[h], f->p10[h], f->p90[h] });
+        const store::SeriesKey key = hotTier ? store::SeriesKey { "tier", "hot", "gpu" }
+                                             : store::SeriesKey { "pool", job.input.pools[i].name, "cpu" };
+        m_plane.persistForecast(store::StoredForecast { key, job.endMs, m_model->name(), kStepMs, std::move(points) });
+    }
+}
+
+std::vector<std::int64_t> Rebalancer::finish(Job& job)
+{
+    applyForecasts(job, true);
+    return decide(job.input);
+}
+
+rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
+{
+    Job job = collect(nowMs);
+    forecastAll(job);
+    applyForecasts(job, false); // a re-plan stores no forecasts
+    return job.input;
+}
+
+void Rebalancer::evaluate(std::int64_t nowMs, std::function<void(std::vector<std::int64_t>)> done)
+{
+    if (m_evaluating) {
+        done({}); // the one in flight will report what it finds
+        return;
+    }
+    m_evaluating = true;
+    auto job = std::make_shared<Job>(collect(nowMs));
+    boost::asio::post(m_worker, [this, job, done = std::move(done), alive = std::weak_ptr<int>(m_alive)]() mutable {
+        forecastAll(*job);
+        boost::asio::post(m_io, [this, job, done = std::move(done), alive]() mutable {
+            if (!alive.lock())
+                return;
+            m_evaluating = false;
+            done(finish(*job));
+        });
+    });
+}
+
+std::vector<std::int64_t> Rebalancer::evaluateNow(std::int64_t nowMs)
+{
+    Job job = collect(nowMs);
+    forecastAll(job);
+    return finish(job);
+}
+
+std::int64_t Rebalancer::add(Proposal proposal)
+{
+    proposal.id = m_nextId++;
+    save(proposal);
+    const std::int64_t id = proposal.id;
+    if (m_log)
+        m_log("rebalance: proposal " + std::to_string(id) + " (" + std::string(toString(proposal.kind)) + ", "
+            + std::string(toString(proposal.risk)) + " risk): " + proposal.reason);
+    m_proposals.emplace(id, std::move(proposal));
+    return id;
+}
+
+std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) const
+{
+    std::vector<Proposal> proposals = rebalance::evaluate(input, m_config.evaluator);
+    // Consolidation works on the cluster itself: batch holding a share of one GPU may move (and restart).
+    const auto movable = [this](const Workload& w) {
+        const LiveWorkload* live = m_plane.workload(w.id);
+        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold && w.accelerators.any()
+            && !w.accelerators.wholeDevices();
+    };
+    const rebalance::ConsolidationPlan consolidation
+        = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves);
+    if (consolidation.gpusFreed >= m_config.minGpusFreed) {
+        Proposal p;
+        p.kind = ProposalKind::Consolidate;
+        p.state = ProposalState::Pending;
+        p.key = "consolidate:gpu";
+        p.stateVersion = input.stateVersion;
+        p.createdMs = input.nowMs;
+        p.expiresMs = input.nowMs + m_config.evaluator.validity.count();
+        p.plan = consolidation.moves;
+        p.reason = "GPUs are fragmented: moving " + std::to_string(consolidation.moves.size())
+            + " batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees "
+            + std::to_string(consolidation.gpusFreed) + " whole GPUs for work that needs them; each moved workload restarts";
+        p.effect.gpusFreed = static_cast<double>(consolidation.gpusFreed);
+        p.effect.sloRisk = "none for services: only batch moves; the moved batch loses the progress it did not checkpoint";
+        p.risk = rebalance::Risk::Medium;
+        proposals.push_back(std::move(p));
+    }
+    // Hot spots: nodes whose agents report their CPU at or above the threshold shed CPU-only batch to cool nodes.
+    std::map<NodeId, double> measured;
+    for (const LiveNode& live : m_plane.nodes())
+        if (live.state == NodeState::Ready && live.heartbeats > 0)
+            measured[live.id] = live.cpuUtilisation;
+    const auto cpuBatch = [this](const Workload& w) {
+        const LiveWorkload* live = m_plane.workload(w.id);
+        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold && !w.accelerators.any();
+    };
+    const rebalance::HotSpotPlan hotSpots
+        = rebalance::planHotSpotMoves(m_plane.cluster(), m_plane.registry(), measured, cpuBatch, m_config.hotSpots);
+    if (!hotSpots.moves.empty()) {
+        Proposal p;
+        p.kind = ProposalKind::Migrate;
+        p.state = ProposalState::Pending;
+        p.key = "hotspots";
+        p.stateVersion = input.stateVersion;
+        p.createdMs = input.nowMs;
+        p.expiresMs = input.nowMs + m_config.evaluator.validity.count();
+        p.plan = hotSpots.moves;
+        std::string nodes;
+        for (const std::string& n : hotSpots.hotNodes)
+            nodes += (nodes.empty() ? "" : ", ") + n;
+        p.reason = "node" + std::string(hotSpots.hotNodes.size() > 1 ? "s " : " ") + nodes + " run"
+            + (hotSpots.hotNodes.size() > 1 ? "" : "s") + " at or above "
+            + std::to_string(static_cast<int>(m_config.hotSpots.hotAbove * 100)) + "% CPU; move "
+            + std::to_string(hotSpots.moves.size()) + " batch workloads to the coolest nodes that take them";
+        p.effect.sloRisk = "lowers it for what stays on the hot nodes; the moved batch restarts";
+        p.risk = rebalance::Risk::Medium;
+        proposals.push_back(std::move(p));
+    }
+    return proposals;
+}
+
+std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& input)
+{
+    const std::int64_t nowMs = input.nowMs;
+    std::vector<Proposal> fresh = plan(input);
+    std::map<std::string, Proposal*> pendingByKey;
+    for (auto& [id, p] : m_proposals)
+        if (p.open())
+            pendingByKey[p.key] = &p;
+
+    std::vector<std::int64_t> created;
+    std::set<std::string> proposedKeys;
+    for (Proposal& p : fresh) {
+        proposedKeys.insert(p.key);
+        const auto existing = pendingByKey.find(p.key);
+        if (existing != pendingByKey.end()) {
+            Proposal& old = *existing->second;
+            if (old.plan == p.plan && nowMs <= old.expiresMs) {
+                // Still the same advice: it stays, valid for another round, with the latest reasoning.
+                old.expiresMs = p.expiresMs;
+                old.reason = p.reason;
+                old.effect = p.effect;
+                old.stateVersion = p.stateVersion;
+                save(old);
+                continue;
+            }
+            old.state = ProposalState::Expired;
+            old.detail = "superseded by proposal " + std::to_string(m_nextId);
+            save(old);
+        }
+        created.push_back(add(std::move(p)));
+    }
+    for (auto& [id, p] : m_proposals) {
+        if (!p.open() || std::find(created.begin(), created.end(), id) != created.end())
+            continue;
+        if (nowMs > p.expiresMs)
+            p.detail = "not decided before it expired";
+        else if (!proposedKeys.count(p.key))
+            p.detail = "the latest evaluation no longer proposes it";
+        else
+            continue;
+        p.state = ProposalState::Expired;
+        save(p);
+    }
+    // Rules: low-risk proposals of the configured kinds are applied without waiting for an operator.
+    for (const std::int64_t id : created) {
+        const Proposal& p = m_proposals.at(id);
+        if (p.risk == rebalance::Risk::Low
+            && std::find(m_config.autoApprove.begin(), m_config.autoApprove.end(), p.kind) != m_config.autoApprove.end()) {
+            const std::string actor = "rule:auto-approve-low-risk-" + std::string(toString(p.kind));
+            const auto approved = approve(id, actor, nowMs);
+            m_plane.audit(store::AuditEntry { 0, nowMs, actor, "", "proposal.approve", "proposal " + std::to_string(id),
+                approved ? std::string(toString((*approved)->state)) : approved.error().message, nlohmann::json::object() });
+        }
+    }
+    return created;
+}
+
+std::string Rebalancer::staleness(const Proposal& proposal) const
+{
+    for (const Action& a : proposal.plan) {
+        switch (a.type) {
+        case Action::Type::SetCpuQuota: {
+            const auto pool = m_plane.poolByName(a.target);
+            if (!pool)
+                return "pool " + a.target + " no longer exists";
+            const std::int64_t now = m_plane.cluster().pool(*pool).quota.cpuMillis;
+            if (now != a.expectCpuMillis)
+                return "pool " + a.target + "'s CPU quota is " + std::to_string(now) + " mCPU, not the "
+                    + std::to_string(a.expectCpuMillis) + " it was planned on";
+            break;
+        }
+        case Action::Type::HoldDeferrable:
+            if (m_plane.carbonHoldUntilMs() > unixMillis())
+                return "deferrable batch is already held until " + std::to_string(m_plane.carbonHoldUntilMs());
+            break;
+        case Action::Type::TakeCpuQuota:
+        case Action::Type::GiveCpuQuota: {
+            const auto pool = m_plane.poolByName(a.target);
+            if (!pool)
+                return "pool " + a.target + " no longer exists";
+            const std::int64_t now = m_plane.cluster().pool(*pool).quota.cpuMillis;
+            if (a.type == Action::Type::TakeCpuQuota && now - a.cpuMillis < a.expectCpuMillis)
+                return "pool " + a.target + "'s CPU quota is " + std::to_string(now) + " mCPU: taking "
+                    + std::to_string(a.cpuMillis) + " would leave less than the " + std::to_string(a.expectCpuMillis)
+                    + " its forecast needs";
+            break;
+        }
+        case Action::Type::Cordon: {
+            const LiveNode* node = m_plane.nodeByName(a.target);
+            if (!node)
+                return "node " + a.target + " no longer exists";
+            if (node->state != NodeState::Ready || !node->cordon.empty())
+                return "node " + a.target + " is no longer ready and in service";
+            if (!m_plane.cluster().node(node->id).residents.empty())
+                return "node " + a.target + " runs workloads again";
+            break;
+        }
+        case Action::Type::Uncordon: {
+            const LiveNode* node = m_plane.nodeByName(a.target);
+            if (!node)
+                return "node " + a.target + " no longer exists";
+            if (node->cordon.rfind(rebalance::kPowerDownCordon, 0) != 0)
+                return "node " + a.target + " is no longer powered down";
+            break;
+        }
+        case Action::Type::Reserve:
+        case Action::Type::Release: {
+            const LiveNode* node = m_plane.nodeByName(a.target);
+            if (!node)
+                return "node " + a.target + " no longer exists";
+            const bool reserved = m_plane.cluster().node(node->id).peakReserved;
+            if (reserved == (a.type == Action::Type::Reserve))
+                return "node " + a.target + (reserved ? " is reserved already" : " is lent already");
+            break;
+        }
+        case Action::Type::Migrate: {
+            const LiveWorkload* w = m_plane.workload(a.workload);
+            const LiveNode* from = m_plane.nodeByName(a.from);
+            const LiveNode* to = m_plane.nodeByName(a.target);
+            if (!w || !from || !to)
+                return "workload " + std::to_string(a.workload) + " or node " + a.from + " or " + a.target + " no longer exists";
+            const bool holds = a.fromDevice < 0
+                ? w->devices.empty()
+                : w->devices.size() == 1 && w->devices[0].device == a.fromDevice && w->devices[0].share == a.share;
+            if (w->node != from->id || !holds)
+                return "workload " + std::to_string(a.workload) + " no longer runs where it was planned on " + a.from;
+            const Node& target = m_plane.cluster().node(to->id);
+            if (!target.schedulable)
+                return "node " + a.target + " no longer takes work";
+            if (a.fromDevice >= 0
+                && (static_cast<std::size_t>(a.device) >= target.devices.size()
+                    || target.devices[static_cast<std::size_t>(a.device)].shareFree < a.share))
+                return "GPU " + std::to_string(a.device) + " of " + a.target + " no longer has room";
+            break;
+        }
+        case Action::Type::Invalid:
+            return "the plan holds an unknown action";
+        }
+    }
+    return {};
+}
+
+std::string Rebalancer::applyAction(const Action& a)
+{
+    switch (a.type) {
+    case Action::Type::SetCpuQuota: {
+        const auto pool = m_plane.poolByName(a.target);
+        if (!pool)
+            return "pool " + a.target + " no longer exists";
+        PoolRequest request = m_plane.poolRequestOf(*pool);
+        request.cpuMillis = a.cpuMillis;
+        if (auto done = m_plane.updatePool(a.target, request); !done)
+            return done.error().message;
+        noteQuota(a);
+        return {};
+    }
+    case Action::Type::TakeCpuQuota:
+    case Action::Type::GiveCpuQuota: {
+        const auto pool = m_plane.poolByName(a.target);
+        if (!pool)
+            return "pool " + a.target + " no longer exists";
+        PoolRequest request = m_plane.poolRequestOf(*pool);
+        request.cpuMillis += a.type == Action::Type::TakeCpuQuota ? -a.cpuMillis : a.cpuMillis;
+        if (request.cpuMillis < 0)
+            return "pool " + a.target + "'s CPU quota would go below zero";
+        if (auto done = m_plane.updatePool(a.target, request); !done)
+            return done.error().message;
+        return {};
+    }
+    case Action::Type::Cordon:
+    case Action::Type::Uncordon:
+        if (auto done = m_plane.setCordon(a.target, a.type == Action::Type::Cordon ? a.reason : std::string()); !done)
+            return done.error().message;
+        return {};
+    case Action::Type::Reserve:
+    case Action::Type::Release:
+        if (auto done = m_plane.setPeakReserved(a.target, a.type == Action::Type::Reserve, "rebalance proposal"); !done)
+            return done.error().message;
+        return {};
+    case Action::Type::HoldDeferrable:
+        m_plane.setCarbonHold(a.untilMs, "a carbon proposal");
+        return {};
+    case Action::Type::Migrate:
+        if (auto done = m_plane.migrate(a.workload, a.from, a.fromDevice, a.target, a.device); !done)
+            return done.error().message;
+        return {};
+    case Action::Type::Invalid:
+        break;
+    }
+    return "unknown action";
+}
+
+void Rebalancer::apply(Proposal& proposal)
+{
+    std::vector<const Action*> done;
+    for (const Action& a : proposal.plan) {
+        const std::string failure = applyAction(a);
+        proposal.steps.push_back({ { "step", describe(a) }, { "outcome", failure.empty() ? "done" : "failed: " + failure } });
+        if (failure.empty()) {
+            done.push_back(&a);
+            continue;
+        }
+        // Undo what was done, newest first, and say exactly what could not be undone.
+        std::string left;
+        for (auto it = done.rbegin(); it != done.rend(); ++it) {
+            const Action back = inverse(**it);
+            const std::string undoFailure = applyAction(back);
+            proposal.steps.push_back({ { "step", "roll back: " + describe(back) },
+                { "outcome", undoFailure.empty() ? "done" : "failed: " + undoFailure } });
+            if (!undoFailure.empty())
+                left += (left.empty() ? "" : "; ") + describe(**it) + " is still in effect (" + undoFailure + ")";
+        }
+        proposal.state = ProposalState::Failed;
+        proposal.detail = "step \"" + describe(a) + "\" failed: " + failure
+            + (left.empty() ? "; every earlier step was rolled back" : "; " + left);
+        return;
+    }
+    proposal.state = ProposalState::Applied;
+}
+
+ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::string& actor, std::int64_t nowMs)
+{
+    const auto it = m_proposals.find(id);
+    if (it == m_proposals.end())
+        return tl::unexpected(ApiError { 404, "no proposal has id " + std::to_string(id) });
+    Proposal& p = it->second;
+    if (!p.open())
+        return tl::unexpected(ApiError { 409,
+            "proposal " + std::to_string(id) + " is " + std::string(toString(p.state)) + ", not pending" });
+    if (nowMs > p.expiresMs) {
+        p.state = ProposalState::Expired;
+        p.detail = "not decided before it expired";
+        save(p);
+        return tl::unexpected(ApiError { 409, "proposal " + std::to_string(id) + " expired; the next evaluation plans afresh" });
+    }
+    if (const std::string stale = staleness(p); !stale.empty()) {
+        // Planned on a state that no longer holds: plan again on the state as it is, and point at the result.
+        p.state = ProposalState::Expired;
+        std::string message = "proposal " + std::to_string(id) + " was planned on a state that changed (" + stale + ")";
+        std::optional<std::int64_t> replanned;
+        for (Proposal& fresh : plan(snapshot(nowMs)))
+            if (fresh.key == p.key) {
+                for (auto& [otherId, other] : m_proposals)
+                    if (other.open() && other.key == p.key && otherId != id) {
+                        other.state = ProposalState::Expired;
+                        other.detail = "superseded by a re-plan";
+                        save(other);
+                    }
+                replanned = add(std::move(fresh));
+                break;
+            }
+        message += replanned ? "; re-planned as proposal " + std::to_string(*replanned) + ": review and approve that one"
+                             : "; on the state as it is now nothing is proposed";
+        p.detail = message;
+        save(p);
+        return tl::unexpected(ApiError { 409, message });
+    }
+    p.state = ProposalState::Approved;
+    p.decidedBy = actor;
+    p.decidedMs = nowMs;
+    apply(p);
+    save(p);
+    if (m_log)
+        m_log("rebalance: proposal " + std::to_string(id) + " approved by " + actor + ": " + std::string(toString(p.state))
+            + (p.detail.empty() ? "" : " (" + p.detail + ")"));
+    return &p;
+}
+
+ApiResult<const Proposal*> Rebalancer::reject(
+    std::int64_t id, const std::string& actor, const std::string& why, std::int64_t nowMs)
+{
+    const auto it = m_proposals.find(id);
+    if (it == m_proposals.end())
+        return tl::unexpected(ApiError { 404, "no proposal has id " + std::to_string(id) });
+    Proposal& p = it->second;
+    if (!p.open())
+        return tl::unexpected(ApiError { 409,
+            "proposal " + std::to_string(id) + " is " + std::string(toString(p.state)) + ", not pending" });
+    p.state = ProposalState::Rejected;
+    p.decidedBy = actor;
+    p.decidedMs = nowMs;
+    p.detail = why;
+    save(p);
+    return &p;
+}
+
+} // namespace tidepool::api

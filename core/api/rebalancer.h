@@ -1,0 +1,118 @@
+#pragma once
+// The 5-minute evaluation loop and the life of its proposals. Every `period` it forecasts each pool's CPU demand
+// from the stored 5-minute history (`core/forecast`), stores the forecasts, runs the evaluation
+// (`rebalance::evaluate`), and keeps one pending proposal per subject: an unchanged proposal stays, a changed one
+// supersedes it, one no longer proposed and one past its expiry expire. Low-risk proposals of the kinds configured
+// for it are approved by rule.
+//
+// Approving applies a proposal only if the state it was planned on still holds (each action names what it expects:
+// a pool's quota, a node idle and in service); otherwise it is re-planned on the state as it is now and the
+// operator is pointed at the new proposal, like `nomad job plan` and `-check-index`. Applying goes through the
+// control plane, records every step, and a failed step rolls back the steps before it and says exactly which
+// failed. Every proposal and decision is written to the store and survives a restart.
+//
+// Forecasting is the expensive part (milliseconds per pool), so the loop and the API's "evaluate now" fit the models
+// on a worker thread of the rebalancer's own, from history read on the core's thread, and finish on the core's
+// thread: the core never stalls placements for it.
+//
+// Thread affinity: the core's io_context thread; only the pure forecasting runs on the worker. Ownership: borrows
+// the control plane, which must outlive it.
+
+#include "core/api/control_plane.h"
+#include "core/forecast/model.h"
+#include "core/rebalance/carbon.h"
+#include "core/rebalance/evaluator.h"
+#include "core/rebalance/hotspots.h"
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+namespace tidepool::api {
+
+struct RebalanceConfig {
+    std::chrono::milliseconds period { 5 * 60'000 };
+    std::size_t lookaheadSteps = 12; // 5-minute steps the evaluation plans for: the next hour
+    std::size_t forecastSteps = 288; // 5-minute steps stored for the console: the next day
+    std::size_t historyDays = 14; // of 5-minute aggregates a forecast reads
+    std::size_t minHistorySteps = 288; // a pool with less history (one day) gets no forecast and no quota proposal
+    std::string model = std::string(forecast::kSeasonalModel);
+    std::vector<rebalance::ProposalKind> autoApprove; // low-risk kinds applied by rule
+    std::size_t maxConsolidationMoves = 16; // per consolidation proposal
+    std::size_t minGpusFreed = 1; // a consolidation is proposed when it frees at least this many whole GPUs
+    rebalance::HotSpotConfig hotSpots;
+    rebalance::CarbonIntensity carbon; // the grid's intensity forecast (--carbon-intensity); empty = no deferral
+    rebalance::EvaluatorConfig evaluator;
+};
+
+class Rebalancer {
+public:
+    // Fails when `config.model` names no forecasting model. Restores the proposals the control plane's store held.
+    static Expected<std::unique_ptr<Rebalancer>> create(
+        boost::asio::io_context& io, ControlPlane& plane, RebalanceConfig config, protocol::LogSink log);
+
+    void start();
+    void stop();
+
+    // One evaluation at `nowMs` (Unix epoch), forecasting on the worker; `done` gets the proposals it created, on the
+    // core's thread. Normally run by the timer.
+    void evaluate(std::int64_t nowMs, std::function<void(std::vector<std::int64_t>)> done);
+    // The same, all on the calling thread (tests, and a re-plan while approving).
+    std::vector<std::int64_t> evaluateNow(std::int64_t nowMs);
+
+    const std::map<std::int64_t, rebalance::Proposal>& proposals() const { return m_proposals; }
+    const rebalance::Proposal* proposal(std::int64_t id) const;
+    // Decisions; `actor` is who decided ("operator:<fingerprint>", "rule:..."). The error's status is 404 for an
+    // unknown id, 409 for a proposal that is not pending, expired or re-planned (the message names the new one).
+    ApiResult<const rebalance::Proposal*> approve(std::int64_t id, const std::string& actor, std::int64_t nowMs);
+    ApiResult<const rebalance::Proposal*> reject(
+        std::int64_t id, const std::string& actor, const std::string& why, std::int64_t nowMs);
+
+    Rebalancer(boost::asio::io_context& io, ControlPlane& plane, RebalanceConfig config, protocol::LogSink log,
+        std::unique_ptr<forecast::Model> model); // use `create`
+    ~Rebalancer();
+
+private:
+    // What one evaluation works from: the cluster as it was, and each pool's history on the 5-minute grid.
+    struct Job {
+        rebalance::EvaluationInput input;
+        std::vector<std::optional<forecast::Series>> history; // by pool, as in `input.pools`; then the hot tier's GPUs
+        std::vector<std::optional<forecast::Forecast>> forecasts; // filled by `forecastAll`
+        std::int64_t endMs = 0; // the first bucket not closed yet: where the forecasts start
+    };
+    Job collect(std::int64_t nowMs); // the core's thread
+    void forecastAll(Job& job) const; // any thread
+    // Puts the forecast peaks into the job's input, and with `store` writes the forecasts.
+    void applyForecasts(Job& job, bool store);
+    std::optional<forecast::Series> readSeries(const store::SeriesKey& key, std::int64_t fromMs, std::int64_t toMs);
+    std::vector<std::int64_t> finish(Job& job); // the core's thread
+    // Everything worth proposing on `input` and the cluster as it is: the evaluation's and a consolidation.
+    std::vector<rebalance::Proposal> plan(const rebalance::EvaluationInput& input) const;
+    // Keeps one pending proposal per subject, expires the rest, applies the rules; returns the proposals created.
+    std::vector<std::int64_t> decide(const rebalance::EvaluationInput& input);
+    rebalance::EvaluationInput snapshot(std::int64_t nowMs);
+    // The first action whose expected state no longer holds, in words; "" when all hold.
+    std::string staleness(const rebalance::Proposal& proposal) const;
+    std::string applyAction(const rebalance::Action& action);
+    void apply(rebalance::Proposal& proposal);
+    void save(const rebalance::Proposal& proposal);
+    void noteQuota(const rebalance::Action& action);
+    std::int64_t add(rebalance::Proposal proposal);
+    void arm();
+
+    ControlPlane& m_plane;
+    RebalanceConfig m_config;
+    protocol::LogSink m_log;
+    std::unique_ptr<forecast::Model> m_model;
+    boost::asio::io_context& m_io;
+    boost::asio::steady_timer m_timer;
+    boost::asio::thread_pool m_worker { 1 };
+    std::shared_ptr<int> m_alive = std::make_shared<int>(0); // results posted back check it is still there
+    bool m_running = false;
+    bool m_evaluating = false; // one evaluation at a time
+    std::map<std::int64_t, rebalance::Proposal> m_proposals;
+    std::int64_t m_nextId = 1;
+    std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
+    std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
+};
+
+} // namespace tidepool::api

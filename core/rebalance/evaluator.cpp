@@ -1,0 +1,330 @@
+#include "core/rebalance/evaluator.h"
+
+#include "core/model/pool.h"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <map>
+#include <tuple>
+
+namespace tidepool::rebalance {
+
+namespace {
+
+std::string clockTime(std::int64_t unixMs)
+{
+    const std::time_t seconds = static_cast<std::time_t>(unixMs / 1000);
+    std::tm utc {};
+    gmtime_r(&seconds, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%H:%M UTC", &utc);
+    return text;
+}
+
+std::int64_t roundUp(double value, std::int64_t step)
+{
+    return static_cast<std::int64_t>(std::ceil(value / static_cast<double>(step))) * step;
+}
+
+std::string millicores(std::int64_t value)
+{
+    return std::to_string(value) + " mCPU";
+}
+
+Proposal make(ProposalKind kind, std::string key, const EvaluationInput& input, const EvaluatorConfig& config)
+{
+    Proposal p;
+    p.kind = kind;
+    p.state = ProposalState::Pending;
+    p.key = std::move(key);
+    p.stateVersion = input.stateVersion;
+    p.createdMs = input.nowMs;
+    p.expiresMs = input.nowMs + config.validity.count();
+    return p;
+}
+
+bool limited(const PoolOutlook& pool)
+{
+    return pool.cpuQuotaMillis < kUnlimited;
+}
+
+void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    // What each pool needs at its forecast peak, and what it could give up.
+    std::map<std::string, std::int64_t> slack, needOf;
+    std::int64_t quotaTotal = 0;
+    for (const PoolOutlook& pool : input.pools) {
+        if (!limited(pool))
+            continue;
+        quotaTotal += pool.cpuQuotaMillis;
+        if (pool.cpuPeakMillis) {
+            const std::int64_t need = roundUp(std::max(*pool.cpuPeakMillis, pool.cpuDemandMillis) * config.headroom,
+                config.quotaStepMillis);
+            needOf[pool.name] = need;
+            if (pool.cpuQuotaMillis - need >= config.quotaStepMillis)
+                slack[pool.name] = (pool.cpuQuotaMillis - need) / config.quotaStepMillis * config.quotaStepMillis;
+        }
+    }
+    std::int64_t capacity = 0;
+    for (const NodeOutlook& node : input.nodes)
+        if (node.ready && node.cordon.empty())
+            capacity += node.cpuMillis;
+    std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / config.quotaStepMillis * config.quotaStepMillis;
+
+    for (const PoolOutlook& pool : input.pools) {
+        if (!limited(pool) || !pool.cpuPeakMillis)
+            continue;
+        const double peak = std::max(*pool.cpuPeakMillis, pool.cpuDemandMillis);
+        const std::int64_t need = roundUp(peak * config.headroom, config.quotaStepMillis);
+        const std::int64_t quota = pool.cpuQuotaMillis;
+        if (need > quota) {
+            Proposal p = make(ProposalKind::Quota, "quota:" + pool.name, input, config);
+            std::int64_t missing = need - quota;
+            std::vector<std::pair<std::string, std::int64_t>> donors(slack.begin(), slack.end());
+            std::erase_if(donors, [&](const auto& d) { return d.first == pool.name; });
+            std::sort(donors.begin(), donors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+            std::string sources;
+            bool donorsTight = false;
+            for (auto& [donor, available] : donors) {
+                if (missing <= 0)
+                    break;
+                const std::int64_t take = std::min(available, missing);
+                p.plan.push_back(Action::takeCpuQuota(donor, take, needOf[donor]));
+                slack[donor] -= take;
+                missing -= take;
+                donorsTight = donorsTight || slack[donor] < config.quotaStepMillis;
+                sources += (sources.empty() ? "" : ", ") + millicores(take) + " from pool " + donor;
+            }
+            if (missing > 0 && unquoted > 0) {
+                const std::int64_t take = std::min(unquoted, missing);
+                unquoted -= take;
+                missing -= take;
+                sources += (sources.empty() ? "" : ", ") + millicores(take) + " of capacity no quota holds";
+            }
+            const std::int64_t raised = need - missing;
+            if (raised - quota < config.quotaStepMillis)
+                continue; // nothing to shift: the operator sees the pool's forecast, not an empty proposal
+            p.plan.insert(p.plan.begin(), Action::setCpuQuota(pool.name, raised, quota));
+            p.reason = "pool " + pool.name + " is forecast to need " + millicores(static_cast<std::int64_t>(peak))
+                + " (p90) around " + clockTime(pool.peakAtMs) + ", above its quota of " + millicores(quota)
+                + "; raise it to " + millicores(raised) + " ahead of the peak (" + sources + ")";
+            p.effect.utilisationBefore = peak / static_cast<double>(quota);
+            p.effect.utilisationAfter = peak / static_cast<double>(raised);
+            p.effect.sloRisk = raised >= peak ? "none: the p90 peak fits the raised quota"
+                                              : "the p90 peak still exceeds the raised quota: work will wait";
+            p.risk = donorsTight ? Risk::Medium : Risk::Low;
+            out.push_back(std::move(p));
+        } else if (pool.baseCpuMillis && *pool.baseCpuMillis < quota && need <= *pool.baseCpuMillis) {
+            Proposal p = make(ProposalKind::Quota, "quota:" + pool.name, input, config);
+            p.plan.push_back(Action::setCpuQuota(pool.name, *pool.baseCpuMillis, quota));
+            p.reason = "pool " + pool.name + "'s forecast peak (" + millicores(static_cast<std::int64_t>(peak))
+                + " p90) fits its base quota of " + millicores(*pool.baseCpuMillis) + " again; give back the "
+                + millicores(quota - *pool.baseCpuMillis) + " it was raised by";
+            p.effect.utilisationBefore = peak / static_cast<double>(quota);
+            p.effect.utilisationAfter = peak / static_cast<double>(*pool.baseCpuMillis);
+            p.effect.sloRisk = "none: the p90 peak with headroom fits the base quota";
+            p.risk = Risk::Low;
+            out.push_back(std::move(p));
+        }
+    }
+}
+
+void planLending(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    if (!input.hotAcceleratorPeak)
+        return;
+    const double peak = std::max(*input.hotAcceleratorPeak, input.hotAcceleratorDemand);
+    const double need = peak * config.headroom;
+    std::vector<const NodeOutlook*> hot;
+    for (const NodeOutlook& node : input.nodes)
+        if (node.tier == "hot" && node.ready && node.cordon.empty() && node.acceleratorMilli > 0)
+            hot.push_back(&node);
+    // Keep what is reserved already (no churn), then the nodes with the least batch to move, then the largest.
+    std::sort(hot.begin(), hot.end(), [](const auto* a, const auto* b) {
+        return std::tuple { !a->peakReserved, a->batchResidents, -a->acceleratorMilli, a->name }
+            < std::tuple { !b->peakReserved, b->batchResidents, -b->acceleratorMilli, b->name };
+    });
+    std::vector<const NodeOutlook*> reserve, release;
+    double kept = 0.0, reservedBefore = 0.0;
+    for (const NodeOutlook* node : hot) {
+        if (node->peakReserved)
+            reservedBefore += node->acceleratorMilli;
+        const bool needed = kept < need;
+        if (needed)
+            kept += node->acceleratorMilli;
+        if (needed && !node->peakReserved)
+            reserve.push_back(node);
+        else if (!needed && node->peakReserved)
+            release.push_back(node);
+    }
+    double total = 0.0;
+    for (const NodeOutlook* node : hot)
+        total += node->acceleratorMilli;
+    auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
+    if (!reserve.empty()) {
+        Proposal p = make(ProposalKind::Reclaim, "lending:hot", input, config);
+        double milli = 0.0;
+        std::size_t batch = 0;
+        for (const NodeOutlook* node : reserve) {
+            p.plan.push_back(Action::onNode(Action::Type::Reserve, node->name));
+            milli += node->acceleratorMilli;
+            batch += node->batchResidents;
+        }
+        p.reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
+            + clockTime(input.hotPeakAtMs) + "; reserve " + std::to_string(reserve.size()) + " more hot nodes ("
+            + devices(milli) + " devices) for it"
+            + (batch ? ", moving the " + std::to_string(batch) + " batch workloads on them to the cold tier" : "");
+        p.effect.utilisationBefore = total > 0 ? peak / std::max(1.0, reservedBefore) : 0.0;
+        p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore + milli);
+        p.effect.gpusFreed = milli / 1000.0; // for the hot tier
+        p.effect.sloRisk = "lowers it: the forecast peak finds reserved accelerators";
+        p.risk = batch > 0 ? Risk::Medium : Risk::Low;
+        out.push_back(std::move(p));
+    } else if (!release.empty()) {
+        Proposal p = make(ProposalKind::Lend, "lending:hot", input, config);
+        double milli = 0.0;
+        for (const NodeOutlook* node : release) {
+            p.plan.push_back(Action::onNode(Action::Type::Release, node->name));
+            milli += node->acceleratorMilli;
+        }
+        p.reason = "hot-tier accelerator demand is forecast to stay under " + devices(peak)
+            + " devices (p90) for the lookahead; lend " + std::to_string(release.size()) + " reserved hot nodes ("
+            + devices(milli) + " devices) to batch until the next peak";
+        p.effect.utilisationBefore = peak / std::max(1.0, reservedBefore);
+        p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore - milli);
+        p.effect.gpusFreed = milli / 1000.0; // for batch
+        p.effect.sloRisk = kept >= need * 1.5 ? "none: what stays reserved holds the peak with 50% to spare"
+                                             : "what stays reserved holds the forecast peak with headroom";
+        p.risk = kept >= need * 1.5 ? Risk::Low : Risk::Medium;
+        out.push_back(std::move(p));
+    }
+}
+
+void planCarbon(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    if (input.carbon.empty() || input.deferrableCpuMillis <= 0.0 || input.carbonHoldUntilMs > input.nowMs)
+        return;
+    // The intensity now: the latest point at or before now.
+    const auto after = std::upper_bound(input.carbon.begin(), input.carbon.end(), input.nowMs,
+        [](std::int64_t t, const auto& point) { return t < point.first; });
+    if (after == input.carbon.begin())
+        return;
+    const double now = std::prev(after)->second;
+    std::optional<std::pair<std::int64_t, double>> best;
+    for (auto it = after; it != input.carbon.end() && it->first <= input.nowMs + config.maxDeferral.count(); ++it)
+        if (std::isfinite(it->second) && (!best || it->second < best->second))
+            best = *it;
+    if (!best || best->second > now * (1.0 - config.minCarbonSaving))
+        return;
+    Proposal p = make(ProposalKind::Defer, "carbon:hold", input, config);
+    Action hold;
+    hold.type = Action::Type::HoldDeferrable;
+    hold.untilMs = best->first;
+    p.plan.push_back(hold);
+    p.reason = "the grid's carbon intensity is " + std::to_string(static_cast<int>(now)) + " g/kWh now and forecast to fall to "
+        + std::to_string(static_cast<int>(best->second)) + " g/kWh at " + clockTime(best->first)
+        + "; hold deferrable batch until then (each still starts by its own deadline)";
+    const double cores = input.deferrableCpuMillis / 1000.0;
+    p.effect.co2GramsPerHour = cores * config.wattsPerBusyCore / 1000.0 * (now - best->second);
+    p.effect.sloRisk = "none: only deferrable batch waits, and never past its deadline";
+    p.risk = Risk::Low;
+    out.push_back(std::move(p));
+}
+
+void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its demand now otherwise.
+    double demand = 0.0;
+    for (const PoolOutlook& pool : input.pools)
+        demand += std::max(pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0));
+    const double needed = demand * config.headroom;
+    std::int64_t capacity = 0;
+    std::map<std::string, std::size_t> readyPerTier;
+    for (const NodeOutlook& node : input.nodes)
+        if (node.ready && node.cordon.empty()) {
+            capacity += node.cpuMillis;
+            ++readyPerTier[node.tier];
+        }
+    auto watts = [&](const NodeOutlook& node) {
+        return config.idleWattsPerNode + config.idleWattsPerAccelerator * static_cast<double>(node.accelerators);
+    };
+
+    if (needed > static_cast<double>(capacity)) {
+        // Bring back nodes powered down earlier, largest first, until the forecast peak fits.
+        std::vector<const NodeOutlook*> down;
+        for (const NodeOutlook& node : input.nodes)
+            if (node.cordon.rfind(kPowerDownCordon, 0) == 0)
+                down.push_back(&node);
+        std::sort(down.begin(), down.end(), [](const auto* a, const auto* b) { return a->cpuMillis > b->cpuMillis; });
+        for (const NodeOutlook* node : down) {
+            if (needed <= static_cast<double>(capacity))
+                break;
+            Proposal p = make(ProposalKind::PowerUp, "power:" + node->name, input, config);
+            p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
+            p.reason = "the forecast CPU peak (" + millicores(static_cast<std::int64_t>(demand)) + " p90, "
+                + millicores(static_cast<std::int64_t>(needed)) + " with headroom) exceeds the "
+                + millicores(capacity) + " of nodes in service; power node " + node->name + " up again";
+            p.effect.utilisationBefore = demand / std::max(1.0, static_cast<double>(capacity));
+            capacity += node->cpuMillis;
+            p.effect.utilisationAfter = demand / std::max(1.0, static_cast<double>(capacity));
+            p.effect.wattsSaved = -watts(*node);
+            p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
+            p.effect.sloRisk = "lowers it: more capacity for the peak";
+            p.risk = Risk::Low;
+            out.push_back(std::move(p));
+        }
+        return;
+    }
+
+    std::vector<const NodeOutlook*> idle;
+    for (const NodeOutlook& node : input.nodes)
+        if (node.ready && node.cordon.empty() && node.residents == 0 && node.idleSinceMs > 0
+            && input.nowMs - node.idleSinceMs >= config.idleBeforePowerDown.count())
+            idle.push_back(&node);
+    // The most power saved first; then the longest idle.
+    std::sort(idle.begin(), idle.end(), [&](const auto* a, const auto* b) {
+        return std::pair { watts(*a), -a->idleSinceMs } > std::pair { watts(*b), -b->idleSinceMs };
+    });
+    std::size_t proposed = 0;
+    for (const NodeOutlook* node : idle) {
+        if (proposed >= config.maxPowerDownsPerRound)
+            break;
+        const auto after = capacity - node->cpuMillis;
+        if (static_cast<double>(after) < needed || readyPerTier[node->tier] <= config.minReadyPerTier)
+            continue;
+        Proposal p = make(ProposalKind::PowerDown, "power:" + node->name, input, config);
+        p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
+            std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
+        const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
+        p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
+            + " minutes and the rest of the cluster holds the forecast CPU peak ("
+            + millicores(static_cast<std::int64_t>(demand)) + " p90) with headroom; cordon it and power it down";
+        p.effect.utilisationBefore = demand / std::max(1.0, static_cast<double>(capacity));
+        p.effect.utilisationAfter = demand / std::max(1.0, static_cast<double>(after));
+        p.effect.wattsSaved = watts(*node);
+        p.effect.co2GramsPerHour = watts(*node) * config.carbonGramsPerKWh / 1000.0;
+        const double margin = static_cast<double>(after) / std::max(1.0, demand);
+        p.effect.sloRisk = margin >= 2.0 ? "none: the rest holds twice the forecast peak"
+                                         : "the rest holds the forecast peak with " + std::to_string(static_cast<int>((margin - 1.0) * 100)) + "% to spare";
+        p.risk = margin >= 2.0 ? Risk::Low : Risk::Medium;
+        capacity = after;
+        --readyPerTier[node->tier];
+        ++proposed;
+        out.push_back(std::move(p));
+    }
+}
+
+} // namespace
+
+std::vector<Proposal> evaluate(const EvaluationInput& input, const EvaluatorConfig& config)
+{
+    std::vector<Proposal> proposals;
+    planQuotas(input, config, proposals);
+    planLending(input, config, proposals);
+    planCarbon(input, config, proposals);
+    planPower(input, config, proposals);
+    return proposals;
+}
+
+} // namespace tidepool::rebalance

@@ -1,0 +1,142 @@
+#include "core/rebalance/proposal.h"
+
+#include <array>
+
+namespace tidepool::rebalance {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::string_view, 9> kKinds { "", "quota", "power_down", "power_up", "lend", "reclaim", "consolidate",
+    "migrate", "defer" };
+constexpr std::array<std::string_view, 7> kStates { "", "pending", "approved", "rejected", "expired", "applied", "failed" };
+constexpr std::array<std::string_view, 4> kRisks { "", "low", "medium", "high" };
+constexpr std::array<std::string_view, 10> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve", "release",
+    "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable" };
+
+template <typename E, std::size_t N> std::optional<E> parseName(const std::array<std::string_view, N>& names, std::string_view text)
+{
+    for (std::size_t i = 1; i < N; ++i)
+        if (names[i] == text)
+            return static_cast<E>(i);
+    return std::nullopt;
+}
+
+} // namespace
+
+std::string_view toString(ProposalKind kind) { return kKinds[static_cast<std::size_t>(kind)]; }
+std::string_view toString(ProposalState state) { return kStates[static_cast<std::size_t>(state)]; }
+std::string_view toString(Risk risk) { return kRisks[static_cast<std::size_t>(risk)]; }
+std::optional<ProposalKind> parseProposalKind(std::string_view text) { return parseName<ProposalKind>(kKinds, text); }
+std::optional<ProposalState> parseProposalState(std::string_view text) { return parseName<ProposalState>(kStates, text); }
+std::optional<Risk> parseRisk(std::string_view text) { return parseName<Risk>(kRisks, text); }
+
+json toJson(const Action& action)
+{
+    json j { { "action", std::string(kActionTypes[static_cast<std::size_t>(action.type)]) }, { "target", action.target } };
+    if (action.type == Action::Type::TakeCpuQuota || action.type == Action::Type::GiveCpuQuota) {
+        j["cpuMillis"] = action.cpuMillis;
+        j["floorCpuMillis"] = action.expectCpuMillis;
+    }
+    if (action.type == Action::Type::SetCpuQuota) {
+        j["cpuMillis"] = action.cpuMillis;
+        j["expectCpuMillis"] = action.expectCpuMillis;
+    }
+    if (action.type == Action::Type::Cordon)
+        j["reason"] = action.reason;
+    if (action.type == Action::Type::HoldDeferrable)
+        j["untilMs"] = action.untilMs;
+    if (action.type == Action::Type::Migrate) {
+        j["workload"] = action.workload;
+        j["from"] = action.from;
+        j["fromDevice"] = action.fromDevice;
+        j["device"] = action.device;
+        j["share"] = action.share;
+    }
+    return j;
+}
+
+json toJson(const Effect& effect)
+{
+    return json { { "utilisationBefore", effect.utilisationBefore }, { "utilisationAfter", effect.utilisationAfter },
+        { "gpusFreed", effect.gpusFreed }, { "wattsSaved", effect.wattsSaved },
+        { "co2GramsPerHour", effect.co2GramsPerHour }, { "sloRisk", effect.sloRisk } };
+}
+
+json toJson(const Proposal& p)
+{
+    json plan = json::array();
+    for (const Action& a : p.plan)
+        plan.push_back(toJson(a));
+    return json { { "id", p.id }, { "kind", std::string(toString(p.kind)) }, { "state", std::string(toString(p.state)) },
+        { "risk", std::string(toString(p.risk)) }, { "key", p.key }, { "reason", p.reason }, { "effect", toJson(p.effect) },
+        { "plan", std::move(plan) }, { "stateVersion", p.stateVersion }, { "createdMs", p.createdMs },
+        { "expiresMs", p.expiresMs }, { "decidedBy", p.decidedBy }, { "decidedMs", p.decidedMs }, { "steps", p.steps },
+        { "detail", p.detail } };
+}
+
+store::StoredProposal toStored(const Proposal& p)
+{
+    json actions = json::array();
+    for (const Action& a : p.plan)
+        actions.push_back(toJson(a));
+    return store::StoredProposal { p.id, std::string(toString(p.kind)), std::string(toString(p.state)),
+        std::string(toString(p.risk)), p.reason, toJson(p.effect), json { { "key", p.key }, { "actions", std::move(actions) } },
+        static_cast<std::int64_t>(p.stateVersion), p.createdMs, p.expiresMs, p.decidedBy, p.decidedMs, p.steps, p.detail };
+}
+
+Expected<Proposal> fromStored(const store::StoredProposal& s)
+{
+    const std::string where = "stored proposal " + std::to_string(s.id) + ": ";
+    Proposal p;
+    p.id = s.id;
+    const auto kind = parseProposalKind(s.kind);
+    const auto state = parseProposalState(s.state);
+    const auto risk = parseRisk(s.risk);
+    if (!kind || !state || !risk)
+        return makeError(ErrorCode::ParseError, where + "unknown kind, state or risk (" + s.kind + ", " + s.state + ", " + s.risk + ")");
+    p.kind = *kind;
+    p.state = *state;
+    p.risk = *risk;
+    p.reason = s.reason;
+    if (!s.plan.is_object() || !s.plan.contains("actions") || !s.plan["actions"].is_array())
+        return makeError(ErrorCode::ParseError, where + "field `plan` holds no actions");
+    p.key = s.plan.value("key", std::string());
+    for (const json& a : s.plan["actions"]) {
+        Action action;
+        const auto type = parseName<Action::Type>(kActionTypes, a.value("action", std::string()));
+        if (!type)
+            return makeError(ErrorCode::ParseError, where + "field `plan.actions` has an unknown action");
+        action.type = *type;
+        action.target = a.value("target", std::string());
+        action.cpuMillis = a.value("cpuMillis", std::int64_t { 0 });
+        action.expectCpuMillis = a.value(a.contains("floorCpuMillis") ? "floorCpuMillis" : "expectCpuMillis", std::int64_t { 0 });
+        action.reason = a.value("reason", std::string());
+        action.workload = a.value("workload", std::int64_t { 0 });
+        action.from = a.value("from", std::string());
+        action.fromDevice = a.value("fromDevice", -1);
+        action.device = a.value("device", -1);
+        action.share = a.value("share", 0);
+        action.untilMs = a.value("untilMs", std::int64_t { 0 });
+        p.plan.push_back(std::move(action));
+    }
+    if (s.effect.is_object()) {
+        p.effect.utilisationBefore = s.effect.value("utilisationBefore", 0.0);
+        p.effect.utilisationAfter = s.effect.value("utilisationAfter", 0.0);
+        p.effect.gpusFreed = s.effect.value("gpusFreed", 0.0);
+        p.effect.wattsSaved = s.effect.value("wattsSaved", 0.0);
+        p.effect.co2GramsPerHour = s.effect.value("co2GramsPerHour", 0.0);
+        p.effect.sloRisk = s.effect.value("sloRisk", std::string());
+    }
+    p.stateVersion = static_cast<std::uint64_t>(s.stateVersion);
+    p.createdMs = s.createdMs;
+    p.expiresMs = s.expiresMs;
+    p.decidedBy = s.decidedBy;
+    p.decidedMs = s.decidedMs;
+    p.steps = s.steps.is_array() ? s.steps : json::array();
+    p.detail = s.detail;
+    return p;
+}
+
+} // namespace tidepool::rebalance

@@ -1,0 +1,126 @@
+#pragma once
+// A rebalance proposal: what the evaluation loop suggests, why, what it would change and what it would gain, and
+// the steps it took once approved.
+//
+//   pending ──approve──▶ approved ──apply──▶ applied | failed
+//      │ └──reject──▶ rejected
+//      └──(expiry, superseded, re-planned)──▶ expired
+//
+// A plan is a list of actions, each naming the state it was planned on (`expect…`), so that approving can tell
+// whether that state still holds before it changes anything.
+//
+// Thread affinity: none; plain values.
+
+#include "core/store/store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tidepool::rebalance {
+
+enum class ProposalKind : std::uint8_t { Invalid, Quota, PowerDown, PowerUp, Lend, Reclaim, Consolidate, Migrate, Defer };
+enum class ProposalState : std::uint8_t { Invalid, Pending, Approved, Rejected, Expired, Applied, Failed };
+enum class Risk : std::uint8_t { Invalid, Low, Medium, High };
+
+std::string_view toString(ProposalKind kind);
+std::string_view toString(ProposalState state);
+std::string_view toString(Risk risk);
+std::optional<ProposalKind> parseProposalKind(std::string_view text);
+std::optional<ProposalState> parseProposalState(std::string_view text);
+std::optional<Risk> parseRisk(std::string_view text);
+
+// One step of a plan.
+struct Action {
+    // Reserve: keep a hot node's accelerators for the next peak (its batch moves to the cold tier); Release: lend
+    // them to batch again. Migrate: move `workload` from node `from`, device `fromDevice`, to node `target`, device
+    // `device` (it restarts there).
+    // TakeCpuQuota: lower a donor pool's CPU quota by `cpuMillis`, provided at least `expectCpuMillis` (its own
+    // forecast need) stays: several raises may draw on one donor and each still holds after the others.
+    // HoldDeferrable: deferrable batch waits for the low-carbon window at `untilMs` (each at most to its deadline).
+    enum class Type : std::uint8_t { Invalid, SetCpuQuota, Cordon, Uncordon, Reserve, Release, Migrate, TakeCpuQuota,
+        GiveCpuQuota, HoldDeferrable };
+    Type type = Type::Invalid;
+    std::string target; // the pool or node
+    std::int64_t cpuMillis = 0; // SetCpuQuota: the new quota
+    std::int64_t expectCpuMillis = 0; // SetCpuQuota: the quota it was planned on
+    std::string reason; // Cordon: the cordon's reason
+    std::int64_t workload = 0; // Migrate
+    std::string from; // Migrate: the node it runs on
+    std::int32_t fromDevice = -1;
+    std::int32_t device = -1;
+    std::int32_t share = 0; // Migrate: the share it holds, planned on
+    std::int64_t untilMs = 0; // HoldDeferrable
+    bool operator==(const Action&) const = default;
+
+    static Action setCpuQuota(std::string pool, std::int64_t cpuMillis, std::int64_t expectCpuMillis)
+    {
+        Action a;
+        a.type = Type::SetCpuQuota;
+        a.target = std::move(pool);
+        a.cpuMillis = cpuMillis;
+        a.expectCpuMillis = expectCpuMillis;
+        return a;
+    }
+    static Action takeCpuQuota(std::string pool, std::int64_t cpuMillis, std::int64_t floorMillis)
+    {
+        Action a;
+        a.type = Type::TakeCpuQuota;
+        a.target = std::move(pool);
+        a.cpuMillis = cpuMillis;
+        a.expectCpuMillis = floorMillis;
+        return a;
+    }
+    // Cordon (with `reason`), Uncordon, Reserve or Release of `node`.
+    static Action onNode(Type type, std::string node, std::string reason = {})
+    {
+        Action a;
+        a.type = type;
+        a.target = std::move(node);
+        a.reason = std::move(reason);
+        return a;
+    }
+};
+
+// What a proposal is predicted to change. Zero where it does not apply.
+struct Effect {
+    double utilisationBefore = 0.0; // of the resource it acts on, 0..1
+    double utilisationAfter = 0.0;
+    double gpusFreed = 0.0;
+    double wattsSaved = 0.0; // negative: watts added
+    double co2GramsPerHour = 0.0; // at the region's carbon intensity
+    std::string sloRisk; // in words: "none", "p90 peak within 5% of the quota", ...
+    bool operator==(const Effect&) const = default;
+};
+
+struct Proposal {
+    std::int64_t id = 0;
+    ProposalKind kind = ProposalKind::Invalid;
+    ProposalState state = ProposalState::Invalid;
+    Risk risk = Risk::Invalid;
+    std::string key; // what it is about ("quota:batch", "power:node-7"): one pending proposal per key
+    std::string reason;
+    Effect effect;
+    std::vector<Action> plan;
+    std::uint64_t stateVersion = 0;
+    std::int64_t createdMs = 0;
+    std::int64_t expiresMs = 0;
+    std::string decidedBy;
+    std::int64_t decidedMs = 0;
+    nlohmann::json steps = nlohmann::json::array(); // [{action, outcome}] as applying went
+    std::string detail; // why it failed, expired or was re-planned
+    bool open() const { return state == ProposalState::Pending; }
+};
+
+nlohmann::json toJson(const Action& action);
+nlohmann::json toJson(const Effect& effect);
+nlohmann::json toJson(const Proposal& proposal);
+store::StoredProposal toStored(const Proposal& proposal);
+// The error names the proposal and the field that could not be read.
+Expected<Proposal> fromStored(const store::StoredProposal& stored);
+
+} // namespace tidepool::rebalance

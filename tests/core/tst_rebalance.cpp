@@ -1,0 +1,750 @@
+// The evaluation and its proposals: the pure planner's peak shifting (a raise taken from pools with forecast slack,
+// and the base quota given back in a trough) and energy proposals (idle nodes powered down while the rest holds the
+// forecast peak, powered up when it does not), then the whole loop on a real SQLite store and control plane —
+// forecasts from stored history, one pending proposal per subject, approval applying only on the state it was
+// planned on (else re-planned), rejection, expiry, and everything surviving a restart.
+#include "core/api/control_plane.h"
+#include "core/api/rebalancer.h"
+#include "core/api/workload_spec.h"
+#include "core/rebalance/carbon.h"
+#include "core/rebalance/whatif.h"
+#include "core/model/pool.h"
+#include "core/store/store.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <boost/asio/io_context.hpp>
+
+#include <cmath>
+#include <thread>
+
+using namespace tidepool;
+using namespace tidepool::api;
+using rebalance::Action;
+using rebalance::ProposalKind;
+using rebalance::ProposalState;
+
+namespace {
+
+constexpr std::int64_t kMinute = 60'000;
+constexpr std::int64_t kDay = 24 * 60 * kMinute;
+constexpr std::int64_t kNow = 1'800'000'000'000; // on a 5-minute boundary
+
+rebalance::PoolOutlook pool(const std::string& name, std::int64_t quota, std::optional<double> peak)
+{
+    rebalance::PoolOutlook p;
+    p.name = name;
+    p.cpuQuotaMillis = quota;
+    p.cpuPeakMillis = peak;
+    p.peakAtMs = kNow + 30 * kMinute;
+    return p;
+}
+
+rebalance::NodeOutlook node(const std::string& name, std::int64_t idleForMs, std::string cordon = {})
+{
+    rebalance::NodeOutlook n;
+    n.name = name;
+    n.tier = "warm";
+    n.ready = true;
+    n.cordon = std::move(cordon);
+    n.cpuMillis = 8000;
+    n.accelerators = 2;
+    n.idleSinceMs = idleForMs > 0 ? kNow - idleForMs : 0;
+    n.residents = idleForMs > 0 ? 0 : 3;
+    return n;
+}
+
+template <typename E> std::string name(E value)
+{
+    using rebalance::toString;
+    using tidepool::api::toString;
+    return std::string(toString(value));
+}
+
+std::vector<rebalance::Proposal> ofKind(const std::vector<rebalance::Proposal>& all, ProposalKind kind)
+{
+    std::vector<rebalance::Proposal> out;
+    for (const auto& p : all)
+        if (p.kind == kind)
+            out.push_back(p);
+    return out;
+}
+
+} // namespace
+
+class TestRebalance : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    // A fresh one for each test: handlers a finished test left queued must not run against its destroyed objects.
+    std::unique_ptr<boost::asio::io_context> m_ioHolder = std::make_unique<boost::asio::io_context>();
+    boost::asio::io_context& io() { return *m_ioHolder; }
+
+    std::string dbPath() const { return m_dir.filePath(QStringLiteral("rebalance.db")).toStdString(); }
+
+    std::unique_ptr<ControlPlane> plane(store::Store& store)
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, &store);
+        if (!created)
+            qFatal("%s", created.error().message.c_str());
+        return std::move(*created);
+    }
+
+    std::unique_ptr<Rebalancer> rebalancer(ControlPlane& plane)
+    {
+        auto created = Rebalancer::create(io(), plane, RebalanceConfig {}, {});
+        if (!created)
+            qFatal("%s", created.error().message.c_str());
+        return std::move(*created);
+    }
+
+    // A week of 5-minute history: pool "web" swings daily between 1500 and 4500 mCPU, peaking 30 minutes after
+    // `kNow`; pool "batch" holds 2000 mCPU.
+    static void writeHistory(store::Store& store)
+    {
+        std::vector<store::Sample> samples;
+        const double pi = std::acos(-1.0);
+        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
+            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
+            samples.push_back({ { "pool", "web", "cpu" }, t, 3000 + 1500 * std::cos(phase) });
+            samples.push_back({ { "pool", "batch", "cpu" }, t, 2000 });
+        }
+        store.addSamples(samples);
+        QVERIFY(store.commit());
+        QVERIFY(store.maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+    }
+
+    static void createPool(ControlPlane& plane, const std::string& name, std::int64_t cpuMillis)
+    {
+        PoolRequest request;
+        request.name = name;
+        request.businessLine = name;
+        request.cpuMillis = cpuMillis;
+        QVERIFY(plane.createPool(request));
+    }
+
+private slots:
+    void init()
+    {
+        m_ioHolder = std::make_unique<boost::asio::io_context>();
+        QVERIFY(m_dir.isValid());
+        for (const char* suffix : { "", "-wal", "-shm" })
+            QFile::remove(QString::fromStdString(dbPath() + suffix));
+    }
+
+    void raiseAheadOfAPeakComesFromSlack()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", 4000, 4500.0), pool("batch", 8000, 2000.0), pool("adhoc", 3000, std::nullopt) };
+        input.nodes = { node("a", 0), node("b", 0) };
+        const auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        const auto& p = quota[0];
+        QCOMPARE(p.key, std::string("quota:web"));
+        // 4500 × 1.2 = 5400 → 5500 in 500 mCPU steps; the 1500 come from batch, whose 2000 × 1.2 leave 5500 slack.
+        QCOMPARE(p.plan, (std::vector<Action> { Action::setCpuQuota("web", 5500, 4000),
+                             Action::takeCpuQuota("batch", 1500, 2500) }));
+        QCOMPARE(name(p.risk), name(rebalance::Risk::Low));
+        QVERIFY(p.reason.find("08:30 UTC") != std::string::npos);
+        QVERIFY(p.effect.utilisationBefore > 1.0 && p.effect.utilisationAfter < 1.0);
+        QCOMPARE(name(p.state), name(ProposalState::Pending));
+        QCOMPARE(p.expiresMs, kNow + 10 * kMinute);
+    }
+
+    void troughGivesTheBaseBack()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        auto web = pool("web", 5500, 1000.0);
+        web.baseCpuMillis = 4000;
+        auto unlimited = pool("free", kUnlimited, 100.0);
+        input.pools = { web, unlimited };
+        const auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].plan, (std::vector<Action> { Action::setCpuQuota("web", 4000, 5500) }));
+        // Without a base there is nothing to give back.
+        input.pools[0].baseCpuMillis.reset();
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota).empty());
+    }
+
+    void idleNodesPowerDownWhileTheRestHoldsThePeak()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 6000.0) }; // 7200 with headroom
+        input.nodes = { node("busy", 0), node("idle-long", 60 * kMinute), node("idle-short", 5 * kMinute),
+            node("idle-2", 45 * kMinute) };
+        auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        // 32000 in service; each power-down leaves 24000 then 16000, both above 7200; idle-short is not idle long
+        // enough.
+        QCOMPARE(down.size(), std::size_t { 2 });
+        QCOMPARE(down[0].key, std::string("power:idle-long"));
+        QCOMPARE(down[1].key, std::string("power:idle-2"));
+        QCOMPARE(down[0].effect.wattsSaved, 160.0);
+        QVERIFY(down[0].plan[0].reason.rfind(rebalance::kPowerDownCordon, 0) == 0);
+
+        // A peak that needs them back: the powered-down nodes are proposed up, largest first, until it fits.
+        input.pools = { pool("web", kUnlimited, 20000.0) }; // 24000 with headroom
+        input.nodes = { node("busy", 0), node("idle-2", 45 * kMinute), node("down-1", 0, "powered down by proposal"),
+            node("down-2", 0, "powered down by proposal"), node("maintenance", 0, "disk replacement") };
+        input.nodes[2].ready = input.nodes[3].ready = input.nodes[4].ready = true;
+        auto up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 }); // 16000 + 8000 = 24000 is enough; the operator's cordon is not touched
+        QCOMPARE(up[0].key, std::string("power:down-1"));
+        QCOMPARE(up[0].plan[0].type, Action::Type::Uncordon);
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
+    }
+
+    void hotAcceleratorsAreReservedBeforeAPeakAndLentInATrough()
+    {
+        auto hot = [](const std::string& name, bool reserved, std::size_t batch) {
+            rebalance::NodeOutlook n = node(name, 0);
+            n.tier = "hot";
+            n.peakReserved = reserved;
+            n.acceleratorMilli = 8000;
+            n.batchResidents = batch;
+            return n;
+        };
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.nodes = { hot("h1", true, 0), hot("h2", false, 2), hot("h3", false, 0), node("warm", 0) };
+        // No forecast of the hot tier: nothing about lending.
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim).empty());
+
+        // 12 GPUs (p90) × 1.2 = 14.4: h1 (reserved) and h3 (no batch on it) hold it.
+        input.hotAcceleratorPeak = 12000;
+        input.hotPeakAtMs = kNow + 20 * kMinute;
+        auto reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
+        QCOMPARE(reclaim.size(), std::size_t { 1 });
+        QCOMPARE(reclaim[0].key, std::string("lending:hot"));
+        QCOMPARE(reclaim[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Reserve, "h3") }));
+        QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Low));
+        QCOMPARE(reclaim[0].effect.gpusFreed, 8.0);
+
+        // 20 × 1.2 = 24: all three, and the batch on h2 has to move: a medium risk.
+        input.hotAcceleratorPeak = 20000;
+        reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
+        QCOMPARE(reclaim[0].plan.size(), std::size_t { 2 });
+        QCOMPARE(reclaim[0].plan[1].target, std::string("h2"));
+        QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Medium));
+        QVERIFY(reclaim[0].reason.find("2 batch workloads") != std::string::npos);
+
+        // A trough: 3 × 1.2 = 3.6 fits h1; the reserved h2 is lent to batch.
+        input.nodes = { hot("h1", true, 0), hot("h2", true, 0), hot("h3", false, 4) };
+        input.hotAcceleratorPeak = 3000;
+        const auto all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::Reclaim).empty());
+        const auto lend = ofKind(all, ProposalKind::Lend);
+        QCOMPARE(lend.size(), std::size_t { 1 });
+        QCOMPARE(lend[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Release, "h2") }));
+        QCOMPARE(name(lend[0].risk), name(rebalance::Risk::Low)); // 8 kept against 3.6 needed
+    }
+
+    // Reserving a hot node moves the batch running there to the queue (here nowhere else fits it, so it waits);
+    // lending it again places the batch back.
+    void reservingAHotNodeMovesItsBatch()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 8000;
+        inv.memoryMiB = 16384;
+        inv.devices.push_back(protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 });
+        p->onJoined("s1", "127.0.0.1:1", protocol::Hello { "gpu-1", "t", std::nullopt });
+        p->onInventory("s1", inv);
+        SubmitRequest batch;
+        batch.name = "train";
+        batch.requests = { 1000, 1024, 0, 0 };
+        batch.accelerators.kind = AcceleratorKind::Gpu;
+        batch.accelerators.count = 1;
+        batch.argv = { "/bin/true" };
+        const auto id = p->submit(batch);
+        QVERIFY(id);
+        QCOMPARE(name(p->workload(*id)->phase), std::string("launching"));
+        const auto moved = p->setPeakReserved("gpu-1", true, "test");
+        QVERIFY(moved);
+        QCOMPARE(*moved, std::size_t { 1 });
+        QCOMPARE(name(p->workload(*id)->phase), std::string("pending"));
+        QVERIFY(p->workload(*id)->detail.find("reserved for the next peak") != std::string::npos);
+        p->retryPending();
+        QCOMPARE(name(p->workload(*id)->phase), std::string("pending")); // no batch on a reserved hot node
+        QVERIFY(p->setPeakReserved("gpu-1", false, "test"));
+        p->retryPending();
+        QCOMPARE(name(p->workload(*id)->phase), std::string("launching"));
+        QCOMPARE(p->setPeakReserved("nowhere", true, "test").error().status, 404);
+    }
+
+    // What-if re-simulates everything placed or waiting on a copy: taking a node out or lowering a quota shows what
+    // would stop, beside a re-simulation without the change; the live cluster is not touched.
+    void whatIfShowsTheDifferenceAndChangesNothing()
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        createPool(p, "web", 8000);
+        for (const char* n : { "n1", "n2" }) {
+            protocol::Inventory inv;
+            inv.isa = "x86_64";
+            inv.cpuMillis = 4000;
+            inv.memoryMiB = 16384;
+            p.onJoined(n, "127.0.0.1:1", protocol::Hello { n, "t", std::nullopt });
+            p.onInventory(n, inv);
+        }
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 4; ++i) {
+            SubmitRequest s;
+            s.name = "svc-" + std::to_string(i);
+            s.pool = "web";
+            s.requests = { 1500, 512, 0, 0 };
+            s.latency = LatencyClass::LatencySensitive;
+            s.argv = { "/bin/true" };
+            ids.push_back(*p.submit(s));
+        }
+        QCOMPARE(p.cluster().placedCount(), std::size_t { 4 });
+
+        rebalance::WhatIfChange change;
+        change.removeNodes = { "n1" };
+        auto result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        QCOMPARE(result->withoutChange.placed, std::size_t { 4 });
+        QCOMPARE(result->withChange.placed, std::size_t { 2 }); // 4000 mCPU left holds two of 1500
+        QCOMPARE(result->withChange.waiting, std::size_t { 2 });
+        QVERIFY(result->withChange.stopped >= 2);
+        QVERIFY(result->withChange.sloAtRisk >= 2);
+        for (const auto& m : result->changes)
+            QVERIFY(m.to != "n1");
+
+        change = {};
+        change.poolCpuMillis["web"] = 3000;
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY(result);
+        QCOMPARE(result->withChange.placed, std::size_t { 2 });
+        QCOMPARE(result->withChange.stopped, std::size_t { 2 });
+
+        change = {};
+        change.poolCpuMillis["nope"] = 1;
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY(!result);
+        QVERIFY(result.error().message.find("nope") != std::string::npos);
+        change = {};
+        change.profile = "no-such-profile";
+        QVERIFY(!rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change));
+
+        // Nothing moved for real.
+        QCOMPARE(p.cluster().placedCount(), std::size_t { 4 });
+        QCOMPARE(p.cluster().pool(*p.poolByName("web")).quota.cpuMillis, std::int64_t { 8000 });
+        QVERIFY(p.cluster().node(p.nodeByName("n1")->id).schedulable);
+        QVERIFY(p.cluster().checkInvariants());
+    }
+
+    // Two batch workloads holding 300 milli-GPU each on two GPUs: consolidation moves one beside the other, which
+    // frees a whole GPU; approving it migrates the workload (stopped there, launched here) and nothing goes over.
+    void fragmentedGpusAreConsolidated()
+    {
+        std::vector<std::pair<std::string, protocol::Message>> sent;
+        AgentLink link { [&](const std::string& s, const protocol::Message& m) {
+                            sent.emplace_back(s, m);
+                            return true;
+                        },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 16000;
+        inv.memoryMiB = 65536;
+        for (int d = 0; d < 4; ++d)
+            inv.devices.push_back(protocol::DeviceInfo { d, "gpu", "T4", 16384, 1000 });
+        p.onJoined("s1", "127.0.0.1:1", protocol::Hello { "g1", "t", std::nullopt });
+        p.onInventory("s1", inv);
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 2; ++i) {
+            SubmitRequest s;
+            s.name = "train-" + std::to_string(i);
+            s.requests = { 1000, 1024, 0, 0 };
+            s.accelerators.kind = AcceleratorKind::Gpu;
+            s.accelerators.count = 1;
+            s.accelerators.sharePerDevice = 300;
+            s.argv = { "/bin/true" };
+            ids.push_back(*p.submit(s));
+            p.onWorkloadUpdate("s1", protocol::WorkloadStatus { ids.back(), "running", 100 + i, 0, {} });
+        }
+        // Spread them over GPUs 0 and 1, whatever the policy chose.
+        for (int i = 0; i < 2; ++i) {
+            const auto device = p.workload(ids[i])->devices[0].device;
+            if (device != i) {
+                QVERIFY(p.migrate(ids[i], "g1", device, "g1", i));
+                p.onWorkloadUpdate("s1", protocol::WorkloadStatus { ids[i], "running", 200 + i, 0, {} });
+            }
+        }
+        QCOMPARE(p.workload(ids[0])->devices[0].device, std::int16_t { 0 });
+        QCOMPARE(p.workload(ids[1])->devices[0].device, std::int16_t { 1 });
+
+        auto r = rebalancer(p);
+        const auto proposals = r->evaluateNow(kNow);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        const auto* proposal = r->proposal(proposals[0]);
+        QCOMPARE(name(proposal->kind), std::string("consolidate"));
+        QCOMPARE(proposal->effect.gpusFreed, 1.0);
+        QCOMPARE(proposal->plan.size(), std::size_t { 1 });
+        const Action move = proposal->plan[0];
+        QCOMPARE(move.type, Action::Type::Migrate);
+        QCOMPARE(move.from, std::string("g1"));
+        QVERIFY(move.fromDevice != move.device);
+
+        sent.clear();
+        const auto approved = r->approve(proposal->id, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        const LiveWorkload* moved = p.workload(move.workload);
+        QCOMPARE(moved->devices[0].device, static_cast<std::int16_t>(move.device));
+        QCOMPARE(name(moved->phase), std::string("launching"));
+        // The old copy is stopped and the new one launched.
+        QVERIFY(std::any_of(sent.begin(), sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Stop>(s.second); }));
+        QVERIFY(std::any_of(sent.begin(), sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Launch>(s.second); }));
+        QVERIFY(p.cluster().checkInvariants());
+        const auto& devices = p.cluster().node(p.nodeByName("g1")->id).devices;
+        QCOMPARE(std::count_if(devices.begin(), devices.end(), [](const Device& d) { return d.idle(); }), 3L);
+    }
+
+    // A node its agent reports at 95% CPU sheds the largest CPU-only batch to the coolest node that takes it, enough
+    // to fall under 90%; approving moves it.
+    void hotSpotsShedBatch()
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        for (const char* n : { "hot-1", "cool-1" }) {
+            protocol::Inventory inv;
+            inv.isa = "x86_64";
+            inv.cpuMillis = 8000;
+            inv.memoryMiB = 32768;
+            p.onJoined(n, "127.0.0.1:1", protocol::Hello { n, "t", std::nullopt });
+            p.onInventory(n, inv);
+        }
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 3; ++i) {
+            SubmitRequest s;
+            s.name = "etl-" + std::to_string(i);
+            s.requests = { i == 1 ? 3000 : 1000, 1024, 0, 0 };
+            s.argv = { "/bin/true" };
+            ids.push_back(*p.submit(s));
+            const std::string node = p.cluster().node(p.workload(ids.back())->node).name;
+            const std::string session = node == "hot-1" ? "hot-1" : "cool-1";
+            p.onWorkloadUpdate(session, protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
+            if (node != "hot-1") {
+                QVERIFY(p.migrate(ids.back(), node, -1, "hot-1", -1));
+                p.onWorkloadUpdate("hot-1", protocol::WorkloadStatus { ids.back(), "running", 20 + i, 0, {} });
+            }
+        }
+        for (const auto& [session, cpu] : { std::pair { "hot-1", 0.95 }, std::pair { "cool-1", 0.10 } }) {
+            protocol::Heartbeat hb;
+            hb.samples.push_back(protocol::UtilisationSample { kNow, cpu, 1024, {} });
+            p.onHeartbeat(session, hb);
+        }
+        auto r = rebalancer(p);
+        const auto proposals = r->evaluateNow(kNow);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        const auto* proposal = r->proposal(proposals[0]);
+        QCOMPARE(name(proposal->kind), std::string("migrate"));
+        // 0.95 − 3000/8000 = 0.575: one move, the largest.
+        QCOMPARE(proposal->plan.size(), std::size_t { 1 });
+        QCOMPARE(proposal->plan[0].workload, std::int64_t { ids[1] });
+        QCOMPARE(proposal->plan[0].target, std::string("cool-1"));
+        QVERIFY(proposal->reason.find("hot-1") != std::string::npos);
+        const auto approved = r->approve(proposal->id, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        QCOMPARE(p.cluster().node(p.workload(ids[1])->node).name, std::string("cool-1"));
+        QVERIFY(p.cluster().checkInvariants());
+    }
+
+    void deferrableBatchWaitsForALowCarbonWindow()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.carbon = { { kNow - 60 * kMinute, 450 }, { kNow + 60 * kMinute, 400 }, { kNow + 180 * kMinute, 180 },
+            { kNow + 240 * kMinute, 170 }, { kNow + 20 * 60 * kMinute, 50 } };
+        // Nothing deferrable about: nothing to propose.
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Defer).empty());
+        input.deferrableCpuMillis = 8000;
+        auto defer = ofKind(rebalance::evaluate(input, {}), ProposalKind::Defer);
+        QCOMPARE(defer.size(), std::size_t { 1 });
+        // The cleanest point within 12 hours (the 50 g/kWh one is 20 hours away).
+        QCOMPARE(defer[0].plan[0].type, Action::Type::HoldDeferrable);
+        QCOMPARE(defer[0].plan[0].untilMs, kNow + 240 * kMinute);
+        // 8 cores × 10 W × (450 − 170) g/kWh = 22.4 g/h.
+        QCOMPARE(defer[0].effect.co2GramsPerHour, 8 * 10.0 / 1000.0 * 280.0);
+        QCOMPARE(name(defer[0].risk), name(rebalance::Risk::Low));
+        // A hold in force, or a window not clean enough (20% by default): nothing.
+        input.carbonHoldUntilMs = kNow + kMinute;
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Defer).empty());
+        input.carbonHoldUntilMs = 0;
+        input.carbon = { { kNow - kMinute, 300 }, { kNow + 60 * kMinute, 250 } };
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Defer).empty());
+    }
+
+    void carbonHoldKeepsDeferrableBatchUntilItsWindowOrDeadline()
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 8000;
+        inv.memoryMiB = 32768;
+        p.onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        p.onInventory("s1", inv);
+        const std::int64_t now = unixMillis();
+        p.setCarbonHold(now + 3'600'000, "test");
+        auto job = [&](const char* n, bool deferrable, std::int64_t deadline) {
+            SubmitRequest s;
+            s.name = n;
+            s.requests = { 500, 256, 0, 0 };
+            s.deferrable = deferrable;
+            s.deadlineMs = deadline;
+            s.argv = { "/bin/true" };
+            return *p.submit(s);
+        };
+        const WorkloadId held = job("held", true, 0);
+        const WorkloadId due = job("due", true, now + 200);
+        const WorkloadId plain = job("plain", false, 0);
+        QCOMPARE(name(p.workload(plain)->phase), std::string("launching"));
+        QCOMPARE(name(p.workload(held)->phase), std::string("pending"));
+        QVERIFY(p.workload(held)->detail.rfind("held for a low-carbon window", 0) == 0);
+        QCOMPARE(p.workload(held)->deadlineMs, p.workload(held)->submittedMs + kDefaultDeferralMs);
+        QCOMPARE(name(p.workload(due)->phase), std::string("pending"));
+        // Its own deadline comes first: placed then, while the other still waits for the window.
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+        p.releaseHeld(unixMillis());
+        p.retryPending();
+        QCOMPARE(name(p.workload(due)->phase), std::string("launching"));
+        QCOMPARE(name(p.workload(held)->phase), std::string("pending"));
+        // The window comes: the hold ends and the rest is placed.
+        p.releaseHeld(now + 3'600'000);
+        QCOMPARE(p.carbonHoldUntilMs(), std::int64_t { 0 });
+        p.retryPending();
+        QCOMPARE(name(p.workload(held)->phase), std::string("launching"));
+
+        // The submission's own checks.
+        auto spec = parseSubmitRequest(nlohmann::json { { "name", "x" }, { "cpuMillis", 1 }, { "memoryMiB", 1 },
+            { "latency", "real-time" }, { "deferrable", true } });
+        QVERIFY(!spec);
+        QVERIFY2(spec.error().message.find("deferrable") != std::string::npos, spec.error().message.c_str());
+        spec = parseSubmitRequest(nlohmann::json { { "name", "x" }, { "cpuMillis", 1 }, { "memoryMiB", 1 }, { "deadlineMs", 5 } });
+        QVERIFY(!spec);
+        QVERIFY2(spec.error().message.find("deadlineMs") != std::string::npos, spec.error().message.c_str());
+    }
+
+    void carbonIntensityLoadsAndNamesBadLines()
+    {
+        const QString good = m_dir.filePath(QStringLiteral("carbon.csv"));
+        QFile f(good);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("timestamp,gco2_per_kwh\n2027-01-15T08:00:00Z,420\n2027-01-15T09:00:00Z,390.5\n");
+        f.close();
+        const auto loaded = rebalance::loadCarbonIntensity(good.toStdString());
+        QVERIFY2(loaded, loaded ? "" : loaded.error().message.c_str());
+        QCOMPARE(loaded->size(), std::size_t { 2 });
+        QCOMPARE(loaded->front().first, kNow); // 2027-01-15 08:00 UTC
+        QCOMPARE(loaded->back().first, kNow + 60 * kMinute);
+        QCOMPARE(loaded->back().second, 390.5);
+        const QString bad = m_dir.filePath(QStringLiteral("bad.csv"));
+        QFile g(bad);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("timestamp,gco2_per_kwh\n2027-01-15T08:00:00Z,420\n2027-01-15T09:00:00Z,lots\n");
+        g.close();
+        const auto refused = rebalance::loadCarbonIntensity(bad.toStdString());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("bad.csv:3:") != std::string::npos, refused.error().message.c_str());
+    }
+
+    void loopForecastsProposesAndApplies()
+    {
+        std::int64_t proposalId = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto p = plane(**opened);
+            createPool(*p, "web", 4000);
+            createPool(*p, "batch", 8000);
+            writeHistory(**opened);
+            auto r = rebalancer(*p);
+            const auto created = r->evaluateNow(kNow);
+            QCOMPARE(created.size(), std::size_t { 1 });
+            proposalId = created[0];
+            const auto* proposal = r->proposal(proposalId);
+            QCOMPARE(proposal->key, std::string("quota:web"));
+            QCOMPARE(proposal->plan[0].expectCpuMillis, std::int64_t { 4000 });
+            QVERIFY2(proposal->plan[0].cpuMillis >= 5500, proposal->reason.c_str()); // the p90 peak is at least 4500
+
+            // The forecast was stored for the console.
+            p->stop();
+            const auto forecast = (*opened)->latestForecast({ "pool", "web", "cpu" });
+            QVERIFY(forecast && *forecast);
+            QCOMPARE((*forecast)->points.size(), std::size_t { 288 });
+
+            // The same advice next round keeps the same proposal.
+            QVERIFY(r->evaluateNow(kNow + 5 * kMinute).empty());
+            QCOMPARE(name(r->proposal(proposalId)->state), name(ProposalState::Pending));
+
+            const auto approved = r->approve(proposalId, "operator:test", kNow + 6 * kMinute);
+            QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+            QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+            QCOMPARE((*approved)->steps.size(), std::size_t { 2 });
+            QCOMPARE(p->cluster().pool(*p->poolByName("web")).quota.cpuMillis, proposal->plan[0].cpuMillis);
+            QCOMPARE(p->cluster().pool(*p->poolByName("batch")).quota.cpuMillis, 8000 - proposal->plan[1].cpuMillis);
+            // Approving twice is refused and changes nothing.
+            const auto again = r->approve(proposalId, "operator:test", kNow + 6 * kMinute);
+            QVERIFY(!again);
+            QCOMPARE(again.error().status, 409);
+            p->stop();
+        }
+        // After a restart: the decision, its steps and the raised quota are all there.
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        auto r = rebalancer(*p);
+        const auto* restored = r->proposal(proposalId);
+        QVERIFY(restored);
+        QCOMPARE(name(restored->state), name(ProposalState::Applied));
+        QCOMPARE(restored->decidedBy, std::string("operator:test"));
+        QCOMPARE(restored->steps.size(), std::size_t { 2 });
+        QVERIFY(p->cluster().pool(*p->poolByName("web")).quota.cpuMillis >= 5500);
+    }
+
+    void staleApprovalIsReplanned()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "web", 4000);
+        createPool(*p, "batch", 8000);
+        writeHistory(**opened);
+        auto r = rebalancer(*p);
+        const auto created = r->evaluateNow(kNow);
+        QCOMPARE(created.size(), std::size_t { 1 });
+        // Someone changes the web pool's quota after the plan was made.
+        PoolRequest changed = p->poolRequestOf(*p->poolByName("web"));
+        changed.cpuMillis = 4500;
+        QVERIFY(p->updatePool("web", changed));
+        const auto refused = r->approve(created[0], "operator:test", kNow + kMinute);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 409);
+        QVERIFY2(refused.error().message.find("4500") != std::string::npos, refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("re-planned as proposal") != std::string::npos, refused.error().message.c_str());
+        QCOMPARE(name(r->proposal(created[0])->state), name(ProposalState::Expired));
+        QCOMPARE(p->cluster().pool(*p->poolByName("web")).quota.cpuMillis, std::int64_t { 4500 }); // nothing applied
+        // The re-plan starts from the quota as it is now.
+        const rebalance::Proposal* replanned = nullptr;
+        for (const auto& [id, proposal] : r->proposals())
+            if (proposal.open())
+                replanned = &proposal;
+        QVERIFY(replanned);
+        QCOMPARE(replanned->plan[0].expectCpuMillis, std::int64_t { 4500 });
+        QVERIFY(r->approve(replanned->id, "operator:test", kNow + kMinute));
+    }
+
+    // Two pools raised from one donor: approving the first leaves the second valid, because a donor's action takes
+    // an amount and only asks that the donor keeps its own forecast need.
+    void raisesFromOneDonorDoNotInvalidateEachOther()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "web", 4000);
+        createPool(*p, "web2", 4000);
+        createPool(*p, "batch", 20000);
+        writeHistory(**opened);
+        std::vector<store::Sample> samples;
+        auto web = (*opened)->history({ "pool", "web", "cpu" }, 0, kNow, store::Resolution::Raw);
+        for (const auto& point : *web)
+            samples.push_back({ { "pool", "web2", "cpu" }, point.atMs, point.mean });
+        (*opened)->addSamples(samples);
+        QVERIFY((*opened)->commit());
+        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+        auto r = rebalancer(*p);
+        const auto created = r->evaluateNow(kNow);
+        QCOMPARE(created.size(), std::size_t { 2 });
+        for (const auto id : created) {
+            const auto approved = r->approve(id, "operator:test", kNow + kMinute);
+            QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+            QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        }
+        const std::int64_t raised = r->proposal(created[0])->plan[0].cpuMillis - 4000;
+        QCOMPARE(p->cluster().pool(*p->poolByName("batch")).quota.cpuMillis, 20000 - 2 * raised);
+    }
+
+    void rejectionAndExpiryAreFinal()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "web", 4000);
+        createPool(*p, "batch", 8000);
+        writeHistory(**opened);
+        auto r = rebalancer(*p);
+        const auto first = r->evaluateNow(kNow);
+        QCOMPARE(first.size(), std::size_t { 1 });
+        const auto rejected = r->reject(first[0], "operator:test", "the web launch moved to Friday", kNow + kMinute);
+        QVERIFY(rejected);
+        QCOMPARE((*rejected)->detail, std::string("the web launch moved to Friday"));
+        QVERIFY(!r->approve(first[0], "operator:test", kNow + kMinute));
+        // The next round proposes it afresh (a rejection is not a standing rule); left alone, that one expires.
+        const auto second = r->evaluateNow(kNow + 5 * kMinute);
+        QCOMPARE(second.size(), std::size_t { 1 });
+        const auto late = r->approve(second[0], "operator:test", kNow + 30 * kMinute);
+        QVERIFY(!late);
+        QVERIFY(late.error().message.find("expired") != std::string::npos);
+        QCOMPARE(name(r->proposal(second[0])->state), name(ProposalState::Expired));
+        QCOMPARE(name(r->proposal(first[0])->state), name(ProposalState::Rejected));
+    }
+
+    // The loop's own path: history read here, forecasts fitted on the rebalancer's worker, the result finished on
+    // this (the core's) thread once the io_context runs.
+    void evaluationForecastsOnTheWorker()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "web", 4000);
+        createPool(*p, "batch", 8000);
+        writeHistory(**opened);
+        auto r = rebalancer(*p);
+        std::optional<std::vector<std::int64_t>> created;
+        r->evaluate(kNow, [&](std::vector<std::int64_t> ids) { created = std::move(ids); });
+        QVERIFY(!created); // nothing finishes before the core's thread runs the result
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!created && std::chrono::steady_clock::now() < deadline)
+            io().run_for(std::chrono::milliseconds(10));
+        QVERIFY(created);
+        QCOMPARE(created->size(), std::size_t { 1 });
+        QCOMPARE(r->proposal(created->front())->key, std::string("quota:web"));
+    }
+
+    void tooLittleHistoryProposesNoQuota()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "web", 1000);
+        std::vector<store::Sample> samples;
+        for (std::int64_t t = kNow - 6 * 60 * kMinute; t < kNow; t += 5 * kMinute)
+            samples.push_back({ { "pool", "web", "cpu" }, t, 5000 }); // far above the quota, but only six hours
+        (*opened)->addSamples(samples);
+        QVERIFY((*opened)->commit());
+        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+        auto r = rebalancer(*p);
+        QVERIFY(r->evaluateNow(kNow).empty());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRebalance)
+#include "tst_rebalance.moc"
