@@ -284,19 +284,25 @@ void ControlPlane::setNodeState(LiveNode& node, NodeState state)
 {
     if (node.state == state)
         return;
-    Node& model = m_cluster.mutableNode(node.id);
-    const bool schedulable = state == NodeState::Ready && node.cordon.empty();
-    logLine("control: node " + model.name + ": " + std::string(toString(node.state)) + " -> "
+    logLine("control: node " + m_cluster.node(node.id).name + ": " + std::string(toString(node.state)) + " -> "
         + std::string(toString(state)));
     node.state = state;
     ++m_stateVersion;
-    if (model.schedulable != schedulable) {
-        model.schedulable = schedulable;
-        ++model.version;
-        m_scheduler->nodesChanged();
-        if (schedulable)
-            schedulePendingRetry();
-    }
+    refreshSchedulable(node);
+}
+
+void ControlPlane::refreshSchedulable(const LiveNode& node)
+{
+    // New work lands only on a ready node nobody cordoned.
+    Node& model = m_cluster.mutableNode(node.id);
+    const bool schedulable = node.state == NodeState::Ready && node.cordon.empty();
+    if (model.schedulable == schedulable)
+        return;
+    model.schedulable = schedulable;
+    ++model.version;
+    m_scheduler->nodesChanged();
+    if (schedulable)
+        schedulePendingRetry();
 }
 
 ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string reason)
@@ -308,16 +314,8 @@ ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string rea
     if (node.cordon == reason)
         return {};
     node.cordon = std::move(reason);
-    Node& model = m_cluster.mutableNode(node.id);
-    const bool schedulable = node.state == NodeState::Ready && node.cordon.empty();
     logLine("control: node " + name + (node.cordon.empty() ? " uncordoned" : " cordoned: " + node.cordon));
-    if (model.schedulable != schedulable) {
-        model.schedulable = schedulable;
-        ++model.version;
-        m_scheduler->nodesChanged();
-        if (schedulable)
-            schedulePendingRetry();
-    }
+    refreshSchedulable(node);
     markNode(node.id);
     return {};
 }

@@ -310,6 +310,8 @@ private:
     void sendPools(const LiveNode& node);
     void nodeBecameLost(LiveNode& node);
     void setNodeState(LiveNode& node, NodeState state);
+    // Brings the scheduler's view of `node` in line with its state and cordon.
+    void refreshSchedulable(const LiveNode& node);
     void schedulePendingRetry();
     void forgetOldFinished();
     void onTick();

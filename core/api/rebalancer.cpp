@@ -370,13 +370,7 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     const rebalance::ConsolidationPlan consolidation
         = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves);
     if (consolidation.gpusFreed >= m_config.minGpusFreed) {
-        Proposal p;
-        p.kind = ProposalKind::Consolidate;
-        p.state = ProposalState::Pending;
-        p.key = "consolidate:gpu";
-        p.stateVersion = input.stateVersion;
-        p.createdMs = input.nowMs;
-        p.expiresMs = input.nowMs + m_config.evaluator.validity.count();
+        Proposal p = rebalance::newProposal(ProposalKind::Consolidate, "consolidate:gpu", input, m_config.evaluator);
         p.plan = consolidation.moves;
         p.reason = "GPUs are fragmented: moving " + std::to_string(consolidation.moves.size())
             + " batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees "
@@ -398,13 +392,7 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     const rebalance::HotSpotPlan hotSpots
         = rebalance::planHotSpotMoves(m_plane.cluster(), m_plane.registry(), measured, cpuBatch, m_config.hotSpots);
     if (!hotSpots.moves.empty()) {
-        Proposal p;
-        p.kind = ProposalKind::Migrate;
-        p.state = ProposalState::Pending;
-        p.key = "hotspots";
-        p.stateVersion = input.stateVersion;
-        p.createdMs = input.nowMs;
-        p.expiresMs = input.nowMs + m_config.evaluator.validity.count();
+        Proposal p = rebalance::newProposal(ProposalKind::Migrate, "hotspots", input, m_config.evaluator);
         p.plan = hotSpots.moves;
         std::string nodes;
         for (const std::string& n : hotSpots.hotNodes)

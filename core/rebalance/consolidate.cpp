@@ -1,5 +1,7 @@
 #include "core/rebalance/consolidate.h"
 
+#include "core/rebalance/planning.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -20,10 +22,7 @@ ConsolidationPlan planConsolidation(const ClusterState& cluster, const PolicyReg
 {
     ConsolidationPlan plan;
     ClusterState copy = cluster;
-    auto profile = builtinProfile("default", registry);
-    if (!profile)
-        return plan;
-    auto scheduler = Scheduler::create(copy, std::move(*profile), registry, PolicyOptions {});
+    auto scheduler = planningScheduler(copy, registry);
     if (!scheduler)
         return plan;
 

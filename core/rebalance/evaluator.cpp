@@ -32,18 +32,6 @@ std::string millicores(std::int64_t value)
     return std::to_string(value) + " mCPU";
 }
 
-Proposal make(ProposalKind kind, std::string key, const EvaluationInput& input, const EvaluatorConfig& config)
-{
-    Proposal p;
-    p.kind = kind;
-    p.state = ProposalState::Pending;
-    p.key = std::move(key);
-    p.stateVersion = input.stateVersion;
-    p.createdMs = input.nowMs;
-    p.expiresMs = input.nowMs + config.validity.count();
-    return p;
-}
-
 bool limited(const PoolOutlook& pool)
 {
     return pool.cpuQuotaMillis < kUnlimited;
@@ -79,7 +67,7 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
         const std::int64_t need = roundUp(peak * config.headroom, config.quotaStepMillis);
         const std::int64_t quota = pool.cpuQuotaMillis;
         if (need > quota) {
-            Proposal p = make(ProposalKind::Quota, "quota:" + pool.name, input, config);
+            Proposal p = newProposal(ProposalKind::Quota, "quota:" + pool.name, input, config);
             std::int64_t missing = need - quota;
             std::vector<std::pair<std::string, std::int64_t>> donors(slack.begin(), slack.end());
             std::erase_if(donors, [&](const auto& d) { return d.first == pool.name; });
@@ -116,7 +104,7 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
             p.risk = donorsTight ? Risk::Medium : Risk::Low;
             out.push_back(std::move(p));
         } else if (pool.baseCpuMillis && *pool.baseCpuMillis < quota && need <= *pool.baseCpuMillis) {
-            Proposal p = make(ProposalKind::Quota, "quota:" + pool.name, input, config);
+            Proposal p = newProposal(ProposalKind::Quota, "quota:" + pool.name, input, config);
             p.plan.push_back(Action::setCpuQuota(pool.name, *pool.baseCpuMillis, quota));
             p.reason = "pool " + pool.name + "'s forecast peak (" + millicores(static_cast<std::int64_t>(peak))
                 + " p90) fits its base quota of " + millicores(*pool.baseCpuMillis) + " again; give back the "
@@ -163,7 +151,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         total += node->acceleratorMilli;
     auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
     if (!reserve.empty()) {
-        Proposal p = make(ProposalKind::Reclaim, "lending:hot", input, config);
+        Proposal p = newProposal(ProposalKind::Reclaim, "lending:hot", input, config);
         double milli = 0.0;
         std::size_t batch = 0;
         for (const NodeOutlook* node : reserve) {
@@ -182,7 +170,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         p.risk = batch > 0 ? Risk::Medium : Risk::Low;
         out.push_back(std::move(p));
     } else if (!release.empty()) {
-        Proposal p = make(ProposalKind::Lend, "lending:hot", input, config);
+        Proposal p = newProposal(ProposalKind::Lend, "lending:hot", input, config);
         double milli = 0.0;
         for (const NodeOutlook* node : release) {
             p.plan.push_back(Action::onNode(Action::Type::Release, node->name));
@@ -217,7 +205,7 @@ void planCarbon(const EvaluationInput& input, const EvaluatorConfig& config, std
             best = *it;
     if (!best || best->second > now * (1.0 - config.minCarbonSaving))
         return;
-    Proposal p = make(ProposalKind::Defer, "carbon:hold", input, config);
+    Proposal p = newProposal(ProposalKind::Defer, "carbon:hold", input, config);
     Action hold;
     hold.type = Action::Type::HoldDeferrable;
     hold.untilMs = best->first;
@@ -260,7 +248,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         for (const NodeOutlook* node : down) {
             if (needed <= static_cast<double>(capacity))
                 break;
-            Proposal p = make(ProposalKind::PowerUp, "power:" + node->name, input, config);
+            Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
             p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
             p.reason = "the forecast CPU peak (" + millicores(static_cast<std::int64_t>(demand)) + " p90, "
                 + millicores(static_cast<std::int64_t>(needed)) + " with headroom) exceeds the "
@@ -293,7 +281,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         const auto after = capacity - node->cpuMillis;
         if (static_cast<double>(after) < needed || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
-        Proposal p = make(ProposalKind::PowerDown, "power:" + node->name, input, config);
+        Proposal p = newProposal(ProposalKind::PowerDown, "power:" + node->name, input, config);
         p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
         const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
@@ -316,6 +304,18 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
 }
 
 } // namespace
+
+Proposal newProposal(ProposalKind kind, std::string key, const EvaluationInput& input, const EvaluatorConfig& config)
+{
+    Proposal p;
+    p.kind = kind;
+    p.state = ProposalState::Pending;
+    p.key = std::move(key);
+    p.stateVersion = input.stateVersion;
+    p.createdMs = input.nowMs;
+    p.expiresMs = input.nowMs + config.validity.count();
+    return p;
+}
 
 std::vector<Proposal> evaluate(const EvaluationInput& input, const EvaluatorConfig& config)
 {

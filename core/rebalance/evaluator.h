@@ -86,4 +86,7 @@ inline constexpr std::string_view kPowerDownCordon = "powered down";
 
 std::vector<Proposal> evaluate(const EvaluationInput& input, const EvaluatorConfig& config);
 
+// A pending proposal of `kind` about `key`, planned on `input`'s state and expiring after `config.validity`.
+Proposal newProposal(ProposalKind kind, std::string key, const EvaluationInput& input, const EvaluatorConfig& config);
+
 } // namespace tidepool::rebalance

@@ -1,5 +1,7 @@
 #include "core/rebalance/hotspots.h"
 
+#include "core/rebalance/planning.h"
+
 #include <algorithm>
 
 namespace tidepool::rebalance {
@@ -17,10 +19,7 @@ HotSpotPlan planHotSpotMoves(const ClusterState& cluster, const PolicyRegistry& 
     if (hot.empty())
         return plan;
     ClusterState copy = cluster;
-    auto profile = builtinProfile("default", registry);
-    if (!profile)
-        return plan;
-    auto scheduler = Scheduler::create(copy, std::move(*profile), registry, PolicyOptions {});
+    auto scheduler = planningScheduler(copy, registry);
     if (!scheduler)
         return plan;
     std::sort(hot.begin(), hot.end(), [&](NodeId a, NodeId b) { return predicted[a] > predicted[b]; });

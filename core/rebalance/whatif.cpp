@@ -1,5 +1,7 @@
 #include "core/rebalance/whatif.h"
 
+#include "core/rebalance/planning.h"
+
 #include <algorithm>
 
 namespace tidepool::rebalance {
@@ -38,10 +40,7 @@ Expected<Simulation> resimulate(const ClusterState& base, const PolicyRegistry& 
                 return tl::unexpected(done.error());
     if (auto applied = change(sim.cluster); !applied)
         return tl::unexpected(applied.error());
-    auto profile = builtinProfile(profileName, registry);
-    if (!profile)
-        return makeError(ErrorCode::InvalidArgument, "profile \"" + profileName + "\" is not known");
-    auto scheduler = Scheduler::create(sim.cluster, std::move(*profile), registry, PolicyOptions {});
+    auto scheduler = planningScheduler(sim.cluster, registry, profileName);
     if (!scheduler)
         return tl::unexpected(scheduler.error());
     for (const WorkloadId id : order) {
