@@ -51,13 +51,10 @@ double trimmedMean(std::vector<double>& samples)
 double aggregate(std::vector<double>& samples, Aggregate how)
 {
     switch (how) {
-    case Aggregate::Mean:
-        return meanOf(samples);
-    case Aggregate::TrimmedMean:
-        return trimmedMean(samples);
+    case Aggregate::Mean: return meanOf(samples);
+    case Aggregate::TrimmedMean: return trimmedMean(samples);
     case Aggregate::Median:
-    case Aggregate::Invalid:
-        break;
+    case Aggregate::Invalid: break;
     }
     return median(samples);
 }

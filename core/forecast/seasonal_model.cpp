@@ -145,8 +145,7 @@ Expected<Forecast> SeasonalModel::forecast(const Series& history, std::size_t ho
         }
         std::vector<std::size_t> order(candidates.size());
         std::iota(order.begin(), order.end(), 0);
-        std::stable_sort(
-            order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return score[a] < score[b]; });
         std::size_t members = 1;
         while (members < std::min(kEnsembleSize, order.size())
             && score[order[members]] <= kEnsembleSlack * score[order[0]])

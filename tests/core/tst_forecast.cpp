@@ -1,7 +1,9 @@
-// Load forecasting: period detection, the baselines' exact values, the seasonal model's robustness to gaps, spikes
-// and level shifts, its band's coverage, the strict CSV loader, and a backtest on a slice of a real series.
+// Load forecasting: period detection, the baselines' exact values, the seasonal model's candidates, its robustness to
+// gaps, spikes and level shifts, its shrinkage towards the long memory, its band's coverage, the strict CSV loader, and
+// a backtest on a slice of a real series.
 
 #include "core/forecast/backtest.h"
+#include "core/forecast/candidates.h"
 #include "core/forecast/model.h"
 #include "core/forecast/period.h"
 #include "core/forecast/series.h"
@@ -69,6 +71,10 @@ private slots:
     void modelSkipsGapsAndIgnoresSpikes();
     void modelReanchorsAfterALevelShift();
     void bandCoversAboutEightyPercentOfNoise();
+    void candidatesIncludeTheLongMemoryMean();
+    void modelMatchesTheLongMemoryOnAStableNoisyCycle();
+    void modelLeansOnTheLongMemoryWhenRecentLevelsDoNotLast();
+    void modelGivesAFiniteBandOnAShortHistory();
     void splitHoldsOutTheFinalPartAndCoversIt();
     void loaderErrorsNameFileLineAndField_data();
     void loaderErrorsNameFileLineAndField();
@@ -239,6 +245,81 @@ void TestForecast::bandCoversAboutEightyPercentOfNoise()
     const auto scores = backtest(*model, s, *split, maseScale(s, *split));
     QVERIFY(scores);
     QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
+}
+
+void TestForecast::candidatesIncludeTheLongMemoryMean()
+{
+    // With a daily cycle, the long-memory candidate is the plain mean of the same phase over up to 8 past days (the
+    // `periodic` baseline's forecast), so that the selection can pick what that baseline does.
+    const CandidateSet cyclic = buildCandidates(dailySeries(12, 50, 20, 2, 8));
+    QVERIFY(cyclic.longMemory != kNoCandidate);
+    const ProfileSpec& profile = cyclic.profiles[cyclic.candidates[cyclic.longMemory].profile];
+    QCOMPARE(profile.period, kDay);
+    QCOMPARE(profile.cycles, std::size_t { 8 });
+    QCOMPARE(profile.aggregate, Aggregate::Mean);
+    const CandidateSet shortCyclic = buildCandidates(dailySeries(3, 50, 20, 2, 8));
+    QVERIFY(shortCyclic.longMemory != kNoCandidate);
+    QCOMPARE(shortCyclic.profiles[shortCyclic.candidates[shortCyclic.longMemory].profile].cycles, std::size_t { 3 });
+    // Without a cycle there is no such candidate: the flat ones cover it.
+    const CandidateSet flat = buildCandidates(dailySeries(6, 50, 0, 2, 9));
+    QCOMPARE(flat.longMemory, kNoCandidate);
+}
+
+void TestForecast::modelMatchesTheLongMemoryOnAStableNoisyCycle()
+{
+    // A stable daily cycle under heavy noise: the mean of many past days is the best forecast, and the recent days
+    // that the validation sees only add their noise. The replayed selection must notice and lean on the long memory.
+    const Series s = dailySeries(12, 100, 20, 15, 10);
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    const ModelRegistry registry = ModelRegistry::withBuiltins();
+    const MaseScale scale = maseScale(s, *split);
+    const auto ours = backtest(*registry.make(kSeasonalModel), s, *split, scale);
+    const auto periodic = backtest(*registry.make(kPeriodic), s, *split, scale);
+    QVERIFY(ours && periodic);
+    QVERIFY2(ours->smapePct <= 1.01 * periodic->smapePct,
+        (std::to_string(ours->smapePct) + " vs " + std::to_string(periodic->smapePct)).c_str());
+    QVERIFY2(ours->coveragePct >= 70 && ours->coveragePct <= 92, std::to_string(ours->coveragePct).c_str());
+}
+
+void TestForecast::modelLeansOnTheLongMemoryWhenRecentLevelsDoNotLast()
+{
+    // A daily cycle whose level jumps to a new random offset every half day: what the last hours say about the level
+    // is gone by the next half day, so the mean of past cycles forecasts better than the recent ones, although the
+    // recent ones win the validation windows that start inside a plateau. The replayed selection must see that and
+    // shrink towards the long memory (without that shrinkage the model is 27% worse than `periodic` here).
+    Series s = dailySeries(12, 100, 20, 5, 11);
+    std::mt19937 rng(111);
+    std::normal_distribution<double> jump(0, 15);
+    double offset = 0;
+    for (std::size_t t = 0; t < s.size(); ++t) {
+        if (t % (kDay / 2) == kDay / 4)
+            offset = jump(rng);
+        s.values[t] += offset;
+    }
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    const ModelRegistry registry = ModelRegistry::withBuiltins();
+    const MaseScale scale = maseScale(s, *split);
+    const auto ours = backtest(*registry.make(kSeasonalModel), s, *split, scale);
+    const auto periodic = backtest(*registry.make(kPeriodic), s, *split, scale);
+    QVERIFY(ours && periodic);
+    QVERIFY2(ours->smapePct <= 1.2 * periodic->smapePct,
+        (std::to_string(ours->smapePct) + " vs " + std::to_string(periodic->smapePct)).c_str());
+}
+
+void TestForecast::modelGivesAFiniteBandOnAShortHistory()
+{
+    // Two days: too few validation origins to replay the selection, so the band falls back to the chosen ensemble's
+    // own validation errors; it must still hold the mean and be finite.
+    const Series s = dailySeries(2, 40, 10, 1, 11);
+    auto f = ModelRegistry::withBuiltins().make(kSeasonalModel)->forecast(s, kDay / 2);
+    QVERIFY(f);
+    for (std::size_t h = 0; h < f->size(); ++h) {
+        QVERIFY(std::isfinite(f->mean[h]) && std::isfinite(f->p10[h]) && std::isfinite(f->p90[h]));
+        QVERIFY(f->p10[h] <= f->mean[h] && f->mean[h] <= f->p90[h]);
+    }
+    QVERIFY(f->p90.front() > f->p10.front()); // the noise gives the band a width
 }
 
 void TestForecast::splitHoldsOutTheFinalPartAndCoversIt()
