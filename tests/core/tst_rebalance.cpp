@@ -573,6 +573,68 @@ private slots:
         QVERIFY2(refused.error().message.find("bad.csv:3:") != std::string::npos, refused.error().message.c_str());
     }
 
+    // A plan whose second step fails when applied (its target ran out of CPU after it was planned; the plan's own
+    // check looks at the GPU it moves to, which still has room) rolls the first step back and says which failed.
+    void aFailedStepRollsBackTheOnesBefore()
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        for (const char* n : { "g1", "g2" }) {
+            protocol::Inventory inv;
+            inv.isa = "x86_64";
+            inv.cpuMillis = 8000;
+            inv.memoryMiB = 65536;
+            inv.devices.push_back(protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 });
+            p.onJoined(n, "127.0.0.1:1", protocol::Hello { n, "t", std::nullopt });
+            p.onInventory(n, inv);
+        }
+        // Puts a running workload where the test wants it, whatever the policy chose.
+        auto place = [&](const char* n, std::int32_t share, std::int64_t cpu, const std::string& node) {
+            SubmitRequest s;
+            s.name = n;
+            s.requests = { cpu, 512, 0, 0 };
+            if (share > 0) {
+                s.accelerators.kind = AcceleratorKind::Gpu;
+                s.accelerators.count = 1;
+                s.accelerators.sharePerDevice = share;
+            }
+            s.argv = { "/bin/true" };
+            const WorkloadId id = *p.submit(s);
+            const std::string at = p.cluster().node(p.workload(id)->node).name;
+            if (at != node)
+                [&] { QVERIFY(p.migrate(id, at, share > 0 ? 0 : -1, node, share > 0 ? 0 : -1)); }();
+            p.onWorkloadUpdate(node, protocol::WorkloadStatus { id, "running", 1, 0, {} });
+            return id;
+        };
+        const WorkloadId a = place("a", 200, 1000, "g1");
+        const WorkloadId b = place("b", 200, 1000, "g1");
+        place("c", 500, 1000, "g2");
+        auto r = rebalancer(p);
+        const auto proposals = r->evaluateNow(kNow);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        const auto* proposal = r->proposal(proposals[0]);
+        QCOMPARE(proposal->plan.size(), std::size_t { 2 }); // a and b onto g2's GPU, freeing g1's
+        QCOMPARE(proposal->plan[0].target, std::string("g2"));
+        // Then g2's CPU fills up: 1000 stay free, enough for the first move only.
+        place("hog", 0, 6000, "g2");
+        const auto applied = r->approve(proposal->id, "operator:test", kNow + kMinute);
+        QVERIFY(applied);
+        QCOMPARE(name((*applied)->state), name(ProposalState::Failed));
+        QVERIFY2((*applied)->detail.find("failed") != std::string::npos
+                && (*applied)->detail.find("every earlier step was rolled back") != std::string::npos,
+            (*applied)->detail.c_str());
+        // Steps: the first move done, the second failed, the first undone.
+        QCOMPARE((*applied)->steps.size(), std::size_t { 3 });
+        QVERIFY((*applied)->steps[2]["step"].get<std::string>().rfind("roll back", 0) == 0);
+        QCOMPARE((*applied)->steps[2]["outcome"].get<std::string>(), std::string("done"));
+        QCOMPARE(p.cluster().node(p.workload(a)->node).name, std::string("g1"));
+        QCOMPARE(p.cluster().node(p.workload(b)->node).name, std::string("g1"));
+        QVERIFY(p.cluster().checkInvariants());
+    }
+
     void loopForecastsProposesAndApplies()
     {
         std::int64_t proposalId = 0;
