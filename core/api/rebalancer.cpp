@@ -368,7 +368,8 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
             && !w.accelerators.wholeDevices();
     };
     const rebalance::ConsolidationPlan consolidation
-        = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves);
+        = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves,
+            m_config.consolidateWithinNodes);
     if (consolidation.gpusFreed >= m_config.minGpusFreed) {
         Proposal p = rebalance::newProposal(ProposalKind::Consolidate, "consolidate:gpu", input, m_config.evaluator);
         p.plan = consolidation.moves;

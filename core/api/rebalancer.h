@@ -39,6 +39,10 @@ struct RebalanceConfig {
     std::vector<rebalance::ProposalKind> autoApprove; // low-risk kinds applied by rule
     std::size_t maxConsolidationMoves = 16; // per consolidation proposal
     std::size_t minGpusFreed = 1; // a consolidation is proposed when it frees at least this many whole GPUs
+    // Moves between GPUs of one node. Off by default: a migration stops the workload and launches it again with the
+    // same id, and today's agent refuses a second launch of an id it has records of on that node ("never started
+    // twice"); moves between nodes are safe. Turn on once launches carry an incarnation.
+    bool consolidateWithinNodes = false;
     rebalance::HotSpotConfig hotSpots;
     rebalance::CarbonIntensity carbon; // the grid's intensity forecast (--carbon-intensity); empty = no deferral
     rebalance::EvaluatorConfig evaluator;

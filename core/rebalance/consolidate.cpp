@@ -18,7 +18,7 @@ struct Slot {
 } // namespace
 
 ConsolidationPlan planConsolidation(const ClusterState& cluster, const PolicyRegistry& registry,
-    const std::function<bool(const Workload&)>& movable, std::size_t maxMoves)
+    const std::function<bool(const Workload&)>& movable, std::size_t maxMoves, bool withinNodes)
 {
     ConsolidationPlan plan;
     ClusterState copy = cluster;
@@ -75,7 +75,8 @@ ConsolidationPlan planConsolidation(const ClusterState& cluster, const PolicyReg
             std::int32_t bestFree = 0;
             for (const Node& node : copy.nodes()) {
                 bool translated = false;
-                if (!node.schedulable || (*scheduler)->check(node, w, translated) != RejectReason::None)
+                if (!node.schedulable || (!withinNodes && node.id == source.node)
+                    || (*scheduler)->check(node, w, translated) != RejectReason::None)
                     continue;
                 for (std::size_t d = 0; d < node.devices.size(); ++d) {
                     const Device& dev = node.devices[d];

@@ -19,7 +19,8 @@ struct ConsolidationPlan {
     std::size_t gpusFreed = 0;
 };
 
+// With `withinNodes` false, a share only moves to a GPU of another node.
 ConsolidationPlan planConsolidation(const ClusterState& cluster, const PolicyRegistry& registry,
-    const std::function<bool(const Workload&)>& movable, std::size_t maxMoves);
+    const std::function<bool(const Workload&)>& movable, std::size_t maxMoves, bool withinNodes = true);
 
 } // namespace tidepool::rebalance
