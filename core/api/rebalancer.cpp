@@ -190,7 +190,7 @@ std::optional<forecast::Series> Rebalancer::readSeries(const store::SeriesKey& k
     return series;
 }
 
-Rebalancer::Job Rebalancer::collect(std::int64_t nowMs)
+Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
 {
     Job job;
     rebalance::EvaluationInput& input = job.input;
@@ -214,7 +214,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs)
         outlook.cpuDemandMillis = demand[pool.name];
         if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
             outlook.baseCpuMillis = base->second;
-        job.history.push_back(readSeries({ "pool", pool.name, "cpu" }, start, job.endMs));
+        job.history.push_back(readHistory ? readSeries({ "pool", pool.name, "cpu" }, start, job.endMs) : std::nullopt);
         input.pools.push_back(std::move(outlook));
     }
     // Carbon: the intensity series the operator gave, the deferrable batch about, the hold in force.
@@ -225,7 +225,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs)
             && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
             input.deferrableCpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
     // The hot tier's accelerator demand: the last series of the job.
-    job.history.push_back(readSeries({ "tier", "hot", "gpu" }, start, job.endMs));
+    job.history.push_back(readHistory ? readSeries({ "tier", "hot", "gpu" }, start, job.endMs) : std::nullopt);
     for (const auto& [id, w] : m_plane.workloads())
         if (w.workload.tier() == Tier::Hot && w.workload.accelerators.any()
             && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
@@ -287,6 +287,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
             }
         const bool hotTier = i == job.input.pools.size();
         if (peak >= 0.0) {
+            m_lastPeaks[hotTier ? std::string("tier:hot") : "pool:" + job.input.pools[i].name] = { peak, peakAt };
             if (hotTier) {
                 job.input.hotAcceleratorPeak = peak;
                 job.input.hotPeakAtMs = peakAt;
@@ -314,9 +315,16 @@ std::vector<std::int64_t> Rebalancer::finish(Job& job)
 
 rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
 {
-    Job job = collect(nowMs);
-    forecastAll(job);
-    applyForecasts(job, false); // a re-plan stores no forecasts
+    // The state as it is now, with the peaks the latest evaluation forecast: a re-plan must not stall the core's
+    // thread for the forecasts (tens of milliseconds per pool).
+    Job job = collect(nowMs, false);
+    for (rebalance::PoolOutlook& pool : job.input.pools)
+        if (const auto it = m_lastPeaks.find("pool:" + pool.name); it != m_lastPeaks.end())
+            std::tie(pool.cpuPeakMillis, pool.peakAtMs) = std::pair { std::optional<double>(it->second.first), it->second.second };
+    if (const auto it = m_lastPeaks.find("tier:hot"); it != m_lastPeaks.end()) {
+        job.input.hotAcceleratorPeak = it->second.first;
+        job.input.hotPeakAtMs = it->second.second;
+    }
     return job.input;
 }
 
@@ -661,7 +669,7 @@ ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::strin
                 break;
             }
         message += replanned ? "; re-planned as proposal " + std::to_string(*replanned) + ": review and approve that one"
-                             : "; on the state as it is now nothing is proposed";
+                             : "; on the state as it is now nothing is proposed (the next evaluation plans afresh)";
         p.detail = message;
         save(p);
         return tl::unexpected(ApiError { 409, message });

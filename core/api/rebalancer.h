@@ -83,7 +83,8 @@ private:
         std::vector<std::optional<forecast::Forecast>> forecasts; // filled by `forecastAll`
         std::int64_t endMs = 0; // the first bucket not closed yet: where the forecasts start
     };
-    Job collect(std::int64_t nowMs); // the core's thread
+    // The core's thread. Without `readHistory` the job holds no history (and so gets no forecasts).
+    Job collect(std::int64_t nowMs, bool readHistory = true);
     void forecastAll(Job& job) const; // any thread
     // Puts the forecast peaks into the job's input, and with `store` writes the forecasts.
     void applyForecasts(Job& job, bool store);
@@ -117,6 +118,8 @@ private:
     std::int64_t m_nextId = 1;
     std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
+    // The latest forecast peaks ("pool:<name>", "tier:hot") → (p90 peak, when), for re-planning without forecasting.
+    std::map<std::string, std::pair<double, std::int64_t>> m_lastPeaks;
 };
 
 } // namespace tidepool::api
