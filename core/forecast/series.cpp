@@ -4,6 +4,8 @@
 
 #include "core/forecast/series.h"
 
+#include "core/model/csv.h"
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -18,19 +20,6 @@ namespace tidepool::forecast {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::vector<std::string_view> splitFields(std::string_view line)
-{
-    std::vector<std::string_view> fields;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = line.find(',', start);
-        fields.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos)
-            return fields;
-        start = comma + 1;
-    }
-}
 
 std::string_view trim(std::string_view text)
 {
@@ -139,7 +128,7 @@ Expected<LoadedSeries> loadSeriesCsv(const std::string& path, const SeriesCsvOpt
         if (!line.empty() && line.back() == '\r')
             line.remove_suffix(1);
         if (lineNo == 1) {
-            header = splitFields(line);
+            header = splitCsvFields(line);
             for (auto& name : header)
                 name = trim(name);
             for (std::size_t i = 0; i < header.size(); ++i) {
@@ -155,7 +144,7 @@ Expected<LoadedSeries> loadSeriesCsv(const std::string& path, const SeriesCsvOpt
         }
         if (line.empty())
             continue;
-        const auto fields = splitFields(line);
+        const auto fields = splitCsvFields(line);
         if (fields.size() != header.size())
             return fail(lineNo, {},
                 "expected " + std::to_string(header.size()) + " fields, found " + std::to_string(fields.size()));

@@ -3,6 +3,8 @@
 
 #include "core/sim/openb.h"
 
+#include "core/model/csv.h"
+
 #include <algorithm>
 #include <charconv>
 #include <fstream>
@@ -13,19 +15,6 @@
 namespace tidepool::sim {
 
 namespace {
-
-std::vector<std::string_view> splitFields(std::string_view line)
-{
-    std::vector<std::string_view> fields;
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t comma = line.find(',', start);
-        fields.push_back(line.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-        if (comma == std::string_view::npos)
-            return fields;
-        start = comma + 1;
-    }
-}
 
 // One CSV file split into a header and rows, with the positions of the named columns.
 class CsvTable {
@@ -53,9 +42,9 @@ public:
             ++lineNo;
             start = end + 1;
             if (lineNo == 1)
-                t.m_header = splitFields(line);
+                t.m_header = splitCsvFields(line);
             else if (!line.empty())
-                t.m_rows.push_back({ lineNo, splitFields(line) });
+                t.m_rows.push_back({ lineNo, splitCsvFields(line) });
         }
         if (t.m_header.empty())
             return makeError(ErrorCode::ParseError, path + ":1: empty file, expected a header");
