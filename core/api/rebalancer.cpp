@@ -637,15 +637,23 @@ void Rebalancer::apply(Proposal& proposal)
     proposal.state = ProposalState::Applied;
 }
 
-ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::string& actor, std::int64_t nowMs)
+ApiResult<Proposal*> Rebalancer::pendingProposal(std::int64_t id)
 {
     const auto it = m_proposals.find(id);
     if (it == m_proposals.end())
         return tl::unexpected(ApiError { 404, "no proposal has id " + std::to_string(id) });
-    Proposal& p = it->second;
-    if (!p.open())
+    if (!it->second.open())
         return tl::unexpected(ApiError { 409,
-            "proposal " + std::to_string(id) + " is " + std::string(toString(p.state)) + ", not pending" });
+            "proposal " + std::to_string(id) + " is " + std::string(toString(it->second.state)) + ", not pending" });
+    return &it->second;
+}
+
+ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::string& actor, std::int64_t nowMs)
+{
+    auto pending = pendingProposal(id);
+    if (!pending)
+        return tl::unexpected(pending.error());
+    Proposal& p = **pending;
     if (nowMs > p.expiresMs) {
         p.state = ProposalState::Expired;
         p.detail = "not decided before it expired";
@@ -688,13 +696,10 @@ ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::strin
 ApiResult<const Proposal*> Rebalancer::reject(
     std::int64_t id, const std::string& actor, const std::string& why, std::int64_t nowMs)
 {
-    const auto it = m_proposals.find(id);
-    if (it == m_proposals.end())
-        return tl::unexpected(ApiError { 404, "no proposal has id " + std::to_string(id) });
-    Proposal& p = it->second;
-    if (!p.open())
-        return tl::unexpected(ApiError { 409,
-            "proposal " + std::to_string(id) + " is " + std::string(toString(p.state)) + ", not pending" });
+    auto pending = pendingProposal(id);
+    if (!pending)
+        return tl::unexpected(pending.error());
+    Proposal& p = **pending;
     p.state = ProposalState::Rejected;
     p.decidedBy = actor;
     p.decidedMs = nowMs;

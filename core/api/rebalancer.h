@@ -98,6 +98,8 @@ private:
     // The first action whose expected state no longer holds, in words; "" when all hold.
     std::string staleness(const rebalance::Proposal& proposal) const;
     std::string applyAction(const rebalance::Action& action);
+    // The pending proposal `id`: a 404 when unknown, a 409 when decided already.
+    ApiResult<rebalance::Proposal*> pendingProposal(std::int64_t id);
     void apply(rebalance::Proposal& proposal);
     void save(const rebalance::Proposal& proposal);
     void noteQuota(const rebalance::Action& action);
