@@ -74,6 +74,8 @@ json toJson(const WorkloadStatus& w)
     json j { { "workloadId", w.workloadId }, { "state", w.state }, { "pid", w.pid }, { "exitCode", w.exitCode } };
     if (!w.detail.empty())
         j["detail"] = w.detail;
+    if (w.incarnation != 0)
+        j["incarnation"] = w.incarnation;
     return j;
 }
 json toJson(const Inventory& m)
@@ -109,12 +111,27 @@ json toJson(const PoolConfig& m)
 }
 json toJson(const Launch& m)
 {
-    return json { { "workloadId", m.workloadId }, { "name", m.name }, { "pool", m.pool }, { "argv", m.argv },
+    json j { { "workloadId", m.workloadId }, { "name", m.name }, { "pool", m.pool }, { "argv", m.argv },
         { "env", m.env }, { "cpuMillis", m.cpuMillis }, { "memoryMiB", m.memoryMiB }, { "devices", m.devices } };
+    // Only a relaunch carries it: a first launch reads the same to agents from before incarnations.
+    if (m.incarnation != 0)
+        j["incarnation"] = m.incarnation;
+    return j;
 }
 json toJson(const Stop& m)
 {
-    return json { { "workloadId", m.workloadId }, { "graceMs", m.graceMs } };
+    json j { { "workloadId", m.workloadId }, { "graceMs", m.graceMs } };
+    if (m.incarnation)
+        j["incarnation"] = *m.incarnation;
+    return j;
+}
+
+// An optional incarnation: absent reads as 0 (a peer from before incarnations); present, 0 to `kMaxIncarnation`.
+std::int32_t optionalIncarnation(JsonReader& r)
+{
+    if (!r.has("incarnation"))
+        return 0;
+    return static_cast<std::int32_t>(r.integer("incarnation", 0, kMaxIncarnation));
 }
 
 // Optional text: absent reads as empty; present, it must be 1 to `maxBytes` bytes like any other string.
@@ -137,6 +154,7 @@ WorkloadStatus readWorkloadStatus(JsonReader& r)
     w.pid = static_cast<std::int32_t>(r.integer("pid", 0, std::numeric_limits<std::int32_t>::max()));
     w.exitCode = static_cast<std::int32_t>(r.integer("exitCode", -255, 255));
     w.detail = optionalText(r, "detail", Alphabet::Text, kMaxTextBytes);
+    w.incarnation = optionalIncarnation(r);
     return w;
 }
 
@@ -227,6 +245,7 @@ Launch readLaunch(JsonReader& r)
             m.devices.push_back(static_cast<std::int32_t>(d.get<std::int64_t>()));
         }
     }
+    m.incarnation = optionalIncarnation(r);
     return m;
 }
 
@@ -235,6 +254,8 @@ Stop readStop(JsonReader& r)
     Stop m;
     m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
     m.graceMs = static_cast<std::int32_t>(r.integer("graceMs", 0, 3'600'000));
+    if (r.has("incarnation"))
+        m.incarnation = static_cast<std::int32_t>(r.integer("incarnation", 0, kMaxIncarnation));
     return m;
 }
 

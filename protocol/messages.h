@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,6 +41,7 @@ inline constexpr std::size_t kMaxArgs = 256; // argv items of a launch, each at 
 inline constexpr std::size_t kMaxEnv = 256; // environment entries "NAME=value" of a launch
 inline constexpr std::size_t kMaxCpuFeatures = 512;
 inline constexpr std::int64_t kMaxWorkloadId = std::int64_t { 1 } << 53; // exact in every JSON implementation
+inline constexpr std::int32_t kMaxIncarnation = 0x7fff'ffff; // launches of one workload id
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
 
@@ -129,11 +131,28 @@ struct TranslationFactor {
 
 // What a workload the agent holds is doing. `state` is one of `kWorkloadStates`.
 struct WorkloadStatus {
+    // A constructor rather than an aggregate, so that the many five-field initialisations from before incarnations
+    // (tests, simulations) still mean incarnation 0 without a missing-initializer warning.
+    WorkloadStatus() = default;
+    WorkloadStatus(std::int64_t workloadId_, std::string state_, std::int32_t pid_, std::int32_t exitCode_,
+        std::string detail_, std::int32_t incarnation_ = 0)
+        : workloadId(workloadId_)
+        , state(std::move(state_))
+        , pid(pid_)
+        , exitCode(exitCode_)
+        , detail(std::move(detail_))
+        , incarnation(incarnation_)
+    {
+    }
+
     std::int64_t workloadId = 0;
     std::string state;
     std::int32_t pid = 0; // 0 when there is no process (failed to start, or not known)
     std::int32_t exitCode = 0; // the exit status for "exited", the signal for "killed"
     std::string detail; // why, in words; may be empty
+    // Which launch of the workload this is about (see `Launch::incarnation`). On the wire only when not 0, and absent
+    // reads as 0, so agents and cores from before incarnations read each other's statuses.
+    std::int32_t incarnation = 0;
     bool operator==(const WorkloadStatus&) const = default;
 };
 // running: started (and still running); exited: ended on its own with `exitCode`; killed: ended by signal
@@ -179,8 +198,11 @@ struct PoolConfig {
     bool operator==(const PoolConfig&) const = default;
 };
 
-// Core → agent: start a workload. For an id it already holds the agent starts nothing and answers with that
-// workload's current state, so a launch sent twice (a reconnect racing the first) never starts it twice.
+// Core → agent: start a workload. The core launches one workload id again (re-placed after its node was lost, migrated,
+// preempted) with a higher `incarnation` each time. For an (id, incarnation) it already holds the agent starts nothing
+// and answers with that launch's current state, so a launch sent twice (a reconnect racing the first) never starts it
+// twice; a higher incarnation of an id it holds is started (and supersedes the older one, which the agent stops if
+// nobody has yet); a lower one is refused.
 struct Launch {
     std::int64_t workloadId = 0;
     std::string name; // a name, for logs and the process title
@@ -190,13 +212,19 @@ struct Launch {
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;
     std::vector<std::int32_t> devices; // device indexes granted (whole or shared)
+    // 0 for the first launch of the id, 0 to `kMaxIncarnation`. On the wire only when not 0 (absent reads as 0): an
+    // agent from before incarnations takes first launches, and refuses (as an unknown field) only a relaunch, which it
+    // could not have started anyway. Upgrade agents before the core.
+    std::int32_t incarnation = 0;
     bool operator==(const Launch&) const = default;
 };
 
-// Core → agent: stop a workload (SIGTERM, then SIGKILL after `graceMs`).
+// Core → agent: stop a workload (SIGTERM, then SIGKILL after `graceMs`): every incarnation the agent holds of it, or
+// only `incarnation` when given (an older copy left running where a newer one runs). On the wire only when given.
 struct Stop {
     std::int64_t workloadId = 0;
     std::int32_t graceMs = 10'000;
+    std::optional<std::int32_t> incarnation;
     bool operator==(const Stop&) const = default;
 };
 

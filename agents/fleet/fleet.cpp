@@ -273,16 +273,17 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
 {
     if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
         auto [it, inserted] = m_workloads.try_emplace(launch->workloadId);
-        if (inserted) {
+        // A newer incarnation of an id held replaces the older one (as the real agent's runner supersedes it).
+        if (inserted || launch->incarnation > it->second.incarnation) {
             ++m_stats.launches;
-            it->second = protocol::WorkloadStatus { launch->workloadId, "running", m_nextPid++, 0, {} };
+            it->second = protocol::WorkloadStatus { launch->workloadId, "running", m_nextPid++, 0, {}, launch->incarnation };
         } else {
             ++m_stats.duplicateLaunches;
         }
         m_connection->sendUpdate(it->second);
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_workloads.find(stop->workloadId);
-        if (it == m_workloads.end())
+        if (it == m_workloads.end() || (stop->incarnation && *stop->incarnation != it->second.incarnation))
             return;
         ++m_stats.stops;
         protocol::WorkloadStatus status = it->second;

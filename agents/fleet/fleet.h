@@ -46,7 +46,7 @@ protocol::Expected<LoadSeries> loadLoadSeries(const std::string& path, double bu
 
 struct SimulatedAgentStats {
     std::uint64_t launches = 0;
-    std::uint64_t duplicateLaunches = 0; // launches for an id already held: answered, not started again
+    std::uint64_t duplicateLaunches = 0; // launches of an (id, incarnation) already held: answered, not started again
     std::uint64_t stops = 0;
 };
 

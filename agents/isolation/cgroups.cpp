@@ -17,9 +17,11 @@ bool nameCharOk(char c)
         || c == '-';
 }
 
-std::string workloadDirName(std::string_view workloadId)
+// `wl-<id>` for a workload's first launch, `wl-<id>@<n>` for its incarnation n: '@' is never part of a checked id, so
+// the names of two (id, incarnation) pairs never meet.
+std::string workloadDirName(std::string_view workloadId, std::uint32_t incarnation)
 {
-    return "wl-" + std::string(workloadId);
+    return "wl-" + std::string(workloadId) + (incarnation == 0 ? std::string() : "@" + std::to_string(incarnation));
 }
 
 // cgroup v2 only lets a cgroup's children use a controller that its cgroup.subtree_control enables; a non-root cgroup
@@ -153,14 +155,15 @@ IsolationExpected<CgroupPaths> PoolCgroups::poolPaths(std::string_view pool) con
     return m_base.child(pool);
 }
 
-IsolationExpected<CgroupPaths> PoolCgroups::workloadPaths(std::string_view pool, std::string_view workloadId) const
+IsolationExpected<CgroupPaths> PoolCgroups::workloadPaths(
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation) const
 {
     auto poolDir = poolPaths(pool);
     if (!poolDir)
         return poolDir;
     if (auto ok = checkName("workload id", workloadId); !ok)
         return tl::unexpected(ok.error());
-    return poolDir->child(workloadDirName(workloadId));
+    return poolDir->child(workloadDirName(workloadId, incarnation));
 }
 
 IsolationExpected<CgroupPaths> PoolCgroups::createPool(std::string_view pool)
@@ -179,12 +182,13 @@ IsolationExpected<CgroupPaths> PoolCgroups::createPool(std::string_view pool)
     return paths;
 }
 
-IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(std::string_view pool, std::string_view workloadId)
+IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation)
 {
     auto poolDir = poolPaths(pool);
     if (!poolDir)
         return poolDir;
-    auto paths = workloadPaths(pool, workloadId);
+    auto paths = workloadPaths(pool, workloadId, incarnation);
     if (!paths)
         return paths;
     if (!sysfs::fileExists(poolDir->memory))
@@ -273,9 +277,10 @@ IsolationExpected<void> removeAll(const std::vector<std::filesystem::path>& dirs
 
 } // namespace
 
-IsolationExpected<void> PoolCgroups::removeWorkload(std::string_view pool, std::string_view workloadId)
+IsolationExpected<void> PoolCgroups::removeWorkload(
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation)
 {
-    auto paths = workloadPaths(pool, workloadId);
+    auto paths = workloadPaths(pool, workloadId, incarnation);
     if (!paths)
         return tl::unexpected(paths.error());
     return removeAll(paths->distinct());

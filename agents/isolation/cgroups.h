@@ -78,13 +78,15 @@ public:
     IsolationExpected<CgroupPaths> createPool(std::string_view pool);
     // Applies `limits` to an existing pool.
     IsolationExpected<LimitReport> applyLimits(std::string_view pool, const PoolLimits& limits);
-    // Creates `wl-<id>` under an existing pool (idempotent); on v2 sets memory.oom.group so that an OOM kill takes
-    // the whole workload.
-    IsolationExpected<CgroupPaths> createWorkload(std::string_view pool, std::string_view workloadId);
+    // Creates `wl-<id>` (`wl-<id>@<incarnation>` for a relaunch) under an existing pool (idempotent); on v2 sets
+    // memory.oom.group so that an OOM kill takes the whole workload.
+    IsolationExpected<CgroupPaths> createWorkload(
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0);
 
     // Paths only; nothing is created or checked but the names.
     IsolationExpected<CgroupPaths> poolPaths(std::string_view pool) const;
-    IsolationExpected<CgroupPaths> workloadPaths(std::string_view pool, std::string_view workloadId) const;
+    IsolationExpected<CgroupPaths> workloadPaths(
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0) const;
 
     IsolationExpected<CgroupUsage> usage(const CgroupPaths& group) const;
     // Process ids in the cgroup (from the memory hierarchy's cgroup.procs).
@@ -95,7 +97,8 @@ public:
     std::filesystem::path killFile(const CgroupPaths& group) const;
 
     // rmdir of the workload's cgroup in every hierarchy; `Busy` while processes remain.
-    IsolationExpected<void> removeWorkload(std::string_view pool, std::string_view workloadId);
+    IsolationExpected<void> removeWorkload(
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0);
     // rmdir of the pool's cgroup; `Busy` while it has workload cgroups or processes.
     IsolationExpected<void> removePool(std::string_view pool);
     // Removes every empty workload and pool cgroup under the base, then the base itself if empty; returns how many

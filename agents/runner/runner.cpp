@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <system_error>
 
 namespace tidepool::agent {
@@ -55,6 +57,28 @@ const char* workloadStateName(WorkloadState state)
     case WorkloadState::Lost: return "lost";
     }
     return "invalid";
+}
+
+std::string recordName(const std::string& id, std::uint32_t incarnation)
+{
+    return incarnation == 0 ? id : id + "@" + std::to_string(incarnation);
+}
+
+std::optional<std::pair<std::string, std::uint32_t>> parseRecordName(const std::string& name)
+{
+    const auto at = name.rfind('@');
+    std::string id = name.substr(0, at);
+    std::uint32_t incarnation = 0;
+    if (at != std::string::npos) {
+        const std::string digits = name.substr(at + 1);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), incarnation);
+        // Exactly the digits `recordName` writes: no sign, no leading zero, not 0 itself.
+        if (ec != std::errc() || end != digits.data() + digits.size() || incarnation == 0 || digits[0] == '0')
+            return std::nullopt;
+    }
+    if (!PoolCgroups::checkName("workload id", id))
+        return std::nullopt;
+    return std::pair { std::move(id), incarnation };
 }
 
 bool isFinal(WorkloadState state)
@@ -130,10 +154,20 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
             return badSpec("env[" + std::to_string(i) + "]", "is not NAME=value");
     if (spec.workingDir.empty() || spec.workingDir[0] != '/' || containsNul(spec.workingDir))
         return badSpec("workingDir", "must be an absolute path");
-    if (const auto known = m_entries.find(spec.id); known != m_entries.end())
-        return makeIsolationError(IsolationErrorCode::AlreadyExists, spec.id,
-            "workload \"" + spec.id + "\" is already known (" + workloadStateName(known->second.status.state)
-                + "): never started twice");
+    const std::string name = recordName(spec.id, spec.incarnation);
+    // A newer incarnation than the spec's held means this launch is stale; the same one, that it was sent twice.
+    if (const auto latest = status(spec.id); latest && latest->incarnation > spec.incarnation)
+        return makeIsolationError(IsolationErrorCode::AlreadyExists, name,
+            "workload \"" + spec.id + "\" incarnation " + std::to_string(spec.incarnation) + " is older than incarnation "
+                + std::to_string(latest->incarnation)
+                + ", which this runner holds: an older launch never starts after a newer one");
+    if (const auto known = m_entries.find(Key { spec.id, spec.incarnation }); known != m_entries.end())
+        return makeIsolationError(IsolationErrorCode::AlreadyExists, name,
+            "workload \"" + spec.id + "\" incarnation " + std::to_string(spec.incarnation) + " is already known ("
+                + workloadStateName(known->second.status.state) + "): never started twice");
+    std::vector<Entry*> older; // every incarnation held of the id is older now
+    for (auto it = m_entries.lower_bound(Key { spec.id, 0 }); it != m_entries.end() && it->first.first == spec.id; ++it)
+        older.push_back(&it->second);
 
     std::vector<std::string> argv = spec.wrapper;
     argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());
@@ -141,23 +175,36 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     if (!executable)
         return tl::unexpected(executable.error());
 
-    // The claim: only one mkdir of the workload's directory can succeed, whichever agent (or agent instance) tries.
-    const auto dir = m_workloadsDir / spec.id;
+    // The claim: only one mkdir of the launch's directory can succeed, whichever agent (or agent instance) tries.
+    const auto dir = m_workloadsDir / name;
     if (::mkdir(dir.c_str(), 0755) != 0) {
         const int err = errno;
         if (err == EEXIST)
             return makeIsolationError(IsolationErrorCode::AlreadyExists, dir.string(),
-                "workload \"" + spec.id + "\" already has records in " + dir.string()
-                    + " (adopt or forget it): never started twice");
+                "workload \"" + spec.id + "\" incarnation " + std::to_string(spec.incarnation) + " already has records in "
+                    + dir.string() + " (adopt or forget it): never started twice");
         return makeIsolationError(
             IsolationErrorCode::SystemCall, dir.string(), "creating " + dir.string() + ": " + sysfs::errnoText(err));
     }
     const auto abandon = [&] {
-        (void)m_cgroups->removeWorkload(spec.pool, spec.id);
+        (void)m_cgroups->removeWorkload(spec.pool, spec.id, spec.incarnation);
         std::error_code ec;
         std::filesystem::remove_all(dir, ec);
     };
-    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id);
+    // The new incarnation supersedes the older ones: one still running that nobody is stopping yet is stopped now.
+    for (Entry* old : older) {
+        refresh(*old);
+        if (isFinal(old->status.state) || old->stopDeadlineMs)
+            continue;
+        if (auto stopped = stopEntry(*old, m_config.supersedeGrace); !stopped) {
+            abandon();
+            return makeIsolationError(stopped.error().code, stopped.error().path,
+                "stopping incarnation " + std::to_string(old->status.incarnation) + " of workload \"" + spec.id
+                    + "\" before starting incarnation " + std::to_string(spec.incarnation) + ": "
+                    + stopped.error().message);
+        }
+    }
+    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation);
     if (!cgroup) {
         abandon();
         return tl::unexpected(cgroup.error());
@@ -165,6 +212,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
 
     LaunchRecord record;
     record.id = spec.id;
+    record.incarnation = spec.incarnation;
     record.pool = spec.pool;
     record.argv = argv;
     record.wrapper = spec.wrapper;
@@ -213,10 +261,12 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
 
     Entry entry;
     entry.status.id = spec.id;
+    entry.status.incarnation = spec.incarnation;
     entry.status.pool = spec.pool;
     entry.status.cgroup = *cgroup;
     entry.status.stdoutPath = plan.stdoutPath;
     entry.status.stderrPath = plan.stderrPath;
+    entry.status.recordDir = dir;
     entry.record = record;
     entry.recordRead = true;
     if (result.reported) {
@@ -246,13 +296,13 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     }
     entry.reported = entry.status.state;
     const auto status = entry.status;
-    m_entries.emplace(spec.id, std::move(entry));
+    m_entries.emplace(Key { spec.id, spec.incarnation }, std::move(entry));
     return status;
 }
 
 bool Runner::applyExitRecord(Entry& entry) const
 {
-    const auto exitRecord = readExitRecord(m_workloadsDir / entry.status.id / "exit.json");
+    const auto exitRecord = readExitRecord(entry.status.recordDir / "exit.json");
     WorkloadStatus& status = entry.status;
     if (!exitRecord) {
         status.state = WorkloadState::Lost;
@@ -294,7 +344,7 @@ void Runner::refresh(Entry& entry) const
         return;
     if (entry.record.pid == 0) {
         // The launch timed out: the shim may have written the pids since.
-        if (auto record = readLaunchRecord(m_workloadsDir / status.id / "launch.json"); record && record->pid != 0)
+        if (auto record = readLaunchRecord(status.recordDir / "launch.json"); record && record->pid != 0)
             entry.record = *record;
     }
     status.pid = entry.record.pid;
@@ -340,28 +390,50 @@ void Runner::signalWorkload(const Entry& entry, int signal) const
         ::kill(entry.record.pid, signal);
 }
 
-IsolationExpected<void> Runner::stop(const std::string& id, std::chrono::milliseconds grace)
+IsolationExpected<void> Runner::stopEntry(Entry& entry, std::chrono::milliseconds grace)
 {
-    const auto it = m_entries.find(id);
-    if (it == m_entries.end())
-        return makeIsolationError(IsolationErrorCode::NotFound, id, "no workload \"" + sysfs::quoted(id) + "\"");
-    Entry& entry = it->second;
     refresh(entry);
     if (isFinal(entry.status.state) && entry.status.state != WorkloadState::Lost)
         return {};
-    const std::int64_t deadline = asyncsafe::nowUnixMs() + std::max<std::int64_t>(0, grace.count());
-    if (auto written = writeStopRecord(m_workloadsDir / id, StopRecord { deadline }); !written)
+    std::int64_t deadline = asyncsafe::nowUnixMs() + std::max<std::int64_t>(0, grace.count());
+    // A second stop (the core's, after the supersede's, say) never postpones the SIGKILL of the first.
+    if (entry.stopDeadlineMs)
+        deadline = std::min(deadline, *entry.stopDeadlineMs);
+    if (auto written = writeStopRecord(entry.status.recordDir, StopRecord { deadline }); !written)
         return written;
     entry.stopDeadlineMs = deadline;
     signalWorkload(entry, grace.count() <= 0 ? SIGKILL : SIGTERM);
     return {};
 }
 
+IsolationExpected<void> Runner::stop(const std::string& id, std::chrono::milliseconds grace)
+{
+    bool found = false;
+    IsolationExpected<void> result;
+    for (auto it = m_entries.lower_bound(Key { id, 0 }); it != m_entries.end() && it->first.first == id; ++it) {
+        found = true;
+        if (auto stopped = stopEntry(it->second, grace); !stopped && result)
+            result = stopped;
+    }
+    if (!found)
+        return makeIsolationError(IsolationErrorCode::NotFound, id, "no workload \"" + sysfs::quoted(id) + "\"");
+    return result;
+}
+
+IsolationExpected<void> Runner::stop(const std::string& id, std::uint32_t incarnation, std::chrono::milliseconds grace)
+{
+    const auto it = m_entries.find(Key { id, incarnation });
+    if (it == m_entries.end())
+        return makeIsolationError(IsolationErrorCode::NotFound, id,
+            "no workload \"" + sysfs::quoted(id) + "\" incarnation " + std::to_string(incarnation));
+    return stopEntry(it->second, grace);
+}
+
 std::vector<WorkloadStatus> Runner::poll()
 {
     std::vector<WorkloadStatus> changed;
     const std::int64_t now = asyncsafe::nowUnixMs();
-    for (auto& [id, entry] : m_entries) {
+    for (auto& [key, entry] : m_entries) {
         refresh(entry);
         if (!isFinal(entry.status.state) && entry.stopDeadlineMs && now >= *entry.stopDeadlineMs)
             signalWorkload(entry, SIGKILL);
@@ -373,13 +445,15 @@ std::vector<WorkloadStatus> Runner::poll()
     return changed;
 }
 
-Runner::Entry Runner::load(const std::string& id) const
+Runner::Entry Runner::load(const std::string& id, std::uint32_t incarnation) const
 {
     Entry entry;
-    const auto dir = m_workloadsDir / id;
+    const auto dir = m_workloadsDir / recordName(id, incarnation);
     entry.status.id = id;
+    entry.status.incarnation = incarnation;
     entry.status.stdoutPath = dir / "stdout.log";
     entry.status.stderrPath = dir / "stderr.log";
+    entry.status.recordDir = dir;
     auto record = readLaunchRecord(dir / "launch.json");
     if (!record) {
         entry.status.state = WorkloadState::Lost;
@@ -402,47 +476,51 @@ Runner::Entry Runner::load(const std::string& id) const
 
 IsolationExpected<std::vector<WorkloadStatus>> Runner::adopt()
 {
-    std::vector<std::string> ids;
+    std::vector<Key> keys;
     std::error_code ec;
     for (std::filesystem::directory_iterator it(m_workloadsDir, ec), end; !ec && it != end; it.increment(ec))
-        if (it->is_directory(ec) && PoolCgroups::checkName("workload id", it->path().filename().string()))
-            ids.push_back(it->path().filename().string());
+        if (it->is_directory(ec))
+            if (auto key = parseRecordName(it->path().filename().string()))
+                keys.push_back(std::move(*key));
     if (ec)
         return makeIsolationError(IsolationErrorCode::SystemCall, m_workloadsDir.string(),
             "reading " + m_workloadsDir.string() + ": " + ec.message());
-    std::sort(ids.begin(), ids.end());
+    std::sort(keys.begin(), keys.end());
     std::vector<WorkloadStatus> found;
-    for (const auto& id : ids) {
-        auto known = m_entries.find(id);
+    for (const auto& key : keys) {
+        auto known = m_entries.find(key);
         if (known == m_entries.end()) {
-            Entry entry = load(id);
+            Entry entry = load(key.first, key.second);
             refresh(entry);
             entry.reported = entry.status.state;
-            known = m_entries.emplace(id, std::move(entry)).first;
+            known = m_entries.emplace(key, std::move(entry)).first;
         }
         found.push_back(known->second.status);
     }
     return found;
 }
 
-IsolationExpected<void> Runner::forget(const std::string& id)
+IsolationExpected<void> Runner::forget(const std::string& id, std::uint32_t incarnation)
 {
-    const auto it = m_entries.find(id);
+    const auto it = m_entries.find(Key { id, incarnation });
+    const std::string name = recordName(id, incarnation);
     if (it == m_entries.end())
-        return makeIsolationError(IsolationErrorCode::NotFound, id, "no workload \"" + sysfs::quoted(id) + "\"");
+        return makeIsolationError(IsolationErrorCode::NotFound, id,
+            "no workload \"" + sysfs::quoted(id) + "\" incarnation " + std::to_string(incarnation));
     Entry& entry = it->second;
     refresh(entry);
     if (!isFinal(entry.status.state))
         return makeIsolationError(IsolationErrorCode::Busy, id,
-            "workload \"" + id + "\" is " + workloadStateName(entry.status.state) + ": stop it first");
-    // Only directories named after the workload: a damaged record must not make the agent remove anything else.
+            "workload \"" + id + "\" incarnation " + std::to_string(incarnation) + " is "
+                + workloadStateName(entry.status.state) + ": stop it first");
+    // Only directories named after the launch: a damaged record must not make the agent remove anything else.
     for (const auto& dir : entry.record.cgroup.distinct())
-        if (dir.filename() == "wl-" + id)
+        if (dir.filename() == "wl-" + name)
             if (auto removed = sysfs::removeDirectory(dir); !removed)
                 return removed;
     // A lost workload's shim may still be renaming a record into the directory: try again when the tree changed
     // under the removal.
-    const auto dir = m_workloadsDir / id;
+    const auto dir = m_workloadsDir / name;
     std::error_code ec;
     for (int attempt = 0; attempt < 3; ++attempt) {
         ec.clear();
@@ -459,7 +537,16 @@ IsolationExpected<void> Runner::forget(const std::string& id)
 
 std::optional<WorkloadStatus> Runner::status(const std::string& id) const
 {
-    const auto it = m_entries.find(id);
+    // The last entry of the id: its highest incarnation.
+    auto it = m_entries.upper_bound(Key { id, std::numeric_limits<std::uint32_t>::max() });
+    if (it == m_entries.begin() || (--it)->first.first != id)
+        return std::nullopt;
+    return it->second.status;
+}
+
+std::optional<WorkloadStatus> Runner::status(const std::string& id, std::uint32_t incarnation) const
+{
+    const auto it = m_entries.find(Key { id, incarnation });
     if (it == m_entries.end())
         return std::nullopt;
     return it->second.status;
@@ -468,7 +555,7 @@ std::optional<WorkloadStatus> Runner::status(const std::string& id) const
 std::vector<WorkloadStatus> Runner::workloads() const
 {
     std::vector<WorkloadStatus> all;
-    for (const auto& [id, entry] : m_entries)
+    for (const auto& [key, entry] : m_entries)
         all.push_back(entry.status);
     return all;
 }

@@ -3,8 +3,13 @@
 // that it survives the agent being killed and a restarted agent adopts it instead of starting it again. All state is
 // in the state directory (see workload_records.h); the in-memory table is a cache of it plus what was last reported.
 //
-// Never twice: `launch` refuses an id that this runner knows or that has records in the state directory (the
-// workload's directory is created with mkdir, which only one caller can win), until `forget` removes them.
+// Never twice: `launch` refuses an (id, incarnation) that this runner knows or that has records in the state directory
+// (the launch's directory is created with mkdir, which only one caller can win), until `forget` removes them. The core
+// launches one id again (migrated, re-placed, preempted) with a higher incarnation: `launch` takes a higher incarnation
+// of an id it holds at once, records it apart from the older ones (`<id>@<n>/`, cgroup `wl-<id>@<n>`), and stops an
+// older incarnation that still runs unless a stop is already under way (`RunnerConfig::supersedeGrace`): the older copy
+// gets its grace while the new one starts, as when a workload moves between nodes. A lower incarnation than one it
+// holds is refused: an older launch never starts after a newer one.
 //
 // Stopping is asynchronous: `stop` sends SIGTERM to every process in the workload's cgroup and records a deadline;
 // `poll` sends SIGKILL to the cgroup once the deadline has passed (cgroup.kill on cgroup v2 with Linux 5.14+).
@@ -43,6 +48,7 @@ bool isFinal(WorkloadState state);
 
 struct LaunchSpec {
     std::string id; // 1..64 of [A-Za-z0-9._-], not "." or ".."
+    std::uint32_t incarnation = 0; // which launch of `id`: 0 first, then higher for each relaunch
     std::string pool; // an existing pool (PoolCgroups::createPool)
     std::vector<std::string> argv; // no shell: argv[0] is the program, looked up in PATH when it has no '/'
     std::vector<std::string> wrapper; // an argv prefix, e.g. {"/usr/bin/qemu-aarch64-static"}
@@ -54,6 +60,7 @@ struct LaunchSpec {
 
 struct WorkloadStatus {
     std::string id;
+    std::uint32_t incarnation = 0;
     std::string pool;
     WorkloadState state = WorkloadState::Invalid;
     int pid = 0;
@@ -64,7 +71,13 @@ struct WorkloadStatus {
     CgroupPaths cgroup;
     std::filesystem::path stdoutPath;
     std::filesystem::path stderrPath;
+    std::filesystem::path recordDir; // <state-dir>/workloads/<id> (or <id>@<incarnation>)
 };
+
+// The name of an (id, incarnation)'s record directory below `workloads/`: `<id>` for incarnation 0, `<id>@<n>` after.
+std::string recordName(const std::string& id, std::uint32_t incarnation);
+// The (id, incarnation) of a record directory's name; nullopt for a name `recordName` never makes.
+std::optional<std::pair<std::string, std::uint32_t>> parseRecordName(const std::string& name);
 
 struct RunnerConfig {
     std::filesystem::path stateDir; // workloads/<id>/ below it; created if missing
@@ -73,6 +86,8 @@ struct RunnerConfig {
     std::chrono::milliseconds launchTimeout { 10'000 };
     // PATH for finding argv[0] when the spec's env has none; empty means this default.
     std::string defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+    // The SIGTERM → SIGKILL grace of an older incarnation that a launch of a newer one stops.
+    std::chrono::milliseconds supersedeGrace { 10'000 };
 };
 
 class Runner {
@@ -86,13 +101,15 @@ public:
     Runner& operator=(Runner&&) = default;
     ~Runner() = default; // leaves every workload and shim running
 
-    // Starts a workload. Errors (nothing started, nothing recorded): a bad spec, a known id (`AlreadyExists`), a
-    // missing pool, a failed fork. A workload whose exec fails is recorded and returned as FailedToStart.
+    // Starts a workload. Errors (nothing started, nothing recorded): a bad spec, a known (id, incarnation) or an
+    // incarnation older than one known (`AlreadyExists`), a missing pool, a failed fork. A workload whose exec fails
+    // is recorded and returned as FailedToStart. Older incarnations of the id still running are stopped (see above).
     IsolationExpected<WorkloadStatus> launch(const LaunchSpec& spec);
 
-    // SIGTERM to the workload's processes now, SIGKILL from `poll` after `grace` (at once when `grace` is zero).
-    // Stopping a finished workload does nothing.
+    // SIGTERM to the workload's processes now, SIGKILL from `poll` after `grace` (at once when `grace` is zero):
+    // every incarnation of `id` that is not finished, or only `incarnation`. Stopping a finished one does nothing.
     IsolationExpected<void> stop(const std::string& id, std::chrono::milliseconds grace);
+    IsolationExpected<void> stop(const std::string& id, std::uint32_t incarnation, std::chrono::milliseconds grace);
 
     // Re-examines every unfinished workload (exit records, processes), escalates due stops, and returns the workloads
     // whose state differs from the one last returned by `launch`, `adopt` or `poll`.
@@ -102,11 +119,13 @@ public:
     // pid is alive with the recorded start time), finished (exit record) or lost — and returns them all.
     IsolationExpected<std::vector<WorkloadStatus>> adopt();
 
-    // Removes a finished workload's records and cgroup, so that its id may be used again. `Busy` while it runs or
-    // while processes remain in its cgroup.
-    IsolationExpected<void> forget(const std::string& id);
+    // Removes a finished launch's records and cgroup, so that its (id, incarnation) may be used again. `Busy` while it
+    // runs or while processes remain in its cgroup.
+    IsolationExpected<void> forget(const std::string& id, std::uint32_t incarnation = 0);
 
+    // The latest incarnation of `id` this runner knows, or the given one.
     std::optional<WorkloadStatus> status(const std::string& id) const;
+    std::optional<WorkloadStatus> status(const std::string& id, std::uint32_t incarnation) const;
     std::vector<WorkloadStatus> workloads() const;
     const std::filesystem::path& workloadsDir() const { return m_workloadsDir; }
 
@@ -123,15 +142,18 @@ private:
 
     IsolationExpected<std::string> resolveExecutable(
         const LaunchSpec& spec, const std::vector<std::string>& argv) const;
-    Entry load(const std::string& id) const;
+    using Key = std::pair<std::string, std::uint32_t>; // (id, incarnation)
+
+    Entry load(const std::string& id, std::uint32_t incarnation) const;
     void refresh(Entry& entry) const;
     bool applyExitRecord(Entry& entry) const;
     void signalWorkload(const Entry& entry, int signal) const;
+    IsolationExpected<void> stopEntry(Entry& entry, std::chrono::milliseconds grace);
 
     RunnerConfig m_config;
     PoolCgroups* m_cgroups;
     std::filesystem::path m_workloadsDir;
-    std::map<std::string, Entry> m_entries;
+    std::map<Key, Entry> m_entries; // by id, then incarnation
 };
 
 } // namespace tidepool::agent

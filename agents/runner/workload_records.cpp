@@ -36,6 +36,7 @@ std::string launchRecordPrefix(const LaunchRecord& record)
 {
     const json object = {
         { "id", record.id },
+        { "incarnation", record.incarnation },
         { "pool", record.pool },
         { "argv", record.argv },
         { "wrapper", record.wrapper },
@@ -70,6 +71,7 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
     LaunchRecord r;
     try {
         r.id = j.at("id").get<std::string>();
+        r.incarnation = j.value("incarnation", std::uint32_t { 0 }); // absent in records from before incarnations
         r.pool = j.at("pool").get<std::string>();
         r.argv = j.at("argv").get<std::vector<std::string>>();
         r.wrapper = j.value("wrapper", std::vector<std::string>());

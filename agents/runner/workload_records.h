@@ -1,5 +1,6 @@
 #pragma once
-// The runner's state directory: `<state-dir>/workloads/<id>/` per workload, holding
+// The runner's state directory: `<state-dir>/workloads/<id>/` per workload (`<id>@<n>/` for its incarnation n, a
+// relaunch of the same id), holding
 //   launch.json   what was started and where: written by the agent before the shim exists (pids 0), then rewritten by
 //                 the shim with the workload's and its own pid and start times before the workload may exec;
 //   stop.json     a stop in progress (the SIGKILL deadline), so that an agent restarted mid-stop still escalates;
@@ -23,6 +24,7 @@ namespace tidepool::agent {
 
 struct LaunchRecord {
     std::string id;
+    std::uint32_t incarnation = 0; // which launch of `id`
     std::string pool;
     std::vector<std::string> argv; // as executed, wrapper prefix included
     std::vector<std::string> wrapper;

@@ -76,6 +76,7 @@ std::optional<protocol::WorkloadStatus> toProtocol(const agent::WorkloadStatus& 
         return std::nullopt; // not one of the core's
     protocol::WorkloadStatus out;
     out.workloadId = id;
+    out.incarnation = static_cast<std::int32_t>(std::min<std::uint32_t>(s.incarnation, protocol::kMaxIncarnation));
     out.state = protocolState(s.state);
     out.pid = s.pid;
     out.exitCode = s.signal ? *s.signal : s.exitCode.value_or(0);
@@ -248,7 +249,7 @@ int main(int argc, char** argv)
 
     boost::asio::io_context io(1);
     agent::Sampler sampler(agent::SamplerOptions { "/", &nvml, {} });
-    std::map<std::string, agent::WorkloadState> reported; // last state sent per workload
+    std::map<std::string, agent::WorkloadState> reported; // last state sent per launch (agent::recordName)
     std::shared_ptr<agent::AgentConnection> connection;
 
     agent::AgentConnectionConfig config;
@@ -298,25 +299,37 @@ int main(int argc, char** argv)
             }
         } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
             const std::string id = std::to_string(launch->workloadId);
-            if (const auto held = runner->status(id)) {
-                // Already held: start nothing, say what it is doing.
+            const auto incarnation = static_cast<std::uint32_t>(launch->incarnation);
+            const std::string what = agent::recordName(id, incarnation);
+            if (const auto held = runner->status(id, incarnation)) {
+                // This very launch is held already (a launch sent again after a reconnect): start nothing, say what
+                // it is doing.
                 if (auto s = toProtocol(*held))
                     connection->sendUpdate(*s);
                 return;
             }
+            protocol::WorkloadStatus failed { launch->workloadId, "failed", 0, 0, {}, launch->incarnation };
+            if (const auto latest = runner->status(id); latest && latest->incarnation > incarnation) {
+                // An older launch than one this agent has run: never started after the newer one.
+                failed.detail = "incarnation " + std::to_string(incarnation) + " is older than incarnation "
+                    + std::to_string(latest->incarnation) + ", which this agent has launched";
+                connection->sendUpdate(failed);
+                return;
+            }
             agent::LaunchSpec spec;
             spec.id = id;
+            spec.incarnation = incarnation;
             spec.pool = launch->pool;
             spec.argv = launch->argv;
             spec.env = launch->env;
             spec.env.push_back("TIDEPOOL_WORKLOAD_ID=" + id);
+            spec.env.push_back("TIDEPOOL_INCARNATION=" + std::to_string(incarnation));
             if (!launch->devices.empty()) {
                 std::string visible = "CUDA_VISIBLE_DEVICES=";
                 for (std::size_t i = 0; i < launch->devices.size(); ++i)
                     visible += (i ? "," : "") + std::to_string(launch->devices[i]);
                 spec.env.push_back(visible);
             }
-            protocol::WorkloadStatus failed { launch->workloadId, "failed", 0, 0, {} };
             if (spec.argv.empty()) {
                 failed.detail = "the launch names no command";
                 connection->sendUpdate(failed);
@@ -335,19 +348,24 @@ int main(int argc, char** argv)
                 connection->sendUpdate(failed);
                 return;
             }
-            logLine("workload " + id + " (" + launch->name + ") launched in pool " + launch->pool
+            logLine("workload " + what + " (" + launch->name + ") launched in pool " + launch->pool
                 + (spec.wrapper.empty() ? "" : " through " + spec.wrapper.front()) + ": "
                 + agent::workloadStateName(started->state)
                 + (started->pid ? ", pid " + std::to_string(started->pid) : std::string()));
             // Still starting: the poll that sees the shim's report sends "running" (or why it failed).
             if (started->state != agent::WorkloadState::Starting) {
-                reported[id] = started->state;
+                reported[what] = started->state;
                 if (auto s = toProtocol(*started))
                     connection->sendUpdate(*s);
             }
         } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
             const std::string id = std::to_string(stop->workloadId);
-            if (auto stopped = runner->stop(id, std::chrono::milliseconds(stop->graceMs)); !stopped)
+            const std::chrono::milliseconds grace(stop->graceMs);
+            // Without an incarnation: every incarnation held of the workload.
+            auto stopped = stop->incarnation
+                ? runner->stop(id, static_cast<std::uint32_t>(*stop->incarnation), grace)
+                : runner->stop(id, grace);
+            if (!stopped)
                 logLine("stop " + id + ": " + stopped.error().message);
         }
     };
@@ -365,11 +383,11 @@ int main(int argc, char** argv)
             if (e)
                 return;
             for (const agent::WorkloadStatus& w : runner->poll()) {
-                auto& last = reported[w.id];
+                auto& last = reported[agent::recordName(w.id, w.incarnation)];
                 if (last == w.state || w.state == agent::WorkloadState::Starting)
                     continue;
                 last = w.state;
-                logLine("workload " + w.id + ": " + agent::workloadStateName(w.state)
+                logLine("workload " + agent::recordName(w.id, w.incarnation) + ": " + agent::workloadStateName(w.state)
                     + (w.exitCode ? ", exit code " + std::to_string(*w.exitCode) : std::string())
                     + (w.signal ? ", signal " + std::to_string(*w.signal) : std::string()));
                 if (auto s = toProtocol(w))
@@ -394,15 +412,16 @@ int main(int argc, char** argv)
                 if (!agent::isFinal(w.state))
                     continue;
                 std::error_code ignored;
-                const fs::path dir = runner->workloadsDir() / w.id;
+                const fs::path dir = w.recordDir;
                 auto ended = fs::last_write_time(dir / "exit.json", ignored);
                 if (ignored)
                     ended = fs::last_write_time(dir, ignored);
                 if (ignored || now - ended < keepFinished)
                     continue;
-                if (auto forgotten = runner->forget(w.id); forgotten) {
-                    reported.erase(w.id);
-                    logLine("workload " + w.id + ": records removed, finished more than "
+                if (auto forgotten = runner->forget(w.id, w.incarnation); forgotten) {
+                    const std::string what = agent::recordName(w.id, w.incarnation);
+                    reported.erase(what);
+                    logLine("workload " + what + ": records removed, finished more than "
                         + std::to_string(keepFinished.count()) + " s ago");
                 }
             }

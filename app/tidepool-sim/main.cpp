@@ -3,9 +3,11 @@
 //   tidepool-sim openb --nodes <node csv> --pods <pod csv> --policy <name> --seed <n> [--inflate 1.3]
 //                      [--check-invariants] [--json] [--defrag [--defrag-max-moves 6] [--defrag-candidates 16]
 //                      [--defrag-chain 1] [--defrag-destination tightest|policy]]
+//   tidepool-sim scenario [--mode static|tidepool|both] [--days 8] ... (see scenario_command.cpp)
 //   tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]
 //                      (every policy, then `tidepool --defrag`, as a table)
 
+#include "app/tidepool-sim/scenario_command.h"
 #include "core/rebalance/defrag.h"
 #include "core/sched/policy.h"
 #include "core/sim/openb.h"
@@ -41,7 +43,8 @@ int usage(const std::string& problem)
         << "  ones) to make room for it, at most --defrag-max-moves per arriving pod, trying the cheapest\n"
         << "  --defrag-candidates nodes; a moved pod that fits nowhere may move others --defrag-chain levels down.\n"
         << "  An attempt that does not place the pod is rolled back. Every move counts in `moves`.\n"
-        << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n";
+        << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n"
+        << "       tidepool-sim scenario [--mode static|tidepool|both] [--days 8] [--json] (tidepool-sim scenario --help)\n";
     return kExitBadArguments;
 }
 
@@ -96,6 +99,8 @@ int main(int argc, char** argv)
     if (argc < 2)
         return usage("missing command");
     const std::string command = argv[1];
+    if (command == "scenario")
+        return simapp::runScenarioCommand(argc, argv, TIDEPOOL_DEFAULT_DATA);
     if (command != "openb" && command != "openb-table")
         return usage("unknown command '" + command + "'");
 

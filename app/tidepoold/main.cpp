@@ -170,6 +170,9 @@ int main(int argc, char** argv)
         rebalancer = std::move(*created);
         httpApi.setRebalancer(rebalancer.get());
     }
+    if (!config->rebalance.powerCommand.empty())
+        logLine(rebalancer ? "power proposals switch nodes with " + config->rebalance.powerCommand + " off|on NODE"
+                           : "--power-command is unused: power proposals need --db");
 
     auto agentPort = agents->listen(agentAddress.first, agentAddress.second);
     if (!agentPort) {

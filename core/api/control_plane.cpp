@@ -86,6 +86,8 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
             return tl::unexpected(snapshot.error());
         if (auto restored = plane->restore(*snapshot); !restored)
             return tl::unexpected(restored.error());
+        if (auto held = plane->restoreCarbonHold(snapshot->meta); !held)
+            return tl::unexpected(held.error());
         plane->m_restoredProposals = std::move(snapshot->proposals);
         plane->m_store = store;
         plane->markPool(id);
@@ -172,6 +174,8 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
     w.exitCode = stored.exitCode;
     w.detail = stored.detail;
     w.translated = stored.translated;
+    w.incarnation = stored.incarnation;
+    w.highestIncarnation = std::max(stored.highestIncarnation, stored.incarnation);
     if (isFinal(phase)) {
         setPhase(w, phase);
         m_finishedOrder.push_back(*id);
@@ -242,7 +246,7 @@ void ControlPlane::onTick()
     if (m_stopped)
         return;
     checkLiveness(Clock::now());
-    releaseHeld(unixMillis());
+    releaseHeld(nowMs());
     m_timer.expires_after(m_config.tick);
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (!ec)
@@ -399,11 +403,15 @@ ApiResult<void> ControlPlane::migrate(
     w.devices = moved.shares;
     w.translated = moved.translated;
     w.pid = 0;
-    w.placedMs = unixMillis();
+    w.placedMs = nowMs();
     w.detail = "migrated from " + from + " to " + to + " by a rebalance proposal";
+    newIncarnation(w); // the agent of a move within one node tells the new launch from the stopped one by it
     setPhase(w, WorkloadPhase::Launching);
     launch(w);
     logLine("control: workload " + std::to_string(id) + " migrated from " + from + " to " + to);
+    // What it left (a whole GPU, when a consolidation emptied one) may be what pending work waits for; the stopped
+    // copy's end is stale and frees nothing more, so this is the moment to look.
+    schedulePendingRetry();
     return {};
 }
 
@@ -412,10 +420,52 @@ void ControlPlane::setCarbonHold(std::int64_t untilMs, std::string reason)
     m_carbonHoldUntilMs = untilMs;
     m_carbonHoldReason = std::move(reason);
     ++m_stateVersion;
+    persistCarbonHold();
     logLine(untilMs > 0 ? "control: deferrable batch held until " + std::to_string(untilMs) + " (Unix ms): " + m_carbonHoldReason
                         : "control: carbon hold lifted");
     if (untilMs == 0)
-        releaseHeld(unixMillis());
+        releaseHeld(nowMs());
+}
+
+namespace {
+
+constexpr const char* kCarbonHoldKey = "carbon_hold"; // {"untilMs": Unix ms, "reason": text}; absent = no hold
+
+} // namespace
+
+void ControlPlane::persistCarbonHold()
+{
+    if (!m_store)
+        return;
+    m_store->putMeta(kCarbonHoldKey,
+        m_carbonHoldUntilMs == 0
+            ? std::string()
+            : nlohmann::json { { "untilMs", m_carbonHoldUntilMs }, { "reason", m_carbonHoldReason } }.dump());
+    scheduleFlush();
+}
+
+Expected<void> ControlPlane::restoreCarbonHold(const std::map<std::string, std::string>& meta)
+{
+    const auto it = meta.find(kCarbonHoldKey);
+    if (it == meta.end())
+        return {};
+    const auto bad = [&](const std::string& why) {
+        return makeError(ErrorCode::ParseError, std::string("stored setting ") + kCarbonHoldKey + ": " + why);
+    };
+    const nlohmann::json hold = nlohmann::json::parse(it->second, nullptr, false);
+    if (hold.is_discarded() || !hold.is_object())
+        return bad("not a JSON object");
+    if (!hold.contains("untilMs") || !hold["untilMs"].is_number_integer() || hold["untilMs"].get<std::int64_t>() < 0)
+        return bad("field `untilMs` must be a Unix time in milliseconds");
+    if (hold.contains("reason") && !hold["reason"].is_string())
+        return bad("field `reason` must be text");
+    m_carbonHoldUntilMs = hold["untilMs"].get<std::int64_t>();
+    m_carbonHoldReason = hold.value("reason", std::string());
+    // Restored pending work is in the queue; the next pass over it (or the liveness tick) holds the deferrable part
+    // again, or releases it when the window came while the daemon was down.
+    logLine("control: restored the carbon hold: deferrable batch held until " + std::to_string(m_carbonHoldUntilMs)
+        + " (Unix ms): " + m_carbonHoldReason);
+    return {};
 }
 
 bool ControlPlane::holdForCarbon(LiveWorkload& w, std::int64_t nowMs)
@@ -436,6 +486,7 @@ void ControlPlane::releaseHeld(std::int64_t nowMs)
     if (m_carbonHoldUntilMs != 0 && nowMs >= m_carbonHoldUntilMs) {
         logLine("control: the low-carbon window has come; placing the held deferrable batch");
         m_carbonHoldUntilMs = 0;
+        persistCarbonHold();
     }
     // Held work whose window or own deadline has come goes back to the queue, in its priority order.
     bool released = false;
@@ -523,7 +574,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
         live.id = id;
         live.remote = join.remote;
         live.agentVersion = join.hello.agentVersion;
-        live.joinedMs = unixMillis();
+        live.joinedMs = nowMs();
         m_nodeByName.emplace(join.hello.nodeName, id);
         live.sessionId = sessionId;
         m_nodeBySession[sessionId] = id;
@@ -551,8 +602,11 @@ void ControlPlane::reconcile(LiveNode& node, const std::vector<protocol::Workloa
 {
     std::set<WorkloadId> seen;
     for (const protocol::WorkloadStatus& status : reported) {
-        seen.insert(status.workloadId);
         applyStatus(node, status, true);
+        // Only the current incarnation counts as held: an older one beside it is no launch of the current one.
+        const auto it = m_workloads.find(status.workloadId);
+        if (it == m_workloads.end() || status.incarnation >= it->second.incarnation)
+            seen.insert(status.workloadId);
     }
     // Placements here the agent did not report: a launch it never received goes again; a workload it was running
     // and no longer knows (its state was wiped) is placed anew.
@@ -614,6 +668,9 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
                 m_held.erase({ -w.workload.priority, w.workload.id });
                 w.node = node.id;
                 w.pid = status.pid;
+                // The copy that runs is current again; a later relaunch still takes a new incarnation.
+                w.incarnation = status.incarnation;
+                w.highestIncarnation = std::max(w.highestIncarnation, status.incarnation);
                 setPhase(w, WorkloadPhase::Running);
                 w.detail = "re-adopted on " + nodeName;
                 return;
@@ -625,13 +682,31 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         stopOn(node, w.workload.id);
         return;
     }
+    if (status.incarnation < w.incarnation) {
+        // An older launch of it on this node (moved to another of its devices, relaunched after a loss): how that
+        // one ends is no news of the current one; a copy of it still running goes.
+        if (running) {
+            ++m_stats.duplicateStops;
+            logLine("control: node " + nodeName + " runs incarnation " + std::to_string(status.incarnation)
+                + " of workload " + std::to_string(w.workload.id) + " beside the current "
+                + std::to_string(w.incarnation) + "; stopping that copy");
+            stopOn(node, w.workload.id, status.incarnation);
+        }
+        return;
+    }
+    if (status.incarnation > w.incarnation) {
+        // A later launch than the core remembers (restored from an older database): it is the current one.
+        w.incarnation = status.incarnation;
+        w.highestIncarnation = std::max(w.highestIncarnation, status.incarnation);
+        markWorkload(w.workload.id);
+    }
     if (running) {
         if (w.pid != status.pid) {
             w.pid = status.pid;
             markWorkload(w.workload.id);
         }
         if (w.phase == WorkloadPhase::Launching) {
-            w.runningMs = unixMillis();
+            w.runningMs = nowMs();
             ++m_stats.acknowledged;
             m_stats.lastAckMs = w.runningMs;
             setPhase(w, WorkloadPhase::Running);
@@ -659,10 +734,19 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         finish(w, WorkloadPhase::Failed, status.exitCode, "could not start: " + detail);
 }
 
-void ControlPlane::stopOn(const LiveNode& node, WorkloadId id)
+void ControlPlane::stopOn(const LiveNode& node, WorkloadId id, std::optional<std::int32_t> incarnation)
 {
     if (m_link.send && !node.sessionId.empty())
-        m_link.send(node.sessionId, protocol::Stop { id, m_config.stopGraceMs });
+        m_link.send(node.sessionId, protocol::Stop { id, m_config.stopGraceMs, incarnation });
+}
+
+void ControlPlane::newIncarnation(LiveWorkload& w)
+{
+    // Saturates rather than wraps: 2^31 relaunches of one workload do not happen, and wrapping would reuse one.
+    if (w.highestIncarnation < protocol::kMaxIncarnation)
+        ++w.highestIncarnation;
+    w.incarnation = w.highestIncarnation;
+    markWorkload(w.workload.id);
 }
 
 void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Heartbeat& heartbeat)
@@ -906,7 +990,7 @@ void ControlPlane::flush()
                 { "memoryMiB", d.memoryMiB }, { "shareCapacity", d.shareCapacity } });
         m_store->putNode(store::StoredNode { n.name, std::string(toString(n.isa)), std::string(toString(n.tier)),
             n.capacity.cpuMillis, n.capacity.memoryMiB, std::move(devices), m_nodes[static_cast<std::size_t>(id)].cpuModel,
-            unixMillis(), m_nodes[static_cast<std::size_t>(id)].cordon, n.peakReserved });
+            nowMs(), m_nodes[static_cast<std::size_t>(id)].cordon, n.peakReserved });
     }
     for (const WorkloadId id : m_dirtyWorkloads) {
         const auto it = m_workloads.find(id);
@@ -918,7 +1002,8 @@ void ControlPlane::flush()
             devices.push_back({ { "device", d.device }, { "share", d.share }, { "memoryMiB", d.memoryMiB } });
         m_store->putWorkload(store::StoredWorkload { id, submissionJson(w, m_cluster), std::string(toString(w.phase)),
             w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, std::move(devices), w.translated, w.pid,
-            w.exitCode, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs });
+            w.exitCode, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.incarnation,
+            w.highestIncarnation });
     }
     for (const WorkloadId id : m_forgotten)
         m_store->removeWorkload(id);
@@ -1001,7 +1086,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadI
     live.poolName = poolName;
     live.argv = std::move(request.argv);
     live.env = std::move(request.env);
-    live.submittedMs = unixMillis();
+    live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;
     m_workloads.emplace(id, std::move(live));
@@ -1019,7 +1104,7 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
     if (m_stats.firstSubmitMs == 0)
         m_stats.firstSubmitMs = w.submittedMs;
     ++m_stats.submitted;
-    if (holdForCarbon(w, unixMillis())) {
+    if (holdForCarbon(w, nowMs())) {
         m_held.insert({ -w.workload.priority, *id });
         return id;
     }
@@ -1060,6 +1145,7 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
             stopOn(m_nodes[static_cast<std::size_t>(v.node)], victim);
         v.node = kNoNode;
         v.devices.clear();
+        newIncarnation(v);
         setPhase(v, WorkloadPhase::Pending);
         v.detail = "preempted by workload " + std::to_string(w.workload.id) + " (priority "
             + std::to_string(w.workload.priority) + ")";
@@ -1068,7 +1154,7 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
     w.node = decision.placement->node;
     w.devices = decision.placement->shares;
     w.translated = decision.placement->translated;
-    w.placedMs = unixMillis();
+    w.placedMs = nowMs();
     w.detail = "placed on " + m_cluster.node(w.node).name + (w.translated ? " (translated)" : "") + "; "
         + decision.report.summary();
     setPhase(w, WorkloadPhase::Launching);
@@ -1091,6 +1177,7 @@ void ControlPlane::launch(LiveWorkload& w)
     launch.memoryMiB = w.workload.requests.memoryMiB;
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
+    launch.incarnation = w.incarnation;
     if (m_link.send(node.sessionId, launch))
         ++m_stats.launchesSent;
 }
@@ -1106,7 +1193,7 @@ void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exi
     }
     w.exitCode = exitCode;
     w.detail = std::move(detail);
-    w.finishedMs = unixMillis();
+    w.finishedMs = nowMs();
     setPhase(w, phase);
     m_finishedOrder.push_back(w.workload.id);
     forgetOldFinished();
@@ -1114,16 +1201,20 @@ void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exi
 
 void ControlPlane::requeue(LiveWorkload& w, std::string why)
 {
-    if (w.node != kNoNode) {
+    const bool released = w.node != kNoNode;
+    if (released)
         (void)m_scheduler->release(w.workload.id);
-        schedulePendingRetry();
-    }
     w.node = kNoNode;
     w.devices.clear();
     w.pid = 0;
     w.detail = std::move(why);
+    newIncarnation(w); // wherever it lands next, even on the node it left, it is a new launch
     setPhase(w, WorkloadPhase::Pending);
     m_pending.insert({ -w.workload.priority, w.workload.id });
+    // Only now that it is queued: a retry posted before would find the queue empty and place nothing (a workload its
+    // agent lost would wait for the next change of capacity).
+    if (released)
+        schedulePendingRetry();
 }
 
 void ControlPlane::forgetOldFinished()
@@ -1205,7 +1296,7 @@ void ControlPlane::retryPending()
     std::vector<std::pair<std::int32_t, WorkloadId>> queue(m_pending.begin(), m_pending.end());
     m_pending.clear();
     std::set<Shape> failed;
-    const std::int64_t now = unixMillis();
+    const std::int64_t now = nowMs();
     for (const auto& key : queue) {
         auto it = m_workloads.find(key.second);
         if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
@@ -1215,7 +1306,11 @@ void ControlPlane::retryPending()
             continue;
         }
         Shape shape = shapeOf(it->second.workload);
-        if (failed.count(shape) || !tryPlace(it->second)) {
+        if (failed.count(shape)) {
+            if (it->second.detail.empty()) // never tried: say why it waits
+                it->second.detail = "waiting: a workload of the same shape and priority found no place in this pass";
+            m_pending.insert(key);
+        } else if (!tryPlace(it->second)) {
             failed.insert(std::move(shape));
             m_pending.insert(key);
         }

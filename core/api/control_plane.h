@@ -6,9 +6,11 @@
 //
 // Reconciliation: an agent sends its full inventory, with every workload it holds, after each (re)join. The core
 // compares that list with its own placements for the node: acknowledged launches become running, finished ones
-// release their resources, launches the agent never received are sent again (the agent refuses an id it holds, so
-// nothing starts twice), a workload the core moved elsewhere while the node was away is stopped there, and one that
-// is still waiting for a place is taken back where it runs.
+// release their resources, launches the agent never received are sent again (the agent refuses an (id, incarnation)
+// it holds, so nothing starts twice), a workload the core moved elsewhere while the node was away is stopped there,
+// an older incarnation still running beside the current one is stopped, and one that is still waiting for a place is
+// taken back where it runs. Each relaunch of a workload (re-placed, preempted, migrated, even to another device of
+// the same node) is a new incarnation, and statuses of older incarnations are ignored.
 //
 // Thread affinity: everything runs on the io_context thread given at construction (the core's thread); the events,
 // the API calls and the timers are all called there. Nothing here is synchronised.
@@ -68,6 +70,9 @@ inline constexpr std::string_view kDefaultPool = "default";
 // How long deferrable batch may be held for a low-carbon window when it names no deadline.
 inline constexpr std::int64_t kDefaultDeferralMs = 12LL * 3600 * 1000;
 
+// Unix epoch milliseconds now, on the system clock.
+std::int64_t unixMillis();
+
 struct ControlPlaneConfig {
     std::string profile = "default";
     std::int32_t heartbeatIntervalMs = 5000; // what agents are told; the timeouts below are in the same spirit
@@ -82,6 +87,9 @@ struct ControlPlaneConfig {
     std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
     std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
+    // The wall clock (Unix epoch ms) that stamps submissions, placements, history, proposals and carbon windows;
+    // empty = the system clock. A simulation (`tidepool-sim scenario`) runs the whole core on simulated days with it.
+    std::function<std::int64_t()> clock;
 };
 
 // How the control plane reaches agents: the agent server in the daemon, a recorder in tests.
@@ -124,6 +132,11 @@ struct LiveWorkload {
     std::int64_t submittedMs = 0, placedMs = 0, runningMs = 0, finishedMs = 0; // Unix epoch ms; 0 = not yet
     std::int64_t deadlineMs = 0; // deferrable: held for a low-carbon window at most until then
     std::uint32_t attempts = 0; // placement attempts
+    // Which launch of it is current (`protocol::Launch::incarnation`): statuses of older ones are stale. Every
+    // relaunch (requeued, preempted, migrated) takes `highestIncarnation` + 1, so an agent never mistakes it for a
+    // launch it has seen.
+    std::int32_t incarnation = 0;
+    std::int32_t highestIncarnation = 0;
 };
 
 struct LiveNode {
@@ -255,13 +268,17 @@ public:
     ApiResult<void> migrate(WorkloadId id, const std::string& from, std::int32_t fromDevice, const std::string& to,
         std::int32_t device);
     // Holds deferrable batch (submitted `deferrable`, not yet placed) until `untilMs` (Unix ms), a low-carbon window:
-    // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold.
+    // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold. With a store
+    // the hold is kept (the `meta` key `carbon_hold`) and restored at start, so a restart does not release held work
+    // before its window.
     void setCarbonHold(std::int64_t untilMs, std::string reason);
     std::int64_t carbonHoldUntilMs() const { return m_carbonHoldUntilMs; }
     // Places held deferrable work whose hold or deadline has passed; run by the liveness timer.
     void releaseHeld(std::int64_t nowMs);
     // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.
     std::uint64_t stateVersion() const { return m_stateVersion; }
+    // Now on the configured wall clock, Unix epoch ms.
+    std::int64_t nowMs() const { return m_config.clock ? m_config.clock() : unixMillis(); }
 
     // Liveness check, normally run by the timer; public for tests that drive time.
     void checkLiveness(Clock::time_point now);
@@ -301,7 +318,10 @@ private:
     ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
     void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
     void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);
-    void stopOn(const LiveNode& node, WorkloadId id);
+    // Stops every incarnation of `id` the node's agent holds, or only `incarnation`.
+    void stopOn(const LiveNode& node, WorkloadId id, std::optional<std::int32_t> incarnation = std::nullopt);
+    // The next launch of `w` is a new incarnation.
+    void newIncarnation(LiveWorkload& w);
     void setPhase(LiveWorkload& w, WorkloadPhase phase);
     bool tryPlace(LiveWorkload& w);
     void launch(LiveWorkload& w);
@@ -323,6 +343,9 @@ private:
     void scheduleFlush();
     // True (and says so in its detail) when `w` is deferrable and the carbon hold keeps it waiting now.
     bool holdForCarbon(LiveWorkload& w, std::int64_t nowMs);
+    // Writes the carbon hold (or its end) with the next commit; reads it back from a restored `meta` table.
+    void persistCarbonHold();
+    Expected<void> restoreCarbonHold(const std::map<std::string, std::string>& meta);
     void flush();
 
     boost::asio::io_context& m_io;
@@ -368,8 +391,5 @@ private:
     Clock::time_point m_startedAt;
     ControlPlaneStats m_stats;
 };
-
-// Unix epoch milliseconds now.
-std::int64_t unixMillis();
 
 } // namespace tidepool::api

@@ -60,9 +60,12 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.operatorTokens = r.strings("operatorTokens", Alphabet::Text, 64, 256);
     for (const auto& [key, target] : { std::pair { "tlsCertificate", &config.tlsCertificate },
              std::pair { "tlsPrivateKey", &config.tlsPrivateKey }, std::pair { "tlsClientCa", &config.tlsClientCa },
-             std::pair { "carbonIntensityFile", &config.carbonIntensityFile } })
+             std::pair { "carbonIntensityFile", &config.carbonIntensityFile },
+             std::pair { "powerCommand", &config.rebalance.powerCommand } })
         if (r.has(key))
             *target = r.string(key, Alphabet::Text, 4096);
+    if (r.has("powerCommandTimeoutMs"))
+        config.rebalance.powerCommandTimeout = std::chrono::milliseconds(r.integer("powerCommandTimeoutMs", 100, 3'600'000));
     if (r.has("profile"))
         config.plane.profile = r.string("profile", Alphabet::Name, 64);
     if (r.has("heartbeatIntervalMs"))
@@ -112,8 +115,8 @@ std::string daemonUsage()
   --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
                               joinTokenFile, operatorTokenFile, operatorTokens, tlsCertificate, tlsPrivateKey, tlsClientCa,
                               profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
-                              historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, maxFrameBytes; and, in the
-                              file only,
+                              historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, powerCommand,
+                              powerCommandTimeoutMs, maxFrameBytes; and, in the file only,
                               rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
                               forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
                               operator when their risk is low: quota, power_down, power_up)); options override it
@@ -133,6 +136,13 @@ std::string daemonUsage()
   --evaluation-period-ms N    how often the cluster is evaluated for proposals, with --db (default 300000)
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
                               deferrable batch to low-carbon windows
+  --power-command PROGRAM     switches nodes off and on for power proposals, with --db: run (no shell) as
+                              `PROGRAM off NODE` once an approved power-down has cordoned the empty node, and
+                              `PROGRAM on NODE` before an approved power-up lifts its cordon (an ipmitool wrapper, a
+                              Wake-on-LAN script); a non-zero exit or a timeout fails the step and rolls the proposal
+                              back. Without it, power proposals only cordon and uncordon
+  --power-command-timeout-ms N
+                              how long the power command may run before it is killed (default 60000)
   --check-config              validate the settings and the token files, then exit
   --help
 )";
@@ -195,6 +205,14 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.tlsClientCa = value;
         else if (option == "--carbon-intensity")
             config.carbonIntensityFile = value;
+        else if (option == "--power-command")
+            config.rebalance.powerCommand = value;
+        else if (option == "--power-command-timeout-ms") {
+            auto n = parseNumber(option, value, 100, 3'600'000);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.rebalance.powerCommandTimeout = std::chrono::milliseconds(*n);
+        }
         else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
             auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)
@@ -253,6 +271,9 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             "suspect-after (" + std::to_string(config.plane.suspectAfter.count())
                 + " ms) must cover at least two heartbeat intervals ("
                 + std::to_string(config.plane.heartbeatIntervalMs) + " ms each)");
+    if (!config.rebalance.powerCommand.empty())
+        if (auto usable = checkPowerCommand(config.rebalance.powerCommand); !usable)
+            return tl::unexpected(usable.error());
     if (!config.carbonIntensityFile.empty()) {
         auto carbon = rebalance::loadCarbonIntensity(config.carbonIntensityFile);
         if (!carbon)

@@ -52,7 +52,7 @@ void HistoryRecorder::start()
         return;
     m_running = true;
     m_nextMaintenance = Clock::now() + m_config.maintenanceInterval;
-    maintain(unixMillis()); // catch up with what was recorded before a restart
+    maintain(m_plane.nowMs()); // catch up with what was recorded before a restart
     arm();
 }
 
@@ -68,9 +68,9 @@ void HistoryRecorder::arm()
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (ec || !m_running)
             return;
-        record(unixMillis());
+        record(m_plane.nowMs());
         if (Clock::now() >= m_nextMaintenance) {
-            maintain(unixMillis());
+            maintain(m_plane.nowMs());
             m_nextMaintenance = Clock::now() + m_config.maintenanceInterval;
         }
         arm();

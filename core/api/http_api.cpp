@@ -68,7 +68,7 @@ json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
         { "phase", std::string(toString(w.phase)) }, { "priority", w.workload.priority },
         { "latency", std::string(toString(w.workload.latency)) }, { "cpuMillis", w.workload.requests.cpuMillis },
         { "memoryMiB", w.workload.requests.memoryMiB }, { "detail", w.detail }, { "submittedMs", w.submittedMs },
-        { "attempts", w.attempts } };
+        { "attempts", w.attempts }, { "incarnation", w.incarnation } };
     if (w.workload.accelerators.any())
         j["accelerators"] = json { { "kind", std::string(toString(w.workload.accelerators.kind)) },
             { "count", w.workload.accelerators.count }, { "share", w.workload.accelerators.sharePerDevice } };
@@ -302,7 +302,7 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         = std::string(request.method_string()) + " " + std::string(target.substr(0, target.find('?')).substr(0, 256));
     if (parts.size() == 2 && parts[1] == "evaluate" && verb == http::verb::post && m_rebalancer) {
         // Forecasting runs on the rebalancer's worker; the answer comes when it is done.
-        m_rebalancer->evaluate(unixMillis(),
+        m_rebalancer->evaluate(m_plane.nowMs(),
             [this, respond = std::move(respond), actor, peer, action](std::vector<std::int64_t> created) mutable {
                 json list = json::array();
                 for (const std::int64_t id : created)
@@ -328,7 +328,7 @@ void HttpApi::answerChange(net::HttpResponse response, const std::string& actor,
     // Every change an operator asks for is audited, refused ones too.
     const auto status = static_cast<int>(response.result_int());
     store::AuditEntry entry;
-    entry.atMs = unixMillis();
+    entry.atMs = m_plane.nowMs();
     entry.actor = actor;
     entry.source = peer;
     entry.action = action;

@@ -100,6 +100,15 @@ Expected<std::unique_ptr<Rebalancer>> Rebalancer::create(
         if (proposal->state == ProposalState::Applied)
             for (const Action& a : proposal->plan)
                 rebalancer->noteQuota(a);
+        if (proposal->state == ProposalState::Approved) {
+            // Approved but not finished: the daemon stopped while its power command ran.
+            proposal->state = ProposalState::Failed;
+            proposal->detail = "tidepoold stopped while its power command ran; whether it switched the node is unknown";
+            for (auto& step : proposal->steps)
+                if (step.value("outcome", std::string()) == "running")
+                    step["outcome"] = "unknown: interrupted by a restart";
+            rebalancer->save(*proposal);
+        }
         rebalancer->m_proposals.emplace(proposal->id, std::move(*proposal));
     }
     return rebalancer;
@@ -120,6 +129,8 @@ Rebalancer::~Rebalancer()
 {
     m_timer.cancel();
     m_worker.join(); // a forecast in flight finishes; its result finds `m_alive` gone and is dropped
+    // A power command in flight runs to its end or its timeout; its proposal is failed as interrupted at the next start.
+    m_powerWorker.join();
 }
 
 void Rebalancer::start()
@@ -140,7 +151,7 @@ void Rebalancer::arm()
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (ec || !m_running)
             return;
-        evaluate(unixMillis(), [](std::vector<std::int64_t>) {});
+        evaluate(m_plane.nowMs(), [](std::vector<std::int64_t>) {});
         arm();
     });
 }
@@ -224,6 +235,11 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         if (w.workload.deferrable
             && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
             input.deferrableCpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
+    for (const auto& [id, w] : m_plane.workloads())
+        if (w.phase == WorkloadPhase::Pending && w.workload.accelerators.any())
+            input.pendingAcceleratorMilli += w.workload.accelerators.wholeDevices()
+                ? 1000.0 * w.workload.accelerators.count
+                : static_cast<double>(w.workload.accelerators.sharePerDevice);
     // The hot tier's accelerator demand: the last series of the job.
     job.history.push_back(readHistory ? readSeries({ "tier", "hot", "gpu" }, start, job.endMs) : std::nullopt);
     for (const auto& [id, w] : m_plane.workloads())
@@ -249,7 +265,8 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         for (const WorkloadId resident : node.residents)
             if (const LiveWorkload* w = m_plane.workload(resident); w && w->workload.tier() == Tier::Cold)
                 ++outlook.batchResidents;
-        if (outlook.residents == 0 && outlook.ready)
+        // Idle time counts in service only: a node powered back up must be idle a full period again before it goes.
+        if (outlook.residents == 0 && outlook.ready && outlook.cordon.empty())
             outlook.idleSinceMs = m_idleSince.try_emplace(node.name, nowMs).first->second;
         else
             m_idleSince.erase(node.name);
@@ -378,12 +395,20 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     const rebalance::ConsolidationPlan consolidation
         = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves,
             m_config.consolidateWithinNodes);
-    if (consolidation.gpusFreed >= m_config.minGpusFreed) {
+    // Only for work that waits for whole GPUs: every move restarts a batch workload, so freeing GPUs nobody waits
+    // for would cost work and gain nothing.
+    std::size_t wantedWhole = 0;
+    for (const auto& [id, w] : m_plane.workloads())
+        if (w.phase == WorkloadPhase::Pending && w.workload.accelerators.kind == AcceleratorKind::Gpu
+            && w.workload.accelerators.wholeDevices())
+            wantedWhole += static_cast<std::size_t>(w.workload.accelerators.count);
+    if (wantedWhole > 0 && consolidation.gpusFreed >= m_config.minGpusFreed) {
         Proposal p = rebalance::newProposal(ProposalKind::Consolidate, "consolidate:gpu", input, m_config.evaluator);
         p.plan = consolidation.moves;
         p.reason = "GPUs are fragmented: moving " + std::to_string(consolidation.moves.size())
             + " batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees "
-            + std::to_string(consolidation.gpusFreed) + " whole GPUs for work that needs them; each moved workload restarts";
+            + std::to_string(consolidation.gpusFreed) + " whole GPUs; waiting work wants " + std::to_string(wantedWhole)
+            + "; each moved workload restarts";
         p.effect.gpusFreed = static_cast<double>(consolidation.gpusFreed);
         p.effect.sloRisk = "none for services: only batch moves; the moved batch loses the progress it did not checkpoint";
         p.risk = rebalance::Risk::Medium;
@@ -422,9 +447,14 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
     const std::int64_t nowMs = input.nowMs;
     std::vector<Proposal> fresh = plan(input);
     std::map<std::string, Proposal*> pendingByKey;
-    for (auto& [id, p] : m_proposals)
+    std::set<std::string> inFlight; // approved, their power command still running: nothing new about them yet
+    for (auto& [id, p] : m_proposals) {
         if (p.open())
             pendingByKey[p.key] = &p;
+        else if (p.state == ProposalState::Approved)
+            inFlight.insert(p.key);
+    }
+    std::erase_if(fresh, [&](const Proposal& p) { return inFlight.count(p.key) > 0; });
 
     std::vector<std::int64_t> created;
     std::set<std::string> proposedKeys;
@@ -489,7 +519,7 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
             break;
         }
         case Action::Type::HoldDeferrable:
-            if (m_plane.carbonHoldUntilMs() > unixMillis())
+            if (m_plane.carbonHoldUntilMs() > m_plane.nowMs())
                 return "deferrable batch is already held until " + std::to_string(m_plane.carbonHoldUntilMs());
             break;
         case Action::Type::TakeCpuQuota:
@@ -609,6 +639,24 @@ std::string Rebalancer::applyAction(const Action& a)
     return "unknown action";
 }
 
+void Rebalancer::rollBack(Proposal& proposal, const std::vector<const Action*>& done, const std::string& failedStep,
+    const std::string& failure)
+{
+    // Undo what was done, newest first, and say exactly what could not be undone.
+    std::string left;
+    for (auto it = done.rbegin(); it != done.rend(); ++it) {
+        const Action back = inverse(**it);
+        const std::string undoFailure = applyAction(back);
+        proposal.steps.push_back({ { "step", "roll back: " + describe(back) },
+            { "outcome", undoFailure.empty() ? "done" : "failed: " + undoFailure } });
+        if (!undoFailure.empty())
+            left += (left.empty() ? "" : "; ") + describe(**it) + " is still in effect (" + undoFailure + ")";
+    }
+    proposal.state = ProposalState::Failed;
+    proposal.detail = "step \"" + failedStep + "\" failed: " + failure
+        + (left.empty() ? "; every earlier step was rolled back" : "; " + left);
+}
+
 void Rebalancer::apply(Proposal& proposal)
 {
     std::vector<const Action*> done;
@@ -619,22 +667,87 @@ void Rebalancer::apply(Proposal& proposal)
             done.push_back(&a);
             continue;
         }
-        // Undo what was done, newest first, and say exactly what could not be undone.
-        std::string left;
-        for (auto it = done.rbegin(); it != done.rend(); ++it) {
-            const Action back = inverse(**it);
-            const std::string undoFailure = applyAction(back);
-            proposal.steps.push_back({ { "step", "roll back: " + describe(back) },
-                { "outcome", undoFailure.empty() ? "done" : "failed: " + undoFailure } });
-            if (!undoFailure.empty())
-                left += (left.empty() ? "" : "; ") + describe(**it) + " is still in effect (" + undoFailure + ")";
-        }
-        proposal.state = ProposalState::Failed;
-        proposal.detail = "step \"" + describe(a) + "\" failed: " + failure
-            + (left.empty() ? "; every earlier step was rolled back" : "; " + left);
+        rollBack(proposal, done, describe(a), failure);
         return;
     }
     proposal.state = ProposalState::Applied;
+}
+
+std::optional<std::string> Rebalancer::powerTarget(const Proposal& proposal) const
+{
+    if (m_config.powerCommand.empty())
+        return std::nullopt;
+    const auto wanted = proposal.kind == ProposalKind::PowerDown ? Action::Type::Cordon
+        : proposal.kind == ProposalKind::PowerUp                 ? Action::Type::Uncordon
+                                                                 : Action::Type::Invalid;
+    for (const Action& a : proposal.plan)
+        if (wanted != Action::Type::Invalid && a.type == wanted)
+            return a.target;
+    return std::nullopt;
+}
+
+namespace {
+
+std::string describePower(const std::string& program, const std::string& verb, const std::string& node)
+{
+    return "power node " + node + " " + verb + " (" + program + " " + verb + " " + node + ")";
+}
+
+} // namespace
+
+void Rebalancer::startPower(Proposal& proposal, const std::string& verb, const std::string& node)
+{
+    proposal.steps.push_back({ { "step", describePower(m_config.powerCommand, verb, node) }, { "outcome", "running" } });
+    if (m_log)
+        m_log("rebalance: proposal " + std::to_string(proposal.id) + ": running " + m_config.powerCommand + " " + verb + " "
+            + node);
+    // The command blocks its worker thread up to the timeout; the result comes back to the core's thread.
+    boost::asio::post(m_powerWorker,
+        [io = &m_io, argv = std::vector<std::string> { m_config.powerCommand, verb, node },
+            timeout = m_config.powerCommandTimeout, finish = [this, id = proposal.id, verb, node,
+                                                             alive = std::weak_ptr<int>(m_alive)](PowerCommandResult result) {
+                if (alive.lock())
+                    finishPower(id, verb, node, result);
+            }]() mutable {
+            PowerCommandResult result = runPowerCommand(argv, timeout);
+            boost::asio::post(*io, [finish = std::move(finish), result = std::move(result)]() mutable { finish(std::move(result)); });
+        });
+}
+
+void Rebalancer::finishPower(
+    std::int64_t id, const std::string& verb, const std::string& node, const PowerCommandResult& result)
+{
+    const auto it = m_proposals.find(id);
+    if (it == m_proposals.end() || it->second.state != ProposalState::Approved)
+        return;
+    Proposal& proposal = it->second;
+    const std::string step = describePower(m_config.powerCommand, verb, node);
+    const std::string failure = result.succeeded() ? std::string() : result.describe(m_config.powerCommandTimeout);
+    for (auto s = proposal.steps.rbegin(); s != proposal.steps.rend(); ++s)
+        if ((*s)["step"] == step && (*s)["outcome"] == "running") {
+            (*s)["outcome"] = failure.empty() ? std::string("done") : "failed: " + failure;
+            break;
+        }
+    if (verb == "on") {
+        // Switched on: now the cordon goes (the node joins when its agent is back). Not switched on: nothing was done.
+        if (failure.empty())
+            apply(proposal);
+        else
+            rollBack(proposal, {}, step, failure);
+    } else if (failure.empty()) {
+        proposal.state = ProposalState::Applied;
+    } else {
+        // The node stays on: the plan's steps (its cordon) are undone, so that it takes work again.
+        std::vector<const Action*> done;
+        for (const Action& a : proposal.plan)
+            done.push_back(&a);
+        rollBack(proposal, done, step, failure);
+    }
+    save(proposal);
+    if (m_log)
+        m_log("rebalance: proposal " + std::to_string(id) + ": " + m_config.powerCommand + " " + verb + " " + node + " "
+            + (failure.empty() ? "succeeded in " + std::to_string(result.took.count()) + " ms" : "failed: " + failure)
+            + "; " + std::string(toString(proposal.state)));
 }
 
 ApiResult<Proposal*> Rebalancer::pendingProposal(std::int64_t id)
@@ -685,7 +798,18 @@ ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::strin
     p.state = ProposalState::Approved;
     p.decidedBy = actor;
     p.decidedMs = nowMs;
-    apply(p);
+    const auto powered = powerTarget(p);
+    if (powered && p.kind == ProposalKind::PowerUp) {
+        // Switched on before the cordon is lifted; applied (or failed) when the command is done.
+        startPower(p, "on", *powered);
+    } else {
+        apply(p);
+        // The staleness check saw the node empty, and its cordon keeps it so: now it can be switched off.
+        if (powered && p.state == ProposalState::Applied) {
+            p.state = ProposalState::Approved;
+            startPower(p, "off", *powered);
+        }
+    }
     save(p);
     if (m_log)
         m_log("rebalance: proposal " + std::to_string(id) + " approved by " + actor + ": " + std::string(toString(p.state))

@@ -15,10 +15,19 @@
 // on a worker thread of the rebalancer's own, from history read on the core's thread, and finish on the core's
 // thread: the core never stalls placements for it.
 //
+// The power hook (`powerCommand`, see power_command.h): an approved power-down proposal cordons its node and then runs
+// `<program> off <node>`; an approved power-up proposal runs `<program> on <node>` and then lifts the cordon (the node
+// joins when its agent comes back). The command runs on a worker thread of its own, with a timeout, and finishes on
+// the core's thread; until then the proposal stays `approved` with the step `running`. A failing or timed-out command
+// fails its step with its exit status and the tail of its standard error, and the steps before it are rolled back as
+// for any failed step (a power-down's cordon is lifted). A restart while a command ran leaves the proposal `failed`,
+// its outcome unknown.
+//
 // Thread affinity: the core's io_context thread; only the pure forecasting runs on the worker. Ownership: borrows
 // the control plane, which must outlive it.
 
 #include "core/api/control_plane.h"
+#include "core/api/power_command.h"
 #include "core/forecast/model.h"
 #include "core/rebalance/carbon.h"
 #include "core/rebalance/evaluator.h"
@@ -39,13 +48,18 @@ struct RebalanceConfig {
     std::vector<rebalance::ProposalKind> autoApprove; // low-risk kinds applied by rule
     std::size_t maxConsolidationMoves = 16; // per consolidation proposal
     std::size_t minGpusFreed = 1; // a consolidation is proposed when it frees at least this many whole GPUs
-    // Moves between GPUs of one node. Off by default: a migration stops the workload and launches it again with the
-    // same id, and today's agent refuses a second launch of an id it has records of on that node ("never started
-    // twice"); moves between nodes are safe. Turn on once launches carry an incarnation.
-    bool consolidateWithinNodes = false;
+    // Moves between GPUs of one node. A migration stops the workload and launches it again with the same id and a
+    // new incarnation, which the agent starts beside the records of the stopped one (it refuses only an (id,
+    // incarnation) it has seen); statuses of the stopped incarnation are ignored. Off, a share only moves to another
+    // node (for agents from before incarnations, which refuse the relaunch).
+    bool consolidateWithinNodes = true;
     rebalance::HotSpotConfig hotSpots;
     rebalance::CarbonIntensity carbon; // the grid's intensity forecast (--carbon-intensity); empty = no deferral
     rebalance::EvaluatorConfig evaluator;
+    // The physical power hook (--power-command): run as `<program> off|on <node>`; empty = power proposals only
+    // cordon and uncordon. Past the timeout the command (its process group) is killed and its step fails.
+    std::string powerCommand;
+    std::chrono::milliseconds powerCommandTimeout { 60'000 };
 };
 
 class Rebalancer {
@@ -98,6 +112,14 @@ private:
     // The first action whose expected state no longer holds, in words; "" when all hold.
     std::string staleness(const rebalance::Proposal& proposal) const;
     std::string applyAction(const rebalance::Action& action);
+    // Undoes `done`, newest first, recording each undo as a step, and fails the proposal naming `failedStep`.
+    void rollBack(rebalance::Proposal& proposal, const std::vector<const rebalance::Action*>& done,
+        const std::string& failedStep, const std::string& failure);
+    // The node an approved proposal switches on or off, when the power hook is configured and it is a power proposal.
+    std::optional<std::string> powerTarget(const rebalance::Proposal& proposal) const;
+    // Runs `<powerCommand> verb node` on the power worker; `finishPower` completes the proposal on the core's thread.
+    void startPower(rebalance::Proposal& proposal, const std::string& verb, const std::string& node);
+    void finishPower(std::int64_t id, const std::string& verb, const std::string& node, const PowerCommandResult& result);
     // The pending proposal `id`: a 404 when unknown, a 409 when decided already.
     ApiResult<rebalance::Proposal*> pendingProposal(std::int64_t id);
     void apply(rebalance::Proposal& proposal);
@@ -113,6 +135,8 @@ private:
     boost::asio::io_context& m_io;
     boost::asio::steady_timer m_timer;
     boost::asio::thread_pool m_worker { 1 };
+    // Power commands may take a minute (a BMC that answers slowly): not on the forecasting worker.
+    boost::asio::thread_pool m_powerWorker { 2 };
     std::shared_ptr<int> m_alive = std::make_shared<int>(0); // results posted back check it is still there
     bool m_running = false;
     bool m_evaluating = false; // one evaluation at a time

@@ -9,9 +9,9 @@
 //     constant (a passing excursion);
 //   - each of those as is and smoothed over half an hour either side;
 // flat ones for series without a cycle: the median of the last hour, and the median and the mean of the last
-// quarter day, day and three days; and the long-memory one, the plain mean of up to 8 past cycles of the strongest
-// cycle of the raw signal (what the `periodic` baseline forecasts), which wins where the level wanders around a
-// stable cycle and the recent cycles only add their noise.
+// quarter day, day and three days; and the long-memory one, what the `periodic` baseline forecasts: the plain mean of
+// up to 8 past cycles of the strongest cycle of the raw signal, or without such a cycle the flat mean of the last day.
+// It wins where the level wanders around a stable cycle (or a stable mean) and the recent hours only add their noise.
 
 #include "core/forecast/candidates.h"
 
@@ -97,9 +97,13 @@ CandidateSet buildCandidates(const Series& history)
 
     // Flat levels: a longer window is steadier, a shorter one follows a shift sooner.
     set.profiles.push_back({ 0, hour, Aggregate::Median });
+    std::size_t dayMean = kNoCandidate;
     for (const std::size_t window : { std::max(hour, day / 4), std::max(hour, day), std::max(hour, 3 * day) })
-        for (const Aggregate how : { Aggregate::Median, Aggregate::Mean })
+        for (const Aggregate how : { Aggregate::Median, Aggregate::Mean }) {
             set.profiles.push_back({ 0, window, how });
+            if (window == std::max(hour, day) && how == Aggregate::Mean)
+                dayMean = set.profiles.size() - 1;
+        }
     for (std::size_t i = 0; i < set.profiles.size(); ++i)
         set.candidates.push_back({ i, 0, 0, 0 });
 
@@ -139,6 +143,10 @@ CandidateSet buildCandidates(const Series& history)
         set.profiles.push_back({ period, std::clamp<std::size_t>(n / period, 1, kLongMemoryCycles), Aggregate::Mean });
         set.candidates.push_back({ set.profiles.size() - 1, 0, 0, 0 });
         set.longMemory = set.candidates.size() - 1;
+    } else {
+        // Without a raw cycle `periodic` forecasts the mean of the last day, flat (the flat profiles come first, one
+        // candidate each, so the profile's index is the candidate's).
+        set.longMemory = dayMean;
     }
     return set;
 }

@@ -36,8 +36,9 @@ struct CandidateSet {
     std::vector<Candidate> candidates;
     std::vector<std::size_t> periods; // the cycles the seasonal candidates use, in steps
     std::size_t recentSteps = 0; // how much recent past `runProfile` must explain for the anchors
-    // The long-memory candidate: the plain mean of the same phase over up to 8 past cycles of the strongest cycle
-    // found on the raw signal, which is what the `periodic` baseline forecasts; `kNoCandidate` without a cycle.
+    // The long-memory candidate, what the `periodic` baseline forecasts: the plain mean of the same phase over up to 8
+    // past cycles of the strongest cycle found on the raw signal, or without such a cycle the flat mean of the last
+    // day.
     std::size_t longMemory = kNoCandidate;
 };
 

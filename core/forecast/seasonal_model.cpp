@@ -6,10 +6,13 @@
 // always the best for the next one: a short memory fits the recent level and its noise alike. So the model also
 // replays its own selection: at each validation origin it chooses the ensemble again from the origins whose windows
 // ended before it, as it would have then, and records how that ensemble did. Those out-of-selection forecasts
-//   - decide how far to shrink the ensemble towards the long-memory candidate (the mean of past cycles): by the
-//     weight, in quarters, whose blend did best there, and only where each step towards it gains at least 2%;
+//   - decide how far to shrink the ensemble towards the long-memory candidate (what `periodic` forecasts: the mean of
+//     past cycles, or of the last day): by the weight, in quarters, whose blend did best there, and only where each
+//     step towards it gains at least 2%;
 //   - give the errors the band is made of, so that the band includes the cost of choosing, and widens where the
-//     choice itself has been unstable.
+//     choice itself has been unstable. Each error is rescaled by how volatile the series is now against how
+//     volatile it was before that origin (the square root of the ratio, see `kBandVolatilityWindowDays`), so that a
+//     band measured on calm days widens when the series turns noisy and narrows when it calms down.
 //
 // The validation, the selection and the band see only the history passed in, so the model cannot peek at what it
 // is asked to forecast.
@@ -69,6 +72,19 @@ std::vector<double> blend(std::vector<double> a, const std::vector<double>& b, d
     return a;
 }
 
+// The mean absolute change between neighbouring buckets over the `window` buckets before `end`; NaN without a pair.
+double volatilityBefore(const std::vector<double>& y, std::size_t end, std::size_t window)
+{
+    double sum = 0;
+    std::size_t count = 0;
+    for (std::size_t t = end - std::min(end, window) + 1; t < end; ++t)
+        if (!isGap(y[t]) && !isGap(y[t - 1])) {
+            sum += std::abs(y[t] - y[t - 1]);
+            ++count;
+        }
+    return count ? sum / static_cast<double>(count) : kNaN;
+}
+
 class SeasonalModel final : public Model {
 public:
     std::string name() const override { return std::string(kSeasonalModel); }
@@ -90,6 +106,12 @@ private:
     static constexpr double kBandLow = 0.075;
     static constexpr std::size_t kMinReplayOrigins = 2; // older origins a replayed selection needs
     static constexpr double kShrinkGain = 0.98; // each step towards the long memory must cut the error by 2%
+    // The volatility that rescales the band's errors: the mean absolute change from one step to the next over the
+    // half day before an origin. Errors are scaled by the square root of (now / then), a partial adjustment, since
+    // only part of the forecast error is the noise this measures; the factor stays within [1/2, 2].
+    static constexpr double kBandVolatilityWindowDays = 0.5;
+    static constexpr double kBandVolatilityPower = 0.5;
+    static constexpr double kBandVolatilityMaxFactor = 2;
 };
 
 Expected<Forecast> SeasonalModel::forecast(const Series& history, std::size_t horizon) const
@@ -206,21 +228,30 @@ Expected<Forecast> SeasonalModel::forecast(const Series& history, std::size_t ho
 
     // The band: weighted quantiles of the replayed forecasts' errors (recent origins weigh most, as in the
     // selection), per sixth of the horizon, so that it widens as the errors of later steps do. Where nothing could
-    // be replayed, the errors of the chosen ensemble itself at every origin stand in. The quantiles are 7.5% and
-    // 92.5% rather than 10% and 90% because the held-out future can still differ more from the recent past than
-    // the recent days differed from the days before them.
+    // be replayed, the errors of the chosen ensemble itself at every origin stand in. Each origin's errors are
+    // rescaled to today's volatility (see `kBandVolatilityWindowDays`). The quantiles are 7.5% and 92.5% rather than
+    // 10% and 90% because the held-out future can still differ more from the recent past than the recent days
+    // differed from the days before them.
     const std::size_t slices = std::min<std::size_t>(kBandSlices, validationHorizon);
     std::vector<std::vector<std::pair<double, double>>> errors(std::max<std::size_t>(1, slices));
     const std::size_t scored = replayed.empty() ? origins.size() : replayed.size();
+    const std::size_t volatilityWindow = std::max<std::size_t>(3,
+        static_cast<std::size_t>(std::lround(kBandVolatilityWindowDays * static_cast<double>(history.stepsPerDay()))));
+    const double volatilityNow = volatilityBefore(y, n, volatilityWindow);
     double originWeight = 1;
     for (std::size_t k = 0; k < scored; ++k, originWeight *= kOriginDecay) {
+        const double volatilityThen = volatilityBefore(y, origins[k], volatilityWindow);
+        const double factor = volatilityNow > 0 && volatilityThen > 0
+            ? std::clamp(std::pow(volatilityNow / volatilityThen, kBandVolatilityPower), 1 / kBandVolatilityMaxFactor,
+                kBandVolatilityMaxFactor)
+            : 1.0; // NaN (no pairs) compares false as well
         std::vector<double> f
             = replayed.empty() ? average(chosen, [&](std::size_t i) { return predictions[i][k]; }) : replayed[k];
         if (shrink > 0)
             f = blend(f, predictions[set.longMemory][k], shrink);
         for (std::size_t h = 0; h < f.size(); ++h)
             if (!isGap(y[origins[k] + h]) && !isGap(f[h]))
-                errors[h * slices / validationHorizon].emplace_back(y[origins[k] + h] - f[h], originWeight);
+                errors[h * slices / validationHorizon].emplace_back((y[origins[k] + h] - f[h]) * factor, originWeight);
     }
     // Without validation (a history too short for it) the band is the spread of the history around its median.
     std::vector<std::pair<double, double>> spread;

@@ -238,6 +238,43 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         return config.idleWattsPerNode + config.idleWattsPerAccelerator * static_cast<double>(node.accelerators);
     };
 
+    // Accelerators: those in service must hold the hot tier's forecast peak with headroom, and work waiting for a
+    // place; short of that, powered-down accelerator nodes come back, most accelerators first.
+    const double hotNeeded
+        = std::max(input.hotAcceleratorDemand, input.hotAcceleratorPeak.value_or(0.0)) * config.headroom;
+    double acceleratorsInService = 0;
+    for (const NodeOutlook& node : input.nodes)
+        if (node.ready && node.cordon.empty())
+            acceleratorsInService += node.acceleratorMilli;
+    const double acceleratorsShort
+        = input.pendingAcceleratorMilli + std::max(0.0, hotNeeded - acceleratorsInService);
+    if (acceleratorsShort > 0) {
+        std::vector<const NodeOutlook*> down;
+        for (const NodeOutlook& node : input.nodes)
+            if (node.cordon.rfind(kPowerDownCordon, 0) == 0 && node.acceleratorMilli > 0)
+                down.push_back(&node);
+        std::sort(down.begin(), down.end(),
+            [](const auto* a, const auto* b) { return a->acceleratorMilli > b->acceleratorMilli; });
+        double covered = 0;
+        for (const NodeOutlook* node : down) {
+            if (covered >= acceleratorsShort)
+                break;
+            Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
+            p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
+            p.reason = "accelerators in service fall " + std::to_string(static_cast<std::int64_t>(acceleratorsShort))
+                + " milli-devices short of the hot tier's forecast peak with headroom and the work waiting for them; "
+                + "power node " + node->name + " up again for its " + std::to_string(node->accelerators)
+                + " accelerators";
+            p.effect.wattsSaved = -watts(*node);
+            p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
+            p.effect.sloRisk = "lowers it: waiting work gets a place";
+            p.risk = Risk::Low;
+            covered += node->acceleratorMilli;
+            capacity += node->cpuMillis;
+            out.push_back(std::move(p));
+        }
+    }
+
     if (needed > static_cast<double>(capacity)) {
         // Bring back nodes powered down earlier, largest first, until the forecast peak fits.
         std::vector<const NodeOutlook*> down;
@@ -248,6 +285,8 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         for (const NodeOutlook* node : down) {
             if (needed <= static_cast<double>(capacity))
                 break;
+            if (std::any_of(out.begin(), out.end(), [&](const Proposal& q) { return q.key == "power:" + node->name; }))
+                continue; // brought back for waiting accelerator work already
             Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
             p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
             p.reason = "the forecast CPU peak (" + millicores(static_cast<std::int64_t>(demand)) + " p90, "
@@ -279,8 +318,14 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         if (proposed >= config.maxPowerDownsPerRound)
             break;
         const auto after = capacity - node->cpuMillis;
-        if (static_cast<double>(after) < needed || readyPerTier[node->tier] <= config.minReadyPerTier)
+        if (static_cast<double>(after) < needed * (1.0 + config.powerDownMargin)
+            || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
+        if (node->acceleratorMilli > 0
+            && (input.pendingAcceleratorMilli > 0
+                || acceleratorsInService - node->acceleratorMilli < hotNeeded * (1.0 + config.powerDownMargin)))
+            continue; // waiting work, or the hot tier's forecast peak, needs its accelerators
+        acceleratorsInService -= node->acceleratorMilli;
         Proposal p = newProposal(ProposalKind::PowerDown, "power:" + node->name, input, config);
         p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));

@@ -14,8 +14,10 @@
 //   `maxDeferral`, and deferrable batch is about, hold deferrable batch until the lowest window (each workload still
 //   starts by its own deadline).
 // - Energy (`power_down`, `power_up`): a ready node idle for `idleBeforePowerDown` is cordoned for power-down when the
-//   rest of the cluster still holds the forecast peak with headroom (never the last `minReadyPerTier` of a tier); a
-//   node powered down earlier is proposed back up when the forecast peak needs it.
+//   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin` (never the last
+//   `minReadyPerTier` of a tier, never a node with accelerators while accelerator work is pending); a node powered
+//   down earlier is proposed back up when the forecast peak needs it, or when pending accelerator work needs its
+//   accelerators.
 //
 // Thread affinity: none; a pure function.
 
@@ -62,6 +64,9 @@ struct EvaluationInput {
     std::vector<std::pair<std::int64_t, double>> carbon;
     double deferrableCpuMillis = 0.0;
     std::int64_t carbonHoldUntilMs = 0;
+    // Work waiting for a place now: accelerator share (milli-devices) wanted by pending workloads. A node that could
+    // take it is not powered down, and a powered-down one is brought back for it.
+    double pendingAcceleratorMilli = 0.0;
 };
 
 struct EvaluatorConfig {
@@ -69,6 +74,9 @@ struct EvaluatorConfig {
     std::int64_t quotaStepMillis = 500; // quotas move in whole steps
     std::chrono::milliseconds idleBeforePowerDown { 30 * 60'000 };
     std::size_t maxPowerDownsPerRound = 4;
+    // Hysteresis: a node is powered down only when the rest holds the forecast peak with headroom and this much more,
+    // so that the next evaluation's slightly higher forecast does not power it straight back up.
+    double powerDownMargin = 0.1;
     std::size_t minReadyPerTier = 1;
     // Estimated idle draw of a server, for the predicted saving (a 2-socket server idles near 100 W; each idle
     // accelerator adds some 30 W; override with measured figures).

@@ -42,11 +42,18 @@ RejectReason accelerator(const Node& node, const Workload& w)
     bool kindSeen = false;
     bool modelSeen = false;
     std::int32_t idle = 0;
+    // A node's devices are almost always of one model: ask the request about each model once, not per device.
+    ModelId askedModel = kNoModel;
+    bool allowed = false;
     for (const Device& d : node.devices) {
         if (d.kind != a.kind)
             continue;
+        if (!kindSeen || d.model != askedModel) {
+            askedModel = d.model;
+            allowed = a.allows(d.model);
+        }
         kindSeen = true;
-        if (!a.allows(d.model))
+        if (!allowed)
             continue;
         modelSeen = true;
         if (a.wholeDevices()) {
@@ -61,19 +68,6 @@ RejectReason accelerator(const Node& node, const Workload& w)
     if (!modelSeen)
         return RejectReason::WrongAcceleratorModel;
     return RejectReason::InsufficientAcceleratorShare;
-}
-
-RejectReason scalar(const Resources& free, const Resources& r)
-{
-    if (free.cpuMillis < r.cpuMillis)
-        return RejectReason::InsufficientCpu;
-    if (free.memoryMiB < r.memoryMiB)
-        return RejectReason::InsufficientMemory;
-    if (free.memBandwidthMBps < r.memBandwidthMBps)
-        return RejectReason::InsufficientMemBandwidth;
-    if (free.netBandwidthMbps < r.netBandwidthMbps)
-        return RejectReason::InsufficientNetBandwidth;
-    return RejectReason::None;
 }
 
 std::int64_t acceleratorShare(const Node& node, const Workload& w)

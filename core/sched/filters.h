@@ -18,7 +18,19 @@ RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w);
 RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated);
 // Accelerator kind, model and share on the node's current free state.
 RejectReason accelerator(const Node& node, const Workload& w);
-RejectReason scalar(const Resources& free, const Resources& request);
+// CPU, memory and the bandwidths, in that order. Inline: the index walk asks it of every node it examines.
+inline RejectReason scalar(const Resources& free, const Resources& r)
+{
+    if (free.cpuMillis < r.cpuMillis)
+        return RejectReason::InsufficientCpu;
+    if (free.memoryMiB < r.memoryMiB)
+        return RejectReason::InsufficientMemory;
+    if (free.memBandwidthMBps < r.memBandwidthMBps)
+        return RejectReason::InsufficientMemBandwidth;
+    if (free.netBandwidthMbps < r.netBandwidthMbps)
+        return RejectReason::InsufficientNetBandwidth;
+    return RejectReason::None;
+}
 // Accelerator share units the workload would take on `node`, for the pool's accelerator quota.
 std::int64_t acceleratorShare(const Node& node, const Workload& w);
 

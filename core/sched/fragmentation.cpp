@@ -83,42 +83,48 @@ FragmentationModel::FragmentationModel(std::vector<TypicalShape> shapes, std::in
     , m_wholeShare(wholeShare)
 {
     for (const TypicalShape& t : m_shapes) {
-        std::uint64_t mask = t.allowedModels.empty() ? ~std::uint64_t { 0 } : 0;
-        bool listed = false;
+        ShapeParams p;
+        p.cpuMillis = t.cpuMillis;
+        p.memoryMiB = t.memoryMiB;
+        p.frequency = t.frequency;
+        p.modelMask = t.allowedModels.empty() ? ~std::uint64_t { 0 } : 0;
         for (ModelId m : t.allowedModels) {
             if (m >= 0 && m < 64)
-                mask |= std::uint64_t { 1 } << m;
+                p.modelMask |= std::uint64_t { 1 } << m;
             else
-                listed = true;
+                p.listed = true;
         }
-        m_modelMask.push_back(mask);
-        m_listed.push_back(listed);
         // With numerator and divisor below 2^16, floor(n * ceil(2^32 / d) / 2^32) = floor(n / d): the error term is
         // below n / 2^32 < 2^-16, less than the 1/d gap to the next integer.
         const auto d = static_cast<std::uint64_t>(t.sharePerDevice);
-        m_shareReciprocal.push_back(d > 0 ? ((std::uint64_t { 1 } << 32) + d - 1) / d : 0);
+        p.shareReciprocal = d > 0 ? ((std::uint64_t { 1 } << 32) + d - 1) / d : 0;
+        p.sharePerDevice = t.sharePerDevice;
+        p.count = t.count;
+        p.kind = t.kind;
+        p.fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
+        m_params.push_back(p);
     }
 }
 
 bool FragmentationModel::usableBy(std::size_t shape, const Device& d) const
 {
-    const TypicalShape& t = m_shapes[shape];
+    const ShapeParams& t = m_params[shape];
     if (t.kind == AcceleratorKind::None || d.kind != t.kind)
         return false;
-    if (m_listed[shape])
-        return t.allows(d.model);
-    return d.model >= 0 && d.model < 64 && (m_modelMask[shape] >> d.model & 1) != 0;
+    if (t.listed)
+        return m_shapes[shape].allows(d.model);
+    return d.model >= 0 && d.model < 64 && (t.modelMask >> d.model & 1) != 0;
 }
 
 FragmentationModel::ShapeSummary FragmentationModel::summarize(std::size_t shape, const NodeFreeState& state) const
 {
-    const TypicalShape& t = m_shapes[shape];
+    const ShapeParams& t = m_params[shape];
     ShapeSummary s;
     for (std::size_t i = 0; i < state.devices.size(); ++i) {
         if (state.share[i] >= t.sharePerDevice && usableBy(shape, state.devices[i])) {
             ++s.big;
             if (t.sharePerDevice > 0)
-                s.tasks += tasksIn(shape, state.share[i]);
+                s.tasks += tasksIn(t, state.share[i]);
         } else {
             s.small += state.share[i];
         }
@@ -126,15 +132,13 @@ FragmentationModel::ShapeSummary FragmentationModel::summarize(std::size_t shape
     return s;
 }
 
-double FragmentationModel::unusable(const TypicalShape& t, const ShapeSummary& s, std::int64_t total,
+double FragmentationModel::unusableOnDevices(const ShapeParams& t, const ShapeSummary& s, std::int64_t total,
     std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const
 {
-    const bool fits = cpuFreeMillis >= t.cpuMillis && memoryFreeMiB >= t.memoryMiB;
-    if (t.kind == AcceleratorKind::None || !fits || s.big < t.count)
+    if (s.big < t.count)
         return static_cast<double>(total);
     double stranded = static_cast<double>(s.small);
-    const bool fractional = t.count == 1 && t.sharePerDevice < m_wholeShare;
-    if (m_hostLimitWeight > 0 && fractional && s.tasks > 0) {
+    if (m_hostLimitWeight > 0 && t.fractional && s.tasks > 0) {
         // min(tasks, free / per-task) for CPU and memory; the division only when the node is the tighter limit.
         std::int64_t hosts = s.tasks;
         if (t.cpuMillis > 0 && hosts * t.cpuMillis > cpuFreeMillis)
@@ -179,14 +183,14 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
     }
     out.resize(m_shapes.size());
     for (std::size_t k = 0; k < m_shapes.size(); ++k) {
-        const TypicalShape& t = m_shapes[k];
+        const ShapeParams& t = m_params[k];
         ShapeSummary s;
         for (std::size_t g = 0; g < n; ++g) {
             const Group& group = groups[g];
             if (group.share >= t.sharePerDevice && usableBy(k, *group.device)) {
                 s.big += group.count;
                 if (t.sharePerDevice > 0)
-                    s.tasks += group.count * tasksIn(k, group.share);
+                    s.tasks += group.count * tasksIn(t, group.share);
             } else {
                 s.small += group.count * group.share;
             }
@@ -197,10 +201,12 @@ void FragmentationModel::summarize(const NodeFreeState& state, std::vector<Shape
 
 namespace {
 
-std::int64_t totalShare(std::span<const std::int32_t> share)
+std::int64_t totalShare(const NodeFreeState& state)
 {
+    if (state.shareTotal >= 0)
+        return state.shareTotal;
     std::int64_t total = 0;
-    for (std::int32_t s : share)
+    for (std::int32_t s : state.share)
         total += s;
     return total;
 }
@@ -209,38 +215,44 @@ std::int64_t totalShare(std::span<const std::int32_t> share)
 
 double FragmentationModel::fragmentation(const NodeFreeState& state) const
 {
-    const std::int64_t total = totalShare(state.share);
+    const std::int64_t total = totalShare(state);
     if (total == 0)
         return 0.0;
     double f = 0.0;
-    for (std::size_t k = 0; k < m_shapes.size(); ++k)
-        f += m_shapes[k].frequency
-            * unusable(m_shapes[k], summarize(k, state), total, state.cpuFreeMillis, state.memoryFreeMiB);
+    for (std::size_t k = 0; k < m_params.size(); ++k)
+        f += m_params[k].frequency
+            * unusable(m_params[k], summarize(k, state), total, state.cpuFreeMillis, state.memoryFreeMiB);
     return f;
 }
 
 double FragmentationModel::fragmentation(const NodeFreeState& state, std::span<const ShapeSummary> summary) const
 {
-    const std::int64_t total = totalShare(state.share);
+    const std::int64_t total = totalShare(state);
     if (total == 0)
         return 0.0;
     double f = 0.0;
-    for (std::size_t k = 0; k < m_shapes.size(); ++k)
-        f += m_shapes[k].frequency * unusable(m_shapes[k], summary[k], total, state.cpuFreeMillis, state.memoryFreeMiB);
+    for (std::size_t k = 0; k < m_params.size(); ++k)
+        f += m_params[k].frequency * unusable(m_params[k], summary[k], total, state.cpuFreeMillis, state.memoryFreeMiB);
     return f;
 }
 
 double FragmentationModel::fragmentationAfter(const NodeFreeState& state, std::span<const ShapeSummary> summary,
     std::span<const DeviceChange> changes, std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const
 {
-    std::int64_t total = totalShare(state.share);
+    std::int64_t total = totalShare(state);
     for (const DeviceChange& c : changes)
         total += c.share - state.share[c.device];
     if (total == 0)
         return 0.0;
+    const auto all = static_cast<double>(total);
+    // The terms are added in shape order, as `fragmentation` adds them, so that the sum is the same to the bit.
     double f = 0.0;
-    for (std::size_t k = 0; k < m_shapes.size(); ++k) {
-        const TypicalShape& t = m_shapes[k];
+    for (std::size_t k = 0; k < m_params.size(); ++k) {
+        const ShapeParams& t = m_params[k];
+        if (!hostFits(t, cpuFreeMillis, memoryFreeMiB)) {
+            f += t.frequency * all; // g_t is all the free share, whatever the devices hold: skip the summary
+            continue;
+        }
         ShapeSummary s = summary[k];
         for (const DeviceChange& c : changes) {
             // Take the device out as it was, put it back as it will be.
@@ -249,19 +261,19 @@ double FragmentationModel::fragmentationAfter(const NodeFreeState& state, std::s
             if (usable && old >= t.sharePerDevice) {
                 --s.big;
                 if (t.sharePerDevice > 0)
-                    s.tasks -= tasksIn(k, old);
+                    s.tasks -= tasksIn(t, old);
             } else {
                 s.small -= old;
             }
             if (usable && c.share >= t.sharePerDevice) {
                 ++s.big;
                 if (t.sharePerDevice > 0)
-                    s.tasks += tasksIn(k, c.share);
+                    s.tasks += tasksIn(t, c.share);
             } else {
                 s.small += c.share;
             }
         }
-        f += t.frequency * unusable(t, s, total, cpuFreeMillis, memoryFreeMiB);
+        f += t.frequency * unusableOnDevices(t, s, total, cpuFreeMillis, memoryFreeMiB);
     }
     return f;
 }

@@ -36,6 +36,7 @@ struct NodeFreeState {
     std::int64_t memoryFreeMiB = std::numeric_limits<std::int64_t>::max();
     std::span<const Device> devices; // kinds and models
     std::span<const std::int32_t> share; // free share per device, parallel to `devices`
+    std::int64_t shareTotal = -1; // the sum of `share` where the caller has it (scoring asks for it often), else -1
 };
 
 class FragmentationModel {
@@ -90,27 +91,51 @@ public:
         std::span<const DeviceChange> changes, std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const;
 
 private:
+    // What the scoring loops read of one shape, packed into one small array: an evaluation walks every shape, and
+    // `TypicalShape` spreads the same fields between lists and strings.
+    struct ShapeParams {
+        std::int64_t cpuMillis = 0;
+        std::int64_t memoryMiB = 0;
+        double frequency = 0;
+        std::uint64_t modelMask = 0; // allowed models below 64 as bits (all bits = any model)
+        std::uint64_t shareReciprocal = 0; // ceil(2^32 / sharePerDevice), 0 for CPU-only shapes
+        std::int32_t sharePerDevice = 0;
+        std::int32_t count = 0;
+        AcceleratorKind kind = AcceleratorKind::None;
+        bool listed = false; // names a model id beyond 63, which `modelMask` cannot hold: read the list
+        bool fractional = false; // one device and less than a whole one: subject to the host limit
+    };
+
     bool usableBy(std::size_t shape, const Device& d) const;
     // `share / shape's sharePerDevice` (which must be positive) without a hardware division where both are below
     // 2^16: a multiply by a precomputed reciprocal, exact in that range. This sits in the innermost scoring loop.
-    std::int32_t tasksIn(std::size_t shape, std::int32_t share) const
+    std::int32_t tasksIn(const ShapeParams& t, std::int32_t share) const
     {
-        const TypicalShape& t = m_shapes[shape];
         if (share >= 0 && share < 65536 && t.sharePerDevice < 65536)
-            return static_cast<std::int32_t>((static_cast<std::uint64_t>(share) * m_shareReciprocal[shape]) >> 32);
+            return static_cast<std::int32_t>((static_cast<std::uint64_t>(share) * t.shareReciprocal) >> 32);
         return share / t.sharePerDevice;
     }
     ShapeSummary summarize(std::size_t shape, const NodeFreeState& state) const;
+    // Whether a task of the shape could use the node at all: it asks for devices and the node has its CPU and
+    // memory. When not, g_t is the node's whole free share, whatever its devices hold.
+    static bool hostFits(const ShapeParams& t, std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB)
+    {
+        return t.kind != AcceleratorKind::None && cpuFreeMillis >= t.cpuMillis && memoryFreeMiB >= t.memoryMiB;
+    }
     // g_t for one shape from its summary, on a node with `total` free share and the given free CPU and memory.
-    double unusable(const TypicalShape& t, const ShapeSummary& s, std::int64_t total, std::int64_t cpuFreeMillis,
-        std::int64_t memoryFreeMiB) const;
+    double unusable(const ShapeParams& t, const ShapeSummary& s, std::int64_t total, std::int64_t cpuFreeMillis,
+        std::int64_t memoryFreeMiB) const
+    {
+        if (!hostFits(t, cpuFreeMillis, memoryFreeMiB))
+            return static_cast<double>(total);
+        return unusableOnDevices(t, s, total, cpuFreeMillis, memoryFreeMiB);
+    }
+    // `unusable` for a shape that `hostFits`.
+    double unusableOnDevices(const ShapeParams& t, const ShapeSummary& s, std::int64_t total,
+        std::int64_t cpuFreeMillis, std::int64_t memoryFreeMiB) const;
 
     std::vector<TypicalShape> m_shapes;
-    // Per shape: its allowed models as a bit set over model ids below 64 (all bits = any model); `m_listed` marks
-    // shapes that name a model id beyond and need the list.
-    std::vector<std::uint64_t> m_modelMask;
-    std::vector<char> m_listed; // not vector<bool>: read in the innermost loop
-    std::vector<std::uint64_t> m_shareReciprocal; // ceil(2^32 / sharePerDevice), 0 for whole-device shapes
+    std::vector<ShapeParams> m_params; // parallel to `m_shapes`
     std::int32_t m_wholeShare = 1000; // a device's capacity; shapes below it are fractional
     double m_hostLimitWeight = 0;
 };

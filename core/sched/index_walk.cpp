@@ -1,8 +1,8 @@
 // The scheduler's bounded mode: walk the free-capacity index instead of every node.
 //
-// Classes that fail a static check (pool, tier, ISA, accelerator kind or model) are rejected in bulk, each once per
-// placement. In every other class the walk starts at the first node whose key can hold the request and takes
-// feasible nodes from the tight end (packing) and a quarter from the loose end (headroom), splitting the score
+// Classes that fail a static check (pool, tier, ISA, accelerator kind or model) are rejected in bulk, as
+// `ClassMatcher` decides. In every other class the walk starts at the first node whose key can hold the request and
+// takes feasible nodes from the tight end (packing) and a quarter from the loose end (headroom), splitting the score
 // budget across the matching classes. Nodes before the key bound and nodes the walk does not reach are not
 // counted, so the report's counts sum to the nodes considered, as everywhere.
 
@@ -21,63 +21,17 @@ namespace {
 // are common at high load); without the cap one placement could examine a whole class of them.
 constexpr std::int32_t kExaminePerWanted = 2;
 constexpr std::int32_t kExamineFloor = 4;
-
-// The static checks `Scheduler::check` makes, decided once for a whole class. Must agree with `check` for every
-// node of the class except on `schedulable` and `peakReserved`, which vary per node.
-RejectReason matchClass(
-    const NodeIndex::Class& c, const Workload& w, const SlowdownTable& slowdowns, NodeIndex::Match& match)
-{
-    if (w.pool != kNoPool && !std::binary_search(c.pools.begin(), c.pools.end(), w.pool))
-        return RejectReason::NotInPool;
-    if (const RejectReason r = filters::tier(c.tier, false, w); r != RejectReason::None)
-        return r;
-    match.peakSensitive = filters::tier(c.tier, true, w) == RejectReason::PeakReserved;
-    if (const RejectReason r = filters::isa(c.isa, w, slowdowns, match.translated); r != RejectReason::None)
-        return r;
-    const AcceleratorRequest& a = w.accelerators;
-    if (a.any()) {
-        if (c.kind != a.kind)
-            return RejectReason::NoAccelerator;
-        if (!a.allowedModels.empty() && c.modelMask >> 63 == 0) {
-            bool any = false;
-            for (ModelId m : a.allowedModels)
-                any = any || (m >= 0 && m < 63 && (c.modelMask >> m & 1u));
-            if (!any)
-                return RejectReason::WrongAcceleratorModel;
-        }
-    }
-    return RejectReason::None;
-}
-
-// Counts a whole class as rejected with the reason `Scheduler::check` would give each node: cordoned nodes first,
-// then nodes a forecast peak reserves (where the tier rule got that far), then the class's own reason.
-void rejectClass(FilterReport& report, const NodeIndex::Class& c, RejectReason reason, bool peakSensitive)
-{
-    std::int32_t rest = static_cast<std::int32_t>(c.byKey.size()) - c.unschedulable;
-    report.reject(RejectReason::Unschedulable, c.unschedulable);
-    if (peakSensitive) {
-        report.reject(RejectReason::PeakReserved, c.peakReserved);
-        rest -= c.peakReserved;
-    }
-    report.reject(reason, rest);
-}
+// How far ahead of the node being examined the walk prefetches.
+constexpr std::ptrdiff_t kPrefetchAhead = 4;
 
 } // namespace
 
 bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
 {
     const auto& classes = m_index.classes();
-    m_matching.clear();
-    for (std::size_t i = 0; i < classes.size(); ++i) {
-        const NodeIndex::Class& c = classes[i];
-        if (c.byKey.empty())
-            continue;
-        NodeIndex::Match match { static_cast<std::int32_t>(i), false, false };
-        if (const RejectReason r = matchClass(c, w, m_slowdowns, match); r != RejectReason::None)
-            rejectClass(decision.report, c, r, match.peakSensitive);
-        else
-            m_matching.push_back(match);
-    }
+    const ClassMatcher::Result& matched = m_classMatcher.match(m_index, w, m_slowdowns);
+    decision.report.add(matched.rejected);
+    m_matching.assign(matched.matching.begin(), matched.matching.end());
     if (m_matching.empty())
         return true;
 
@@ -115,11 +69,22 @@ bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
             continue; // no node of the class reaches the bound: nothing to examine, and the class is complete
         auto lo = NodeIndex::lowerBound(c, required);
         auto hi = c.byKey.end();
+        // The nodes are scattered in memory and each `consider` waits for its node; asking for the ones a few
+        // places ahead lets those waits overlap.
+        auto prefetch = [&](NodeId id) {
+            const Node& node = m_cluster.node(id);
+            __builtin_prefetch(&node.free);
+            __builtin_prefetch(&node.schedulable);
+        };
         while (lo != hi && found < tightQuota && examined < examineCap) {
+            if (hi - lo > kPrefetchAhead)
+                prefetch((lo + kPrefetchAhead)->second);
             consider(lo->second);
             ++lo;
         }
         while (lo != hi && found < perClass && examined < examineCap) {
+            if (hi - lo > kPrefetchAhead)
+                prefetch((hi - 1 - kPrefetchAhead)->second);
             --hi;
             consider(hi->second);
         }

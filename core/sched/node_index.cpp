@@ -41,6 +41,7 @@ std::int64_t NodeIndex::requiredKey(AcceleratorKind classKind, const Workload& w
 void NodeIndex::rebuild(const ClusterState& cluster)
 {
     m_classes.clear();
+    ++m_generation;
     m_entries.assign(cluster.nodes().size(), {});
     m_exact = true;
     for (const Node& node : cluster.nodes()) {
@@ -90,6 +91,7 @@ void NodeIndex::update(const Node& node)
     const auto from = std::lower_bound(v.begin(), v.end(), was);
     if (from == v.end() || *from != was) {
         v.insert(std::lower_bound(v.begin(), v.end(), now), now); // not indexed yet; cannot happen after `rebuild`
+        ++m_generation; // the class grew
     } else {
         const auto to = std::lower_bound(v.begin(), v.end(), now);
         if (to > from) {

@@ -47,6 +47,9 @@ public:
     // Re-keys one node after its free capacity changed; never allocates.
     void update(const Node& node);
 
+    // Changes whenever classes or their node counts may have changed (every `rebuild`), so that what was derived
+    // from them can tell that it is stale.
+    std::uint64_t generation() const { return m_generation; }
     // False when some node has devices of more than one kind, or a model id beyond the class mask's 63 bits: then
     // the static class checks may reject a node that `Scheduler::check` accepts, and a failed walk proves nothing.
     bool exact() const { return m_exact; }
@@ -70,6 +73,7 @@ private:
         bool peakReserved = false;
     };
     std::vector<Class> m_classes;
+    std::uint64_t m_generation = 0;
     bool m_exact = true;
     std::vector<Entry> m_entries; // by node id
 };

@@ -37,6 +37,7 @@ public:
     }
     // The best (smallest) slowdown for a workload with native ISAs `native` on a node of ISA `to`.
     double bestFactor(IsaMask native, Isa to) const;
+    bool operator==(const SlowdownTable&) const = default;
 
 private:
     std::array<std::array<double, kIsaCount>, kIsaCount> m_factor {};
@@ -67,6 +68,15 @@ public:
     // Raw score of one feasible node; higher is better. A policy that chooses the device for a fractional
     // request sets `candidate.device` (only when it is still -1, so the profile's first such policy decides).
     virtual std::int64_t score(const ScoreContext& ctx, const Node& node, const Workload& w, Candidate& candidate) = 0;
+    // Raw scores of all feasible candidates of one placement, in order (`scores` has one entry per candidate). The
+    // default asks `score` of each in turn; a policy with per-node state may override it to fetch that state for the
+    // whole batch first, so that its cache misses overlap instead of following one another.
+    virtual void scoreAll(
+        const ScoreContext& ctx, const Workload& w, std::span<Candidate> candidates, std::span<std::int64_t> scores)
+    {
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            scores[i] = score(ctx, ctx.cluster.node(candidates[i].node), w, candidates[i]);
+    }
     // Rescales the raw scores of all feasible candidates into 0..100 in place. Default: identity.
     virtual void normalize(std::span<std::int64_t> scores) { (void)scores; }
     // Told about every bind the scheduler makes (and every unbind through `Scheduler::release`).

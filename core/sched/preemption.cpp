@@ -22,10 +22,25 @@ bool capacityProblem(RejectReason why)
         || why == RejectReason::InsufficientAcceleratorShare || why == RejectReason::PoolQuotaExhausted;
 }
 
-// A copy of one node and of the workload's pool on which evictions are tried without touching the cluster.
+// A copy of one node and of the workload's pool on which evictions are tried without touching the cluster. One
+// scratch serves every node a search considers, so that its buffers are reused.
 struct Scratch {
     Node node;
-    std::optional<Pool> pool;
+    std::optional<Pool> pool; // only what `Pool::fits` reads: not the pool's node list, which is long
+
+    void reset(const Node& from, const Pool* workloadPool)
+    {
+        node = from;
+        pool.reset();
+        if (workloadPool) {
+            Pool& p = pool.emplace();
+            p.id = workloadPool->id;
+            p.quota = workloadPool->quota;
+            p.used = workloadPool->used;
+            p.acceleratorQuota = workloadPool->acceleratorQuota;
+            p.acceleratorUsed = workloadPool->acceleratorUsed;
+        }
+    }
 
     // `sign` +1 evicts the victim (gives its resources back), -1 restores it.
     void evict(const WorkloadRecord& victim, int sign)
@@ -94,12 +109,16 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
         return r == RejectReason::None;
     };
 
+    Scratch scratch;
+    const Pool* workloadPool = w.pool != kNoPool ? &m_cluster.pool(w.pool) : nullptr;
+    std::vector<std::pair<const WorkloadRecord*, std::size_t>> order;
+    std::vector<const WorkloadRecord*> evicted;
     auto consider = [&](const Node& node) {
         bool translated = false;
         if (!capacityProblem(check(node, w, translated)))
             return;
         // Residents are in bind order: sort by priority, and newest first within a priority.
-        std::vector<std::pair<const WorkloadRecord*, std::size_t>> order;
+        order.clear();
         for (std::size_t i = 0; i < node.residents.size(); ++i) {
             const WorkloadRecord* r = m_cluster.workload(node.residents[i]);
             if (r && r->placement && r->workload.priority < w.priority)
@@ -113,10 +132,8 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
             return a.second > b.second;
         });
 
-        Scratch scratch { node, std::nullopt };
-        if (w.pool != kNoPool)
-            scratch.pool = m_cluster.pool(w.pool);
-        std::vector<const WorkloadRecord*> evicted;
+        scratch.reset(node, workloadPool);
+        evicted.clear();
         bool fits = false;
         for (const auto& entry : order) {
             scratch.evict(*entry.first, +1);
@@ -170,8 +187,16 @@ bool Scheduler::tryPreempt(const Workload& w, Decision& decision, bool dryRun)
     }
     std::sort(m_preemptable.begin(), m_preemptable.end());
     for (const auto& [floor, id] : m_preemptable) {
-        if (best && floor > std::get<0>(best->cost))
-            break;
+        if (best) {
+            // No choice on a node costs less than (floor, 1, floor): at least one victim, none below the floor (and
+            // a second victim makes the count larger). The bound grows with the floor, so once it exceeds the best
+            // cost no later node can win; where it equals it, only a node ranked before the best one could.
+            const std::tuple<std::int32_t, std::size_t, std::int64_t> bound { floor, 1, floor };
+            if (bound > best->cost)
+                break;
+            if (bound == best->cost && rank(id) > rank(best->node))
+                continue;
+        }
         consider(m_cluster.node(id));
     }
     if (!best)

@@ -49,6 +49,14 @@ struct FilterReport {
         feasible += count;
         nodesConsidered += count;
     }
+    // Adds every count of `other`.
+    void add(const FilterReport& other)
+    {
+        for (std::size_t i = 0; i < rejected.size(); ++i)
+            rejected[i] += other.rejected[i];
+        nodesConsidered += other.nodesConsidered;
+        feasible += other.feasible;
+    }
     // The reason that rejected the most nodes (`None` when nothing was rejected).
     RejectReason mainReason() const;
     // "0/1213 nodes feasible: 900 insufficient GPU share, 313 insufficient CPU".

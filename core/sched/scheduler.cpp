@@ -15,6 +15,14 @@ bool inPool(const Node& node, PoolId pool)
     return std::find(node.pools.begin(), node.pools.end(), pool) != node.pools.end();
 }
 
+void prefetchNode(const Node& node)
+{
+    const auto* bytes = reinterpret_cast<const char*>(&node);
+    for (std::size_t offset = 0; offset < sizeof(Node); offset += 64)
+        __builtin_prefetch(bytes + offset);
+    __builtin_prefetch(bytes + sizeof(Node) - 1);
+}
+
 } // namespace
 
 SlowdownTable::SlowdownTable()
@@ -118,8 +126,9 @@ RejectReason Scheduler::check(const Node& node, const Workload& w, bool& transla
 
 RejectReason Scheduler::checkCapacity(const Node& node, const Workload& w)
 {
-    if (const RejectReason r = filters::accelerator(node, w); r != RejectReason::None)
-        return r;
+    if (w.accelerators.any())
+        if (const RejectReason r = filters::accelerator(node, w); r != RejectReason::None)
+            return r;
     if (const RejectReason r = filters::scalar(node.free, w.requests); r != RejectReason::None)
         return r;
     if (w.pool != kNoPool
@@ -199,12 +208,15 @@ void Scheduler::scoreCandidates(const Workload& w, std::vector<Candidate>& candi
 {
     const ScoreContext ctx { m_cluster, m_slowdowns };
     const std::size_t n = candidates.size();
+    // The policies read most of each candidate's node between them, the first one to ask paying for every cache
+    // miss in turn; fetching all the nodes up front lets the misses overlap.
+    for (const Candidate& c : candidates)
+        prefetchNode(m_cluster.node(c.node));
     m_total.assign(n, 0.0);
     for (std::size_t p = 0; p < m_policies.size(); ++p) {
         auto& raw = m_raw[p];
         raw.resize(n);
-        for (std::size_t i = 0; i < n; ++i)
-            raw[i] = m_policies[p].policy->score(ctx, m_cluster.node(candidates[i].node), w, candidates[i]);
+        m_policies[p].policy->scoreAll(ctx, w, candidates, raw);
         m_policies[p].policy->normalize(raw);
         for (std::size_t i = 0; i < n; ++i)
             m_total[i] += m_policies[p].weight * static_cast<double>(raw[i]);

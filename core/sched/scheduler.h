@@ -6,6 +6,7 @@
 // Thread affinity: one thread (the core's strand) owns a `Scheduler` and the `ClusterState` it mutates.
 // Ownership: the scheduler owns its policies; it borrows the cluster, which must outlive it.
 
+#include "core/sched/class_matcher.h"
 #include "core/sched/node_index.h"
 #include "core/sched/policy.h"
 
@@ -92,6 +93,7 @@ private:
     SchedulerConfig m_config;
     SlowdownTable m_slowdowns;
     NodeIndex m_index;
+    ClassMatcher m_classMatcher; // the static half of `walkIndex`
     // Scratch space reused across placements to keep the hot path free of allocations.
     std::vector<Candidate> m_candidates;
     struct PriorityFloor {

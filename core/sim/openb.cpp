@@ -148,6 +148,7 @@ Expected<std::vector<OpenbPod>> loadOpenbPods(const std::string& path)
     if (!table)
         return tl::unexpected(table.error());
     const bool hasSpec = table->column("gpu_spec") >= 0;
+    const bool hasLife = table->column("creation_time") >= 0 && table->column("deletion_time") >= 0;
     std::vector<OpenbPod> pods;
     std::set<std::string_view> seen;
     for (const auto& row : table->rows()) {
@@ -189,6 +190,17 @@ Expected<std::vector<OpenbPod>> loadOpenbPods(const std::string& path)
                     break;
                 start = bar + 1;
             }
+        }
+        if (hasLife && !table->field(row, "creation_time").empty() && !table->field(row, "deletion_time").empty()) {
+            auto created = table->count(row, "creation_time");
+            auto deleted = table->count(row, "deletion_time");
+            for (const auto* v : { &created, &deleted })
+                if (!*v)
+                    return tl::unexpected(v->error());
+            if (*deleted < *created)
+                return table->error(row, "deletion_time", "deleted before it was created");
+            p.creationS = *created;
+            p.deletionS = *deleted;
         }
         pods.push_back(std::move(p));
     }

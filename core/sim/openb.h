@@ -27,8 +27,8 @@ struct OpenbNode {
     std::string model; // empty for CPU-only nodes
 };
 
-// One row of `openb_pod_list_*.csv` (columns `name, cpu_milli, memory_mib, num_gpu, gpu_milli[, gpu_spec]`; the
-// time, phase and qos columns are ignored, as in the paper's replay).
+// One row of `openb_pod_list_*.csv` (columns `name, cpu_milli, memory_mib, num_gpu, gpu_milli[, gpu_spec,
+// creation_time, deletion_time]`; the phase and qos columns are ignored, as in the paper's replay).
 struct OpenbPod {
     std::string name;
     std::int64_t cpuMillis = 0;
@@ -36,6 +36,10 @@ struct OpenbPod {
     std::int32_t gpus = 0; // 0 = CPU-only; > 1 = whole GPUs on one node
     std::int32_t gpuMilli = 0; // per GPU; < 1000 with one GPU = a fractional share
     std::vector<std::string> gpuSpec; // allowed models in the order given (empty = any)
+    // The pod's life in the trace, seconds from the trace's start, where the columns are there and filled (-1 when
+    // not): what `tidepool-sim scenario` replays as batch arrivals and run times. The paper's replay ignores them.
+    std::int64_t creationS = -1;
+    std::int64_t deletionS = -1;
 
     std::int64_t requestedMilli() const { return std::int64_t { gpus } * gpuMilli; }
 };

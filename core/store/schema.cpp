@@ -147,6 +147,12 @@ const char* const kMigrations[] = {
     ALTER TABLE nodes ADD COLUMN cordon TEXT NOT NULL DEFAULT '';
     ALTER TABLE nodes ADD COLUMN peak_reserved INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 4 → 5: a workload's incarnation (which launch of it the core expects statuses of) and the highest it sent, so
+    // that a relaunch after a restart still takes a new one and agents never mistake it for an older launch.
+    R"sql(
+    ALTER TABLE workloads ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN highest_incarnation INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

@@ -93,7 +93,7 @@ public:
         if (read)
             read = readAll(*m_db,
                 "SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, running_ms, "
-                "finished_ms FROM workloads ORDER BY id",
+                "finished_ms, incarnation, highest_incarnation FROM workloads ORDER BY id",
                 "workloads", [&](Statement& s) {
                     StoredWorkload w;
                     w.id = s.integer(0);
@@ -110,8 +110,13 @@ public:
                     w.placedMs = s.integer(9);
                     w.runningMs = s.integer(10);
                     w.finishedMs = s.integer(11);
+                    w.incarnation = static_cast<std::int32_t>(s.integer(12));
+                    w.highestIncarnation = static_cast<std::int32_t>(s.integer(13));
                     snapshot.workloads.push_back(std::move(w));
                 });
+        if (read)
+            read = readAll(*m_db, "SELECT key, value FROM meta ORDER BY key", "meta",
+                [&](Statement& s) { snapshot.meta[s.text(0)] = s.text(1); });
         if (read)
             read = readAll(*m_db,
                 "SELECT id, kind, state, risk, reason, effect, plan, state_version, created_ms, expires_ms, decided_by, "
@@ -138,10 +143,11 @@ public:
     }
     void putForecast(const StoredForecast& forecast) override { m_forecasts.push_back(forecast); }
     void addAudit(const AuditEntry& entry) override { m_audit.push_back(entry); }
+    void putMeta(const std::string& key, const std::string& value) override { m_meta[key] = value; }
     std::size_t pending() const override
     {
         return m_pools.size() + m_nodes.size() + m_workloads.size() + m_proposals.size() + m_samples.size()
-            + m_forecasts.size() + m_audit.size();
+            + m_forecasts.size() + m_audit.size() + m_meta.size();
     }
 
     Expected<void> commit() override
@@ -173,6 +179,7 @@ public:
         m_samples.clear();
         m_forecasts.clear();
         m_audit.clear();
+        m_meta.clear();
         return {};
     }
 
@@ -208,15 +215,17 @@ private:
             "INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) VALUES (?,?,?,?,?,?)");
         Statement workload(*m_db,
             "INSERT OR REPLACE INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
-            "placed_ms, running_ms, finished_ms) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+            "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement clearPlacements(*m_db, "DELETE FROM placements WHERE workload = ?");
         Statement placement(*m_db, "INSERT INTO placements (workload, device, share, memory_mib) VALUES (?,?,?,?)");
         Statement remove(*m_db, "DELETE FROM workloads WHERE id = ?");
         Statement proposal(*m_db,
             "INSERT OR REPLACE INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
             "expires_ms, decided_by, decided_ms, steps, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement setMeta(*m_db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
+        Statement clearMeta(*m_db, "DELETE FROM meta WHERE key = ?");
         for (const Statement* s : { &pool, &node, &clearDevices, &device, &workload, &clearPlacements, &placement, &remove,
-                 &proposal })
+                 &proposal, &setMeta, &clearMeta })
             if (!s->ok())
                 return m_db->failure("cannot prepare the writes");
         for (const auto& [name, p] : m_pools) {
@@ -276,6 +285,8 @@ private:
             workload.bind(10, w->placedMs);
             workload.bind(11, w->runningMs);
             workload.bind(12, w->finishedMs);
+            workload.bind(13, std::int64_t { w->incarnation });
+            workload.bind(14, std::int64_t { w->highestIncarnation });
             if (!workload.run())
                 return m_db->failure("cannot write workload " + std::to_string(id));
             for (const auto& d : w->devices) {
@@ -305,6 +316,14 @@ private:
             if (!proposal.run())
                 return m_db->failure("cannot write proposal " + std::to_string(id));
         }
+        for (const auto& [key, value] : m_meta) {
+            Statement& statement = value.empty() ? clearMeta : setMeta;
+            statement.bind(1, key);
+            if (!value.empty())
+                statement.bind(2, value);
+            if (!statement.run())
+                return m_db->failure("cannot write setting " + key);
+        }
         return {};
     }
 
@@ -317,6 +336,7 @@ private:
     std::vector<Sample> m_samples;
     std::vector<StoredForecast> m_forecasts;
     std::vector<AuditEntry> m_audit;
+    std::map<std::string, std::string> m_meta; // "" = delete
 };
 
 } // namespace

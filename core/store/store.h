@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,9 @@ struct StoredWorkload {
     std::int32_t exitCode = 0;
     std::string detail;
     std::int64_t submittedMs = 0, placedMs = 0, runningMs = 0, finishedMs = 0;
+    // The launch the core expects statuses of, and the highest it ever sent (a relaunch takes the next one).
+    std::int32_t incarnation = 0;
+    std::int32_t highestIncarnation = 0;
     bool operator==(const StoredWorkload&) const = default;
 };
 
@@ -148,6 +152,8 @@ struct Snapshot {
     std::vector<StoredWorkload> workloads; // by id
     std::vector<StoredProposal> proposals; // by id
     std::int64_t nextProposalId = 1;
+    // The `meta` table: small settings of the core that outlive it (the carbon hold, the history watermark), by key.
+    std::map<std::string, std::string> meta;
 };
 
 // Changes are collected and written together: `commit` makes everything since the last commit durable in one
@@ -165,6 +171,8 @@ public:
     virtual void addSamples(const std::vector<Sample>& samples) = 0;
     virtual void putForecast(const StoredForecast& forecast) = 0;
     virtual void addAudit(const AuditEntry& entry) = 0;
+    // Sets `key` of the `meta` table to `value` (JSON text, by convention); an empty value deletes the key.
+    virtual void putMeta(const std::string& key, const std::string& value) = 0;
     virtual Expected<void> commit() = 0;
     virtual std::size_t pending() const = 0; // changes not yet committed
 
@@ -190,6 +198,6 @@ Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 } // namespace tidepool::store

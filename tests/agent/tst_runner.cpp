@@ -4,8 +4,9 @@
 // with the cgroup's CPU usage counter; TIDEPOOL_CPU_MEASURE_S=10 for the issue's 10 s), a workload allocating past its
 // pool's memory limit is reported oom_killed, exit codes, signals and start failures are reported, stop escalates from
 // SIGTERM to SIGKILL, hostile names never reach the file system, and workloads survive their runner — and a really
-// SIGKILLed agent process — and are adopted with the same pid and never started twice. Every test's workloads and
-// cgroups are removed in cleanup(), also after a failure.
+// SIGKILLed agent process — and are adopted with the same pid and never started twice; a relaunch of an id with a higher
+// incarnation starts beside the older one (which it stops when nobody has), a lower or the same one never starts.
+// Every test's workloads and cgroups are removed in cleanup(), also after a failure.
 
 #include "agents/isolation/cgroups.h"
 #include "agents/isolation/sysfs.h"
@@ -81,17 +82,20 @@ double measureCores(const PoolCgroups& cgroups, const CgroupPaths& group, std::c
     return static_cast<double>(after->cpuUsageUsec - before->cpuUsageUsec) / static_cast<double>(elapsedUsec);
 }
 
-// Polls until the workload is in a final state (or `timeout` passes); its last status.
-WorkloadStatus waitFinal(Runner& runner, const std::string& id, std::chrono::milliseconds timeout = 15s)
+// Polls until the workload (its latest incarnation, or `incarnation`) is in a final state (or `timeout` passes); its
+// last status.
+WorkloadStatus waitFinal(Runner& runner, const std::string& id, std::chrono::milliseconds timeout = 15s,
+    std::optional<std::uint32_t> incarnation = std::nullopt)
 {
+    const auto look = [&] { return incarnation ? runner.status(id, *incarnation) : runner.status(id); };
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
         runner.poll();
-        if (const auto status = runner.status(id); status && isFinal(status->state))
+        if (const auto status = look(); status && isFinal(status->state))
             return *status;
         std::this_thread::sleep_for(20ms);
     }
-    return runner.status(id).value_or(WorkloadStatus {});
+    return look().value_or(WorkloadStatus {});
 }
 
 bool waitForText(const fs::path& file, const std::string& text, std::chrono::milliseconds timeout = 5s)
@@ -139,6 +143,7 @@ private Q_SLOTS:
     void badLimitsChangeNothing();
     void hostileNamesAreRefused();
     void damagedRecordsAreReportedLost();
+    void recordNamesKeepIncarnationsApart();
 
     // Real cgroups, as root.
     void hostileNamesNeverReachTheFileSystem();
@@ -154,6 +159,8 @@ private Q_SLOTS:
     void pidReuseIsNotMistakenForTheWorkload();
     void aWorkloadWithoutShimOrRecordIsLost();
     void aLaunchTimeoutReportsStartingThenRunning();
+    void aNewerIncarnationStartsBesideTheStoppedOne();
+    void aNewerIncarnationSupersedesOneStillRunning();
 
 private:
     bool needCgroups();
@@ -219,13 +226,13 @@ void TestRunner::cleanup()
         for (const auto& w : m_runner->workloads())
             (void)m_runner->stop(w.id, 0ms);
         for (const auto& w : m_runner->workloads())
-            waitFinal(*m_runner, w.id, 5s);
+            waitFinal(*m_runner, w.id, 5s, w.incarnation);
     }
     if (m_cgroups)
         killEverythingUnderBase();
     if (m_runner) {
         for (const auto& w : m_runner->workloads())
-            if (auto forgotten = m_runner->forget(w.id); !forgotten)
+            if (auto forgotten = m_runner->forget(w.id, w.incarnation); !forgotten)
                 qWarning("cleanup: %s", forgotten.error().message.c_str());
     }
     m_runner.reset();
@@ -849,6 +856,111 @@ void TestRunner::aLaunchTimeoutReportsStartingThenRunning()
     QVERIFY(impatient->stop("late", 0ms));
     QCOMPARE(waitFinal(*impatient, "late").state, WorkloadState::Killed);
     QVERIFY(impatient->forget("late"));
+}
+
+void TestRunner::recordNamesKeepIncarnationsApart()
+{
+    using Parsed = std::optional<std::pair<std::string, std::uint32_t>>;
+    QCOMPARE(recordName("42", 0), std::string("42"));
+    QCOMPARE(recordName("42", 3), std::string("42@3"));
+    QCOMPARE(parseRecordName("42"), Parsed(std::pair { std::string("42"), 0u }));
+    QCOMPARE(parseRecordName("42@3"), Parsed(std::pair { std::string("42"), 3u }));
+    QCOMPARE(parseRecordName("job.1@4294967295"), Parsed(std::pair { std::string("job.1"), 4294967295u }));
+    // What `recordName` never writes is no record: so no directory is taken for another launch's.
+    for (const char* name : { "42@0", "42@03", "42@", "@3", "42@x", "42@-1", "42@4294967296", "4@2@1", "..@1", "a b" })
+        QVERIFY2(!parseRecordName(name), name);
+}
+
+void TestRunner::aNewerIncarnationStartsBesideTheStoppedOne()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("moves"));
+    // The core moves the workload to another device of this node: it stops it, then launches incarnation 1.
+    auto first = m_runner->launch(spec("mover", "moves", { "sleep", "30" }));
+    QVERIFY(first);
+    QCOMPARE(first->incarnation, 0u);
+    QVERIFY(m_runner->stop("mover", 10s));
+    auto moved = spec("mover", "moves", { "sleep", "30" });
+    moved.incarnation = 1;
+    auto second = m_runner->launch(moved);
+    QVERIFY2(second, second ? "" : messageOf(second.error()).constData());
+    QCOMPARE(second->state, WorkloadState::Running);
+    QCOMPARE(second->incarnation, 1u);
+    QVERIFY(second->pid != first->pid);
+    QCOMPARE(second->recordDir, m_runner->workloadsDir() / "mover@1");
+    QCOMPARE(second->cgroup.memory.filename().string(), std::string("wl-mover@1"));
+    QCOMPARE(first->cgroup.memory.filename().string(), std::string("wl-mover"));
+    // The stopped one ends on its own SIGTERM; the new one keeps running and is what `status(id)` says.
+    const auto ended = waitFinal(*m_runner, "mover", 5s, 0u);
+    QCOMPARE(ended.state, WorkloadState::Killed);
+    QCOMPARE(ended.signal, std::optional<int>(SIGTERM));
+    m_runner->poll();
+    QCOMPARE(m_runner->status("mover")->incarnation, 1u);
+    QCOMPARE(m_runner->status("mover")->state, WorkloadState::Running);
+    QCOMPARE(commOf(second->pid), std::string("sleep"));
+
+    // The same launch again (a reconnect racing the first) is refused, and so is an older one.
+    auto again = m_runner->launch(moved);
+    QVERIFY(!again);
+    QCOMPARE(again.error().code, IsolationErrorCode::AlreadyExists);
+    auto older = m_runner->launch(spec("mover", "moves", { "sleep", "30" }));
+    QVERIFY(!older);
+    QCOMPARE(older.error().code, IsolationErrorCode::AlreadyExists);
+    QVERIFY2(older.error().message.find("older than incarnation 1") != std::string::npos, messageOf(older.error()).constData());
+
+    // A restarted agent adopts both launches apart, and refuses them as this one did.
+    const RunnerConfig config = configFor(m_runner->workloadsDir().parent_path());
+    m_runner.reset();
+    auto runner = Runner::create(config, *m_cgroups);
+    QVERIFY(runner);
+    m_runner.emplace(std::move(*runner));
+    auto adopted = m_runner->adopt();
+    QVERIFY(adopted);
+    QCOMPARE(adopted->size(), std::size_t { 2 });
+    QCOMPARE(m_runner->status("mover", 0)->state, WorkloadState::Killed);
+    QCOMPARE(m_runner->status("mover", 1)->state, WorkloadState::Running);
+    QCOMPARE(m_runner->status("mover", 1)->pid, second->pid);
+    QCOMPARE(m_runner->launch(moved).error().code, IsolationErrorCode::AlreadyExists);
+    QCOMPARE(m_cgroups->processes(second->cgroup).value_or(std::vector<int> {}), std::vector<int> { second->pid });
+
+    // The older one's records go alone; the id's stop reaches what still runs.
+    QVERIFY(m_runner->forget("mover", 0));
+    QVERIFY(!fs::exists(m_runner->workloadsDir() / "mover"));
+    QVERIFY(fs::exists(m_runner->workloadsDir() / "mover@1" / "launch.json"));
+    QVERIFY(m_runner->stop("mover", 0ms));
+    QCOMPARE(waitFinal(*m_runner, "mover", 5s, 1u).signal, std::optional<int>(SIGKILL));
+    QCOMPARE(m_runner->forget("mover", 0).error().code, IsolationErrorCode::NotFound);
+}
+
+void TestRunner::aNewerIncarnationSupersedesOneStillRunning()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("supersede"));
+    // Re-placed on this node while it was away: nobody stopped the old copy, so the new launch does.
+    auto config = configFor(m_runner->workloadsDir().parent_path());
+    config.supersedeGrace = 300ms;
+    auto runner = Runner::create(config, *m_cgroups);
+    QVERIFY(runner);
+    m_runner.emplace(std::move(*runner));
+    auto old = m_runner->launch(spec("again", "supersede", { "/bin/sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait" }));
+    QVERIFY(old);
+    QVERIFY(waitForText(old->stdoutPath, "ready"));
+    auto relaunch = spec("again", "supersede", { "sleep", "30" });
+    relaunch.incarnation = 5; // incarnations need not be consecutive
+    auto fresh = m_runner->launch(relaunch);
+    QVERIFY2(fresh, fresh ? "" : messageOf(fresh.error()).constData());
+    QCOMPARE(fresh->state, WorkloadState::Running);
+    // It ignores SIGTERM: SIGKILL after the supersede grace, while the new one runs on.
+    const auto ended = waitFinal(*m_runner, "again", 5s, 0u);
+    QCOMPARE(ended.state, WorkloadState::Killed);
+    QCOMPARE(ended.signal, std::optional<int>(SIGKILL));
+    QTRY_VERIFY(m_cgroups->processes(old->cgroup).value_or(std::vector<int> { 1 }).empty());
+    QCOMPARE(m_runner->status("again", 5)->state, WorkloadState::Running);
+    QCOMPARE(commOf(fresh->pid), std::string("sleep"));
+    // One between the two is older than the newest held: refused.
+    auto launchedBetween = spec("again", "supersede", { "true" });
+    launchedBetween.incarnation = 3;
+    QCOMPARE(m_runner->launch(launchedBetween).error().code, IsolationErrorCode::AlreadyExists);
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

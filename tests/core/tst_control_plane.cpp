@@ -1,7 +1,8 @@
 // The control plane without sockets: agent events fed in directly, commands recorded from its `AgentLink`, time
 // driven through `checkLiveness`. Covers registration and pools, launch and acknowledgement, reconciliation after a
 // reconnect (launches resent, copies running elsewhere stopped, pending work re-adopted where it runs), liveness
-// (suspect, lost, re-placed), duplicate node names, and cancellation while a node is away.
+// (suspect, lost, re-placed), duplicate node names, cancellation while a node is away, and incarnations: every relaunch
+// of a workload (migrated on its node, requeued) carries a new one, and statuses of older ones are ignored.
 #include "core/api/control_plane.h"
 
 #include <QtTest>
@@ -49,9 +50,10 @@ SubmitRequest request(const std::string& name, std::int64_t cpu = 1000)
     return r;
 }
 
-protocol::WorkloadStatus status(WorkloadId id, const std::string& state, std::int32_t pid = 100, std::int32_t code = 0)
+protocol::WorkloadStatus status(
+    WorkloadId id, const std::string& state, std::int32_t pid = 100, std::int32_t code = 0, std::int32_t incarnation = 0)
 {
-    return protocol::WorkloadStatus { id, state, pid, code, {} };
+    return protocol::WorkloadStatus { id, state, pid, code, {}, incarnation };
 }
 
 } // namespace
@@ -242,6 +244,76 @@ private slots:
         QCOMPARE(stops[0].workloadId, id);
         QCOMPARE(m_plane->stats().duplicateStops, std::uint64_t { 1 });
         QCOMPARE(nodeOf(id), std::string("n2"));
+    }
+
+    // A move within one node (what consolidating GPUs of a node does): stopped and launched again with the same id
+    // and a new incarnation; the stopped copy's end is no news of the new one.
+    void aRelaunchOnTheSameNodeIsANewIncarnation()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        QCOMPARE(sentOf<protocol::Launch>("s1").back().incarnation, 0);
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 10));
+        m_sent.clear();
+        QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1));
+        QCOMPARE(m_sent.size(), std::size_t { 2 });
+        const auto* stop = std::get_if<protocol::Stop>(&m_sent[0].message);
+        QVERIFY(stop); // first the old copy, every incarnation the agent holds of it
+        QVERIFY(!stop->incarnation);
+        const auto* relaunch = std::get_if<protocol::Launch>(&m_sent[1].message);
+        QVERIFY(relaunch);
+        QCOMPARE(relaunch->workloadId, id);
+        QCOMPARE(relaunch->incarnation, 1);
+        QCOMPARE(m_plane->workload(id)->incarnation, 1);
+
+        // The old copy ends by the stop: stale, the workload is still being launched.
+        m_plane->onWorkloadUpdate("s1", status(id, "killed", 0, 15, 0));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 11, 0, 1));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(m_plane->workload(id)->pid, 11);
+        m_plane->onWorkloadUpdate("s1", status(id, "exited", 0, 0, 0));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+
+        // Its agent loses track of it: requeued, and its next launch (here again) is incarnation 2.
+        m_sent.clear();
+        m_plane->onWorkloadUpdate("s1", status(id, "lost", 0, 0, 1));
+        m_io.poll();
+        m_io.restart();
+        const auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QCOMPARE(launches[0].incarnation, 2);
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+    }
+
+    // Moved while its node was away: on return the node still runs the old incarnation. That copy alone is stopped
+    // and the current one is launched.
+    void reconnectStopsAnOlderIncarnationAndLaunchesTheCurrent()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 10));
+        m_plane->onLeft("s1", "connection reset");
+        QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1)); // nothing reaches the node now
+        m_sent.clear();
+        join("s2", "n1", { status(id, "running", 10, 0, 0) });
+        const auto stops = sentOf<protocol::Stop>("s2");
+        QCOMPARE(stops.size(), std::size_t { 1 });
+        QCOMPARE(stops[0].incarnation, std::optional<std::int32_t>(0));
+        const auto launches = sentOf<protocol::Launch>("s2");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QCOMPARE(launches[0].incarnation, 1);
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(m_plane->stats().duplicateStops, std::uint64_t { 1 });
+
+        // Once both are reported, the current one counts and nothing is sent again.
+        m_sent.clear();
+        m_plane->onLeft("s2", "connection reset");
+        join("s3", "n1", { status(id, "killed", 0, 15, 0), status(id, "running", 12, 0, 1) });
+        QVERIFY(sentOf<protocol::Stop>("s3").empty());
+        QVERIFY(sentOf<protocol::Launch>("s3").empty());
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(m_plane->workload(id)->pid, 12);
     }
 
     void pendingWorkloadIsReadoptedWhereItRuns()

@@ -1,6 +1,6 @@
 // Load forecasting: period detection, the baselines' exact values, the seasonal model's candidates, its robustness to
-// gaps, spikes and level shifts, its shrinkage towards the long memory, its band's coverage, the strict CSV loader, and
-// a backtest on a slice of a real series.
+// gaps, spikes and level shifts, its shrinkage towards the long memory (with a cycle and without), its band's coverage
+// and how the band follows a change of volatility, the strict CSV loader, and a backtest on a slice of a real series.
 
 #include "core/forecast/backtest.h"
 #include "core/forecast/candidates.h"
@@ -71,9 +71,11 @@ private slots:
     void modelSkipsGapsAndIgnoresSpikes();
     void modelReanchorsAfterALevelShift();
     void bandCoversAboutEightyPercentOfNoise();
+    void bandNarrowsWhenTheNoiseCalmsDown();
     void candidatesIncludeTheLongMemoryMean();
     void modelMatchesTheLongMemoryOnAStableNoisyCycle();
     void modelLeansOnTheLongMemoryWhenRecentLevelsDoNotLast();
+    void modelLeansOnTheDayMeanWhenAcyclicLevelsDoNotLast();
     void modelGivesAFiniteBandOnAShortHistory();
     void splitHoldsOutTheFinalPartAndCoversIt();
     void loaderErrorsNameFileLineAndField_data();
@@ -247,6 +249,25 @@ void TestForecast::bandCoversAboutEightyPercentOfNoise()
     QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
 }
 
+void TestForecast::bandNarrowsWhenTheNoiseCalmsDown()
+{
+    // A daily cycle under heavy noise (8) for nine days, then light noise (2): the held-out part (from day 9.6) is
+    // calm, while the days the band is measured on were mostly noisy. Rescaling each validation error by the
+    // volatility now against the volatility before its origin narrows the band to the calm days (97% coverage
+    // without it).
+    Series s = dailySeries(12, 100, 20, 2, 21);
+    std::mt19937 rng(121);
+    std::normal_distribution<double> gauss(0, 1);
+    for (std::size_t t = 0; t < 9 * kDay; ++t)
+        s.values[t] += 8 * gauss(rng);
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    QVERIFY(split->origins.front() > 9 * kDay + kDay / 2); // a half day of calm before the first forecast
+    const auto scores = backtest(*ModelRegistry::withBuiltins().make(kSeasonalModel), s, *split, maseScale(s, *split));
+    QVERIFY(scores);
+    QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
+}
+
 void TestForecast::candidatesIncludeTheLongMemoryMean()
 {
     // With a daily cycle, the long-memory candidate is the plain mean of the same phase over up to 8 past days (the
@@ -260,9 +281,15 @@ void TestForecast::candidatesIncludeTheLongMemoryMean()
     const CandidateSet shortCyclic = buildCandidates(dailySeries(3, 50, 20, 2, 8));
     QVERIFY(shortCyclic.longMemory != kNoCandidate);
     QCOMPARE(shortCyclic.profiles[shortCyclic.candidates[shortCyclic.longMemory].profile].cycles, std::size_t { 3 });
-    // Without a cycle there is no such candidate: the flat ones cover it.
+    // Without a cycle it is the flat mean of the last day, unanchored: what `periodic` forecasts then.
     const CandidateSet flat = buildCandidates(dailySeries(6, 50, 0, 2, 9));
-    QCOMPARE(flat.longMemory, kNoCandidate);
+    QVERIFY(flat.longMemory != kNoCandidate);
+    const Candidate& dayMean = flat.candidates[flat.longMemory];
+    QCOMPARE(flat.profiles[dayMean.profile].period, std::size_t { 0 });
+    QCOMPARE(flat.profiles[dayMean.profile].cycles, kDay);
+    QCOMPARE(flat.profiles[dayMean.profile].aggregate, Aggregate::Mean);
+    QCOMPARE(dayMean.levelWindow, std::size_t { 0 });
+    QCOMPARE(dayMean.smoothHalfWidth, std::size_t { 0 });
 }
 
 void TestForecast::modelMatchesTheLongMemoryOnAStableNoisyCycle()
@@ -306,6 +333,34 @@ void TestForecast::modelLeansOnTheLongMemoryWhenRecentLevelsDoNotLast()
     QVERIFY(ours && periodic);
     QVERIFY2(ours->smapePct <= 1.2 * periodic->smapePct,
         (std::to_string(ours->smapePct) + " vs " + std::to_string(periodic->smapePct)).c_str());
+}
+
+void TestForecast::modelLeansOnTheDayMeanWhenAcyclicLevelsDoNotLast()
+{
+    // The same without a cycle: a level that jumps to a new random offset every half day. `periodic` forecasts the
+    // mean of the last day, flat, and the model's long memory is that mean: the replayed selection must shrink towards
+    // it (without that candidate the model is 24% worse than `periodic` and worse than seasonal naive here).
+    Series s = dailySeries(12, 100, 0, 5, 22);
+    std::mt19937 rng(29);
+    std::normal_distribution<double> jump(0, 15);
+    double offset = 0;
+    for (std::size_t t = 0; t < s.size(); ++t) {
+        if (t % (kDay / 2) == kDay / 4)
+            offset = jump(rng);
+        s.values[t] += offset;
+    }
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    const ModelRegistry registry = ModelRegistry::withBuiltins();
+    const MaseScale scale = maseScale(s, *split);
+    const auto ours = backtest(*registry.make(kSeasonalModel), s, *split, scale);
+    const auto periodic = backtest(*registry.make(kPeriodic), s, *split, scale);
+    const auto naive = backtest(*registry.make(kSeasonalNaiveDaily), s, *split, scale);
+    QVERIFY(ours && periodic && naive);
+    QVERIFY2(ours->smapePct <= 1.1 * periodic->smapePct && ours->smapePct < naive->smapePct,
+        (std::to_string(ours->smapePct) + " vs " + std::to_string(periodic->smapePct) + " and "
+            + std::to_string(naive->smapePct))
+            .c_str());
 }
 
 void TestForecast::modelGivesAFiniteBandOnAShortHistory()

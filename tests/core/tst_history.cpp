@@ -98,11 +98,14 @@ private slots:
         } else if (version >= 2) {
             QVERIFY(execute(dbPath(),
                 "INSERT INTO pools VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
-                "INSERT INTO nodes VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
+                "INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms)"
+                " VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
                 "INSERT INTO devices VALUES ('n1', 0, 'gpu', 'T4', 16384, 1000), ('n1', 1, 'gpu', 'T4', 16384, 1000);"
                 "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
                 "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
         }
+        if (version == 4)
+            QVERIFY(execute(dbPath(), "UPDATE nodes SET cordon = 'powered down by proposal', peak_reserved = 1;"));
         if (version == 3)
             QVERIFY(execute(dbPath(),
                 "INSERT INTO proposals VALUES (1, 'quota', 'applied', 'low', 'why', '{}', '{\"key\":\"quota:batch\",\"actions\":[]}',"
@@ -130,9 +133,12 @@ private slots:
         QCOMPARE(w.devices[0].value("device", -1), 1);
         QCOMPARE(w.devices[0].value("share", 0), 500);
         QCOMPARE(w.devices[0].value("memoryMiB", 0), 2048);
-        // Added in version 4: no cordon and no reservation on nodes from before.
-        QCOMPARE(snapshot->nodes[0].cordon, std::string());
-        QVERIFY(!snapshot->nodes[0].peakReserved);
+        // Added in version 4: no cordon and no reservation on nodes from before; kept from version 4 on.
+        QCOMPARE(snapshot->nodes[0].cordon, std::string(version >= 4 ? "powered down by proposal" : ""));
+        QCOMPARE(snapshot->nodes[0].peakReserved, version >= 4);
+        // Added in version 5: workloads from before are on their first launch.
+        QCOMPARE(w.incarnation, 0);
+        QCOMPARE(w.highestIncarnation, 0);
         if (version == 3) {
             QCOMPARE(snapshot->proposals.size(), std::size_t { 1 });
             QCOMPARE(snapshot->proposals[0].decidedBy, std::string("operator:x"));

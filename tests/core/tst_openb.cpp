@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -390,6 +391,8 @@ void TestOpenb::incrementalFragmentationEqualsFullMeasure()
         { 12000, AcceleratorKind::Gpu, 2, 1000, {}, {}, 3, 0.15, 16384 },
         { 2000, AcceleratorKind::Gpu, 1, 1000, { static_cast<ModelId>(g2 + 1) }, {}, 2, 0.2, 0 },
         { 6000, AcceleratorKind::None, 0, 0, {}, {}, 2, 0.25, 4096 },
+        // Names a model id beyond the 64 a bit mask holds, so that usability is read from the list.
+        { 3000, AcceleratorKind::Gpu, 1, 750, { g2, 100 }, {}, 1, 0.05, 2048 },
     };
     std::mt19937_64 rng(11);
     for (double weight : { 0.0, 0.5, 1.0 }) {
@@ -419,6 +422,11 @@ void TestOpenb::incrementalFragmentationEqualsFullMeasure()
                 = std::max<std::int64_t>(0, now.memoryFreeMiB - static_cast<std::int64_t>(rng() % 8) * 1024);
             const double full = model.fragmentation(NodeFreeState { cpu, memory, devices, changed });
             QCOMPARE(model.fragmentationAfter(now, summary, changes, cpu, memory), full);
+            // The same with the node's total free share handed in, as the scoring path does.
+            NodeFreeState withTotal = now;
+            withTotal.shareTotal = std::accumulate(share.begin(), share.end(), std::int64_t { 0 });
+            QCOMPARE(model.fragmentationAfter(withTotal, summary, changes, cpu, memory), full);
+            QCOMPARE(model.fragmentation(withTotal, summary), model.fragmentation(now));
         }
     }
 }

@@ -57,6 +57,8 @@ private slots:
     void freesAcceleratorShare();
     void dryRunChangesNothing();
     void profileWithoutPreemptionEvictsNothing();
+    void equalCostsGoToTheTieOrder_data();
+    void equalCostsGoToTheTieOrder();
 };
 
 void TestPreemption::evictsLowestPriorityNodeFirst()
@@ -216,6 +218,40 @@ void TestPreemption::profileWithoutPreemptionEvictsNothing()
     QVERIFY(!d.placement.has_value());
     QVERIFY(d.victims.empty());
     QVERIFY(c.workload(10)->placement.has_value());
+}
+
+void TestPreemption::equalCostsGoToTheTieOrder_data()
+{
+    QTest::addColumn<bool>("reversed");
+    QTest::newRow("node order") << false;
+    QTest::newRow("reversed tie rank") << true;
+}
+
+void TestPreemption::equalCostsGoToTheTieOrder()
+{
+    // Five nodes, each full with one resident of the same lowest priority: every choice costs the same, so the tie
+    // order decides, even though the search stops early once no remaining node can cost less.
+    QFETCH(bool, reversed);
+    ClusterState c;
+    constexpr int kNodes = 5;
+    for (int i = 0; i < kNodes; ++i) {
+        const NodeId n = c.addNode(cpuNode("n" + std::to_string(i), 4000));
+        resident(c, n, 10 + i, 4000, 1);
+    }
+    SchedulerConfig config;
+    config.exhaustive = true;
+    for (int i = 0; i < kNodes; ++i)
+        config.tieRank.push_back(static_cast<std::uint32_t>(reversed ? kNodes - 1 - i : i));
+    auto created = Scheduler::create(c, Profile { "preempt", { { "priority", 1.0 } }, true },
+        PolicyRegistry::withBuiltins(), PolicyOptions {}, config);
+    QVERIFY(created.has_value());
+    QVERIFY(c.addWorkload(cpuWorkload(1, 2000, 0, 5)));
+    const Decision d = (*created)->place(1);
+    QVERIFY(d.placement.has_value());
+    const NodeId expected = reversed ? kNodes - 1 : 0;
+    QCOMPARE(d.placement->node, expected);
+    QCOMPARE(d.victims, std::vector<WorkloadId> { 10 + expected });
+    QVERIFY(c.checkInvariants());
 }
 
 QTEST_APPLESS_MAIN(TestPreemption)

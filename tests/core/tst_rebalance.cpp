@@ -2,7 +2,8 @@
 // and the base quota given back in a trough) and energy proposals (idle nodes powered down while the rest holds the
 // forecast peak, powered up when it does not), then the whole loop on a real SQLite store and control plane —
 // forecasts from stored history, one pending proposal per subject, approval applying only on the state it was
-// planned on (else re-planned), rejection, expiry, and everything surviving a restart.
+// planned on (else re-planned), rejection, expiry, and everything surviving a restart; the power hook (a real script
+// switching nodes off and on, one that fails, one that hangs past its timeout) and the carbon hold across a restart.
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "core/api/workload_spec.h"
@@ -17,7 +18,10 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <fstream>
 #include <thread>
 
 using namespace tidepool;
@@ -128,6 +132,44 @@ private:
         return std::move(*created);
     }
 
+    // An executable shell script in the test's directory.
+    std::string script(const QString& fileName, const std::string& body) const
+    {
+        const std::string path = m_dir.filePath(fileName).toStdString();
+        std::ofstream(path) << "#!/bin/sh\n" << body;
+        ::chmod(path.c_str(), 0755);
+        return path;
+    }
+
+    // Runs the core's thread until proposal `id` is no longer `approved` (its power command is done) or 20 s pass.
+    bool waitDecided(const Rebalancer& r, std::int64_t id)
+    {
+        io().restart(); // stopped when the work guard of an earlier wait went
+        auto busy = boost::asio::make_work_guard(io());
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (r.proposal(id)->state == ProposalState::Approved && std::chrono::steady_clock::now() < deadline)
+            io().run_for(std::chrono::milliseconds(10));
+        return r.proposal(id)->state != ProposalState::Approved;
+    }
+
+    // Three idle warm nodes, a rebalancer with the power hook, and the first power-down it proposes.
+    std::pair<std::unique_ptr<Rebalancer>, std::int64_t> powerDownWith(
+        ControlPlane& p, const std::string& command, std::chrono::milliseconds timeout)
+    {
+        for (const char* n : { "n1", "n2", "n3" })
+            join(p, n, 8000, 32768);
+        RebalanceConfig config;
+        config.powerCommand = command;
+        config.powerCommandTimeout = timeout;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        auto r = rebalancer(p, config);
+        std::int64_t id = 0;
+        for (const std::int64_t created : r->evaluateNow(kNow))
+            if (r->proposal(created)->kind == ProposalKind::PowerDown && id == 0)
+                id = created;
+        return { std::move(r), id };
+    }
+
     // A week of 5-minute history: pool "web" swings daily between 1500 and 4500 mCPU, peaking 30 minutes after
     // `kNow`; pool "batch" holds 2000 mCPU.
     static void writeHistory(store::Store& store)
@@ -224,6 +266,58 @@ private slots:
         QCOMPARE(up[0].key, std::string("power:down-1"));
         QCOMPARE(up[0].plan[0].type, Action::Type::Uncordon);
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
+    }
+
+    // Accelerator nodes: an idle one stays in service while accelerator work waits or while the hot tier's forecast
+    // peak needs its GPUs, and one powered down comes back for them. A node is powered down only with a margin above
+    // the forecast, so that the next, slightly higher forecast does not bring it straight back.
+    void acceleratorWorkAndTheHotPeakKeepGpuNodes()
+    {
+        auto gpuNode = [](const std::string& name, std::string cordon = {}) {
+            auto n = node(name, 60 * kMinute, std::move(cordon));
+            n.tier = "hot";
+            n.accelerators = 8;
+            n.acceleratorMilli = 8000;
+            return n;
+        };
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 1000.0) };
+        input.nodes = { node("busy", 0), gpuNode("gpu-1"), gpuNode("gpu-2"), gpuNode("gpu-3") };
+        input.nodes[0].tier = "hot";
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 3 });
+
+        input.pendingAcceleratorMilli = 500; // half a GPU waits
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
+
+        input.pendingAcceleratorMilli = 0;
+        input.hotAcceleratorPeak = 12000.0; // 14400 with headroom: two of the three GPU nodes must stay
+        auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 1 });
+
+        // Powered down, and accelerator work waits: brought back, one node's eight GPUs at a time.
+        input.hotAcceleratorPeak.reset();
+        input.nodes = { node("busy", 0), gpuNode("gpu-1"), gpuNode("gpu-2", "powered down by proposal"),
+            gpuNode("gpu-3", "powered down by proposal") };
+        input.nodes[0].tier = "hot";
+        input.pendingAcceleratorMilli = 3000;
+        auto up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QVERIFY(up[0].reason.find("3000 milli-devices short") != std::string::npos);
+        input.pendingAcceleratorMilli = 9000;
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp).size(), std::size_t { 2 });
+
+        // The margin: 4 nodes of 8000 mCPU, a forecast of 6500 (7800 with headroom). Powering one down leaves 24000,
+        // two 16000, three 8000: 8000 holds 7800 but not 7800 × 1.1, so the third stays.
+        input = {};
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 6500.0) };
+        input.nodes = { node("busy", 0), node("idle-1", 60 * kMinute), node("idle-2", 60 * kMinute),
+            node("idle-3", 60 * kMinute) };
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 2 });
+        rebalance::EvaluatorConfig noMargin;
+        noMargin.powerDownMargin = 0;
+        QCOMPARE(ofKind(rebalance::evaluate(input, noMargin), ProposalKind::PowerDown).size(), std::size_t { 3 });
     }
 
     void hotAcceleratorsAreReservedBeforeAPeakAndLentInATrough()
@@ -356,8 +450,9 @@ private slots:
         QVERIFY(p.cluster().checkInvariants());
     }
 
-    // Two batch workloads holding 300 milli-GPU each on two GPUs: consolidation moves one beside the other, which
-    // frees a whole GPU; approving it migrates the workload (stopped there, launched here) and nothing goes over.
+    // Two batch workloads holding 300 milli-GPU each on two GPUs, and a workload waiting for three whole GPUs:
+    // consolidation moves one beside the other, which frees the third; approving it migrates the workload (stopped
+    // there, launched here) and nothing goes over. Without the waiting workload nothing is proposed.
     void fragmentedGpusAreConsolidated()
     {
         std::vector<std::pair<std::string, protocol::Message>> sent;
@@ -386,18 +481,29 @@ private slots:
             const auto device = p.workload(ids[i])->devices[0].device;
             if (device != i) {
                 QVERIFY(p.migrate(ids[i], "g1", device, "g1", i));
-                p.onWorkloadUpdate("g1", protocol::WorkloadStatus { ids[i], "running", 200 + i, 0, {} });
+                p.onWorkloadUpdate(
+                    "g1", protocol::WorkloadStatus { ids[i], "running", 200 + i, 0, {}, p.workload(ids[i])->incarnation });
             }
         }
         QCOMPARE(p.workload(ids[0])->devices[0].device, std::int16_t { 0 });
         QCOMPARE(p.workload(ids[1])->devices[0].device, std::int16_t { 1 });
 
-        // By default only moves between nodes are planned (today's agents refuse a second launch of an id on one
-        // node); this cluster has one node.
+        // Nothing waits for whole GPUs: no consolidation is worth the restarts it costs.
         QVERIFY(rebalancer(p)->evaluateNow(kNow).empty());
-        RebalanceConfig within;
-        within.consolidateWithinNodes = true;
-        auto r = rebalancer(p, within);
+        SubmitRequest wide;
+        wide.name = "wide";
+        wide.requests = { 1000, 1024, 0, 0 };
+        wide.accelerators.kind = AcceleratorKind::Gpu;
+        wide.accelerators.count = 3;
+        wide.argv = { "/bin/true" };
+        const WorkloadId waiting = *p.submit(wide);
+        QCOMPARE(name(p.workload(waiting)->phase), std::string("pending"));
+
+        // Only moves between nodes when told so (for agents from before incarnations); this cluster has one node.
+        RebalanceConfig between;
+        between.consolidateWithinNodes = false;
+        QVERIFY(rebalancer(p, between)->evaluateNow(kNow).empty());
+        auto r = rebalancer(p); // by default within nodes too: each move is a new incarnation of the workload
         const auto proposals = r->evaluateNow(kNow);
         QCOMPARE(proposals.size(), std::size_t { 1 });
         const auto* proposal = r->proposal(proposals[0]);
@@ -416,9 +522,13 @@ private slots:
         const LiveWorkload* moved = p.workload(move.workload);
         QCOMPARE(moved->devices[0].device, static_cast<std::int16_t>(move.device));
         QCOMPARE(name(moved->phase), std::string("launching"));
-        // The old copy is stopped and the new one launched.
+        // The old copy is stopped and the new one launched, as the workload's next incarnation.
         QVERIFY(std::any_of(sent.begin(), sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Stop>(s.second); }));
-        QVERIFY(std::any_of(sent.begin(), sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Launch>(s.second); }));
+        const auto relaunch = std::find_if(
+            sent.begin(), sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Launch>(s.second); });
+        QVERIFY(relaunch != sent.end());
+        QCOMPARE(std::get<protocol::Launch>(relaunch->second).incarnation, moved->incarnation);
+        QVERIFY(moved->incarnation > 0);
         QVERIFY(p.cluster().checkInvariants());
         const auto& devices = p.cluster().node(p.nodeByName("g1")->id).devices;
         QCOMPARE(std::count_if(devices.begin(), devices.end(), [](const Device& d) { return d.idle(); }), 3L);
@@ -444,7 +554,8 @@ private slots:
             p.onWorkloadUpdate(session, protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
             if (node != "hot-1") {
                 QVERIFY(p.migrate(ids.back(), node, -1, "hot-1", -1));
-                p.onWorkloadUpdate("hot-1", protocol::WorkloadStatus { ids.back(), "running", 20 + i, 0, {} });
+                p.onWorkloadUpdate("hot-1",
+                    protocol::WorkloadStatus { ids.back(), "running", 20 + i, 0, {}, p.workload(ids.back())->incarnation });
             }
         }
         for (const auto& [session, cpu] : { std::pair { "hot-1", 0.95 }, std::pair { "cool-1", 0.10 } }) {
@@ -565,6 +676,7 @@ private slots:
 
     // A plan whose second step fails when applied (its target ran out of CPU after it was planned; the plan's own
     // check looks at the GPU it moves to, which still has room) rolls the first step back and says which failed.
+    // (A workload waits for a whole GPU, so that the consolidation is proposed at all.)
     void aFailedStepRollsBackTheOnesBefore()
     {
         auto plane = memoryPlane();
@@ -586,15 +698,24 @@ private slots:
             const std::string at = p.cluster().node(p.workload(id)->node).name;
             if (at != node)
                 [&] { QVERIFY(p.migrate(id, at, share > 0 ? 0 : -1, node, share > 0 ? 0 : -1)); }();
-            p.onWorkloadUpdate(node, protocol::WorkloadStatus { id, "running", 1, 0, {} });
+            p.onWorkloadUpdate(node, protocol::WorkloadStatus { id, "running", 1, 0, {}, p.workload(id)->incarnation });
             return id;
         };
         const WorkloadId a = place("a", 200, 1000, "g1");
         const WorkloadId b = place("b", 200, 1000, "g1");
         place("c", 500, 1000, "g2");
+        SubmitRequest wide; // waits for a whole GPU: what makes consolidating worth its restarts
+        wide.name = "wide";
+        wide.requests = { 500, 512, 0, 0 };
+        wide.accelerators.kind = AcceleratorKind::Gpu;
+        wide.accelerators.count = 1;
+        wide.argv = { "/bin/true" };
+        const auto waiting = p.submit(wide);
+        QVERIFY(waiting);
         auto r = rebalancer(p);
         const auto proposals = r->evaluateNow(kNow);
         QCOMPARE(proposals.size(), std::size_t { 1 });
+        QVERIFY(p.cancel(*waiting)); // out of the queue, so that the hog below is placed at once
         const auto* proposal = r->proposal(proposals[0]);
         QCOMPARE(proposal->plan.size(), std::size_t { 2 }); // a and b onto g2's GPU, freeing g1's
         QCOMPARE(proposal->plan[0].target, std::string("g2"));
@@ -613,6 +734,200 @@ private slots:
         QCOMPARE(p.cluster().node(p.workload(a)->node).name, std::string("g1"));
         QCOMPARE(p.cluster().node(p.workload(b)->node).name, std::string("g1"));
         QVERIFY(p.cluster().checkInvariants());
+    }
+
+    // The power hook: approving a power-down cordons the idle node and then runs `<command> off <node>` (a real child
+    // process, here a script that records its arguments); approving the power-up that a peak brings runs `<command> on
+    // <node>` before the cordon is lifted. Until the command is done the proposal is approved with the step running.
+    void powerCommandSwitchesNodesOffAndOn()
+    {
+        const std::string log = m_dir.filePath(QStringLiteral("power.log")).toStdString();
+        std::remove(log.c_str());
+        const std::string command = script(QStringLiteral("power-ok.sh"), "echo \"$@\" >> '" + log + "'\n");
+        auto plane = memoryPlane();
+        ControlPlane& p = *plane;
+        auto [r, id] = powerDownWith(p, command, std::chrono::seconds(10));
+        QVERIFY(id != 0);
+        const std::string node = r->proposal(id)->plan.at(0).target;
+        const auto approved = r->approve(id, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Approved)); // switching off
+        QCOMPARE((*approved)->steps.size(), std::size_t { 2 });
+        QCOMPARE((*approved)->steps[1]["outcome"].get<std::string>(), std::string("running"));
+        QVERIFY(p.nodeByName(node)->cordon.rfind(rebalance::kPowerDownCordon, 0) == 0); // cordoned first
+        QVERIFY(waitDecided(*r, id));
+        const auto* down = r->proposal(id);
+        QCOMPARE(name(down->state), name(ProposalState::Applied));
+        QCOMPARE(down->steps[1]["step"].get<std::string>(), "power node " + node + " off (" + command + " off " + node + ")");
+        QCOMPARE(down->steps[1]["outcome"].get<std::string>(), std::string("done"));
+        std::ifstream in(log);
+        std::string line;
+        QVERIFY(std::getline(in, line));
+        QCOMPARE(line, "off " + node);
+
+        // A peak needs it back: 15000 mCPU asked of the 16000 in service (18000 with headroom).
+        for (int i = 0; i < 2; ++i) {
+            SubmitRequest s;
+            s.name = "peak-" + std::to_string(i);
+            s.requests = { 7500, 1024, 0, 0 };
+            s.argv = { "/bin/true" };
+            QVERIFY(p.submit(s));
+        }
+        std::int64_t upId = 0;
+        for (const std::int64_t created : r->evaluateNow(kNow + 5 * kMinute))
+            if (r->proposal(created)->kind == ProposalKind::PowerUp)
+                upId = created;
+        QVERIFY(upId != 0);
+        QCOMPARE(r->proposal(upId)->plan.at(0).target, node);
+        const auto up = r->approve(upId, "operator:test", kNow + 6 * kMinute);
+        QVERIFY2(up, up ? "" : up.error().message.c_str());
+        QCOMPARE(name((*up)->state), name(ProposalState::Approved));
+        QVERIFY(!p.nodeByName(node)->cordon.empty()); // switched on first, uncordoned after
+        QVERIFY(waitDecided(*r, upId));
+        QCOMPARE(name(r->proposal(upId)->state), name(ProposalState::Applied));
+        QCOMPARE(r->proposal(upId)->steps.size(), std::size_t { 2 }); // power on, then uncordon
+        QVERIFY(p.nodeByName(node)->cordon.empty());
+        QVERIFY(std::getline(in, line));
+        QCOMPARE(line, "on " + node);
+    }
+
+    // A power command that fails, or hangs past its timeout, fails its step with the exit status (or the timeout) and
+    // the tail of its standard error, and the cordon before it is rolled back; a failed power-up leaves the cordon.
+    void aFailingOrHangingPowerCommandRollsBack()
+    {
+        const std::string failing = script(QStringLiteral("power-fails.sh"),
+            "echo 'ipmitool: connecting' >&2\necho \"no BMC answers for $2 at 10.0.0.7\" >&2\nexit 3\n");
+        const std::string hanging = script(QStringLiteral("power-hangs.sh"), "echo 'waiting for the BMC' >&2\nsleep 30\n");
+        for (const auto& [command, expected] :
+            { std::pair { failing, std::string("exit status 3") }, std::pair { hanging, std::string("timed out after 1000 ms (killed)") } }) {
+            auto plane = memoryPlane();
+            ControlPlane& p = *plane;
+            auto [r, id] = powerDownWith(p, command, std::chrono::milliseconds(1000));
+            QVERIFY(id != 0);
+            const std::string node = r->proposal(id)->plan.at(0).target;
+            const auto started = std::chrono::steady_clock::now();
+            QVERIFY(r->approve(id, "operator:test", kNow + kMinute));
+            QVERIFY(waitDecided(*r, id));
+            // The hanging one is killed with its process group at the timeout, not waited for.
+            QVERIFY(std::chrono::steady_clock::now() - started < std::chrono::seconds(10));
+            const auto* proposal = r->proposal(id);
+            QCOMPARE(name(proposal->state), name(ProposalState::Failed));
+            QCOMPARE(proposal->steps.size(), std::size_t { 3 }); // cordon, power off, roll back the cordon
+            const std::string outcome = proposal->steps[1]["outcome"].get<std::string>();
+            QVERIFY2(outcome.rfind("failed: " + expected, 0) == 0, outcome.c_str());
+            if (command == failing)
+                QVERIFY2(outcome.find("ipmitool: connecting|no BMC answers for " + node + " at 10.0.0.7") != std::string::npos,
+                    outcome.c_str());
+            else
+                QVERIFY2(outcome.find("waiting for the BMC") != std::string::npos, outcome.c_str());
+            QCOMPARE(proposal->steps[2]["step"].get<std::string>(), "roll back: uncordon node " + node);
+            QCOMPARE(proposal->steps[2]["outcome"].get<std::string>(), std::string("done"));
+            QVERIFY2(proposal->detail.find(expected) != std::string::npos
+                    && proposal->detail.find("every earlier step was rolled back") != std::string::npos,
+                proposal->detail.c_str());
+            QVERIFY(p.nodeByName(node)->cordon.empty()); // it stays on, so it takes work again
+        }
+
+        // A power-up whose command fails: nothing was done, the node stays cordoned.
+        auto plane = memoryPlane();
+        ControlPlane& p = *plane;
+        auto [r, unused] = powerDownWith(p, failing, std::chrono::seconds(10));
+        QVERIFY(p.setCordon("n3", std::string(rebalance::kPowerDownCordon) + " by hand"));
+        for (int i = 0; i < 2; ++i) {
+            SubmitRequest s;
+            s.name = "peak-" + std::to_string(i);
+            s.requests = { 7500, 1024, 0, 0 };
+            s.argv = { "/bin/true" };
+            QVERIFY(p.submit(s));
+        }
+        std::int64_t upId = 0;
+        for (const std::int64_t created : r->evaluateNow(kNow + 5 * kMinute))
+            if (r->proposal(created)->kind == ProposalKind::PowerUp)
+                upId = created;
+        QVERIFY(upId != 0);
+        QVERIFY(r->approve(upId, "operator:test", kNow + 6 * kMinute));
+        QVERIFY(waitDecided(*r, upId));
+        QCOMPARE(name(r->proposal(upId)->state), name(ProposalState::Failed));
+        QCOMPARE(r->proposal(upId)->steps.size(), std::size_t { 1 });
+        QVERIFY2(r->proposal(upId)->steps[0]["outcome"].get<std::string>().rfind("failed: exit status 3", 0) == 0,
+            r->proposal(upId)->steps[0].dump().c_str());
+        QVERIFY(!p.nodeByName("n3")->cordon.empty());
+    }
+
+    // The carbon hold is kept in the store: a restart inside the window keeps deferrable batch held (restored pending
+    // work is held again, new work too), the window's end releases it, and a lifted hold stays lifted.
+    void carbonHoldSurvivesARestart()
+    {
+        std::int64_t clock = kNow;
+        ControlPlaneConfig config;
+        config.clock = [&clock] { return clock; };
+        const AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto open = [&](store::Store& store) {
+            auto created = ControlPlane::create(io(), config, link, {}, &store);
+            if (!created)
+                qFatal("%s", created.error().message.c_str());
+            return std::move(*created);
+        };
+        auto deferrable = [](const char* n) {
+            SubmitRequest s;
+            s.name = n;
+            s.requests = { 500, 256, 0, 0 };
+            s.deferrable = true;
+            s.argv = { "/bin/true" };
+            return s;
+        };
+        const std::int64_t window = kNow + 60 * kMinute;
+        WorkloadId held = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto p = open(**opened);
+            join(*p, "n1", 8000, 32768);
+            p->setCarbonHold(window, "a carbon proposal");
+            held = *p->submit(deferrable("held"));
+            QCOMPARE(name(p->workload(held)->phase), std::string("pending"));
+            p->stop();
+        }
+        clock = kNow + 10 * kMinute;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto p = open(**opened);
+            QCOMPARE(p->carbonHoldUntilMs(), window);
+            join(*p, "n1", 8000, 32768); // its agent returns: pending work is tried again
+            io().poll();
+            io().restart();
+            p->retryPending();
+            QCOMPARE(name(p->workload(held)->phase), std::string("pending"));
+            QVERIFY2(p->workload(held)->detail.rfind("held for a low-carbon window until " + std::to_string(window), 0) == 0,
+                p->workload(held)->detail.c_str());
+            const WorkloadId later = *p->submit(deferrable("later"));
+            QCOMPARE(name(p->workload(later)->phase), std::string("pending"));
+            // The window comes: both are placed, and the hold is gone.
+            clock = window + kMinute;
+            p->releaseHeld(clock);
+            p->retryPending();
+            QCOMPARE(name(p->workload(held)->phase), std::string("launching"));
+            QCOMPARE(name(p->workload(later)->phase), std::string("launching"));
+            QCOMPARE(p->carbonHoldUntilMs(), std::int64_t { 0 });
+            p->stop();
+        }
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            auto p = open(**opened);
+            QCOMPARE(p->carbonHoldUntilMs(), std::int64_t { 0 });
+            p->stop();
+            // A damaged stored hold is refused at start, naming the setting and the field.
+            (*opened)->putMeta("carbon_hold", R"({"untilMs":"soon"})");
+            QVERIFY((*opened)->commit());
+        }
+        auto opened = store::openSqliteStore(dbPath());
+        const auto refused = ControlPlane::create(io(), config, link, {}, opened->get());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("carbon_hold") != std::string::npos
+                && refused.error().message.find("`untilMs`") != std::string::npos,
+            refused.error().message.c_str());
     }
 
     void loopForecastsProposesAndApplies()

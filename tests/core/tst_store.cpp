@@ -210,6 +210,38 @@ private slots:
         QCOMPARE(launch.workloadId, launching);
     }
 
+    // A workload moved on its node (incarnation 1) and restarted core: the incarnation is kept, so the next move is a
+    // new one (2) and the agent never takes it for a launch it has seen.
+    void incarnationsSurviveARestart()
+    {
+        WorkloadId id = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            auto first = plane(**opened, std::chrono::milliseconds(60'000));
+            first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+            first->onInventory("s1", inventory());
+            id = *first->submit(request("moved", 100));
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 1, 0, {} });
+            QVERIFY(first->migrate(id, "n1", -1, "n1", -1));
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 2, 0, {}, 1 });
+            first->stop();
+        }
+        auto opened = store::openSqliteStore(dbPath());
+        auto second = plane(**opened, std::chrono::milliseconds(60'000));
+        QCOMPARE(second->workload(id)->incarnation, 1);
+        QCOMPARE(second->workload(id)->highestIncarnation, 1);
+        second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s2",
+            inventory({ protocol::WorkloadStatus { id, "killed", 0, 15, {}, 0 },
+                protocol::WorkloadStatus { id, "running", 2, 0, {}, 1 } }));
+        QCOMPARE(name(second->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(second->workload(id)->pid, 2);
+        m_sent.clear();
+        QVERIFY(second->migrate(id, "n1", -1, "n1", -1));
+        QCOMPARE(std::get<protocol::Launch>(m_sent.back().second).incarnation, 2);
+        second->stop();
+    }
+
     void afterTheGraceSilentNodesAreLost()
     {
         WorkloadId id = 0;

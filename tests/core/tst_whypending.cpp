@@ -4,8 +4,11 @@
 
 #include "tests/core/cluster_builder.h"
 
+#include "core/sched/class_matcher.h"
+
 #include <QtTest>
 
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -99,6 +102,7 @@ private slots:
     void successExplainsWhyHere();
     void singleReasonClusters_data();
     void singleReasonClusters();
+    void keptClassMatchesEqualFreshOnes();
 };
 
 void TestWhyPending::failureCountsEveryReason_data()
@@ -214,6 +218,58 @@ void TestWhyPending::singleReasonClusters()
     QCOMPARE(text(d.report.mainReason()), text(static_cast<RejectReason>(expected)));
     QCOMPARE(count(d.report, static_cast<RejectReason>(expected)), 3);
     QCOMPARE(d.report.nodesConsidered, 3);
+}
+
+void TestWhyPending::keptClassMatchesEqualFreshOnes()
+{
+    // The index walk keeps the static class checks per workload signature. Whatever the workload, a kept result must
+    // equal one computed afresh, also after the slowdown table changes and after the index is rebuilt.
+    Zoo zoo(true);
+    QVERIFY(zoo.built);
+    NodeIndex index;
+    index.rebuild(zoo.cluster);
+    SlowdownTable slowdowns;
+    std::vector<Workload> workloads;
+    for (bool pooled : { false, true })
+        for (LatencyClass latency : { LatencyClass::RealTime, LatencyClass::LatencySensitive, LatencyClass::Batch })
+            for (IsaMask isas : { IsaMask { 0 }, isaBit(Isa::X86_64), isaBit(Isa::Aarch64) })
+                for (int accelerator = 0; accelerator < 3; ++accelerator) {
+                    Workload w = accelerator == 0 ? cpuWorkload(7, 1000) : zoo.workload(7);
+                    if (accelerator == 1)
+                        w.accelerators.allowedModels.clear();
+                    w.pool = pooled ? zoo.pool : kNoPool;
+                    w.latency = latency;
+                    w.nativeIsas = isas;
+                    w.allowTranslation = isas == isaBit(Isa::Aarch64);
+                    workloads.push_back(w);
+                }
+    ClassMatcher kept;
+    auto compareAll = [&] {
+        for (int pass = 0; pass < 2; ++pass) // the second pass reads what the first one kept
+            for (const Workload& w : workloads) {
+                ClassMatcher fresh;
+                const ClassMatcher::Result& expected = fresh.match(index, w, slowdowns);
+                const ClassMatcher::Result& got = kept.match(index, w, slowdowns);
+                QCOMPARE(got.rejected.rejected, expected.rejected.rejected);
+                QCOMPARE(got.rejected.nodesConsidered, expected.rejected.nodesConsidered);
+                QCOMPARE(got.matching.size(), expected.matching.size());
+                for (std::size_t i = 0; i < got.matching.size(); ++i) {
+                    QCOMPARE(got.matching[i].cls, expected.matching[i].cls);
+                    QCOMPARE(got.matching[i].translated, expected.matching[i].translated);
+                    QCOMPARE(got.matching[i].peakSensitive, expected.matching[i].peakSensitive);
+                }
+            }
+    };
+    compareAll();
+    // Translation from aarch64 to x86_64 becomes impossible: translated classes stop matching.
+    slowdowns.set(Isa::Aarch64, Isa::X86_64, std::numeric_limits<double>::infinity());
+    compareAll();
+    // A node is cordoned and the index rebuilt: the class counts change.
+    Node extra = acceleratorNode("late", AcceleratorKind::Gpu, zoo.a100, 1);
+    extra.schedulable = false;
+    zoo.cluster.addNode(std::move(extra));
+    index.rebuild(zoo.cluster);
+    compareAll();
 }
 
 QTEST_APPLESS_MAIN(TestWhyPending)

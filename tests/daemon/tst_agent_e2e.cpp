@@ -1,7 +1,10 @@
 // The real node agent on this machine, as root, driven through the real daemon: a pool's CPU quota holds a
 // two-thread spinner to half a core, a workload past its pool's memory limit is reported OOM-killed, an aarch64
 // binary runs through qemu-user with its slowdown reported, an agent killed with SIGKILL and restarted adopts its
-// running workload (same PID, nothing started twice), and an agent with a wrong join token is refused.
+// running workload (same PID, nothing started twice), and an agent with a wrong join token is refused. Relaunches of
+// one workload id on one node (a new incarnation each): one whose agent lost track of it is started again there, and a
+// consolidation proposal moves a share of one GPU to the other GPU of the same node, where it runs again while the
+// stopped copy's end is ignored.
 // Skips, saying why, when not root, without cgroup controllers, or without qemu-user and the aarch64 build.
 #include "harness.h"
 
@@ -71,6 +74,7 @@ private:
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
     QString stateDir() const { return path(QStringLiteral("state")); }
+    std::unique_ptr<QProcess> m_gpuAgent; // a second agent, with two declared GPUs, for the last test only
 
     bool startAgent(const QString& tokenFile = QStringLiteral("join.token"))
     {
@@ -156,7 +160,7 @@ private slots:
             },
             30'000);
 
-        for (auto* p : { m_agent.get(), m_daemon.get() })
+        for (auto* p : { m_gpuAgent.get(), m_agent.get(), m_daemon.get() })
             if (p) {
                 p->terminate();
                 if (!p->waitForFinished(5000))
@@ -265,6 +269,39 @@ private slots:
         QCOMPARE(agentLog().count(QStringLiteral("workload %1 (sleeper) launched").arg(id)), qsizetype { 1 });
     }
 
+    // The agent loses track of a workload (its shim and the workload are killed, so nothing records the end): the core
+    // places it again, here on the only node, as incarnation 1, which the agent starts beside incarnation 0's records.
+    void aWorkloadLostOnItsNodeIsStartedThereAgain()
+    {
+        const json w = submit({ { "name", "phoenix" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command", { "/bin/sleep", "120" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::int64_t id = w["id"];
+        QVERIFY(waitFor([&] { return phaseIs(id, "running"); }, 10'000));
+        const int pid = get("/v1/workloads/" + std::to_string(id))["pid"];
+        std::ifstream in((stateDir() + QStringLiteral("/workloads/%1/launch.json").arg(id)).toStdString());
+        const json record = json::parse(in, nullptr, false);
+        QVERIFY(record.is_object());
+        const int shimPid = record["shimPid"];
+        // The shim first, so that nothing records the workload's end: lost, as after a crash of the node's runtime.
+        QCOMPARE(::kill(shimPid, SIGKILL), 0);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        QCOMPARE(::kill(pid, SIGKILL), 0);
+        QVERIFY2(waitFor(
+                     [&] {
+                         const json now = get("/v1/workloads/" + std::to_string(id));
+                         return now["phase"] == "running" && now["incarnation"] == 1 && now.value("pid", 0) != pid;
+                     },
+                     20'000),
+            (get("/v1/workloads/" + std::to_string(id)).dump() + "\n" + agentLog().toStdString()).c_str());
+        const int again = get("/v1/workloads/" + std::to_string(id))["pid"];
+        QVERIFY(processAlive(again));
+        QVERIFY(QFile::exists(stateDir() + QStringLiteral("/workloads/%1@1/launch.json").arg(id)));
+        QVERIFY(agentLog().contains(QStringLiteral("workload %1@1 (phoenix) launched").arg(id)));
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
+        QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));
+    }
+
     void wrongJoinTokenIsRefused()
     {
         const double rejected = metric("tidepool_agent_joins_rejected_total");
@@ -280,6 +317,103 @@ private slots:
         intruder.waitForFinished(5000);
         QVERIFY(refused);
         QVERIFY(get("/v1/nodes/intruder").contains("error"));
+    }
+
+    // A node with two GPUs (declared in its accelerator file) holds two batch workloads, each on a GPU of its own and
+    // neither full, while one that wants a whole GPU waits: the evaluation proposes moving the lighter one beside the
+    // other, and approving it stops it and
+    // launches it again with the same id on the other GPU of the same node, as incarnation 1. It runs there; the end
+    // of the stopped copy does not end it.
+    void consolidationMovesAWorkloadBetweenTheGpusOfOneNode()
+    {
+        QFile accelerators(path(QStringLiteral("gpus.json")));
+        QVERIFY(accelerators.open(QIODevice::WriteOnly));
+        accelerators.write(R"([{"kind":"gpu","vendor":"Test","model":"T4","memoryMiB":16384,"shareCapacity":1000,"count":2}])");
+        accelerators.close();
+        m_gpuAgent = std::make_unique<QProcess>();
+        m_gpuAgent->setProcessChannelMode(QProcess::MergedChannels);
+        m_gpuAgent->setStandardOutputFile(path(QStringLiteral("gpu-agent.log")), QIODevice::Append);
+        m_gpuAgent->start(kBin + QStringLiteral("/tidepool-agent"),
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
+                path(QStringLiteral("join.token")), QStringLiteral("--state-dir"), path(QStringLiteral("state-gpu")),
+                QStringLiteral("--name"), QStringLiteral("e2e-gpu"), QStringLiteral("--accelerator-file"),
+                path(QStringLiteral("gpus.json")), QStringLiteral("--no-slowdown") });
+        QVERIFY(m_gpuAgent->waitForStarted(5000));
+        QVERIFY(waitFor([&] { return get("/v1/nodes/e2e-gpu")["state"] == "ready"; }, 30'000));
+
+        const auto gpuJob = [&](const char* name, int share) {
+            json accelerator { { "kind", "gpu" }, { "count", 1 } };
+            if (share > 0)
+                accelerator["share"] = share;
+            const json w = submit({ { "name", name }, { "cpuMillis", 100 }, { "memoryMiB", 16 }, { "accelerators", accelerator },
+                { "command", { "/bin/sleep", "300" } } });
+            return w.value("id", std::int64_t { 0 });
+        };
+        const auto deviceOf = [&](std::int64_t id) {
+            const json w = get("/v1/workloads/" + std::to_string(id));
+            return w.contains("devices") && !w["devices"].empty() ? w["devices"][0]["device"].get<int>() : -1;
+        };
+        // Two of 600 take a GPU each; one of 300 joins one of them, whose 600 then goes: 300 on one GPU, 600 on the other.
+        const std::int64_t a = gpuJob("big-a", 600), b = gpuJob("big-b", 600), small = gpuJob("small", 300);
+        QVERIFY(a && b && small);
+        for (const std::int64_t id : { a, b, small })
+            QVERIFY2(waitFor([&] { return phaseIs(id, "running"); }, 15'000), get("/v1/workloads/" + std::to_string(id)).dump().c_str());
+        QCOMPARE(get("/v1/workloads/" + std::to_string(small))["node"].get<std::string>(), std::string("e2e-gpu"));
+        QVERIFY(deviceOf(a) != deviceOf(b));
+        const std::int64_t beside = deviceOf(a) == deviceOf(small) ? a : b;
+        const std::int64_t stays = beside == a ? b : a;
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(beside), m_token).status, 200);
+        QVERIFY(waitFor([&] { return phaseIs(beside, "cancelled"); }, 15'000));
+        const int fromDevice = deviceOf(small);
+        const int oldPid = get("/v1/workloads/" + std::to_string(small))["pid"];
+        const std::int64_t whole = gpuJob("whole", 0); // a whole GPU: neither is free
+        QVERIFY(whole);
+        QVERIFY(phaseIs(whole, "pending"));
+
+        const auto evaluated = request(m_apiPort, http::verb::post, "/v1/evaluate", m_token, "{}");
+        QCOMPARE(evaluated.status, 200);
+        std::int64_t proposal = 0;
+        const json created = evaluated.data(); // a named value: a range-for over a temporary's member dangles
+        for (const json& p : created["created"])
+            if (p["kind"] == "consolidate")
+                proposal = p["id"];
+        QVERIFY2(proposal, evaluated.body.c_str());
+        const auto approved = request(m_apiPort, http::verb::post, "/v1/proposals/" + std::to_string(proposal) + "/approve", m_token);
+        QCOMPARE(approved.status, 200);
+        QCOMPARE(approved.data()["state"].get<std::string>(), std::string("applied"));
+
+        // Running again, on the other GPU of the same node, as incarnation 1: a new process.
+        QVERIFY2(waitFor(
+                     [&] {
+                         const json w = get("/v1/workloads/" + std::to_string(small));
+                         return w["phase"] == "running" && w["incarnation"] == 1 && w.value("pid", 0) != oldPid;
+                     },
+                     20'000),
+            get("/v1/workloads/" + std::to_string(small)).dump().c_str());
+        QCOMPARE(deviceOf(small), deviceOf(stays));
+        QVERIFY(deviceOf(small) != fromDevice);
+        QCOMPARE(get("/v1/workloads/" + std::to_string(small))["node"].get<std::string>(), std::string("e2e-gpu"));
+        const int newPid = get("/v1/workloads/" + std::to_string(small))["pid"];
+        QVERIFY(processAlive(newPid));
+        // The stopped copy ended (its SIGTERM recorded) and that is not taken for the new one's end.
+        const QString gpuState = path(QStringLiteral("state-gpu/workloads"));
+        QVERIFY(waitFor([&] { return QFile::exists(gpuState + QStringLiteral("/%1/exit.json").arg(small)); }, 15'000));
+        QVERIFY(!processAlive(oldPid));
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        QCOMPARE(get("/v1/workloads/" + std::to_string(small))["phase"].get<std::string>(), std::string("running"));
+        QVERIFY(QFile::exists(gpuState + QStringLiteral("/%1@1/launch.json").arg(small)));
+        std::ifstream in((gpuState + QStringLiteral("/%1@1/launch.json").arg(small)).toStdString());
+        QCOMPARE(json::parse(in, nullptr, false).value("incarnation", -1), 1);
+
+        // The freed GPU takes the whole-GPU workload.
+        QVERIFY2(waitFor([&] { return phaseIs(whole, "running"); }, 15'000), get("/v1/workloads/" + std::to_string(whole)).dump().c_str());
+        QCOMPARE(deviceOf(whole), fromDevice);
+
+        // Done: cancel what runs there, then let the agent go.
+        for (const std::int64_t id : { stays, small, whole })
+            QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
+        for (const std::int64_t id : { stays, small, whole })
+            QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 20'000));
     }
 };
 

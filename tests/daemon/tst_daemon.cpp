@@ -360,6 +360,30 @@ private slots:
         QVERIFY(check.waitForFinished(5000));
         QCOMPARE(check.exitCode(), 2);
         QVERIFY(QString::fromUtf8(check.readAllStandardError()).contains(QStringLiteral("`apiListn`")));
+
+        // The power hook must name a program that can run; its timeout a number in range.
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--power-command"), path(QStringLiteral("no-such-ipmi-wrapper")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString powerError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(powerError.contains(QStringLiteral("--power-command"))
+                && powerError.contains(QStringLiteral("no-such-ipmi-wrapper is not an executable file")),
+            qPrintable(powerError));
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--power-command"), QStringLiteral("true"), QStringLiteral("--power-command-timeout-ms"),
+                QStringLiteral("-5") }
+                + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        QVERIFY(QString::fromUtf8(check.readAllStandardError()).contains(QStringLiteral("--power-command-timeout-ms")));
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--power-command"), QStringLiteral("true") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 0); // a bare name is looked up in PATH
+        check.start(kBin + QStringLiteral("/tidepoold"), { QStringLiteral("--help") });
+        QVERIFY(check.waitForFinished(5000));
+        QVERIFY(QString::fromUtf8(check.readAllStandardOutput()).contains(QStringLiteral("--power-command PROGRAM")));
     }
 };
 

@@ -63,8 +63,10 @@ std::vector<Seed> seeds()
                 { WorkloadStatus { 7, "running", 4242, 0, {} }, WorkloadStatus { 8, "oom_killed", 0, 9, "limit 64 MiB" } } } },
         { "workload-state", WorkloadUpdate { WorkloadStatus { 9, "exited", 17, 3, {} } } },
         { "pools", PoolConfig { { PoolLimits { "default", 4000, 8192, 100 }, PoolLimits { "batch", 500, 64, 10 } } } },
-        { "launch", Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print(1)" }, { "A=b" }, 500, 64, { 0, 3 } } },
-        { "stop", Stop { 9, 0 } },
+        { "launch", Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print(1)" }, { "A=b" }, 500, 64, { 0, 3 }, 0 } },
+        { "relaunch", Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print(1)" }, {}, 500, 64, { 1 }, 2 } },
+        { "stop", Stop { 9, 0, std::nullopt } },
+        { "stop-incarnation", Stop { 9, 0, 1 } },
     };
     addDefaults(list, std::make_index_sequence<std::variant_size_v<Message>>());
     return list;

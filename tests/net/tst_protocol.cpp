@@ -104,12 +104,16 @@ std::vector<protocol::Message> sampleMessages()
                 protocol::WorkloadStatus { 8, "oom_killed", 0, 9, "memory limit 64 MiB" } } },
         protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {} },
         protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "exited", 17, 3, {} } },
+        protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "killed", 0, 15, "moved to GPU 1", 2 } },
         protocol::PoolConfig { { protocol::PoolLimits { "default", 4000, 8192, 100 },
             protocol::PoolLimits { "batch", 500, 64, 10 } } },
         protocol::Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print('hi there')" },
-            { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 } },
-        protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {} },
-        protocol::Stop { 9, 0 },
+            { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 }, 3 },
+        protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
+        protocol::Launch { 11, "again", "default", { "/bin/true" }, {}, 0, 0, {}, protocol::kMaxIncarnation },
+        protocol::Stop { 9, 0, std::nullopt },
+        protocol::Stop { 9, 10'000, 0 },
+        protocol::Stop { 9, 10'000, 7 },
     };
 }
 
@@ -253,6 +257,7 @@ private slots:
     void malformedPayloadsAreErrors_data();
     void malformedPayloadsAreErrors();
     void hostileNameIsNotEchoed();
+    void incarnationIsOptionalOnTheWire();
 
     void hmacSha256KnownAnswers_data();
     void hmacSha256KnownAnswers();
@@ -490,6 +495,14 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("launch pool missing", "launch", "/pool", "", "pool", C::MissingField);
     row("launch workloadId beyond 2^53", "launch", "/workloadId", "9007199254740993", "workloadId", C::OutOfRange);
     row("stop graceMs negative", "stop", "/graceMs", "-5", "graceMs", C::OutOfRange);
+    row("launch incarnation negative", "launch", "/incarnation", "-1", "incarnation", C::OutOfRange);
+    row("launch incarnation beyond 2^31", "launch", "/incarnation", "2147483648", "incarnation", C::OutOfRange);
+    row("launch incarnation a string", "launch", "/incarnation", "\"1\"", "incarnation", C::WrongType);
+    row("stop incarnation negative", "stop", "/incarnation", "-2", "incarnation", C::OutOfRange);
+    row("workload_state incarnation negative", "workload_state", "/status/incarnation", "-1", "status.incarnation",
+        C::OutOfRange);
+    row("inventory workload incarnation fractional", "inventory", "/workloads/0/incarnation", "1.5",
+        "workloads[0].incarnation", C::WrongType);
     QByteArray manySamples = "[";
     for (int i = 0; i <= 1024; ++i)
         manySamples += (i ? ",{}" : "{}");
@@ -518,6 +531,42 @@ void TestProtocol::validationErrorsNameTheField()
     QCOMPARE(int(decoded.error().code), code);
     QVERIFY2(decoded.error().message.find("`" + field.toStdString() + "`") != std::string::npos,
         decoded.error().message.c_str());
+}
+
+// Peers from before incarnations neither send nor know the field: absent reads as 0 (a stop without one is for every
+// incarnation), and a first launch (0) or its statuses go out without it, as they did before.
+void TestProtocol::incarnationIsOptionalOnTheWire()
+{
+    const std::string oldLaunch = R"({"type":"launch","version":1,"workloadId":5,"name":"w","pool":"default",)"
+                                  R"("argv":["/bin/true"],"env":[],"cpuMillis":1,"memoryMiB":1,"devices":[]})";
+    auto decoded = protocol::decodeMessage(oldLaunch);
+    QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
+    QCOMPARE(std::get<protocol::Launch>(*decoded).incarnation, 0);
+    decoded = protocol::decodeMessage(R"({"type":"stop","version":1,"workloadId":5,"graceMs":0})");
+    QVERIFY(decoded);
+    QVERIFY(!std::get<protocol::Stop>(*decoded).incarnation);
+    decoded = protocol::decodeMessage(
+        R"({"type":"workload_state","version":1,"status":{"workloadId":5,"state":"running","pid":1,"exitCode":0}})");
+    QVERIFY(decoded);
+    QCOMPARE(std::get<protocol::WorkloadUpdate>(*decoded).status.incarnation, 0);
+
+    protocol::Launch first { 5, "w", "default", { "/bin/true" }, {}, 1, 1, {}, 0 };
+    QVERIFY(!json::parse(protocol::encodeMessage(first)).contains("incarnation"));
+    first.incarnation = 4;
+    QCOMPARE(json::parse(protocol::encodeMessage(first)).at("incarnation").get<int>(), 4);
+    QVERIFY(!json::parse(protocol::encodeMessage(protocol::WorkloadUpdate { { 5, "running", 1, 0, {} } }))
+                 .at("status")
+                 .contains("incarnation"));
+    QVERIFY(!json::parse(protocol::encodeMessage(protocol::Stop { 5, 0, std::nullopt })).contains("incarnation"));
+    QCOMPARE(json::parse(protocol::encodeMessage(protocol::Stop { 5, 0, 0 })).at("incarnation").get<int>(), 0);
+
+    // A bad one is refused with the field named, whatever else the launch holds.
+    json bad = json::parse(oldLaunch);
+    bad["incarnation"] = -1;
+    const auto refused = protocol::decodeMessage(bad.dump());
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().field, std::string("incarnation"));
+    QVERIFY2(refused.error().message.find("`incarnation` is -1") != std::string::npos, refused.error().message.c_str());
 }
 
 void TestProtocol::malformedPayloadsAreErrors_data()
@@ -971,10 +1020,10 @@ void TestProtocol::fullWriteQueuesCloseOrDrop()
     const std::string session = loop.joined.at(0).sessionId;
     int accepted = 0;
     for (int i = 0; i < 10; ++i)
-        accepted += loop.server->send(session, protocol::Stop { i + 1, 0 }) ? 1 : 0;
+        accepted += loop.server->send(session, protocol::Stop { i + 1, 0, std::nullopt }) ? 1 : 0;
     QCOMPARE(accepted, 4); // one in flight plus three queued; the fifth finds four frames waiting and closes
     QVERIFY(loop.logMentions("does not read: 4 frames queued"));
-    QVERIFY(!loop.server->send(session, protocol::Stop { 99, 0 }));
+    QVERIFY(!loop.server->send(session, protocol::Stop { 99, 0, std::nullopt }));
 
     Loopback other;
     agent::AgentClientConfig clientConfig;

@@ -18,8 +18,8 @@
 
 #include <algorithm>
 #include <bit>
-#include <map>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace tidepool {
@@ -71,6 +71,23 @@ public:
         }
     }
 
+    void scoreAll(const ScoreContext& ctx, const Workload& w, std::span<Candidate> candidates,
+        std::span<std::int64_t> scores) override
+    {
+        // Each score starts with cache misses on the node's entry here and on its score table; ask for them all
+        // first (the tables once the entries have arrived), so that they overlap instead of following one another.
+        for (const Candidate& c : candidates) {
+            const auto* entry = reinterpret_cast<const char*>(&m_cache[static_cast<std::size_t>(c.node)]);
+            __builtin_prefetch(entry);
+            __builtin_prefetch(entry + sizeof(NodeCache) - 1);
+        }
+        if (m_useTable)
+            for (const Candidate& c : candidates)
+                if (const NodeCache& cache = m_cache[static_cast<std::size_t>(c.node)]; !cache.scores.empty())
+                    __builtin_prefetch(&cache.scores[static_cast<std::size_t>(m_shape) & (m_slots - 1)]);
+        Policy::scoreAll(ctx, w, candidates, scores);
+    }
+
     std::int64_t score(const ScoreContext&, const Node& node, const Workload& w, Candidate& candidate) override
     {
         NodeCache& cache = m_cache[static_cast<std::size_t>(node.id)];
@@ -110,6 +127,24 @@ public:
 private:
     using ShapeKey = std::tuple<std::int64_t, std::int64_t, AcceleratorKind, std::int32_t, std::int32_t, std::int64_t,
         std::vector<ModelId>>;
+    // Ids are looked up once per placement among thousands of shapes: a hash costs one probe where a tree costs a
+    // dozen scattered ones.
+    struct ShapeKeyHash {
+        std::size_t operator()(const ShapeKey& k) const
+        {
+            std::uint64_t h = 0;
+            auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0x9e3779b97f4a7c15ull + (h >> 29); };
+            mix(static_cast<std::uint64_t>(std::get<0>(k)));
+            mix(static_cast<std::uint64_t>(std::get<1>(k)));
+            mix(static_cast<std::uint64_t>(std::get<2>(k)));
+            mix(static_cast<std::uint64_t>(std::get<3>(k)));
+            mix(static_cast<std::uint64_t>(std::get<4>(k)));
+            mix(static_cast<std::uint64_t>(std::get<5>(k)));
+            for (ModelId m : std::get<6>(k))
+                mix(static_cast<std::uint64_t>(m));
+            return static_cast<std::size_t>(h);
+        }
+    };
     // Scores are kept per node in a direct-mapped table indexed by request shape id. The table grows with the number
     // of shapes seen (every shape of an openb trace gets its own entry) but the whole cache stays within
     // `kMaxEntries` entries, so many distinct shapes on a large cluster share entries instead of using gigabytes.
@@ -137,9 +172,12 @@ private:
         const double unit = (node.devices.empty() ? 1000.0 : static_cast<double>(node.devices.front().shareCapacity))
             * m_settings.scoreUnitDevices;
         m_share.resize(node.devices.size());
-        for (std::size_t i = 0; i < node.devices.size(); ++i)
+        std::int64_t shareTotal = 0;
+        for (std::size_t i = 0; i < node.devices.size(); ++i) {
             m_share[i] = node.devices[i].shareFree;
-        const NodeFreeState now { node.free.cpuMillis, node.free.memoryMiB, node.devices, m_share };
+            shareTotal += m_share[i];
+        }
+        const NodeFreeState now { node.free.cpuMillis, node.free.memoryMiB, node.devices, m_share, shareTotal };
         // The per-shape summary of the node's free state is kept with F while the node's version holds (when
         // the whole cache fits `kMaxSummaryEntries`): most scores are of nodes unchanged since their last one.
         const bool keep = m_model.shapes().size() * m_cache.size() <= kMaxSummaryEntries;
@@ -195,7 +233,7 @@ private:
     bool m_learnOnline = false;
     const ClusterState* m_cluster = nullptr;
     FragmentationModel m_model;
-    std::map<ShapeKey, std::int32_t> m_shapeIds;
+    std::unordered_map<ShapeKey, std::int32_t, ShapeKeyHash> m_shapeIds;
     std::int32_t m_shape = 0;
     std::size_t m_slots = kMinEntriesPerNode;
     bool m_useTable = true;

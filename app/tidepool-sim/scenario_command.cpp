@@ -1,0 +1,167 @@
+// tidepool-sim scenario: days of a heterogeneous cluster under static allocation and under Tidepool, side by side
+// (core/sim/scenario.h says what is simulated and how).
+
+#include "app/tidepool-sim/scenario_command.h"
+
+#include "core/sim/scenario.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+namespace tidepool::simapp {
+
+namespace {
+
+constexpr int kExitBadArguments = 2;
+constexpr int kExitFailed = 1;
+
+int usage(const std::string& problem)
+{
+    std::cerr << "tidepool-sim: " << problem << "\n"
+              << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
+              << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
+              << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
+              << "                             [--batch-load 0.8] [--inference-service-ms 30] [--json]\n"
+              << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
+              << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
+              << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n";
+    return kExitBadArguments;
+}
+
+template <typename T> bool parseNumber(const std::string& text, T& out)
+{
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+    return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
+}
+
+nlohmann::json toJson(const sim::ScenarioResult& r)
+{
+    nlohmann::json applied = nlohmann::json::object();
+    for (const auto& [kind, count] : r.proposalsApplied)
+        applied[kind] = count;
+    return {
+        { "mode", r.mode },
+        { "measured_hours", r.measuredHours },
+        { "cpu_utilisation", r.cpuUtilisation },
+        { "gpu_utilisation", r.gpuUtilisation },
+        { "cpu_allocation", r.cpuAllocation },
+        { "gpu_allocation", r.gpuAllocation },
+        { "powered_node_hours", r.poweredNodeHours },
+        { "cost", r.cost },
+        { "work_core_hours", r.workCoreHours },
+        { "work_gpu_hours", r.workGpuHours },
+        { "cost_per_work", r.costPerWork },
+        { "batch_submitted", r.batchSubmitted },
+        { "batch_finished", r.batchFinished },
+        { "batch_completion_mean_s", r.batchCompletionMeanS },
+        { "batch_completion_p50_s", r.batchCompletionP50S },
+        { "batch_completion_p90_s", r.batchCompletionP90S },
+        { "batch_wait_mean_s", r.batchWaitMeanS },
+        { "batch_restarts", r.batchPreempted },
+        { "batch_pending_at_end", r.batchPendingAtEnd },
+        { "service_unmet_share", r.serviceUnmetShare },
+        { "inference_p99_ms", r.inferenceP99S < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.inferenceP99S * 1000) },
+        { "inference_slow_minutes", r.inferenceSlowMinutes },
+        { "inference_minutes", r.inferenceMinutes },
+        { "inference_unmet_share", r.inferenceUnmetShare },
+        { "proposals_created", r.proposalsCreated },
+        { "proposals_applied", applied },
+        { "invariant_violations", r.invariantViolations },
+        { "wall_ms", r.wallMs },
+    };
+}
+
+double change(double before, double after)
+{
+    return before != 0 ? 100.0 * (after - before) / before : 0.0;
+}
+
+} // namespace
+
+int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
+{
+    sim::ScenarioConfig config;
+    config.dataDir = defaultDataDir;
+    std::string mode = "both";
+    std::string db;
+    bool json = false;
+    for (int i = 2; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--json") {
+            json = true;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage(arg.starts_with("--") ? "option " + arg + " needs a value" : "unknown argument '" + arg + "'");
+        const std::string value = argv[++i];
+        bool ok = true;
+        if (arg == "--mode")
+            mode = value, ok = mode == "static" || mode == "tidepool" || mode == "both";
+        else if (arg == "--data")
+            config.dataDir = value;
+        else if (arg == "--db")
+            db = value;
+        else if (arg == "--days")
+            ok = parseNumber(value, config.days);
+        else if (arg == "--warmup-days")
+            ok = parseNumber(value, config.warmupDays);
+        else if (arg == "--evaluation-period-ms")
+            ok = parseNumber(value, config.evaluationPeriodMs);
+        else if (arg == "--warm-nodes")
+            ok = parseNumber(value, config.warmNodes) && config.warmNodes > 0;
+        else if (arg == "--hot-nodes")
+            ok = parseNumber(value, config.hotNodes) && config.hotNodes > 0;
+        else if (arg == "--cold-nodes")
+            ok = parseNumber(value, config.coldNodes) && config.coldNodes >= 0;
+        else if (arg == "--batch-load")
+            ok = parseNumber(value, config.batchLoad) && config.batchLoad > 0;
+        else if (arg == "--inference-service-ms")
+            ok = parseNumber(value, config.inferenceServiceMs) && config.inferenceServiceMs > 0;
+        else
+            return usage("unknown option '" + arg + "'");
+        if (!ok)
+            return usage("bad value '" + value + "' for " + arg);
+    }
+    const std::string dbBase = db.empty() ? "/tmp/tidepool-sim-" + std::to_string(::getpid()) : db;
+
+    nlohmann::json out = nlohmann::json::object();
+    std::map<std::string, sim::ScenarioResult> results;
+    for (const auto& [name, m] : { std::pair { "static", sim::ScenarioMode::Static },
+             std::pair { "tidepool", sim::ScenarioMode::Tidepool } }) {
+        if (mode != "both" && mode != name)
+            continue;
+        config.mode = m;
+        config.dbPath = dbBase + "-" + name + ".db";
+        auto result = sim::runScenario(config);
+        if (!result) {
+            std::cerr << "tidepool-sim: " << result.error().message << "\n";
+            return kExitFailed;
+        }
+        out[name] = toJson(*result);
+        results.emplace(name, *result);
+        if (!json)
+            std::cerr << "tidepool-sim: " << name << " done in " << result->wallMs << " ms\n";
+    }
+    if (results.size() == 2) {
+        const sim::ScenarioResult& s = results.at("static");
+        const sim::ScenarioResult& t = results.at("tidepool");
+        out["comparison"] = {
+            { "cpu_utilisation_change_pct", change(s.cpuUtilisation, t.cpuUtilisation) },
+            { "gpu_utilisation_change_pct", change(s.gpuUtilisation, t.gpuUtilisation) },
+            { "batch_completion_mean_change_pct", change(s.batchCompletionMeanS, t.batchCompletionMeanS) },
+            { "batch_completion_p50_change_pct", change(s.batchCompletionP50S, t.batchCompletionP50S) },
+            { "cost_change_pct", change(s.cost, t.cost) },
+            { "cost_per_work_change_pct", change(s.costPerWork, t.costPerWork) },
+        };
+    }
+    std::cout << out.dump(json ? -1 : 2) << "\n";
+    return 0;
+}
+
+} // namespace tidepool::simapp

@@ -1,0 +1,822 @@
+// tidepool-sim scenario: see scenario.h. The core runs unmodified; this file plays the agents, the autoscalers, the
+// batch users and the operator, and keeps the books.
+
+#include "core/sim/scenario.h"
+
+#include "core/api/control_plane.h"
+#include "core/api/history_recorder.h"
+#include "core/api/rebalancer.h"
+#include "core/forecast/series.h"
+#include "core/model/csv.h"
+#include "core/rebalance/evaluator.h"
+#include "core/sim/latency.h"
+#include "core/sim/load_shape.h"
+#include "core/sim/openb.h"
+#include "core/store/store.h"
+
+#include <boost/asio/io_context.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+namespace tidepool::sim {
+
+namespace {
+
+constexpr std::int64_t kMinuteMs = 60'000;
+constexpr std::int64_t kHourMs = 60 * kMinuteMs;
+constexpr std::int64_t kDayMs = 24 * kHourMs;
+constexpr std::int64_t kReplicaCpuMillis = 4000; // one service replica
+constexpr std::int64_t kReplicaMemoryMiB = 8192;
+constexpr std::int64_t kInferenceCpuMillis = 8000; // one inference replica, with one whole GPU
+constexpr std::int64_t kInferenceMemoryMiB = 32768;
+constexpr std::int32_t kGpusPerHotNode = 8;
+constexpr std::int64_t kWarmCpu = 64'000, kWarmMemory = 256 * 1024;
+constexpr std::int64_t kHotCpu = 96'000, kHotMemory = 768 * 1024;
+constexpr std::int64_t kColdCpu = 64'000, kColdMemory = 256 * 1024;
+constexpr double kSlowP99S = 0.2;
+
+struct Line {
+    std::string name;
+    const LoadShape* shape = nullptr;
+    std::int64_t offsetMs = 0; // where in the series the simulation's start falls
+    double peakMillis = 0; // CPU at the shape's peak over the run
+    std::deque<WorkloadId> replicas; // oldest first
+    double demandMillis = 0; // now
+};
+
+struct BatchJob {
+    OpenbPod pod;
+    std::int64_t arriveMs = 0;
+    std::int64_t runtimeMs = 0;
+};
+
+struct BatchRecord {
+    std::size_t job = 0;
+    std::int64_t submittedMs = 0;
+    std::int64_t firstStartMs = 0;
+    std::int64_t endMs = 0;
+    std::size_t starts = 0;
+    bool measured = false;
+};
+
+struct Running {
+    std::string node;
+    std::int64_t startMs = 0;
+    std::int32_t incarnation = 0;
+};
+
+class Simulation {
+public:
+    explicit Simulation(const ScenarioConfig& config)
+        : m_config(config)
+    {
+    }
+
+    Expected<void> start();
+    void step();
+    bool done() const { return m_now >= m_endMs; }
+    void poll()
+    {
+        m_plane->whenSaved([](const std::optional<std::string>&) {});
+        pump();
+    }
+    ScenarioResult result() const;
+    api::ControlPlane& plane() { return *m_plane; }
+    api::Rebalancer* rebalancer() { return m_rebalancer.get(); }
+    std::int64_t nowMs() const { return m_now; }
+
+private:
+    Expected<void> loadLoad();
+    Expected<void> buildCore();
+    void joinNodes();
+    void createPools();
+    void pump();
+    void onMessage(const std::string& session, const protocol::Message& message);
+    void finishBatch();
+    void submitArrivals();
+    void scaleLines();
+    void scaleInference();
+    void heartbeat();
+    void evaluate();
+    void account();
+    void finish();
+    void debugLine() const;
+    bool powered(const api::LiveNode& node) const;
+    bool measuring() const { return m_now >= m_measureFromMs; }
+    const bool m_debug = std::getenv("TIDEPOOL_SIM_DEBUG") != nullptr;
+    // Static allocation's inference nodes: its peak in GPUs with the same headroom the evaluation plans with.
+    int staticReservedNodes() const
+    {
+        const double peakGpus
+            = m_config.inferencePeakShare * static_cast<double>(m_config.hotNodes * kGpusPerHotNode);
+        const double headroom = rebalance::EvaluatorConfig {}.headroom;
+        return std::min(m_config.hotNodes, static_cast<int>(std::ceil(peakGpus * headroom / kGpusPerHotNode - 1e-9)));
+    }
+
+    ScenarioConfig m_config;
+    std::int64_t m_startMs = 0;
+    std::int64_t m_now = 0;
+    std::int64_t m_measureFromMs = 0;
+    std::int64_t m_endMs = 0;
+    std::int64_t m_nextEvaluation = 0;
+    std::chrono::steady_clock::time_point m_started;
+    std::optional<LoadShape> m_google, m_alibaba, m_genai;
+    std::vector<Line> m_lines;
+    Line m_inference; // peakMillis here: requests/s at the peak
+    double m_inferenceQps = 0;
+    std::vector<BatchJob> m_jobs;
+    std::size_t m_nextJob = 0;
+    std::size_t m_skippedPods = 0;
+    double m_batchCompression = 0;
+
+    boost::asio::io_context m_io;
+    std::unique_ptr<store::Store> m_store;
+    std::unique_ptr<api::ControlPlane> m_plane;
+    std::unique_ptr<api::HistoryRecorder> m_recorder;
+    std::unique_ptr<api::Rebalancer> m_rebalancer;
+    std::vector<std::pair<std::string, protocol::Message>> m_outbox;
+    std::map<WorkloadId, Running> m_running; // what the simulated agents run
+    std::map<WorkloadId, BatchRecord> m_batch;
+    std::uint64_t m_sequence = 0;
+
+    // Books, over the measured time.
+    double m_steps = 0;
+    double m_cpuUse = 0, m_gpuUse = 0, m_cpuAlloc = 0, m_gpuAlloc = 0;
+    double m_nodeHours = 0, m_cost = 0, m_coreHours = 0, m_gpuHours = 0;
+    double m_serviceWanted = 0, m_serviceMissing = 0;
+    double m_inferenceWanted = 0, m_inferenceMissing = 0;
+    std::vector<QueueMinute> m_queueMinutes;
+    std::size_t m_slowMinutes = 0;
+    std::size_t m_created = 0;
+    std::size_t m_invariantViolations = 0;
+};
+
+Expected<void> Simulation::loadLoad()
+{
+    const std::string series = m_config.dataDir + "/load-series/";
+    auto google = LoadShape::load(series + "google2019_instance_usage_28days_300s.csv", "avg_cpu");
+    if (!google)
+        return tl::unexpected(google.error());
+    auto alibaba = LoadShape::load(series + "alibaba2018_machine_usage_8days_300s.csv", "cpu_util_percent");
+    if (!alibaba)
+        return tl::unexpected(alibaba.error());
+    auto genai = LoadShape::loadQps(m_config.dataDir + "/services/qps.csv");
+    if (!genai)
+        return tl::unexpected(genai.error());
+    m_google = std::move(*google);
+    m_alibaba = std::move(*alibaba);
+    m_genai = std::move(*genai);
+    // The GenAI trace holds one day; each simulated day repeats it at the level of the Google cluster's same day, so
+    // that days differ as a real fleet's do and a forecast has something to get wrong.
+    m_genai->scaleDays(m_google->dailyLevels());
+
+    const std::int64_t runMs = m_config.days * kDayMs;
+    const double warmCpu = static_cast<double>(m_config.warmNodes) * static_cast<double>(kWarmCpu);
+    // Three business lines whose own peaks fill 85% of the warm tier: static allocation gives each its peak.
+    const std::vector<std::tuple<std::string, const LoadShape*, std::int64_t, double>> lines {
+        { "search", &*m_google, 0, 0.38 }, { "ads", &*m_alibaba, 0, 0.27 }, { "video", &*m_google, 8 * kHourMs, 0.35 } };
+    for (const auto& [name, shape, offset, share] : lines) {
+        Line line;
+        line.name = name;
+        line.shape = shape;
+        line.offsetMs = offset;
+        line.peakMillis = 0.85 * share * warmCpu / shape->peak(offset, offset + runMs);
+        m_lines.push_back(std::move(line));
+    }
+    // Inference: the GenAI fleet's requests, day after day; at its peak it wants `inferencePeakShare` of the hot GPUs.
+    m_inference.name = "inference";
+    m_inference.shape = &*m_genai;
+    m_inference.offsetMs = 0;
+    const double mu = 1000.0 / m_config.inferenceServiceMs;
+    const double peakReplicas
+        = m_config.inferencePeakShare * static_cast<double>(m_config.hotNodes * kGpusPerHotNode);
+    m_inference.peakMillis = peakReplicas * mu * m_config.inferenceTargetUtilisation
+        / m_genai->peak(m_inference.offsetMs, m_inference.offsetMs + runMs);
+
+    // Batch: the openb pods that ended (succeeded or failed) in the trace, with their lifetimes as run times, in
+    // arrival order; pods no node of the cluster could hold are left out.
+    auto pods = loadOpenbPods(m_config.dataDir + "/openb/openb_pod_list_default.csv");
+    if (!pods)
+        return tl::unexpected(pods.error());
+    std::vector<OpenbPod> ended;
+    for (OpenbPod& p : *pods) {
+        if (p.creationS < 0 || p.deletionS <= p.creationS)
+            continue;
+        const bool fits = p.gpus == 0 ? p.cpuMillis <= kColdCpu && p.memoryMiB <= kColdMemory
+                                      : p.gpus <= kGpusPerHotNode && p.cpuMillis <= kHotCpu - kInferenceCpuMillis
+                && p.memoryMiB <= kHotMemory - kInferenceMemoryMiB;
+        if (!fits) {
+            ++m_skippedPods;
+            continue;
+        }
+        ended.push_back(std::move(p));
+    }
+    // The trace's "Running" and "Pending" pods never ended: they are services, not batch.
+    std::erase_if(ended, [](const OpenbPod& p) { return p.deletionS - p.creationS > 2 * 86400; });
+    std::stable_sort(ended.begin(), ended.end(), [](const OpenbPod& a, const OpenbPod& b) {
+        return a.creationS < b.creationS;
+    });
+    if (ended.size() < 2)
+        return makeError(ErrorCode::ParseError, "openb_pod_list_default.csv: fewer than two pods with lifetimes");
+    // Compress the gaps between arrivals so that the offered GPU load is `batchLoad` of the GPUs static allocation
+    // leaves to batch (the hot nodes its inference peak does not need).
+    double gpuSeconds = 0;
+    for (const OpenbPod& p : ended)
+        gpuSeconds += static_cast<double>(p.requestedMilli()) / 1000.0 * static_cast<double>(p.deletionS - p.creationS);
+    const double spanS = static_cast<double>(ended.back().creationS - ended.front().creationS);
+    const int reserved = staticReservedNodes();
+    const double batchGpus = static_cast<double>((m_config.hotNodes - reserved) * kGpusPerHotNode);
+    if (batchGpus <= 0)
+        return makeError(ErrorCode::InvalidArgument, "the inference peak leaves static allocation no GPUs for batch");
+    m_batchCompression = m_config.batchLoad * batchGpus * spanS / gpuSeconds;
+    const double passMs = spanS * 1000.0 / m_batchCompression;
+    for (int pass = 0; static_cast<double>(pass) * passMs < static_cast<double>(runMs); ++pass)
+        for (const OpenbPod& p : ended) {
+            BatchJob job;
+            job.pod = p;
+            job.arriveMs = m_startMs + static_cast<std::int64_t>(static_cast<double>(pass) * passMs
+                               + static_cast<double>(p.creationS - ended.front().creationS) * 1000.0 / m_batchCompression);
+            job.runtimeMs = std::max<std::int64_t>(1000, (p.deletionS - p.creationS) * 1000);
+            if (job.arriveMs < m_startMs + runMs)
+                m_jobs.push_back(std::move(job));
+        }
+    std::stable_sort(m_jobs.begin(), m_jobs.end(), [](const BatchJob& a, const BatchJob& b) {
+        return a.arriveMs < b.arriveMs;
+    });
+    return {};
+}
+
+Expected<void> Simulation::buildCore()
+{
+    for (const char* suffix : { "", "-wal", "-shm" })
+        std::filesystem::remove(m_config.dbPath + suffix);
+    auto opened = store::openSqliteStore(m_config.dbPath);
+    if (!opened)
+        return tl::unexpected(opened.error());
+    m_store = std::move(*opened);
+    api::ControlPlaneConfig config;
+    config.clock = [this] { return m_now; };
+    api::AgentLink link { [this](const std::string& session, const protocol::Message& message) {
+                             m_outbox.emplace_back(session, message);
+                             return true;
+                         },
+        [](const std::string&, const std::string&) { return true; } };
+    auto plane = api::ControlPlane::create(m_io, std::move(config), std::move(link), {}, m_store.get());
+    if (!plane)
+        return tl::unexpected(plane.error());
+    m_plane = std::move(*plane);
+    m_recorder = std::make_unique<api::HistoryRecorder>(m_io, *m_plane, api::HistoryConfig {}, protocol::LogSink {});
+    if (m_config.mode == ScenarioMode::Tidepool) {
+        api::RebalanceConfig rebalance;
+        rebalance.period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
+        auto rebalancer = api::Rebalancer::create(m_io, *m_plane, std::move(rebalance), {});
+        if (!rebalancer)
+            return tl::unexpected(makeError(ErrorCode::InvalidArgument, rebalancer.error().message));
+        m_rebalancer = std::move(*rebalancer);
+    }
+    return {};
+}
+
+void Simulation::joinNodes()
+{
+    const auto join = [&](const std::string& name, const char* isa, std::int64_t cpu, std::int64_t memory, int gpus) {
+        protocol::Inventory inventory;
+        inventory.isa = isa;
+        inventory.cpuMillis = cpu;
+        inventory.memoryMiB = memory;
+        for (int d = 0; d < gpus; ++d)
+            inventory.devices.push_back(protocol::DeviceInfo { d, "gpu", "A10", 24576, 1000 });
+        m_plane->onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
+        m_plane->onInventory(name, inventory);
+    };
+    char name[32];
+    for (int i = 0; i < m_config.warmNodes; ++i) {
+        std::snprintf(name, sizeof name, "warm-%02d", i + 1);
+        join(name, "x86_64", kWarmCpu, kWarmMemory, 0);
+    }
+    for (int i = 0; i < m_config.hotNodes; ++i) {
+        std::snprintf(name, sizeof name, "hot-%02d", i + 1);
+        join(name, "x86_64", kHotCpu, kHotMemory, kGpusPerHotNode);
+    }
+    for (int i = 0; i < m_config.coldNodes; ++i) {
+        std::snprintf(name, sizeof name, "cold-%02d", i + 1);
+        join(name, "aarch64", kColdCpu, kColdMemory, 0);
+    }
+    // Both modes start with the hot nodes the inference peak needs reserved for it; static keeps it so.
+    for (int i = 0, reserved = staticReservedNodes(); i < reserved; ++i) {
+        std::snprintf(name, sizeof name, "hot-%02d", i + 1);
+        (void)m_plane->setPeakReserved(name, true, "kept for real-time inference");
+    }
+    pump();
+}
+
+void Simulation::createPools()
+{
+    for (const Line& line : m_lines) {
+        api::PoolRequest request;
+        request.name = line.name;
+        request.businessLine = line.name;
+        // Its own peak, in whole replicas.
+        request.cpuMillis = static_cast<std::int64_t>(std::ceil(line.peakMillis / kReplicaCpuMillis)) * kReplicaCpuMillis;
+        (void)m_plane->createPool(request);
+    }
+    for (const char* name : { "inference", "batch" }) {
+        api::PoolRequest request;
+        request.name = name;
+        request.businessLine = name;
+        (void)m_plane->createPool(request);
+    }
+}
+
+void Simulation::onMessage(const std::string& session, const protocol::Message& message)
+{
+    if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
+        m_running[launch->workloadId] = Running { session, m_now, launch->incarnation };
+        if (auto it = m_batch.find(launch->workloadId); it != m_batch.end()) {
+            if (it->second.starts++ == 0)
+                it->second.firstStartMs = m_now;
+        }
+        m_plane->onWorkloadUpdate(
+            session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
+    } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
+        const auto it = m_running.find(stop->workloadId);
+        if (it == m_running.end() || it->second.node != session
+            || (stop->incarnation && *stop->incarnation != it->second.incarnation))
+            return; // nothing of it runs there
+        const std::int32_t incarnation = it->second.incarnation;
+        m_running.erase(it); // the work done so far is lost
+        m_plane->onWorkloadUpdate(
+            session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
+    }
+}
+
+void Simulation::pump()
+{
+    for (int round = 0; round < 1000; ++round) {
+        m_io.restart();
+        m_io.poll();
+        if (m_outbox.empty())
+            return;
+        auto messages = std::exchange(m_outbox, {});
+        for (const auto& [session, message] : messages)
+            onMessage(session, message);
+    }
+}
+
+void Simulation::finishBatch()
+{
+    std::vector<std::pair<WorkloadId, std::string>> done;
+    std::vector<std::int32_t> incarnations;
+    for (const auto& [id, running] : m_running) {
+        const auto it = m_batch.find(id);
+        if (it != m_batch.end() && m_now >= running.startMs + m_jobs[it->second.job].runtimeMs) {
+            done.emplace_back(id, running.node);
+            incarnations.push_back(running.incarnation);
+        }
+    }
+    for (std::size_t i = 0; i < done.size(); ++i) {
+        const auto& [id, node] = done[i];
+        BatchRecord& record = m_batch[id];
+        record.endMs = m_now;
+        if (record.measured) {
+            const OpenbPod& pod = m_jobs[record.job].pod;
+            const double hours = static_cast<double>(m_jobs[record.job].runtimeMs) / kHourMs;
+            m_coreHours += static_cast<double>(pod.cpuMillis) / 1000.0 * hours;
+            m_gpuHours += static_cast<double>(pod.requestedMilli()) / 1000.0 * hours;
+        }
+        m_running.erase(id);
+        m_plane->onWorkloadUpdate(node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", incarnations[i] });
+    }
+}
+
+void Simulation::submitArrivals()
+{
+    while (m_nextJob < m_jobs.size() && m_jobs[m_nextJob].arriveMs <= m_now) {
+        const OpenbPod& pod = m_jobs[m_nextJob].pod;
+        api::SubmitRequest request;
+        request.name = pod.name;
+        request.pool = "batch";
+        request.requests.cpuMillis = pod.cpuMillis;
+        request.requests.memoryMiB = pod.memoryMiB;
+        request.latency = LatencyClass::Batch;
+        if (pod.gpus > 0) {
+            request.accelerators.kind = AcceleratorKind::Gpu;
+            request.accelerators.count = pod.gpus;
+            request.accelerators.sharePerDevice = pod.gpus == 1 && pod.gpuMilli < kGpuShareCapacity ? pod.gpuMilli : 0;
+        } else if (m_config.mode == ScenarioMode::Static) {
+            request.pinnedTier = Tier::Cold; // static: batch has its own servers
+        }
+        const auto id = m_plane->submit(std::move(request));
+        if (id)
+            m_batch[*id] = BatchRecord { m_nextJob, m_now, 0, 0, 0, measuring() };
+        ++m_nextJob;
+    }
+}
+
+void Simulation::scaleLines()
+{
+    for (Line& line : m_lines) {
+        line.demandMillis = line.peakMillis * line.shape->at(m_now - m_startMs + line.offsetMs);
+        const auto wanted = static_cast<std::size_t>(std::ceil(line.demandMillis / kReplicaCpuMillis));
+        while (line.replicas.size() < wanted) {
+            api::SubmitRequest request;
+            request.name = line.name + "-replica";
+            request.pool = line.name;
+            request.requests.cpuMillis = kReplicaCpuMillis;
+            request.requests.memoryMiB = kReplicaMemoryMiB;
+            request.latency = LatencyClass::LatencySensitive;
+            request.priority = 50;
+            const auto id = m_plane->submit(std::move(request));
+            if (!id)
+                break;
+            line.replicas.push_back(*id);
+        }
+        while (line.replicas.size() > wanted) { // the newest go first
+            (void)m_plane->cancel(line.replicas.back());
+            line.replicas.pop_back();
+        }
+    }
+}
+
+void Simulation::scaleInference()
+{
+    const double mu = 1000.0 / m_config.inferenceServiceMs;
+    m_inferenceQps = m_inference.peakMillis * m_inference.shape->at(m_now - m_startMs + m_inference.offsetMs);
+    const auto wanted = std::max<std::size_t>(
+        1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation))));
+    while (m_inference.replicas.size() < wanted) {
+        api::SubmitRequest request;
+        request.name = "inference-replica";
+        request.pool = "inference";
+        request.requests.cpuMillis = kInferenceCpuMillis;
+        request.requests.memoryMiB = kInferenceMemoryMiB;
+        request.accelerators.kind = AcceleratorKind::Gpu;
+        request.accelerators.count = 1;
+        request.latency = LatencyClass::RealTime;
+        request.priority = 100;
+        const auto id = m_plane->submit(std::move(request));
+        if (!id)
+            break;
+        m_inference.replicas.push_back(*id);
+    }
+    while (m_inference.replicas.size() > wanted) {
+        (void)m_plane->cancel(m_inference.replicas.back());
+        m_inference.replicas.pop_back();
+    }
+}
+
+bool Simulation::powered(const api::LiveNode& node) const
+{
+    // A node powered down by an approved proposal is off once it holds nothing.
+    return !(node.cordon.rfind(rebalance::kPowerDownCordon, 0) == 0
+        && m_plane->cluster().node(node.id).residents.empty());
+}
+
+void Simulation::heartbeat()
+{
+    // What the agents measure: a service replica uses its line's demand spread over the replicas running, an
+    // inference replica the share of its GPU the requests keep busy, batch all it asked for.
+    std::map<WorkloadId, double> busy; // share of its CPU request a replica uses; batch is absent (1)
+    const auto share = [&](const std::deque<WorkloadId>& replicas, double used) {
+        std::size_t running = 0;
+        for (const WorkloadId id : replicas)
+            if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
+                ++running;
+        const double factor = running == 0 ? 0.0 : std::min(1.0, used / static_cast<double>(running));
+        for (const WorkloadId id : replicas)
+            busy[id] = factor;
+    };
+    for (const Line& line : m_lines)
+        share(line.replicas, line.demandMillis / static_cast<double>(kReplicaCpuMillis));
+    share(m_inference.replicas, m_inferenceQps * m_config.inferenceServiceMs / 1000.0);
+    ++m_sequence;
+    for (const api::LiveNode& live : m_plane->nodes()) {
+        if (!powered(live))
+            continue;
+        const Node& node = m_plane->cluster().node(live.id);
+        double usedMillis = 0;
+        for (const WorkloadId id : node.residents)
+            if (const auto* w = m_plane->workload(id)) {
+                const auto it = busy.find(id);
+                usedMillis += static_cast<double>(w->workload.requests.cpuMillis) * (it == busy.end() ? 1.0 : it->second);
+            }
+        protocol::UtilisationSample sample;
+        sample.timestampMs = m_now;
+        sample.cpuUtilisation = usedMillis / static_cast<double>(std::max<std::int64_t>(1, node.capacity.cpuMillis));
+        sample.memoryUsedMiB = node.capacity.memoryMiB - node.free.memoryMiB;
+        m_plane->onHeartbeat(live.sessionId, protocol::Heartbeat { m_sequence, { sample } });
+    }
+}
+
+void Simulation::evaluate()
+{
+    m_recorder->maintain(m_now);
+    if (!m_rebalancer)
+        return;
+    m_created += m_rebalancer->evaluateNow(m_now).size();
+    if (!m_config.operatorApproves)
+        return;
+    // The operator approves every proposal; one re-planned on approval is approved in the next round.
+    for (int round = 0; round < 3; ++round) {
+        std::vector<std::int64_t> open;
+        for (const auto& [id, proposal] : m_rebalancer->proposals())
+            if (proposal.open())
+                open.push_back(id);
+        if (open.empty())
+            break;
+        for (const std::int64_t id : open)
+            (void)m_rebalancer->approve(id, "operator:sim", m_now);
+        pump();
+    }
+}
+
+void Simulation::account()
+{
+    const double hours = static_cast<double>(m_config.stepMs) / kHourMs;
+    const double mu = 1000.0 / m_config.inferenceServiceMs;
+    double cpuCapacity = 0, gpuCapacity = 0, cpuAlloc = 0, gpuAlloc = 0, cpuUse = 0, gpuUse = 0;
+    for (const api::LiveNode& live : m_plane->nodes()) {
+        if (!powered(live))
+            continue;
+        const Node& node = m_plane->cluster().node(live.id);
+        cpuCapacity += static_cast<double>(node.capacity.cpuMillis);
+        gpuCapacity += static_cast<double>(node.devices.size());
+        cpuAlloc += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
+        for (const Device& d : node.devices)
+            gpuAlloc += static_cast<double>(d.shareCapacity - d.shareFree) / static_cast<double>(d.shareCapacity);
+        const double price = node.tier == Tier::Hot ? m_config.hotPrice
+            : node.isa == Isa::Aarch64             ? m_config.coldPrice
+                                                   : m_config.warmPrice;
+        m_nodeHours += hours;
+        m_cost += price * hours;
+    }
+    // What is in use: services use their demand (up to the replicas running), inference keeps its GPUs busy as its
+    // load asks (and its CPU in proportion), batch uses what it requested.
+    std::size_t servingInference = 0;
+    for (const WorkloadId id : m_inference.replicas)
+        if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
+            ++servingInference;
+    double serviceUse = 0;
+    for (const Line& line : m_lines) {
+        std::size_t running = 0;
+        for (const WorkloadId id : line.replicas)
+            if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
+                ++running;
+        const double served = std::min(line.demandMillis, static_cast<double>(running * kReplicaCpuMillis));
+        serviceUse += served;
+        m_serviceWanted += static_cast<double>(line.replicas.size());
+        m_serviceMissing += static_cast<double>(line.replicas.size() - running);
+    }
+    const double inferenceBusy = std::min(m_inferenceQps / mu, static_cast<double>(servingInference));
+    double batchCpu = 0, batchGpu = 0;
+    for (const auto& [id, running] : m_running)
+        if (const auto it = m_batch.find(id); it != m_batch.end()) {
+            const OpenbPod& pod = m_jobs[it->second.job].pod;
+            batchCpu += static_cast<double>(pod.cpuMillis);
+            batchGpu += static_cast<double>(pod.requestedMilli()) / 1000.0;
+        }
+    const double inferenceCpu = servingInference == 0
+        ? 0
+        : static_cast<double>(servingInference * kInferenceCpuMillis) * inferenceBusy / static_cast<double>(servingInference);
+    cpuUse = serviceUse + batchCpu + inferenceCpu;
+    gpuUse = inferenceBusy + batchGpu;
+    m_cpuUse += cpuCapacity > 0 ? cpuUse / cpuCapacity : 0;
+    m_gpuUse += gpuCapacity > 0 ? gpuUse / gpuCapacity : 0;
+    m_cpuAlloc += cpuCapacity > 0 ? cpuAlloc / cpuCapacity : 0;
+    m_gpuAlloc += gpuCapacity > 0 ? gpuAlloc / gpuCapacity : 0;
+    m_steps += 1;
+    m_coreHours += (serviceUse + inferenceCpu) / 1000.0 * hours;
+    m_gpuHours += inferenceBusy * hours;
+
+    m_inferenceWanted += static_cast<double>(m_inference.replicas.size());
+    m_inferenceMissing += static_cast<double>(m_inference.replicas.size() - servingInference);
+    const QueueMinute minute { m_inferenceQps, servingInference, m_inferenceQps };
+    m_queueMinutes.push_back(minute);
+    const auto p99 = sojournQuantile({ minute }, mu, 0.99);
+    if (!p99 || *p99 > kSlowP99S)
+        ++m_slowMinutes;
+}
+
+ScenarioResult Simulation::result() const
+{
+    ScenarioResult r;
+    r.mode = std::string(toString(m_config.mode));
+    r.measuredHours = (m_config.days - m_config.warmupDays) * 24;
+    const double steps = std::max(1.0, m_steps);
+    r.cpuUtilisation = m_cpuUse / steps;
+    r.gpuUtilisation = m_gpuUse / steps;
+    r.cpuAllocation = m_cpuAlloc / steps;
+    r.gpuAllocation = m_gpuAlloc / steps;
+    r.poweredNodeHours = m_nodeHours;
+    r.cost = m_cost;
+    r.workCoreHours = m_coreHours;
+    r.workGpuHours = m_gpuHours;
+    // The work at the price of the resources it used: a warm core-hour at a 64-core server's 64th, a GPU-hour at an
+    // 8-GPU server's 8th. 1.0 would be every powered resource busy all the time.
+    const double workValue = m_coreHours * m_config.warmPrice / 64.0 + m_gpuHours * m_config.hotPrice / 8.0;
+    r.costPerWork = workValue > 0 ? m_cost / workValue : 0;
+    std::vector<double> completion;
+    double wait = 0;
+    for (const auto& [id, b] : m_batch) {
+        if (!b.measured)
+            continue;
+        ++r.batchSubmitted;
+        r.batchPreempted += b.starts > 1 ? b.starts - 1 : 0;
+        if (b.endMs == 0)
+            continue;
+        completion.push_back(static_cast<double>(b.endMs - b.submittedMs) / 1000.0);
+        wait += static_cast<double>(b.firstStartMs - b.submittedMs) / 1000.0;
+    }
+    r.batchFinished = completion.size();
+    if (!completion.empty()) {
+        std::sort(completion.begin(), completion.end());
+        double sum = 0;
+        for (double c : completion)
+            sum += c;
+        r.batchCompletionMeanS = sum / static_cast<double>(completion.size());
+        r.batchCompletionP50S = completion[completion.size() / 2];
+        r.batchCompletionP90S = completion[completion.size() * 9 / 10];
+        r.batchWaitMeanS = wait / static_cast<double>(completion.size());
+    }
+    r.serviceUnmetShare = m_serviceWanted > 0 ? m_serviceMissing / m_serviceWanted : 0;
+    r.inferenceUnmetShare = m_inferenceWanted > 0 ? m_inferenceMissing / m_inferenceWanted : 0;
+    const auto p99 = sojournQuantile(m_queueMinutes, 1000.0 / m_config.inferenceServiceMs, 0.99);
+    r.inferenceP99S = p99 ? *p99 : -1;
+    r.inferenceSlowMinutes = m_slowMinutes;
+    r.inferenceMinutes = m_queueMinutes.size();
+    if (m_rebalancer) {
+        std::map<std::string, std::size_t> applied;
+        for (const auto& [id, p] : m_rebalancer->proposals())
+            if (p.state == rebalance::ProposalState::Applied)
+                ++applied[std::string(rebalance::toString(p.kind))];
+        r.proposalsApplied.assign(applied.begin(), applied.end());
+    }
+    r.proposalsCreated = m_created;
+    r.invariantViolations = m_invariantViolations;
+    r.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_started).count();
+    for (const auto& [id, b] : m_batch)
+        if (b.measured && b.endMs == 0)
+            if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Pending)
+                ++r.batchPendingAtEnd;
+    return r;
+}
+
+void Simulation::debugLine() const
+{
+    std::size_t pending = 0, hotOn = 0, hotReserved = 0, down = 0;
+    for (const auto& [id, b] : m_batch)
+        if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Pending)
+            ++pending;
+    for (const api::LiveNode& live : m_plane->nodes()) {
+        const Node& node = m_plane->cluster().node(live.id);
+        down += !live.cordon.empty();
+        if (node.tier == Tier::Hot && live.cordon.empty()) {
+            ++hotOn;
+            hotReserved += node.peakReserved;
+        }
+    }
+    std::fprintf(stderr, "T %5.1fh batch pending %3zu, hot in service %2zu (reserved %2zu), cordoned %2zu, inference %zu\n",
+        static_cast<double>(m_now - m_startMs) / kHourMs, pending, hotOn, hotReserved, down,
+        m_inference.replicas.size());
+}
+
+Expected<void> Simulation::start()
+{
+    m_started = std::chrono::steady_clock::now();
+    using namespace std::chrono;
+    // A Monday at midnight UTC; the series start at their own bucket 0 there.
+    m_startMs = duration_cast<milliseconds>(sys_days { year { 2026 } / November / 2 }.time_since_epoch()).count();
+    m_now = m_startMs;
+    m_measureFromMs = m_startMs + m_config.warmupDays * kDayMs;
+    m_endMs = m_startMs + m_config.days * kDayMs;
+    m_nextEvaluation = m_startMs + m_config.evaluationPeriodMs;
+    if (auto loaded = loadLoad(); !loaded)
+        return tl::unexpected(loaded.error());
+    if (auto built = buildCore(); !built)
+        return tl::unexpected(built.error());
+    joinNodes();
+    createPools();
+    return {};
+}
+
+void Simulation::step()
+{
+    if (done())
+        return;
+    finishBatch();
+    submitArrivals();
+    scaleLines();
+    scaleInference();
+    pump();
+    heartbeat();
+    m_recorder->record(m_now);
+    if (m_now >= m_nextEvaluation) {
+        evaluate();
+        m_nextEvaluation += m_config.evaluationPeriodMs;
+    }
+    m_plane->whenSaved([](const std::optional<std::string>&) {});
+    pump();
+    if (measuring())
+        account();
+    if ((m_now - m_startMs) % kHourMs == 0 && !m_plane->cluster().checkInvariants().has_value())
+        ++m_invariantViolations;
+    if (m_debug && (m_now - m_startMs) % (30 * kMinuteMs) == 0)
+        debugLine();
+    m_now += m_config.stepMs;
+    if (done())
+        finish();
+}
+
+void Simulation::finish()
+{
+    m_plane->stop();
+    if (m_debug) {
+        std::map<std::string, int> why;
+        for (const auto& [id, b] : m_batch)
+            if (b.endMs == 0)
+                if (const auto* w = m_plane->workload(id))
+                    ++why[std::string(api::toString(w->phase)) + ": " + w->detail.substr(0, 160)];
+        for (const auto& [text, n] : why)
+            std::fprintf(stderr, "%5d %s\n", n, text.c_str());
+        for (const auto& [id, p] : m_rebalancer ? m_rebalancer->proposals() : std::map<std::int64_t, rebalance::Proposal> {})
+            if (p.kind != rebalance::ProposalKind::Quota)
+                std::fprintf(stderr, "P %lld %s %s %s\n", static_cast<long long>(p.createdMs - m_startMs) / 60000,
+                    std::string(rebalance::toString(p.kind)).c_str(), std::string(rebalance::toString(p.state)).c_str(),
+                    p.reason.substr(0, 200).c_str());
+    }
+}
+
+} // namespace
+
+std::string_view toString(ScenarioMode mode)
+{
+    switch (mode) {
+    case ScenarioMode::Static: return "static";
+    case ScenarioMode::Tidepool: return "tidepool";
+    case ScenarioMode::Invalid: break;
+    }
+    return "invalid";
+}
+
+Expected<void> validate(const ScenarioConfig& config)
+{
+    if (config.mode == ScenarioMode::Invalid)
+        return makeError(ErrorCode::InvalidArgument, "scenario mode: static or tidepool");
+    if (config.days <= config.warmupDays || config.warmupDays < 0)
+        return makeError(ErrorCode::InvalidArgument, "days must be more than warmup-days");
+    if (config.stepMs <= 0 || config.evaluationPeriodMs < config.stepMs)
+        return makeError(ErrorCode::InvalidArgument, "the evaluation period must be at least one step");
+    if (config.warmNodes < 1 || config.hotNodes < 1 || config.coldNodes < 0)
+        return makeError(ErrorCode::InvalidArgument, "a cluster needs warm and hot nodes");
+    return {};
+}
+
+Expected<ScenarioResult> runScenario(const ScenarioConfig& config)
+{
+    auto run = ScenarioRun::start(config);
+    if (!run)
+        return tl::unexpected(run.error());
+    while (!(*run)->done())
+        (*run)->step();
+    return (*run)->result();
+}
+
+struct ScenarioRun::Impl {
+    explicit Impl(const ScenarioConfig& config)
+        : simulation(config)
+    {
+    }
+    Simulation simulation;
+};
+
+Expected<std::unique_ptr<ScenarioRun>> ScenarioRun::start(const ScenarioConfig& config)
+{
+    if (auto invalid = validate(config); !invalid)
+        return tl::unexpected(invalid.error());
+    std::unique_ptr<ScenarioRun> run(new ScenarioRun);
+    run->m_impl = std::make_unique<Impl>(config);
+    if (auto started = run->m_impl->simulation.start(); !started)
+        return tl::unexpected(started.error());
+    return run;
+}
+
+ScenarioRun::~ScenarioRun() = default;
+bool ScenarioRun::done() const { return m_impl->simulation.done(); }
+void ScenarioRun::step() { m_impl->simulation.step(); }
+void ScenarioRun::poll() { m_impl->simulation.poll(); }
+ScenarioResult ScenarioRun::result() const { return m_impl->simulation.result(); }
+api::ControlPlane& ScenarioRun::plane() { return m_impl->simulation.plane(); }
+api::Rebalancer* ScenarioRun::rebalancer() { return m_impl->simulation.rebalancer(); }
+std::int64_t ScenarioRun::nowMs() const { return m_impl->simulation.nowMs(); }
+
+} // namespace tidepool::sim

@@ -1,0 +1,137 @@
+#pragma once
+// Days of a heterogeneous cluster in simulated time, run through the real core: the control plane (placement,
+// pools, tiers, preemption, the SQLite store), the history recorder, and in `tidepool` mode the 5-minute rebalancer
+// whose proposals an operator approves (every one, at once). Only the agents are simulated: a launch is running at
+// once, a batch job exits when its trace lifetime has run, a stop is acknowledged at once.
+//
+// The load is real:
+// - business lines (warm tier, latency-sensitive services): each follows a cluster-wide CPU series of
+//   `../shared/data/load-series`, scaled to its peak, as replicas of 4 cores that an autoscaler adds and removes
+//   every minute; one line lives 8 hours east of the others;
+// - real-time inference (hot tier, one GPU per replica): the requests per second of a GenAI serving fleet
+//   (`../shared/data/services/qps.csv`, 22.3 hours stretched onto a day, repeated at the level of the Google
+//   series' same day), scaled to its peak; an
+//   autoscaler keeps replicas at a target utilisation, and the p99 response time comes from an M/M/c model of each
+//   minute (`latency.h`);
+// - batch (cold tier): the openb pods with their trace lifetimes as run times (CPU-only and GPU ones), arrivals in
+//   trace order with the gaps compressed so that the offered CPU load is `batchLoad` of the cold tier.
+//
+// `static` is static allocation: each line's quota is its own peak, CPU batch is pinned to the cold tier, inference
+// keeps a fixed set of hot nodes sized for its peak with the evaluation's headroom (1.2), GPU batch runs on the other
+// hot nodes, and every node is on all the time. `tidepool` starts from the same state, lets batch go wherever
+// the scheduler's tiers allow, and runs the evaluation loop with every proposal approved.
+//
+// Thread affinity: none; a run owns its io_context, control plane and store, on the calling thread.
+
+#include "core/model/types.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tidepool::api {
+class ControlPlane;
+class Rebalancer;
+} // namespace tidepool::api
+
+namespace tidepool::sim {
+
+enum class ScenarioMode : std::uint8_t { Invalid = 0, Static = 1, Tidepool = 2 };
+
+struct ScenarioConfig {
+    ScenarioMode mode = ScenarioMode::Tidepool;
+    std::string dataDir; // ../shared/data
+    std::string dbPath; // the SQLite file the core writes (replaced)
+    std::int64_t days = 8; // simulated, warm-up included
+    std::int64_t warmupDays = 2; // history for the forecasts; not measured
+    std::int64_t stepMs = 60'000;
+    std::int64_t evaluationPeriodMs = 5 * 60'000;
+    std::uint64_t seed = 42;
+    // In `tidepool` mode, an operator approves every proposal right after each evaluation; false leaves them pending
+    // for someone else to decide (the console's demo).
+    bool operatorApproves = true;
+    // Cluster: warm x86 servers (64 cores), hot 8-GPU servers (96 cores), cold aarch64 servers (64 cores).
+    int warmNodes = 24;
+    int hotNodes = 16;
+    int coldNodes = 4; // the CPU-only batch is small in the trace: a few ARM servers hold it
+    // Offered batch GPU load, as a share of the GPUs static allocation leaves to batch.
+    double batchLoad = 0.8;
+    // Inference: mean service time of one request on one replica, and the autoscaler's target utilisation.
+    double inferenceServiceMs = 30.0;
+    double inferenceTargetUtilisation = 0.6;
+    double inferencePeakShare = 0.5; // the inference peak, as a share of the hot tier's GPUs
+    // Relative hourly price of a node (for cost per unit of work): warm x86, cold aarch64, hot 8-GPU.
+    double warmPrice = 1.0;
+    double coldPrice = 0.85;
+    double hotPrice = 6.0;
+};
+
+struct ScenarioResult {
+    std::string mode;
+    std::int64_t measuredHours = 0;
+    // Time means over the measured days, of powered nodes only.
+    double cpuUtilisation = 0; // CPU in use (services' demand, batch and inference requests) / powered CPU
+    double gpuUtilisation = 0; // GPUs busy (inference load, batch shares) / powered GPUs
+    double cpuAllocation = 0; // CPU requested by running workloads / powered CPU
+    double gpuAllocation = 0;
+    double poweredNodeHours = 0;
+    double cost = 0; // Σ powered node-hours × price
+    double workCoreHours = 0; // CPU core-hours of useful work served (services' demand, finished batch, inference)
+    double workGpuHours = 0;
+    double costPerWork = 0; // cost / (core-hours + 10 × GPU-hours)
+    // Batch jobs submitted in the measured days: finished ones' completion time (submit → end), and those left.
+    std::size_t batchSubmitted = 0;
+    std::size_t batchFinished = 0;
+    double batchCompletionMeanS = 0;
+    double batchCompletionP50S = 0;
+    double batchCompletionP90S = 0;
+    double batchWaitMeanS = 0; // submit → first start
+    std::size_t batchPreempted = 0; // restarts of batch (preemption, reclaim), work lost
+    std::size_t batchPendingAtEnd = 0; // of those submitted in the measured days
+    // Services: replica-minutes wanted but not running (pending), of all wanted.
+    double serviceUnmetShare = 0;
+    // Inference: p99 response time over all requests (seconds; -1 = unbounded: overloaded minutes), and the minutes
+    // whose own p99 passed 200 ms.
+    double inferenceP99S = 0;
+    std::size_t inferenceSlowMinutes = 0;
+    std::size_t inferenceMinutes = 0;
+    double inferenceUnmetShare = 0;
+    // The evaluation loop: proposals created and applied, by kind.
+    std::vector<std::pair<std::string, std::size_t>> proposalsApplied;
+    std::size_t proposalsCreated = 0;
+    std::size_t invariantViolations = 0; // hourly checks of the cluster's books (nothing over capacity) that failed
+    std::int64_t wallMs = 0;
+};
+
+std::string_view toString(ScenarioMode mode);
+// The error names the file or setting at fault.
+Expected<void> validate(const ScenarioConfig& config);
+// A whole run: `ScenarioRun` stepped to its end.
+Expected<ScenarioResult> runScenario(const ScenarioConfig& config);
+
+// A run one step at a time, for a caller that drives it at its own pace (the console's demo mode runs one on its
+// core thread at an accelerated clock). Everything happens on the thread that calls `start` and `step`.
+class ScenarioRun {
+public:
+    // Loads the traces, builds the core and joins the simulated fleet; the error names the file or setting at fault.
+    static Expected<std::unique_ptr<ScenarioRun>> start(const ScenarioConfig& config);
+    ~ScenarioRun();
+
+    bool done() const; // `days` of simulated time have passed
+    void step(); // `stepMs` of simulated time: agents, autoscalers, batch, history, and the evaluation when due
+    // Runs what the core has ready without advancing the clock: changes made between steps (a decision) are
+    // committed to the store and their `whenSaved` callbacks run.
+    void poll();
+    ScenarioResult result() const; // the books so far
+    api::ControlPlane& plane(); // the core the run drives, on simulated time
+    api::Rebalancer* rebalancer(); // null in `static` mode
+    std::int64_t nowMs() const; // the simulated clock, Unix epoch ms
+
+private:
+    ScenarioRun() = default;
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace tidepool::sim

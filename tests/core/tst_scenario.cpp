@@ -1,0 +1,149 @@
+// The scenario simulator: its queueing model against textbook values, and short runs of both modes through the
+// real core (control plane, SQLite store, history, and in `tidepool` mode the evaluation loop with approvals).
+
+#include "core/sim/latency.h"
+#include "core/sim/load_shape.h"
+#include "core/sim/scenario.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+using namespace tidepool;
+using namespace tidepool::sim;
+
+class TestScenario : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    ScenarioConfig small(ScenarioMode mode, const char* db) const
+    {
+        ScenarioConfig c;
+        c.mode = mode;
+        c.dataDir = TIDEPOOL_SHARED_DATA;
+        c.dbPath = m_dir.filePath(QString::fromUtf8(db)).toStdString();
+        c.days = 2;
+        c.warmupDays = 1;
+        c.warmNodes = 6;
+        c.hotNodes = 4;
+        c.coldNodes = 2;
+        return c;
+    }
+
+private slots:
+    void erlangCMatchesTheTextbook()
+    {
+        // Two servers, offered load 1 Erlang: C = 1/3. One server: C = ρ.
+        QVERIFY(std::abs(erlangC(2, 1.0) - 1.0 / 3.0) < 1e-12);
+        QVERIFY(std::abs(erlangC(1, 0.7) - 0.7) < 1e-12);
+        QCOMPARE(erlangC(3, 3.0), 1.0); // unstable
+        QCOMPARE(erlangC(4, 0.0), 0.0);
+    }
+
+    void sojournQuantilesMatchClosedForms()
+    {
+        // M/M/1: the sojourn time is Exp(μ − λ), so its p99 is ln(100) / (μ − λ).
+        const double p99 = *sojournQuantile({ QueueMinute { 10.0, 1, 1.0 } }, 20.0, 0.99);
+        QVERIFY2(std::abs(p99 - std::log(100.0) / 10.0) < 1e-4, std::to_string(p99).c_str());
+        // Many servers, light load: almost no waiting, so the p99 is the service time's, ln(100) / μ.
+        const double light = *sojournQuantile({ QueueMinute { 1.0, 50, 1.0 } }, 20.0, 0.99);
+        QVERIFY(std::abs(light - std::log(100.0) / 20.0) < 1e-3);
+        // The equal-rate case (a = μ) is continuous with its neighbours.
+        const QueueMinute equal { 20.0, 2, 1.0 }; // 2μ − λ = μ
+        const QueueMinute near { 19.999, 2, 1.0 };
+        QVERIFY(std::abs(sojournCdf(equal, 20.0, 0.1) - sojournCdf(near, 20.0, 0.1)) < 1e-3);
+        // An overloaded minute carrying more than 1% of the requests leaves the p99 unbounded; a lighter one does not.
+        QVERIFY(!sojournQuantile({ QueueMinute { 10.0, 1, 98.0 }, QueueMinute { 30.0, 1, 2.0 } }, 20.0, 0.99));
+        const auto mixed = sojournQuantile({ QueueMinute { 10.0, 1, 99.5 }, QueueMinute { 30.0, 1, 0.5 } }, 20.0, 0.99);
+        QVERIFY(mixed && *mixed > p99);
+    }
+
+    // The GenAI fleet's requests become a one-day shape: per-minute sums over pods, stretched onto 288 buckets and
+    // normalised to a peak of 1; a broken line is named.
+    void requestTraceBecomesADailyShape()
+    {
+        QVERIFY(m_dir.isValid());
+        const std::string path = m_dir.filePath(QStringLiteral("qps.csv")).toStdString();
+        {
+            std::ofstream out(path);
+            out << "timestamp_anon,value,container_ip,request_type\r\n";
+            for (int minute = 0; minute < 120; ++minute) // two pods, the second busier in the second hour
+                out << minute * 60 << ",1.0,a,x\n" << minute * 60 + 1 << "," << (minute < 60 ? 1.0 : 3.0) << ",b,x\n";
+        }
+        const auto shape = LoadShape::loadQps(path);
+        QVERIFY2(shape, shape ? "" : shape.error().message.c_str());
+        QCOMPARE(shape->at(0), 0.5); // 2 of the peak's 4 requests/s
+        QCOMPARE(shape->at(23 * 3600'000LL), 1.0);
+        QCOMPARE(shape->peak(0, 86'400'000), 1.0);
+        {
+            std::ofstream out(path, std::ios::app);
+            out << "120,lots,c,x\n";
+        }
+        const auto broken = LoadShape::loadQps(path);
+        QVERIFY(!broken);
+        QVERIFY2(broken.error().message.find("qps.csv:242:") != std::string::npos, broken.error().message.c_str());
+    }
+
+    void staticRunsWithoutProposalsAndKeepsTheBooks()
+    {
+        QVERIFY(m_dir.isValid());
+        const auto r = runScenario(small(ScenarioMode::Static, "static.db"));
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->mode, std::string("static"));
+        QCOMPARE(r->measuredHours, std::int64_t { 24 });
+        QCOMPARE(r->proposalsCreated, std::size_t { 0 });
+        QVERIFY(r->proposalsApplied.empty());
+        QCOMPARE(r->invariantViolations, std::size_t { 0 });
+        QVERIFY(r->batchSubmitted > 100);
+        QVERIFY(r->batchFinished > 0 && r->batchFinished <= r->batchSubmitted);
+        QVERIFY(r->batchFinished + r->batchPendingAtEnd <= r->batchSubmitted);
+        QCOMPARE(r->batchPreempted, std::size_t { 0 }); // static: nothing is reclaimed or moved
+        for (double u : { r->cpuUtilisation, r->gpuUtilisation, r->cpuAllocation, r->gpuAllocation })
+            QVERIFY(u > 0.0 && u <= 1.0);
+        QVERIFY(r->cpuUtilisation <= r->cpuAllocation + 1e-9); // services use at most what their replicas hold
+        // Every node is on all the time: 12 nodes × 24 hours.
+        QCOMPARE(r->poweredNodeHours, 12.0 * 24.0);
+        QCOMPARE(r->inferenceMinutes, std::size_t { 24 * 60 });
+        QVERIFY(r->inferenceP99S > 0);
+    }
+
+    void tidepoolRunsTheLoopWithApprovalsDeterministically()
+    {
+        const auto r = runScenario(small(ScenarioMode::Tidepool, "tidepool.db"));
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->invariantViolations, std::size_t { 0 });
+        QVERIFY(r->proposalsCreated > 0);
+        std::size_t applied = 0;
+        for (const auto& [kind, count] : r->proposalsApplied)
+            applied += count;
+        QVERIFY2(applied > 0, "the operator approved every proposal; some must have applied");
+        QVERIFY(r->poweredNodeHours <= 12.0 * 24.0);
+        QVERIFY(r->batchFinished > 0);
+        // The whole core runs on simulated time: a second run decides everything the same way.
+        const auto again = runScenario(small(ScenarioMode::Tidepool, "tidepool-2.db"));
+        QVERIFY(again);
+        QCOMPARE(again->batchFinished, r->batchFinished);
+        QCOMPARE(again->proposalsCreated, r->proposalsCreated);
+        QCOMPARE(again->poweredNodeHours, r->poweredNodeHours);
+        QCOMPARE(again->batchCompletionMeanS, r->batchCompletionMeanS);
+    }
+
+    void missingDataIsNamed()
+    {
+        auto c = small(ScenarioMode::Static, "missing.db");
+        c.dataDir = m_dir.filePath(QStringLiteral("no-such-dir")).toStdString();
+        const auto r = runScenario(c);
+        QVERIFY(!r);
+        QVERIFY2(r.error().message.find("google2019_instance_usage_28days_300s.csv") != std::string::npos,
+            r.error().message.c_str());
+        c.days = 1; // not more than the warm-up
+        QVERIFY(!runScenario(c));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScenario)
+#include "tst_scenario.moc"

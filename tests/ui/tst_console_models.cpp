@@ -1,0 +1,242 @@
+// The console's item models over real snapshots of a real core (the demo's simulated fleet through the control plane,
+// rebalancer and SQLite store): each under QAbstractItemModelTester while snapshots add, remove and change rows, in
+// both directions of time, through an empty snapshot, and with nodes leaving and returning.
+#include "demo_fixture.h"
+#include "ui/labels.h"
+#include "ui/models/nodes_model.h"
+#include "ui/models/pools_model.h"
+#include "ui/models/proposals_model.h"
+#include "ui/models/roles.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <set>
+
+using namespace tidepool::ui;
+
+Q_DECLARE_METATYPE(std::vector<int>)
+
+class TestConsoleModels : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::vector<SnapshotPtr> m_snapshots; // see initTestCase
+    std::int64_t m_decided = 0;
+
+    SnapshotPtr at(int i) const { return i < 0 ? SnapshotPtr {} : m_snapshots[static_cast<std::size_t>(i)]; }
+
+    static void addSequences()
+    {
+        QTest::addColumn<std::vector<int>>("sequence");
+        QTest::newRow("forward in time") << std::vector<int> { 0, 1, 2, 3, 4 };
+        QTest::newRow("backward in time") << std::vector<int> { 4, 3, 2, 1, 0 };
+        QTest::newRow("nodes, pools and proposals leave and return") << std::vector<int> { 3, 5, 3, 5, 4 };
+        QTest::newRow("through an empty snapshot") << std::vector<int> { 2, -1, 3, -1 };
+        QTest::newRow("same snapshot twice") << std::vector<int> { 3, 3 };
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        auto started = DemoDriver::start(test::smallDemo(m_dir));
+        QVERIFY2(started, started ? "" : started.error().message.c_str());
+        DemoDriver& driver = **started;
+        // 0: the fleet has just joined; 1: half an hour later (utilisation and placements changed).
+        driver.advance();
+        m_snapshots.push_back(driver.snapshot());
+        for (int i = 0; i < 30; ++i)
+            driver.advance();
+        m_snapshots.push_back(driver.snapshot());
+        // 2: the first proposals, after a day of history.
+        while (test::pendingCount(driver.snapshot()) == 0 && !driver.done())
+            driver.advance();
+        m_snapshots.push_back(driver.snapshot());
+        QVERIFY2(test::pendingCount(m_snapshots.back()) > 0, "no proposal in the whole run");
+        // 3: one of them approved by the operator (its row changes).
+        for (const ProposalRow& p : m_snapshots.back()->proposals)
+            if (p.state == "pending" && m_decided == 0)
+                m_decided = p.id;
+        bool answered = false;
+        driver.decide(ProposalCommand { 1, m_decided, Decision::Approve, "fine" },
+            [&answered](const CommandOutcome&) { answered = true; });
+        driver.advance();
+        QVERIFY(answered);
+        m_snapshots.push_back(driver.snapshot());
+        // 4: two more evaluations: proposals come, go and change.
+        for (int i = 0; i < 10; ++i)
+            driver.advance();
+        m_snapshots.push_back(driver.snapshot());
+        // 5: snapshot 3 with every other node, the first pool and the oldest proposal gone.
+        auto fewer = std::make_shared<ConsoleSnapshot>(*m_snapshots[3]);
+        std::erase_if(fewer->nodes, [](const NodeRow& n) { return n.id % 2 == 1; });
+        fewer->pools.erase(fewer->pools.begin());
+        fewer->proposals.erase(fewer->proposals.begin());
+        m_snapshots.push_back(fewer);
+        QCOMPARE(m_snapshots.size(), std::size_t(6));
+        QCOMPARE(m_snapshots[0]->nodes.size(), std::size_t(12));
+        QVERIFY(m_snapshots[0]->nodes != m_snapshots[1]->nodes);
+    }
+
+    void nodes_data() { addSequences(); }
+    void nodes()
+    {
+        QFETCH(std::vector<int>, sequence);
+        NodesModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        int expectedResets = 0;
+        SnapshotPtr shown;
+        for (const int i : sequence) {
+            const SnapshotPtr next = at(i);
+            const bool wasEmpty = !shown || shown->nodes.empty();
+            const bool isEmpty = !next || next->nodes.empty();
+            expectedResets += (wasEmpty != isEmpty) ? 1 : 0;
+            model.setSnapshot(next);
+            shown = next;
+            const auto& rows = next ? next->nodes : std::vector<NodeRow> {};
+            QCOMPARE(model.rowCount(), static_cast<int>(rows.size()));
+            for (int r = 0; r < model.rowCount(); ++r) {
+                const NodeRow& row = rows[static_cast<std::size_t>(r)];
+                QCOMPARE(model.index(r, NodesModel::Name).data().toString(), QString::fromStdString(row.name));
+                QCOMPARE(model.index(r, NodesModel::Tier).data().toString(), tierLabel(row.tier));
+                QCOMPARE(model.index(r, NodesModel::CpuUsed).data().toString(), percentText(row.cpuUtilisation));
+                QCOMPARE(model.index(r, NodesModel::Workloads).data().toInt(), row.workloads);
+            }
+        }
+        // Only a load into an empty model, or an empty snapshot, resets; everything else is a diff.
+        QCOMPARE(resets.count(), expectedResets);
+    }
+
+    void nodesAnnounceChangedRows()
+    {
+        NodesModel model;
+        model.setSnapshot(at(0));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        model.setSnapshot(at(1));
+        QVERIFY(changed.count() > 0);
+        QCOMPARE(inserted.count() + removed.count(), 0);
+        model.setSnapshot(at(5));
+        QVERIFY(removed.count() > 0);
+        model.setSnapshot(at(3));
+        QVERIFY(inserted.count() > 0);
+    }
+
+    void proposals_data() { addSequences(); }
+    void proposals()
+    {
+        QFETCH(std::vector<int>, sequence);
+        ProposalsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (const int i : sequence) {
+            const SnapshotPtr next = at(i);
+            model.setSnapshot(next);
+            const auto& rows = next ? next->proposals : std::vector<ProposalRow> {};
+            QCOMPARE(model.rowCount(), static_cast<int>(rows.size()));
+            for (int r = 0; r < model.rowCount(); ++r) {
+                const ProposalRow& row = rows[static_cast<std::size_t>(r)];
+                QCOMPARE(model.index(r, ProposalsModel::Id).data().toLongLong(), row.id);
+                QCOMPARE(model.index(r, ProposalsModel::State).data().toString(), proposalStateLabel(row.state));
+                QCOMPARE(model.index(r, ProposalsModel::Reason).data().toString(), QString::fromStdString(row.reason));
+                QCOMPARE(model.rowOf(row.id), r);
+            }
+        }
+    }
+
+    void proposalStateChangesInPlace()
+    {
+        ProposalsModel model;
+        model.setSnapshot(at(2));
+        const int row = model.rowOf(m_decided);
+        QVERIFY(row >= 0);
+        QCOMPARE(model.index(row, ProposalsModel::State).data(tidepool::ui::RawTextRole).toString(),
+            QStringLiteral("pending"));
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        model.setSnapshot(at(3));
+        const int after = model.rowOf(m_decided);
+        QVERIFY(after >= 0);
+        QVERIFY(model.index(after, ProposalsModel::State).data(tidepool::ui::RawTextRole).toString()
+            != QStringLiteral("pending"));
+        QCOMPARE(model.index(after, ProposalsModel::DecidedBy).data().toString(), QString::fromLatin1(kConsoleActor));
+        QVERIFY(changed.count() > 0);
+        QCOMPARE(resets.count(), 0);
+    }
+
+    void pools_data() { addSequences(); }
+    void pools()
+    {
+        QFETCH(std::vector<int>, sequence);
+        PoolsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        for (const int i : sequence) {
+            const SnapshotPtr next = at(i);
+            model.setSnapshot(next);
+            std::set<std::string> lines;
+            std::map<std::string, const PoolRow*> pools;
+            if (next)
+                for (const PoolRow& p : next->pools) {
+                    lines.insert(p.businessLine);
+                    pools[p.name] = &p;
+                }
+            QCOMPARE(model.rowCount(), static_cast<int>(lines.size()));
+            std::size_t seenPools = 0;
+            for (int l = 0; l < model.rowCount(); ++l) {
+                const QModelIndex line = model.index(l, 0);
+                for (int p = 0; p < model.rowCount(line); ++p, ++seenPools) {
+                    const QString name = model.index(p, PoolsModel::Name, line).data().toString();
+                    const PoolRow* pool = pools.at(name.toStdString());
+                    QCOMPARE(
+                        model.index(p, PoolsModel::CpuUsed, line).data().toString(), coresText(pool->cpuUsedMillis));
+                    QCOMPARE(model.index(p, PoolsModel::Workloads, line).data().toInt(), pool->workloads);
+                    const QModelIndex poolIndex = model.index(p, 0, line);
+                    QCOMPARE(model.rowCount(poolIndex), static_cast<int>(pool->nodes.size()));
+                    for (int n = 0; n < model.rowCount(poolIndex); ++n)
+                        QCOMPARE(model.index(n, PoolsModel::Name, poolIndex).data().toString(),
+                            QString::fromStdString(pool->nodes[static_cast<std::size_t>(n)].node));
+                }
+            }
+            QCOMPARE(seenPools, pools.size());
+        }
+    }
+
+    void poolsDiffNodesWithoutReset()
+    {
+        // While the pools stay, their nodes come and go as rows of their own; only a pool that goes resets.
+        PoolsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(at(0));
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        for (const int i : { 1, 2, 4, 1, 0 })
+            model.setSnapshot(at(i));
+        QCOMPARE(resets.count(), 0);
+        QVERIFY(inserted.count() > 0);
+        QVERIFY(removed.count() > 0);
+        QVERIFY(changed.count() > 0);
+        model.setSnapshot(at(5));
+        QCOMPARE(resets.count(), 1);
+    }
+
+    void poolsShowWhereWorkRuns()
+    {
+        // Half an hour in, the services' pools hold replicas on warm nodes and the tree shows them under their pool.
+        PoolsModel model;
+        model.setSnapshot(at(1));
+        int nodeRows = 0;
+        for (int l = 0; l < model.rowCount(); ++l)
+            for (int p = 0; p < model.rowCount(model.index(l, 0)); ++p)
+                nodeRows += model.rowCount(model.index(p, 0, model.index(l, 0)));
+        QVERIFY(nodeRows > 0);
+    }
+};
+
+QTEST_MAIN(TestConsoleModels)
+#include "tst_console_models.moc"

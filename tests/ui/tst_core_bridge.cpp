@@ -1,0 +1,210 @@
+// The console's bridge to an embedded core running on a thread of its own: snapshots of the real core (the demo's
+// simulated fleet) arrive on the GUI thread; approving a proposal with the Proposals tab's button goes to the core,
+// changes the proposal in the rebalancer and in the SQLite store, and writes an audit record; rejecting needs a
+// comment, which is stored; a refused decision is audited and shown; after the core stops, commands are refused.
+#include "core/store/store.h"
+#include "demo_fixture.h"
+#include "ui/bridge/core_bridge.h"
+#include "ui/bridge/demo_core.h"
+#include "ui/models/nodes_model.h"
+#include "ui/models/proposals_model.h"
+#include "ui/views/main_window.h"
+#include "ui/views/proposals_page.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+
+using namespace tidepool;
+using namespace tidepool::ui;
+
+class TestCoreBridge : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+
+    static std::optional<ProposalRow> proposal(const SnapshotPtr& snapshot, std::int64_t id)
+    {
+        if (snapshot)
+            for (const ProposalRow& p : snapshot->proposals)
+                if (p.id == id)
+                    return p;
+        return std::nullopt;
+    }
+
+    // Waiting proposals, the steadiest first: a power-down stays as it is while its node stays idle, where a quota
+    // shift is re-planned (and the old one superseded) whenever the forecast moves.
+    static std::vector<std::int64_t> pending(const SnapshotPtr& snapshot)
+    {
+        std::vector<std::int64_t> steady, others;
+        if (snapshot)
+            for (const ProposalRow& p : snapshot->proposals)
+                if (p.state == "pending")
+                    (p.kind == "power_down" ? steady : others).push_back(p.id);
+        steady.insert(steady.end(), others.begin(), others.end());
+        return steady;
+    }
+
+private Q_SLOTS:
+    void stopsCleanlyAtAnyPoint_data()
+    {
+        QTest::addColumn<int>("snapshotsFirst");
+        QTest::newRow("while it loads the traces") << 0;
+        QTest::newRow("while it fast-forwards") << 2;
+        QTest::newRow("while it runs at its pace") << 40;
+    }
+    void stopsCleanlyAtAnyPoint()
+    {
+        // The core thread is joined and the run destroyed on it, whatever it was doing; nothing arrives afterwards.
+        QFETCH(int, snapshotsFirst);
+        QTemporaryDir dir;
+        DemoCoreConfig config;
+        config.demo = test::smallDemo(dir);
+        config.fastForwardMs = 30 * 60'000;
+        config.fastForwardPublishSteps = 1;
+        config.tick = std::chrono::milliseconds(1);
+        CoreBridge bridge;
+        QSignalSpy snapshots(&bridge, &CoreBridge::snapshotChanged);
+        QSignalSpy failures(&bridge, &CoreBridge::coreFailed);
+        DemoCore core(config, bridge.events());
+        if (snapshotsFirst > 0)
+            QTRY_VERIFY_WITH_TIMEOUT(snapshots.count() >= snapshotsFirst, 30'000);
+        core.stop();
+        QCoreApplication::processEvents(); // what was queued before the stop
+        const auto delivered = snapshots.count();
+        QTest::qWait(50);
+        QCOMPARE(snapshots.count(), delivered);
+        QCOMPARE(failures.count(), 0);
+        core.stop(); // idempotent
+    }
+
+    void approveAndRejectThroughTheConsole()
+    {
+        QVERIFY(m_dir.isValid());
+        DemoCoreConfig config;
+        config.demo = test::smallDemo(m_dir);
+        // Full speed through the first hours (the first power-down proposals come after an hour of idle nodes; quota
+        // shifts after a day of history), then slowly enough that a proposal stays as it is while the test decides it.
+        config.fastForwardMs = 90LL * 60 * 1000;
+        config.fastForwardPublishSteps = 10;
+        config.tick = std::chrono::milliseconds(400);
+
+        CoreBridge bridge;
+        MainWindow window(bridge);
+        QSignalSpy outcomes(&bridge, &CoreBridge::commandFinished);
+        QThread* delivered = nullptr;
+        connect(&bridge, &CoreBridge::snapshotChanged, this, [&delivered] { delivered = QThread::currentThread(); });
+        auto core = std::make_unique<DemoCore>(config, bridge.events());
+        bridge.setBackend(core.get());
+
+        // Snapshots of the real core arrive, on the GUI thread, and reach the models.
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() != nullptr, 30'000);
+        QCOMPARE(delivered, QThread::currentThread());
+        QCOMPARE(bridge.latest()->nodes.size(), std::size_t(12));
+        QTRY_COMPARE_WITH_TIMEOUT(window.nodesModel()->rowCount(), 12, 5'000);
+        // Proposals come after a day of history.
+        QTRY_VERIFY_WITH_TIMEOUT(pending(bridge.latest()).size() >= 1, 120'000);
+        const std::int64_t approvedId = pending(bridge.latest()).front();
+
+        // Approve with the Proposals tab's button.
+        ProposalsPage* page = window.proposalsPage();
+        window.tabs()->setCurrentWidget(page);
+        QVERIFY(page->select(approvedId));
+        auto* approve = page->findChild<QPushButton*>(QStringLiteral("approveButton"));
+        auto* reject = page->findChild<QPushButton*>(QStringLiteral("rejectButton"));
+        auto* comment = page->findChild<QLineEdit*>(QStringLiteral("commentEdit"));
+        auto* status = page->findChild<QLabel*>(QStringLiteral("decisionStatus"));
+        QVERIFY(approve && reject && comment && status);
+        QVERIFY(approve->isEnabled());
+        QVERIFY2(!reject->isEnabled(), "rejecting needs a comment");
+        QTest::keyClicks(comment, QStringLiteral("approved in the console test"));
+        QTest::mouseClick(approve, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(outcomes.count(), 1, 20'000);
+        const auto approved = outcomes.takeFirst().at(0).value<CommandOutcome>();
+        QVERIFY2(approved.ok, approved.message.c_str());
+        QCOMPARE(approved.proposalId, approvedId);
+        QVERIFY(approved.state != "pending");
+        QVERIFY(status->text().contains(QString::number(approvedId)));
+        // The rebalancer's state comes back in the next snapshot.
+        QTRY_VERIFY_WITH_TIMEOUT(proposal(bridge.latest(), approvedId)->state != "pending", 10'000);
+        QCOMPARE(proposal(bridge.latest(), approvedId)->decidedBy, std::string(kConsoleActor));
+
+        // Deciding it again is refused by the core, and the refusal is shown (and audited, checked below).
+        QVERIFY(bridge.approve(approvedId, QString()) != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(outcomes.count(), 1, 20'000);
+        const auto refused = outcomes.takeFirst().at(0).value<CommandOutcome>();
+        QVERIFY(!refused.ok);
+        QVERIFY(!refused.message.empty());
+
+        // Reject another waiting proposal, with a comment, if the core has one.
+        std::int64_t rejectedId = 0;
+        for (const std::int64_t id : pending(bridge.latest()))
+            rejectedId = id != approvedId ? id : rejectedId;
+        if (rejectedId != 0) {
+            bridge.reject(rejectedId, QStringLiteral("not during the sale"));
+            QTRY_COMPARE_WITH_TIMEOUT(outcomes.count(), 1, 20'000);
+            const auto rejected = outcomes.takeFirst().at(0).value<CommandOutcome>();
+            QVERIFY2(rejected.ok || rejected.state == "expired", rejected.message.c_str());
+            if (!rejected.ok)
+                rejectedId = 0; // it expired under us: nothing to check in the store
+        }
+
+        qInfo("approved #%lld (%s), rejected #%lld", static_cast<long long>(approvedId), approved.state.c_str(),
+            static_cast<long long>(rejectedId));
+
+        // Shut down in order: the core (joined), then the bridge is still there to refuse commands.
+        bridge.setBackend(nullptr);
+        core->stop();
+        QCOMPARE(bridge.approve(approvedId, QString()), quint64(0));
+        core->submit(ProposalCommand { 99, approvedId, Decision::Approve, {} });
+        QTRY_COMPARE_WITH_TIMEOUT(outcomes.count(), 1, 5'000);
+        QVERIFY(!outcomes.takeFirst().at(0).value<CommandOutcome>().ok);
+        core.reset();
+
+        // The decisions are in the store, with their audit records.
+        auto store = store::openSqliteStore(config.demo.scenario.dbPath);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        auto loaded = (*store)->load();
+        QVERIFY(loaded);
+        auto stored = [&loaded](std::int64_t id) -> const store::StoredProposal* {
+            for (const auto& p : loaded->proposals)
+                if (p.id == id)
+                    return &p;
+            return nullptr;
+        };
+        QVERIFY(stored(approvedId));
+        QVERIFY(stored(approvedId)->state != "pending");
+        QCOMPARE(stored(approvedId)->decidedBy, std::string(kConsoleActor));
+        if (rejectedId != 0) {
+            QVERIFY(stored(rejectedId));
+            QCOMPARE(stored(rejectedId)->state, std::string("rejected"));
+            QVERIFY(stored(rejectedId)->detail.find("not during the sale") != std::string::npos);
+        }
+        auto audit = (*store)->audit(store::AuditQuery {});
+        QVERIFY(audit);
+        int approvals = 0, refusals = 0, rejections = 0;
+        for (const store::AuditEntry& e : *audit) {
+            if (e.actor != kConsoleActor || e.target != "proposal/" + std::to_string(approvedId)) {
+                rejections += e.action == "proposal.reject" && e.outcome == "ok" ? 1 : 0;
+                continue;
+            }
+            QCOMPARE(e.action, std::string("proposal.approve"));
+            if (e.outcome == "ok") {
+                ++approvals;
+                QCOMPARE(e.detail.value("comment", std::string()), std::string("approved in the console test"));
+            } else {
+                ++refusals;
+            }
+        }
+        QCOMPARE(approvals, 1);
+        QCOMPARE(refusals, 1);
+        QCOMPARE(rejections, rejectedId != 0 ? 1 : 0);
+    }
+};
+
+QTEST_MAIN(TestCoreBridge)
+#include "tst_core_bridge.moc"

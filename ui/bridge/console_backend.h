@@ -1,0 +1,53 @@
+#pragma once
+// The seam between the console and a core: what the GUI may ask (decide a proposal) and what it is told (snapshots,
+// the outcome of each command, a failure of the core). The demo's embedded simulation implements it today; the
+// embedded empty cluster and a remote `tidepoold` (`--connect`) are further implementations of the same interface.
+// Plain C++, no Qt: the core side never sees a QObject, and the bridge (`core_bridge.h`) never sees the core.
+//
+// Thread affinity: `submit` and `stop` may be called from any thread (the GUI's); they only post work to the core's
+// thread. The `ConsoleEvents` callbacks are called on the core's thread and must not block; only a command refused
+// because the core has stopped is answered at once, on the caller's thread. So the sinks must be thread-safe.
+
+#include "ui/bridge/console_snapshot.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace tidepool::ui {
+
+enum class Decision : std::uint8_t { Invalid = 0, Approve, Reject };
+
+struct ProposalCommand {
+    std::uint64_t requestId = 0; // chosen by the caller; echoed in the outcome
+    std::int64_t proposalId = 0;
+    Decision decision = Decision::Invalid;
+    std::string comment; // a rejection's reason; an approval's note (both audited)
+};
+
+struct CommandOutcome {
+    std::uint64_t requestId = 0;
+    std::int64_t proposalId = 0;
+    Decision decision = Decision::Invalid;
+    bool ok = false;
+    std::string state; // the proposal's state after the command, when known
+    std::string message; // the core's reason when refused, or what happened
+};
+
+struct ConsoleEvents {
+    std::function<void(SnapshotPtr)> snapshot;
+    std::function<void(CommandOutcome)> outcome;
+    std::function<void(std::string)> failure; // the core could not start or stopped by itself
+};
+
+class ConsoleBackend {
+public:
+    virtual ~ConsoleBackend() = default;
+    // Queues the command for the core; its outcome arrives through `ConsoleEvents::outcome`, once the decision is
+    // durable (or refused).
+    virtual void submit(ProposalCommand command) = 0;
+    // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.
+    virtual void stop() = 0;
+};
+
+} // namespace tidepool::ui

@@ -1,0 +1,120 @@
+#pragma once
+// What the console shows, as one immutable value: the core builds a `ConsoleSnapshot` on its own thread after every
+// change it wants seen and hands it over as `SnapshotPtr`; the GUI thread only reads it. Plain C++ with the core's
+// own names ("x86_64", "ready", "hot", "pending"): the views translate them for display (`labels.h`).
+//
+// Thread affinity: none once built; shared read-only between threads.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tidepool::ui {
+
+struct NodeRow {
+    std::int32_t id = -1; // the core's NodeId: rows are sorted by it
+    std::string name;
+    std::string isa;
+    std::string tier;
+    std::string state; // joining, ready, suspect, lost
+    std::string cordon; // why it is cordoned; empty when in service
+    bool peakReserved = false;
+    std::int64_t cpuMillis = 0;
+    std::int64_t cpuAllocatedMillis = 0; // requested by what is placed there
+    double cpuUtilisation = 0.0; // measured by its agent, 0..1
+    std::int64_t memoryMiB = 0;
+    std::int64_t memoryAllocatedMiB = 0;
+    std::string acceleratorKind; // gpu, npu, fpga; empty without accelerators
+    int accelerators = 0;
+    std::int64_t acceleratorShare = 0; // divisible share of all its devices (milli-GPUs, NPU cores, FPGA slots)
+    std::int64_t acceleratorShareAllocated = 0;
+    double acceleratorUtilisation = 0.0; // mean of its devices as measured, 0..1
+    int workloads = 0; // placed there
+    bool operator==(const NodeRow&) const = default;
+};
+
+// One pool's footprint on one node: what its workloads placed there request.
+struct PoolNodeRow {
+    std::string node;
+    std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
+    std::int64_t acceleratorShare = 0;
+    int workloads = 0;
+    bool operator==(const PoolNodeRow&) const = default;
+};
+
+struct PoolRow {
+    std::int32_t id = -1;
+    std::string name;
+    std::string businessLine;
+    std::string tier; // empty: any tier
+    std::int64_t cpuQuotaMillis = -1; // -1: unlimited
+    std::int64_t cpuUsedMillis = 0;
+    std::int64_t memoryQuotaMiB = -1;
+    std::int64_t memoryUsedMiB = 0;
+    std::int64_t acceleratorShareUsed = 0;
+    int workloads = 0; // placed
+    std::vector<PoolNodeRow> nodes; // where its workloads run, by node name
+    bool operator==(const PoolRow&) const = default;
+};
+
+struct ProposalRow {
+    std::int64_t id = 0; // rows are sorted by it
+    std::string kind;
+    std::string state;
+    std::string risk;
+    std::string subject; // the proposal's key: "quota:batch", "power:cold-1"
+    std::string reason;
+    double utilisationBefore = 0.0;
+    double utilisationAfter = 0.0;
+    double gpusFreed = 0.0;
+    double wattsSaved = 0.0;
+    double co2GramsPerHour = 0.0;
+    std::string sloRisk;
+    std::vector<std::string> plan; // one line per action
+    std::int64_t createdMs = 0;
+    std::int64_t expiresMs = 0;
+    std::string decidedBy;
+    std::int64_t decidedMs = 0;
+    std::string detail;
+    bool operator==(const ProposalRow&) const = default;
+};
+
+struct TierLoad {
+    std::string tier;
+    int nodes = 0;
+    std::int64_t cpuMillis = 0;
+    std::int64_t cpuAllocatedMillis = 0;
+    std::int64_t acceleratorShare = 0;
+    std::int64_t acceleratorShareAllocated = 0;
+    bool operator==(const TierLoad&) const = default;
+};
+
+struct OverviewCounts {
+    std::map<std::string, std::map<std::string, int>> nodesByIsaAndState; // isa → state → nodes
+    std::map<std::string, int> acceleratorsByKind; // devices
+    std::vector<TierLoad> tiers; // hot, warm, cold
+    std::map<std::string, int> workloadsByPhase; // every known workload
+    std::map<std::string, int> activeWorkloadsByTier; // launching, running or stopping
+    int pendingWorkloads = 0;
+    int proposalsWaiting = 0;
+    bool operator==(const OverviewCounts&) const = default;
+};
+
+struct ConsoleSnapshot {
+    std::uint64_t sequence = 0; // grows with every snapshot of one core
+    std::int64_t nowMs = 0; // the core's clock (simulated in the demo), Unix epoch ms
+    std::string source; // "demo", later "embedded" or the URL of a tidepoold
+    bool finished = false; // the demo run has reached its end: nothing changes any more
+    std::string readOnlyReason; // the store cannot be written; empty when it can
+    std::vector<NodeRow> nodes; // by id
+    std::vector<PoolRow> pools; // by id
+    std::vector<ProposalRow> proposals; // by id
+    OverviewCounts overview;
+};
+
+using SnapshotPtr = std::shared_ptr<const ConsoleSnapshot>;
+
+} // namespace tidepool::ui

@@ -1,0 +1,79 @@
+#include "ui/bridge/core_bridge.h"
+
+#include <QMetaObject>
+
+namespace tidepool::ui {
+
+CoreBridge::CoreBridge(QObject* parent)
+    : QObject(parent)
+{
+    qRegisterMetaType<SnapshotPtr>();
+    qRegisterMetaType<CommandOutcome>();
+}
+
+CoreBridge::~CoreBridge() = default;
+
+template <typename Store> void CoreBridge::receive(Store store)
+{
+    bool queue = false;
+    {
+        const std::lock_guard lock(m_mutex);
+        store();
+        queue = !std::exchange(m_drainQueued, true);
+    }
+    if (queue)
+        QMetaObject::invokeMethod(this, &CoreBridge::drain, Qt::QueuedConnection);
+}
+
+ConsoleEvents CoreBridge::events()
+{
+    ConsoleEvents events;
+    events.snapshot = [this](SnapshotPtr snapshot) { receive([&] { m_incoming = std::move(snapshot); }); };
+    events.outcome = [this](CommandOutcome outcome) { receive([&] { m_outcomes.push_back(std::move(outcome)); }); };
+    events.failure = [this](std::string message) { receive([&] { m_failures.push_back(std::move(message)); }); };
+    return events;
+}
+
+void CoreBridge::drain()
+{
+    SnapshotPtr snapshot;
+    std::vector<CommandOutcome> outcomes;
+    std::vector<std::string> failures;
+    {
+        const std::lock_guard lock(m_mutex);
+        snapshot = std::move(m_incoming);
+        outcomes = std::exchange(m_outcomes, {});
+        failures = std::exchange(m_failures, {});
+        m_drainQueued = false;
+    }
+    // The snapshot first: an outcome's view of the proposal is then already on screen.
+    if (snapshot) {
+        m_latest = snapshot;
+        Q_EMIT snapshotChanged(m_latest);
+    }
+    for (const CommandOutcome& outcome : outcomes)
+        Q_EMIT commandFinished(outcome);
+    for (const std::string& failure : failures)
+        Q_EMIT coreFailed(QString::fromStdString(failure));
+}
+
+quint64 CoreBridge::approve(qint64 proposalId, const QString& comment)
+{
+    return send(proposalId, Decision::Approve, comment);
+}
+
+quint64 CoreBridge::reject(qint64 proposalId, const QString& comment)
+{
+    return send(proposalId, Decision::Reject, comment);
+}
+
+quint64 CoreBridge::send(qint64 proposalId, Decision decision, const QString& comment)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(ProposalCommand { id, proposalId, decision, comment.toStdString() });
+    return id;
+}
+
+} // namespace tidepool::ui

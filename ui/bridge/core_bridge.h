@@ -1,0 +1,62 @@
+#pragma once
+// The thin QObject between a core (`ConsoleBackend`) and the GUI. The core calls the sinks of `events()` on its own
+// thread; each sink stores what it got under a mutex and, once per batch, queues `drain` on the GUI thread
+// (`QMetaObject::invokeMethod(..., Qt::QueuedConnection)`), which emits typed signals there. Snapshots are coalesced:
+// the GUI sees the latest one, never a backlog. Commands go the other way through `approve`/`reject`, which only post
+// to the core.
+//
+// Thread affinity: a GUI-thread object; only the `events()` sinks are called from the core thread. Ownership: it
+// borrows the backend (`setBackend`); it must outlive the core whose events it receives (stop the core first).
+
+#include "ui/bridge/console_backend.h"
+
+#include <QObject>
+#include <QString>
+
+#include <mutex>
+#include <vector>
+
+namespace tidepool::ui {
+
+class CoreBridge : public QObject {
+    Q_OBJECT
+public:
+    explicit CoreBridge(QObject* parent = nullptr);
+    ~CoreBridge() override;
+
+    // The sinks to give the core. Safe to call from any thread, at any rate.
+    ConsoleEvents events();
+    void setBackend(ConsoleBackend* backend) { m_backend = backend; }
+
+    // The latest snapshot delivered on the GUI thread (null before the first).
+    SnapshotPtr latest() const { return m_latest; }
+    // Post a decision to the core; the returned request id comes back in `commandFinished`. 0 without a core.
+    quint64 approve(qint64 proposalId, const QString& comment);
+    quint64 reject(qint64 proposalId, const QString& comment);
+
+Q_SIGNALS:
+    void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);
+    void commandFinished(const tidepool::ui::CommandOutcome& outcome);
+    void coreFailed(const QString& message);
+
+private:
+    quint64 send(qint64 proposalId, Decision decision, const QString& comment);
+    // Core thread: keeps the item and queues one drain per batch.
+    template <typename Store> void receive(Store store);
+    void drain(); // GUI thread
+
+    ConsoleBackend* m_backend = nullptr;
+    SnapshotPtr m_latest;
+    quint64 m_nextRequest = 1;
+
+    std::mutex m_mutex; // guards everything below
+    SnapshotPtr m_incoming;
+    std::vector<CommandOutcome> m_outcomes;
+    std::vector<std::string> m_failures;
+    bool m_drainQueued = false;
+};
+
+} // namespace tidepool::ui
+
+Q_DECLARE_METATYPE(tidepool::ui::SnapshotPtr)
+Q_DECLARE_METATYPE(tidepool::ui::CommandOutcome)

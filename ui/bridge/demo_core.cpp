@@ -1,0 +1,121 @@
+#include "ui/bridge/demo_core.h"
+
+#include <boost/asio/post.hpp>
+
+namespace tidepool::ui {
+
+DemoCore::DemoCore(DemoCoreConfig config, ConsoleEvents events)
+    : m_config(std::move(config))
+    , m_events(std::move(events))
+{
+    m_guard.emplace(m_io.get_executor());
+    boost::asio::post(m_io, [this] { begin(); });
+    m_thread = std::thread([this] {
+        // Nothing may escape the core thread: a throw here would terminate the console.
+        try {
+            m_io.run();
+        } catch (const std::exception& e) {
+            if (m_events.failure)
+                m_events.failure(std::string("the core stopped: ") + e.what());
+        }
+    });
+}
+
+DemoCore::~DemoCore()
+{
+    stop();
+}
+
+void DemoCore::begin()
+{
+    auto driver = DemoDriver::start(m_config.demo);
+    if (!driver) {
+        if (m_events.failure)
+            m_events.failure("the demo could not start: " + driver.error().message);
+        return;
+    }
+    m_driver = std::move(*driver);
+    m_fastUntilMs = m_driver->run().nowMs() + m_config.fastForwardMs;
+    publish();
+    m_timer.expires_after(m_config.tick);
+    arm();
+}
+
+void DemoCore::arm()
+{
+    m_timer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || m_halted)
+            return;
+        onTick();
+    });
+}
+
+void DemoCore::onTick()
+{
+    if (!m_driver || m_driver->done())
+        return;
+    m_driver->advance();
+    if (m_driver->done()) {
+        publish(); // the last snapshot says `finished`
+        return;
+    }
+    if (m_driver->run().nowMs() < m_fastUntilMs) {
+        // Fast-forwarding: back to the event loop between steps, so that commands and `stop` are served.
+        if (++m_fastSteps % std::max(1, m_config.fastForwardPublishSteps) == 0)
+            publish();
+        m_timer.expires_after(std::chrono::milliseconds(0));
+        arm();
+        return;
+    }
+    publish();
+    // A fixed cadence: a slow step shortens the next wait rather than slowing the clock further.
+    m_timer.expires_at(std::max(m_timer.expiry() + m_config.tick, std::chrono::steady_clock::now()));
+    arm();
+}
+
+void DemoCore::submit(ProposalCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.outcome)
+            m_events.outcome(CommandOutcome {
+                command.requestId, command.proposalId, command.decision, false, {}, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::execute(const ProposalCommand& command)
+{
+    auto answer = [this](CommandOutcome outcome) {
+        if (m_events.outcome)
+            m_events.outcome(std::move(outcome));
+    };
+    if (!m_driver || m_halted)
+        return answer(CommandOutcome { command.requestId, command.proposalId, command.decision, false, {},
+            m_halted ? "the core has stopped" : "the core is still starting" });
+    // The outcome comes once the decision is durable, during the next step; a fresh snapshot follows that step.
+    m_driver->decide(command, answer);
+    publish();
+}
+
+void DemoCore::publish()
+{
+    if (m_events.snapshot && m_driver)
+        m_events.snapshot(m_driver->snapshot());
+}
+
+void DemoCore::stop()
+{
+    if (!m_thread.joinable())
+        return;
+    m_accepting = false;
+    boost::asio::post(m_io, [this] {
+        m_halted = true;
+        m_timer.cancel();
+        m_driver.reset(); // the run, its store and its timers go on the thread that owns them
+    });
+    m_guard.reset();
+    m_thread.join();
+}
+
+} // namespace tidepool::ui

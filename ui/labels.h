@@ -1,0 +1,32 @@
+#pragma once
+// Display text for the core's names ("x86_64", "ready", "hot", "pending", "power-down"...), translated. Unknown
+// names are shown as they are, so a newer core never shows blanks.
+//
+// Thread affinity: GUI thread (translators).
+
+#include <QString>
+
+#include <cstdint>
+#include <string>
+
+namespace tidepool::ui {
+
+QString isaLabel(const std::string& isa);
+QString tierLabel(const std::string& tier);
+QString nodeStateLabel(const std::string& state);
+QString phaseLabel(const std::string& phase);
+QString acceleratorLabel(const std::string& kind);
+QString proposalKindLabel(const std::string& kind);
+QString proposalStateLabel(const std::string& state);
+QString riskLabel(const std::string& risk);
+
+// "37.5 %"; "—" for a negative value (not known).
+QString percentText(double share);
+// "12.0 cores" from millicores; "unlimited" for -1.
+QString coresText(std::int64_t millis);
+// "64.0 GiB" from MiB; "unlimited" for -1.
+QString memoryText(std::int64_t mebibytes);
+// The core's clock (Unix epoch ms) as local date and time.
+QString timeText(std::int64_t unixMs);
+
+} // namespace tidepool::ui

@@ -1,0 +1,52 @@
+#pragma once
+// The console's window: Overview, Nodes, Pools and Proposals tabs over one core's snapshots. It owns the item models
+// and feeds them every snapshot the bridge delivers; it borrows the bridge, which must outlive it.
+//
+// Thread affinity: GUI thread.
+
+#include "ui/bridge/console_snapshot.h"
+
+#include <QMainWindow>
+
+class QLabel;
+class QTabWidget;
+
+namespace tidepool::ui {
+
+class CoreBridge;
+class NodesModel;
+class OverviewPage;
+class PoolsModel;
+class ProposalsModel;
+class ProposalsPage;
+class TablePage;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(CoreBridge& bridge, QWidget* parent = nullptr);
+
+    NodesModel* nodesModel() const { return m_nodes; }
+    PoolsModel* poolsModel() const { return m_pools; }
+    ProposalsModel* proposalsModel() const { return m_proposals; }
+    QTabWidget* tabs() const { return m_tabs; }
+    TablePage* nodesPage() const { return m_nodesPage; }
+    TablePage* poolsPage() const { return m_poolsPage; }
+    ProposalsPage* proposalsPage() const { return m_proposalsPage; }
+
+private:
+    void onSnapshot(const SnapshotPtr& snapshot);
+    void onCoreFailed(const QString& message);
+
+    NodesModel* m_nodes;
+    PoolsModel* m_pools;
+    ProposalsModel* m_proposals;
+    QTabWidget* m_tabs;
+    OverviewPage* m_overview;
+    TablePage* m_nodesPage;
+    TablePage* m_poolsPage;
+    ProposalsPage* m_proposalsPage;
+    QLabel* m_coreStatus;
+};
+
+} // namespace tidepool::ui

@@ -1,0 +1,17 @@
+#pragma once
+// Renders every tab of the main window to `<dir>/<tab>.png` (overview.png, nodes.png, pools.png, proposals.png), for
+// documentation and for looking at the console where there is no display (QT_QPA_PLATFORM=offscreen).
+//
+// Thread affinity: GUI thread.
+
+#include <QString>
+#include <QStringList>
+
+namespace tidepool::ui {
+
+class MainWindow;
+
+// The files written; an empty list when `dir` cannot be created. Leaves the first tab current.
+QStringList saveScreenshots(MainWindow& window, const QString& dir);
+
+} // namespace tidepool::ui
