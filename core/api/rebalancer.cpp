@@ -463,12 +463,17 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
         const auto existing = pendingByKey.find(p.key);
         if (existing != pendingByKey.end()) {
             Proposal& old = *existing->second;
-            if (old.plan == p.plan && nowMs <= old.expiresMs) {
-                // Still the same advice: it stays, valid for another round, with the latest reasoning.
+            if (nowMs <= old.expiresMs
+                && rebalance::equivalentPlans(old.plan, p.plan, m_config.evaluator.quotaStepMillis)) {
+                // Still the same advice (to within a quota step): it stays, valid for another round, so that an
+                // operator is not chasing a target that moves by a step every evaluation. Its reasoning is renewed
+                // only when the plan is the very same; otherwise it keeps the reasoning that goes with its plan.
                 old.expiresMs = p.expiresMs;
-                old.reason = p.reason;
-                old.effect = p.effect;
-                old.stateVersion = p.stateVersion;
+                if (old.plan == p.plan) {
+                    old.reason = p.reason;
+                    old.effect = p.effect;
+                    old.stateVersion = p.stateVersion;
+                }
                 save(old);
                 continue;
             }

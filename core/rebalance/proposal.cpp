@@ -1,6 +1,7 @@
 #include "core/rebalance/proposal.h"
 
 #include <array>
+#include <cstdlib>
 
 namespace tidepool::rebalance {
 
@@ -31,6 +32,34 @@ std::string_view toString(Risk risk) { return kRisks[static_cast<std::size_t>(ri
 std::optional<ProposalKind> parseProposalKind(std::string_view text) { return parseName<ProposalKind>(kKinds, text); }
 std::optional<ProposalState> parseProposalState(std::string_view text) { return parseName<ProposalState>(kStates, text); }
 std::optional<Risk> parseRisk(std::string_view text) { return parseName<Risk>(kRisks, text); }
+
+bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, std::int64_t quotaStepMillis)
+{
+    if (a.size() != b.size())
+        return false;
+    const auto near = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= quotaStepMillis; };
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const Action& x = a[i];
+        const Action& y = b[i];
+        if (x.type != y.type || x.target != y.target)
+            return false;
+        switch (x.type) {
+        case Action::Type::SetCpuQuota: // on the same quota, to within a step
+            if (y.expectCpuMillis != x.expectCpuMillis || !near(x.cpuMillis, y.cpuMillis))
+                return false;
+            break;
+        case Action::Type::TakeCpuQuota: // a donor's share and floor, each within a step
+        case Action::Type::GiveCpuQuota:
+            if (!near(x.cpuMillis, y.cpuMillis) || !near(x.expectCpuMillis, y.expectCpuMillis))
+                return false;
+            break;
+        default:
+            if (!(x == y))
+                return false;
+        }
+    }
+    return true;
+}
 
 json toJson(const Action& action)
 {

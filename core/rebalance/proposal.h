@@ -116,6 +116,11 @@ struct Proposal {
     bool open() const { return state == ProposalState::Pending; }
 };
 
+// The same advice: the same steps on the same targets, quota amounts within `quotaStepMillis` of each other (and
+// each quota planned on the same quota). A pending proposal is kept when the next evaluation gives equivalent advice,
+// so that an operator is not asked to approve a target that moves by a step every five minutes.
+bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, std::int64_t quotaStepMillis);
+
 nlohmann::json toJson(const Action& action);
 nlohmann::json toJson(const Effect& effect);
 nlohmann::json toJson(const Proposal& proposal);

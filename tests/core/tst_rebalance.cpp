@@ -224,6 +224,28 @@ private slots:
         QCOMPARE(p.expiresMs, kNow + 10 * kMinute);
     }
 
+    // A quota raise that the next evaluation plans a step higher or lower is the same advice; a different target,
+    // a raise planned on another quota, or a bigger change is not.
+    void equivalentAdviceWithinAQuotaStep()
+    {
+        const std::vector<Action> plan { Action::setCpuQuota("web", 5500, 4000), Action::takeCpuQuota("batch", 1500, 2500) };
+        QVERIFY(rebalance::equivalentPlans(plan, plan, 500));
+        QVERIFY(rebalance::equivalentPlans(
+            plan, { Action::setCpuQuota("web", 6000, 4000), Action::takeCpuQuota("batch", 2000, 2000) }, 500));
+        QVERIFY(!rebalance::equivalentPlans(
+            plan, { Action::setCpuQuota("web", 6500, 4000), Action::takeCpuQuota("batch", 2500, 2500) }, 500));
+        QVERIFY(!rebalance::equivalentPlans(
+            plan, { Action::setCpuQuota("web", 5500, 4500), Action::takeCpuQuota("batch", 1000, 2500) }, 500));
+        QVERIFY(!rebalance::equivalentPlans(
+            plan, { Action::setCpuQuota("web", 5500, 4000), Action::takeCpuQuota("ads", 1500, 2500) }, 500));
+        QVERIFY(!rebalance::equivalentPlans(plan, { Action::setCpuQuota("web", 5500, 4000) }, 500));
+        // Other actions must match exactly.
+        const std::vector<Action> cordon { Action::onNode(Action::Type::Cordon, "n1", "powered down by proposal") };
+        QVERIFY(rebalance::equivalentPlans(cordon, cordon, 500));
+        QVERIFY(!rebalance::equivalentPlans(
+            cordon, { Action::onNode(Action::Type::Cordon, "n2", "powered down by proposal") }, 500));
+    }
+
     void troughGivesTheBaseBack()
     {
         rebalance::EvaluationInput input;
