@@ -209,12 +209,25 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     input.stateVersion = m_plane.stateVersion();
     const ClusterState& cluster = m_plane.cluster();
 
-    // Demand now, by pool, as the history recorder counts it.
+    // One pass over the workloads: demand now by pool (as the history recorder counts it), the deferrable batch's
+    // CPU, the accelerator share waiting for a place, and the hot tier's accelerator demand.
     std::map<std::string, double> demand;
-    for (const auto& [id, w] : m_plane.workloads())
-        if (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running)
-            demand[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName]
-                += static_cast<double>(w.workload.requests.cpuMillis);
+    for (const auto& [id, w] : m_plane.workloads()) {
+        if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
+            continue;
+        const double cpu = static_cast<double>(w.workload.requests.cpuMillis);
+        const AcceleratorRequest& a = w.workload.accelerators;
+        const double acceleratorMilli = !a.any() ? 0.0
+            : a.wholeDevices()                    ? 1000.0 * a.count
+                                                  : static_cast<double>(a.sharePerDevice);
+        demand[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName] += cpu;
+        if (w.workload.deferrable)
+            input.deferrableCpuMillis += cpu;
+        if (w.phase == WorkloadPhase::Pending)
+            input.pendingAcceleratorMilli += acceleratorMilli;
+        if (w.workload.tier() == Tier::Hot)
+            input.hotAcceleratorDemand += acceleratorMilli;
+    }
 
     job.endMs = nowMs / kStepMs * kStepMs;
     const std::int64_t start = job.endMs - static_cast<std::int64_t>(m_config.historyDays) * 288 * kStepMs;
@@ -231,23 +244,8 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     // Carbon: the intensity series the operator gave, the deferrable batch about, the hold in force.
     input.carbon = m_config.carbon;
     input.carbonHoldUntilMs = m_plane.carbonHoldUntilMs();
-    for (const auto& [id, w] : m_plane.workloads())
-        if (w.workload.deferrable
-            && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
-            input.deferrableCpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
-    for (const auto& [id, w] : m_plane.workloads())
-        if (w.phase == WorkloadPhase::Pending && w.workload.accelerators.any())
-            input.pendingAcceleratorMilli += w.workload.accelerators.wholeDevices()
-                ? 1000.0 * w.workload.accelerators.count
-                : static_cast<double>(w.workload.accelerators.sharePerDevice);
     // The hot tier's accelerator demand: the last series of the job.
     job.history.push_back(readHistory ? readSeries({ "tier", "hot", "gpu" }, start, job.endMs) : std::nullopt);
-    for (const auto& [id, w] : m_plane.workloads())
-        if (w.workload.tier() == Tier::Hot && w.workload.accelerators.any()
-            && (w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching || w.phase == WorkloadPhase::Running))
-            input.hotAcceleratorDemand += w.workload.accelerators.wholeDevices()
-                ? 1000.0 * w.workload.accelerators.count
-                : static_cast<double>(w.workload.accelerators.sharePerDevice);
 
     for (const LiveNode& live : m_plane.nodes()) {
         const Node& node = cluster.node(live.id);
