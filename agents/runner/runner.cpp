@@ -245,7 +245,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     plan.launchPrefix = launchRecordPrefix(record);
     plan.exitPath = (dir / "exit.json").string();
     plan.exitTmpPath = (dir / "exit.json.tmp").string();
-    if (const int err = shim::writeLaunchRecord(plan, 0, 0, 0, 0); err != 0) {
+    if (const int err = shim::writeLaunchRecord(plan, 0, 0, 0, 0, false); err != 0) {
         abandon();
         return makeIsolationError(IsolationErrorCode::SystemCall, plan.launchPath,
             "writing " + plan.launchPath + ": " + sysfs::errnoText(err));
@@ -290,6 +290,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
         // No report within the timeout: the shim (known from the intermediate) may still be getting there.
         entry.record.shimPid = result.shimPid;
         entry.record.shimStartTime = result.shimStartTime;
+        entry.record.execed = false;
         entry.status.shimPid = result.shimPid;
         entry.status.state = WorkloadState::Starting;
         refresh(entry);
@@ -342,14 +343,14 @@ void Runner::refresh(Entry& entry) const
         return;
     if (applyExitRecord(entry))
         return;
-    if (entry.record.pid == 0) {
-        // The launch timed out: the shim may have written the pids since.
+    if (entry.record.pid == 0 || !entry.record.execed) {
+        // The launch timed out: the shim may have written the pids, and then that the exec went through, since.
         if (auto record = readLaunchRecord(status.recordDir / "launch.json"); record && record->pid != 0)
             entry.record = *record;
     }
     status.pid = entry.record.pid;
     status.shimPid = entry.record.shimPid;
-    if (entry.record.pid == 0) {
+    if (entry.record.pid == 0 || !entry.record.execed) {
         if (processMatches(entry.record.shimPid, entry.record.shimStartTime)) {
             status.state = WorkloadState::Starting;
             return;
@@ -357,7 +358,8 @@ void Runner::refresh(Entry& entry) const
         if (applyExitRecord(entry))
             return;
         status.state = WorkloadState::Lost;
-        status.reason = "the launch was interrupted before the shim recorded a process";
+        status.reason = entry.record.pid == 0 ? "the launch was interrupted before the shim recorded a process"
+                                              : "the launch was interrupted before the workload's exec";
         if (const auto left = m_cgroups->processes(status.cgroup); left && !left->empty())
             status.reason += " (" + std::to_string(left->size()) + " process(es) remain in its cgroup: stop it)";
         return;

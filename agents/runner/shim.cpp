@@ -268,7 +268,7 @@ void writeExitRecord(const ShimPlan& plan, int waitStatus, ShimStage startError,
 
     std::uint64_t startTime = 0;
     asyncsafe::readProcStat(child, &state, &startTime);
-    if (const int e = writeLaunchRecord(plan, child, startTime, self, message.shimStartTime); e != 0) {
+    if (const int e = writeLaunchRecord(plan, child, startTime, self, message.shimStartTime, false); e != 0) {
         ::close(go[1]); // end of file for the child: it exits without exec
         waitChild(child);
         writeExitRecord(plan, 0, ShimStage::Record, e, 0);
@@ -297,6 +297,10 @@ void writeExitRecord(const ShimPlan& plan, int waitStatus, ShimStage startError,
         fail(static_cast<ShimStage>(childError.stage), childError.error);
         ::_exit(0);
     }
+    // Recorded before it is reported, so that a runner that stopped waiting for the report, or one adopting the
+    // workload after a restart, never finds it less started than the report said. Should this write fail, the
+    // workload still runs; such a runner reports it starting until it ends.
+    writeLaunchRecord(plan, child, startTime, self, message.shimStartTime, true);
     message.kind = kStarted;
     send(status, message);
     ::close(status);
@@ -326,7 +330,8 @@ const char* stageName(ShimStage stage)
     return "unknown";
 }
 
-int writeLaunchRecord(const ShimPlan& plan, int pid, std::uint64_t startTime, int shimPid, std::uint64_t shimStartTime)
+int writeLaunchRecord(
+    const ShimPlan& plan, int pid, std::uint64_t startTime, int shimPid, std::uint64_t shimStartTime, bool execed)
 {
     asyncsafe::TextBuffer suffix;
     suffix.append("\"pid\":");
@@ -337,7 +342,7 @@ int writeLaunchRecord(const ShimPlan& plan, int pid, std::uint64_t startTime, in
     suffix.appendSigned(shimPid);
     suffix.append(",\"shimStartTime\":");
     suffix.appendUnsigned(shimStartTime);
-    suffix.append("}\n");
+    suffix.append(execed ? ",\"execed\":true}\n" : ",\"execed\":false}\n");
     const iovec parts[2] = {
         { const_cast<char*>(plan.launchPrefix.data()), plan.launchPrefix.size() },
         { suffix.data, suffix.size },

@@ -76,7 +76,8 @@ struct SpawnResult {
 
 // Writes `<prefix>"pid":..,"startTime":..,"shimPid":..,"shimStartTime":..}` atomically to the launch record; returns
 // 0 or an errno value. Async-signal-safe (the shim uses it after the fork).
-int writeLaunchRecord(const ShimPlan& plan, int pid, std::uint64_t startTime, int shimPid, std::uint64_t shimStartTime);
+int writeLaunchRecord(
+    const ShimPlan& plan, int pid, std::uint64_t startTime, int shimPid, std::uint64_t shimStartTime, bool execed);
 
 SpawnResult spawn(const ShimPlan& plan, std::chrono::milliseconds timeout);
 

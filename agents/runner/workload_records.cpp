@@ -91,6 +91,7 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
         r.startTime = j.at("startTime").get<std::uint64_t>();
         r.shimPid = j.at("shimPid").get<int>();
         r.shimStartTime = j.at("shimStartTime").get<std::uint64_t>();
+        r.execed = j.value("execed", true);
     } catch (const json::exception& e) {
         return badField(file, e.what());
     }

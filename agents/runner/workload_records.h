@@ -40,6 +40,9 @@ struct LaunchRecord {
     std::uint64_t startTime = 0; // /proc/<pid>/stat field 22: with the pid, the process's identity
     int shimPid = 0;
     std::uint64_t shimStartTime = 0;
+    // The workload's execve succeeded. The shim records the pid before it lets the child exec (so that a workload is
+    // never unrecorded), and says so again once the exec went through; true in records from before this flag.
+    bool execed = true;
 };
 
 struct ExitRecord {

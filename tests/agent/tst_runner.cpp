@@ -852,7 +852,9 @@ void TestRunner::aLaunchTimeoutReportsStartingThenRunning()
         workloadStateName(launched->state));
     QVERIFY(launched->shimPid > 0);
     QTRY_VERIFY((impatient->poll(), impatient->status("late")->state == WorkloadState::Running));
+    // Running only once the exec went through: never the shim's fork of itself, before its exec.
     QCOMPARE(commOf(impatient->status("late")->pid), std::string("sleep"));
+    QVERIFY(readText(impatient->status("late")->recordDir / "launch.json").find("\"execed\":true") != std::string::npos);
     QVERIFY(impatient->stop("late", 0ms));
     QCOMPARE(waitFinal(*impatient, "late").state, WorkloadState::Killed);
     QVERIFY(impatient->forget("late"));
