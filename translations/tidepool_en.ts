@@ -181,6 +181,243 @@
     </message>
 </context>
 <context>
+    <name>MoveText</name>
+    <message>
+        <source>node out of service</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not in the workload&apos;s pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its latency class may not run on this tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reserved for the forecast peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>wrong ISA and no translation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no accelerator of the requested kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>wrong accelerator model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough free accelerator share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough free CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough free memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough memory bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough network bandwidth</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its pool&apos;s quota is used up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused by a scheduling policy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workload %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the %1 tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>node %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3 nodes)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 moved to node %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: its pool keeps its workloads on the %3 tier.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is on %2 already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move: it has ended or is stopping.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 no longer exists.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: there is no such node.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core cannot save changes now (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was moved but the move could not be saved (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core has stopped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: moving workloads is not supported over the API yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core is still starting.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>RemoteText</name>
+    <message>
+        <source>Cannot reach tidepoold at %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 refused the operator token (HTTP 401): check --token-file or TIDEPOOL_TOKEN_FILE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 answered HTTP %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 sent an answer the console cannot read: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; retrying in %2 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>ViewLabels</name>
+    <message>
+        <source>placement</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>migration</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>requeued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stop</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>node state</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cordon</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>proposal</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>operator action</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished">CPU</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <source>NPU</source>
+        <translation type="unfinished">NPU</translation>
+    </message>
+    <message>
+        <source>FPGA</source>
+        <translation type="unfinished">FPGA</translation>
+    </message>
+    <message>
+        <source>pool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Tidepool operator console</source>
@@ -211,8 +448,444 @@
         <translation>--tick-ms must be a whole number from 0 to 60000</translation>
     </message>
     <message>
-        <source>Render every tab to PNG files in DIR once proposals wait, then quit.</source>
-        <translation>Render every tab to PNG files in DIR once proposals wait, then quit.</translation>
+        <source>Render every tab in English and Chinese, light and dark, to PNG files in DIR once proposals wait, then quit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--%1 must be a port number from 0 to 65535</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot write the join token file %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepool: made a join token for agents in %1 (give it to tidepool-agent --join-token-file)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot create the data folder %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--db: the folder %1 does not exist</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no operator token: give --token-file FILE or set TIDEPOOL_TOKEN_FILE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach to a running tidepoold through its API (http://HOST:PORT).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach to the tidepoold the console was last attached to.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The operator token for --connect, first line of FILE (default $TIDEPOOL_TOKEN_FILE).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s SQLite database (default: in the user&apos;s data folder).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The port agents join the embedded core on (default 7070).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The join token agents authenticate with (default: made in the user&apos;s data folder).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Serve the embedded core&apos;s HTTP API on 127.0.0.1:PORT (needs --operator-token-file).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The operator tokens of the embedded core&apos;s HTTP API.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s settings, a tidepoold JSON config file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--demo, --connect and --reconnect exclude each other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--reconnect: the console has not been attached to a tidepoold yet; use --connect URL</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--%1 is for the embedded core (tidepool without --demo or --connect)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--token-file is for --connect</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--api-port needs --operator-token-file: the API authenticates every caller</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepool: starting the embedded core; `tidepool --reconnect` attaches to %1 again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the demo is not started here</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::AcceleratorsPage</name>
+    <message>
+        <source>%1 slots occupied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cores allocated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 share requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select up to %1 devices to chart them together</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Utilisation, requested share and memory over time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Who holds each device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>% of the device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 utilisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 memory used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 memory allocated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No accelerator to chart.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished">, </translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Charted: %1 (the last %2 samples)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::CheatSheet</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Focus the filter of the table in view</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Does</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::CommandPalette</name>
+    <message>
+        <source>Command palette</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Type a command: a tab, a setting, an action…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ConsoleShell</name>
+    <message>
+        <source>&amp;File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Go to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Command palette…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings › Language</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Settings › Theme</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::DeviceHistoryModel</name>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Utilisation</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requested share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation type="unfinished">Memory used</translation>
+    </message>
+    <message>
+        <source>Memory allocated</source>
+        <translation type="unfinished">Memory allocated</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::DevicesModel</name>
+    <message>
+        <source>%1 · %2 %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished">%1 %2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation type="unfinished">, </translation>
+    </message>
+    <message>
+        <source>%1 (pool %2): %3, %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The device&apos;s agent sends no utilisation.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The share the workloads on it requested (GPU share, NPU cores, FPGA slots)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The utilisation its agent measured: what the requested share achieved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished">Node</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished">Kind</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished">Tier</translation>
+    </message>
+    <message>
+        <source>Requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory allocated</source>
+        <translation type="unfinished">Memory allocated</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation type="unfinished">Memory used</translation>
+    </message>
+    <message>
+        <source>Held by</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::EventsModel</name>
+    <message>
+        <source>approved</source>
+        <translation type="unfinished">approved</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation type="unfinished">rejected</translation>
+    </message>
+    <message>
+        <source>%1: refused (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cordon lifted</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cordoned: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation type="unfinished">Kind</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation type="unfinished">Subject</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished">Node</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::EventsPage</name>
+    <message>
+        <source>All kinds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show only events of one kind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 events</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -228,6 +901,158 @@
     <message>
         <source>, </source>
         <translation>, </translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastListModel</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No forecast for this series: the rebalancer forecasts each pool&apos;s CPU and the hot tier&apos;s GPUs, once they have a day of history.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model: not run yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model failed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished">none</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished">%1 %</translation>
+    </message>
+    <message>
+        <source>Series</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resource</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forecast made</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backtest sMAPE</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Band coverage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model on the history shown, %2 h ahead (%3 points): sMAPE %4 %, MASE %5, p10–p90 coverage %6 % (80 % nominal).</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastPointsModel</name>
+    <message>
+        <source>highest so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>forecast peak (p90)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Actual</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forecast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p10</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p90</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastsPage</name>
+    <message>
+        <source>cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The pool or tier and the resource to show</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Actual</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forecast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p10–p90 band</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Peaks</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Series:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: history and forecast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No history yet: series appear once the core has recorded some.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::Languages</name>
+    <message>
+        <source>System language</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -275,6 +1100,30 @@
     <message>
         <source>The core failed: %1</source>
         <translation>The core failed: %1</translation>
+    </message>
+    <message>
+        <source>Tiers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accelerators</source>
+        <translation type="unfinished">Accelerators</translation>
+    </message>
+    <message>
+        <source>Forecasts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>embedded core</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tidepoold at %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -429,14 +1278,6 @@
 <context>
     <name>tidepool::ui::PoolsModel</name>
     <message>
-        <source>%1</source>
-        <translation>%1</translation>
-    </message>
-    <message>
-        <source>Business line / pool / node</source>
-        <translation>Business line / pool / node</translation>
-    </message>
-    <message>
         <source>Tier</source>
         <translation>Tier</translation>
     </message>
@@ -465,8 +1306,68 @@
         <translation>Memory quota</translation>
     </message>
     <message>
-        <source>Accelerators used (devices)</source>
-        <translation>Accelerators used (devices)</translation>
+        <source>%1 devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 Gb/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workloads of this pool waiting for a place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for a place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>As measured: each node&apos;s use, reported by its agent, split among its workloads by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU requested against the pool&apos;s quota; on a node row, against the node&apos;s CPU.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota; agents do not measure bandwidth.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Business line / pool / node / workload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory bandwidth requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accelerators requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Accelerators used</source>
+        <translation type="unfinished">Accelerators used</translation>
     </message>
 </context>
 <context>
@@ -628,6 +1529,99 @@
     <message>
         <source>Proposal #%1 was not changed: %2</source>
         <translation>Proposal #%1 was not changed: %2</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TablePage</name>
+    <message>
+        <source>Columns</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TiersModel</name>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished">%1 %2</translation>
+    </message>
+    <message>
+        <source>%1 nodes, %2 workloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for a place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 workloads; drop one on a node to place it there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2, %3 allocated · %4 workloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation type="unfinished">%1 × %2</translation>
+    </message>
+    <message>
+        <source>Workloads whose latency class belongs on this tier and that wait for a place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cordoned: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (workload %2), pool %3, %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for a place on the %1 tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>On node %1 (%2 tier)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Core: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moving…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TiersPage</name>
+    <message>
+        <source>Drag a workload onto another tier (the core picks the node) or onto a node. The core checks the move against the scheduler&apos;s rules and either makes it or says why not.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not moved: no core is attached.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moved to %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>

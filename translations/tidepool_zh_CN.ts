@@ -181,6 +181,243 @@
     </message>
 </context>
 <context>
+    <name>MoveText</name>
+    <message>
+        <source>node out of service</source>
+        <translation>节点已停止服务</translation>
+    </message>
+    <message>
+        <source>not in the workload&apos;s pool</source>
+        <translation>不属于该工作负载的资源池</translation>
+    </message>
+    <message>
+        <source>its latency class may not run on this tier</source>
+        <translation>其延迟等级不允许运行在此层级</translation>
+    </message>
+    <message>
+        <source>reserved for the forecast peak</source>
+        <translation>已为预测峰值预留</translation>
+    </message>
+    <message>
+        <source>wrong ISA and no translation</source>
+        <translation>指令集不符且无法转译</translation>
+    </message>
+    <message>
+        <source>no accelerator of the requested kind</source>
+        <translation>没有所需类型的加速器</translation>
+    </message>
+    <message>
+        <source>wrong accelerator model</source>
+        <translation>加速器型号不符</translation>
+    </message>
+    <message>
+        <source>not enough free accelerator share</source>
+        <translation>空闲加速器份额不足</translation>
+    </message>
+    <message>
+        <source>not enough free CPU</source>
+        <translation>空闲 CPU 不足</translation>
+    </message>
+    <message>
+        <source>not enough free memory</source>
+        <translation>空闲内存不足</translation>
+    </message>
+    <message>
+        <source>not enough memory bandwidth</source>
+        <translation>内存带宽不足</translation>
+    </message>
+    <message>
+        <source>not enough network bandwidth</source>
+        <translation>网络带宽不足</translation>
+    </message>
+    <message>
+        <source>its pool&apos;s quota is used up</source>
+        <translation>其资源池配额已用尽</translation>
+    </message>
+    <message>
+        <source>refused by a scheduling policy</source>
+        <translation>被调度策略拒绝</translation>
+    </message>
+    <message>
+        <source>Workload %1</source>
+        <translation>工作负载 %1</translation>
+    </message>
+    <message>
+        <source>the %1 tier</source>
+        <translation>%1层</translation>
+    </message>
+    <message>
+        <source>node %1</source>
+        <translation>节点 %1</translation>
+    </message>
+    <message>
+        <source>%1 (%2 of %3 nodes)</source>
+        <translation>%1（%3 个节点中的 %2 个）</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>%1 moved to node %2.</source>
+        <translation>%1 已迁移到节点 %2。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: %3.</source>
+        <translation>%1 无法迁移到%2：%3。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: its pool keeps its workloads on the %3 tier.</source>
+        <translation>%1 无法迁移到%2：其资源池将工作负载限定在%3层。</translation>
+    </message>
+    <message>
+        <source>%1 is on %2 already.</source>
+        <translation>%1 已在%2上。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move: it has ended or is stopping.</source>
+        <translation>%1 无法迁移：它已结束或正在停止。</translation>
+    </message>
+    <message>
+        <source>%1 no longer exists.</source>
+        <translation>%1 已不存在。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move to %2: there is no such node.</source>
+        <translation>%1 无法迁移到%2：没有这个节点。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core cannot save changes now (%2).</source>
+        <translation>%1 未迁移：调度核心当前无法保存更改（%2）。</translation>
+    </message>
+    <message>
+        <source>%1 was moved but the move could not be saved (%2).</source>
+        <translation>%1 已迁移，但迁移未能保存（%2）。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core has stopped.</source>
+        <translation>%1 未迁移：调度核心已停止。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: moving workloads is not supported over the API yet.</source>
+        <translation>%1 未移动：通过 API 移动工作负载尚不支持。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: the core is still starting.</source>
+        <translation>%1 未迁移：调度核心仍在启动。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: %2</source>
+        <translation>%1 未迁移：%2</translation>
+    </message>
+</context>
+<context>
+    <name>RemoteText</name>
+    <message>
+        <source>Cannot reach tidepoold at %1: %2</source>
+        <translation>无法连接位于 %1 的 tidepoold：%2</translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 refused the operator token (HTTP 401): check --token-file or TIDEPOOL_TOKEN_FILE</source>
+        <translation>位于 %1 的 tidepoold 拒绝了操作员令牌（HTTP 401）：请检查 --token-file 或 TIDEPOOL_TOKEN_FILE</translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 answered HTTP %2: %3</source>
+        <translation>位于 %1 的 tidepoold 返回 HTTP %2：%3</translation>
+    </message>
+    <message>
+        <source>tidepoold at %1 sent an answer the console cannot read: %2</source>
+        <translation>位于 %1 的 tidepoold 返回了控制台无法读取的应答：%2</translation>
+    </message>
+    <message>
+        <source>%1; retrying in %2 s</source>
+        <translation>%1；%2 秒后重试</translation>
+    </message>
+</context>
+<context>
+    <name>ViewLabels</name>
+    <message>
+        <source>placement</source>
+        <translation>放置</translation>
+    </message>
+    <message>
+        <source>migration</source>
+        <translation>迁移</translation>
+    </message>
+    <message>
+        <source>requeued</source>
+        <translation>重新排队</translation>
+    </message>
+    <message>
+        <source>stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>finished</source>
+        <translation>结束</translation>
+    </message>
+    <message>
+        <source>node state</source>
+        <translation>节点状态</translation>
+    </message>
+    <message>
+        <source>cordon</source>
+        <translation>隔离</translation>
+    </message>
+    <message>
+        <source>decision</source>
+        <translation>决定</translation>
+    </message>
+    <message>
+        <source>proposal</source>
+        <translation>提案</translation>
+    </message>
+    <message>
+        <source>operator action</source>
+        <translation>操作员操作</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>NPU</source>
+        <translation>NPU</translation>
+    </message>
+    <message>
+        <source>FPGA</source>
+        <translation>FPGA</translation>
+    </message>
+    <message>
+        <source>pool %1</source>
+        <translation>资源池 %1</translation>
+    </message>
+    <message>
+        <source>%1 tier</source>
+        <translation>%1层</translation>
+    </message>
+    <message>
+        <source>%1 devices</source>
+        <translation>%1 个设备</translation>
+    </message>
+    <message>
+        <source>%1 of %2 slots</source>
+        <translation>%1/%2 个槽位</translation>
+    </message>
+    <message>
+        <source>%1 of %2 cores</source>
+        <translation>%1/%2 个核心</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Tidepool operator console</source>
@@ -211,8 +448,444 @@
         <translation>--tick-ms 必须是 0 到 60000 之间的整数</translation>
     </message>
     <message>
-        <source>Render every tab to PNG files in DIR once proposals wait, then quit.</source>
-        <translation>有待审批的建议后，将每个标签页渲染为 DIR 中的 PNG 文件，然后退出。</translation>
+        <source>Render every tab in English and Chinese, light and dark, to PNG files in DIR once proposals wait, then quit.</source>
+        <translation>待有调度建议后，将每个标签页以英文和中文、浅色和深色主题渲染为 DIR 中的 PNG 文件，然后退出。</translation>
+    </message>
+    <message>
+        <source>--%1 must be a port number from 0 to 65535</source>
+        <translation>--%1 必须是 0 到 65535 之间的端口号</translation>
+    </message>
+    <message>
+        <source>cannot write the join token file %1: %2</source>
+        <translation>无法写入加入令牌文件 %1：%2</translation>
+    </message>
+    <message>
+        <source>tidepool: made a join token for agents in %1 (give it to tidepool-agent --join-token-file)</source>
+        <translation>tidepool：已在 %1 生成代理的加入令牌（交给 tidepool-agent --join-token-file 使用）</translation>
+    </message>
+    <message>
+        <source>cannot create the data folder %1</source>
+        <translation>无法创建数据文件夹 %1</translation>
+    </message>
+    <message>
+        <source>--db: the folder %1 does not exist</source>
+        <translation>--db：文件夹 %1 不存在</translation>
+    </message>
+    <message>
+        <source>no operator token: give --token-file FILE or set TIDEPOOL_TOKEN_FILE</source>
+        <translation>没有操作员令牌：请指定 --token-file FILE 或设置 TIDEPOOL_TOKEN_FILE</translation>
+    </message>
+    <message>
+        <source>Attach to a running tidepoold through its API (http://HOST:PORT).</source>
+        <translation>通过 API 连接到正在运行的 tidepoold（http://主机:端口）。</translation>
+    </message>
+    <message>
+        <source>Attach to the tidepoold the console was last attached to.</source>
+        <translation>重新连接到控制台上次连接的 tidepoold。</translation>
+    </message>
+    <message>
+        <source>The operator token for --connect, first line of FILE (default $TIDEPOOL_TOKEN_FILE).</source>
+        <translation>--connect 使用的操作员令牌，取 FILE 的第一行（默认 $TIDEPOOL_TOKEN_FILE）。</translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s SQLite database (default: in the user&apos;s data folder).</source>
+        <translation>内嵌核心的 SQLite 数据库（默认位于用户数据文件夹）。</translation>
+    </message>
+    <message>
+        <source>The port agents join the embedded core on (default 7070).</source>
+        <translation>代理加入内嵌核心所用的端口（默认 7070）。</translation>
+    </message>
+    <message>
+        <source>The join token agents authenticate with (default: made in the user&apos;s data folder).</source>
+        <translation>代理认证所用的加入令牌（默认在用户数据文件夹中生成）。</translation>
+    </message>
+    <message>
+        <source>Serve the embedded core&apos;s HTTP API on 127.0.0.1:PORT (needs --operator-token-file).</source>
+        <translation>在 127.0.0.1:PORT 上提供内嵌核心的 HTTP API（需要 --operator-token-file）。</translation>
+    </message>
+    <message>
+        <source>The operator tokens of the embedded core&apos;s HTTP API.</source>
+        <translation>内嵌核心 HTTP API 的操作员令牌。</translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s settings, a tidepoold JSON config file.</source>
+        <translation>内嵌核心的设置，即 tidepoold 的 JSON 配置文件。</translation>
+    </message>
+    <message>
+        <source>--demo, --connect and --reconnect exclude each other</source>
+        <translation>--demo、--connect 和 --reconnect 不能同时使用</translation>
+    </message>
+    <message>
+        <source>--reconnect: the console has not been attached to a tidepoold yet; use --connect URL</source>
+        <translation>--reconnect：控制台尚未连接过 tidepoold；请使用 --connect URL</translation>
+    </message>
+    <message>
+        <source>--%1 is for the embedded core (tidepool without --demo or --connect)</source>
+        <translation>--%1 仅用于内嵌核心（不带 --demo 或 --connect 的 tidepool）</translation>
+    </message>
+    <message>
+        <source>--token-file is for --connect</source>
+        <translation>--token-file 仅用于 --connect</translation>
+    </message>
+    <message>
+        <source>--api-port needs --operator-token-file: the API authenticates every caller</source>
+        <translation>--api-port 需要 --operator-token-file：API 会认证每个调用者</translation>
+    </message>
+    <message>
+        <source>tidepool: starting the embedded core; `tidepool --reconnect` attaches to %1 again</source>
+        <translation>tidepool：正在启动内嵌核心；`tidepool --reconnect` 可重新连接到 %1</translation>
+    </message>
+    <message>
+        <source>the demo is not started here</source>
+        <translation>演示模式不在此处启动</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::AcceleratorsPage</name>
+    <message>
+        <source>%1 slots occupied</source>
+        <translation>%1 已占用槽位</translation>
+    </message>
+    <message>
+        <source>%1 cores allocated</source>
+        <translation>%1 已分配核心</translation>
+    </message>
+    <message>
+        <source>%1 share requested</source>
+        <translation>%1 请求份额</translation>
+    </message>
+    <message>
+        <source>Select up to %1 devices to chart them together</source>
+        <translation>最多选择 %1 个设备一起绘图</translation>
+    </message>
+    <message>
+        <source>Utilisation, requested share and memory over time</source>
+        <translation>利用率、请求份额和内存随时间变化</translation>
+    </message>
+    <message>
+        <source>Who holds each device</source>
+        <translation>各设备的占用者</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>% of the device</source>
+        <translation>占设备的百分比</translation>
+    </message>
+    <message>
+        <source>%1 utilisation</source>
+        <translation>%1 利用率</translation>
+    </message>
+    <message>
+        <source>%1 memory used</source>
+        <translation>%1 已用内存</translation>
+    </message>
+    <message>
+        <source>%1 memory allocated</source>
+        <translation>%1 已分配内存</translation>
+    </message>
+    <message>
+        <source>No accelerator to chart.</source>
+        <translation>没有可绘图的加速器。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>份额</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>free</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Charted: %1 (the last %2 samples)</source>
+        <translation>图中：%1（最近 %2 个采样）</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::CheatSheet</name>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Focus the filter of the table in view</source>
+        <translation>聚焦当前表格的筛选栏</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Does</source>
+        <translation>作用</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::CommandPalette</name>
+    <message>
+        <source>Command palette</source>
+        <translation>命令面板</translation>
+    </message>
+    <message>
+        <source>Type a command: a tab, a setting, an action…</source>
+        <translation>输入命令：标签页、设置或操作…</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ConsoleShell</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Go to %1</source>
+        <translation>转到%1</translation>
+    </message>
+    <message>
+        <source>View</source>
+        <translation>视图</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Command palette…</source>
+        <translation>命令面板(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Settings › Language</source>
+        <translation>设置 › 语言</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>主题(&amp;T)</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Settings › Theme</source>
+        <translation>设置 › 主题</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>Help</source>
+        <translation>帮助</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::DeviceHistoryModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Utilisation</source>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <source>Requested share</source>
+        <translation>请求份额</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation>已用内存</translation>
+    </message>
+    <message>
+        <source>Memory allocated</source>
+        <translation>已分配内存</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::DevicesModel</name>
+    <message>
+        <source>%1 · %2 %3</source>
+        <translation>%1 · %2 %3</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source>%1 (pool %2): %3, %4</source>
+        <translation>%1（资源池 %2）：%3，%4</translation>
+    </message>
+    <message>
+        <source>The device&apos;s agent sends no utilisation.</source>
+        <translation>该设备的代理未上报利用率。</translation>
+    </message>
+    <message>
+        <source>The share the workloads on it requested (GPU share, NPU cores, FPGA slots)</source>
+        <translation>其上工作负载请求的份额（GPU 份额、NPU 核心、FPGA 槽位）</translation>
+    </message>
+    <message>
+        <source>The utilisation its agent measured: what the requested share achieved</source>
+        <translation>其代理测得的利用率：请求份额实际达到的水平</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>型号</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>Requested</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation>实际</translation>
+    </message>
+    <message>
+        <source>Memory allocated</source>
+        <translation>已分配内存</translation>
+    </message>
+    <message>
+        <source>Memory used</source>
+        <translation>已用内存</translation>
+    </message>
+    <message>
+        <source>Held by</source>
+        <translation>占用者</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::EventsModel</name>
+    <message>
+        <source>approved</source>
+        <translation>已批准</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>%1: refused (%2)</source>
+        <translation>%1：被拒绝（%2）</translation>
+    </message>
+    <message>
+        <source>cordon lifted</source>
+        <translation>解除隔离</translation>
+    </message>
+    <message>
+        <source>cordoned: %1</source>
+        <translation>已隔离：%1</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation>执行者</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>详情</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::EventsPage</name>
+    <message>
+        <source>All kinds</source>
+        <translation>所有类型</translation>
+    </message>
+    <message>
+        <source>Show only events of one kind</source>
+        <translation>只显示一种类型的事件</translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation>类型(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>%1 of %2 events</source>
+        <translation>%1 / %2 个事件</translation>
     </message>
 </context>
 <context>
@@ -228,6 +901,158 @@
     <message>
         <source>, </source>
         <translation>，</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastListModel</name>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>No forecast for this series: the rebalancer forecasts each pool&apos;s CPU and the hot tier&apos;s GPUs, once they have a day of history.</source>
+        <translation>此序列没有预测：再平衡器在有一天历史数据后预测每个资源池的 CPU 和热层的 GPU。</translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model: not run yet.</source>
+        <translation>%1 模型的回测：尚未运行。</translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model failed: %2</source>
+        <translation>%1 模型的回测失败：%2</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Series</source>
+        <translation>序列</translation>
+    </message>
+    <message>
+        <source>Resource</source>
+        <translation>资源</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Forecast made</source>
+        <translation>预测时间</translation>
+    </message>
+    <message>
+        <source>Backtest sMAPE</source>
+        <translation>回测 sMAPE</translation>
+    </message>
+    <message>
+        <source>Band coverage</source>
+        <translation>区间覆盖率</translation>
+    </message>
+    <message>
+        <source>Backtest of the %1 model on the history shown, %2 h ahead (%3 points): sMAPE %4 %, MASE %5, p10–p90 coverage %6 % (80 % nominal).</source>
+        <translation>%1 模型在所示历史上的回测，提前 %2 小时（%3 个点）：sMAPE %4 %，MASE %5，p10–p90 覆盖率 %6 %（名义值 80 %）。</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastPointsModel</name>
+    <message>
+        <source>highest so far</source>
+        <translation>迄今最高</translation>
+    </message>
+    <message>
+        <source>forecast peak (p90)</source>
+        <translation>预测峰值（p90）</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Actual</source>
+        <translation>实际</translation>
+    </message>
+    <message>
+        <source>Forecast</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>p10</source>
+        <translation>p10</translation>
+    </message>
+    <message>
+        <source>p90</source>
+        <translation>p90</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ForecastsPage</name>
+    <message>
+        <source>cores</source>
+        <translation>核</translation>
+    </message>
+    <message>
+        <source>GiB</source>
+        <translation>GiB</translation>
+    </message>
+    <message>
+        <source>devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>The pool or tier and the resource to show</source>
+        <translation>要显示的资源池或层级及资源</translation>
+    </message>
+    <message>
+        <source>Actual</source>
+        <translation>实际</translation>
+    </message>
+    <message>
+        <source>Forecast</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>p10–p90 band</source>
+        <translation>p10–p90 区间</translation>
+    </message>
+    <message>
+        <source>Peaks</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>&amp;Series:</source>
+        <translation>序列(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>%1: history and forecast</source>
+        <translation>%1：历史与预测</translation>
+    </message>
+    <message>
+        <source>No history yet: series appear once the core has recorded some.</source>
+        <translation>尚无历史：核心记录数据后序列才会出现。</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::Languages</name>
+    <message>
+        <source>System language</source>
+        <translation>跟随系统语言</translation>
     </message>
 </context>
 <context>
@@ -275,6 +1100,30 @@
     <message>
         <source>The core failed: %1</source>
         <translation>调度核心出错：%1</translation>
+    </message>
+    <message>
+        <source>Tiers</source>
+        <translation>层级看板</translation>
+    </message>
+    <message>
+        <source>Accelerators</source>
+        <translation>加速器</translation>
+    </message>
+    <message>
+        <source>Forecasts</source>
+        <translation>预测</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>embedded core</source>
+        <translation>内嵌核心</translation>
+    </message>
+    <message>
+        <source>tidepoold at %1</source>
+        <translation>位于 %1 的 tidepoold</translation>
     </message>
 </context>
 <context>
@@ -428,14 +1277,6 @@
 <context>
     <name>tidepool::ui::PoolsModel</name>
     <message>
-        <source>%1</source>
-        <translation>%1</translation>
-    </message>
-    <message>
-        <source>Business line / pool / node</source>
-        <translation>业务线 / 资源池 / 节点</translation>
-    </message>
-    <message>
         <source>Tier</source>
         <translation>层级</translation>
     </message>
@@ -464,8 +1305,68 @@
         <translation>内存配额</translation>
     </message>
     <message>
-        <source>Accelerators used (devices)</source>
-        <translation>加速器已使用（设备数）</translation>
+        <source>%1 devices</source>
+        <translation>%1 个设备</translation>
+    </message>
+    <message>
+        <source>%1 Gb/s</source>
+        <translation>%1 Gb/s</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Workloads of this pool waiting for a place</source>
+        <translation>此资源池中等待调度的工作负载</translation>
+    </message>
+    <message>
+        <source>Waiting for a place</source>
+        <translation>等待调度</translation>
+    </message>
+    <message>
+        <source>As measured: each node&apos;s use, reported by its agent, split among its workloads by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <translation>实测值：各节点代理上报的使用量，按请求量分摊给其上的工作负载。进度条的基准：资源池为配额，节点为节点容量，工作负载为其请求量。</translation>
+    </message>
+    <message>
+        <source>CPU requested against the pool&apos;s quota; on a node row, against the node&apos;s CPU.</source>
+        <translation>已请求 CPU 占资源池配额的比例；节点行为占该节点 CPU 的比例。</translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota; agents do not measure bandwidth.</source>
+        <translation>请求量相对资源池配额；代理不测量带宽。</translation>
+    </message>
+    <message>
+        <source>Business line / pool / node / workload</source>
+        <translation>业务线 / 资源池 / 节点 / 工作负载</translation>
+    </message>
+    <message>
+        <source>CPU requested</source>
+        <translation>已请求 CPU</translation>
+    </message>
+    <message>
+        <source>Memory requested</source>
+        <translation>已请求内存</translation>
+    </message>
+    <message>
+        <source>Memory bandwidth requested</source>
+        <translation>已请求内存带宽</translation>
+    </message>
+    <message>
+        <source>Network requested</source>
+        <translation>已请求网络带宽</translation>
+    </message>
+    <message>
+        <source>Accelerators requested</source>
+        <translation>已请求加速器</translation>
+    </message>
+    <message>
+        <source>Accelerators used</source>
+        <translation>已使用加速器</translation>
     </message>
 </context>
 <context>
@@ -627,6 +1528,99 @@
     <message>
         <source>Proposal #%1 was not changed: %2</source>
         <translation>建议 #%1 未改变：%2</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TablePage</name>
+    <message>
+        <source>Columns</source>
+        <translation>列</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TiersModel</name>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>%1 nodes, %2 workloads</source>
+        <translation>%1 个节点，%2 个工作负载</translation>
+    </message>
+    <message>
+        <source>Waiting for a place</source>
+        <translation>等待调度</translation>
+    </message>
+    <message>
+        <source>%1 workloads; drop one on a node to place it there</source>
+        <translation>%1 个工作负载；拖到某个节点上即可放置到该节点</translation>
+    </message>
+    <message>
+        <source>%1 · %2, %3 allocated · %4 workloads</source>
+        <translation>%1 · %2，已分配 %3 · %4 个工作负载</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>Workloads whose latency class belongs on this tier and that wait for a place</source>
+        <translation>延迟等级属于此层级、正在等待调度的工作负载</translation>
+    </message>
+    <message>
+        <source>Node %1: %2</source>
+        <translation>节点 %1：%2</translation>
+    </message>
+    <message>
+        <source>Cordoned: %1</source>
+        <translation>已隔离：%1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3</source>
+        <translation>%1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>%1 (workload %2), pool %3, %4</source>
+        <translation>%1（工作负载 %2），资源池 %3，%4</translation>
+    </message>
+    <message>
+        <source>Waiting for a place on the %1 tier</source>
+        <translation>正在%1层等待调度</translation>
+    </message>
+    <message>
+        <source>On node %1 (%2 tier)</source>
+        <translation>位于节点 %1（%2层）</translation>
+    </message>
+    <message>
+        <source>Requests: %1</source>
+        <translation>请求：%1</translation>
+    </message>
+    <message>
+        <source>Core: %1</source>
+        <translation>调度核心：%1</translation>
+    </message>
+    <message>
+        <source>Moving…</source>
+        <translation>正在迁移…</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::TiersPage</name>
+    <message>
+        <source>Drag a workload onto another tier (the core picks the node) or onto a node. The core checks the move against the scheduler&apos;s rules and either makes it or says why not.</source>
+        <translation>将工作负载拖到另一个层级（由调度核心选择节点）或某个节点上。调度核心按调度规则检查此次迁移，要么执行，要么说明原因。</translation>
+    </message>
+    <message>
+        <source>%1 tier</source>
+        <translation>%1层</translation>
+    </message>
+    <message>
+        <source>Not moved: no core is attached.</source>
+        <translation>未迁移：未连接调度核心。</translation>
+    </message>
+    <message>
+        <source>Moved to %1</source>
+        <translation>已迁移到 %1</translation>
     </message>
 </context>
 </TS>

@@ -1,25 +1,32 @@
-// tidepool: the operator console. The composition root: parses the options, builds the core (today the demo's
-// simulated fleet on its own thread), the bridge and the window, runs the event loop, and shuts down in order: the
-// core first (stop accepting, stop the timer, join its thread), then the window, then the bridge.
+// tidepool: the operator console. The composition root: parses the options, builds the core (the demo's simulated
+// fleet, the embedded single-box core or a connection to a tidepoold, each on its own thread: modes.h), the bridge
+// and the shell with its window, runs the event loop, and shuts down in order: the core first (stop accepting, stop
+// the timer, join its thread), then the shell and its window, then the bridge.
+#include "app/tidepool/modes.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/demo_core.h"
+#include "ui/settings.h"
 #include "ui/translations.h"
+#include "ui/views/console_shell.h"
 #include "ui/views/main_window.h"
-#include "ui/views/screenshots.h"
+#include "ui/views/screenshot_set.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QTemporaryDir>
+#include <QTimer>
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace {
 
 struct Options {
     bool demo = false;
-    QString screenshots; // render every tab there once proposals are waiting, then quit
+    tidepool::app::ModeChoice mode; // the embedded core or a tidepoold (modes.h); the demo when `demo`
+    QString screenshots; // render every tab in each language and theme there once proposals wait, then quit
     tidepool::ui::DemoCoreConfig core;
 };
 
@@ -48,13 +55,20 @@ Options parse(const QApplication& app)
         QCoreApplication::translate("main", "Wall milliseconds per simulated minute."), QStringLiteral("MS"),
         QStringLiteral("100"));
     const QCommandLineOption screenshots(QStringLiteral("screenshots"),
-        QCoreApplication::translate("main", "Render every tab to PNG files in DIR once proposals wait, then quit."),
+        QCoreApplication::translate("main",
+            "Render every tab in English and Chinese, light and dark, to PNG files in DIR once proposals wait, then "
+            "quit."),
         QStringLiteral("DIR"));
     parser.addOptions({ demo, data, days, tick, screenshots });
+    tidepool::app::addModeOptions(parser);
     parser.process(app);
 
     Options options;
     options.demo = parser.isSet(demo);
+    auto mode = tidepool::app::readModeOptions(parser, options.demo);
+    if (!mode)
+        fail(mode.error());
+    options.mode = *mode;
     options.screenshots = parser.value(screenshots);
     bool ok = false;
     const qint64 dayCount = parser.value(days).toLongLong(&ok);
@@ -81,48 +95,66 @@ int main(int argc, char** argv)
     QCoreApplication::setOrganizationName(QStringLiteral("Tidepool"));
     QCoreApplication::setApplicationName(QStringLiteral("tidepool"));
     QCoreApplication::setApplicationVersion(QStringLiteral(TIDEPOOL_VERSION));
-    tidepool::ui::installTranslators(QLocale::system());
+    // The options' help in the remembered language; the shell installs it again for the window.
+    tidepool::ui::installTranslators(tidepool::ui::localeOf(tidepool::ui::settings::language()));
     Options options = parse(app);
-    if (!options.demo) {
-        // The embedded empty cluster (agents joining on the agent port) and `--connect URL` come next (issue #5).
-        std::fprintf(stderr, "tidepool: only the demo mode exists yet: run `tidepool --demo`\n");
-        return 2;
-    }
     // The demo's database is thrown away with the run.
-    QTemporaryDir dbDir(QDir::tempPath() + QStringLiteral("/tidepool-demo-XXXXXX"));
-    if (!dbDir.isValid()) {
-        std::fprintf(stderr, "tidepool: cannot create a temporary folder for the demo's database: %s\n",
-            qPrintable(dbDir.errorString()));
-        return 1;
+    std::optional<QTemporaryDir> dbDir;
+    if (options.demo) {
+        dbDir.emplace(QDir::tempPath() + QStringLiteral("/tidepool-demo-XXXXXX"));
+        if (!dbDir->isValid()) {
+            std::fprintf(stderr, "tidepool: cannot create a temporary folder for the demo's database: %s\n",
+                qPrintable(dbDir->errorString()));
+            return 1;
+        }
+        options.core.demo.scenario.dbPath = dbDir->filePath(QStringLiteral("tidepool-demo.db")).toStdString();
     }
-    options.core.demo.scenario.dbPath = dbDir.filePath(QStringLiteral("tidepool-demo.db")).toStdString();
 
     tidepool::ui::CoreBridge bridge;
-    tidepool::ui::MainWindow window(bridge);
-    auto core = std::make_unique<tidepool::ui::DemoCore>(options.core, bridge.events());
+    // Screenshots leave the operator's settings (language, theme, geometry) alone.
+    auto shell = std::make_unique<tidepool::ui::ConsoleShell>(bridge, options.screenshots.isEmpty());
+    std::unique_ptr<tidepool::ui::ConsoleBackend> core;
+    if (options.demo) {
+        core = std::make_unique<tidepool::ui::DemoCore>(options.core, bridge.events());
+    } else {
+        auto started = tidepool::app::startBackend(options.mode, bridge.events());
+        if (!started) {
+            std::fprintf(stderr, "tidepool: %s\n", qPrintable(started.error()));
+            return 2;
+        }
+        core = std::move(*started);
+        tidepool::app::rememberConnection(bridge, options.mode);
+    }
     bridge.setBackend(core.get());
-    QObject::connect(&bridge, &tidepool::ui::CoreBridge::coreFailed, &window, [&options](const QString& message) {
+    QObject::connect(&bridge, &tidepool::ui::CoreBridge::coreFailed, shell.get(), [&options](const QString& message) {
         std::fprintf(stderr, "tidepool: %s\n", qPrintable(message));
         if (!options.screenshots.isEmpty())
             QCoreApplication::exit(1);
     });
     if (!options.screenshots.isEmpty()) {
-        // Once the first proposals wait (the views then show everything they can), render and quit.
-        QObject::connect(&bridge, &tidepool::ui::CoreBridge::snapshotChanged, &window,
-            [&window, &options, taken = false](const tidepool::ui::SnapshotPtr& snapshot) mutable {
+        // Once the first proposals wait and a forecast has been backtested (the views then show everything they can),
+        // render and quit.
+        QObject::connect(&bridge, &tidepool::ui::CoreBridge::snapshotChanged, shell.get(),
+            [&shell, &options, taken = false](const tidepool::ui::SnapshotPtr& snapshot) mutable {
                 // Rendering processes events, and so more snapshots: only the first that qualifies is taken.
-                if (taken || (snapshot->overview.proposalsWaiting == 0 && !snapshot->finished))
+                const bool ready = snapshot->overview.proposalsWaiting > 0
+                    && tidepool::ui::hasBacktestedForecast(snapshot->forecasts);
+                if (taken || (!ready && !snapshot->finished))
                     return;
                 taken = true;
-                const QStringList files = tidepool::ui::saveScreenshots(window, options.screenshots);
-                for (const QString& file : files)
-                    std::fprintf(stdout, "%s\n", qPrintable(file));
-                QCoreApplication::exit(files.isEmpty() ? 1 : 0);
+                // Queued: a language switch rebuilds the window, which must not happen inside its own slot.
+                QTimer::singleShot(0, shell.get(), [&shell, &options] {
+                    const QStringList files = tidepool::ui::saveScreenshotSet(*shell, options.screenshots);
+                    for (const QString& file : files)
+                        std::fprintf(stdout, "%s\n", qPrintable(file));
+                    QCoreApplication::exit(files.isEmpty() ? 1 : 0);
+                });
             });
     }
-    window.show();
+    shell->window()->show();
     const int status = QApplication::exec();
     bridge.setBackend(nullptr);
     core->stop();
+    shell.reset();
     return status;
 }

@@ -41,10 +41,14 @@ void printHistory(const json& h)
 
 void printAudit(const json& list)
 {
-    Table table({ "ID", "TIME", "ACTOR", "SOURCE", "ACTION", "TARGET", "OUTCOME" });
-    for (const json& e : list)
-        table.add({ text(e, "id"), utcTime(integer(e, "atMs")), text(e, "actor"), text(e, "source"), text(e, "action"),
-            text(e, "target"), clip(text(e, "outcome"), 80) });
+    Table table({ "ID", "TIME", "ACTOR", "ROLE", "SOURCE", "STAGE", "ACTION", "TARGET", "OUTCOME" });
+    for (const json& e : list) {
+        const std::string role = text(e, "role");
+        const std::string outcome = text(e, "outcome");
+        table.add({ text(e, "id"), utcTime(integer(e, "atMs")), text(e, "actor"), role.empty() ? "-" : role,
+            text(e, "source"), text(e, "stage"), text(e, "action"), text(e, "target"),
+            outcome.empty() ? "-" : clip(outcome, 80) });
+    }
     table.print();
 }
 

@@ -23,7 +23,8 @@ constexpr const char* kUsage
 
 Global options (anywhere before `--`):
   --server HOST:PORT   tidepoold's API (default $TIDEPOOL_SERVER, else 127.0.0.1:7080)
-  --token-file FILE    the operator token, first line of FILE (default $TIDEPOOL_TOKEN_FILE)
+  --token-file FILE    the operator token (as `tidepoold token add` printed it), first line of FILE
+                       (default $TIDEPOOL_TOKEN_FILE)
   -o, --output FORMAT  table (default) or json: the daemon's JSON unchanged, for scripts
   --timeout-ms N       time limit of each request (default 10000)
 
@@ -61,6 +62,10 @@ History and audit (needs tidepoold started with --db; times are Unix epoch milli
                                one series' points (default: the last 24 hours, raw)
   audit [--after ID] [--limit K] [--from MS] [--to MS]
                                the audit log, oldest first (default at most 1000 entries)
+
+The token's role decides what the daemon accepts: viewer reads (all but `audit`); operator also submits, cancels,
+approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates and sets
+pools. A call the role may not make is refused with the role it needs (exit status 1).
 
 Exit status: 0 done, 1 refused by the daemon or not reachable, 2 a wrong command line.
 )";

@@ -5,6 +5,7 @@
 
 #include "core/api/daemon_config.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace tidepool::ctl {
@@ -24,6 +25,11 @@ Result<std::string> Session::call(api::HttpMethod method, const std::string& tar
         auto token = api::readSecretFile(m_options.tokenFile, "operator token");
         if (!token)
             return usageError(token.error().message);
+        // A line of tidepoold's own token file (NAME:ROLE:sha256:SALT:HASH) is a hash, which no server accepts.
+        if (std::count(token->begin(), token->end(), ':') == 4 && token->find(":sha256:") != std::string::npos)
+            return usageError("operator token file " + m_options.tokenFile
+                + " holds tidepoold's hashed token list, not a token; give the file holding the token that `tidepoold "
+                  "token add` printed");
         m_client = std::make_unique<api::ApiClient>(m_host, m_port, std::move(*token), m_options.timeout);
     }
     auto response = m_client->request(method, target, body);
@@ -42,6 +48,13 @@ Result<std::string> Session::call(api::HttpMethod method, const std::string& tar
     if (response->status == 401)
         message += "\ntidepoolctl: the token in " + m_options.tokenFile
             + " was refused; check --token-file or TIDEPOOL_TOKEN_FILE";
+    if (response->status == 403 && j.is_object() && j.value("requiredRole", json()).is_string()) {
+        const std::string needed = j["requiredRole"].get<std::string>();
+        message += "\ntidepoolctl: the token in " + m_options.tokenFile + " has the "
+            + (j.value("role", json()).is_string() ? j["role"].get<std::string>() : std::string("wrong"))
+            + " role; this needs " + needed + " or above: use a token with that role (an admin makes one with "
+            + "`tidepoold token add --role " + needed + "`)";
+    }
     return tl::unexpected(Failure { 1, message });
 }
 

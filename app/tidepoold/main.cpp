@@ -1,9 +1,8 @@
 // tidepoold: the scheduling core, headless. One io_context thread hosts the agent server, the control plane and
 // the HTTP API with /metrics, so every event reaches core state on one thread (see ARCHITECTURE.md).
+#include "app/tidepoold/token_command.h"
+#include "core/api/core_host.h"
 #include "core/api/daemon_config.h"
-#include "core/api/http_api.h"
-#include "core/net/agent_server.h"
-#include "core/net/http_server.h"
 #include "protocol/transport/tls.h"
 
 #include <boost/asio/io_context.hpp>
@@ -19,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <string_view>
 
 namespace {
 
@@ -64,6 +65,8 @@ void raiseDescriptorLimit()
 
 int main(int argc, char** argv)
 {
+    if (argc >= 2 && std::string_view(argv[1]) == "token")
+        return runTokenCommand(argc, argv);
     auto config = api::parseDaemonConfig(argc, argv);
     if (!config) {
         std::fprintf(stderr, "tidepoold: %s\n", config.error().message.c_str());
@@ -90,6 +93,8 @@ int main(int argc, char** argv)
         }
         tls = std::move(*context);
     }
+    for (const std::string& warning : config->warnings)
+        logLine("warning: " + warning);
     if (config->checkOnly) {
         std::printf("tidepoold: configuration is valid\n");
         return 0;
@@ -97,99 +102,44 @@ int main(int argc, char** argv)
     raiseDescriptorLimit();
 
     boost::asio::io_context io(1);
-    const auto agentAddress = *net::parseHostPort(config->agentListen);
-    const auto apiAddress = *net::parseHostPort(config->apiListen);
-
-    std::shared_ptr<net::AgentServer> agents;
-    api::AgentLink link {
-        [&agents](const std::string& session, const protocol::Message& m) { return agents->send(session, m); },
-        [&agents](const std::string& session, const std::string& why) { return agents->disconnect(session, why); },
-    };
-    std::unique_ptr<store::Store> database;
-    if (!config->db.empty()) {
-        auto opened = store::openSqliteStore(config->db);
-        if (!opened) {
-            std::fprintf(stderr, "tidepoold: %s\n", opened.error().message.c_str());
-            return 1;
-        }
-        database = std::move(*opened);
+    // The core as every program that runs one composes it (the console's embedded mode too): store, control plane,
+    // agent server, history, rebalancer and the HTTP API with /metrics, all on this io_context's thread.
+    auto created = api::CoreHost::create(io, *config, tls, logLine);
+    if (!created) {
+        std::fprintf(stderr, "tidepoold: %s\n", created.error().message.c_str());
+        return created.error().code == ErrorCode::IoError ? 1 : 2;
     }
-    auto plane = api::ControlPlane::create(io, config->plane, link, logLine, database.get());
-    if (!plane) {
-        std::fprintf(stderr, "tidepoold: %s\n", plane.error().message.c_str());
-        return 2;
-    }
-    api::ControlPlane& core = **plane;
-
-    net::AgentServerConfig agentConfig;
-    agentConfig.joinToken = config->joinToken;
-    agentConfig.maxFrameBytes = config->maxFrameBytes;
-    agentConfig.heartbeatIntervalMs = config->plane.heartbeatIntervalMs;
-    agentConfig.tls = tls;
-    net::AgentServerEvents events;
-    events.joined = [&core](const net::JoinedAgent& a) { core.onJoined(a.sessionId, a.remote, a.hello); };
-    events.inventory = [&core](const std::string& s, const protocol::Inventory& i) { core.onInventory(s, i); };
-    events.heartbeat = [&core](const std::string& s, const protocol::Heartbeat& h) { core.onHeartbeat(s, h); };
-    events.workloadUpdate
-        = [&core](const std::string& s, const protocol::WorkloadStatus& w) { core.onWorkloadUpdate(s, w); };
-    events.left = [&core](const std::string& s, const std::string& why) { core.onLeft(s, why); };
-    agents = net::AgentServer::create(io, agentConfig, events, logLine);
-
-    api::HttpApi httpApi(core, config->operatorTokens, [&agents](std::string& out) {
-        const net::AgentServerStats& s = agents->stats();
-        const std::pair<const char*, std::uint64_t> counters[] = {
-            { "tidepool_agent_connections_accepted_total", s.connectionsAccepted },
-            { "tidepool_agent_joins_total", s.agentsJoined },
-            { "tidepool_agent_joins_rejected_total", s.joinsRejected },
-            { "tidepool_agent_bad_frames_total", s.badFrames },
-            { "tidepool_agent_join_timeouts_total", s.joinTimeouts },
-            { "tidepool_agent_tls_handshake_failures_total", s.tlsHandshakeFailures },
-            { "tidepool_agent_heartbeats_total", s.heartbeats },
-            { "tidepool_agent_frames_received_total", s.framesReceived },
-            { "tidepool_agent_frames_sent_total", s.framesSent },
-        };
-        for (const auto& [name, value] : counters)
-            out += std::string("# TYPE ") + name + " counter\n" + name + " " + std::to_string(value) + "\n";
-        out += "# TYPE tidepool_agent_connections gauge\ntidepool_agent_connections "
-            + std::to_string(agents->connectionCount()) + "\n";
-    });
-    auto http = net::HttpServer::create(io, net::HttpServerConfig {},
-        [&httpApi](const net::HttpRequest& r, const std::string& peer, net::HttpRespond respond) {
-            httpApi.handle(r, peer, std::move(respond));
-        },
-        logLine);
-    api::HistoryRecorder history(io, core, config->history, logLine);
-    // The evaluation loop needs history, so it runs only with a database.
-    std::unique_ptr<api::Rebalancer> rebalancer;
-    if (database) {
-        auto created = api::Rebalancer::create(io, core, config->rebalance, logLine);
-        if (!created) {
-            std::fprintf(stderr, "tidepoold: %s\n", created.error().message.c_str());
-            return 2;
-        }
-        rebalancer = std::move(*created);
-        httpApi.setRebalancer(rebalancer.get());
-    }
+    api::CoreHost& host = **created;
     if (!config->rebalance.powerCommand.empty())
-        logLine(rebalancer ? "power proposals switch nodes with " + config->rebalance.powerCommand + " off|on NODE"
-                           : "--power-command is unused: power proposals need --db");
-
-    auto agentPort = agents->listen(agentAddress.first, agentAddress.second);
-    if (!agentPort) {
-        std::fprintf(stderr, "tidepoold: %s\n", agentPort.error().message.c_str());
+        logLine(host.rebalancer()
+                ? "power proposals switch nodes with " + config->rebalance.powerCommand + " off|on NODE"
+                : "--power-command is unused: power proposals need --db");
+    if (auto started = host.start(); !started) {
+        std::fprintf(stderr, "tidepoold: %s\n", started.error().message.c_str());
         return 1;
     }
-    auto apiPort = http->listen(apiAddress.first, apiAddress.second);
-    if (!apiPort) {
-        std::fprintf(stderr, "tidepoold: %s\n", apiPort.error().message.c_str());
-        return 1;
-    }
-    core.start();
-    history.start();
-    if (rebalancer)
-        rebalancer->start();
-    logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS" : "agent connections use TLS with client certificates")
+    logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS"
+                                               : "agent connections use TLS with client certificates")
                 : "agent connections are plain TCP (no --tls-cert given)");
+
+    // SIGHUP reads the operator token file again, so that `tidepoold token add|remove` takes effect without a
+    // restart; a damaged file is logged and the tokens in use stay.
+    boost::asio::signal_set reloadSignal(io, SIGHUP);
+    std::function<void(const boost::system::error_code&, int)> onReload
+        = [&](const boost::system::error_code& ec, int) {
+              if (ec)
+                  return;
+              auto tokens = api::reloadOperatorTokens(*config);
+              if (tokens) {
+                  logLine("SIGHUP: " + std::to_string(tokens->size()) + " operator tokens read from "
+                      + config->operatorTokenFile);
+                  if (host.api())
+                      host.api()->setTokens(std::move(*tokens));
+              } else
+                  logLine("SIGHUP: the operator tokens are unchanged: " + tokens.error().message);
+              reloadSignal.async_wait(onReload);
+          };
+    reloadSignal.async_wait(onReload);
 
     boost::asio::signal_set stopSignals(io, SIGTERM, SIGINT);
     stopSignals.async_wait([&](const boost::system::error_code& ec, int signal) {
@@ -197,17 +147,16 @@ int main(int argc, char** argv)
             return;
         logLine(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + "; shutting down");
         notifySystemd("STOPPING=1");
-        history.stop();
-        if (rebalancer)
-            rebalancer->stop();
-        core.stop();
-        http->stop();
-        agents->stop();
+        reloadSignal.cancel();
+        host.stop();
         io.stop();
     });
     // Ready only now that both listeners are bound (Type=notify units wait for this).
-    logLine("ready: agents on " + agentAddress.first + ":" + std::to_string(*agentPort) + ", API on "
-        + apiAddress.first + ":" + std::to_string(*apiPort));
+    const auto agentAddress = *net::parseHostPort(config->agentListen);
+    std::string ready = "ready: agents on " + agentAddress.first + ":" + std::to_string(host.agentPort());
+    if (host.api())
+        ready += ", API on " + net::parseHostPort(config->apiListen)->first + ":" + std::to_string(host.apiPort());
+    logLine(ready);
     notifySystemd("READY=1");
     io.run();
     logLine("stopped");

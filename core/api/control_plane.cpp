@@ -213,6 +213,7 @@ ControlPlane::ControlPlane(
     , m_flushTimer(io)
     , m_saveTimer(io)
     , m_startedAt(Clock::now())
+    , m_events(m_config.keepEvents)
 {
 }
 
@@ -290,6 +291,8 @@ void ControlPlane::setNodeState(LiveNode& node, NodeState state)
         return;
     logLine("control: node " + m_cluster.node(node.id).name + ": " + std::string(toString(node.state)) + " -> "
         + std::string(toString(state)));
+    m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::NodeState, 0, m_cluster.node(node.id).name,
+        std::string(toString(node.state)), std::string(toString(state)), m_cluster.node(node.id).name, {}, {} });
     node.state = state;
     ++m_stateVersion;
     refreshSchedulable(node);
@@ -319,6 +322,7 @@ ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string rea
         return {};
     node.cordon = std::move(reason);
     logLine("control: node " + name + (node.cordon.empty() ? " uncordoned" : " cordoned: " + node.cordon));
+    m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::NodeCordon, 0, name, {}, node.cordon, name, {}, {} });
     refreshSchedulable(node);
     markNode(node.id);
     return {};
@@ -860,6 +864,10 @@ const LiveWorkload* ControlPlane::workload(WorkloadId id) const
 
 void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
 {
+    if (phase != w.phase || phase == WorkloadPhase::Launching) // launching again: migrated
+        m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::WorkloadPhase, w.workload.id, w.workload.name,
+            std::string(toString(w.phase)), std::string(toString(phase)),
+            w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, {}, w.detail });
     --m_phaseCounts[static_cast<std::size_t>(w.phase)];
     ++m_phaseCounts[static_cast<std::size_t>(phase)];
     w.phase = phase;
@@ -932,6 +940,13 @@ void ControlPlane::whenSaved(SavedCallback done)
 
 void ControlPlane::audit(store::AuditEntry entry)
 {
+    // The timeline shows what was done: an API request's "received" entry is followed by its "completed" one.
+    if (entry.stage != "received") {
+        const auto comment = entry.detail.is_object() ? entry.detail.find("comment") : entry.detail.end();
+        m_events.push(ClusterEvent { 0, entry.atMs, ClusterEventKind::Audit, 0, entry.target, entry.action,
+            entry.outcome, {}, entry.actor,
+            comment != entry.detail.end() && comment->is_string() ? comment->get<std::string>() : std::string() });
+    }
     if (!m_store)
         return;
     m_store->addAudit(entry);
@@ -1146,9 +1161,9 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
         v.node = kNoNode;
         v.devices.clear();
         newIncarnation(v);
-        setPhase(v, WorkloadPhase::Pending);
         v.detail = "preempted by workload " + std::to_string(w.workload.id) + " (priority "
             + std::to_string(w.workload.priority) + ")";
+        setPhase(v, WorkloadPhase::Pending);
         m_pending.insert({ -v.workload.priority, victim });
     }
     w.node = decision.placement->node;

@@ -15,6 +15,7 @@
 // Thread affinity: everything runs on the io_context thread given at construction (the core's thread); the events,
 // the API calls and the timers are all called there. Nothing here is synchronised.
 
+#include "core/api/cluster_events.h"
 #include "core/model/cluster.h"
 #include "core/sched/scheduler.h"
 #include "core/store/store.h"
@@ -87,6 +88,7 @@ struct ControlPlaneConfig {
     std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
     std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
+    std::size_t keepEvents = 10'000; // the latest placements, phase and node changes and audited actions (`events`)
     // The wall clock (Unix epoch ms) that stamps submissions, placements, history, proposals and carbon windows;
     // empty = the system clock. A simulation (`tidepool-sim scenario`) runs the whole core on simulated days with it.
     std::function<std::int64_t()> clock;
@@ -211,6 +213,36 @@ struct PoolRequest {
     std::int32_t ioWeight = 100;
 };
 
+// Where an operator moves a workload (the console's Tiers board): onto one node, or onto a tier, where the core
+// picks the node.
+struct MoveTarget {
+    std::string node; // a node's name; empty: the best node of `tier`
+    Tier tier = Tier::Invalid;
+};
+
+// Why a move was refused, as a code that a console translates; `MoveOutcome::message` says it in English.
+enum class MoveRefusal : std::uint8_t {
+    None = 0, // moved
+    NoWorkload, // no such workload
+    NoTarget, // no such node, or neither a node nor a tier given
+    NotMovable, // it has ended or is being stopped
+    AlreadyThere, // it is on that node, or on a node of that tier
+    PoolTier, // its pool keeps its workloads on another tier
+    NoFeasibleNode, // the scheduler's filters refused every node of the target: `report` says why
+    ReadOnly, // the store cannot be written
+};
+std::string_view toString(MoveRefusal refusal);
+
+struct MoveOutcome {
+    MoveRefusal refusal = MoveRefusal::None;
+    std::string node; // where it went; the node asked for when refused
+    // Every node of the target, per reason, as the scheduler's filters judged them for this workload ("why pending"
+    // for the move): one node for a node target, the tier's nodes for a tier target.
+    FilterReport report;
+    std::string message; // what happened or why not, in English (logs, audit)
+    bool moved() const { return refusal == MoveRefusal::None; }
+};
+
 class ControlPlane {
 public:
     // Fails when the configured profile is unknown or invalid, or when `store` cannot be read. With a store, the
@@ -267,6 +299,13 @@ public:
     // the target cannot take it.
     ApiResult<void> migrate(WorkloadId id, const std::string& from, std::int32_t fromDevice, const std::string& to,
         std::int32_t device);
+    // An operator's move of a pending or placed (launching, running) workload onto `target`. The scheduler's filters
+    // judge the target's nodes with the workload's own resources released (capacity, accelerators, ISA, its latency
+    // class's tier rules, its pool's quota), and its pool's tier, when the pool has one, must be the target's. Among
+    // the feasible nodes of a tier the move takes one where it runs natively, then the one with the most free CPU.
+    // Moved: bound there, stopped where it ran, launched as a new incarnation, a held or queued one taken out of the
+    // queue, its detail naming `actor`. Refused: nothing changes, and the outcome says why.
+    MoveOutcome move(WorkloadId id, const MoveTarget& target, const std::string& actor);
     // Holds deferrable batch (submitted `deferrable`, not yet placed) until `untilMs` (Unix ms), a low-carbon window:
     // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold. With a store
     // the hold is kept (the `meta` key `carbon_hold`) and restored at start, so a restart does not release held work
@@ -298,6 +337,8 @@ public:
     // The request that would leave pool `id` as it is: the base of a partial update.
     PoolRequest poolRequestOf(PoolId id) const;
     const ControlPlaneStats& stats() const { return m_stats; }
+    // What happened lately, for the console's timeline (bounded by `keepEvents`).
+    const ClusterEventLog& events() const { return m_events; }
     std::array<std::size_t, kNodeStateCount> nodeCounts() const;
     std::array<std::size_t, kWorkloadPhaseCount> phaseCounts() const { return m_phaseCounts; }
     const ControlPlaneConfig& config() const { return m_config; }
@@ -390,6 +431,7 @@ private:
     std::string m_readOnlyReason;
     Clock::time_point m_startedAt;
     ControlPlaneStats m_stats;
+    ClusterEventLog m_events;
 };
 
 } // namespace tidepool::api

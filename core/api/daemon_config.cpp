@@ -121,10 +121,12 @@ std::string daemonUsage()
                               forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
                               operator when their risk is low: quota, power_down, power_up)); options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
-  --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080)
+  --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080; "" for none)
   --db PATH                   SQLite database
   --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
-  --operator-token-file FILE  an operator token for the API (Authorization: Bearer TOKEN)
+  --operator-token-file FILE  the API's operator tokens, hashed, with their roles (viewer, operator, admin), made
+                              with `tidepoold token add`; a file holding one plaintext token (the format before
+                              roles) is still read, as an admin token
   --tls-cert FILE --tls-key FILE
                               TLS for agent connections (PEM); agents then connect with --tls-ca
   --tls-client-ca FILE        also require agents to present a certificate signed by this CA
@@ -145,6 +147,17 @@ std::string daemonUsage()
                               how long the power command may run before it is killed (default 60000)
   --check-config              validate the settings and the token files, then exit
   --help
+
+Operator tokens (on the daemon's host; a running tidepoold reads the file again on SIGHUP, or when restarted):
+tidepoold token add --token-file FILE --name NAME --role viewer|operator|admin
+                              makes a token, prints it once on standard output and appends its salted hash to FILE
+                              (created with mode 0600)
+tidepoold token remove --token-file FILE --name NAME
+tidepoold token migrate --token-file FILE --name NAME [--role ROLE]
+                              replaces a plaintext token file with the hashed line of the same token (default role
+                              admin, as it had), so that clients keep their token files
+tidepoold token list --token-file FILE
+                              the names (as the audit log shows them) and roles in FILE
 )";
 }
 
@@ -160,6 +173,21 @@ Expected<std::string> readSecretFile(const std::string& path, const std::string&
     if (line.empty())
         return makeError(ErrorCode::InvalidArgument, what + " file " + path + " is empty");
     return line;
+}
+
+Expected<std::vector<OperatorToken>> reloadOperatorTokens(const DaemonConfig& config)
+{
+    std::vector<OperatorToken> tokens;
+    if (!config.operatorTokenFile.empty()) {
+        auto file = readTokenFile(config.operatorTokenFile);
+        if (!file)
+            return tl::unexpected(file.error());
+        tokens = std::move(file->tokens);
+    }
+    tokens.insert(tokens.end(), config.configTokens.begin(), config.configTokens.end());
+    if (tokens.empty())
+        return makeError(ErrorCode::InvalidArgument, "no operator token left; the API would refuse everyone");
+    return tokens;
 }
 
 Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
@@ -236,10 +264,14 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             return makeError(ErrorCode::InvalidArgument, "unknown option " + std::string(option) + " (see --help)");
     }
 
+    // An empty --api-listen runs no HTTP API (the console's embedded mode), and then needs no operator token.
     for (const auto& [name, text] : { std::pair { "--agent-listen", config.agentListen },
-             std::pair { "--api-listen", config.apiListen } })
+             std::pair { "--api-listen", config.apiListen } }) {
+        if (text.empty() && std::string_view(name) == "--api-listen")
+            continue;
         if (auto hp = net::parseHostPort(text); !hp)
             return makeError(ErrorCode::InvalidArgument, std::string(name) + ": " + hp.error().message);
+    }
     if (config.joinTokenFile.empty())
         return makeError(ErrorCode::InvalidArgument, "--join-token-file is required: agents authenticate with it");
     auto joinToken = readSecretFile(config.joinTokenFile, "join token");
@@ -249,17 +281,31 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
         return makeError(ErrorCode::InvalidArgument, "join token file " + config.joinTokenFile + ": " + valid.error().message);
     config.joinToken = std::move(*joinToken);
     if (!config.operatorTokenFile.empty()) {
-        auto token = readSecretFile(config.operatorTokenFile, "operator token");
-        if (!token)
-            return tl::unexpected(token.error());
-        config.operatorTokens.push_back(std::move(*token));
+        auto file = readTokenFile(config.operatorTokenFile);
+        if (!file)
+            return tl::unexpected(file.error());
+        if (file->plaintext)
+            config.warnings.push_back("operator token file " + config.operatorTokenFile
+                + " holds a plaintext token (the format before roles); it is accepted with the admin role. Hash it "
+                  "with `tidepoold token migrate --token-file "
+                + config.operatorTokenFile + " --name NAME` (clients keep their token)");
+        config.tokens = std::move(file->tokens);
     }
-    if (config.operatorTokens.empty())
+    for (const std::string& text : config.operatorTokens) {
+        auto token = plaintextToken(text);
+        if (!token)
+            return makeError(ErrorCode::InvalidArgument, "config file: `operatorTokens`: " + token.error().message);
+        config.configTokens.push_back(std::move(*token));
+    }
+    config.tokens.insert(config.tokens.end(), config.configTokens.begin(), config.configTokens.end());
+    if (!config.operatorTokens.empty())
+        config.warnings.push_back("the config file's `operatorTokens` are plaintext (the format before roles); they "
+                                  "are accepted with the admin role. Move them to a hashed token file "
+                                  "(`tidepoold token add`, `operatorTokenFile`)");
+    config.operatorTokens.clear();
+    if (config.tokens.empty() && !config.apiListen.empty())
         return makeError(ErrorCode::InvalidArgument,
-            "no operator token: give --operator-token-file or `operatorTokens` in the config file; the API needs one");
-    for (const std::string& token : config.operatorTokens)
-        if (token.size() < 16)
-            return makeError(ErrorCode::InvalidArgument, "an operator token is shorter than 16 bytes");
+            "no operator token: give --operator-token-file (made with `tidepoold token add`); the API needs one");
     if (config.tlsCertificate.empty() != config.tlsPrivateKey.empty())
         return makeError(ErrorCode::InvalidArgument, "TLS needs both --tls-cert and --tls-key");
     if (!config.tlsClientCa.empty() && config.tlsCertificate.empty())

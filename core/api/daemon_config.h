@@ -1,12 +1,13 @@
 #pragma once
 // tidepoold's settings: defaults, then a JSON config file (`--config`), then the command line, each overriding the
 // one before. Every value is checked, and an error names the option or the config file's field; secrets (the join
-// token, the operator tokens) are read from files and never echoed.
+// token, the operator tokens) are read from files and never echoed; operator tokens are kept hashed.
 //
 // Thread affinity: none; plain values and functions, used before the daemon starts its threads.
 
 #include "core/api/control_plane.h"
 #include "core/api/history_recorder.h"
+#include "core/api/operator_tokens.h"
 #include "core/api/rebalancer.h"
 
 #include <cstdint>
@@ -20,8 +21,11 @@ struct DaemonConfig {
     std::string apiListen = "127.0.0.1:7080";
     std::string db; // SQLite database path
     std::string joinTokenFile;
-    std::string operatorTokenFile;
-    std::vector<std::string> operatorTokens; // from the config file and the token file
+    std::string operatorTokenFile; // hashed tokens with roles (operator_tokens.h), or one plaintext token
+    std::vector<std::string> operatorTokens; // plaintext, from the config file (the format before roles); emptied
+    std::vector<OperatorToken> tokens; // from the token file and `operatorTokens`, hashed
+    std::vector<OperatorToken> configTokens; // those of `operatorTokens`, kept for `reloadOperatorTokens`
+    std::vector<std::string> warnings; // for the log at start: plaintext tokens still in use
     std::string joinToken; // read from joinTokenFile
     // TLS for agent connections when both are set; with tlsClientCa, agents must present certificates it signed.
     std::string tlsCertificate;
@@ -39,6 +43,9 @@ struct DaemonConfig {
 // Parses `argv` (and the config file it names). `usage` is filled with the help text.
 Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv);
 std::string daemonUsage();
+// The token file read again (SIGHUP) with the config file's tokens: what `HttpApi::setTokens` takes; the error names
+// the file and the line, and the caller keeps the tokens it had.
+Expected<std::vector<OperatorToken>> reloadOperatorTokens(const DaemonConfig& config);
 // Reads a secret file: the first line, without trailing whitespace; the error names the file, never the content.
 Expected<std::string> readSecretFile(const std::string& path, const std::string& what);
 

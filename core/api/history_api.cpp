@@ -100,7 +100,8 @@ net::HttpResponse audit(store::Store& store, std::string_view query)
     json list = json::array();
     for (const store::AuditEntry& e : *entries)
         list.push_back({ { "id", e.id }, { "atMs", e.atMs }, { "actor", e.actor }, { "source", e.source },
-            { "action", e.action }, { "target", e.target }, { "outcome", e.outcome }, { "detail", e.detail } });
+            { "action", e.action }, { "target", e.target }, { "outcome", e.outcome }, { "detail", e.detail },
+            { "role", e.role }, { "stage", e.stage }, { "request", e.request } });
     return reply(http::status::ok, json { { "entries", std::move(list) } });
 }
 

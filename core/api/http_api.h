@@ -20,16 +20,40 @@
 //
 // A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
 // be written (a full disk, a read-only file) every change is refused with a 503 naming the reason, and reads go on.
-// Every change an operator asks for is written to the audit log: who (the token's fingerprint), from where, what,
-// and the outcome.
 //
-// Every /v1 request needs `Authorization: Bearer <operator token>` (compared in constant time); a missing or wrong
-// token is a 401 and is counted. Every body is validated before anything changes: a 4xx names the bad field by its
-// JSON path (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
+// Every /v1 request needs `Authorization: Bearer <operator token>`, checked against the salted hashes of the token
+// file in constant time (operator_tokens.h); a missing or unknown token is a 401 and is counted. The token's role
+// must then be at least the one the route needs:
+//
+// | role     | may call                                                                                          |
+// | -------- | ------------------------------------------------------------------------------------------------- |
+// | viewer   | every GET but /v1/audit                                                                           |
+// | operator | also GET /v1/audit, POST /v1/workloads, DELETE /v1/workloads/{id}, POST /v1/proposals/{id}/approve |
+// |          | and /reject, POST /v1/evaluate, POST /v1/whatif                                                   |
+// | admin    | also POST /v1/pools, PUT /v1/pools/{name}, and any change route not named above (fail closed)     |
+//
+// (the table with the reasons is in access.h). A call the role may not make is a 403 naming the role it needs and
+// the one the token has (`requiredRole`, `role` in the body), counted in /metrics, and audited.
+//
+// The audit log: every change (every method but GET and HEAD, and what-if) writes a "received" entry before it acts
+// and a "completed" one, with the outcome ("ok" or the error), once the change is durable; the two share a `request`
+// id. Each names who (the token's name, or a plaintext token's fingerprint, and its role), from where (the client's
+// address), what (method and path; the completed entry the target: "workload 12", "pool batch") and when. A
+// forbidden call, read or change, leaves the same two entries with the 403's message as its outcome. The received
+// entry is committed with the change or before it (commits are in order, all or nothing), so no change is ever
+// durable without it. The completed entry is written once the change is durable and the answer sent, and committed
+// with the next commit (within 50 ms): GET /v1/audit commits what is pending before it reads, so it shows every call
+// already answered; only a crash in between can leave a received entry without its completed one. A change refused
+// because the database cannot be written is not audited (the audit log could not take it either).
+//
+// Every body is validated before anything changes: a 4xx names the bad field by its JSON path
+// (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
 //
 // Thread affinity: the core's io_context thread (the HTTP server calls `handle` there).
 
+#include "core/api/access.h"
 #include "core/api/control_plane.h"
+#include "core/api/operator_tokens.h"
 #include "core/api/rebalancer.h"
 #include "core/api/workload_spec.h"
 #include "core/net/http_server.h"
@@ -48,21 +72,21 @@ using MetricsSource = std::function<void(std::string& out)>;
 struct HttpApiStats {
     std::uint64_t requests = 0;
     std::uint64_t unauthorised = 0;
-    std::uint64_t clientErrors = 0; // 4xx other than 401
+    std::uint64_t forbidden = 0; // a known token whose role may not make the call
+    std::uint64_t clientErrors = 0; // 4xx other than 401 and 403
     std::uint64_t refusedReadOnly = 0; // changes refused while the database could not be written
 };
 
-// The audit log's name for an operator token: the first 12 hex digits of its SHA-256, never the token itself.
-std::string tokenFingerprint(const std::string& token);
-
 class HttpApi {
 public:
-    HttpApi(ControlPlane& plane, std::vector<std::string> operatorTokens, MetricsSource extraMetrics = {});
+    HttpApi(ControlPlane& plane, std::vector<OperatorToken> tokens, MetricsSource extraMetrics = {});
 
     // Answers through `respond`: a read at once; a change once it is durable in the store (or a 503 naming why it
     // could not be saved). `peer` is the client's address, for the audit log.
     void handle(const net::HttpRequest& request, const std::string& peer, net::HttpRespond respond);
     const HttpApiStats& stats() const { return m_stats; }
+    // Replaces the tokens (the token file read again on SIGHUP): calls from now on are checked against these.
+    void setTokens(std::vector<OperatorToken> tokens) { m_tokens = std::move(tokens); }
     // Serves /v1/proposals and /v1/evaluate; not owned, may be null (no database).
     void setRebalancer(Rebalancer* rebalancer) { m_rebalancer = rebalancer; }
 
@@ -70,13 +94,18 @@ private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
     net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view query);
     std::string renderMetrics() const;
-    // Audits a change and answers it once durable.
-    void answerChange(net::HttpResponse response, const std::string& actor, const std::string& peer,
-        const std::string& action, const std::string& target, net::HttpRespond respond);
+    // Writes the "received" audit entry of a call and returns it, to be completed by `answerChange`.
+    store::AuditEntry received(const OperatorToken& caller, const std::string& peer, const std::string& action,
+        const std::string& path);
+    // Once the change is durable (or could not be saved), writes its "completed" entry with `target` and the outcome
+    // and answers.
+    void answerChange(net::HttpResponse response, store::AuditEntry entry, const std::string& target,
+        net::HttpRespond respond);
 
     ControlPlane& m_plane;
-    std::vector<std::string> m_tokens;
-    std::vector<std::string> m_fingerprints; // by token
+    std::vector<OperatorToken> m_tokens;
+    std::string m_requestPrefix; // this run's start time, so that request ids stay unique across restarts
+    std::uint64_t m_requestCount = 0;
     std::string m_auditTarget;
     Rebalancer* m_rebalancer = nullptr; // what the request being routed changed, for its audit entry
     MetricsSource m_extraMetrics;

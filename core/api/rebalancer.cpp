@@ -501,7 +501,8 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
             const std::string actor = "rule:auto-approve-low-risk-" + std::string(toString(p.kind));
             const auto approved = approve(id, actor, nowMs);
             m_plane.audit(store::AuditEntry { 0, nowMs, actor, "", "proposal.approve", "proposal " + std::to_string(id),
-                approved ? std::string(toString((*approved)->state)) : approved.error().message, nlohmann::json::object() });
+                approved ? std::string(toString((*approved)->state)) : approved.error().message, nlohmann::json::object(),
+                "", "completed", "" });
         }
     }
     return created;

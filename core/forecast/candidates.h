@@ -42,6 +42,10 @@ struct CandidateSet {
     std::size_t longMemory = kNoCandidate;
 };
 
+// The means of consecutive runs of `block` buckets (gaps skipped; NaN for a run of gaps only); a partial run at the end
+// is dropped. `buildCandidates` checks the calendar cycles on the hourly means.
+std::vector<double> blockMeans(const std::vector<double>& y, std::size_t block);
+
 // The candidates for `history` (candidates.cpp lists them and says why each is there).
 CandidateSet buildCandidates(const Series& history);
 

@@ -72,16 +72,27 @@ std::vector<double> blend(std::vector<double> a, const std::vector<double>& b, d
     return a;
 }
 
-// The mean absolute change between neighbouring buckets over the `window` buckets before `end`; NaN without a pair.
-double volatilityBefore(const std::vector<double>& y, std::size_t end, std::size_t window)
+// The mean absolute change between neighbouring means of `block` buckets over the `window` buckets before `end`
+// (the blocks counted back from `end`, gaps skipped); NaN without a pair.
+double volatilityBefore(const std::vector<double>& y, std::size_t end, std::size_t window, std::size_t block)
 {
-    double sum = 0;
+    double sum = 0, previous = kNaN;
     std::size_t count = 0;
-    for (std::size_t t = end - std::min(end, window) + 1; t < end; ++t)
-        if (!isGap(y[t]) && !isGap(y[t - 1])) {
-            sum += std::abs(y[t] - y[t - 1]);
+    for (std::size_t stop = end; stop >= block && end - stop + block <= window; stop -= block) {
+        double blockSum = 0;
+        std::size_t values = 0;
+        for (std::size_t t = stop - block; t < stop; ++t)
+            if (!isGap(y[t])) {
+                blockSum += y[t];
+                ++values;
+            }
+        const double mean = values ? blockSum / static_cast<double>(values) : kNaN;
+        if (!isGap(mean) && !isGap(previous)) {
+            sum += std::abs(previous - mean);
             ++count;
         }
+        previous = mean;
+    }
     return count ? sum / static_cast<double>(count) : kNaN;
 }
 
@@ -106,10 +117,15 @@ private:
     static constexpr double kBandLow = 0.075;
     static constexpr std::size_t kMinReplayOrigins = 2; // older origins a replayed selection needs
     static constexpr double kShrinkGain = 0.98; // each step towards the long memory must cut the error by 2%
-    // The volatility that rescales the band's errors: the mean absolute change from one step to the next over the
-    // half day before an origin. Errors are scaled by the square root of (now / then), a partial adjustment, since
-    // only part of the forecast error is the noise this measures; the factor stays within [1/2, 2].
+    // The volatility that rescales the band's errors: the mean absolute change from one 5-minute mean to the next
+    // over the half day before an origin. Errors are scaled by the square root of (now / then), a partial adjustment,
+    // since only part of the forecast error is the noise this measures; the factor stays within [1/2, 2]. The means
+    // are over 5 minutes, the daemon's bucket and the scale the window and the power were chosen at: step to step,
+    // a series sampled every 30 s changes mostly by sampling noise, whose level says little about the forecast's
+    // errors, and its band would barely follow a change of the noise that matters (Alibaba `net_in` at 30 s: 55.6%
+    // coverage against 75.3% for the same series at 5 minutes).
     static constexpr double kBandVolatilityWindowDays = 0.5;
+    static constexpr double kBandVolatilityBlockSeconds = 300;
     static constexpr double kBandVolatilityPower = 0.5;
     static constexpr double kBandVolatilityMaxFactor = 2;
 };
@@ -237,10 +253,11 @@ Expected<Forecast> SeasonalModel::forecast(const Series& history, std::size_t ho
     const std::size_t scored = replayed.empty() ? origins.size() : replayed.size();
     const std::size_t volatilityWindow = std::max<std::size_t>(3,
         static_cast<std::size_t>(std::lround(kBandVolatilityWindowDays * static_cast<double>(history.stepsPerDay()))));
-    const double volatilityNow = volatilityBefore(y, n, volatilityWindow);
+    const std::size_t volatilityBlock = std::max<std::size_t>(1, history.stepsPer(kBandVolatilityBlockSeconds));
+    const double volatilityNow = volatilityBefore(y, n, volatilityWindow, volatilityBlock);
     double originWeight = 1;
     for (std::size_t k = 0; k < scored; ++k, originWeight *= kOriginDecay) {
-        const double volatilityThen = volatilityBefore(y, origins[k], volatilityWindow);
+        const double volatilityThen = volatilityBefore(y, origins[k], volatilityWindow, volatilityBlock);
         const double factor = volatilityNow > 0 && volatilityThen > 0
             ? std::clamp(std::pow(volatilityNow / volatilityThen, kBandVolatilityPower), 1 / kBandVolatilityMaxFactor,
                 kBandVolatilityMaxFactor)

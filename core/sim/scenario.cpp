@@ -505,12 +505,26 @@ void Simulation::heartbeat()
             continue;
         const Node& node = m_plane->cluster().node(live.id);
         double usedMillis = 0;
+        // The devices as an agent measures them: each busy as the shares on it are, each holder using the memory it
+        // requested or, having requested none, its share of the device's.
+        protocol::UtilisationSample sample;
+        for (std::size_t d = 0; d < node.devices.size(); ++d)
+            sample.devices.push_back(protocol::DeviceSample { static_cast<std::int32_t>(d), 0.0, 0 });
         for (const WorkloadId id : node.residents)
             if (const auto* w = m_plane->workload(id)) {
                 const auto it = busy.find(id);
-                usedMillis += static_cast<double>(w->workload.requests.cpuMillis) * (it == busy.end() ? 1.0 : it->second);
+                const double factor = it == busy.end() ? 1.0 : it->second;
+                usedMillis += static_cast<double>(w->workload.requests.cpuMillis) * factor;
+                for (const DeviceShare& s : w->devices) {
+                    const auto d = static_cast<std::size_t>(s.device);
+                    if (d >= node.devices.size() || node.devices[d].shareCapacity <= 0)
+                        continue;
+                    sample.devices[d].utilisation = std::min(1.0, sample.devices[d].utilisation
+                            + factor * s.share / static_cast<double>(node.devices[d].shareCapacity));
+                    sample.devices[d].memoryUsedMiB += s.memoryMiB > 0 ? s.memoryMiB
+                        : node.devices[d].memoryMiB * s.share / node.devices[d].shareCapacity;
+                }
             }
-        protocol::UtilisationSample sample;
         sample.timestampMs = m_now;
         sample.cpuUtilisation = usedMillis / static_cast<double>(std::max<std::int64_t>(1, node.capacity.cpuMillis));
         sample.memoryUsedMiB = node.capacity.memoryMiB - node.free.memoryMiB;

@@ -153,6 +153,14 @@ const char* const kMigrations[] = {
     ALTER TABLE workloads ADD COLUMN incarnation INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE workloads ADD COLUMN highest_incarnation INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 5 → 6: roles and two-stage auditing. Each entry says the caller's role and whether it was written when the
+    // request was received or once its outcome was durable, and pairs the two by request; entries from before were
+    // written once, with their outcome, so they are "completed".
+    R"sql(
+    ALTER TABLE audit ADD COLUMN role TEXT NOT NULL DEFAULT '';
+    ALTER TABLE audit ADD COLUMN stage TEXT NOT NULL DEFAULT 'completed';
+    ALTER TABLE audit ADD COLUMN request TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

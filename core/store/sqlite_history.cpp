@@ -119,7 +119,8 @@ Expected<void> HistoryTables::writeAudit(const std::vector<AuditEntry>& entries)
     if (entries.empty())
         return {};
     Statement insert(m_db,
-        "INSERT INTO audit (at_ms, actor, source, action, target, outcome, detail) VALUES (?,?,?,?,?,?,?)");
+        "INSERT INTO audit (at_ms, actor, source, action, target, outcome, detail, role, stage, request) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?)");
     if (!insert.ok())
         return m_db.failure("cannot prepare the audit writes");
     for (const AuditEntry& e : entries) {
@@ -130,6 +131,9 @@ Expected<void> HistoryTables::writeAudit(const std::vector<AuditEntry>& entries)
         insert.bind(5, e.target);
         insert.bind(6, e.outcome);
         insert.bind(7, dumpJson(e.detail));
+        insert.bind(8, e.role);
+        insert.bind(9, e.stage);
+        insert.bind(10, e.request);
         if (!insert.run())
             return m_db.failure("cannot write the audit entry of " + e.action);
     }
@@ -267,7 +271,7 @@ Expected<std::optional<StoredForecast>> HistoryTables::latestForecast(const Seri
 Expected<std::vector<AuditEntry>> HistoryTables::audit(const AuditQuery& query)
 {
     Statement select(m_db,
-        "SELECT id, at_ms, actor, source, action, target, outcome, detail FROM audit "
+        "SELECT id, at_ms, actor, source, action, target, outcome, detail, role, stage, request FROM audit "
         "WHERE at_ms >= ? AND at_ms < ? AND id > ? ORDER BY id LIMIT ?");
     select.bind(1, query.fromMs);
     select.bind(2, query.toMs);
@@ -279,7 +283,8 @@ Expected<std::vector<AuditEntry>> HistoryTables::audit(const AuditQuery& query)
     int rc = 0;
     while ((rc = select.step()) == SQLITE_ROW)
         entries.push_back(AuditEntry { select.integer(0), select.integer(1), select.text(2), select.text(3),
-            select.text(4), select.text(5), select.text(6), parseJson(select.text(7)) });
+            select.text(4), select.text(5), select.text(6), parseJson(select.text(7)), select.text(8), select.text(9),
+            select.text(10) });
     if (rc != SQLITE_DONE)
         return m_db.failure("cannot read the audit log");
     return entries;

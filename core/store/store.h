@@ -118,16 +118,21 @@ struct StoredProposal {
     bool operator==(const StoredProposal&) const = default;
 };
 
-// Who did what, when, from where. `id` is assigned when it is committed.
+// Who did what, when, from where. `id` is assigned when it is committed. A change asked for through the API leaves
+// two entries with the same `request`: "received" before it acts (its target the request's path, no outcome yet)
+// and "completed" once the outcome is durable; what the daemon does by itself (a rule) leaves one "completed".
 struct AuditEntry {
     std::int64_t id = 0;
     std::int64_t atMs = 0;
-    std::string actor; // "operator:<token fingerprint>", "rule:<name>", "tidepoold"
+    std::string actor; // "token:<name>", "operator:<fingerprint>" (a plaintext token), "rule:<name>", "tidepoold"
     std::string source; // the client's address, "" for the daemon itself
     std::string action; // "POST /v1/workloads", "proposal.approve"
     std::string target;
-    std::string outcome; // "ok" or the refusal
+    std::string outcome; // "ok" or the refusal; "" while only received
     nlohmann::json detail = nlohmann::json::object();
+    std::string role; // the caller's role (viewer, operator, admin); "" for the daemon and before schema v6
+    std::string stage = "completed"; // "received" or "completed"
+    std::string request; // pairs a request's "received" and "completed" entries; "" when there is one entry
     bool operator==(const AuditEntry&) const = default;
 };
 
@@ -198,6 +203,6 @@ Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 } // namespace tidepool::store

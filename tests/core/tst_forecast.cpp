@@ -1,6 +1,7 @@
-// Load forecasting: period detection, the baselines' exact values, the seasonal model's candidates, its robustness to
-// gaps, spikes and level shifts, its shrinkage towards the long memory (with a cycle and without), its band's coverage
-// and how the band follows a change of volatility, the strict CSV loader, and a backtest on a slice of a real series.
+// Load forecasting: period detection, the baselines' exact values, the seasonal model's candidates (a daily cycle
+// found on hourly means where bucket noise hides it), its robustness to gaps, spikes and level shifts, its shrinkage
+// towards the long memory (with a cycle and without), its band's coverage and how the band follows a change of
+// volatility (also under sampling noise), the strict CSV loader, and a backtest on a slice of a real series.
 
 #include "core/forecast/backtest.h"
 #include "core/forecast/candidates.h"
@@ -11,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -72,7 +74,10 @@ private slots:
     void modelReanchorsAfterALevelShift();
     void bandCoversAboutEightyPercentOfNoise();
     void bandNarrowsWhenTheNoiseCalmsDown();
+    void bandFollowsTheNoiseUnderSamplingNoise();
     void candidatesIncludeTheLongMemoryMean();
+    void candidatesFindADailyCycleHiddenInBucketNoise();
+    void blockMeansSkipGapsAndDropAPartialRun();
     void modelMatchesTheLongMemoryOnAStableNoisyCycle();
     void modelLeansOnTheLongMemoryWhenRecentLevelsDoNotLast();
     void modelLeansOnTheDayMeanWhenAcyclicLevelsDoNotLast();
@@ -268,6 +273,35 @@ void TestForecast::bandNarrowsWhenTheNoiseCalmsDown()
     QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
 }
 
+void TestForecast::bandFollowsTheNoiseUnderSamplingNoise()
+{
+    // The same calming series sampled every 30 s, each 5-minute value held for ten samples with light sampling noise
+    // (3) on every one. Step to step the series now changes mostly by that sampling noise, which never calms; the
+    // volatility is measured on 5-minute means, so that the band still narrows to the calm days. Measured step to
+    // step it barely narrows: 94% coverage here, against 83% on 5-minute means.
+    const Series coarse = [] {
+        Series s = dailySeries(12, 100, 20, 2, 21);
+        std::mt19937 rng(121);
+        std::normal_distribution<double> gauss(0, 1);
+        for (std::size_t t = 0; t < 9 * kDay; ++t)
+            s.values[t] += 8 * gauss(rng);
+        return s;
+    }();
+    Series s;
+    s.stepSeconds = kStepSeconds / 10;
+    std::mt19937 rng(131);
+    std::normal_distribution<double> sampling(0, 3);
+    for (const double v : coarse.values)
+        for (int i = 0; i < 10; ++i)
+            s.values.push_back(v + sampling(rng));
+    const auto split = makeSplit(s.size(), 10 * kDay, 4);
+    QVERIFY(split);
+    QVERIFY(split->origins.front() > 10 * (9 * kDay + kDay / 2));
+    const auto scores = backtest(*ModelRegistry::withBuiltins().make(kSeasonalModel), s, *split, maseScale(s, *split));
+    QVERIFY(scores);
+    QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
+}
+
 void TestForecast::candidatesIncludeTheLongMemoryMean()
 {
     // With a daily cycle, the long-memory candidate is the plain mean of the same phase over up to 8 past days (the
@@ -290,6 +324,44 @@ void TestForecast::candidatesIncludeTheLongMemoryMean()
     QCOMPARE(flat.profiles[dayMean.profile].aggregate, Aggregate::Mean);
     QCOMPARE(dayMean.levelWindow, std::size_t { 0 });
     QCOMPARE(dayMean.smoothHalfWidth, std::size_t { 0 });
+}
+
+void TestForecast::candidatesFindADailyCycleHiddenInBucketNoise()
+{
+    // A busy counter: afternoons well above mornings, but every 5-minute bucket carries noise twice the cycle's
+    // amplitude, so that bucket by bucket the series barely correlates with itself a day later. Its hourly means do;
+    // the daily cycle must be among the candidates, and with it the model must beat `periodic`, which finds no cycle
+    // on the raw signal and forecasts the flat mean of the last day. Without the hourly check the model has no daily
+    // candidate here and does no better than that mean: over seeds 31-40 it scores 1.004-1.012 times `periodic`'s
+    // sMAPE, with the check 0.96-0.99 (0.959 for this seed).
+    Series s = dailySeries(14, 150, 25, 60, 35);
+    for (double& v : s.values)
+        v = std::max(0.0, v);
+    QVERIFY(autocorrelation(s.values, kDay)[kDay] < 0.1); // too faint bucket by bucket
+    QVERIFY(autocorrelation(blockMeans(s.values, 12), 24)[24] >= 0.1);
+    const Series history = s.prefix(12 * kDay);
+    const CandidateSet set = buildCandidates(history);
+    QVERIFY(std::find(set.periods.begin(), set.periods.end(), kDay) != set.periods.end());
+
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    const ModelRegistry registry = ModelRegistry::withBuiltins();
+    const MaseScale scale = maseScale(s, *split);
+    const auto ours = backtest(*registry.make(kSeasonalModel), s, *split, scale);
+    const auto periodic = backtest(*registry.make(kPeriodic), s, *split, scale);
+    QVERIFY(ours && periodic);
+    QVERIFY2(ours->smapePct < 0.98 * periodic->smapePct,
+        (std::to_string(ours->smapePct) + " vs " + std::to_string(periodic->smapePct)).c_str());
+}
+
+void TestForecast::blockMeansSkipGapsAndDropAPartialRun()
+{
+    const std::vector<double> y { 1, 3, kNaN, 5, kNaN, kNaN, 7 };
+    const std::vector<double> means = blockMeans(y, 2);
+    QCOMPARE(means.size(), std::size_t { 3 });
+    QCOMPARE(means[0], 2.0);
+    QCOMPARE(means[1], 5.0);
+    QVERIFY(std::isnan(means[2]));
 }
 
 void TestForecast::modelMatchesTheLongMemoryOnAStableNoisyCycle()

@@ -101,16 +101,21 @@ private slots:
                 "INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms)"
                 " VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
                 "INSERT INTO devices VALUES ('n1', 0, 'gpu', 'T4', 16384, 1000), ('n1', 1, 'gpu', 'T4', 16384, 1000);"
-                "INSERT INTO workloads VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
+                "INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms,"
+                " placed_ms, running_ms, finished_ms) VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
                 "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
         }
-        if (version == 4)
+        if (version == 5)
+            QVERIFY(execute(dbPath(), "UPDATE workloads SET incarnation = 3, highest_incarnation = 4;"));
+        if (version >= 4)
             QVERIFY(execute(dbPath(), "UPDATE nodes SET cordon = 'powered down by proposal', peak_reserved = 1;"));
-        if (version == 3)
+        if (version >= 3)
             QVERIFY(execute(dbPath(),
-                "INSERT INTO proposals VALUES (1, 'quota', 'applied', 'low', 'why', '{}', '{\"key\":\"quota:batch\",\"actions\":[]}',"
-                " 7, 1, 2, 'operator:x', 3, '[]', '');"
-                "INSERT INTO audit VALUES (1, 5, 'operator:x', '127.0.0.1:1', 'POST /v1/pools', 'pool batch', 'ok', '{}');"));
+                "INSERT INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, expires_ms,"
+                " decided_by, decided_ms, steps, detail) VALUES (1, 'quota', 'applied', 'low', 'why', '{}',"
+                " '{\"key\":\"quota:batch\",\"actions\":[]}', 7, 1, 2, 'operator:x', 3, '[]', '');"
+                "INSERT INTO audit (id, at_ms, actor, source, action, target, outcome, detail) VALUES (1, 5, 'operator:x',"
+                " '127.0.0.1:1', 'POST /v1/pools', 'pool batch', 'ok', '{}');"));
         auto s = open();
         QCOMPARE(scalar(dbPath(), "PRAGMA user_version"), std::to_string(store::kSchemaVersion));
         QCOMPARE(scalar(dbPath(), "PRAGMA integrity_check"), std::string("ok"));
@@ -136,13 +141,18 @@ private slots:
         // Added in version 4: no cordon and no reservation on nodes from before; kept from version 4 on.
         QCOMPARE(snapshot->nodes[0].cordon, std::string(version >= 4 ? "powered down by proposal" : ""));
         QCOMPARE(snapshot->nodes[0].peakReserved, version >= 4);
-        // Added in version 5: workloads from before are on their first launch.
-        QCOMPARE(w.incarnation, 0);
-        QCOMPARE(w.highestIncarnation, 0);
-        if (version == 3) {
+        // Added in version 5: workloads from before are on their first launch; kept from version 5 on.
+        QCOMPARE(w.incarnation, version >= 5 ? 3 : 0);
+        QCOMPARE(w.highestIncarnation, version >= 5 ? 4 : 0);
+        if (version >= 3) {
             QCOMPARE(snapshot->proposals.size(), std::size_t { 1 });
             QCOMPARE(snapshot->proposals[0].decidedBy, std::string("operator:x"));
-            QCOMPARE(s->audit({})->size(), std::size_t { 1 });
+            const auto entries = s->audit({});
+            QCOMPARE(entries->size(), std::size_t { 1 });
+            // Added in version 6: entries from before were written once, with their outcome, by a caller of no role.
+            QCOMPARE(entries->front().stage, std::string("completed"));
+            QCOMPARE(entries->front().role, std::string());
+            QCOMPARE(entries->front().outcome, std::string("ok"));
         }
     }
 
@@ -225,8 +235,9 @@ private slots:
             s->putForecast(store::StoredForecast { poolCpu("batch"), kT0 - kMinute, "seasonal", 5 * kMinute,
                 nlohmann::json::array({ { 9.0, 9.0, 9.0 } }) });
             for (int i = 0; i < 5; ++i)
-                s->addAudit(store::AuditEntry { 0, kT0 + i, "operator:abc", "127.0.0.1:5", "POST /v1/pools",
-                    "pool p" + std::to_string(i), "ok", { { "status", 201 } } });
+                s->addAudit(store::AuditEntry { 0, kT0 + i, "token:alice", "127.0.0.1:5", "POST /v1/pools",
+                    "pool p" + std::to_string(i), i % 2 ? "ok" : "", { { "status", 201 } }, "admin",
+                    i % 2 ? "completed" : "received", "r" + std::to_string(i / 2) });
             QVERIFY(s->commit());
         }
         auto s = open();
@@ -246,6 +257,12 @@ private slots:
         QCOMPARE(page->size(), std::size_t { 2 });
         QCOMPARE((*page)[0].target, std::string("pool p0"));
         QCOMPARE((*page)[0].detail.value("status", 0), 201);
+        // Schema v6: the caller's role, the stage and the request that pairs a received entry with its completion.
+        QCOMPARE((*page)[0].role, std::string("admin"));
+        QCOMPARE((*page)[0].stage, std::string("received"));
+        QCOMPARE((*page)[1].stage, std::string("completed"));
+        QCOMPARE((*page)[0].request, (*page)[1].request);
+        QCOMPARE((*page)[1].outcome, std::string("ok"));
         q.afterId = page->back().id;
         q.limit = 10;
         page = s->audit(q);

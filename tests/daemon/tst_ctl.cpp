@@ -720,21 +720,23 @@ void TestCtl::auditShowsTheSubmitByTheTokensFingerprint()
     const QStringList rows = lines(run.out);
     QCOMPARE(rows.size(), 2);
     QCOMPARE(cells(rows[0]),
-        (QStringList { QStringLiteral("ID"), QStringLiteral("TIME"), QStringLiteral("ACTOR"), QStringLiteral("SOURCE"),
-            QStringLiteral("ACTION"), QStringLiteral("TARGET"), QStringLiteral("OUTCOME") }));
+        (QStringList { QStringLiteral("ID"), QStringLiteral("TIME"), QStringLiteral("ACTOR"), QStringLiteral("ROLE"),
+            QStringLiteral("SOURCE"), QStringLiteral("STAGE"), QStringLiteral("ACTION"), QStringLiteral("TARGET"),
+            QStringLiteral("OUTCOME") }));
     // ACTION and TARGET are two words each: "POST /v1/workloads", "workload 12".
     const QStringList row = cells(rows[1]);
-    QCOMPARE(row.size(), 9);
+    QCOMPARE(row.size(), 11);
     QCOMPARE(row[0], QString::number(entry));
     QVERIFY2(QRegularExpression(QLatin1Char('^') + kIsoTime + QLatin1Char('$')).match(row[1]).hasMatch(),
         qPrintable(row[1]));
     QVERIFY2(
         QRegularExpression(QStringLiteral("^operator:[0-9a-f]{12}$")).match(row[2]).hasMatch(), qPrintable(row[2]));
     QCOMPARE(row[2].toStdString(), "operator:" + api::tokenFingerprint(m_token.toStdString()));
-    QVERIFY2(row[3].startsWith(QStringLiteral("127.0.0.1")), qPrintable(row[3]));
-    QCOMPARE(row.mid(4),
-        (QStringList { QStringLiteral("POST"), QStringLiteral("/v1/workloads"), QStringLiteral("workload"),
-            QString::fromStdString(id), QStringLiteral("ok") }));
+    QCOMPARE(row[3], QStringLiteral("admin")); // a plaintext token (the format before roles)
+    QVERIFY2(row[4].startsWith(QStringLiteral("127.0.0.1")), qPrintable(row[4]));
+    QCOMPARE(row.mid(5),
+        (QStringList { QStringLiteral("completed"), QStringLiteral("POST"), QStringLiteral("/v1/workloads"),
+            QStringLiteral("workload"), QString::fromStdString(id), QStringLiteral("ok") }));
     QVERIFY(!run.out.contains(m_token));
 
     const json page

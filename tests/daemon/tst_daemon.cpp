@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <set>
+
 #include <memory>
 
 #include <sys/socket.h>
@@ -218,6 +220,56 @@ private slots:
         QCOMPARE(hugeWhy["phase"].get<std::string>(), std::string("pending"));
         QCOMPARE(hugeWhy["report"]["mainReason"].get<std::string>(), std::string("insufficient CPU"));
         QCOMPARE(hugeWhy["report"]["nodesConsidered"].get<int>(), 10);
+    }
+
+    // What the console's --connect mode reads besides the operators' fields (ui/bridge/remote_snapshot.h): node and
+    // pool ids, a node's peak reservation, a pool's accelerator use and bandwidth quotas, a workload's home tier and
+    // bandwidth, the core's clock, its read-only reason and the active workloads by tier.
+    void consoleFieldsAreInTheJson()
+    {
+        startFleet(2, QStringLiteral("c"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 2; }, 10'000));
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name":"batch","cpuMillis":2000})")
+                     .status,
+            201);
+        const Reply submitted = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            R"({"name":"etl","cpuMillis":500,"memoryMiB":64,"pool":"batch","latency":"batch"})");
+        QCOMPARE(submitted.status, 201);
+        const int id = submitted.data()["id"].get<int>();
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(id))["phase"] == "running"; }, 10'000));
+
+        std::set<int> ids;
+        const json nodes = get("/v1/nodes")["nodes"]; // named: a range-for over a temporary's member dangles
+        for (const json& n : nodes) {
+            QVERIFY(n["id"].is_number_integer());
+            ids.insert(n["id"].get<int>());
+            QCOMPARE(n["peakReserved"].get<bool>(), false);
+        }
+        QVERIFY2(ids.size() == 2, nodes.dump().c_str());
+        bool sawBatch = false;
+        const json pools = get("/v1/pools")["pools"];
+        for (const json& p : pools) {
+            QVERIFY(p["id"].is_number_integer());
+            QCOMPARE(p["acceleratorShareUsed"].get<int>(), 0);
+            QVERIFY(p["memBandwidthMBps"].is_null());
+            QVERIFY(p["netBandwidthMbps"].is_null());
+            if (p["name"] == "batch") {
+                sawBatch = true;
+                QCOMPARE(p["cpuMillisUsed"].get<int>(), 500);
+            }
+        }
+        QVERIFY(sawBatch);
+        const json w = get("/v1/workloads/" + std::to_string(id));
+        QCOMPARE(w["tier"].get<std::string>(), std::string("cold"));
+        QCOMPARE(w["memBandwidthMBps"].get<int>(), 0);
+        QCOMPARE(w["netBandwidthMbps"].get<int>(), 0);
+        const json summary = get("/v1/summary");
+        const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch()).count();
+        QVERIFY(std::abs(summary["nowMs"].get<std::int64_t>() - now) < 60'000);
+        QCOMPARE(summary["readOnlyReason"].get<std::string>(), std::string());
+        QCOMPARE(summary["activeWorkloadsByTier"],
+            (json { { "hot", 0 }, { "warm", 0 }, { "cold", 1 } }));
     }
 
     void lostNodesWorkloadsArePlacedElsewhere()

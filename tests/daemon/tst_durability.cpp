@@ -276,8 +276,9 @@ private slots:
         QVERIFY(approved >= 10);
     }
 
-    // Every change is audited with who (the token's fingerprint, never the token), from where, what and the outcome;
-    // refused changes too; reads are not.
+    // Every change is audited twice, as received before it acts and as completed with the outcome once durable, with
+    // who (a plaintext token's fingerprint, never the token, and its role), from where and what; refused changes too;
+    // reads are not.
     void auditRecordsWhoDidWhatFromWhere()
     {
         const QString db = path(QStringLiteral("audit.db"));
@@ -286,19 +287,32 @@ private slots:
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name": "bad name!"})").status, 400);
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads", m_token).status, 200);
         const json audit = get("/v1/audit");
-        QVERIFY2(audit.contains("entries") && audit["entries"].size() == 2, audit.dump().c_str());
-        const json& first = audit["entries"][0];
+        QVERIFY2(audit.contains("entries") && audit["entries"].size() == 4, audit.dump().c_str());
+        const json& received = audit["entries"][0];
+        const json& first = audit["entries"][1];
+        QCOMPARE(received["stage"].get<std::string>(), std::string("received"));
+        QCOMPARE(received["target"].get<std::string>(), std::string("/v1/workloads"));
+        QCOMPARE(received["outcome"].get<std::string>(), std::string());
+        QCOMPARE(first["stage"].get<std::string>(), std::string("completed"));
+        QCOMPARE(first["request"].get<std::string>(), received["request"].get<std::string>());
         QCOMPARE(first["actor"].get<std::string>(), "operator:" + tidepool::api::tokenFingerprint(m_token));
+        // A plaintext token (the format before roles) may do everything it could before.
+        QCOMPARE(first["role"].get<std::string>(), std::string("admin"));
         QVERIFY(first["source"].get<std::string>().rfind("127.0.0.1:", 0) == 0);
         QCOMPARE(first["action"].get<std::string>(), std::string("POST /v1/workloads"));
         QCOMPARE(first["target"].get<std::string>(), std::string("workload 1"));
         QCOMPARE(first["outcome"].get<std::string>(), std::string("ok"));
-        const json& refused = audit["entries"][1];
+        QCOMPARE(first["detail"]["status"].get<int>(), 201);
+        const json& refused = audit["entries"][3];
+        QCOMPARE(audit["entries"][2]["stage"].get<std::string>(), std::string("received"));
+        QCOMPARE(refused["request"].get<std::string>(), audit["entries"][2]["request"].get<std::string>());
+        QVERIFY(refused["request"].get<std::string>() != first["request"].get<std::string>());
         QCOMPARE(refused["action"].get<std::string>(), std::string("POST /v1/pools"));
         QVERIFY2(refused["outcome"].get<std::string>().find("name") != std::string::npos, refused.dump().c_str());
+        QCOMPARE(refused["detail"]["status"].get<int>(), 400);
         QVERIFY(audit.dump().find(m_token) == std::string::npos);
         // Paging and bad queries.
-        QCOMPARE(get("/v1/audit?after=" + std::to_string(first["id"].get<std::int64_t>()))["entries"].size(), std::size_t { 1 });
+        QCOMPARE(get("/v1/audit?after=" + std::to_string(first["id"].get<std::int64_t>()))["entries"].size(), std::size_t { 2 });
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/audit?limit=0", m_token).status, 400);
     }
 

@@ -192,12 +192,12 @@ private Q_SLOTS:
                     const QString name = model.index(p, PoolsModel::Name, line).data().toString();
                     const PoolRow* pool = pools.at(name.toStdString());
                     QCOMPARE(
-                        model.index(p, PoolsModel::CpuUsed, line).data().toString(), coresText(pool->cpuUsedMillis));
+                        model.index(p, PoolsModel::CpuRequested, line).data().toString(), coresText(pool->cpuUsedMillis));
                     QCOMPARE(model.index(p, PoolsModel::Workloads, line).data().toInt(), pool->workloads);
                     const QModelIndex poolIndex = model.index(p, 0, line);
                     QCOMPARE(model.rowCount(poolIndex), static_cast<int>(pool->nodes.size()));
                     for (int n = 0; n < model.rowCount(poolIndex); ++n)
-                        QCOMPARE(model.index(n, PoolsModel::Name, poolIndex).data().toString(),
+                        QCOMPARE(model.index(n, PoolsModel::Name, poolIndex).data(tidepool::ui::RawTextRole).toString(),
                             QString::fromStdString(pool->nodes[static_cast<std::size_t>(n)].node));
                 }
             }

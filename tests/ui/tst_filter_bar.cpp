@@ -122,12 +122,12 @@ private Q_SLOTS:
         TablePage page(&model, true);
         QVERIFY(!m_snapshot->nodes.empty());
         // A node under some pool: its business line and pool stay visible above it.
-        const PoolRow* withNodes = nullptr;
+        QString node; // a node row (not a pool's row of waiting workloads, whose node is "")
         for (const PoolRow& p : m_snapshot->pools)
-            if (!p.nodes.empty() && !withNodes)
-                withNodes = &p;
-        QVERIFY(withNodes);
-        const QString node = QString::fromStdString(withNodes->nodes.front().node);
+            for (const PoolNodeRow& n : p.nodes)
+                if (!n.node.empty() && node.isEmpty())
+                    node = QString::fromStdString(n.node);
+        QVERIFY(!node.isEmpty());
         type(page, QStringLiteral("name=") + node);
         QVERIFY(page.proxy()->rowCount() >= 1);
         bool found = false;

@@ -1,7 +1,8 @@
 #pragma once
 // The seam between the console and a core: what the GUI may ask (decide a proposal) and what it is told (snapshots,
-// the outcome of each command, a failure of the core). The demo's embedded simulation implements it today; the
-// embedded empty cluster and a remote `tidepoold` (`--connect`) are further implementations of the same interface.
+// the outcome of each command, a failure of the core). Three cores implement it: the demo's simulation
+// (`demo_core.h`), the embedded single-box core (`embedded_backend.h`) and a remote `tidepoold` through its API
+// (`remote_backend.h`, `--connect`).
 // Plain C++, no Qt: the core side never sees a QObject, and the bridge (`core_bridge.h`) never sees the core.
 //
 // Thread affinity: `submit` and `stop` may be called from any thread (the GUI's); they only post work to the core's
@@ -37,6 +38,7 @@ struct CommandOutcome {
 struct ConsoleEvents {
     std::function<void(SnapshotPtr)> snapshot;
     std::function<void(CommandOutcome)> outcome;
+    std::function<void(MoveResult)> moved; // the result of a `MoveCommand`
     std::function<void(std::string)> failure; // the core could not start or stopped by itself
 };
 
@@ -46,6 +48,11 @@ public:
     // Queues the command for the core; its outcome arrives through `ConsoleEvents::outcome`, once the decision is
     // durable (or refused).
     virtual void submit(ProposalCommand command) = 0;
+    // Queues an operator's move of a workload; its result arrives through `ConsoleEvents::moved`, once the move and
+    // its audit entry are durable (or refused, saying why).
+    virtual void submit(MoveCommand command) = 0;
+    // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
+    virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.
     virtual void stop() = 0;
 };

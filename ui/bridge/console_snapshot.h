@@ -5,6 +5,9 @@
 //
 // Thread affinity: none once built; shared read-only between threads.
 
+#include "ui/bridge/view_rows.h"
+#include "ui/bridge/workload_rows.h"
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -35,13 +38,21 @@ struct NodeRow {
     bool operator==(const NodeRow&) const = default;
 };
 
-// One pool's footprint on one node: what its workloads placed there request.
+// One pool's footprint on one node: what its workloads placed there request, and what they use as measured (their
+// node's measured use split by requests, `workload_rows.h`). The row with an empty `node` holds its waiting workloads.
 struct PoolNodeRow {
     std::string node;
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;
-    std::int64_t acceleratorShare = 0;
     int workloads = 0;
+    std::int64_t nodeCpuMillis = 0; // the node's capacity, what the bars of a node row measure against
+    std::int64_t nodeMemoryMiB = 0;
+    std::int64_t memBandwidthMBps = 0; // requested
+    std::int64_t netBandwidthMbps = 0;
+    double accelerators = 0.0; // requested, in devices
+    std::int64_t cpuUsedMillis = 0; // measured
+    std::int64_t memoryUsedMiB = 0;
+    double acceleratorsUsed = 0.0;
     bool operator==(const PoolNodeRow&) const = default;
 };
 
@@ -56,7 +67,16 @@ struct PoolRow {
     std::int64_t memoryUsedMiB = 0;
     std::int64_t acceleratorShareUsed = 0;
     int workloads = 0; // placed
-    std::vector<PoolNodeRow> nodes; // where its workloads run, by node name
+    std::vector<PoolNodeRow> nodes; // where its workloads run, by node name (the waiting ones first, node "")
+    std::int64_t memBandwidthQuotaMBps = -1; // -1: unlimited
+    std::int64_t memBandwidthUsedMBps = 0; // requested by its placed workloads
+    std::int64_t netBandwidthQuotaMbps = -1;
+    std::int64_t netBandwidthUsedMbps = 0;
+    double accelerators = 0.0; // requested by its placed workloads, in devices
+    std::int64_t cpuMeasuredMillis = 0; // measured, split by requests
+    std::int64_t memoryMeasuredMiB = 0;
+    double acceleratorsMeasured = 0.0;
+    int waiting = 0; // its workloads waiting for a place
     bool operator==(const PoolRow&) const = default;
 };
 
@@ -106,13 +126,19 @@ struct OverviewCounts {
 struct ConsoleSnapshot {
     std::uint64_t sequence = 0; // grows with every snapshot of one core
     std::int64_t nowMs = 0; // the core's clock (simulated in the demo), Unix epoch ms
-    std::string source; // "demo", later "embedded" or the URL of a tidepoold
+    std::string source; // "demo", "embedded" or the URL of a tidepoold ("http://10.0.0.5:7080")
     bool finished = false; // the demo run has reached its end: nothing changes any more
     std::string readOnlyReason; // the store cannot be written; empty when it can
     std::vector<NodeRow> nodes; // by id
     std::vector<PoolRow> pools; // by id
     std::vector<ProposalRow> proposals; // by id
     OverviewCounts overview;
+    std::vector<WorkloadRow> workloads; // every workload waiting, launching, running or stopping, by id
+    // The Accelerators, Forecasts and Events views (`view_rows.h`), filled by a `ViewCollector` when the backend has one.
+    std::vector<DeviceRow> devices; // by key
+    std::vector<DeviceFramePtr> deviceHistory; // oldest first, a bounded number of frames
+    std::vector<ForecastSeriesPtr> forecasts; // by key (scope, name, resource)
+    std::vector<EventRowPtr> events; // by sequence, the latest ones
 };
 
 using SnapshotPtr = std::shared_ptr<const ConsoleSnapshot>;

@@ -9,6 +9,7 @@ CoreBridge::CoreBridge(QObject* parent)
 {
     qRegisterMetaType<SnapshotPtr>();
     qRegisterMetaType<CommandOutcome>();
+    qRegisterMetaType<MoveResult>();
 }
 
 CoreBridge::~CoreBridge() = default;
@@ -30,6 +31,7 @@ ConsoleEvents CoreBridge::events()
     ConsoleEvents events;
     events.snapshot = [this](SnapshotPtr snapshot) { receive([&] { m_incoming = std::move(snapshot); }); };
     events.outcome = [this](CommandOutcome outcome) { receive([&] { m_outcomes.push_back(std::move(outcome)); }); };
+    events.moved = [this](MoveResult result) { receive([&] { m_moves.push_back(std::move(result)); }); };
     events.failure = [this](std::string message) { receive([&] { m_failures.push_back(std::move(message)); }); };
     return events;
 }
@@ -38,11 +40,13 @@ void CoreBridge::drain()
 {
     SnapshotPtr snapshot;
     std::vector<CommandOutcome> outcomes;
+    std::vector<MoveResult> moves;
     std::vector<std::string> failures;
     {
         const std::lock_guard lock(m_mutex);
         snapshot = std::move(m_incoming);
         outcomes = std::exchange(m_outcomes, {});
+        moves = std::exchange(m_moves, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
     }
@@ -53,6 +57,8 @@ void CoreBridge::drain()
     }
     for (const CommandOutcome& outcome : outcomes)
         Q_EMIT commandFinished(outcome);
+    for (const MoveResult& result : moves)
+        Q_EMIT moveFinished(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -65,6 +71,23 @@ quint64 CoreBridge::approve(qint64 proposalId, const QString& comment)
 quint64 CoreBridge::reject(qint64 proposalId, const QString& comment)
 {
     return send(proposalId, Decision::Reject, comment);
+}
+
+bool CoreBridge::refresh()
+{
+    if (!m_backend)
+        return false;
+    m_backend->refresh();
+    return true;
+}
+
+quint64 CoreBridge::move(qint64 workloadId, const QString& node, const QString& tier)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(MoveCommand { id, workloadId, node.toStdString(), tier.toStdString() });
+    return id;
 }
 
 quint64 CoreBridge::send(qint64 proposalId, Decision decision, const QString& comment)

@@ -33,10 +33,16 @@ public:
     // Post a decision to the core; the returned request id comes back in `commandFinished`. 0 without a core.
     quint64 approve(qint64 proposalId, const QString& comment);
     quint64 reject(qint64 proposalId, const QString& comment);
+    // Post an operator's move of a workload onto node `node`, or (with an empty `node`) onto tier `tier` (the core's
+    // name: "hot"); the returned request id comes back in `moveFinished`. 0 without a core.
+    quint64 move(qint64 workloadId, const QString& node, const QString& tier);
+    // Asks the core for a fresh snapshot (F5); it arrives through `snapshotChanged`. False without a core.
+    bool refresh();
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);
     void commandFinished(const tidepool::ui::CommandOutcome& outcome);
+    void moveFinished(const tidepool::ui::MoveResult& result);
     void coreFailed(const QString& message);
 
 private:
@@ -52,6 +58,7 @@ private:
     std::mutex m_mutex; // guards everything below
     SnapshotPtr m_incoming;
     std::vector<CommandOutcome> m_outcomes;
+    std::vector<MoveResult> m_moves;
     std::vector<std::string> m_failures;
     bool m_drainQueued = false;
 };
@@ -60,3 +67,4 @@ private:
 
 Q_DECLARE_METATYPE(tidepool::ui::SnapshotPtr)
 Q_DECLARE_METATYPE(tidepool::ui::CommandOutcome)
+Q_DECLARE_METATYPE(tidepool::ui::MoveResult)

@@ -4,6 +4,22 @@
 
 namespace tidepool::ui {
 
+namespace {
+
+MoveResult stoppedResult(const MoveCommand& command)
+{
+    MoveResult result;
+    result.requestId = command.requestId;
+    result.workloadId = command.workloadId;
+    result.refusal = "stopped";
+    result.node = command.node;
+    result.tier = command.tier;
+    result.message = "the core has stopped";
+    return result;
+}
+
+} // namespace
+
 DemoCore::DemoCore(DemoCoreConfig config, ConsoleEvents events)
     : m_config(std::move(config))
     , m_events(std::move(events))
@@ -82,6 +98,44 @@ void DemoCore::submit(ProposalCommand command)
         return;
     }
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::refresh()
+{
+    if (m_accepting)
+        boost::asio::post(m_io, [this] {
+            if (!m_halted)
+                publish();
+        });
+}
+
+void DemoCore::submit(MoveCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.moved)
+            m_events.moved(stoppedResult(command));
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::execute(const MoveCommand& command)
+{
+    auto answer = [this](MoveResult result) {
+        if (m_events.moved)
+            m_events.moved(std::move(result));
+    };
+    if (!m_driver || m_halted) {
+        MoveResult result = stoppedResult(command);
+        if (!m_halted) {
+            result.refusal = "starting";
+            result.message = "the core is still starting";
+        }
+        return answer(std::move(result));
+    }
+    // Answered once durable (the driver commits at once); the snapshot shows where it went.
+    m_driver->move(command, answer);
+    publish();
 }
 
 void DemoCore::execute(const ProposalCommand& command)

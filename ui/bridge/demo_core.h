@@ -43,6 +43,8 @@ public:
     DemoCore& operator=(const DemoCore&) = delete;
 
     void submit(ProposalCommand command) override;
+    void submit(MoveCommand command) override;
+    void refresh() override;
     void stop() override;
 
 private:
@@ -51,6 +53,7 @@ private:
     void arm();
     void onTick();
     void execute(const ProposalCommand& command);
+    void execute(const MoveCommand& command);
     void publish();
 
     DemoCoreConfig m_config;

@@ -2,13 +2,10 @@
 
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
+#include "ui/bridge/move_executor.h"
 #include "ui/bridge/snapshot_builder.h"
 
 namespace tidepool::ui {
-
-namespace {
-constexpr std::size_t kMaxCommentBytes = 1000; // as the API allows for a rejection's reason
-} // namespace
 
 Expected<std::unique_ptr<DemoDriver>> DemoDriver::start(DemoConfig config)
 {
@@ -44,55 +41,20 @@ void DemoDriver::advance()
 
 void DemoDriver::decide(const ProposalCommand& command, std::function<void(CommandOutcome)> done)
 {
-    CommandOutcome outcome { command.requestId, command.proposalId, command.decision, false, {}, {} };
-    api::Rebalancer* rebalancer = m_run->rebalancer();
-    if (!rebalancer) {
-        outcome.message = "the demo runs without the evaluation loop; there is nothing to decide";
-        return done(std::move(outcome));
-    }
-    if (command.decision == Decision::Invalid || command.comment.size() > kMaxCommentBytes) {
-        outcome.message = command.decision == Decision::Invalid ? "no decision given" : "the comment is too long";
-        return done(std::move(outcome));
-    }
-    api::ControlPlane& plane = m_run->plane();
-    const std::int64_t now = m_run->nowMs();
-    const bool approve = command.decision == Decision::Approve;
-    auto decided = approve ? rebalancer->approve(command.proposalId, kConsoleActor, now)
-                           : rebalancer->reject(command.proposalId, kConsoleActor, command.comment, now);
-    if (decided) {
-        outcome.ok = true;
-        outcome.state = std::string(rebalance::toString((*decided)->state));
-        outcome.message = (*decided)->detail;
-    } else {
-        outcome.message = decided.error().message;
-        if (const rebalance::Proposal* p = rebalancer->proposal(command.proposalId))
-            outcome.state = std::string(rebalance::toString(p->state));
-    }
-    // Audited like the API's decisions, refusals too.
-    store::AuditEntry entry;
-    entry.atMs = now;
-    entry.actor = kConsoleActor;
-    entry.source = "console";
-    entry.action = approve ? "proposal.approve" : "proposal.reject";
-    entry.target = "proposal/" + std::to_string(command.proposalId);
-    entry.outcome = outcome.ok ? "ok" : outcome.message;
-    entry.detail
-        = nlohmann::json { { "comment", command.comment }, { "status", decided ? 200 : decided.error().status } };
-    plane.audit(std::move(entry));
-    plane.whenSaved(
-        [outcome = std::move(outcome), done = std::move(done)](const std::optional<std::string>& notSaved) mutable {
-            if (notSaved && outcome.ok) {
-                outcome.ok = false;
-                outcome.message = "the decision was made but could not be saved (" + *notSaved + ")";
-            }
-            done(std::move(outcome));
-        });
+    decideProposal(m_run->plane(), m_run->rebalancer(), command, kConsoleActor, std::move(done));
+    m_run->poll(); // committed now, not at the next step
+}
+
+void DemoDriver::move(const MoveCommand& command, std::function<void(MoveResult)> done)
+{
+    executeMove(m_run->plane(), command, kConsoleActor, std::move(done));
     m_run->poll(); // committed now, not at the next step
 }
 
 SnapshotPtr DemoDriver::snapshot()
 {
     auto snapshot = buildSnapshot(m_run->plane(), m_run->rebalancer(), ++m_sequence, "demo");
+    m_views.fill(m_run->plane(), m_run->rebalancer(), *snapshot);
     snapshot->finished = done();
     return snapshot;
 }

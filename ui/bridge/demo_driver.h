@@ -8,13 +8,13 @@
 
 #include "core/sim/scenario.h"
 #include "ui/bridge/console_backend.h"
+#include "ui/bridge/proposal_decision.h"
+#include "ui/bridge/view_collector.h"
 
 #include <functional>
 #include <memory>
 
 namespace tidepool::ui {
-
-inline constexpr const char* kConsoleActor = "operator:console";
 
 struct DemoConfig {
     sim::ScenarioConfig scenario; // its `evaluationPeriodMs` and `operatorApproves` are set from below
@@ -32,9 +32,14 @@ public:
     // Decides a proposal now; `done` is called with the outcome once the decision and its audit entry are durable
     // (committed before `decide` returns).
     void decide(const ProposalCommand& command, std::function<void(CommandOutcome)> done);
+    // Moves a workload (an operator's drop on the Tiers board) through `executeMove`; `done` is called with the
+    // result once the move and its audit entry are durable (committed before `move` returns).
+    void move(const MoveCommand& command, std::function<void(MoveResult)> done);
     SnapshotPtr snapshot();
 
     sim::ScenarioRun& run() { return *m_run; }
+    // What the Accelerators, Forecasts and Events views get besides (device history, forecasts, events).
+    ViewCollector& views() { return m_views; }
 
 private:
     DemoDriver() = default;
@@ -42,6 +47,7 @@ private:
     DemoConfig m_config;
     std::unique_ptr<sim::ScenarioRun> m_run;
     std::uint64_t m_sequence = 0;
+    ViewCollector m_views;
 };
 
 } // namespace tidepool::ui

@@ -2,6 +2,7 @@
 
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
+#include "ui/bridge/workload_snapshot.h"
 
 #include <algorithm>
 
@@ -18,14 +19,6 @@ bool isActive(api::WorkloadPhase phase)
 std::int64_t quotaOrUnlimited(std::int64_t quota)
 {
     return quota >= kUnlimited ? -1 : quota;
-}
-
-std::int64_t acceleratorShareOf(const api::LiveWorkload& w)
-{
-    std::int64_t share = 0;
-    for (const DeviceShare& d : w.devices)
-        share += d.share;
-    return share;
 }
 
 NodeRow nodeRow(const api::ControlPlane& plane, const api::LiveNode& live)
@@ -57,18 +50,6 @@ NodeRow nodeRow(const api::ControlPlane& plane, const api::LiveNode& live)
     return row;
 }
 
-std::string describe(const rebalance::Action& action)
-{
-    // The action's JSON, without the fields it leaves at their defaults, reads well enough for a first console.
-    nlohmann::json json = rebalance::toJson(action);
-    for (auto it = json.begin(); it != json.end();) {
-        const bool empty = (it->is_number() && it->get<double>() == 0.0) || (it->is_string() && it->empty())
-            || (it.key() == "fromDevice" && *it == -1) || (it.key() == "device" && *it == -1);
-        it = empty && it.key() != "type" ? json.erase(it) : std::next(it);
-    }
-    return json.dump();
-}
-
 ProposalRow proposalRow(const rebalance::Proposal& p)
 {
     ProposalRow row;
@@ -85,7 +66,7 @@ ProposalRow proposalRow(const rebalance::Proposal& p)
     row.co2GramsPerHour = p.effect.co2GramsPerHour;
     row.sloRisk = p.effect.sloRisk;
     for (const rebalance::Action& action : p.plan)
-        row.plan.push_back(describe(action));
+        row.plan.push_back(describeAction(rebalance::toJson(action)));
     row.createdMs = p.createdMs;
     row.expiresMs = p.expiresMs;
     row.decidedBy = p.decidedBy;
@@ -96,21 +77,9 @@ ProposalRow proposalRow(const rebalance::Proposal& p)
 
 void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
 {
-    const auto& pools = plane.cluster().pools();
-    // Each pool's footprint by node, from its placed workloads: pools span every node, so where they actually
-    // run is what an operator wants to see under a pool.
-    std::vector<std::map<NodeId, PoolNodeRow>> footprint(pools.size());
-    for (const auto& [id, w] : plane.workloads()) {
-        if (!isActive(w.phase) || w.node == kNoNode || w.workload.pool < 0
-            || static_cast<std::size_t>(w.workload.pool) >= pools.size())
-            continue;
-        PoolNodeRow& row = footprint[static_cast<std::size_t>(w.workload.pool)][w.node];
-        row.cpuMillis += w.workload.requests.cpuMillis;
-        row.memoryMiB += w.workload.requests.memoryMiB;
-        row.acceleratorShare += acceleratorShareOf(w);
-        ++row.workloads;
-    }
-    for (const Pool& pool : pools) {
+    // Each pool's footprint by node (where its workloads run: pools span every node) comes with the workloads
+    // (`addWorkloads`).
+    for (const Pool& pool : plane.cluster().pools()) {
         PoolRow row;
         row.id = pool.id;
         row.name = pool.name;
@@ -122,18 +91,38 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         row.memoryUsedMiB = pool.used.memoryMiB;
         for (const std::int64_t used : pool.acceleratorUsed)
             row.acceleratorShareUsed += used;
-        for (auto& [node, onNode] : footprint[static_cast<std::size_t>(pool.id)]) {
-            onNode.node = plane.cluster().node(node).name;
-            row.workloads += onNode.workloads;
-            row.nodes.push_back(onNode);
-        }
-        std::sort(row.nodes.begin(), row.nodes.end(),
-            [](const PoolNodeRow& a, const PoolNodeRow& b) { return a.node < b.node; });
         snapshot.pools.push_back(std::move(row));
     }
 }
 
 void addOverview(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
+{
+    countOverviewRows(snapshot);
+    OverviewCounts& o = snapshot.overview;
+    const auto phases = plane.phaseCounts();
+    for (std::size_t i = 1; i < phases.size(); ++i)
+        if (phases[i] > 0)
+            o.workloadsByPhase[std::string(toString(static_cast<api::WorkloadPhase>(i)))] = static_cast<int>(phases[i]);
+    o.pendingWorkloads = static_cast<int>(phases[static_cast<std::size_t>(api::WorkloadPhase::Pending)]);
+    for (const auto& [id, w] : plane.workloads())
+        if (isActive(w.phase))
+            ++o.activeWorkloadsByTier[std::string(toString(w.workload.tier()))];
+}
+
+} // namespace
+
+std::string describeAction(nlohmann::json action)
+{
+    // The action's JSON, without the fields it leaves at their defaults, reads well enough for a first console.
+    for (auto it = action.begin(); it != action.end();) {
+        const bool empty = (it->is_number() && it->get<double>() == 0.0) || (it->is_string() && it->empty())
+            || (it.key() == "fromDevice" && *it == -1) || (it.key() == "device" && *it == -1);
+        it = empty && it.key() != "type" ? action.erase(it) : std::next(it);
+    }
+    return action.dump();
+}
+
+void countOverviewRows(ConsoleSnapshot& snapshot)
 {
     OverviewCounts& o = snapshot.overview;
     for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
@@ -152,19 +141,9 @@ void addOverview(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
             t.acceleratorShareAllocated += n.acceleratorShareAllocated;
         }
     }
-    const auto phases = plane.phaseCounts();
-    for (std::size_t i = 1; i < phases.size(); ++i)
-        if (phases[i] > 0)
-            o.workloadsByPhase[std::string(toString(static_cast<api::WorkloadPhase>(i)))] = static_cast<int>(phases[i]);
-    o.pendingWorkloads = static_cast<int>(phases[static_cast<std::size_t>(api::WorkloadPhase::Pending)]);
-    for (const auto& [id, w] : plane.workloads())
-        if (isActive(w.phase))
-            ++o.activeWorkloadsByTier[std::string(toString(w.workload.tier()))];
     for (const ProposalRow& p : snapshot.proposals)
         o.proposalsWaiting += p.state == "pending" ? 1 : 0;
 }
-
-} // namespace
 
 std::shared_ptr<ConsoleSnapshot> buildSnapshot(
     const api::ControlPlane& plane, const api::Rebalancer* rebalancer, std::uint64_t sequence, std::string source)
@@ -178,6 +157,7 @@ std::shared_ptr<ConsoleSnapshot> buildSnapshot(
         if (live.id != kNoNode)
             snapshot->nodes.push_back(nodeRow(plane, live));
     addPools(plane, *snapshot);
+    addWorkloads(plane, *snapshot);
     if (rebalancer)
         for (const auto& [id, proposal] : rebalancer->proposals())
             snapshot->proposals.push_back(proposalRow(proposal));

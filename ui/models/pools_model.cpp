@@ -1,32 +1,36 @@
 #include "ui/models/pools_model.h"
 
 #include "ui/labels.h"
-#include "ui/models/keyed_diff.h"
 #include "ui/models/roles.h"
 
+#include <algorithm>
 #include <map>
 
 namespace tidepool::ui {
 
 namespace {
 
-// An index's internal id says where its row sits: level 0 a business line, 1 a pool of line `line`, 2 a node of
-// pool `pool` of line `line`.
-constexpr quintptr encode(quintptr level, quintptr line, quintptr pool)
+// An index's internal id says where its row sits: level 0 a business line, 1 a pool of line `line`, 2 a node of pool
+// `pool` of line `line`, 3 a workload of node `node` of that pool.
+constexpr quintptr encode(quintptr level, quintptr line, quintptr pool, quintptr node)
 {
-    return level << 48 | line << 24 | pool;
+    return level << 62 | line << 48 | pool << 32 | node;
 }
 constexpr quintptr levelOf(quintptr id)
 {
-    return id >> 48;
+    return id >> 62;
 }
 constexpr quintptr lineOf(quintptr id)
 {
-    return (id >> 24) & 0xffffff;
+    return (id >> 48) & 0x3fff;
 }
 constexpr quintptr poolOf(quintptr id)
 {
-    return id & 0xffffff;
+    return (id >> 32) & 0xffff;
+}
+constexpr quintptr nodeOf(quintptr id)
+{
+    return id & 0xffffffff;
 }
 
 std::size_t at(int row)
@@ -34,13 +38,43 @@ std::size_t at(int row)
     return static_cast<std::size_t>(row);
 }
 
-constexpr const char* kKeys[PoolsModel::ColumnCount] = { "name", "tier", "workloads", "cpu-used", "cpu-quota",
-    "quota-used", "memory-used", "memory-quota", "accelerators" };
+constexpr const char* kKeys[PoolsModel::ColumnCount]
+    = { "name", "tier", "workloads", "cpu-requested", "cpu-used", "cpu-quota", "quota-used", "memory-requested",
+          "memory-used", "memory-quota", "membw-requested", "net-requested", "accelerators", "accelerators-used" };
 
 // Unlimited (-1) absorbs: a line with one unlimited pool has no total quota.
 std::int64_t addQuota(std::int64_t total, std::int64_t quota)
 {
     return total < 0 || quota < 0 ? -1 : total + quota;
+}
+
+// `part` of `limit`, -1 when there is no limit or nothing measured.
+double shareOf(double part, double limit)
+{
+    return part < 0 || limit <= 0 ? -1.0 : part / limit;
+}
+
+QString devicesText(double devices)
+{
+    if (devices < 0)
+        return QStringLiteral("—");
+    return PoolsModel::tr("%1 devices").arg(devices, 0, 'f', 2);
+}
+
+QString bandwidthText(std::int64_t mbps)
+{
+    return PoolsModel::tr("%1 Gb/s").arg(static_cast<double>(mbps) / 1000.0, 0, 'f', 1);
+}
+
+QString memoryBandwidthText(std::int64_t mbps)
+{
+    return PoolsModel::tr("%1 GB/s").arg(static_cast<double>(mbps) / 1000.0, 0, 'f', 1);
+}
+
+// "12.0 of 40.0 cores": what is requested or used against the row's limit.
+QString ofLimit(QString value, std::int64_t limit, QString (*text)(std::int64_t))
+{
+    return limit > 0 ? PoolsModel::tr("%1 of %2").arg(value, text(limit)) : value;
 }
 
 } // namespace
@@ -52,13 +86,35 @@ PoolsModel::PoolsModel(QObject* parent)
 
 std::vector<PoolsModel::Line> PoolsModel::group(const SnapshotPtr& snapshot)
 {
-    std::map<std::string, std::vector<PoolRow>> byLine;
+    std::map<std::string, std::vector<PoolEntry>> byLine;
     if (snapshot)
-        for (const PoolRow& pool : snapshot->pools)
-            byLine[pool.businessLine].push_back(pool);
+        for (const PoolRow& pool : snapshot->pools) {
+            PoolEntry entry { pool, {} };
+            for (PoolNodeRow& node : entry.row.nodes)
+                entry.nodes.push_back(NodeGroup { std::move(node), {} });
+            entry.row.nodes.clear();
+            byLine[pool.businessLine].push_back(std::move(entry));
+        }
     std::vector<Line> lines;
     for (auto& [name, pools] : byLine)
         lines.push_back(Line { name, std::move(pools) });
+    if (!snapshot)
+        return lines;
+    // Each workload under its pool's row of its node (node "" while it waits), in id order.
+    std::map<std::int32_t, PoolEntry*> pools;
+    for (Line& line : lines)
+        for (PoolEntry& pool : line.pools)
+            pools[pool.row.id] = &pool;
+    for (const WorkloadRow& w : snapshot->workloads) {
+        const auto pool = pools.find(w.poolId);
+        if (pool == pools.end())
+            continue;
+        auto& nodes = pool->second->nodes;
+        const auto node = std::lower_bound(nodes.begin(), nodes.end(), w.node,
+            [](const NodeGroup& g, const std::string& name) { return g.row.node < name; });
+        if (node != nodes.end() && node->row.node == w.node)
+            node->workloads.push_back(WorkloadRef { &w });
+    }
     return lines;
 }
 
@@ -70,7 +126,7 @@ bool PoolsModel::samePools(const std::vector<Line>& a, const std::vector<Line>& 
         if (a[l].name != b[l].name || a[l].pools.size() != b[l].pools.size())
             return false;
         for (std::size_t p = 0; p < a[l].pools.size(); ++p)
-            if (a[l].pools[p].id != b[l].pools[p].id)
+            if (a[l].pools[p].row.id != b[l].pools[p].row.id)
                 return false;
     }
     return true;
@@ -79,6 +135,8 @@ bool PoolsModel::samePools(const std::vector<Line>& a, const std::vector<Line>& 
 void PoolsModel::setSnapshot(const SnapshotPtr& snapshot)
 {
     std::vector<Line> lines = group(snapshot);
+    // The shown workload rows point into the previous snapshot until the diff has moved them to the next one.
+    const SnapshotPtr previous = std::exchange(m_snapshot, snapshot);
     if (!samePools(m_lines, lines)) {
         beginResetModel();
         m_lines = std::move(lines);
@@ -95,34 +153,46 @@ void PoolsModel::setSnapshot(const SnapshotPtr& snapshot)
     }
 }
 
-bool PoolsModel::updatePool(std::size_t l, std::size_t p, PoolRow next)
+bool PoolsModel::updatePool(std::size_t l, std::size_t p, PoolEntry next)
 {
     const int last = ColumnCount - 1;
     const QModelIndex line = index(static_cast<int>(l), 0);
     const QModelIndex pool = index(static_cast<int>(p), 0, line);
-    PoolRow& shown = m_lines[l].pools[p];
-    const bool nodesChanged = shown.nodes != next.nodes;
-    if (nodesChanged) {
-        const RowHooks hooks {
-            [this, &pool](int first, int lastRow) { beginRemoveRows(pool, first, lastRow); },
+    PoolEntry& shown = m_lines[l].pools[p];
+    bool changed = false;
+    auto hooksUnder = [this, &changed, last](const QModelIndex& parent) {
+        return RowHooks {
+            [this, &changed, parent](int first, int lastRow) {
+                changed = true;
+                beginRemoveRows(parent, first, lastRow);
+            },
             [this](int, int) { endRemoveRows(); },
-            [this, &pool](int first, int lastRow) { beginInsertRows(pool, first, lastRow); },
+            [this, &changed, parent](int first, int lastRow) {
+                changed = true;
+                beginInsertRows(parent, first, lastRow);
+            },
             [this](int, int) { endInsertRows(); },
-            [this, &pool, last](
-                int first, int lastRow) { Q_EMIT dataChanged(index(first, 0, pool), index(lastRow, last, pool)); },
+            [this, &changed, parent, last](int first, int lastRow) {
+                changed = true;
+                Q_EMIT dataChanged(index(first, 0, parent), index(lastRow, last, parent));
+            },
         };
+    };
+    const auto sync = [this, &pool, &hooksUnder](int row, NodeGroup& shownNode, const NodeGroup& nextNode) {
         diffRows(
-            shown.nodes, std::move(next.nodes), [](const PoolNodeRow& n) { return n.node; }, hooks);
-    }
-    // The pool's own values, its nodes aside (they are up to date now).
-    std::vector<PoolNodeRow> nodes = std::exchange(shown.nodes, {});
-    next.nodes.clear();
-    const bool valuesChanged = !(shown == next);
-    shown = std::move(next);
-    shown.nodes = std::move(nodes);
-    if (valuesChanged)
+            shownNode.workloads, nextNode.workloads, [](const WorkloadRef& w) { return w.row->id; },
+            hooksUnder(index(row, 0, pool)));
+        shownNode.workloads = nextNode.workloads; // the same rows, now in the next snapshot
+    };
+    diffGroups(
+        shown.nodes, std::move(next.nodes), [](const NodeGroup& g) -> const std::string& { return g.row.node; }, sync,
+        hooksUnder(pool));
+    if (!(shown.row == next.row)) {
+        shown.row = std::move(next.row);
+        changed = true;
         Q_EMIT dataChanged(pool, index(static_cast<int>(p), last, line));
-    return nodesChanged || valuesChanged;
+    }
+    return changed;
 }
 
 QModelIndex PoolsModel::index(int row, int column, const QModelIndex& parent) const
@@ -130,11 +200,14 @@ QModelIndex PoolsModel::index(int row, int column, const QModelIndex& parent) co
     if (row < 0 || column < 0 || column >= ColumnCount || row >= rowCount(parent))
         return {};
     if (!parent.isValid())
-        return createIndex(row, column, encode(0, 0, 0));
+        return createIndex(row, column, encode(0, 0, 0, 0));
     const quintptr id = parent.internalId();
-    if (levelOf(id) == 0)
-        return createIndex(row, column, encode(1, static_cast<quintptr>(parent.row()), 0));
-    return createIndex(row, column, encode(2, lineOf(id), static_cast<quintptr>(parent.row())));
+    const auto parentRow = static_cast<quintptr>(parent.row());
+    switch (levelOf(id)) {
+    case 0: return createIndex(row, column, encode(1, parentRow, 0, 0));
+    case 1: return createIndex(row, column, encode(2, lineOf(id), parentRow, 0));
+    default: return createIndex(row, column, encode(3, lineOf(id), poolOf(id), parentRow));
+    }
 }
 
 QModelIndex PoolsModel::parent(const QModelIndex& child) const
@@ -143,8 +216,9 @@ QModelIndex PoolsModel::parent(const QModelIndex& child) const
         return {};
     const quintptr id = child.internalId();
     switch (levelOf(id)) {
-    case 1: return createIndex(static_cast<int>(lineOf(id)), 0, encode(0, 0, 0));
-    case 2: return createIndex(static_cast<int>(poolOf(id)), 0, encode(1, lineOf(id), 0));
+    case 1: return createIndex(static_cast<int>(lineOf(id)), 0, encode(0, 0, 0, 0));
+    case 2: return createIndex(static_cast<int>(poolOf(id)), 0, encode(1, lineOf(id), 0, 0));
+    case 3: return createIndex(static_cast<int>(nodeOf(id)), 0, encode(2, lineOf(id), poolOf(id), 0));
     default: return {};
     }
 }
@@ -156,11 +230,12 @@ int PoolsModel::rowCount(const QModelIndex& parent) const
     if (parent.column() != 0)
         return 0;
     const quintptr id = parent.internalId();
-    if (levelOf(id) == 0)
-        return static_cast<int>(m_lines[at(parent.row())].pools.size());
-    if (levelOf(id) == 1)
-        return static_cast<int>(m_lines[lineOf(id)].pools[at(parent.row())].nodes.size());
-    return 0;
+    switch (levelOf(id)) {
+    case 0: return static_cast<int>(m_lines[at(parent.row())].pools.size());
+    case 1: return static_cast<int>(m_lines[lineOf(id)].pools[at(parent.row())].nodes.size());
+    case 2: return static_cast<int>(m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(parent.row())].workloads.size());
+    default: return 0;
+    }
 }
 
 int PoolsModel::columnCount(const QModelIndex&) const
@@ -172,26 +247,91 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
 {
     Cells c;
     const quintptr id = index.internalId();
-    if (levelOf(id) == 0) {
+    switch (levelOf(id)) {
+    case 0: {
         const Line& line = m_lines[at(index.row())];
         c.name = line.name;
-        c.cpuQuota = c.memoryQuota = 0;
-        for (const PoolRow& pool : line.pools) {
+        c.cpuUsed = c.memoryUsed = c.cpuQuota = c.memoryQuota = c.memBandwidthLimit = c.networkLimit = 0;
+        c.acceleratorsUsed = 0.0;
+        for (const PoolEntry& entry : line.pools) {
+            const PoolRow& pool = entry.row;
             c.workloads += pool.workloads;
-            c.cpuUsed += pool.cpuUsedMillis;
+            c.cpuRequested += pool.cpuUsedMillis;
+            c.cpuUsed += pool.cpuMeasuredMillis;
             c.cpuQuota = addQuota(c.cpuQuota, pool.cpuQuotaMillis);
-            c.memoryUsed += pool.memoryUsedMiB;
+            c.memoryRequested += pool.memoryUsedMiB;
+            c.memoryUsed += pool.memoryMeasuredMiB;
             c.memoryQuota = addQuota(c.memoryQuota, pool.memoryQuotaMiB);
-            c.accelerators += pool.acceleratorShareUsed;
+            c.memBandwidth += pool.memBandwidthUsedMBps;
+            c.memBandwidthLimit = addQuota(c.memBandwidthLimit, pool.memBandwidthQuotaMBps);
+            c.network += pool.netBandwidthUsedMbps;
+            c.networkLimit = addQuota(c.networkLimit, pool.netBandwidthQuotaMbps);
+            c.accelerators += pool.accelerators;
+            c.acceleratorsUsed += pool.acceleratorsMeasured;
         }
-    } else if (levelOf(id) == 1) {
-        const PoolRow& pool = m_lines[lineOf(id)].pools[at(index.row())];
-        c = Cells { pool.name, pool.tier, true, pool.workloads, pool.cpuUsedMillis, pool.cpuQuotaMillis,
-            pool.memoryUsedMiB, pool.memoryQuotaMiB, pool.acceleratorShareUsed };
-    } else {
-        const PoolNodeRow& node = m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(index.row())];
-        c = Cells { node.node, {}, false, node.workloads, node.cpuMillis, -2, node.memoryMiB, -2,
-            node.acceleratorShare };
+        c.cpuLimit = c.cpuQuota;
+        c.memoryLimit = c.memoryQuota;
+        break;
+    }
+    case 1: {
+        const PoolRow& pool = m_lines[lineOf(id)].pools[at(index.row())].row;
+        c.name = pool.name;
+        c.tier = pool.tier;
+        c.showTier = true;
+        c.workloads = pool.workloads;
+        c.cpuRequested = pool.cpuUsedMillis;
+        c.cpuUsed = pool.cpuMeasuredMillis;
+        c.cpuLimit = c.cpuQuota = pool.cpuQuotaMillis;
+        c.memoryRequested = pool.memoryUsedMiB;
+        c.memoryUsed = pool.memoryMeasuredMiB;
+        c.memoryLimit = c.memoryQuota = pool.memoryQuotaMiB;
+        c.memBandwidth = pool.memBandwidthUsedMBps;
+        c.memBandwidthLimit = pool.memBandwidthQuotaMBps;
+        c.network = pool.netBandwidthUsedMbps;
+        c.networkLimit = pool.netBandwidthQuotaMbps;
+        c.accelerators = pool.accelerators;
+        c.acceleratorsUsed = pool.acceleratorsMeasured;
+        break;
+    }
+    case 2: {
+        const PoolNodeRow& node = m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(index.row())].row;
+        const bool waiting = node.node.empty();
+        c.name = node.node;
+        c.workloads = node.workloads;
+        c.cpuRequested = node.cpuMillis;
+        c.memoryRequested = node.memoryMiB;
+        c.memBandwidth = node.memBandwidthMBps;
+        c.network = node.netBandwidthMbps;
+        c.accelerators = node.accelerators;
+        if (!waiting) {
+            c.cpuUsed = node.cpuUsedMillis;
+            c.cpuLimit = node.nodeCpuMillis;
+            c.memoryUsed = node.memoryUsedMiB;
+            c.memoryLimit = node.nodeMemoryMiB;
+            c.acceleratorsUsed = node.acceleratorsUsed;
+        }
+        break;
+    }
+    default: {
+        const WorkloadRow& w = *m_lines[lineOf(id)].pools[poolOf(id)].nodes[nodeOf(id)].workloads[at(index.row())].row;
+        c.name = w.name;
+        c.tier = w.homeTier;
+        c.showTier = true;
+        c.workloads = 1;
+        c.phase = w.phase;
+        c.cpuRequested = w.cpuMillis;
+        c.cpuUsed = w.cpuUsedMillis;
+        c.memoryRequested = w.memoryMiB;
+        c.memoryUsed = w.memoryUsedMiB;
+        c.memBandwidth = w.memBandwidthMBps;
+        c.network = w.netBandwidthMbps;
+        c.accelerators = w.accelerators;
+        c.acceleratorsUsed = w.acceleratorsUsed;
+        // What it uses is measured against what it asked for.
+        c.cpuLimit = w.cpuMillis;
+        c.memoryLimit = w.memoryMiB;
+        break;
+    }
     }
     return c;
 }
@@ -200,39 +340,88 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
+    const quintptr level = levelOf(index.internalId());
     const Cells c = cells(index);
     const auto column = static_cast<Column>(index.column());
-    const double quotaUsed = c.cpuQuota > 0 ? static_cast<double>(c.cpuUsed) / static_cast<double>(c.cpuQuota) : -1.0;
     if (role == RawTextRole) {
         if (column == Name)
             return QString::fromStdString(c.name);
         if (column == Tier && c.showTier)
             return QString::fromStdString(c.tier);
+        if (column == Workloads && !c.phase.empty())
+            return QString::fromStdString(c.phase);
         return {};
     }
     if (role == Qt::TextAlignmentRole && column >= Workloads)
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+    const bool workloadRow = level == 3;
+    const bool quotaApplies = level <= 1;
+    if (role == ShareRole) {
+        switch (column) {
+        case CpuUsed: return shareOf(static_cast<double>(c.cpuUsed), static_cast<double>(c.cpuLimit));
+        case QuotaUsed:
+            return workloadRow ? -1.0 : shareOf(static_cast<double>(c.cpuRequested), static_cast<double>(c.cpuLimit));
+        case MemoryRequested:
+            return workloadRow ? -1.0
+                               : shareOf(static_cast<double>(c.memoryRequested), static_cast<double>(c.memoryLimit));
+        case MemoryUsed: return shareOf(static_cast<double>(c.memoryUsed), static_cast<double>(c.memoryLimit));
+        case MemBandwidth:
+            return shareOf(static_cast<double>(c.memBandwidth), static_cast<double>(c.memBandwidthLimit));
+        case Network: return shareOf(static_cast<double>(c.network), static_cast<double>(c.networkLimit));
+        case AcceleratorsUsed: return c.accelerators > 0 ? shareOf(c.acceleratorsUsed, c.accelerators) : -1.0;
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole && level == 2 && c.name.empty())
+        return tr("Workloads of this pool waiting for a place");
     const bool sort = role == SortRole;
     if (role != Qt::DisplayRole && !sort)
         return {};
-    // -2: a quota that does not apply (a node row shows the pool's use there, not a quota of its own).
-    auto quota = [sort](std::int64_t value, QString (*text)(std::int64_t)) -> QVariant {
-        if (value == -2)
+    auto number = [sort](std::int64_t value, QString text) -> QVariant {
+        return sort ? QVariant::fromValue<qint64>(value) : QVariant(text);
+    };
+    // -1 where nothing is measured.
+    auto measured = [sort](std::int64_t value, QString (*text)(std::int64_t)) -> QVariant {
+        if (sort)
+            return QVariant::fromValue<qint64>(value);
+        return value < 0 ? QVariant(QStringLiteral("—")) : QVariant(text(value));
+    };
+    auto quota = [sort, quotaApplies](std::int64_t value, QString (*text)(std::int64_t)) -> QVariant {
+        if (!quotaApplies)
             return sort ? QVariant(-2) : QVariant(QString());
         return sort ? QVariant::fromValue<qint64>(value) : QVariant(text(value));
     };
     switch (column) {
-    case Name: return QString::fromStdString(c.name);
+    case Name: return c.name.empty() && level == 2 ? tr("Waiting for a place") : QString::fromStdString(c.name);
     case Tier: return c.showTier ? tierLabel(c.tier) : QString();
-    case Workloads: return c.workloads;
-    case CpuUsed: return sort ? QVariant::fromValue<qint64>(c.cpuUsed) : QVariant(coresText(c.cpuUsed));
+    case Workloads:
+        if (workloadRow)
+            return sort ? QVariant(QString::fromStdString(c.phase)) : QVariant(phaseLabel(c.phase));
+        return c.workloads;
+    case CpuRequested: return number(c.cpuRequested, coresText(c.cpuRequested));
+    case CpuUsed: return measured(c.cpuUsed, &coresText);
     case CpuQuota: return quota(c.cpuQuota, &coresText);
-    case QuotaUsed: return sort ? QVariant(quotaUsed) : QVariant(c.cpuQuota == -2 ? QString() : percentText(quotaUsed));
-    case MemoryUsed: return sort ? QVariant::fromValue<qint64>(c.memoryUsed) : QVariant(memoryText(c.memoryUsed));
+    case QuotaUsed: {
+        const double s = shareOf(static_cast<double>(c.cpuRequested), static_cast<double>(c.cpuLimit));
+        if (sort)
+            return s;
+        return workloadRow || c.cpuLimit <= 0 ? QString() : percentText(s);
+    }
+    case MemoryRequested:
+        return sort ? QVariant::fromValue<qint64>(c.memoryRequested)
+                    : QVariant(workloadRow ? memoryText(c.memoryRequested)
+                                           : ofLimit(memoryText(c.memoryRequested), c.memoryLimit, &memoryText));
+    case MemoryUsed: return measured(c.memoryUsed, &memoryText);
     case MemoryQuota: return quota(c.memoryQuota, &memoryText);
-    case Accelerators:
-        return sort ? QVariant::fromValue<qint64>(c.accelerators)
-                    : QVariant(tr("%1").arg(static_cast<double>(c.accelerators) / 1000.0, 0, 'f', 2));
+    case MemBandwidth:
+        return number(
+            c.memBandwidth, ofLimit(memoryBandwidthText(c.memBandwidth), c.memBandwidthLimit, &memoryBandwidthText));
+    case Network: return number(c.network, ofLimit(bandwidthText(c.network), c.networkLimit, &bandwidthText));
+    case Accelerators: return sort ? QVariant(c.accelerators) : QVariant(devicesText(c.accelerators));
+    case AcceleratorsUsed:
+        return sort
+            ? QVariant(c.acceleratorsUsed)
+            : QVariant(c.accelerators > 0 || c.acceleratorsUsed > 0 ? devicesText(c.acceleratorsUsed) : QString());
     case ColumnCount: break;
     }
     return {};
@@ -244,18 +433,38 @@ QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int ro
         return {};
     if (role == ColumnKeyRole)
         return QString::fromLatin1(kKeys[section]);
+    const auto column = static_cast<Column>(section);
+    if (role == Qt::ToolTipRole) {
+        switch (column) {
+        case CpuUsed:
+        case MemoryUsed:
+        case AcceleratorsUsed:
+            return tr("As measured: each node's use, reported by its agent, split among its workloads by their "
+                      "requests. The bar: against the quota (a pool), the node's capacity (a node) or the request "
+                      "(a workload).");
+        case QuotaUsed: return tr("CPU requested against the pool's quota; on a node row, against the node's CPU.");
+        case MemBandwidth:
+        case Network: return tr("Requested against the pool's quota; agents do not measure bandwidth.");
+        default: return {};
+        }
+    }
     if (role != Qt::DisplayRole)
         return {};
-    switch (static_cast<Column>(section)) {
-    case Name: return tr("Business line / pool / node");
+    switch (column) {
+    case Name: return tr("Business line / pool / node / workload");
     case Tier: return tr("Tier");
     case Workloads: return tr("Workloads");
+    case CpuRequested: return tr("CPU requested");
     case CpuUsed: return tr("CPU used");
     case CpuQuota: return tr("CPU quota");
     case QuotaUsed: return tr("Quota used");
+    case MemoryRequested: return tr("Memory requested");
     case MemoryUsed: return tr("Memory used");
     case MemoryQuota: return tr("Memory quota");
-    case Accelerators: return tr("Accelerators used (devices)");
+    case MemBandwidth: return tr("Memory bandwidth requested");
+    case Network: return tr("Network requested");
+    case Accelerators: return tr("Accelerators requested");
+    case AcceleratorsUsed: return tr("Accelerators used");
     case ColumnCount: break;
     }
     return {};

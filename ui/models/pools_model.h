@@ -1,12 +1,18 @@
 #pragma once
-// Pools as a tree: business line → pool → the nodes its workloads run on, with CPU quota against use, memory and
-// accelerators. While the business lines and pools stay the same, a snapshot updates values in place (`dataChanged`)
-// and diffs each pool's nodes (rows inserted and removed as its workloads move); a pool or a business line that
-// appears or goes resets the model.
+// Pools as a tree: business line → pool → the nodes its workloads run on (and a row of those waiting for a place) →
+// the workloads. Per resource (CPU, memory, memory bandwidth, network, accelerators) what is requested and what is
+// used as measured, side by side, as bars against the row's limit: a line's or a pool's quota, a node's capacity,
+// a workload's own request. Measured use is the nodes' as their agents report it, split among the workloads by their
+// requests (`workload_rows.h`); agents do not measure memory or network bandwidth, so those show requests only.
+//
+// While the business lines and pools stay the same, a snapshot updates values in place (`dataChanged`) and diffs each
+// pool's nodes and each node's workloads by key (rows inserted and removed as workloads come, go and move); a pool or
+// a business line that appears or goes resets the model. Workload rows are views into the snapshot the model holds.
 //
 // Thread affinity: GUI thread.
 
 #include "ui/bridge/console_snapshot.h"
+#include "ui/models/grouped_diff.h"
 
 #include <QAbstractItemModel>
 
@@ -20,15 +26,23 @@ public:
     enum Column : int {
         Name,
         Tier,
-        Workloads,
-        CpuUsed,
+        Workloads, // a count; a workload row's phase
+        CpuRequested,
+        CpuUsed, // measured; a bar against the row's limit
         CpuQuota,
-        QuotaUsed,
-        MemoryUsed,
+        QuotaUsed, // CPU requested against the quota (a node's CPU on a node row); a bar
+        MemoryRequested, // a bar against the limit
+        MemoryUsed, // measured; a bar
         MemoryQuota,
-        Accelerators,
+        MemBandwidth, // requested; a bar against the quota
+        Network, // requested; a bar against the quota
+        Accelerators, // requested, in devices
+        AcceleratorsUsed, // measured, in devices busy; a bar against the request
         ColumnCount
     };
+    // The columns drawn as bars (`ShareRole`).
+    static constexpr Column kBarColumns[]
+        = { CpuUsed, QuotaUsed, MemoryRequested, MemoryUsed, MemBandwidth, Network, AcceleratorsUsed };
 
     explicit PoolsModel(QObject* parent = nullptr);
 
@@ -42,27 +56,42 @@ public:
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
 private:
+    using WorkloadRef = SnapshotRef<WorkloadRow>;
+    struct NodeGroup {
+        PoolNodeRow row; // node "" holds the pool's waiting workloads
+        std::vector<WorkloadRef> workloads; // by id
+        bool operator==(const NodeGroup& other) const { return row == other.row; }
+    };
+    struct PoolEntry {
+        PoolRow row; // its `nodes` are in `nodes` below
+        std::vector<NodeGroup> nodes; // by node name
+    };
     struct Line {
         std::string name;
-        std::vector<PoolRow> pools; // by id
-        bool operator==(const Line&) const = default;
+        std::vector<PoolEntry> pools; // by id
     };
-    // What a row shows, whatever its level.
+    // What a row shows, whatever its level. -1: not measured, or no limit; -2: a quota that does not apply.
     struct Cells {
         std::string name;
         std::string tier;
         bool showTier = false;
         int workloads = 0;
-        std::int64_t cpuUsed = 0, cpuQuota = -1, memoryUsed = 0, memoryQuota = -1, accelerators = 0;
+        std::string phase; // a workload row
+        std::int64_t cpuRequested = 0, cpuUsed = -1, cpuLimit = -1, cpuQuota = -2;
+        std::int64_t memoryRequested = 0, memoryUsed = -1, memoryLimit = -1, memoryQuota = -2;
+        std::int64_t memBandwidth = 0, memBandwidthLimit = -1, network = 0, networkLimit = -1;
+        double accelerators = 0.0, acceleratorsUsed = -1.0;
     };
 
     static std::vector<Line> group(const SnapshotPtr& snapshot);
-    // The same business lines with the same pools (their nodes may differ).
+    // The same business lines with the same pools (their nodes and workloads may differ).
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
     Cells cells(const QModelIndex& index) const;
-    // Brings pool `p` of line `l` to `next`: its values in place, its nodes diffed. True when anything changed.
-    bool updatePool(std::size_t l, std::size_t p, PoolRow next);
+    // Brings pool `p` of line `l` to `next`: its values in place, its nodes and their workloads diffed. True when
+    // anything changed.
+    bool updatePool(std::size_t l, std::size_t p, PoolEntry next);
 
+    SnapshotPtr m_snapshot; // what the workload rows point into
     std::vector<Line> m_lines; // by name
 };
 

@@ -10,6 +10,7 @@ enum Role : int {
     RawTextRole, // the core's own name of a value ("hot", "pending"): `key=value` filters match it too
     ColumnKeyRole, // headerData: the column's stable, untranslated key ("tier"), for `key=value` filters
     IdRole, // the row's identity (node id, proposal id)
+    ShareRole, // a share (0..1, negative = none) that `ShareBarDelegate` draws, where `SortRole` is an absolute value
 };
 
 } // namespace tidepool::ui

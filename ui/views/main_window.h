@@ -1,5 +1,6 @@
 #pragma once
-// The console's window: Overview, Nodes, Pools and Proposals tabs over one core's snapshots. It owns the item models
+// The console's window: Overview, Nodes, Pools, Proposals, Accelerators, Forecasts and Events tabs (and the Tiers
+// board) over one core's snapshots. It owns the item models
 // and feeds them every snapshot the bridge delivers; it borrows the bridge, which must outlive it.
 //
 // Thread affinity: GUI thread.
@@ -13,13 +14,20 @@ class QTabWidget;
 
 namespace tidepool::ui {
 
+class AcceleratorsPage;
 class CoreBridge;
+class DevicesModel;
+class EventsModel;
+class EventsPage;
+class ForecastsPage;
 class NodesModel;
 class OverviewPage;
 class PoolsModel;
 class ProposalsModel;
 class ProposalsPage;
 class TablePage;
+class TiersModel;
+class TiersPage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -33,6 +41,13 @@ public:
     TablePage* nodesPage() const { return m_nodesPage; }
     TablePage* poolsPage() const { return m_poolsPage; }
     ProposalsPage* proposalsPage() const { return m_proposalsPage; }
+    TiersModel* tiersModel() const { return m_tiers; }
+    TiersPage* tiersPage() const { return m_tiersPage; }
+    DevicesModel* devicesModel() const { return m_devices; }
+    EventsModel* eventsModel() const { return m_events; }
+    AcceleratorsPage* acceleratorsPage() const { return m_acceleratorsPage; }
+    ForecastsPage* forecastsPage() const { return m_forecastsPage; }
+    EventsPage* eventsPage() const { return m_eventsPage; }
 
 private:
     void onSnapshot(const SnapshotPtr& snapshot);
@@ -47,6 +62,15 @@ private:
     TablePage* m_poolsPage;
     ProposalsPage* m_proposalsPage;
     QLabel* m_coreStatus;
+    // The Tiers board.
+    TiersModel* m_tiers = nullptr;
+    TiersPage* m_tiersPage = nullptr;
+    // The Accelerators, Forecasts and Events tabs.
+    DevicesModel* m_devices = nullptr;
+    EventsModel* m_events = nullptr;
+    AcceleratorsPage* m_acceleratorsPage = nullptr;
+    ForecastsPage* m_forecastsPage = nullptr;
+    EventsPage* m_eventsPage = nullptr;
 };
 
 } // namespace tidepool::ui

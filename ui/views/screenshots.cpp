@@ -1,5 +1,8 @@
 #include "ui/views/screenshots.h"
 
+#include "ui/models/devices_model.h"
+#include "ui/models/roles.h"
+#include "ui/views/accelerators_page.h"
 #include "ui/views/main_window.h"
 #include "ui/views/proposals_page.h"
 #include "ui/views/table_page.h"
@@ -24,10 +27,24 @@ QStringList saveScreenshots(MainWindow& window, const QString& dir)
     ProposalsPage* proposals = window.proposalsPage();
     if (!proposals->selectedId() && proposals->list()->view()->model()->rowCount() > 0)
         proposals->list()->view()->setCurrentIndex(proposals->list()->view()->model()->index(0, 0));
-    for (int i = 0; i < tabs->count() && i < static_cast<int>(std::size(kNames)); ++i) {
+    // The Accelerators tab charts the selected devices: pick the first one that workloads share.
+    QTreeView* devices = window.acceleratorsPage()->table()->view();
+    if (!devices->selectionModel()->hasSelection())
+        for (int row = 0; row < devices->model()->rowCount(); ++row)
+            if (devices->model()->index(row, DevicesModel::Holders).data(SortRole).toInt() > 1) {
+                devices->setCurrentIndex(devices->model()->index(row, 0));
+                break;
+            }
+    for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         QApplication::processEvents(); // lay the tab out before grabbing it
-        const QString path = QDir(dir).filePath(QString::fromLatin1(kNames[i]) + QStringLiteral(".png"));
+        // Named by the page ("acceleratorsPage" → accelerators.png), whatever the order of the tabs.
+        QString name = tabs->widget(i)->objectName();
+        if (name.endsWith(QStringLiteral("Page")))
+            name.chop(4);
+        if (name.isEmpty())
+            name = i < static_cast<int>(std::size(kNames)) ? QString::fromLatin1(kNames[i]) : QString::number(i);
+        const QString path = QDir(dir).filePath(name + QStringLiteral(".png"));
         if (window.grab().save(path))
             written << path;
     }

@@ -1,5 +1,6 @@
 #pragma once
-// Renders every tab of the main window to `<dir>/<tab>.png` (overview.png, nodes.png, pools.png, proposals.png), for
+// Renders every tab of the main window to `<dir>/<tab>.png`, named by the page (overview.png, nodes.png, pools.png,
+// tiers.png, proposals.png, accelerators.png, forecasts.png, events.png), for
 // documentation and for looking at the console where there is no display (QT_QPA_PLATFORM=offscreen).
 //
 // Thread affinity: GUI thread.

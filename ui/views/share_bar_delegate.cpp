@@ -13,7 +13,8 @@ namespace tidepool::ui {
 void ShareBarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const
 {
     bool ok = false;
-    const double share = index.data(SortRole).toDouble(&ok);
+    const QVariant shareData = index.data(ShareRole);
+    const double share = (shareData.isValid() ? shareData : index.data(SortRole)).toDouble(&ok);
     if (!ok || share < 0) {
         QStyledItemDelegate::paint(painter, option, index);
         return;

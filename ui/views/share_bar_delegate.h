@@ -1,5 +1,5 @@
 #pragma once
-// Draws a share (the `SortRole` of a cell, 0..1; negative = none) as a bar with its text on it: quota used, CPU
+// Draws a share (the `ShareRole` of a cell, else its `SortRole`, 0..1; negative = none) as a bar with its text on it: quota used, CPU
 // allocated, accelerators in use. Past 90 % the bar takes the highlight of a warning.
 //
 // Thread affinity: GUI thread.

@@ -1,12 +1,15 @@
 #pragma once
 // A filter bar over a sortable view of one model: the Nodes and Pools tabs, and the list of the Proposals tab. The
-// page owns its `FilterProxy`; the source model is borrowed.
+// page owns its `FilterProxy`; the source model is borrowed. The header's context menu is a column chooser; with a
+// settings name, the columns hidden there are remembered between runs (by their stable keys, whatever the language).
 //
 // Thread affinity: GUI thread.
 
+#include <QString>
 #include <QWidget>
 
 class QAbstractItemModel;
+class QMenu;
 class QTreeView;
 
 namespace tidepool::ui {
@@ -22,6 +25,15 @@ public:
 
     // Draws the shares of `column` as bars (`ShareBarDelegate`).
     void showSharesAsBars(int column);
+    // A tree opens to `depth` levels below the top when the model resets (-1, the default: every level). The Pools
+    // tree stops at its nodes: tens of thousands of workload rows are there to open, not to scroll past.
+    void setExpandDepth(int depth) { m_expandDepth = depth; }
+    // Restores the columns hidden under `name` in the settings, and keeps the operator's later choices there.
+    void rememberColumnsAs(const QString& name);
+    // Shows or hides a column, as the column chooser does (and remembers it, once named).
+    void setColumnShown(int column, bool shown);
+    // The column chooser's menu, as the header's context menu shows it: a checkable action per column.
+    QMenu* columnMenu();
 
     FilterProxy* proxy() const { return m_proxy; }
     FilterBar* filterBar() const { return m_filterBar; }
@@ -32,6 +44,9 @@ private:
     FilterBar* m_filterBar;
     QTreeView* m_view;
     bool m_sized = false; // columns fitted to the first rows
+    int m_expandDepth = -1;
+    QString m_settingsName; // where the hidden columns are remembered; empty: nowhere
+    QMenu* m_columnMenu = nullptr;
 };
 
 } // namespace tidepool::ui

@@ -1,0 +1,46 @@
+#include "core/api/access.h"
+
+namespace tidepool::api {
+
+namespace http = boost::beast::http;
+
+std::string_view toString(Role role)
+{
+    switch (role) {
+    case Role::Viewer: return "viewer";
+    case Role::Operator: return "operator";
+    case Role::Admin: return "admin";
+    case Role::Invalid: break;
+    }
+    return "invalid";
+}
+
+std::optional<Role> parseRole(std::string_view text)
+{
+    for (const Role role : { Role::Viewer, Role::Operator, Role::Admin })
+        if (text == toString(role))
+            return role;
+    return std::nullopt;
+}
+
+Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
+{
+    const std::string resource = parts.size() > 1 ? parts[1] : std::string();
+    if (verb == http::verb::get || verb == http::verb::head)
+        return resource == "audit" ? Role::Operator : Role::Viewer;
+    if (resource == "workloads"
+        && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::delete_ && parts.size() == 3)))
+        return Role::Operator;
+    if (resource == "proposals" && verb == http::verb::post && parts.size() == 4
+        && (parts[3] == "approve" || parts[3] == "reject"))
+        return Role::Operator;
+    if ((resource == "evaluate" || resource == "whatif") && verb == http::verb::post && parts.size() == 2)
+        return Role::Operator;
+    if (resource == "pools"
+        && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::put && parts.size() == 3)))
+        return Role::Admin;
+    // Fail closed: a change this table does not name (a route added without a row here) is the admin's.
+    return Role::Admin;
+}
+
+} // namespace tidepool::api

@@ -1,0 +1,249 @@
+// An operator's move of a workload onto a node or a tier (`ControlPlane::move`, the console's Tiers board): the
+// scheduler's filters judge the target with the workload's own resources released; a move is bound, stopped where it
+// ran and launched there as a new incarnation; a refused one (no accelerator there, no room, its pool's tier, already
+// there) says why, per reason, and changes nothing.
+#include "core/api/control_plane.h"
+
+#include <QtTest>
+
+#include <boost/asio/io_context.hpp>
+
+using namespace tidepool;
+using namespace tidepool::api;
+
+// Values compared as their names, so that a failure prints them.
+template <typename E> std::string name(E value)
+{
+    using tidepool::toString;
+    using tidepool::api::toString;
+    return std::string(toString(value));
+}
+
+namespace {
+
+struct Sent {
+    std::string session;
+    protocol::Message message;
+};
+
+protocol::Inventory inventory(const std::string& isa, int gpus)
+{
+    protocol::Inventory inv;
+    inv.isa = isa;
+    inv.cpuMillis = 4000;
+    inv.memoryMiB = 8192;
+    for (int i = 0; i < gpus; ++i)
+        inv.devices.push_back(protocol::DeviceInfo { i, "gpu", "A100", 40960, 1000 });
+    return inv;
+}
+
+SubmitRequest request(const std::string& name, std::int64_t cpu, std::int32_t gpuShare = 0)
+{
+    SubmitRequest r;
+    r.name = name;
+    r.requests.cpuMillis = cpu;
+    r.requests.memoryMiB = 512;
+    r.latency = LatencyClass::Batch;
+    if (gpuShare > 0)
+        r.accelerators = AcceleratorRequest { AcceleratorKind::Gpu, 1, gpuShare, 1024, {} };
+    r.argv = { "/bin/sleep", "60" };
+    return r;
+}
+
+} // namespace
+
+class TestOperatorMove : public QObject {
+    Q_OBJECT
+
+private:
+    boost::asio::io_context m_io;
+    std::vector<Sent> m_sent;
+    std::unique_ptr<ControlPlane> m_plane;
+
+    void join(const std::string& session, const std::string& name, const std::string& isa, int gpus)
+    {
+        m_plane->onJoined(session, "127.0.0.1:1", protocol::Hello { name, "test", std::nullopt });
+        m_plane->onInventory(session, inventory(isa, gpus));
+    }
+
+    WorkloadId submit(SubmitRequest r)
+    {
+        auto id = m_plane->submit(std::move(r));
+        if (!id)
+            qFatal("submit failed: %s", id.error().message.c_str());
+        return *id;
+    }
+
+    std::string nodeOf(WorkloadId id) const
+    {
+        const LiveWorkload* w = m_plane->workload(id);
+        return w && w->node != kNoNode ? m_plane->cluster().node(w->node).name : std::string();
+    }
+
+    template <typename T> std::size_t sentCount() const
+    {
+        std::size_t n = 0;
+        for (const Sent& s : m_sent)
+            n += std::holds_alternative<T>(s.message) ? 1 : 0;
+        return n;
+    }
+
+    static int rejected(const MoveOutcome& outcome, RejectReason reason)
+    {
+        return outcome.report.rejected[static_cast<std::size_t>(reason)];
+    }
+
+private slots:
+    void init()
+    {
+        m_sent.clear();
+        AgentLink link {
+            [this](const std::string& s, const protocol::Message& m) {
+                m_sent.push_back({ s, m });
+                return true;
+            },
+            [](const std::string&, const std::string&) { return true; },
+        };
+        auto plane = ControlPlane::create(m_io, ControlPlaneConfig {}, link, {});
+        QVERIFY(plane);
+        m_plane = std::move(*plane);
+        // One node per tier: a GPU server (hot), an x86 CPU server (warm), an ARM CPU server (cold).
+        join("s-hot", "hot-1", "x86_64", 2);
+        join("s-warm", "warm-1", "x86_64", 0);
+        join("s-cold", "cold-1", "aarch64", 0);
+        QCOMPARE(name(m_plane->cluster().node(m_plane->nodeByName("cold-1")->id).tier), name(Tier::Cold));
+    }
+
+    void movingToATierPlacesItOnANodeOfThatTierAsANewIncarnation()
+    {
+        const WorkloadId id = submit(request("batch", 1000));
+        const std::string from = nodeOf(id);
+        QVERIFY(!from.empty());
+        const Tier fromTier = m_plane->cluster().node(m_plane->workload(id)->node).tier;
+        const Tier to = fromTier == Tier::Cold ? Tier::Warm : Tier::Cold;
+        m_sent.clear();
+
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, to }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        const LiveWorkload* w = m_plane->workload(id);
+        QCOMPARE(name(m_plane->cluster().node(w->node).tier), name(to));
+        QCOMPARE(outcome.node, nodeOf(id));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(w->incarnation, 1);
+        QVERIFY(w->detail.find("operator:test") != std::string::npos);
+        QCOMPARE(outcome.report.feasible, 1);
+        // Stopped where it ran, launched where it goes.
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 1 });
+        QCOMPARE(m_sent.front().session,
+            std::string(from == "warm-1" ? "s-warm"
+                    : from == "cold-1"   ? "s-cold"
+                                         : "s-hot"));
+        QCOMPARE(sentCount<protocol::Launch>(), std::size_t { 1 });
+        // The books follow: the node it left is free again.
+        QCOMPARE(m_plane->cluster().node(m_plane->nodeByName(from)->id).free.cpuMillis, std::int64_t { 4000 });
+    }
+
+    void aGpuWorkloadOnACpuOnlyTierIsRefusedWithTheReason()
+    {
+        const WorkloadId id = submit(request("gpu-batch", 1000, 500));
+        QCOMPARE(nodeOf(id), std::string("hot-1"));
+        const auto devices = m_plane->workload(id)->devices;
+        m_sent.clear();
+
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Cold }, "operator:test");
+        QVERIFY(!outcome.moved());
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
+        QCOMPARE(rejected(outcome, RejectReason::NoAccelerator), 1);
+        QCOMPARE(outcome.report.feasible, 0);
+        // Nothing changed: where it runs, what it holds, what agents were told.
+        QCOMPARE(nodeOf(id), std::string("hot-1"));
+        QCOMPARE(m_plane->workload(id)->devices.size(), devices.size());
+        QCOMPARE(m_plane->workload(id)->incarnation, 0);
+        QVERIFY(m_sent.empty());
+        const Node& hot = m_plane->cluster().node(m_plane->nodeByName("hot-1")->id);
+        QCOMPARE(hot.free.cpuMillis, std::int64_t { 3000 });
+        QCOMPARE(hot.deviceShareFreeTotal(), std::int64_t { 1500 });
+    }
+
+    void aNodeWithoutRoomIsRefused()
+    {
+        const WorkloadId big = submit(request("big", 3000));
+        const std::string bigNode = nodeOf(big);
+        const WorkloadId small = submit(request("small", 2000));
+        if (nodeOf(small) == bigNode) // it fits beside `big` nowhere: it went elsewhere
+            QFAIL("a 2-core workload landed beside a 3-core one on a 4-core node");
+        // `small` onto the node `big` fills: 1 core left.
+        const MoveOutcome outcome = m_plane->move(small, MoveTarget { bigNode, Tier::Invalid }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
+        QCOMPARE(rejected(outcome, RejectReason::InsufficientCpu), 1);
+        QCOMPARE(outcome.node, bigNode);
+        QVERIFY(nodeOf(small) != bigNode);
+    }
+
+    void aPoolBoundToATierKeepsItsWorkloadsThere()
+    {
+        PoolRequest pool;
+        pool.name = "inference";
+        pool.tier = Tier::Hot;
+        QVERIFY(m_plane->createPool(pool));
+        SubmitRequest r = request("replica", 1000);
+        r.pool = "inference";
+        const WorkloadId id = submit(r);
+        const std::string before = nodeOf(id);
+        // A node of another tier than the pool's, where it is not already (the scheduler leaves the pool's tier to
+        // the operator, so it may have landed anywhere).
+        const std::string target = before == "warm-1" ? "cold-1" : "warm-1";
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { target, Tier::Invalid }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolTier));
+        QCOMPARE(rejected(outcome, RejectReason::TierNotAllowed), 1);
+        QCOMPARE(nodeOf(id), before);
+    }
+
+    void aPendingWorkloadIsPlacedWhereTheOperatorDropsIt()
+    {
+        // Submitted while only the GPU server is free enough: 3.5 cores elsewhere are taken first.
+        const WorkloadId fillWarm = submit(request("fill-1", 4000));
+        const WorkloadId fillCold = submit(request("fill-2", 4000));
+        const WorkloadId fillHot = submit(request("fill-3", 4000));
+        QVERIFY(!nodeOf(fillWarm).empty() && !nodeOf(fillCold).empty() && !nodeOf(fillHot).empty());
+        const WorkloadId waiting = submit(request("waiting", 1000));
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Pending));
+        // The operator makes room on the cold node and drops the waiting one there before the retry runs.
+        const std::string coldOwner = nodeOf(fillCold) == "cold-1" ? "fill-2"
+            : nodeOf(fillWarm) == "cold-1"                         ? "fill-1"
+                                                                   : "fill-3";
+        const WorkloadId owner = coldOwner == "fill-1" ? fillWarm : coldOwner == "fill-2" ? fillCold : fillHot;
+        QVERIFY(m_plane->cancel(owner));
+        m_plane->onWorkloadUpdate("s-cold", protocol::WorkloadStatus { owner, "killed", 0, 15, {}, 0 });
+        const MoveOutcome outcome = m_plane->move(waiting, MoveTarget { "cold-1", Tier::Invalid }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        QCOMPARE(nodeOf(waiting), std::string("cold-1"));
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(m_plane->workload(waiting)->incarnation, 0);
+        // Out of the queue: the retry that the freed capacity posted finds nothing to place twice.
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(waiting), std::string("cold-1"));
+        QCOMPARE(m_plane->phaseCounts()[static_cast<std::size_t>(WorkloadPhase::Pending)], std::size_t { 0 });
+    }
+
+    void refusalsThatNeedNoFilters()
+    {
+        const WorkloadId id = submit(request("w", 1000));
+        const std::string here = nodeOf(id);
+        QCOMPARE(
+            name(m_plane->move(id, MoveTarget { here, Tier::Invalid }, "op").refusal), name(MoveRefusal::AlreadyThere));
+        const Tier tier = m_plane->cluster().node(m_plane->workload(id)->node).tier;
+        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, tier }, "op").refusal), name(MoveRefusal::AlreadyThere));
+        QCOMPARE(name(m_plane->move(id, MoveTarget { "nowhere", Tier::Invalid }, "op").refusal),
+            name(MoveRefusal::NoTarget));
+        QCOMPARE(name(m_plane->move(id, MoveTarget {}, "op").refusal), name(MoveRefusal::NoTarget));
+        QCOMPARE(
+            name(m_plane->move(id + 100, MoveTarget { {}, Tier::Cold }, "op").refusal), name(MoveRefusal::NoWorkload));
+        QVERIFY(m_plane->cancel(id));
+        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, Tier::Hot }, "op").refusal), name(MoveRefusal::NotMovable));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestOperatorMove)
+#include "tst_operator_move.moc"

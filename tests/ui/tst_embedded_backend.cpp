@@ -1,0 +1,222 @@
+// The console's single-box mode (`tidepool` alone): the real core in-process (`EmbeddedBackend` over `api::CoreHost`,
+// as tidepoold composes it) with a database seeded with a week of history, agents joining from a real
+// `tidepool-fleet` on the agent port with the join token, and its HTTP API on a local port. It protects: the cluster
+// starts empty and the joined nodes appear in the snapshot; the rebalancer's proposals are approved in the console as
+// `operator:console`, answered once durable and audited in the database; the API serves the same core to another
+// console (a `RemoteBackend`); a core that cannot bind its agent port is a clear failure. QT_QPA_PLATFORM=offscreen;
+// no mocks.
+
+#include "core/api/daemon_config.h"
+#include "daemon_fixture.h"
+#include "ui/bridge/core_bridge.h"
+#include "ui/bridge/embedded_backend.h"
+#include "ui/bridge/proposal_decision.h"
+#include "ui/bridge/remote_backend.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <memory>
+
+using namespace tidepool;
+using namespace tidepool::ui;
+
+namespace {
+
+constexpr int kNodes = 3;
+
+int readyNodes(const SnapshotPtr& snapshot)
+{
+    if (!snapshot)
+        return 0;
+    return static_cast<int>(std::count_if(
+        snapshot->nodes.begin(), snapshot->nodes.end(), [](const NodeRow& n) { return n.state == "ready"; }));
+}
+
+const ProposalRow* pendingRaise(const SnapshotPtr& snapshot, const std::string& key)
+{
+    if (!snapshot)
+        return nullptr;
+    for (const ProposalRow& p : snapshot->proposals)
+        if (p.subject == key && p.state == "pending")
+            return &p;
+    return nullptr;
+}
+
+} // namespace
+
+class TestEmbeddedBackend : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void agentsJoinAndProposalsAreDecidedInTheConsole();
+    void busyAgentPortIsAClearFailure();
+
+private:
+    Expected<api::DaemonConfig> coreConfig(const QString& db, const QString& agentListen, bool api) const;
+
+    QTemporaryDir m_dir;
+    QString m_token;
+    QString m_tokenFile;
+    QString m_joinFile;
+    std::unique_ptr<QProcess> m_fleet;
+};
+
+// The core's settings as `tidepool` makes them (app/tidepool/modes.cpp): the daemon's parser over the console's
+// options, with fast heartbeats and an evaluation every second.
+Expected<api::DaemonConfig> TestEmbeddedBackend::coreConfig(
+    const QString& db, const QString& agentListen, bool api) const
+{
+    std::vector<std::string> args { "tidepool", "--agent-listen", agentListen.toStdString(), "--db", db.toStdString(),
+        "--join-token-file", m_joinFile.toStdString(), "--api-listen", api ? "127.0.0.1:0" : "",
+        "--heartbeat-interval-ms", "200", "--suspect-after-ms", "1000", "--lost-after-ms", "2000",
+        "--evaluation-period-ms", "1000" };
+    if (api)
+        args.insert(args.end(), { "--operator-token-file", m_tokenFile.toStdString() });
+    std::vector<const char*> argv;
+    for (const std::string& a : args)
+        argv.push_back(a.c_str());
+    return api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
+}
+
+void TestEmbeddedBackend::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    QVERIFY2(QFile::exists(fixture::binary("tidepool-fleet")), qPrintable(fixture::binary("tidepool-fleet")));
+    m_token = fixture::randomToken();
+    m_tokenFile = fixture::writeFile(m_dir.filePath(QStringLiteral("operator.token")), m_token.toUtf8() + '\n');
+    m_joinFile
+        = fixture::writeFile(m_dir.filePath(QStringLiteral("join.token")), fixture::randomToken().toUtf8() + '\n');
+}
+
+void TestEmbeddedBackend::cleanupTestCase()
+{
+    fixture::stopProcess(m_fleet.get());
+}
+
+void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
+{
+    const QString db = m_dir.filePath(QStringLiteral("embedded.db"));
+    fixture::seedWeekOfHistory(db.toStdString());
+    if (QTest::currentTestFailed())
+        return;
+    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), true);
+    QVERIFY2(config, config ? "" : config.error().message.c_str());
+
+    CoreBridge bridge;
+    QStringList failures;
+    connect(&bridge, &CoreBridge::coreFailed, this, [&failures](const QString& m) { failures << m; });
+    EmbeddedConfig embedded;
+    embedded.core = std::move(*config);
+    embedded.publishInterval = std::chrono::milliseconds(200);
+    auto backend = std::make_unique<EmbeddedBackend>(std::move(embedded), bridge.events());
+    bridge.setBackend(backend.get());
+
+    // An empty cluster (the seeded pools, no node) until agents join.
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() && backend->agentPort() != 0, 10'000);
+    QVERIFY2(failures.isEmpty(), qPrintable(failures.join(QLatin1Char('\n'))));
+    QCOMPARE(bridge.latest()->source, std::string("embedded"));
+    QVERIFY(bridge.latest()->nodes.empty());
+    QVERIFY(backend->apiPort() != 0);
+
+    m_fleet = std::make_unique<QProcess>();
+    QVERIFY(fixture::startFleet(
+        *m_fleet, backend->agentPort(), m_joinFile, kNodes, m_dir.filePath(QStringLiteral("fleet.log"))));
+    QTRY_COMPARE_WITH_TIMEOUT(readyNodes(bridge.latest()), kNodes, 30'000);
+    const SnapshotPtr joined = bridge.latest();
+    QCOMPARE(joined->overview.tiers.size(), std::size_t { 3 });
+    for (const NodeRow& n : joined->nodes) {
+        QVERIFY2(QString::fromStdString(n.name).startsWith(QStringLiteral("fleet-")), n.name.c_str());
+        QVERIFY(n.cpuMillis > 0);
+    }
+    QVERIFY(
+        std::any_of(joined->pools.begin(), joined->pools.end(), [](const PoolRow& p) { return p.name == "web-0"; }));
+
+    // The same core through its API, in another console.
+    RemoteConfig remote;
+    remote.endpoint = *parseConnectUrl("127.0.0.1:" + std::to_string(backend->apiPort()));
+    remote.token = m_token.toStdString();
+    remote.pollInterval = std::chrono::milliseconds(200);
+    CoreBridge other;
+    auto attached = std::make_unique<RemoteBackend>(remote, other.events());
+    other.setBackend(attached.get());
+    QTRY_COMPARE_WITH_TIMEOUT(readyNodes(other.latest()), kNodes, 10'000);
+    for (std::size_t i = 0; i < kNodes; ++i)
+        QCOMPARE(other.latest()->nodes[i].name, joined->nodes[i].name);
+
+    // The rebalancer (every second here) proposes raising web-0's quota; the console approves it.
+    // An evaluation every second may supersede the proposal just read with an updated one: then the newest is approved.
+    QSignalSpy finished(&bridge, &CoreBridge::commandFinished);
+    std::int64_t id = 0;
+    CommandOutcome outcome;
+    for (int attempt = 0; attempt < 5 && !outcome.ok; ++attempt) {
+        QTRY_VERIFY_WITH_TIMEOUT(pendingRaise(bridge.latest(), "quota:web-0"), 30'000);
+        id = pendingRaise(bridge.latest(), "quota:web-0")->id;
+        bridge.approve(id, QStringLiteral("approved in the embedded console"));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10'000);
+        outcome = finished.takeFirst().at(0).value<CommandOutcome>();
+        if (!outcome.ok)
+            qInfo("proposal %lld: %s", static_cast<long long>(id), outcome.message.c_str());
+    }
+    QVERIFY2(outcome.ok, outcome.message.c_str());
+    QCOMPARE(outcome.state, std::string("applied"));
+    const auto decided = std::find_if(bridge.latest()->proposals.begin(), bridge.latest()->proposals.end(),
+        [id](const ProposalRow& p) { return p.id == id; });
+    QVERIFY(decided != bridge.latest()->proposals.end());
+    QCOMPARE(decided->decidedBy, std::string(kConsoleActor));
+    // The remote console sees the embedded console's decision.
+    QTRY_VERIFY_WITH_TIMEOUT(std::any_of(other.latest()->proposals.begin(), other.latest()->proposals.end(),
+                                 [id](const ProposalRow& p) { return p.id == id && p.state == "applied"; }),
+        5'000);
+
+    other.setBackend(nullptr);
+    attached->stop();
+    bridge.setBackend(nullptr);
+    backend->stop();
+    backend->stop(); // idempotent
+    fixture::stopProcess(m_fleet.get());
+
+    // The database, reopened, holds the decision and its audit entry.
+    auto store = store::openSqliteStore(db.toStdString());
+    QVERIFY(store);
+    auto audit = (*store)->audit(store::AuditQuery {});
+    QVERIFY(audit);
+    const auto entry = std::find_if(audit->begin(), audit->end(), [id](const store::AuditEntry& e) {
+        return e.actor == kConsoleActor && e.target == "proposal/" + std::to_string(id);
+    });
+    QVERIFY(entry != audit->end());
+    QCOMPARE(entry->action, std::string("proposal.approve"));
+    QCOMPARE(entry->outcome, std::string("ok"));
+    QCOMPARE(entry->detail.value("comment", std::string()), std::string("approved in the embedded console"));
+}
+
+void TestEmbeddedBackend::busyAgentPortIsAClearFailure()
+{
+    fixture::BoundPort busy;
+    auto config = coreConfig(
+        m_dir.filePath(QStringLiteral("busy.db")), QStringLiteral("127.0.0.1:") + QString::number(busy.port()), false);
+    QVERIFY2(config, config ? "" : config.error().message.c_str());
+    CoreBridge bridge;
+    QSignalSpy failed(&bridge, &CoreBridge::coreFailed);
+    EmbeddedConfig embedded;
+    embedded.core = std::move(*config);
+    EmbeddedBackend backend(std::move(embedded), bridge.events());
+    bridge.setBackend(&backend);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10'000);
+    const QString message = failed.takeFirst().at(0).toString();
+    QVERIFY2(message.startsWith(QStringLiteral("the embedded core could not start: ")), qPrintable(message));
+    QVERIFY2(message.contains(QString::number(busy.port())), qPrintable(message));
+    // Commands are answered, not lost.
+    QSignalSpy finished(&bridge, &CoreBridge::commandFinished);
+    bridge.approve(1, {});
+    QTRY_COMPARE(finished.size(), 1);
+    QVERIFY(!finished.takeFirst().at(0).value<CommandOutcome>().ok);
+    bridge.setBackend(nullptr);
+    backend.stop();
+}
+
+QTEST_MAIN(TestEmbeddedBackend)
+#include "tst_embedded_backend.moc"

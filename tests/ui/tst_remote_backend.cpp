@@ -1,0 +1,410 @@
+// The console attached to a real `tidepoold` (`tidepool --connect`): a daemon on a database seeded with a week of
+// history (so that an evaluation proposes two quota raises) and a `tidepool-fleet` of simulated agents, started from
+// the bin directory on loopback; `RemoteBackend`s polling its API through a `CoreBridge`, as the console runs them. It
+// protects: the snapshot's nodes, pools, workloads and proposals are the API's; an approval and a rejection made in the
+// console are the daemon's (state, decider, audit entry) and a second console sees them; a refusal says why; a wrong
+// token and a dead port are clear failures, and the console keeps retrying until a daemon answers; moves are refused
+// as unsupported over the API. QT_QPA_PLATFORM=offscreen; no mocks.
+
+#include "core/api/operator_tokens.h"
+#include "daemon_fixture.h"
+#include "ui/bridge/core_bridge.h"
+#include "ui/bridge/remote_backend.h"
+#include "ui/remote_text.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <memory>
+
+using namespace tidepool;
+using namespace tidepool::ui;
+using api::HttpMethod;
+using fixture::json;
+
+namespace {
+
+constexpr int kNodes = 4;
+
+const ProposalRow* proposal(const SnapshotPtr& snapshot, std::int64_t id)
+{
+    if (!snapshot)
+        return nullptr;
+    for (const ProposalRow& p : snapshot->proposals)
+        if (p.id == id)
+            return &p;
+    return nullptr;
+}
+
+int readyNodes(const SnapshotPtr& snapshot)
+{
+    if (!snapshot)
+        return 0;
+    return static_cast<int>(std::count_if(
+        snapshot->nodes.begin(), snapshot->nodes.end(), [](const NodeRow& n) { return n.state == "ready"; }));
+}
+
+// A console: the bridge and its backend, stopped in the right order.
+struct Console {
+    CoreBridge bridge;
+    std::unique_ptr<RemoteBackend> backend;
+    QStringList failures;
+
+    explicit Console(RemoteConfig config)
+    {
+        QObject::connect(&bridge, &CoreBridge::coreFailed, &bridge, [this](const QString& m) { failures << m; });
+        backend = std::make_unique<RemoteBackend>(std::move(config), bridge.events());
+        bridge.setBackend(backend.get());
+    }
+    ~Console()
+    {
+        bridge.setBackend(nullptr);
+        backend->stop();
+    }
+};
+
+} // namespace
+
+class TestRemoteBackend : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void parsesConnectUrls_data();
+    void parsesConnectUrls();
+    void snapshotIsTheApis();
+    void approvalAndRejectionAreTheDaemonsAndASecondConsoleSeesThem();
+    void wrongTokenIsAClearFailure();
+    void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
+    void movesAreRefusedAsUnsupported();
+    void commandsAfterStopAreRefused();
+
+private:
+    RemoteConfig config(std::uint16_t port, const QString& token = {}) const;
+
+    QTemporaryDir m_dir;
+    QString m_token;
+    QString m_tokenFile;
+    QString m_joinFile;
+    std::uint16_t m_apiPort = 0;
+    std::unique_ptr<QProcess> m_daemon;
+    std::unique_ptr<QProcess> m_fleet;
+    std::unique_ptr<QProcess> m_late; // the daemon started on a port a console already retries
+    std::int64_t m_raiseWeb0 = 0;
+    std::int64_t m_raiseWeb1 = 0;
+    std::int64_t m_workload = 0;
+};
+
+RemoteConfig TestRemoteBackend::config(std::uint16_t port, const QString& token) const
+{
+    RemoteConfig c;
+    c.endpoint = *parseConnectUrl("http://127.0.0.1:" + std::to_string(port));
+    c.token = (token.isEmpty() ? m_token : token).toStdString();
+    c.pollInterval = std::chrono::milliseconds(200);
+    c.minBackoff = std::chrono::milliseconds(200);
+    c.maxBackoff = std::chrono::milliseconds(800);
+    c.describe = remoteProblemText;
+    return c;
+}
+
+void TestRemoteBackend::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    for (const char* name : { "tidepoold", "tidepool-fleet" })
+        QVERIFY2(QFile::exists(fixture::binary(name)), qPrintable(fixture::binary(name)));
+    m_token = fixture::randomToken();
+    m_tokenFile = fixture::writeFile(m_dir.filePath(QStringLiteral("operator.token")), m_token.toUtf8() + '\n');
+    m_joinFile
+        = fixture::writeFile(m_dir.filePath(QStringLiteral("join.token")), fixture::randomToken().toUtf8() + '\n');
+    const QString db = m_dir.filePath(QStringLiteral("seeded.db"));
+    fixture::seedWeekOfHistory(db.toStdString());
+    if (QTest::currentTestFailed())
+        return;
+
+    m_daemon = std::make_unique<QProcess>();
+    std::uint16_t agentPort = 0;
+    m_apiPort = fixture::startDaemon(*m_daemon,
+        { QStringLiteral("--db"), db, QStringLiteral("--join-token-file"), m_joinFile,
+            QStringLiteral("--operator-token-file"), m_tokenFile },
+        m_dir.filePath(QStringLiteral("tidepoold.log")), &agentPort);
+    QVERIFY2(m_apiPort != 0, "tidepoold stopped before it was ready");
+    m_fleet = std::make_unique<QProcess>();
+    QVERIFY(fixture::startFleet(*m_fleet, agentPort, m_joinFile, kNodes, m_dir.filePath(QStringLiteral("fleet.log"))));
+
+    const std::string token = m_token.toStdString();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/summary").value("/nodes/ready"_json_pointer, 0), kNodes,
+        30'000);
+    // A running workload, so that the pools have a footprint and the snapshot a workload row.
+    const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "etl-1" }, { "pool", "batch" }, { "latency", "batch" }, { "cpuMillis", 500 },
+            { "memoryMiB", 256 } }
+            .dump());
+    QVERIFY2(submitted.is_object() && submitted.contains("id"), submitted.dump().c_str());
+    m_workload = submitted["id"].get<std::int64_t>();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads/" + std::to_string(m_workload))
+            .value("phase", std::string()),
+        std::string("running"), 15'000);
+    // Both web pools are forecast above their quota: one proposal each.
+    const json evaluated = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/evaluate");
+    QVERIFY2(evaluated.is_object(), evaluated.dump().c_str());
+    for (const json& p : evaluated["created"]) {
+        if (p["key"] == "quota:web-0")
+            m_raiseWeb0 = p["id"].get<std::int64_t>();
+        if (p["key"] == "quota:web-1")
+            m_raiseWeb1 = p["id"].get<std::int64_t>();
+    }
+    QVERIFY2(m_raiseWeb0 > 0 && m_raiseWeb1 > 0, evaluated.dump().c_str());
+}
+
+void TestRemoteBackend::cleanupTestCase()
+{
+    for (QProcess* process : { m_fleet.get(), m_daemon.get(), m_late.get() })
+        fixture::stopProcess(process);
+}
+
+void TestRemoteBackend::parsesConnectUrls_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("url"); // empty: refused
+    QTest::addColumn<QString>("error");
+    QTest::newRow("http with port") << QStringLiteral("http://10.0.0.5:8080") << QStringLiteral("http://10.0.0.5:8080")
+                                    << QString();
+    QTest::newRow("trailing slash") << QStringLiteral("http://ctl.example:9000/")
+                                    << QStringLiteral("http://ctl.example:9000") << QString();
+    QTest::newRow("no scheme") << QStringLiteral("127.0.0.1:7081") << QStringLiteral("http://127.0.0.1:7081")
+                               << QString();
+    QTest::newRow("default port") << QStringLiteral("http://core.lan") << QStringLiteral("http://core.lan:7080")
+                                  << QString();
+    QTest::newRow("ipv6") << QStringLiteral("http://[::1]:8080") << QStringLiteral("http://[::1]:8080") << QString();
+    QTest::newRow("https") << QStringLiteral("https://core.lan:443") << QString()
+                           << QStringLiteral("https is not supported yet");
+    QTest::newRow("path") << QStringLiteral("http://core.lan:80/v1") << QString() << QStringLiteral("without a path");
+    QTest::newRow("port 0") << QStringLiteral("http://core.lan:0") << QString() << QStringLiteral("port from 1");
+    QTest::newRow("other scheme") << QStringLiteral("ftp://core.lan:21") << QString()
+                                  << QStringLiteral("must be http://HOST:PORT");
+}
+
+void TestRemoteBackend::parsesConnectUrls()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, url);
+    QFETCH(QString, error);
+    const auto parsed = parseConnectUrl(text.toStdString());
+    if (url.isEmpty()) {
+        QVERIFY(!parsed);
+        QVERIFY2(QString::fromStdString(parsed.error().message).contains(error), parsed.error().message.c_str());
+    } else {
+        QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
+        QCOMPARE(QString::fromStdString(parsed->url), url);
+    }
+}
+
+void TestRemoteBackend::snapshotIsTheApis()
+{
+    Console console(config(m_apiPort));
+    const std::string token = m_token.toStdString();
+    // The console's snapshot, then the API's view of the same moment (nothing changes in between but utilisation).
+    QTRY_VERIFY_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes
+            && proposal(console.bridge.latest(), m_raiseWeb1) != nullptr && !console.bridge.latest()->workloads.empty(),
+        10'000);
+    const SnapshotPtr s = console.bridge.latest();
+    QVERIFY2(console.failures.isEmpty(), qPrintable(console.failures.join(QLatin1Char('\n'))));
+    QCOMPARE(s->source, "http://127.0.0.1:" + std::to_string(m_apiPort));
+    QVERIFY(s->nowMs > 0);
+    QVERIFY(s->readOnlyReason.empty());
+
+    const json nodes = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/nodes")["nodes"];
+    QCOMPARE(s->nodes.size(), nodes.size());
+    for (const json& n : nodes) {
+        const auto row = std::find_if(
+            s->nodes.begin(), s->nodes.end(), [&](const NodeRow& r) { return r.name == n["name"].get<std::string>(); });
+        QVERIFY2(row != s->nodes.end(), n.dump().c_str());
+        QCOMPARE(row->id, n["id"].get<std::int32_t>());
+        QCOMPARE(row->isa, n["isa"].get<std::string>());
+        QCOMPARE(row->tier, n["tier"].get<std::string>());
+        QCOMPARE(row->state, std::string("ready"));
+        QCOMPARE(row->cpuMillis, n["cpuMillis"].get<std::int64_t>());
+        QCOMPARE(row->memoryMiB, n["memoryMiB"].get<std::int64_t>());
+        QCOMPARE(row->accelerators, static_cast<int>(n["devices"].size()));
+    }
+    QVERIFY(std::is_sorted(
+        s->nodes.begin(), s->nodes.end(), [](const NodeRow& a, const NodeRow& b) { return a.id < b.id; }));
+
+    const json pools = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/pools")["pools"];
+    QCOMPARE(s->pools.size(), pools.size());
+    for (const json& p : pools) {
+        const auto row = std::find_if(
+            s->pools.begin(), s->pools.end(), [&](const PoolRow& r) { return r.name == p["name"].get<std::string>(); });
+        QVERIFY2(row != s->pools.end(), p.dump().c_str());
+        QCOMPARE(row->id, p["id"].get<std::int32_t>());
+        QCOMPARE(row->cpuQuotaMillis, p["cpuMillis"].is_null() ? -1 : p["cpuMillis"].get<std::int64_t>());
+        QCOMPARE(row->cpuUsedMillis, p["cpuMillisUsed"].get<std::int64_t>());
+        if (row->name == "web-0")
+            QCOMPARE(row->businessLine, std::string("web"));
+    }
+    // The running workload: a row, and its pool's footprint on its node.
+    const json w = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads/" + std::to_string(m_workload));
+    const auto workload = std::find_if(
+        s->workloads.begin(), s->workloads.end(), [&](const WorkloadRow& r) { return r.id == m_workload; });
+    QVERIFY(workload != s->workloads.end());
+    QCOMPARE(workload->phase, std::string("running"));
+    QCOMPARE(workload->node, w["node"].get<std::string>());
+    QCOMPARE(workload->pool, std::string("batch"));
+    const auto batch
+        = std::find_if(s->pools.begin(), s->pools.end(), [](const PoolRow& r) { return r.name == "batch"; });
+    QCOMPARE(batch->workloads, 1);
+    QCOMPARE(batch->nodes.size(), std::size_t { 1 });
+    QCOMPARE(batch->nodes.front().node, w["node"].get<std::string>());
+    QCOMPARE(batch->nodes.front().cpuMillis, std::int64_t { 500 });
+
+    const json proposals = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/proposals")["proposals"];
+    QCOMPARE(s->proposals.size(), proposals.size());
+    const ProposalRow* raise = proposal(s, m_raiseWeb0);
+    QVERIFY(raise);
+    QCOMPARE(raise->kind, std::string("quota"));
+    QCOMPARE(raise->subject, std::string("quota:web-0"));
+    QVERIFY(!raise->reason.empty());
+    QVERIFY(!raise->plan.empty());
+    QVERIFY2(QString::fromStdString(raise->plan.front()).contains(QStringLiteral("set_cpu_quota")),
+        raise->plan.front().c_str());
+    QVERIFY(raise->expiresMs > raise->createdMs);
+
+    QCOMPARE(s->overview.proposalsWaiting, 2);
+    int total = 0;
+    for (const auto& [isa, states] : s->overview.nodesByIsaAndState)
+        for (const auto& [state, count] : states)
+            total += count;
+    QCOMPARE(total, kNodes);
+    QCOMPARE(s->overview.workloadsByPhase.at("running"), 1);
+    QCOMPARE(s->overview.activeWorkloadsByTier.at("cold"), 1); // batch belongs on the cold tier
+}
+
+void TestRemoteBackend::approvalAndRejectionAreTheDaemonsAndASecondConsoleSeesThem()
+{
+    Console first(config(m_apiPort));
+    Console second(config(m_apiPort));
+    QTRY_VERIFY_WITH_TIMEOUT(proposal(first.bridge.latest(), m_raiseWeb0), 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(proposal(second.bridge.latest(), m_raiseWeb0), 10'000);
+    QCOMPARE(proposal(second.bridge.latest(), m_raiseWeb0)->state, std::string("pending"));
+
+    QSignalSpy finished(&first.bridge, &CoreBridge::commandFinished);
+    const quint64 approve = first.bridge.approve(m_raiseWeb0, QStringLiteral("ahead of the peak"));
+    QVERIFY(approve != 0);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10'000);
+    const auto outcome = finished.takeFirst().at(0).value<CommandOutcome>();
+    QCOMPARE(outcome.requestId, approve);
+    QVERIFY2(outcome.ok, outcome.message.c_str());
+    QCOMPARE(outcome.state, std::string("applied"));
+
+    // The daemon's own record: the state, who decided (the token's name), and the audit entry.
+    const std::string token = m_token.toStdString();
+    const json stored
+        = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/proposals/" + std::to_string(m_raiseWeb0));
+    QCOMPARE(stored.value("state", std::string()), std::string("applied"));
+    QCOMPARE(stored.value("decidedBy", std::string()), "operator:" + api::tokenFingerprint(token));
+    const json audit = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/audit");
+    bool audited = false;
+    for (const json& e : audit.value("entries", json::array()))
+        audited = audited
+            || (e.value("action", std::string()) == "POST /v1/proposals/" + std::to_string(m_raiseWeb0) + "/approve"
+                && e.value("outcome", std::string()) == "ok");
+    QVERIFY2(audited, audit.dump().c_str());
+
+    // The other console sees it at its next poll; the first at once.
+    QCOMPARE(proposal(first.bridge.latest(), m_raiseWeb0)->state, std::string("applied"));
+    QTRY_COMPARE_WITH_TIMEOUT(proposal(second.bridge.latest(), m_raiseWeb0)->state, std::string("applied"), 5'000);
+    QCOMPARE(proposal(second.bridge.latest(), m_raiseWeb0)->decidedBy, "operator:" + api::tokenFingerprint(token));
+
+    // A rejection from the second console, with its reason; the first sees it.
+    QSignalSpy rejected(&second.bridge, &CoreBridge::commandFinished);
+    second.bridge.reject(m_raiseWeb1, QStringLiteral("not before the release"));
+    QTRY_COMPARE_WITH_TIMEOUT(rejected.size(), 1, 10'000);
+    const auto rejection = rejected.takeFirst().at(0).value<CommandOutcome>();
+    QVERIFY2(rejection.ok, rejection.message.c_str());
+    QCOMPARE(rejection.state, std::string("rejected"));
+    QTRY_COMPARE_WITH_TIMEOUT(proposal(first.bridge.latest(), m_raiseWeb1)->state, std::string("rejected"), 5'000);
+    QCOMPARE(proposal(first.bridge.latest(), m_raiseWeb1)->detail, std::string("not before the release"));
+
+    // Deciding again is the daemon's refusal, in its words, with the state it has.
+    first.bridge.approve(m_raiseWeb0, {});
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 10'000);
+    const auto again = finished.takeFirst().at(0).value<CommandOutcome>();
+    QVERIFY(!again.ok);
+    QVERIFY2(QString::fromStdString(again.message).contains(QStringLiteral("not pending (HTTP 409)")),
+        again.message.c_str());
+    QCOMPARE(again.state, std::string("applied"));
+    QVERIFY2(first.failures.isEmpty(), qPrintable(first.failures.join(QLatin1Char('\n'))));
+}
+
+void TestRemoteBackend::wrongTokenIsAClearFailure()
+{
+    Console console(config(m_apiPort, QStringLiteral("not-the-operator-token")));
+    QTRY_VERIFY_WITH_TIMEOUT(!console.failures.isEmpty(), 10'000);
+    const QString message = console.failures.first();
+    QVERIFY2(message.contains(QStringLiteral("refused the operator token (HTTP 401)")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("--token-file")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("retrying in")), qPrintable(message));
+    QVERIFY2(!message.contains(QStringLiteral("not-the-operator-token")), qPrintable(message));
+    // It keeps retrying, and shows nothing it could not read.
+    QTRY_VERIFY_WITH_TIMEOUT(console.failures.size() >= 2, 10'000);
+    QVERIFY(!console.bridge.latest());
+}
+
+void TestRemoteBackend::deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers()
+{
+    const std::uint16_t port = fixture::freePort();
+    QVERIFY(port != 0);
+    Console console(config(port));
+    QTRY_VERIFY_WITH_TIMEOUT(!console.failures.isEmpty(), 10'000);
+    const QString url = QStringLiteral("http://127.0.0.1:") + QString::number(port);
+    QVERIFY2(console.failures.first().startsWith(QStringLiteral("Cannot reach tidepoold at ") + url),
+        qPrintable(console.failures.first()));
+    QVERIFY2(console.failures.first().contains(QStringLiteral("refused")), qPrintable(console.failures.first()));
+    QVERIFY(!console.bridge.latest());
+
+    // A daemon (without a database: no proposals) comes up on that port: the console attaches by itself.
+    m_late = std::make_unique<QProcess>();
+    const std::uint16_t api = fixture::startDaemon(*m_late,
+        { QStringLiteral("--join-token-file"), m_joinFile, QStringLiteral("--operator-token-file"), m_tokenFile },
+        m_dir.filePath(QStringLiteral("late.log")), nullptr, QStringLiteral("127.0.0.1:") + QString::number(port));
+    QCOMPARE(api, port);
+    QTRY_VERIFY_WITH_TIMEOUT(console.bridge.latest(), 10'000);
+    QCOMPARE(console.bridge.latest()->source, url.toStdString());
+    QVERIFY(console.bridge.latest()->nodes.empty());
+    QVERIFY(console.bridge.latest()->proposals.empty());
+    fixture::stopProcess(m_late.get());
+}
+
+void TestRemoteBackend::movesAreRefusedAsUnsupported()
+{
+    Console console(config(m_apiPort));
+    QSignalSpy moved(&console.bridge, &CoreBridge::moveFinished);
+    const quint64 id = console.bridge.move(m_workload, {}, QStringLiteral("warm"));
+    QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
+    const auto result = moved.takeFirst().at(0).value<MoveResult>();
+    QCOMPARE(result.requestId, id);
+    QVERIFY(!result.ok);
+    QCOMPARE(result.refusal, std::string("unsupported"));
+    QVERIFY2(QString::fromStdString(result.message).contains(QStringLiteral("not supported over the API")),
+        result.message.c_str());
+}
+
+void TestRemoteBackend::commandsAfterStopAreRefused()
+{
+    Console console(config(m_apiPort));
+    console.backend->stop();
+    console.backend->stop(); // idempotent
+    QSignalSpy finished(&console.bridge, &CoreBridge::commandFinished);
+    console.bridge.approve(m_raiseWeb1, {});
+    QTRY_COMPARE(finished.size(), 1);
+    const auto outcome = finished.takeFirst().at(0).value<CommandOutcome>();
+    QVERIFY(!outcome.ok);
+    QCOMPARE(outcome.message, std::string("the console has stopped"));
+}
+
+QTEST_MAIN(TestRemoteBackend)
+#include "tst_remote_backend.moc"

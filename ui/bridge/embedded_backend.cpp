@@ -1,0 +1,173 @@
+#include "ui/bridge/embedded_backend.h"
+
+#include "ui/bridge/move_executor.h"
+#include "ui/bridge/proposal_decision.h"
+#include "ui/bridge/snapshot_builder.h"
+
+#include <boost/asio/post.hpp>
+
+namespace tidepool::ui {
+
+EmbeddedBackend::EmbeddedBackend(EmbeddedConfig config, ConsoleEvents events)
+    : m_config(std::move(config))
+    , m_events(std::move(events))
+{
+    if (!m_config.log)
+        m_config.log = protocol::stderrLogSink("tidepool");
+    m_guard.emplace(m_io.get_executor());
+    boost::asio::post(m_io, [this] { begin(); });
+    m_thread = std::thread([this] {
+        // Nothing may escape the core thread: a throw here would terminate the console.
+        try {
+            m_io.run();
+        } catch (const std::exception& e) {
+            if (m_events.failure)
+                m_events.failure(std::string("the core stopped: ") + e.what());
+        }
+    });
+}
+
+EmbeddedBackend::~EmbeddedBackend()
+{
+    stop();
+}
+
+void EmbeddedBackend::begin()
+{
+    auto host = api::CoreHost::create(m_io, std::move(m_config.core), nullptr, m_config.log);
+    if (!host) {
+        if (m_events.failure)
+            m_events.failure("the embedded core could not start: " + host.error().message);
+        return;
+    }
+    m_host = std::move(*host);
+    if (auto started = m_host->start(); !started) {
+        if (m_events.failure)
+            m_events.failure("the embedded core could not start: " + started.error().message);
+        m_host->stop();
+        m_host.reset();
+        return;
+    }
+    m_agentPort = m_host->agentPort();
+    m_apiPort = m_host->apiPort();
+    m_config.log("embedded core ready: agents on port " + std::to_string(m_host->agentPort())
+        + (m_host->apiPort() ? ", API on port " + std::to_string(m_host->apiPort()) : std::string()));
+    publish();
+    m_timer.expires_after(m_config.publishInterval);
+    arm();
+}
+
+void EmbeddedBackend::arm()
+{
+    m_timer.async_wait([this](const boost::system::error_code& ec) {
+        if (ec || m_halted)
+            return;
+        publish();
+        // A fixed cadence: a slow snapshot shortens the next wait.
+        m_timer.expires_at(std::max(m_timer.expiry() + m_config.publishInterval, std::chrono::steady_clock::now()));
+        arm();
+    });
+}
+
+void EmbeddedBackend::submit(ProposalCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.outcome)
+            m_events.outcome(CommandOutcome {
+                command.requestId, command.proposalId, command.decision, false, {}, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void EmbeddedBackend::submit(MoveCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.moved) {
+            MoveResult result;
+            result.requestId = command.requestId;
+            result.workloadId = command.workloadId;
+            result.refusal = "stopped";
+            result.node = command.node;
+            result.tier = command.tier;
+            result.message = "the core has stopped";
+            m_events.moved(std::move(result));
+        }
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void EmbeddedBackend::refresh()
+{
+    if (m_accepting)
+        boost::asio::post(m_io, [this] {
+            if (!m_halted)
+                publish();
+        });
+}
+
+void EmbeddedBackend::execute(const ProposalCommand& command)
+{
+    auto answer = [this](CommandOutcome outcome) {
+        if (m_events.outcome)
+            m_events.outcome(std::move(outcome));
+        // The decision is durable now: show its effect at once.
+        if (!m_halted)
+            publish();
+    };
+    if (!m_host || m_halted)
+        return answer(CommandOutcome { command.requestId, command.proposalId, command.decision, false, {},
+            m_halted ? "the core has stopped" : "the core did not start" });
+    decideProposal(m_host->plane(), m_host->rebalancer(), command, kConsoleActor, answer);
+}
+
+void EmbeddedBackend::execute(const MoveCommand& command)
+{
+    auto answer = [this](MoveResult result) {
+        if (m_events.moved)
+            m_events.moved(std::move(result));
+        if (!m_halted)
+            publish();
+    };
+    if (!m_host || m_halted) {
+        MoveResult result;
+        result.requestId = command.requestId;
+        result.workloadId = command.workloadId;
+        result.refusal = m_halted ? "stopped" : "starting";
+        result.node = command.node;
+        result.tier = command.tier;
+        result.message = m_halted ? "the core has stopped" : "the core did not start";
+        return answer(std::move(result));
+    }
+    executeMove(m_host->plane(), command, kConsoleActor, answer);
+}
+
+void EmbeddedBackend::publish()
+{
+    if (!m_events.snapshot || !m_host)
+        return;
+    auto snapshot = buildSnapshot(m_host->plane(), m_host->rebalancer(), ++m_sequence, "embedded");
+    m_views.fill(m_host->plane(), m_host->rebalancer(), *snapshot);
+    m_events.snapshot(std::move(snapshot));
+}
+
+void EmbeddedBackend::stop()
+{
+    if (!m_thread.joinable())
+        return;
+    m_accepting = false;
+    boost::asio::post(m_io, [this] {
+        m_halted = true;
+        m_timer.cancel();
+        if (m_host)
+            m_host->stop(); // listeners, agent sessions and timers; then nothing more runs on this thread
+        m_io.stop();
+    });
+    m_guard.reset();
+    m_thread.join();
+    // The thread has ended: nothing else touches the host now.
+    m_host.reset();
+}
+
+} // namespace tidepool::ui

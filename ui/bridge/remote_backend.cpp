@@ -1,0 +1,332 @@
+#include "ui/bridge/remote_backend.h"
+
+#include "core/api/api_client.h"
+#include "core/net/http_server.h"
+#include "ui/bridge/remote_snapshot.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <utility>
+
+namespace tidepool::ui {
+
+using api::HttpMethod;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr std::uint16_t kDefaultApiPort = 7080; // tidepoold's --api-listen default
+constexpr const char* kLivePhases[] = { "pending", "launching", "running", "stopping" };
+
+// The daemon's `error`, or the status when the body says nothing.
+std::string errorOf(const api::ApiResponse& response)
+{
+    const json body = json::parse(response.body, nullptr, false);
+    if (body.is_object() && body.contains("error") && body["error"].is_string())
+        return body["error"].get<std::string>();
+    return "HTTP " + std::to_string(response.status);
+}
+
+} // namespace
+
+std::string describeInEnglish(const RemoteProblem& p)
+{
+    std::string text;
+    switch (p.kind) {
+    case RemoteProblem::Kind::Unreachable: text = "cannot reach tidepoold at " + p.url + ": " + p.detail; break;
+    case RemoteProblem::Kind::Unauthorised:
+        text = "tidepoold at " + p.url
+            + " refused the operator token (HTTP 401): check --token-file or TIDEPOOL_TOKEN_FILE";
+        break;
+    case RemoteProblem::Kind::Refused:
+        text = "tidepoold at " + p.url + " answered HTTP " + std::to_string(p.status) + ": " + p.detail;
+        break;
+    case RemoteProblem::Kind::BadAnswer: text = "tidepoold at " + p.url + ": " + p.detail; break;
+    case RemoteProblem::Kind::Invalid: text = p.detail; break;
+    }
+    if (p.retryInSeconds > 0)
+        text += "; retrying in " + std::to_string(p.retryInSeconds) + " s";
+    return text;
+}
+
+Expected<RemoteEndpoint> parseConnectUrl(const std::string& text)
+{
+    std::string rest = text;
+    if (rest.rfind("https://", 0) == 0)
+        return makeError(ErrorCode::InvalidArgument,
+            "\"" + text + "\": https is not supported yet; give tidepoold's API as http://HOST:PORT");
+    if (rest.rfind("http://", 0) == 0)
+        rest = rest.substr(7);
+    else if (rest.find("://") != std::string::npos)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" must be http://HOST:PORT");
+    while (!rest.empty() && rest.back() == '/')
+        rest.pop_back();
+    if (rest.empty() || rest.find('/') != std::string::npos)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" must be http://HOST:PORT, without a path");
+    // A port is optional: the last ':' outside an IPv6 literal's brackets starts it.
+    const auto bracket = rest.rfind(']');
+    const auto colon = rest.rfind(':');
+    const bool hasPort = colon != std::string::npos && (bracket == std::string::npos || colon > bracket)
+        && (bracket != std::string::npos || rest.find(':') == colon);
+    if (!hasPort)
+        rest += ":" + std::to_string(kDefaultApiPort);
+    auto address = net::parseHostPort(rest);
+    if (!address || address->first.empty() || address->second == 0)
+        return makeError(
+            ErrorCode::InvalidArgument, "\"" + text + "\" must be http://HOST:PORT with a port from 1 to 65535");
+    RemoteEndpoint endpoint;
+    endpoint.host = address->first;
+    endpoint.port = address->second;
+    const bool v6 = endpoint.host.find(':') != std::string::npos;
+    endpoint.url = "http://" + (v6 ? "[" + endpoint.host + "]" : endpoint.host) + ":" + std::to_string(endpoint.port);
+    return endpoint;
+}
+
+RemoteBackend::RemoteBackend(RemoteConfig config, ConsoleEvents events)
+    : m_config(std::move(config))
+    , m_events(std::move(events))
+{
+    m_thread = std::thread([this] {
+        // Nothing may escape the backend's thread: a throw here would terminate the console.
+        try {
+            run();
+        } catch (const std::exception& e) {
+            if (m_events.failure)
+                m_events.failure(std::string("the connection to tidepoold stopped: ") + e.what());
+        }
+    });
+}
+
+RemoteBackend::~RemoteBackend()
+{
+    stop();
+}
+
+void RemoteBackend::submit(ProposalCommand command)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_stopping) {
+            m_commands.emplace_back(std::move(command));
+            m_wake.notify_one();
+            return;
+        }
+    }
+    refuse(command, "the console has stopped");
+}
+
+void RemoteBackend::submit(MoveCommand command)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_stopping) {
+            m_commands.emplace_back(std::move(command));
+            m_wake.notify_one();
+            return;
+        }
+    }
+    refuse(command, "the console has stopped");
+}
+
+void RemoteBackend::refresh()
+{
+    const std::lock_guard lock(m_mutex);
+    m_refresh = true;
+    m_wake.notify_one();
+}
+
+void RemoteBackend::stop()
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        m_stopping = true;
+        m_wake.notify_one();
+    }
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void RemoteBackend::refuse(const Command& command, const std::string& why)
+{
+    if (const auto* decision = std::get_if<ProposalCommand>(&command)) {
+        if (m_events.outcome)
+            m_events.outcome(
+                CommandOutcome { decision->requestId, decision->proposalId, decision->decision, false, {}, why });
+        return;
+    }
+    const auto& move = std::get<MoveCommand>(command);
+    if (!m_events.moved)
+        return;
+    MoveResult result;
+    result.requestId = move.requestId;
+    result.workloadId = move.workloadId;
+    result.refusal = "stopped";
+    result.node = move.node;
+    result.tier = move.tier;
+    result.message = why;
+    m_events.moved(std::move(result));
+}
+
+void RemoteBackend::fail(RemoteProblem problem)
+{
+    problem.url = m_config.endpoint.url;
+    if (m_events.failure)
+        m_events.failure(m_config.describe ? m_config.describe(problem) : describeInEnglish(problem));
+}
+
+void RemoteBackend::run()
+{
+    api::ApiClient client(m_config.endpoint.host, m_config.endpoint.port, m_config.token, m_config.requestTimeout);
+    std::chrono::milliseconds backoff = m_config.minBackoff;
+    SteadyClock::time_point nextPoll = SteadyClock::now();
+    for (;;) {
+        std::deque<Command> commands;
+        bool refresh = false;
+        {
+            std::unique_lock lock(m_mutex);
+            m_wake.wait_until(lock, nextPoll, [this] { return m_stopping || m_refresh || !m_commands.empty(); });
+            if (m_stopping) {
+                commands.swap(m_commands);
+                lock.unlock();
+                for (const Command& command : commands)
+                    refuse(command, "the console has stopped");
+                return;
+            }
+            commands.swap(m_commands);
+            refresh = std::exchange(m_refresh, false);
+        }
+        for (const Command& command : commands)
+            std::visit([&](const auto& c) { execute(client, c); }, command);
+        // After a command or a refresh at once, so that its effect is on screen; else when the poll is due.
+        if (!refresh && commands.empty() && SteadyClock::now() < nextPoll)
+            continue;
+        if (poll(client, backoff)) {
+            backoff = m_config.minBackoff;
+            nextPoll = SteadyClock::now() + m_config.pollInterval;
+        } else {
+            nextPoll = SteadyClock::now() + backoff;
+            backoff = std::min(backoff * 2, m_config.maxBackoff);
+        }
+    }
+}
+
+bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backoff)
+{
+    const int retryIn = static_cast<int>((backoff.count() + 999) / 1000);
+    // One GET; a failure is reported and ends the poll.
+    auto get = [&](const std::string& target, json& into, bool absentIsNull) -> bool {
+        auto response = client.request(HttpMethod::Get, target);
+        if (!response) {
+            // The client names the daemon by host:port first; the message names it by its URL already.
+            std::string why = response.error().message;
+            if (const std::string prefix = "tidepoold at " + client.address() + ": "; why.rfind(prefix, 0) == 0)
+                why.erase(0, prefix.size());
+            fail(RemoteProblem { RemoteProblem::Kind::Unreachable, {}, std::move(why), 0, retryIn });
+            return false;
+        }
+        if (response->status == 404 && absentIsNull) {
+            into = json(); // tidepoold runs without a database: no proposals
+            return true;
+        }
+        if (response->status == 401) {
+            fail(RemoteProblem { RemoteProblem::Kind::Unauthorised, {}, errorOf(*response), 401, retryIn });
+            return false;
+        }
+        if (response->status < 200 || response->status >= 300) {
+            fail(RemoteProblem { RemoteProblem::Kind::Refused, {}, "GET " + target + ": " + errorOf(*response),
+                response->status, retryIn });
+            return false;
+        }
+        into = json::parse(response->body, nullptr, false);
+        if (into.is_discarded() || !into.is_object()) {
+            fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, "GET " + target + " did not answer a JSON object",
+                response->status, retryIn });
+            return false;
+        }
+        return true;
+    };
+    ApiState state;
+    json nodes, pools, proposals;
+    if (!get("/v1/summary", state.summary, false) || !get("/v1/nodes", nodes, false) || !get("/v1/pools", pools, false)
+        || !get("/v1/proposals", proposals, true))
+        return false;
+    state.nodes = nodes.value("nodes", json::array());
+    state.pools = pools.value("pools", json::array());
+    state.proposals = proposals.is_null() ? json() : proposals.value("proposals", json::array());
+    state.workloads = json::array();
+    for (const char* phase : kLivePhases) {
+        json page;
+        // Every workload of the phase: a limit far above what one daemon keeps.
+        if (!get(std::string("/v1/workloads?phase=") + phase + "&limit=10000000", page, false))
+            return false;
+        for (json& w : page["workloads"])
+            state.workloads.push_back(std::move(w));
+    }
+    auto snapshot = snapshotFromApi(state, ++m_sequence, m_config.endpoint.url);
+    if (!snapshot) {
+        fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, snapshot.error().message, 0, retryIn });
+        return false;
+    }
+    if (m_events.snapshot)
+        m_events.snapshot(std::move(*snapshot));
+    return true;
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& command)
+{
+    CommandOutcome outcome { command.requestId, command.proposalId, command.decision, false, {}, {} };
+    auto answer = [this, &outcome] {
+        if (m_events.outcome)
+            m_events.outcome(std::move(outcome));
+    };
+    if (command.decision == Decision::Invalid) {
+        outcome.message = "no decision given";
+        return answer();
+    }
+    const bool approve = command.decision == Decision::Approve;
+    const std::string target
+        = "/v1/proposals/" + std::to_string(command.proposalId) + (approve ? "/approve" : "/reject");
+    // A rejection's comment is its reason; the API takes no note with an approval.
+    const json body = approve || command.comment.empty() ? json::object() : json { { "reason", command.comment } };
+    auto response = client.request(HttpMethod::Post, target, body.dump());
+    if (!response) {
+        outcome.message = response.error().message;
+        return answer();
+    }
+    const json answered = json::parse(response->body, nullptr, false);
+    if (response->status >= 200 && response->status < 300 && answered.is_object()) {
+        outcome.ok = true;
+        outcome.state = answered.value("state", std::string());
+        outcome.message = answered.value("detail", std::string());
+        return answer();
+    }
+    outcome.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
+    // The proposal's state as the daemon has it now, when it can say.
+    if (response->status != 401) {
+        auto current = client.request(HttpMethod::Get, "/v1/proposals/" + std::to_string(command.proposalId));
+        if (current && current->status == 200) {
+            const json p = json::parse(current->body, nullptr, false);
+            if (p.is_object())
+                outcome.state = p.value("state", std::string());
+        }
+    }
+    answer();
+}
+
+void RemoteBackend::execute(api::ApiClient&, const MoveCommand& command)
+{
+    if (!m_events.moved)
+        return;
+    MoveResult result;
+    result.requestId = command.requestId;
+    result.workloadId = command.workloadId;
+    result.refusal = "unsupported";
+    result.node = command.node;
+    result.tier = command.tier;
+    result.message = "moving a workload is not supported over the API yet: tidepoold has no move endpoint";
+    m_events.moved(std::move(result));
+}
+
+} // namespace tidepool::ui

@@ -1,0 +1,113 @@
+#pragma once
+// The console attached to a running `tidepoold` through its HTTP/JSON API (`tidepool --connect URL`). A thread of its
+// own polls the API once a `pollInterval` (and at once after each command and each `refresh`), builds a
+// `ConsoleSnapshot` from the answers (`remote_snapshot.h`) and hands it to the console; decisions are `POST
+// /v1/proposals/{id}/approve|reject`, answered with the daemon's state of the proposal or its error. Several consoles
+// attached to one daemon see each other's decisions at their next poll.
+//
+// When the daemon cannot be reached, refuses the token (401) or answers something unexpected, the console is told
+// through `ConsoleEvents::failure` (in words `describe` makes: the composition root passes translated ones) and the
+// backend keeps retrying, waiting twice as long after each failure up to `maxBackoff`; the first good poll brings the
+// snapshots back. Moving workloads has no API endpoint yet: a `MoveCommand` is refused saying so.
+//
+// Thread affinity: construct, `submit`, `refresh` and `stop` on any one thread (the GUI's); they only queue work for
+// the backend's thread, which does all the I/O (a synchronous `api::ApiClient`, one keep-alive connection). `stop`
+// waits for a request in flight, at most `requestTimeout`. Events are called on the backend's thread.
+
+#include "ui/bridge/console_backend.h"
+
+#include "core/model/types.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+
+namespace tidepool::api {
+class ApiClient;
+} // namespace tidepool::api
+
+namespace tidepool::ui {
+
+// What went wrong with the daemon, for `RemoteConfig::describe`.
+struct RemoteProblem {
+    enum class Kind : std::uint8_t {
+        Invalid = 0,
+        Unreachable, // no answer: refused, reset, timed out, name not resolved
+        Unauthorised, // 401: the token was refused
+        Refused, // another HTTP error status
+        BadAnswer, // an answer the console cannot read (a daemon of another version)
+    };
+    Kind kind = Kind::Invalid;
+    std::string url;
+    std::string detail; // the client's or the daemon's own words, in English
+    int status = 0; // the HTTP status, when there was one
+    int retryInSeconds = 0;
+};
+
+// The problem in English: what the console shows when no translated `describe` is given.
+std::string describeInEnglish(const RemoteProblem& problem);
+
+struct RemoteEndpoint {
+    std::string url; // normalised: "http://host:port"
+    std::string host;
+    std::uint16_t port = 0;
+};
+
+// "http://host:port", "http://host:port/" or "host:port"; the port defaults to 7080, tidepoold's. The error names the
+// text and what is wrong with it (https is not supported yet).
+Expected<RemoteEndpoint> parseConnectUrl(const std::string& text);
+
+struct RemoteConfig {
+    RemoteEndpoint endpoint;
+    std::string token; // the operator token (Authorization: Bearer); never shown
+    std::chrono::milliseconds pollInterval { 1000 };
+    std::chrono::milliseconds requestTimeout { 5000 };
+    std::chrono::milliseconds minBackoff { 1000 };
+    std::chrono::milliseconds maxBackoff { 30'000 };
+    // Called on the backend's thread, so it must be thread-safe; empty: `describeInEnglish`.
+    std::function<std::string(const RemoteProblem&)> describe;
+};
+
+class RemoteBackend final : public ConsoleBackend {
+public:
+    // Starts the thread, which polls at once.
+    RemoteBackend(RemoteConfig config, ConsoleEvents events);
+    ~RemoteBackend() override;
+    RemoteBackend(const RemoteBackend&) = delete;
+    RemoteBackend& operator=(const RemoteBackend&) = delete;
+
+    void submit(ProposalCommand command) override;
+    void submit(MoveCommand command) override;
+    void refresh() override;
+    void stop() override;
+
+private:
+    using Command = std::variant<ProposalCommand, MoveCommand>;
+
+    // All on the backend's thread.
+    void run();
+    bool poll(api::ApiClient& client, std::chrono::milliseconds backoff);
+    void execute(api::ApiClient& client, const ProposalCommand& command);
+    void execute(api::ApiClient& client, const MoveCommand& command);
+    void refuse(const Command& command, const std::string& why);
+    void fail(RemoteProblem problem);
+
+    const RemoteConfig m_config;
+    const ConsoleEvents m_events;
+    std::uint64_t m_sequence = 0; // backend thread only
+
+    std::mutex m_mutex; // guards the three below
+    std::condition_variable m_wake;
+    std::deque<Command> m_commands;
+    bool m_refresh = false;
+    bool m_stopping = false;
+    std::thread m_thread;
+};
+
+} // namespace tidepool::ui

@@ -1,0 +1,76 @@
+#pragma once
+// The workloads of a `ConsoleSnapshot` (the Tiers board's cards and the Pools tree's leaves) and the operator's move
+// command with its result. Plain C++ with the core's own names ("pending", "hot", "insufficient CPU"); the views
+// translate them (`move_text.h`, `labels.h`).
+//
+// Measured use: agents report what a node uses (CPU, memory, each device's utilisation) in their heartbeats, not what
+// each workload uses. A workload's measured use is its node's, split among the node's workloads in proportion to what
+// they request; -1 where nothing is measured (waiting for a place, or a node not heard from yet).
+//
+// Thread affinity: none once built; shared read-only between threads.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tidepool::ui {
+
+struct WorkloadRow {
+    std::int64_t id = 0; // the core's WorkloadId: rows are sorted by it
+    std::string name;
+    std::int32_t poolId = -1;
+    std::string pool;
+    std::string phase; // pending, launching, running, stopping
+    std::string latency; // real_time, latency_sensitive, batch
+    std::string homeTier; // where its latency class (or its pin) sends it
+    std::int32_t nodeId = -1; // -1 while it waits for a place
+    std::string node;
+    std::string tier; // its node's tier; its home tier while it waits
+    std::int32_t priority = 0;
+    bool translated = false;
+    std::int64_t cpuMillis = 0; // requested
+    std::int64_t memoryMiB = 0;
+    std::int64_t memBandwidthMBps = 0;
+    std::int64_t netBandwidthMbps = 0;
+    std::string acceleratorKind; // gpu, npu, fpga; empty without
+    double accelerators = 0.0; // requested, in devices (a half GPU is 0.5)
+    std::int64_t cpuUsedMillis = -1; // measured (see above)
+    std::int64_t memoryUsedMiB = -1;
+    double acceleratorsUsed = -1.0; // devices busy
+    std::string detail; // why it waits, or why it is where it is
+    bool operator==(const WorkloadRow&) const = default;
+};
+
+// An operator's move of a workload (the Tiers board's drop): onto a node, or onto a tier where the core picks the node.
+struct MoveCommand {
+    std::uint64_t requestId = 0; // chosen by the caller; echoed in the result
+    std::int64_t workloadId = 0;
+    std::string node; // a node's name; empty: the best node of `tier`
+    std::string tier; // hot, warm, cold
+};
+
+// How many of the target's nodes one reason of the scheduler's filters refused.
+struct ReasonCount {
+    std::string reason; // the core's name: "insufficient CPU", "no accelerator of the requested kind"
+    int nodes = 0;
+    bool operator==(const ReasonCount&) const = default;
+};
+
+struct MoveResult {
+    std::uint64_t requestId = 0;
+    std::int64_t workloadId = 0;
+    std::string workload; // its name, when known
+    bool ok = false;
+    // Why not, as the core's code: no_workload, no_target, not_movable, already_there, pool_tier, no_feasible_node,
+    // read_only; "stopped" or "starting" when the core was not running; "not_saved" when moved but not durable; empty
+    // when moved.
+    std::string refusal;
+    std::string node; // where it went; the node asked for when refused
+    std::string tier; // the tier asked for, or the tier of the node asked for
+    std::string poolTier; // pool_tier: the tier its pool keeps it on
+    std::vector<ReasonCount> reasons; // the target's nodes that refused it, per reason, most first
+    int nodesConsidered = 0;
+    std::string message; // the core's words, in English
+};
+
+} // namespace tidepool::ui

@@ -1,0 +1,176 @@
+#include "ui/bridge/workload_snapshot.h"
+
+#include "core/api/control_plane.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tidepool::ui {
+
+namespace {
+
+// What one unit of request on a node stands for in measured use there: the node's measured use over what its
+// workloads request. Negative: not measured (its agent has not reported yet).
+struct NodeUse {
+    double cpuPerMilli = -1.0;
+    double memoryPerMiB = -1.0;
+    std::vector<double> busyPerShare; // by device: devices busy per share unit allocated on it
+};
+
+NodeUse measure(const Node& node, const api::LiveNode& live)
+{
+    NodeUse use;
+    if (live.heartbeats == 0)
+        return use;
+    const std::int64_t cpuAllocated = node.capacity.cpuMillis - node.free.cpuMillis;
+    const std::int64_t memoryAllocated = node.capacity.memoryMiB - node.free.memoryMiB;
+    use.cpuPerMilli = cpuAllocated > 0
+        ? live.cpuUtilisation * static_cast<double>(node.capacity.cpuMillis) / static_cast<double>(cpuAllocated)
+        : 0.0;
+    use.memoryPerMiB
+        = memoryAllocated > 0 ? static_cast<double>(live.memoryUsedMiB) / static_cast<double>(memoryAllocated) : 0.0;
+    use.busyPerShare.assign(node.devices.size(), 0.0);
+    for (const protocol::DeviceSample& sample : live.devices) {
+        if (sample.index < 0 || static_cast<std::size_t>(sample.index) >= node.devices.size())
+            continue;
+        const Device& device = node.devices[static_cast<std::size_t>(sample.index)];
+        const std::int32_t allocated = device.shareCapacity - device.shareFree;
+        use.busyPerShare[static_cast<std::size_t>(sample.index)]
+            = allocated > 0 ? sample.utilisation / static_cast<double>(allocated) : 0.0;
+    }
+    return use;
+}
+
+bool placed(api::WorkloadPhase phase)
+{
+    return phase == api::WorkloadPhase::Launching || phase == api::WorkloadPhase::Running
+        || phase == api::WorkloadPhase::Stopping;
+}
+
+std::int64_t limitOrUnlimited(std::int64_t limit)
+{
+    return limit >= kUnlimited ? -1 : limit;
+}
+
+WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload& w, const std::vector<NodeUse>& uses)
+{
+    const Workload& spec = w.workload;
+    WorkloadRow row;
+    row.id = spec.id;
+    row.name = spec.name;
+    row.poolId = spec.pool;
+    row.pool = w.poolName;
+    row.phase = std::string(api::toString(w.phase));
+    row.latency = std::string(toString(spec.latency));
+    row.homeTier = std::string(toString(spec.tier()));
+    row.priority = spec.priority;
+    row.translated = w.translated;
+    row.cpuMillis = spec.requests.cpuMillis;
+    row.memoryMiB = spec.requests.memoryMiB;
+    row.memBandwidthMBps = spec.requests.memBandwidthMBps;
+    row.netBandwidthMbps = spec.requests.netBandwidthMbps;
+    if (spec.accelerators.any())
+        row.acceleratorKind = std::string(toString(spec.accelerators.kind));
+    row.detail = w.detail;
+    row.tier = row.homeTier;
+    if (!placed(w.phase) || w.node == kNoNode)
+        return row;
+    const Node& node = plane.cluster().node(w.node);
+    row.nodeId = w.node;
+    row.node = node.name;
+    row.tier = std::string(toString(node.tier));
+    const NodeUse& use = uses[static_cast<std::size_t>(w.node)];
+    double busy = 0.0;
+    for (const DeviceShare& share : w.devices) {
+        if (share.device < 0 || static_cast<std::size_t>(share.device) >= node.devices.size())
+            continue;
+        const Device& device = node.devices[static_cast<std::size_t>(share.device)];
+        if (device.shareCapacity > 0)
+            row.accelerators += static_cast<double>(share.share) / static_cast<double>(device.shareCapacity);
+        if (static_cast<std::size_t>(share.device) < use.busyPerShare.size())
+            busy += static_cast<double>(share.share) * use.busyPerShare[static_cast<std::size_t>(share.device)];
+    }
+    if (use.cpuPerMilli >= 0) {
+        row.cpuUsedMillis = static_cast<std::int64_t>(use.cpuPerMilli * static_cast<double>(row.cpuMillis) + 0.5);
+        row.memoryUsedMiB = static_cast<std::int64_t>(use.memoryPerMiB * static_cast<double>(row.memoryMiB) + 0.5);
+        row.acceleratorsUsed = busy;
+    }
+    return row;
+}
+
+void addTo(PoolNodeRow& to, const WorkloadRow& w)
+{
+    ++to.workloads;
+    to.cpuMillis += w.cpuMillis;
+    to.memoryMiB += w.memoryMiB;
+    to.memBandwidthMBps += w.memBandwidthMBps;
+    to.netBandwidthMbps += w.netBandwidthMbps;
+    to.accelerators += w.accelerators;
+    to.cpuUsedMillis += std::max<std::int64_t>(w.cpuUsedMillis, 0);
+    to.memoryUsedMiB += std::max<std::int64_t>(w.memoryUsedMiB, 0);
+    to.acceleratorsUsed += std::max(w.acceleratorsUsed, 0.0);
+}
+
+} // namespace
+
+void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
+{
+    const ClusterState& cluster = plane.cluster();
+    std::vector<NodeUse> uses(cluster.nodes().size());
+    for (const api::LiveNode& live : plane.nodes())
+        if (live.id != kNoNode && static_cast<std::size_t>(live.id) < uses.size())
+            uses[static_cast<std::size_t>(live.id)] = measure(cluster.node(live.id), live);
+
+    // Each pool's footprint by node (kNoNode: its waiting workloads).
+    std::vector<std::map<NodeId, PoolNodeRow>> footprint(snapshot.pools.size());
+    auto poolIndex = [&snapshot](PoolId id) -> std::ptrdiff_t {
+        if (id >= 0 && static_cast<std::size_t>(id) < snapshot.pools.size()
+            && snapshot.pools[static_cast<std::size_t>(id)].id == id)
+            return id;
+        const auto it
+            = std::find_if(snapshot.pools.begin(), snapshot.pools.end(), [id](const PoolRow& p) { return p.id == id; });
+        return it == snapshot.pools.end() ? -1 : it - snapshot.pools.begin();
+    };
+    for (const auto& [id, w] : plane.workloads()) {
+        if (w.phase != api::WorkloadPhase::Pending && !placed(w.phase))
+            continue;
+        snapshot.workloads.push_back(workloadRow(plane, w, uses));
+        const WorkloadRow& row = snapshot.workloads.back();
+        const std::ptrdiff_t p = poolIndex(row.poolId);
+        if (p < 0)
+            continue;
+        PoolNodeRow& onNode = footprint[static_cast<std::size_t>(p)][row.nodeId < 0 ? kNoNode : row.nodeId];
+        addTo(onNode, row);
+    }
+
+    for (std::size_t p = 0; p < snapshot.pools.size(); ++p) {
+        PoolRow& pool = snapshot.pools[p];
+        const Pool& spec = cluster.pool(pool.id);
+        pool.memBandwidthQuotaMBps = limitOrUnlimited(spec.quota.memBandwidthMBps);
+        pool.netBandwidthQuotaMbps = limitOrUnlimited(spec.quota.netBandwidthMbps);
+        pool.nodes.clear();
+        pool.workloads = 0;
+        for (auto& [node, onNode] : footprint[p]) {
+            if (node == kNoNode) {
+                pool.waiting = onNode.workloads;
+            } else {
+                const Node& n = cluster.node(node);
+                onNode.node = n.name;
+                onNode.nodeCpuMillis = n.capacity.cpuMillis;
+                onNode.nodeMemoryMiB = n.capacity.memoryMiB;
+                pool.workloads += onNode.workloads;
+                pool.memBandwidthUsedMBps += onNode.memBandwidthMBps;
+                pool.netBandwidthUsedMbps += onNode.netBandwidthMbps;
+                pool.accelerators += onNode.accelerators;
+                pool.cpuMeasuredMillis += onNode.cpuUsedMillis;
+                pool.memoryMeasuredMiB += onNode.memoryUsedMiB;
+                pool.acceleratorsMeasured += onNode.acceleratorsUsed;
+            }
+            pool.nodes.push_back(onNode);
+        }
+        std::sort(pool.nodes.begin(), pool.nodes.end(),
+            [](const PoolNodeRow& a, const PoolNodeRow& b) { return a.node < b.node; });
+    }
+}
+
+} // namespace tidepool::ui
