@@ -1,5 +1,7 @@
 #include "ui/bridge/demo_core.h"
 
+#include "ui/bridge/core_thread.h"
+
 #include <boost/asio/post.hpp>
 
 namespace tidepool::ui {
@@ -26,15 +28,7 @@ DemoCore::DemoCore(DemoCoreConfig config, ConsoleEvents events)
 {
     m_guard.emplace(m_io.get_executor());
     boost::asio::post(m_io, [this] { begin(); });
-    m_thread = std::thread([this] {
-        // Nothing may escape the core thread: a throw here would terminate the console.
-        try {
-            m_io.run();
-        } catch (const std::exception& e) {
-            if (m_events.failure)
-                m_events.failure(std::string("the core stopped: ") + e.what());
-        }
-    });
+    m_thread = startCoreThread(m_io, m_events);
 }
 
 DemoCore::~DemoCore()

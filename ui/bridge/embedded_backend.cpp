@@ -1,5 +1,6 @@
 #include "ui/bridge/embedded_backend.h"
 
+#include "ui/bridge/core_thread.h"
 #include "ui/bridge/move_executor.h"
 #include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/snapshot_builder.h"
@@ -16,15 +17,7 @@ EmbeddedBackend::EmbeddedBackend(EmbeddedConfig config, ConsoleEvents events)
         m_config.log = protocol::stderrLogSink("tidepool");
     m_guard.emplace(m_io.get_executor());
     boost::asio::post(m_io, [this] { begin(); });
-    m_thread = std::thread([this] {
-        // Nothing may escape the core thread: a throw here would terminate the console.
-        try {
-            m_io.run();
-        } catch (const std::exception& e) {
-            if (m_events.failure)
-                m_events.failure(std::string("the core stopped: ") + e.what());
-        }
-    });
+    m_thread = startCoreThread(m_io, m_events);
 }
 
 EmbeddedBackend::~EmbeddedBackend()
