@@ -1,13 +1,15 @@
 // tidepool-bench-console: what the operator console costs on the GUI thread with a large cluster.
-//   tidepool-bench-console [--nodes N] [--workloads W] [--updates U] [--churn FRACTION] --json
+//   tidepool-bench-console [--nodes N] [--workloads W] [--updates U] [--churn FRACTION] [--tab OBJECT-NAME] --json
 // It builds the real core (control plane and scheduler, no store) with N simulated nodes (warm x86 servers, hot
 // 8-GPU servers, cold aarch64 servers, a few FPGA and NPU servers) and W workloads placed and running on them, then
 // U times: a tenth of the nodes heartbeat new utilisation, a `churn` share of the workloads end and as many new ones
 // are submitted, the core builds a `ConsoleSnapshot` (timed: core thread), and the console's real window (the
 // `ConsoleShell`'s `MainWindow`, shown on the offscreen platform) takes it through the `CoreBridge` and repaints
-// (timed: GUI thread, from the snapshot's delivery to the end of the event processing it caused). Each tab is
-// the visible one for an equal share of the updates. Prints one JSON object: medians, p99s and maxima, the first
-// load, and the process's resident memory.
+// (timed: GUI thread, from the snapshot's delivery to the end of the event processing it caused, hidden pages'
+// catch-up included). Each tab is the visible one for an equal share of the updates (or `--tab` is, for profiling). What the operator feels is the
+// longest the GUI thread is held at once: every event the application delivers is timed (`TimingApplication`), and
+// each update reports its longest. Switching to a tab (its catch-up and first paint) is timed too. Prints one JSON
+// object: medians, p99s and maxima, the first load, and the process's resident memory.
 #include "core/api/control_plane.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/snapshot_builder.h"
@@ -37,11 +39,46 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// Times every event delivered from the event loop (nested deliveries count in their outermost one) and keeps the
+// longest since `resetLongest`.
+class TimingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (m_depth++ > 0) {
+            const bool done = QApplication::notify(receiver, event);
+            --m_depth;
+            return done;
+        }
+        QElapsedTimer timer;
+        timer.start();
+        const bool done = QApplication::notify(receiver, event);
+        const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        if (ms > m_longestMs) {
+            m_longestMs = ms;
+            m_longestWhat = std::string(receiver->metaObject()->className()) + "/" + receiver->objectName().toStdString()
+                + " event " + std::to_string(static_cast<int>(event->type()));
+        }
+        --m_depth;
+        return done;
+    }
+    double longestMs() const { return m_longestMs; }
+    const std::string& longestWhat() const { return m_longestWhat; } // the receiver and event type of the longest
+    void resetLongest() { m_longestMs = 0.0; }
+
+private:
+    int m_depth = 0;
+    double m_longestMs = 0.0;
+    std::string m_longestWhat;
+};
+
 struct Options {
     int nodes = 10'000;
     int workloads = 50'000;
     int updates = 40;
     double churn = 0.01;
+    std::string tab; // only this tab visible (its object name, e.g. poolsPage); empty: each in turn
 };
 
 double millisSince(Clock::time_point start)
@@ -244,9 +281,11 @@ Options parse(int argc, char** argv)
             options.updates = std::max(1, std::atoi(argv[++i]));
         else if (arg == "--churn" && hasValue)
             options.churn = std::clamp(std::atof(argv[++i]), 0.0, 1.0);
+        else if (arg == "--tab" && hasValue)
+            options.tab = argv[++i];
         else if (arg != "--json") {
-            std::fprintf(stderr,
-                "usage: tidepool-bench-console [--nodes N] [--workloads W] [--updates U] [--churn FRACTION] --json\n");
+            std::fprintf(stderr, "usage: tidepool-bench-console [--nodes N] [--workloads W] [--updates U] "
+                                 "[--churn FRACTION] [--tab OBJECT-NAME] --json\n");
             std::exit(2);
         }
     }
@@ -260,7 +299,7 @@ int main(int argc, char** argv)
     if (!std::getenv("QT_QPA_PLATFORM"))
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
     const Options options = parse(argc, argv);
-    QApplication app(argc, argv);
+    TimingApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true); // the operator's settings stay as they are
 
     const auto built = Clock::now();
@@ -288,32 +327,61 @@ int main(int argc, char** argv)
         bridge.events().snapshot(std::move(snapshot));
         QElapsedTimer gui;
         gui.start();
-        QApplication::processEvents(); // the queued drain: every model and the visible page, then its repaint
+        app.resetLongest();
+        QApplication::processEvents(); // the queued drain: the visible page's models, then its repaint
+        while (window->pagesBehind() > 0) // the hidden pages, one a turn
+            QApplication::processEvents();
         QApplication::processEvents(); // repaints the first pass scheduled
-        return static_cast<double>(gui.nsecsElapsed()) / 1e6;
+        return std::pair { static_cast<double>(gui.nsecsElapsed()) / 1e6, app.longestMs() };
     };
 
-    const double firstLoadMs = deliver();
+    const double firstLoadMs = deliver().first;
     const long rssLoadedKiB = residentKiB();
     QTabWidget* tabs = window->tabs();
     nlohmann::json perTab = nlohmann::json::object();
+    nlohmann::json perTabLongest = nlohmann::json::object();
     std::vector<double> all;
+    std::vector<double> longest;
+    std::vector<double> switchMs;
     std::vector<double> stepMs;
     for (int i = 0; i < options.updates; ++i) {
-        const int tab = i * tabs->count() / options.updates;
-        tabs->setCurrentIndex(tab);
-        QApplication::processEvents();
+        int tab = i * tabs->count() / options.updates;
+        if (!options.tab.empty()) {
+            tab = -1;
+            for (int t = 0; t < tabs->count(); ++t)
+                if (tabs->widget(t)->objectName().toStdString() == options.tab)
+                    tab = t;
+            if (tab < 0) {
+                std::fprintf(stderr, "tidepool-bench-console: no tab named %s\n", options.tab.c_str());
+                return 2;
+            }
+        }
+        if (tab != tabs->currentIndex()) {
+            QElapsedTimer switching;
+            switching.start();
+            tabs->setCurrentIndex(tab);
+            QApplication::processEvents();
+            switchMs.push_back(static_cast<double>(switching.nsecsElapsed()) / 1e6);
+        }
         const auto stepStart = Clock::now();
         fleet.step();
         stepMs.push_back(millisSince(stepStart));
-        const double ms = deliver();
+        const auto [ms, longestMs] = deliver();
+        if (std::getenv("TIDEPOOL_BENCH_TRACE"))
+            std::fprintf(stderr, "update %d (tab %d): %.1f ms, longest %.1f ms: %s\n", i, tab, ms, longestMs,
+                app.longestWhat().c_str());
         all.push_back(ms);
+        longest.push_back(longestMs);
         const std::string name = tabs->widget(tab)->objectName().toStdString();
         perTab[name].push_back(ms);
+        perTabLongest[name].push_back(longestMs);
     }
     nlohmann::json tabsJson = nlohmann::json::object();
     for (auto& [name, values] : perTab.items())
         tabsJson[name] = summary(values.get<std::vector<double>>());
+    nlohmann::json tabsLongestJson = nlohmann::json::object();
+    for (auto& [name, values] : perTabLongest.items())
+        tabsLongestJson[name] = summary(values.get<std::vector<double>>());
 
     const auto& snapshot = *bridge.latest();
     nlohmann::json out {
@@ -327,6 +395,9 @@ int main(int argc, char** argv)
         { "gui_first_load_ms", firstLoadMs },
         { "gui_update_ms", summary(all) },
         { "gui_update_ms_by_tab", tabsJson },
+        { "gui_longest_block_ms", summary(longest) },
+        { "gui_longest_block_ms_by_tab", tabsLongestJson },
+        { "tab_switch_ms", summary(switchMs) },
         { "rss_mib", { { "core", rssCoreKiB / 1024 }, { "window", rssWindowKiB / 1024 }, { "loaded", rssLoadedKiB / 1024 },
                          { "end", residentKiB() / 1024 } } },
     };

@@ -16,12 +16,16 @@
 #include "ui/views/tiers_page.h"
 
 #include <QAbstractItemModelTester>
+#include <QPersistentModelIndex>
 #include <QLabel>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 #include <QTreeView>
+
+#include <algorithm>
+#include <map>
 
 using namespace tidepool;
 using namespace tidepool::ui;
@@ -80,6 +84,20 @@ class TestTiersBoard : public QObject {
 private:
     QTemporaryDir m_dir;
     std::vector<SnapshotPtr> m_snapshots; // see initTestCase
+
+    // The pools' rows list their workloads by index into the snapshot's: list those of a made-up snapshot again.
+    static void relist(ConsoleSnapshot& snapshot)
+    {
+        for (PoolRow& pool : snapshot.pools)
+            for (PoolNodeRow& onNode : pool.nodes) {
+                onNode.workloadRows.clear();
+                for (std::size_t w = 0; w < snapshot.workloads.size(); ++w) {
+                    const WorkloadRow& row = snapshot.workloads[w];
+                    if (row.poolId == pool.id && (row.nodeId < 0 ? std::string() : row.node) == onNode.node)
+                        onNode.workloadRows.push_back(static_cast<std::int32_t>(w));
+                }
+            }
+    }
 
     SnapshotPtr at(int i) const { return i < 0 ? SnapshotPtr {} : m_snapshots[static_cast<std::size_t>(i)]; }
 
@@ -165,7 +183,13 @@ private Q_SLOTS:
         std::erase_if(fewer->nodes, [](const NodeRow& n) { return n.id % 2 == 1; });
         std::erase_if(fewer->workloads, [](const WorkloadRow& w) { return w.nodeId % 2 == 1 || w.id % 3 == 0; });
         fewer->pools.erase(fewer->pools.begin());
+        relist(*fewer);
         m_snapshots.push_back(fewer);
+        // 5: snapshot 2 with every third workload gone, scattered over every node: many runs of removed rows.
+        auto thinner = std::make_shared<ConsoleSnapshot>(*m_snapshots[2]);
+        std::erase_if(thinner->workloads, [](const WorkloadRow& w) { return w.id % 3 == 0; });
+        relist(*thinner);
+        m_snapshots.push_back(thinner);
         QVERIFY(!m_snapshots[2]->workloads.empty());
         QVERIFY(m_snapshots[1]->workloads != m_snapshots[2]->workloads);
     }
@@ -235,6 +259,98 @@ private Q_SLOTS:
                         expected += p.id == w.poolId ? 1 : 0;
             QCOMPARE(rows, expected);
         }
+    }
+
+    // An update with many scattered changes is one layout change (not a signal per run of rows), and the persistent
+    // indexes that views keep (expanded rows, the selection) follow their rows by key through it: a card or a workload
+    // row still shows the same workload, and one whose workload left is invalid.
+    void bigUpdatesKeepPersistentIndexesOnTheirRows()
+    {
+        const SnapshotPtr before = at(2);
+        const SnapshotPtr after = at(5);
+        std::vector<qint64> kept, gone;
+        for (const WorkloadRow& w : before->workloads) {
+            const bool stays = std::any_of(after->workloads.begin(), after->workloads.end(),
+                [&w](const WorkloadRow& n) { return n.id == w.id && n.node == w.node; });
+            const bool leaves = std::none_of(
+                after->workloads.begin(), after->workloads.end(), [&w](const WorkloadRow& n) { return n.id == w.id; });
+            if (stays && w.nodeId >= 0 && kept.size() < 20)
+                kept.push_back(w.id);
+            if (leaves && gone.size() < 20)
+                gone.push_back(w.id);
+        }
+        QVERIFY(!kept.empty() && !gone.empty());
+
+        TiersModel tiers;
+        QAbstractItemModelTester tiersTester(&tiers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tiers.setSnapshot(before);
+        std::vector<std::pair<qint64, QPersistentModelIndex>> cards;
+        for (const qint64 id : kept)
+            cards.emplace_back(id, QPersistentModelIndex(tiers.cardIndex(id)));
+        for (const qint64 id : gone)
+            cards.emplace_back(-1, QPersistentModelIndex(tiers.cardIndex(id)));
+        QSignalSpy tiersLayouts(&tiers, &QAbstractItemModel::layoutChanged);
+        QSignalSpy tiersRemoved(&tiers, &QAbstractItemModel::rowsRemoved);
+        tiers.setSnapshot(after);
+        QCOMPARE(tiersLayouts.count(), 1);
+        QCOMPARE(tiersRemoved.count(), 0);
+        for (const auto& [id, card] : cards) {
+            if (id < 0) {
+                QVERIFY(!card.isValid());
+                continue;
+            }
+            QVERIFY(card.isValid());
+            QCOMPARE(card.data(TiersModel::WorkloadIdRole).toLongLong(), id);
+            QCOMPARE(QModelIndex(card), tiers.cardIndex(id));
+        }
+
+        PoolsModel pools;
+        QAbstractItemModelTester poolsTester(&pools, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        pools.setSnapshot(before);
+        // Every workload row, with the id of the workload it shows (the pool's node row lists them in order).
+        const auto workloadAt = [&pools](const SnapshotPtr& snapshot, const QModelIndex& row) -> const WorkloadRow* {
+            const QString poolName = row.parent().parent().data(RawTextRole).toString();
+            const std::string nodeName = row.parent().data(RawTextRole).toString().toStdString();
+            for (const PoolRow& pool : snapshot->pools)
+                for (const PoolNodeRow& onNode : pool.nodes)
+                    if (QString::fromStdString(pool.name) == poolName && onNode.node == nodeName)
+                        return &snapshot->workloads[static_cast<std::size_t>(
+                            onNode.workloadRows[static_cast<std::size_t>(row.row())])];
+            return nullptr;
+        };
+        std::vector<std::pair<WorkloadRow, QPersistentModelIndex>> rows;
+        for (int l = 0; l < pools.rowCount(); ++l)
+            for (int p = 0; p < pools.rowCount(pools.index(l, 0)); ++p) {
+                const QModelIndex pool = pools.index(p, 0, pools.index(l, 0));
+                for (int n = 0; n < pools.rowCount(pool); ++n) {
+                    const QModelIndex onNode = pools.index(n, 0, pool);
+                    for (int w = 0; w < pools.rowCount(onNode); ++w) {
+                        const WorkloadRow* shown = workloadAt(before, pools.index(w, 0, onNode));
+                        QVERIFY(shown);
+                        rows.emplace_back(*shown, pools.index(w, 0, onNode));
+                    }
+                }
+            }
+        QSignalSpy poolsLayouts(&pools, &QAbstractItemModel::layoutChanged);
+        pools.setSnapshot(after);
+        QCOMPARE(poolsLayouts.count(), 1);
+        int followed = 0, invalidated = 0;
+        for (const auto& [was, row] : rows) {
+            const auto now = std::find_if(after->workloads.begin(), after->workloads.end(),
+                [&was](const WorkloadRow& w) { return w.id == was.id; });
+            if (now == after->workloads.end() || now->node != was.node || now->poolId != was.poolId) {
+                QVERIFY(!row.isValid());
+                ++invalidated;
+            } else {
+                QVERIFY(row.isValid());
+                const WorkloadRow* shown = workloadAt(after, row);
+                QVERIFY(shown);
+                QCOMPARE(shown->id, was.id);
+                ++followed;
+            }
+        }
+        QVERIFY(followed > 0);
+        QVERIFY(invalidated > 0);
     }
 
     // A placed workload's row: its requests and its measured use beside them; the pool's totals likewise.

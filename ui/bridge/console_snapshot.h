@@ -53,6 +53,7 @@ struct PoolNodeRow {
     std::int64_t cpuUsedMillis = 0; // measured
     std::int64_t memoryUsedMiB = 0;
     double acceleratorsUsed = 0.0;
+    std::vector<std::int32_t> workloadRows; // its workloads: indexes into the snapshot's `workloads`, in id order
     bool operator==(const PoolNodeRow&) const = default;
 };
 

@@ -183,8 +183,9 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
     return row;
 }
 
-void addTo(PoolNodeRow& to, const WorkloadRow& w)
+void addTo(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
 {
+    to.workloadRows.push_back(static_cast<std::int32_t>(row));
     ++to.workloads;
     to.cpuMillis += w.cpuMillis;
     to.memoryMiB += w.memoryMiB;
@@ -200,9 +201,11 @@ void addTo(PoolNodeRow& to, const WorkloadRow& w)
 void addFootprints(ConsoleSnapshot& snapshot, const std::map<std::string, const NodeUse*>& nodes)
 {
     std::map<std::int32_t, std::map<std::string, PoolNodeRow>> footprint; // pool id → node name ("" waiting)
-    for (const WorkloadRow& w : snapshot.workloads)
+    for (std::size_t row = 0; row < snapshot.workloads.size(); ++row) {
+        const WorkloadRow& w = snapshot.workloads[row];
         if (w.poolId >= 0)
-            addTo(footprint[w.poolId][w.nodeId < 0 ? std::string() : w.node], w);
+            addTo(footprint[w.poolId][w.nodeId < 0 ? std::string() : w.node], w, row);
+    }
     for (PoolRow& pool : snapshot.pools) {
         for (auto& [name, onNode] : footprint[pool.id]) {
             if (name.empty()) {

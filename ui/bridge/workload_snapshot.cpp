@@ -98,8 +98,9 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
     return row;
 }
 
-void addTo(PoolNodeRow& to, const WorkloadRow& w)
+void addTo(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
 {
+    to.workloadRows.push_back(static_cast<std::int32_t>(row));
     ++to.workloads;
     to.cpuMillis += w.cpuMillis;
     to.memoryMiB += w.memoryMiB;
@@ -140,7 +141,7 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         if (p < 0)
             continue;
         PoolNodeRow& onNode = footprint[static_cast<std::size_t>(p)][row.nodeId < 0 ? kNoNode : row.nodeId];
-        addTo(onNode, row);
+        addTo(onNode, row, snapshot.workloads.size() - 1);
     }
 
     for (std::size_t p = 0; p < snapshot.pools.size(); ++p) {

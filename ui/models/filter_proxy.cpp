@@ -59,6 +59,27 @@ bool FilterProxy::matches(const QModelIndex& cell, const QString& value) const
     return cell.data(RawTextRole).toString().contains(value, Qt::CaseInsensitive);
 }
 
+bool FilterProxy::hasChildren(const QModelIndex& parent) const
+{
+    // Without a filter every child of the source shows: answer from the source, so that a tree view laying out
+    // thousands of collapsed rows does not make the proxy map (and sort) the children of each one.
+    if (m_terms.empty() && sourceModel()) {
+        const QModelIndex source = mapToSource(parent);
+        if (parent.isValid() && !source.isValid())
+            return false;
+        return sourceModel()->hasChildren(source);
+    }
+    return QSortFilterProxyModel::hasChildren(parent);
+}
+
+bool FilterProxy::lessThan(const QModelIndex& left, const QModelIndex& right) const
+{
+    if (const auto* direct = dynamic_cast<const DirectSortKeys*>(sourceModel()))
+        if (const std::optional<int> order = direct->compareSortKeys(left, right))
+            return *order < 0;
+    return QSortFilterProxyModel::lessThan(left, right);
+}
+
 bool FilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
 {
     const QAbstractItemModel* source = sourceModel();

@@ -33,4 +33,20 @@ void diffGroups(std::vector<Group>& shown, std::vector<Group> next, KeyFn key, S
     diffRows(shown, std::move(next), key, hooks);
 }
 
+// The runs of inserted and removed rows that `diffGroups` would signal, at the groups' level and (through
+// `childRuns(shownGroup, nextGroup, limit)`) below every group that stays, counted up to `limit + 1`.
+template <typename Group, typename KeyFn, typename ChildRunsFn>
+std::size_t groupedRuns(const std::vector<Group>& shown, const std::vector<Group>& next, KeyFn key, ChildRunsFn childRuns,
+    std::size_t limit = kIncrementalRunsUpTo)
+{
+    std::size_t runs = insertRemoveRuns(shown, next, key, limit);
+    for (std::size_t i = 0, j = 0; i < shown.size() && runs <= limit; ++i) {
+        while (j < next.size() && key(next[j]) < key(shown[i]))
+            ++j;
+        if (j < next.size() && key(next[j]) == key(shown[i]))
+            runs += childRuns(shown[i], next[j], limit - runs);
+    }
+    return runs;
+}
+
 } // namespace tidepool::ui

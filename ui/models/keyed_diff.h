@@ -5,11 +5,64 @@
 //
 // Thread affinity: GUI thread (it changes what a model shows).
 
+#include <algorithm>
 #include <functional>
 #include <iterator>
 #include <vector>
 
 namespace tidepool::ui {
+
+// Past this many runs of inserted and removed rows an update is one layout change, and past this many runs of changed
+// rows one `changed` range. Applied run by run through a sorting proxy, each run costs about as much as a layout change
+// of the whole model (the proxy maps the run's parent and its rows again), so the bound is low; measured with
+// `tidepool-bench-console` (BENCHMARKS.md §8).
+inline constexpr std::size_t kIncrementalRunsUpTo = 16;
+
+// The runs of removed and of inserted keys that `diffRows` would signal between two sorted vectors, counted up to
+// `limit + 1` (past that the caller has decided).
+template <typename Row, typename NextRow, typename KeyFn, typename NextKeyFn>
+std::size_t insertRemoveRuns(const std::vector<Row>& shown, const std::vector<NextRow>& next, KeyFn key,
+    NextKeyFn nextKey, std::size_t limit = kIncrementalRunsUpTo)
+{
+    std::size_t runs = 0;
+    enum class Run { None, Remove, Insert } run = Run::None;
+    const auto step = [&](Run kind) {
+        if (run != kind)
+            ++runs;
+        run = kind;
+    };
+    std::size_t i = 0, j = 0;
+    while ((i < shown.size() || j < next.size()) && runs <= limit) {
+        if (j == next.size() || (i < shown.size() && key(shown[i]) < nextKey(next[j]))) {
+            step(Run::Remove);
+            ++i;
+        } else if (i == shown.size() || nextKey(next[j]) < key(shown[i])) {
+            step(Run::Insert);
+            ++j;
+        } else {
+            run = Run::None;
+            ++i;
+            ++j;
+        }
+    }
+    return runs;
+}
+
+template <typename Row, typename KeyFn>
+std::size_t insertRemoveRuns(
+    const std::vector<Row>& shown, const std::vector<Row>& next, KeyFn key, std::size_t limit = kIncrementalRunsUpTo)
+{
+    return insertRemoveRuns(shown, next, key, key, limit);
+}
+
+// Where the row with `k` sits in `rows` (sorted by `key`), or -1.
+template <typename Row, typename KeyFn, typename Key>
+int rowOfKey(const std::vector<Row>& rows, KeyFn key, const Key& k)
+{
+    const auto it = std::lower_bound(
+        rows.begin(), rows.end(), k, [&key](const Row& row, const Key& value) { return key(row) < value; });
+    return it != rows.end() && !(k < key(*it)) ? static_cast<int>(it - rows.begin()) : -1;
+}
 
 struct RowHooks {
     std::function<void(int first, int last)> beginRemove, endRemove, beginInsert, endInsert;
@@ -61,6 +114,15 @@ void diffRows(std::vector<Row>& shown, std::vector<Row> next, KeyFn key, const R
         hooks.endInsert(first, last);
         i += end - j;
         j = end;
+    }
+    if (changed.empty())
+        return;
+    std::size_t changedRuns = 1;
+    for (std::size_t c = 1; c < changed.size(); ++c)
+        changedRuns += changed[c] != changed[c - 1] + 1 ? 1 : 0;
+    if (changedRuns > kIncrementalRunsUpTo) {
+        hooks.changed(changed.front(), changed.back());
+        return;
     }
     for (std::size_t begin = 0; begin < changed.size();) {
         std::size_t end = begin + 1;

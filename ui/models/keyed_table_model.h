@@ -1,7 +1,9 @@
 #pragma once
 // A table model over a vector of snapshot rows sorted by a key. `update` diffs the new rows against the shown ones
-// (`diffRows`): rows whose key left are removed, new keys inserted, changed rows announced with `dataChanged`. Only a
-// load into an empty model (or an empty update) resets. Views keep their selection and scroll position.
+// (`diffRows`): rows whose key left are removed, new keys inserted, changed rows announced with `dataChanged`. An update
+// with more runs of inserted and removed rows than `kIncrementalRunsUpTo` is one layout change instead, its persistent
+// indexes moved by key. Only a load into an empty model (or an empty update) resets. Views keep their selection and
+// scroll position.
 //
 // Thread affinity: GUI thread.
 
@@ -9,6 +11,7 @@
 
 #include <QAbstractTableModel>
 
+#include <type_traits>
 #include <vector>
 
 namespace tidepool::ui {
@@ -39,6 +42,10 @@ protected:
             endResetModel();
             return;
         }
+        if (insertRemoveRuns(m_rows, rows, key) > kIncrementalRunsUpTo) {
+            relayout(std::move(rows), key);
+            return;
+        }
         const RowHooks hooks {
             [this](int first, int last) { beginRemoveRows({}, first, last); },
             [this](int, int) { endRemoveRows(); },
@@ -50,6 +57,27 @@ protected:
     }
 
     std::vector<Row> m_rows;
+
+private:
+    template <typename KeyFn> void relayout(std::vector<Row> rows, KeyFn key)
+    {
+        using Key = std::decay_t<std::invoke_result_t<KeyFn, const Row&>>;
+        Q_EMIT layoutAboutToBeChanged();
+        const QModelIndexList from = persistentIndexList();
+        std::vector<Key> keys;
+        keys.reserve(static_cast<std::size_t>(from.size()));
+        for (const QModelIndex& i : from)
+            keys.push_back(key(m_rows[static_cast<std::size_t>(i.row())]));
+        m_rows = std::move(rows);
+        QModelIndexList to;
+        to.reserve(from.size());
+        for (qsizetype i = 0; i < from.size(); ++i) {
+            const int row = rowOfKey(m_rows, key, keys[static_cast<std::size_t>(i)]);
+            to.push_back(row < 0 ? QModelIndex() : index(row, from[i].column()));
+        }
+        changePersistentIndexList(from, to);
+        Q_EMIT layoutChanged();
+    }
 };
 
 } // namespace tidepool::ui

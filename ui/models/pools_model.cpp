@@ -11,10 +11,19 @@ namespace tidepool::ui {
 namespace {
 
 // An index's internal id says where its row sits: level 0 a business line, 1 a pool of line `line`, 2 a node of pool
-// `pool` of line `line`, 3 a workload of node `node` of that pool.
+// `pool` of line `line`, 3 a workload of node `node` of that pool — in its high 44 bits. Its low 20 bits scatter those:
+// Qt keeps persistent indexes (every expanded row) in a hash table that takes `16 × row + column + internal id` as the
+// hash and its low bits as the slot, so ids that differ only in small numbers pile a large tree's rows into one run of
+// slots, and every lookup walks it.
+static_assert(sizeof(quintptr) == 8, "internal ids hold 64 bits");
+constexpr quintptr scatter(quintptr where)
+{
+    return (where * 0x9E3779B97F4A7C15ull) >> 44;
+}
 constexpr quintptr encode(quintptr level, quintptr line, quintptr pool, quintptr node)
 {
-    return level << 62 | line << 48 | pool << 32 | node;
+    const quintptr where = level << 62 | line << 52 | pool << 40 | node << 20;
+    return where | scatter(where);
 }
 constexpr quintptr levelOf(quintptr id)
 {
@@ -22,15 +31,15 @@ constexpr quintptr levelOf(quintptr id)
 }
 constexpr quintptr lineOf(quintptr id)
 {
-    return (id >> 48) & 0x3fff;
+    return (id >> 52) & 0x3ff;
 }
 constexpr quintptr poolOf(quintptr id)
 {
-    return (id >> 32) & 0xffff;
+    return (id >> 40) & 0xfff;
 }
 constexpr quintptr nodeOf(quintptr id)
 {
-    return id & 0xffffffff;
+    return (id >> 20) & 0xfffff;
 }
 
 std::size_t at(int row)
@@ -89,32 +98,24 @@ std::vector<PoolsModel::Line> PoolsModel::group(const SnapshotPtr& snapshot)
     std::map<std::string, std::vector<PoolEntry>> byLine;
     if (snapshot)
         for (const PoolRow& pool : snapshot->pools) {
-            PoolEntry entry { pool, {} };
-            for (PoolNodeRow& node : entry.row.nodes)
-                entry.nodes.push_back(NodeGroup { std::move(node), {} });
-            entry.row.nodes.clear();
+            PoolEntry entry { { &pool }, {} };
+            entry.nodes.reserve(pool.nodes.size());
+            for (const PoolNodeRow& node : pool.nodes)
+                entry.nodes.push_back(NodeGroup { { &node }, {} });
             byLine[pool.businessLine].push_back(std::move(entry));
         }
     std::vector<Line> lines;
     for (auto& [name, pools] : byLine)
         lines.push_back(Line { name, std::move(pools) });
-    if (!snapshot)
-        return lines;
-    // Each workload under its pool's row of its node (node "" while it waits), in id order.
-    std::map<std::int32_t, PoolEntry*> pools;
+    // Each node row of a pool lists its workloads (node "" its waiting ones), in id order.
     for (Line& line : lines)
         for (PoolEntry& pool : line.pools)
-            pools[pool.row.id] = &pool;
-    for (const WorkloadRow& w : snapshot->workloads) {
-        const auto pool = pools.find(w.poolId);
-        if (pool == pools.end())
-            continue;
-        auto& nodes = pool->second->nodes;
-        const auto node = std::lower_bound(nodes.begin(), nodes.end(), w.node,
-            [](const NodeGroup& g, const std::string& name) { return g.row.node < name; });
-        if (node != nodes.end() && node->row.node == w.node)
-            node->workloads.push_back(WorkloadRef { &w });
-    }
+            for (NodeGroup& node : pool.nodes) {
+                node.workloads.reserve(node.row.row->workloadRows.size());
+                for (const std::int32_t w : node.row.row->workloadRows)
+                    if (w >= 0 && static_cast<std::size_t>(w) < snapshot->workloads.size())
+                        node.workloads.push_back(WorkloadRef { &snapshot->workloads[static_cast<std::size_t>(w)] });
+            }
     return lines;
 }
 
@@ -126,7 +127,7 @@ bool PoolsModel::samePools(const std::vector<Line>& a, const std::vector<Line>& 
         if (a[l].name != b[l].name || a[l].pools.size() != b[l].pools.size())
             return false;
         for (std::size_t p = 0; p < a[l].pools.size(); ++p)
-            if (a[l].pools[p].row.id != b[l].pools[p].row.id)
+            if (a[l].pools[p].row.row->id != b[l].pools[p].row.row->id)
                 return false;
     }
     return true;
@@ -143,6 +144,10 @@ void PoolsModel::setSnapshot(const SnapshotPtr& snapshot)
         endResetModel();
         return;
     }
+    if (insertRemoveRunsTo(lines) > kIncrementalRunsUpTo) {
+        relayout(std::move(lines));
+        return;
+    }
     const int last = ColumnCount - 1;
     for (std::size_t l = 0; l < m_lines.size(); ++l) {
         bool lineChanged = false;
@@ -151,6 +156,86 @@ void PoolsModel::setSnapshot(const SnapshotPtr& snapshot)
         if (lineChanged) // its totals
             Q_EMIT dataChanged(index(static_cast<int>(l), 0), index(static_cast<int>(l), last));
     }
+}
+
+namespace {
+
+const std::string& nodeKey(const auto& group)
+{
+    return group.row.row->node;
+}
+
+std::int64_t workloadKey(const auto& ref)
+{
+    return ref.row->id;
+}
+
+} // namespace
+
+std::size_t PoolsModel::insertRemoveRunsTo(const std::vector<Line>& next) const
+{
+    std::size_t runs = 0;
+    const auto workloadRuns = [](const NodeGroup& shown, const NodeGroup& nextNode, std::size_t limit) {
+        return insertRemoveRuns(shown.workloads, nextNode.workloads, workloadKey<WorkloadRef>, limit);
+    };
+    for (std::size_t l = 0; l < m_lines.size() && runs <= kIncrementalRunsUpTo; ++l)
+        for (std::size_t p = 0; p < m_lines[l].pools.size() && runs <= kIncrementalRunsUpTo; ++p)
+            runs += groupedRuns(m_lines[l].pools[p].nodes, next[l].pools[p].nodes, nodeKey<NodeGroup>, workloadRuns,
+                kIncrementalRunsUpTo - runs);
+    return runs;
+}
+
+void PoolsModel::relayout(std::vector<Line> next)
+{
+    Q_EMIT layoutAboutToBeChanged();
+    const QModelIndexList from = persistentIndexList();
+    // Where each persistent index sits by key: the lines and pools stay where they are, nodes move by name and
+    // workloads by id.
+    struct Where {
+        std::string node;
+        std::int64_t workload = 0;
+    };
+    std::vector<Where> where(static_cast<std::size_t>(from.size()));
+    for (qsizetype i = 0; i < from.size(); ++i) {
+        const quintptr id = from[i].internalId();
+        const auto row = at(from[i].row());
+        Where& w = where[static_cast<std::size_t>(i)];
+        if (levelOf(id) == 2)
+            w.node = m_lines[lineOf(id)].pools[poolOf(id)].nodes[row].row.row->node;
+        else if (levelOf(id) == 3) {
+            const NodeGroup& node = m_lines[lineOf(id)].pools[poolOf(id)].nodes[nodeOf(id)];
+            w.node = node.row.row->node;
+            w.workload = node.workloads[row].row->id;
+        }
+    }
+    m_lines = std::move(next);
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (qsizetype i = 0; i < from.size(); ++i) {
+        const QModelIndex& old = from[i];
+        const quintptr id = old.internalId();
+        const Where& w = where[static_cast<std::size_t>(i)];
+        const auto level = levelOf(id);
+        if (level < 2) {
+            to.push_back(createIndex(old.row(), old.column(), id));
+            continue;
+        }
+        const auto& nodes = m_lines[lineOf(id)].pools[poolOf(id)].nodes;
+        const int node = rowOfKey(nodes, nodeKey<NodeGroup>, w.node);
+        if (node < 0) {
+            to.push_back({});
+        } else if (level == 2) {
+            to.push_back(createIndex(node, old.column(), encode(2, lineOf(id), poolOf(id), 0)));
+        } else {
+            const int workload
+                = rowOfKey(nodes[at(node)].workloads, workloadKey<WorkloadRef>, w.workload);
+            to.push_back(workload < 0 ? QModelIndex()
+                                      : createIndex(workload, old.column(),
+                                          encode(3, lineOf(id), poolOf(id), static_cast<quintptr>(node))));
+        }
+    }
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged();
 }
 
 bool PoolsModel::updatePool(std::size_t l, std::size_t p, PoolEntry next)
@@ -184,11 +269,16 @@ bool PoolsModel::updatePool(std::size_t l, std::size_t p, PoolEntry next)
             hooksUnder(index(row, 0, pool)));
         shownNode.workloads = nextNode.workloads; // the same rows, now in the next snapshot
     };
-    diffGroups(
-        shown.nodes, std::move(next.nodes), [](const NodeGroup& g) -> const std::string& { return g.row.node; }, sync,
-        hooksUnder(pool));
-    if (!(shown.row == next.row)) {
-        shown.row = std::move(next.row);
+    std::vector<SnapshotRef<PoolNodeRow>> nodes; // the next rows, for the nodes that stay equal
+    nodes.reserve(next.nodes.size());
+    for (const NodeGroup& g : next.nodes)
+        nodes.push_back(g.row);
+    diffGroups(shown.nodes, std::move(next.nodes), nodeKey<NodeGroup>, sync, hooksUnder(pool));
+    for (std::size_t n = 0; n < nodes.size(); ++n)
+        shown.nodes[n].row = nodes[n]; // the same keys, in the same order
+    const bool poolChanged = !(shown.row == next.row);
+    shown.row = next.row;
+    if (poolChanged) {
         changed = true;
         Q_EMIT dataChanged(pool, index(static_cast<int>(p), last, line));
     }
@@ -243,6 +333,43 @@ int PoolsModel::columnCount(const QModelIndex&) const
     return ColumnCount;
 }
 
+const std::string& PoolsModel::rawName(const QModelIndex& index) const
+{
+    const quintptr id = index.internalId();
+    switch (levelOf(id)) {
+    case 0: return m_lines[at(index.row())].name;
+    case 1: return m_lines[lineOf(id)].pools[at(index.row())].row.row->name;
+    case 2: return m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(index.row())].row.row->node;
+    default: return m_lines[lineOf(id)].pools[poolOf(id)].nodes[nodeOf(id)].workloads[at(index.row())].row->name;
+    }
+}
+
+QString PoolsModel::name(const QModelIndex& index, bool shown) const
+{
+    const std::string& raw = rawName(index);
+    return raw.empty() && shown && levelOf(index.internalId()) == 2 ? tr("Waiting for a place")
+                                                                     : QString::fromStdString(raw);
+}
+
+std::optional<int> PoolsModel::compareSortKeys(const QModelIndex& left, const QModelIndex& right) const
+{
+    if (left.column() != Name || right.column() != Name || left.model() != this || right.model() != this)
+        return std::nullopt;
+    const std::string& a = rawName(left);
+    const std::string& b = rawName(right);
+    const std::size_t n = std::min(a.size(), b.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        // ASCII letters compare case aside, like the proxy's case-insensitive sort; other bytes as they are.
+        const auto fold = [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return u >= 'A' && u <= 'Z' ? static_cast<unsigned char>(u + ('a' - 'A')) : u;
+        };
+        if (fold(a[i]) != fold(b[i]))
+            return fold(a[i]) < fold(b[i]) ? -1 : 1;
+    }
+    return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+}
+
 PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
 {
     Cells c;
@@ -254,7 +381,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
         c.cpuUsed = c.memoryUsed = c.cpuQuota = c.memoryQuota = c.memBandwidthLimit = c.networkLimit = 0;
         c.acceleratorsUsed = 0.0;
         for (const PoolEntry& entry : line.pools) {
-            const PoolRow& pool = entry.row;
+            const PoolRow& pool = *entry.row.row;
             c.workloads += pool.workloads;
             c.cpuRequested += pool.cpuUsedMillis;
             c.cpuUsed += pool.cpuMeasuredMillis;
@@ -274,7 +401,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
         break;
     }
     case 1: {
-        const PoolRow& pool = m_lines[lineOf(id)].pools[at(index.row())].row;
+        const PoolRow& pool = *m_lines[lineOf(id)].pools[at(index.row())].row.row;
         c.name = pool.name;
         c.tier = pool.tier;
         c.showTier = true;
@@ -294,7 +421,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
         break;
     }
     case 2: {
-        const PoolNodeRow& node = m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(index.row())].row;
+        const PoolNodeRow& node = *m_lines[lineOf(id)].pools[poolOf(id)].nodes[at(index.row())].row.row;
         const bool waiting = node.node.empty();
         c.name = node.node;
         c.workloads = node.workloads;
@@ -341,8 +468,18 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
     const quintptr level = levelOf(index.internalId());
-    const Cells c = cells(index);
     const auto column = static_cast<Column>(index.column());
+    if (role == Qt::TextAlignmentRole)
+        return column >= Workloads ? QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
+    // Views ask for many roles per cell; only these need the row's figures.
+    if (role != Qt::DisplayRole && role != SortRole && role != RawTextRole && role != ShareRole
+        && role != Qt::ToolTipRole)
+        return {};
+    if (role == Qt::ToolTipRole && level != 2)
+        return {};
+    if (column == Name && role != Qt::ToolTipRole && role != ShareRole) // what sorting asks for most: the name alone
+        return name(index, role == Qt::DisplayRole);
+    const Cells c = cells(index);
     if (role == RawTextRole) {
         if (column == Name)
             return QString::fromStdString(c.name);
@@ -352,8 +489,6 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
             return QString::fromStdString(c.phase);
         return {};
     }
-    if (role == Qt::TextAlignmentRole && column >= Workloads)
-        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     const bool workloadRow = level == 3;
     const bool quotaApplies = level <= 1;
     if (role == ShareRole) {

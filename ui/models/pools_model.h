@@ -6,12 +6,15 @@
 // requests (`workload_rows.h`); agents do not measure memory or network bandwidth, so those show requests only.
 //
 // While the business lines and pools stay the same, a snapshot updates values in place (`dataChanged`) and diffs each
-// pool's nodes and each node's workloads by key (rows inserted and removed as workloads come, go and move); a pool or
-// a business line that appears or goes resets the model. Workload rows are views into the snapshot the model holds.
+// pool's nodes and each node's workloads by key (rows inserted and removed as workloads come, go and move), or, when
+// that would take more than `kIncrementalRunsUpTo` runs of inserted and removed rows, takes the next tree as one layout
+// change with its persistent indexes moved by key; a pool or a business line that appears or goes resets the model.
+// Workload rows are views into the snapshot the model holds.
 //
 // Thread affinity: GUI thread.
 
 #include "ui/bridge/console_snapshot.h"
+#include "ui/models/filter_proxy.h"
 #include "ui/models/grouped_diff.h"
 
 #include <QAbstractItemModel>
@@ -20,7 +23,7 @@
 
 namespace tidepool::ui {
 
-class PoolsModel : public QAbstractItemModel {
+class PoolsModel : public QAbstractItemModel, public DirectSortKeys {
     Q_OBJECT
 public:
     enum Column : int {
@@ -54,16 +57,19 @@ public:
     int columnCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    // Names compare as they are, case aside (the waiting row's "" first), without building strings.
+    std::optional<int> compareSortKeys(const QModelIndex& left, const QModelIndex& right) const override;
 
 private:
     using WorkloadRef = SnapshotRef<WorkloadRow>;
+    // Rows of the snapshot the model holds, not copies, so that 10,000 nodes cost little to update.
     struct NodeGroup {
-        PoolNodeRow row; // node "" holds the pool's waiting workloads
+        SnapshotRef<PoolNodeRow> row; // node "" holds the pool's waiting workloads
         std::vector<WorkloadRef> workloads; // by id
         bool operator==(const NodeGroup& other) const { return row == other.row; }
     };
     struct PoolEntry {
-        PoolRow row; // its `nodes` are in `nodes` below
+        SnapshotRef<PoolRow> row; // its `nodes`, one for each of `nodes` below
         std::vector<NodeGroup> nodes; // by node name
     };
     struct Line {
@@ -87,9 +93,17 @@ private:
     // The same business lines with the same pools (their nodes and workloads may differ).
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
     Cells cells(const QModelIndex& index) const;
+    // The Name column's text; `shown`: as displayed (the waiting row's label), else raw (sorting, filtering).
+    QString name(const QModelIndex& index, bool shown) const;
+    const std::string& rawName(const QModelIndex& index) const;
     // Brings pool `p` of line `l` to `next`: its values in place, its nodes and their workloads diffed. True when
     // anything changed.
     bool updatePool(std::size_t l, std::size_t p, PoolEntry next);
+    // The runs of inserted and removed rows that bringing the shown tree to `next` row by row would signal, counted
+    // up to `kIncrementalRunsUpTo + 1`.
+    std::size_t insertRemoveRunsTo(const std::vector<Line>& next) const;
+    // Takes `next` (the same lines and pools) as one layout change, moving persistent indexes by key.
+    void relayout(std::vector<Line> next);
 
     SnapshotPtr m_snapshot; // what the workload rows point into
     std::vector<Line> m_lines; // by name

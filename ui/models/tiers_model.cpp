@@ -12,23 +12,33 @@ namespace tidepool::ui {
 namespace {
 
 // An index's internal id says where its row sits: level 0 a tier, 1 a group of tier `tier`, 2 a card of group
-// `group` of tier `tier`.
+// `group` of tier `tier` — in its high 40 bits. Its low 24 bits scatter those: Qt keeps persistent indexes in a hash
+// table that takes `16 × row + column + internal id` as the hash and its low bits as the slot, so ids that differ only
+// in small numbers pile the expanded rows of a large tree into one run of slots, and every lookup walks it.
+static_assert(sizeof(quintptr) == 8, "internal ids hold 64 bits");
+constexpr quintptr scatter(quintptr where)
+{
+    return (where * 0x9E3779B97F4A7C15ull) >> 40;
+}
 constexpr quintptr encode(quintptr level, quintptr tier, quintptr group)
 {
-    return level << 40 | tier << 32 | group;
+    const quintptr where = level << 62 | tier << 54 | group << 24;
+    return where | scatter(where);
 }
 constexpr quintptr levelOf(quintptr id)
 {
-    return id >> 40;
+    return id >> 62;
 }
 constexpr quintptr tierOf(quintptr id)
 {
-    return (id >> 32) & 0xff;
+    return (id >> 54) & 0xff;
 }
 constexpr quintptr groupOf(quintptr id)
 {
-    return id & 0xffffffff;
+    return (id >> 24) & 0x3fffffff;
 }
+
+const NodeRow kNoNode; // the waiting group's
 
 std::size_t at(int row)
 {
@@ -73,13 +83,13 @@ std::vector<TiersModel::Column> TiersModel::group(const SnapshotPtr& snapshot) c
     };
     for (const NodeRow& node : snapshot->nodes)
         if (Column* c = columnOf(node.tier))
-            c->groups.push_back(Group { node.name, node, {} });
+            c->groups.push_back(Group { node.name, { &node }, {} });
     // Node ids are dense: where each node's group sits, once the groups are sorted by name.
     std::vector<std::pair<Column*, std::size_t>> groupOfNode;
     for (Column& c : columns) {
         std::sort(c.groups.begin(), c.groups.end(), [](const Group& a, const Group& b) { return a.key < b.key; });
         for (std::size_t g = 0; g < c.groups.size(); ++g) {
-            const auto id = static_cast<std::size_t>(std::max(0, c.groups[g].node.id));
+            const auto id = static_cast<std::size_t>(std::max(0, c.groups[g].node.row->id));
             if (groupOfNode.size() <= id)
                 groupOfNode.resize(id + 1, { nullptr, 0 });
             groupOfNode[id] = { &c, g };
@@ -99,7 +109,7 @@ std::vector<TiersModel::Column> TiersModel::group(const SnapshotPtr& snapshot) c
     // The waiting group sorts first (its key is empty).
     for (std::size_t c = 0; c < columns.size(); ++c)
         if (!waiting[c].empty())
-            columns[c].groups.insert(columns[c].groups.begin(), Group { {}, NodeRow {}, std::move(waiting[c]) });
+            columns[c].groups.insert(columns[c].groups.begin(), Group { {}, { &kNoNode }, std::move(waiting[c]) });
     return columns;
 }
 
@@ -116,6 +126,19 @@ void TiersModel::setSnapshot(const SnapshotPtr& snapshot)
     }
     const auto cardKey = [](const Card& c) { return c.row->id; };
     const auto groupKey = [](const Group& g) -> const std::string& { return g.key; };
+    std::size_t runs = 0;
+    for (std::size_t t = 0; t < m_columns.size() && runs <= kIncrementalRunsUpTo; ++t)
+        runs += groupedRuns(
+            m_columns[t].groups, next[t].groups, groupKey,
+            [&cardKey](const Group& shown, const Group& nextGroup, std::size_t limit) {
+                return insertRemoveRuns(shown.cards, nextGroup.cards, cardKey, limit);
+            },
+            kIncrementalRunsUpTo - runs);
+    if (runs > kIncrementalRunsUpTo) {
+        relayout(std::move(next));
+        Q_EMIT dataChanged(index(0, 0), index(static_cast<int>(m_columns.size()) - 1, 0)); // the tiers' counts
+        return;
+    }
     for (std::size_t t = 0; t < m_columns.size(); ++t) {
         const QModelIndex tier = index(static_cast<int>(t), 0);
         const auto sync = [this, &tier, &cardKey](int row, Group& shown, const Group& nextGroup) {
@@ -138,10 +161,66 @@ void TiersModel::setSnapshot(const SnapshotPtr& snapshot)
             [this](int, int) { endInsertRows(); },
             [this, &tier](int first, int last) { Q_EMIT dataChanged(index(first, 0, tier), index(last, 0, tier)); },
         };
+        std::vector<SnapshotRef<NodeRow>> nodes; // the next rows, for the groups that stay equal
+        nodes.reserve(next[t].groups.size());
+        for (const Group& g : next[t].groups)
+            nodes.push_back(g.node);
         diffGroups(m_columns[t].groups, std::move(next[t].groups), groupKey, sync, hooks);
+        for (std::size_t g = 0; g < nodes.size(); ++g)
+            m_columns[t].groups[g].node = nodes[g]; // the same keys, in the same order
     }
     // The tiers' counts.
     Q_EMIT dataChanged(index(0, 0), index(static_cast<int>(m_columns.size()) - 1, 0));
+}
+
+void TiersModel::relayout(std::vector<Column> next)
+{
+    Q_EMIT layoutAboutToBeChanged();
+    const QModelIndexList from = persistentIndexList();
+    // The tiers stay where they are; groups move by node name, cards by workload id.
+    struct Where {
+        std::string group;
+        qint64 card = 0;
+    };
+    std::vector<Where> where(static_cast<std::size_t>(from.size()));
+    for (qsizetype i = 0; i < from.size(); ++i) {
+        const quintptr id = from[i].internalId();
+        Where& w = where[static_cast<std::size_t>(i)];
+        if (levelOf(id) == GroupLevel) {
+            w.group = m_columns[tierOf(id)].groups[at(from[i].row())].key;
+        } else if (levelOf(id) == CardLevel) {
+            const Group& g = m_columns[tierOf(id)].groups[groupOf(id)];
+            w.group = g.key;
+            w.card = g.cards[at(from[i].row())].row->id;
+        }
+    }
+    m_columns = std::move(next);
+    const auto groupKey = [](const Group& g) -> const std::string& { return g.key; };
+    const auto cardKey = [](const Card& c) -> qint64 { return c.row->id; };
+    QModelIndexList to;
+    to.reserve(from.size());
+    for (qsizetype i = 0; i < from.size(); ++i) {
+        const quintptr id = from[i].internalId();
+        const Where& w = where[static_cast<std::size_t>(i)];
+        if (levelOf(id) == TierLevel) {
+            to.push_back(createIndex(from[i].row(), from[i].column(), id));
+            continue;
+        }
+        const auto& groups = m_columns[tierOf(id)].groups;
+        const int g = rowOfKey(groups, groupKey, w.group);
+        if (g < 0) {
+            to.push_back({});
+        } else if (levelOf(id) == GroupLevel) {
+            to.push_back(createIndex(g, from[i].column(), encode(1, tierOf(id), 0)));
+        } else {
+            const int card = rowOfKey(groups[at(g)].cards, cardKey, w.card);
+            to.push_back(card < 0 ? QModelIndex()
+                                  : createIndex(card, from[i].column(),
+                                      encode(2, tierOf(id), static_cast<quintptr>(g))));
+        }
+    }
+    changePersistentIndexList(from, to);
+    Q_EMIT layoutChanged();
 }
 
 void TiersModel::setNote(qint64 workloadId, const QString& note, NoteState state)
@@ -299,7 +378,7 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
         case SubtitleRole: {
             if (waiting)
                 return tr("%1 workloads; drop one on a node to place it there").arg(g.cards.size());
-            const NodeRow& n = g.node;
+            const NodeRow& n = *g.node.row;
             const double allocated
                 = n.cpuMillis > 0 ? static_cast<double>(n.cpuAllocatedMillis) / static_cast<double>(n.cpuMillis) : -1.0;
             QString text = tr("%1 · %2, %3 allocated · %4 workloads")
@@ -313,9 +392,9 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
         case Qt::ToolTipRole: {
             if (waiting)
                 return tr("Workloads whose latency class belongs on this tier and that wait for a place");
-            QString tip = tr("Node %1: %2").arg(QString::fromStdString(g.key), nodeStateLabel(g.node.state));
-            if (!g.node.cordon.empty())
-                tip += QLatin1Char('\n') + tr("Cordoned: %1").arg(QString::fromStdString(g.node.cordon));
+            QString tip = tr("Node %1: %2").arg(QString::fromStdString(g.key), nodeStateLabel(g.node.row->state));
+            if (!g.node.row->cordon.empty())
+                tip += QLatin1Char('\n') + tr("Cordoned: %1").arg(QString::fromStdString(g.node.row->cordon));
             return tip;
         }
         default: return {};

@@ -1,7 +1,8 @@
 #pragma once
 // The Tiers board as a tree: tier (hot, warm, cold) → its nodes, after a group of the workloads that wait for a place
-// on it → workload cards. Fed with snapshots and diffed by key at every level (nodes by name, cards by workload id);
-// only a load into an empty model resets. Cards are views into the snapshot the model holds, not copies, so that
+// on it → workload cards. Fed with snapshots and diffed by key at every level (nodes by name, cards by workload id),
+// or, when that would take more than `kIncrementalRunsUpTo` runs of inserted and removed rows, taken as one layout
+// change with the persistent indexes moved by key; only a load into an empty model resets. Cards are views into the snapshot the model holds, not copies, so that
 // 50,000 of them cost little to update.
 //
 // Drag and drop goes through the model (`mimeData`, `canDropMimeData`, `dropMimeData`), so that a test moves a card
@@ -75,7 +76,7 @@ private:
     using Card = SnapshotRef<WorkloadRow>;
     struct Group {
         std::string key; // the node's name; "" for the workloads waiting for a place on the tier
-        NodeRow node; // empty for the waiting group
+        SnapshotRef<NodeRow> node; // a row of the snapshot; an empty row for the waiting group
         std::vector<Card> cards; // by workload id
         bool operator==(const Group& other) const { return key == other.key && node == other.node; }
     };
@@ -90,6 +91,8 @@ private:
     };
 
     std::vector<Column> group(const SnapshotPtr& snapshot) const;
+    // Takes `next` (the same tiers) as one layout change, moving persistent indexes by key.
+    void relayout(std::vector<Column> next);
     const Group* groupAt(const QModelIndex& index) const; // a group row, or a card's group
     const WorkloadRow* cardAt(const QModelIndex& index) const;
     Target targetOf(const QModelIndex& parent) const;

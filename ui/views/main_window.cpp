@@ -19,6 +19,9 @@
 #include <QLabel>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace tidepool::ui {
 
@@ -69,29 +72,56 @@ MainWindow::MainWindow(CoreBridge& bridge, QWidget* parent)
     m_tabs->addTab(m_eventsPage, tr("Events"));
     setCentralWidget(m_tabs);
     m_coreStatus->setObjectName(QStringLiteral("coreStatus"));
+    // Its text changes with every snapshot; a size of its own would lay the whole window out again each time.
+    m_coreStatus->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     statusBar()->addWidget(m_coreStatus, 1);
     resize(1200, 760);
 
+    const auto into = [](auto* model) { return [model](const SnapshotPtr& s) { model->setSnapshot(s); }; };
+    m_feeds = {
+        { m_overview, into(m_overview) },
+        { m_nodesPage, into(m_nodes) },
+        { m_poolsPage, into(m_pools) },
+        { m_proposalsPage, into(m_proposals) },
+        { m_tiersPage, into(m_tiers) },
+        { m_acceleratorsPage,
+            [this](const SnapshotPtr& s) {
+                m_devices->setSnapshot(s);
+                m_acceleratorsPage->setSnapshot(s);
+            } },
+        { m_forecastsPage, into(m_forecastsPage) },
+        { m_eventsPage, into(m_events) },
+    };
+    m_catchUpTimer = new QTimer(this);
+    m_catchUpTimer->setSingleShot(true);
+    m_catchUpTimer->setInterval(0);
+    connect(m_catchUpTimer, &QTimer::timeout, this, &MainWindow::catchUpOne);
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this](int index) {
+        for (Feed& f : m_feeds)
+            if (f.page == m_tabs->widget(index) && f.behind)
+                feed(f);
+    });
     connect(&bridge, &CoreBridge::snapshotChanged, this, &MainWindow::onSnapshot);
     connect(&bridge, &CoreBridge::coreFailed, this, &MainWindow::onCoreFailed);
-    if (bridge.latest())
+    if (bridge.latest()) {
         onSnapshot(bridge.latest());
+        catchUp(); // a window opened onto a running core shows it whole at once
+    }
 }
 
 void MainWindow::onSnapshot(const SnapshotPtr& snapshot)
 {
-    m_nodes->setSnapshot(snapshot);
-    m_pools->setSnapshot(snapshot);
-    m_proposals->setSnapshot(snapshot);
-    m_tiers->setSnapshot(snapshot);
-    m_overview->setSnapshot(snapshot);
-    m_devices->setSnapshot(snapshot);
-    m_acceleratorsPage->setSnapshot(snapshot);
-    m_forecastsPage->setSnapshot(snapshot);
-    m_events->setSnapshot(snapshot);
+    m_latest = snapshot;
+    for (Feed& f : m_feeds) {
+        f.behind = true;
+        if (f.page == m_tabs->currentWidget())
+            feed(f);
+    }
+    m_catchUpTimer->start();
     const int waiting = snapshot ? snapshot->overview.proposalsWaiting : 0;
-    m_tabs->setTabText(
-        m_tabs->indexOf(m_proposalsPage), waiting > 0 ? tr("Proposals (%1)").arg(waiting) : tr("Proposals"));
+    const QString proposals = waiting > 0 ? tr("Proposals (%1)").arg(waiting) : tr("Proposals");
+    if (m_tabs->tabText(m_tabs->indexOf(m_proposalsPage)) != proposals) // a new text lays the tab bar out again
+        m_tabs->setTabText(m_tabs->indexOf(m_proposalsPage), proposals);
     if (!snapshot)
         return;
     // The demo, the embedded core, or the URL of the tidepoold the console is attached to.
@@ -102,6 +132,34 @@ void MainWindow::onSnapshot(const SnapshotPtr& snapshot)
         source = tr("embedded core");
     m_coreStatus->setText(snapshot->finished ? tr("%1 — %2 — the run has ended").arg(source, timeText(snapshot->nowMs))
                                              : tr("%1 — %2").arg(source, timeText(snapshot->nowMs)));
+}
+
+void MainWindow::feed(Feed& f)
+{
+    f.behind = false;
+    f.apply(m_latest);
+}
+
+void MainWindow::catchUpOne()
+{
+    const auto next = std::find_if(m_feeds.begin(), m_feeds.end(), [](const Feed& f) { return f.behind; });
+    if (next == m_feeds.end())
+        return;
+    feed(*next);
+    if (pagesBehind() > 0)
+        m_catchUpTimer->start();
+}
+
+int MainWindow::pagesBehind() const
+{
+    return static_cast<int>(std::count_if(m_feeds.begin(), m_feeds.end(), [](const Feed& f) { return f.behind; }));
+}
+
+void MainWindow::catchUp()
+{
+    for (Feed& f : m_feeds)
+        if (f.behind)
+            feed(f);
 }
 
 void MainWindow::onCoreFailed(const QString& message)

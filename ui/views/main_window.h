@@ -1,7 +1,9 @@
 #pragma once
 // The console's window: Overview, Nodes, Pools, Proposals, Accelerators, Forecasts and Events tabs (and the Tiers
-// board) over one core's snapshots. It owns the item models
-// and feeds them every snapshot the bridge delivers; it borrows the bridge, which must outlive it.
+// board) over one core's snapshots. It owns the item models and feeds them every snapshot the bridge delivers: the
+// visible page's at once, the hidden pages' one page per turn of the event loop after it (so that no single turn
+// carries every model's diff), and a page that becomes visible catches up before it is painted. It borrows the bridge,
+// which must outlive it.
 //
 // Thread affinity: GUI thread.
 
@@ -9,8 +11,12 @@
 
 #include <QMainWindow>
 
+#include <functional>
+#include <vector>
+
 class QLabel;
 class QTabWidget;
+class QTimer;
 
 namespace tidepool::ui {
 
@@ -48,9 +54,20 @@ public:
     AcceleratorsPage* acceleratorsPage() const { return m_acceleratorsPage; }
     ForecastsPage* forecastsPage() const { return m_forecastsPage; }
     EventsPage* eventsPage() const { return m_eventsPage; }
+    // Pages whose models have not taken the latest snapshot yet; `catchUp` brings them all up to date now.
+    int pagesBehind() const;
+    void catchUp();
 
 private:
+    // A page and how it takes a snapshot (into its models, or itself).
+    struct Feed {
+        QWidget* page;
+        std::function<void(const SnapshotPtr&)> apply;
+        bool behind = false;
+    };
     void onSnapshot(const SnapshotPtr& snapshot);
+    void feed(Feed& f);
+    void catchUpOne(); // the next hidden page behind, then again on the next turn while any is
     void onCoreFailed(const QString& message);
 
     NodesModel* m_nodes;
@@ -71,6 +88,9 @@ private:
     AcceleratorsPage* m_acceleratorsPage = nullptr;
     ForecastsPage* m_forecastsPage = nullptr;
     EventsPage* m_eventsPage = nullptr;
+    std::vector<Feed> m_feeds; // in tab order
+    SnapshotPtr m_latest;
+    QTimer* m_catchUpTimer = nullptr;
 };
 
 } // namespace tidepool::ui

@@ -77,6 +77,8 @@ TiersPage::TiersPage(CoreBridge& bridge, TiersModel* model, QWidget* parent)
     };
     connect(m_model, &QAbstractItemModel::modelReset, this, rootAll);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &TiersPage::expandGroups);
+    connect(m_model, &QAbstractItemModel::layoutAboutToBeChanged, this, &TiersPage::rememberGroups);
+    connect(m_model, &QAbstractItemModel::layoutChanged, this, &TiersPage::expandNewGroups);
     connect(m_model, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& topLeft) {
         if (!topLeft.parent().isValid())
             refreshHeaders(); // a tier's counts
@@ -104,6 +106,35 @@ void TiersPage::expandGroups(const QModelIndex& parent, int first, int last)
         return;
     for (int row = first; row <= last; ++row)
         view->expand(m_model->index(row, 0, parent));
+}
+
+void TiersPage::rememberGroups()
+{
+    m_groupsBefore.clear();
+    for (int t = 0; t < m_model->rowCount(); ++t) {
+        const QModelIndex tier = m_model->index(t, 0);
+        if (m_model->cardCount(tier) > kExpandAllUpTo)
+            continue;
+        std::set<QString>& groups = m_groupsBefore[tier.data(TiersModel::TierRole).toString()];
+        for (int g = 0; g < m_model->rowCount(tier); ++g)
+            groups.insert(m_model->index(g, 0, tier).data(TiersModel::NodeRole).toString());
+    }
+}
+
+void TiersPage::expandNewGroups()
+{
+    for (const auto& [name, before] : m_groupsBefore) {
+        const QModelIndex tier = m_model->tierIndex(name);
+        QTreeView* view = column(name);
+        if (!tier.isValid() || !view || m_model->cardCount(tier) > kExpandAllUpTo)
+            continue;
+        for (int g = 0; g < m_model->rowCount(tier); ++g) {
+            const QModelIndex group = m_model->index(g, 0, tier);
+            if (!before.contains(group.data(TiersModel::NodeRole).toString()))
+                view->expand(group);
+        }
+    }
+    m_groupsBefore.clear();
 }
 
 void TiersPage::refreshHeaders()

@@ -15,6 +15,7 @@
 #include <QWidget>
 
 #include <map>
+#include <set>
 
 class QLabel;
 class QTreeView;
@@ -37,11 +38,15 @@ private:
     void onMoveFinished(const MoveResult& result);
     void refreshHeaders();
     void expandGroups(const QModelIndex& parent, int first, int last);
+    // Around a layout change of the model: the groups each small tier had, and then opening those it gained.
+    void rememberGroups();
+    void expandNewGroups();
 
     CoreBridge& m_bridge;
     TiersModel* m_model;
     QLabel* m_message;
     std::vector<std::pair<QLabel*, QTreeView*>> m_columns; // hot, warm, cold
+    std::map<QString, std::set<QString>> m_groupsBefore; // by tier, while the model changes its layout
     std::map<quint64, qint64> m_inFlight; // request id → workload id
 };
 
