@@ -6,6 +6,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <climits>
 #include <vector>
 
@@ -84,17 +85,67 @@ Expected<void> checkJoinToken(std::string_view joinToken)
     return {};
 }
 
+namespace {
+
+bool isLowerHex(std::string_view text)
+{
+    return std::all_of(text.begin(), text.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+} // namespace
+
+std::optional<BootstrapToken> parseBootstrapToken(std::string_view text)
+{
+    constexpr std::size_t kIdDigits = 16;
+    constexpr std::size_t kSecretDigits = 64;
+    if (text.size() != kBootstrapTokenPrefix.size() + kIdDigits + 1 + kSecretDigits
+        || text.substr(0, kBootstrapTokenPrefix.size()) != kBootstrapTokenPrefix)
+        return std::nullopt;
+    text.remove_prefix(kBootstrapTokenPrefix.size());
+    const std::string_view id = text.substr(0, kIdDigits);
+    const std::string_view secret = text.substr(kIdDigits + 1);
+    if (text[kIdDigits] != '.' || !isLowerHex(id) || !isLowerHex(secret))
+        return std::nullopt;
+    return BootstrapToken { std::string(id), std::string(secret) };
+}
+
+Expected<BootstrapToken> makeBootstrapToken()
+{
+    auto id = randomHex(8);
+    if (!id)
+        return tl::unexpected(id.error());
+    auto secret = randomHex(32);
+    if (!secret)
+        return tl::unexpected(secret.error());
+    return BootstrapToken { std::move(*id), std::move(*secret) };
+}
+
+std::string bootstrapTokenText(const BootstrapToken& token)
+{
+    return std::string(kBootstrapTokenPrefix) + token.id + "." + token.secret;
+}
+
 Expected<Auth> answerChallenge(std::string_view joinToken, const Hello& hello, const Challenge& challenge)
 {
-    auto mac = hmacSha256(joinToken, joinTranscript(challenge.nonce, hello.nodeName));
+    const auto bootstrap = parseBootstrapToken(joinToken);
+    if (bootstrap && bootstrap->id != hello.tokenId)
+        return makeError(ErrorCode::OutOfRange, "tokenId", "the hello names another bootstrap token than the one held");
+    auto mac = hmacSha256(bootstrap ? std::string_view(bootstrap->secret) : joinToken,
+        joinTranscript(challenge.nonce, hello.nodeName));
     if (!mac)
         return tl::unexpected(mac.error());
     return Auth { *mac };
 }
 
-JoinVerifier::JoinVerifier(std::string joinToken)
+JoinVerifier::JoinVerifier(std::string joinToken, std::vector<BootstrapToken> bootstrapTokens)
     : m_joinToken(std::move(joinToken))
+    , m_bootstrap(std::move(bootstrapTokens))
 {
+}
+
+bool JoinVerifier::knowsBootstrapToken(std::string_view id) const
+{
+    return std::any_of(m_bootstrap.begin(), m_bootstrap.end(), [&](const BootstrapToken& t) { return t.id == id; });
 }
 
 Expected<PendingJoin> JoinVerifier::challenge(const Hello& hello) const
@@ -102,12 +153,23 @@ Expected<PendingJoin> JoinVerifier::challenge(const Hello& hello) const
     auto nonce = randomNonce();
     if (!nonce)
         return tl::unexpected(nonce.error());
-    return PendingJoin { Challenge { *nonce }, hello.nodeName };
+    return PendingJoin { Challenge { *nonce }, hello.nodeName, hello.tokenId };
 }
 
 bool JoinVerifier::verify(const PendingJoin& pending, const Auth& auth) const
 {
-    const auto expected = hmacSha256(m_joinToken, joinTranscript(pending.challenge.nonce, pending.nodeName));
+    std::string_view key = m_joinToken;
+    if (!pending.tokenId.empty()) {
+        const auto it = std::find_if(m_bootstrap.begin(), m_bootstrap.end(),
+            [&](const BootstrapToken& t) { return t.id == pending.tokenId; });
+        if (it == m_bootstrap.end())
+            return false;
+        key = it->secret;
+    }
+    // An empty key would make a MAC anyone can compute.
+    if (key.empty())
+        return false;
+    const auto expected = hmacSha256(key, joinTranscript(pending.challenge.nonce, pending.nodeName));
     return expected && macEqual(*expected, auth.mac);
 }
 

@@ -12,8 +12,10 @@
 #include "protocol/error.h"
 #include "protocol/messages.h"
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace tidepool::protocol {
 
@@ -34,27 +36,55 @@ std::string joinTranscript(const Nonce& nonce, std::string_view nodeName);
 // A join token must be at least `kMinJoinTokenBytes` long; the error says so without echoing the token.
 Expected<void> checkJoinToken(std::string_view joinToken);
 
-// Agent side: the answer to `challenge` for the agent that sent `hello`.
+inline constexpr std::string_view kBootstrapTokenPrefix = "tpb1.";
+
+struct BootstrapToken {
+    std::string id; // 16 hex digits: public, named in hellos, logs and the store
+    std::string secret; // 64 hex digits: the MAC key
+    bool operator==(const BootstrapToken&) const = default;
+};
+
+// The bootstrap token `text` holds, or nullopt when it has another shape (a shared join token).
+std::optional<BootstrapToken> parseBootstrapToken(std::string_view text);
+// A fresh bootstrap token from OpenSSL's CSPRNG.
+Expected<BootstrapToken> makeBootstrapToken();
+// `tpb1.<id>.<secret>`: what an agent's join token file holds.
+std::string bootstrapTokenText(const BootstrapToken& token);
+
+// Agent side: the answer to `challenge` for the agent that sent `hello`. A bootstrap token (`tpb1.…`) keys the MAC
+// with its secret; `hello.tokenId` must then name its id (`AgentClient` sets it).
 Expected<Auth> answerChallenge(std::string_view joinToken, const Hello& hello, const Challenge& challenge);
 
 // A challenge sent and not yet answered, kept by the connection that sent it.
 struct PendingJoin {
     Challenge challenge;
     std::string nodeName;
+    std::string tokenId; // the bootstrap token claimed; empty for the shared join token
 };
 
-// Core side. Holds the join token; one per server, shared by its connections.
+// Core side. Holds the shared join token (may be empty: then only bootstrap tokens are accepted) and the bootstrap
+// tokens; one per server, shared by its connections.
 class JoinVerifier {
 public:
-    explicit JoinVerifier(std::string joinToken);
+    explicit JoinVerifier(std::string joinToken, std::vector<BootstrapToken> bootstrapTokens = {});
+
+    // Whether the core holds the bootstrap token `id`.
+    bool knowsBootstrapToken(std::string_view id) const;
+    // Whether agents may join with the shared join token.
+    bool acceptsSharedToken() const { return !m_joinToken.empty(); }
+    void setBootstrapTokens(std::vector<BootstrapToken> tokens) { m_bootstrap = std::move(tokens); }
+    std::size_t bootstrapTokenCount() const { return m_bootstrap.size(); }
 
     // A fresh challenge for the agent that said `hello`.
     Expected<PendingJoin> challenge(const Hello& hello) const;
-    // Whether `auth` is the right answer to `pending`, compared in constant time.
+    // Whether `auth` is the right answer to `pending`, compared in constant time: keyed with the bootstrap token the
+    // hello named, or with the shared join token. Never true for an unknown token id, nor for the shared token when
+    // there is none.
     bool verify(const PendingJoin& pending, const Auth& auth) const;
 
 private:
     std::string m_joinToken;
+    std::vector<BootstrapToken> m_bootstrap;
 };
 
 } // namespace tidepool::protocol

@@ -37,6 +37,8 @@ json toJson(const Hello& m)
     if (m.inventory)
         j["inventory"] = json { { "isa", m.inventory->isa }, { "cpuMillis", m.inventory->cpuMillis },
             { "memoryMiB", m.inventory->memoryMiB }, { "accelerators", m.inventory->accelerators } };
+    if (!m.tokenId.empty())
+        j["tokenId"] = m.tokenId;
     return j;
 }
 json toJson(const Challenge& m)
@@ -274,6 +276,8 @@ Hello readHello(JsonReader& r)
         ir.rejectUnknownFields();
         m.inventory = std::move(s);
     }
+    if (r.has("tokenId"))
+        m.tokenId = r.string("tokenId", Alphabet::Name, kMaxTokenBytes);
     return m;
 }
 

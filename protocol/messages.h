@@ -62,6 +62,9 @@ struct Hello {
     std::string nodeName;
     std::string agentVersion; // printable text, no control characters
     std::optional<InventorySummary> inventory;
+    // The id of the single-use bootstrap token the agent joins with (join.h); empty with the shared join token. The
+    // secret never travels: it keys the HMAC.
+    std::string tokenId {};
     bool operator==(const Hello&) const = default;
 };
 

@@ -7,10 +7,12 @@ TIDEPOOL_DATA=${TIDEPOOL_DATA:-$(cd "$TIDEPOOL_ROOT/.." && pwd)/shared/data}
 # Debian packages the build and the tests need. One list, so that build and CI agree. qemu-user and the cross compilers
 # build and run isabench for the cross-ISA slowdown (agents/crossisa); clang and libFuzzer build scripts/fuzz. The console
 # (ui/, app/tidepool) needs Qt Widgets (qt6-base-dev), Qt Charts, Qt Linguist's CMake support and tools (lupdate,
-# lrelease) and Qt's own catalogues (qtbase_zh_CN.qm).
+# lrelease) and Qt's own catalogues (qtbase_zh_CN.qm). Reports: a CJK font for Chinese in PDFs (fonts-wqy-microhei;
+# the console's screenshots use fonts-noto-cjk) and poppler-utils (pdftotext, pdftoppm) for their tests.
 TIDEPOOL_PACKAGES=(
   cmake ninja-build g++ pkg-config
   qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-l10n-tools qt6-translations-l10n
+  fonts-wqy-microhei poppler-utils
   libexpected-dev nlohmann-json3-dev
   libboost-dev libssl-dev openssl libsqlite3-dev
   qemu-user-static gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu

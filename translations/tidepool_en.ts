@@ -476,10 +476,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Attach to a running tidepoold through its API (http://HOST:PORT).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Attach to the tidepoold the console was last attached to.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -537,6 +533,42 @@
     </message>
     <message>
         <source>the demo is not started here</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With --demo: once proposals wait, write a report of the last simulated 24 hours to FILE (PDF, HTML or CSV by its extension), then quit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The language of --report: en or zh_CN.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--report needs --demo (File → Export report… works in every mode)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--report and --screenshots are made one at a time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--report-language must be en or zh_CN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--report: the file must end in .pdf, .html or .csv</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attach to a running tidepoold through its API (http://HOST:PORT or https://HOST:PORT).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With --connect https://…: the CA (PEM) the daemon&apos;s certificate must chain to (default $TIDEPOOL_CA, else the system&apos;s trust store).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>--ca is for --connect https://…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -717,6 +749,10 @@
     </message>
     <message>
         <source>Help</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Export report…</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1274,6 +1310,57 @@
             <numerusform>%1 (%n nodes)</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Alerts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No alerts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 is lost: its agent has not been heard from, and its workloads are being placed again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 is late: no heartbeat for a while; it takes no new work.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The store cannot be written (%1): changes are refused until it can.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disk low: %1 free of %2 where the store lives (%3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The free space of %1 cannot be read: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Certificate %1 expires on %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Certificate %1 expired on %2: TLS peers refuse it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Certificate %1 cannot be read: %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2 %3</source>
+        <translation type="unfinished">%1: %2 %3 {1:?}</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>
@@ -1529,6 +1616,149 @@
     <message>
         <source>Proposal #%1 was not changed: %2</source>
         <translation>Proposal #%1 was not changed: %2</translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may look but not decide: deciding proposals needs an operator or an admin token.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ReportDialog</name>
+    <message>
+        <source>Export report</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation type="unfinished">Cluster</translation>
+    </message>
+    <message>
+        <source>Business line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished">Tier</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTML</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV (spreadsheets)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Simplified Chinese</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>From (UTC):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>To (UTC):</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scope:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cold</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PDF documents (*.pdf)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Web pages (*.html)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the file to write the report to.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the %1 to report on.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The period is empty: “From” (%1) must be before “To” (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The report cannot be made: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No core is running: the report cannot be made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preparing the report…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The report could not be made: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The report could not be saved: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Saved to %1</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -476,10 +476,6 @@
         <translation>没有操作员令牌：请指定 --token-file FILE 或设置 TIDEPOOL_TOKEN_FILE</translation>
     </message>
     <message>
-        <source>Attach to a running tidepoold through its API (http://HOST:PORT).</source>
-        <translation>通过 API 连接到正在运行的 tidepoold（http://主机:端口）。</translation>
-    </message>
-    <message>
         <source>Attach to the tidepoold the console was last attached to.</source>
         <translation>重新连接到控制台上次连接的 tidepoold。</translation>
     </message>
@@ -538,6 +534,42 @@
     <message>
         <source>the demo is not started here</source>
         <translation>演示模式不在此处启动</translation>
+    </message>
+    <message>
+        <source>With --demo: once proposals wait, write a report of the last simulated 24 hours to FILE (PDF, HTML or CSV by its extension), then quit.</source>
+        <translation>配合 --demo 使用：待审批建议出现后，将最近模拟的 24 小时报告写入 FILE（按扩展名输出 PDF、HTML 或 CSV），然后退出。</translation>
+    </message>
+    <message>
+        <source>The language of --report: en or zh_CN.</source>
+        <translation>--report 报告的语言：en 或 zh_CN。</translation>
+    </message>
+    <message>
+        <source>--report needs --demo (File → Export report… works in every mode)</source>
+        <translation>--report 需要配合 --demo 使用（“文件 → 导出报告…”在所有模式下均可用）</translation>
+    </message>
+    <message>
+        <source>--report and --screenshots are made one at a time</source>
+        <translation>--report 与 --screenshots 不能同时使用</translation>
+    </message>
+    <message>
+        <source>--report-language must be en or zh_CN</source>
+        <translation>--report-language 必须是 en 或 zh_CN</translation>
+    </message>
+    <message>
+        <source>--report: the file must end in .pdf, .html or .csv</source>
+        <translation>--report：文件名必须以 .pdf、.html 或 .csv 结尾</translation>
+    </message>
+    <message>
+        <source>Attach to a running tidepoold through its API (http://HOST:PORT or https://HOST:PORT).</source>
+        <translation>通过 API 连接到正在运行的 tidepoold（http://主机:端口 或 https://主机:端口）。</translation>
+    </message>
+    <message>
+        <source>With --connect https://…: the CA (PEM) the daemon&apos;s certificate must chain to (default $TIDEPOOL_CA, else the system&apos;s trust store).</source>
+        <translation>与 --connect https://… 一起使用：守护进程证书必须链接到的 CA（PEM）（默认 $TIDEPOOL_CA，否则使用系统信任库）。</translation>
+    </message>
+    <message>
+        <source>--ca is for --connect https://…</source>
+        <translation>--ca 仅用于 --connect https://…</translation>
     </message>
 </context>
 <context>
@@ -718,6 +750,10 @@
     <message>
         <source>Help</source>
         <translation>帮助</translation>
+    </message>
+    <message>
+        <source>&amp;Export report…</source>
+        <translation>导出报告(&amp;E)…</translation>
     </message>
 </context>
 <context>
@@ -1273,6 +1309,56 @@
             <numerusform>%1（%n 个节点）</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Alerts</source>
+        <translation>告警</translation>
+    </message>
+    <message>
+        <source>No alerts</source>
+        <translation>无告警</translation>
+    </message>
+    <message>
+        <source>Node %1 is lost: its agent has not been heard from, and its workloads are being placed again.</source>
+        <translation>节点 %1 已失联：其代理长时间没有消息，其工作负载正在重新放置。</translation>
+    </message>
+    <message>
+        <source>Node %1 is late: no heartbeat for a while; it takes no new work.</source>
+        <translation>节点 %1 心跳延迟：一段时间没有心跳，不再接收新工作。</translation>
+    </message>
+    <message>
+        <source>The store cannot be written (%1): changes are refused until it can.</source>
+        <translation>存储无法写入（%1）：在恢复之前拒绝所有更改。</translation>
+    </message>
+    <message>
+        <source>Disk low: %1 free of %2 where the store lives (%3).</source>
+        <translation>磁盘空间不足：存储所在位置（%3）共 %2，仅剩 %1 可用。</translation>
+    </message>
+    <message>
+        <source>The free space of %1 cannot be read: %2.</source>
+        <translation>无法读取 %1 的可用空间：%2。</translation>
+    </message>
+    <message>
+        <source>Certificate %1 expires on %2.</source>
+        <translation>证书 %1 将于 %2 过期。</translation>
+    </message>
+    <message>
+        <source>Certificate %1 expired on %2: TLS peers refuse it.</source>
+        <translation>证书 %1 已于 %2 过期：TLS 对端会拒绝它。</translation>
+    </message>
+    <message>
+        <source>Certificate %1 cannot be read: %2.</source>
+        <translation>无法读取证书 %1：%2。</translation>
+    </message>
+    <message>
+        <source>%1: %2 %3</source>
+        <translation>%1：%2 %3</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more.</source>
+        <translation>
+            <numerusform>……另有 %n 条。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>
@@ -1528,6 +1614,149 @@
     <message>
         <source>Proposal #%1 was not changed: %2</source>
         <translation>建议 #%1 未改变：%2</translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may look but not decide: deciding proposals needs an operator or an admin token.</source>
+        <translation>您的令牌角色（%1）只能查看不能决定：决定提案需要操作员或管理员令牌。</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::ReportDialog</name>
+    <message>
+        <source>Export report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>Business line</source>
+        <translation>业务线</translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation>资源池</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>PDF</source>
+        <translation>PDF</translation>
+    </message>
+    <message>
+        <source>HTML</source>
+        <translation>HTML</translation>
+    </message>
+    <message>
+        <source>CSV (spreadsheets)</source>
+        <translation>CSV（电子表格）</translation>
+    </message>
+    <message>
+        <source>English</source>
+        <translation>英语</translation>
+    </message>
+    <message>
+        <source>Simplified Chinese</source>
+        <translation>简体中文</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>From (UTC):</source>
+        <translation>开始（UTC）：</translation>
+    </message>
+    <message>
+        <source>To (UTC):</source>
+        <translation>结束（UTC）：</translation>
+    </message>
+    <message>
+        <source>Scope:</source>
+        <translation>范围：</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Hot</source>
+        <translation>热层</translation>
+    </message>
+    <message>
+        <source>Warm</source>
+        <translation>温层</translation>
+    </message>
+    <message>
+        <source>Cold</source>
+        <translation>冷层</translation>
+    </message>
+    <message>
+        <source>PDF documents (*.pdf)</source>
+        <translation>PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Web pages (*.html)</source>
+        <translation>网页 (*.html)</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Choose the file to write the report to.</source>
+        <translation>请选择报告要写入的文件。</translation>
+    </message>
+    <message>
+        <source>Choose the %1 to report on.</source>
+        <translation>请选择要生成报告的%1。</translation>
+    </message>
+    <message>
+        <source>The period is empty: “From” (%1) must be before “To” (%2).</source>
+        <translation>时段为空：“开始”（%1）必须早于“结束”（%2）。</translation>
+    </message>
+    <message>
+        <source>The report cannot be made: %1</source>
+        <translation>无法生成报告：%1</translation>
+    </message>
+    <message>
+        <source>No core is running: the report cannot be made.</source>
+        <translation>没有正在运行的核心，无法生成报告。</translation>
+    </message>
+    <message>
+        <source>Preparing the report…</source>
+        <translation>正在准备报告…</translation>
+    </message>
+    <message>
+        <source>The report could not be made: %1</source>
+        <translation>报告生成失败：%1</translation>
+    </message>
+    <message>
+        <source>The report could not be saved: %1</source>
+        <translation>报告保存失败：%1</translation>
+    </message>
+    <message>
+        <source>Saved to %1</source>
+        <translation>已保存到 %1</translation>
     </message>
 </context>
 <context>

@@ -11,6 +11,7 @@ namespace {
 const QString kLanguage = QStringLiteral("language");
 const QString kTheme = QStringLiteral("theme");
 const QString kConnectUrl = QStringLiteral("connect/url");
+const QString kConnectCaFile = QStringLiteral("connect/caFile");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kOpenTab = QStringLiteral("window/tab");
 
@@ -50,6 +51,16 @@ QString connectUrl()
 void setConnectUrl(const QString& url)
 {
     QSettings().setValue(kConnectUrl, url);
+}
+
+QString connectCaFile()
+{
+    return QSettings().value(kConnectCaFile).toString();
+}
+
+void setConnectCaFile(const QString& path)
+{
+    QSettings().setValue(kConnectCaFile, path);
 }
 
 QByteArray windowGeometry()

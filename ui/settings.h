@@ -22,6 +22,8 @@ void setTheme(Theme theme);
 
 QString connectUrl(); // empty when never connected
 void setConnectUrl(const QString& url);
+QString connectCaFile(); // the CA file of an https:// connection; empty for the system's trust store
+void setConnectCaFile(const QString& path);
 
 QByteArray windowGeometry();
 void setWindowGeometry(const QByteArray& geometry);

@@ -17,6 +17,9 @@ protocol::Expected<std::shared_ptr<AgentClient>> AgentClient::create(
 {
     if (auto token = protocol::checkJoinToken(config.joinToken); !token)
         return tl::unexpected(token.error());
+    // A single-use bootstrap token is named in the hello; its secret only keys the MAC.
+    if (const auto bootstrap = protocol::parseBootstrapToken(config.joinToken))
+        config.hello.tokenId = bootstrap->id;
     // The hello is checked by the very decoder the core runs, so an agent learns of a bad node name at start-up
     // and not from a closed connection.
     if (auto echoed = protocol::decodeMessage(protocol::encodeMessage(config.hello)); !echoed)

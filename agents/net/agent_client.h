@@ -30,7 +30,7 @@ namespace tidepool::agent {
 struct AgentClientConfig {
     std::string host; // the core's agent address
     std::uint16_t port = 0;
-    std::string joinToken;
+    std::string joinToken; // the shared join token, or a bootstrap token (`tpb1.<id>.<secret>`, protocol/join.h)
     protocol::Hello hello;
     std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
     std::chrono::milliseconds joinTimeout { 10'000 }; // from start to welcome

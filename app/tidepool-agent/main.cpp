@@ -31,6 +31,8 @@ using namespace tidepool;
 namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-token-file FILE --state-dir DIR [options]
+  --join-token-file FILE   the shared join token, or a single-use bootstrap token (one line of the core's
+                           agent-tokens, made by `tidepoold certs init`): the first node that joins with it keeps it
   --name NAME              the node's name (default: the host name)
   --accelerator-file FILE  accelerators NVML cannot see (default /etc/tidepool/accelerators.json; absent = none)
   --probe PROGRAM          a probe command printing accelerators as JSON (repeatable; run without a shell)

@@ -10,10 +10,12 @@
 #include "ui/views/console_shell.h"
 #include "ui/views/main_window.h"
 #include "ui/views/screenshot_set.h"
+#include "ui/pdf/report_pdf.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -27,6 +29,8 @@ struct Options {
     bool demo = false;
     tidepool::app::ModeChoice mode; // the embedded core or a tidepoold (modes.h); the demo when `demo`
     QString screenshots; // render every tab in each language and theme there once proposals wait, then quit
+    QString report; // with the demo: write a report of its last simulated day there once proposals wait, then quit
+    QString reportLanguage; // "en" or "zh_CN"
     tidepool::ui::DemoCoreConfig core;
 };
 
@@ -59,7 +63,15 @@ Options parse(const QApplication& app)
             "Render every tab in English and Chinese, light and dark, to PNG files in DIR once proposals wait, then "
             "quit."),
         QStringLiteral("DIR"));
-    parser.addOptions({ demo, data, days, tick, screenshots });
+    const QCommandLineOption report(QStringLiteral("report"),
+        QCoreApplication::translate("main",
+            "With --demo: once proposals wait, write a report of the last simulated 24 hours to FILE (PDF, HTML or CSV "
+            "by its extension), then quit."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption reportLanguage(QStringLiteral("report-language"),
+        QCoreApplication::translate("main", "The language of --report: en or zh_CN."), QStringLiteral("LANGUAGE"),
+        QStringLiteral("en"));
+    parser.addOptions({ demo, data, days, tick, screenshots, report, reportLanguage });
     tidepool::app::addModeOptions(parser);
     parser.process(app);
 
@@ -70,6 +82,18 @@ Options parse(const QApplication& app)
         fail(mode.error());
     options.mode = *mode;
     options.screenshots = parser.value(screenshots);
+    options.report = parser.value(report);
+    options.reportLanguage = parser.value(reportLanguage);
+    if (!options.report.isEmpty() && !options.demo)
+        fail(QCoreApplication::translate("main", "--report needs --demo (File → Export report… works in every mode)"));
+    if (!options.report.isEmpty() && !options.screenshots.isEmpty())
+        fail(QCoreApplication::translate("main", "--report and --screenshots are made one at a time"));
+    if (!tidepool::report::parseLanguage(options.reportLanguage.toStdString()))
+        fail(QCoreApplication::translate("main", "--report-language must be en or zh_CN"));
+    const QString suffix = QFileInfo(options.report).suffix();
+    if (!options.report.isEmpty() && suffix != QLatin1String("pdf") && suffix != QLatin1String("html")
+        && suffix != QLatin1String("csv"))
+        fail(QCoreApplication::translate("main", "--report: the file must end in .pdf, .html or .csv"));
     bool ok = false;
     const qint64 dayCount = parser.value(days).toLongLong(&ok);
     if (!ok || dayCount < 2 || dayCount > 365)
@@ -111,8 +135,8 @@ int main(int argc, char** argv)
     }
 
     tidepool::ui::CoreBridge bridge;
-    // Screenshots leave the operator's settings (language, theme, geometry) alone.
-    auto shell = std::make_unique<tidepool::ui::ConsoleShell>(bridge, options.screenshots.isEmpty());
+    // Screenshots and --report leave the operator's settings (language, theme, geometry) alone.
+    auto shell = std::make_unique<tidepool::ui::ConsoleShell>(bridge, options.screenshots.isEmpty() && options.report.isEmpty());
     std::unique_ptr<tidepool::ui::ConsoleBackend> core;
     if (options.demo) {
         core = std::make_unique<tidepool::ui::DemoCore>(options.core, bridge.events());
@@ -128,7 +152,7 @@ int main(int argc, char** argv)
     bridge.setBackend(core.get());
     QObject::connect(&bridge, &tidepool::ui::CoreBridge::coreFailed, shell.get(), [&options](const QString& message) {
         std::fprintf(stderr, "tidepool: %s\n", qPrintable(message));
-        if (!options.screenshots.isEmpty())
+        if (!options.screenshots.isEmpty() || !options.report.isEmpty())
             QCoreApplication::exit(1);
     });
     if (!options.screenshots.isEmpty()) {
@@ -149,6 +173,35 @@ int main(int argc, char** argv)
                         std::fprintf(stdout, "%s\n", qPrintable(file));
                     QCoreApplication::exit(files.isEmpty() ? 1 : 0);
                 });
+            });
+    }
+    if (!options.report.isEmpty()) {
+        // Once proposals wait and a forecast has been backtested (a day has been simulated), the report of the last
+        // 24 simulated hours, through the same path as File → Export report.
+        QObject::connect(&bridge, &tidepool::ui::CoreBridge::snapshotChanged, shell.get(),
+            [&bridge, &options, asked = false](const tidepool::ui::SnapshotPtr& snapshot) mutable {
+                const bool ready = snapshot->overview.proposalsWaiting > 0
+                    && tidepool::ui::hasBacktestedForecast(snapshot->forecasts);
+                if (asked || (!ready && !snapshot->finished))
+                    return;
+                asked = true;
+                constexpr std::int64_t kHourMs = 3'600'000;
+                tidepool::report::ReportRequest request;
+                request.toMs = snapshot->nowMs / kHourMs * kHourMs;
+                request.fromMs = request.toMs - 24 * kHourMs;
+                request.language = *tidepool::report::parseLanguage(options.reportLanguage.toStdString());
+                bridge.requestReport(request);
+            });
+        QObject::connect(&bridge, &tidepool::ui::CoreBridge::reportFinished, shell.get(),
+            [&options](const tidepool::ui::ReportResult& result) {
+                QString error = result.data ? QString() : QString::fromStdString(result.message);
+                if (result.data)
+                    error = tidepool::pdf::writeReport(*result.data, QFileInfo(options.report).suffix(), options.report);
+                if (error.isEmpty())
+                    std::fprintf(stdout, "%s\n", qPrintable(options.report));
+                else
+                    std::fprintf(stderr, "tidepool: %s\n", qPrintable(error));
+                QCoreApplication::exit(error.isEmpty() ? 0 : 1);
             });
     }
     shell->window()->show();

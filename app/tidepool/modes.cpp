@@ -1,5 +1,6 @@
 #include "app/tidepool/modes.h"
 
+#include "core/api/api_client.h"
 #include "core/api/daemon_config.h"
 #include "core/api/operator_tokens.h"
 #include "ui/bridge/core_bridge.h"
@@ -113,6 +114,16 @@ tl::expected<std::unique_ptr<ui::ConsoleBackend>, QString> startRemote(
     if (!token)
         return failure(QString::fromStdString(token.error().message));
     ui::RemoteConfig config;
+    QString caFile = choice.caFile;
+    if (caFile.isEmpty() && endpoint->tls)
+        caFile = qEnvironmentVariable("TIDEPOOL_CA");
+    if (endpoint->tls) {
+        // Checked here, so that an unreadable CA file is said at once instead of as a connection that keeps failing.
+        api::ApiClient probe(endpoint->host, endpoint->port, {});
+        if (auto usable = probe.useTls(caFile.toStdString()); !usable)
+            return failure(QStringLiteral("--ca: ") + QString::fromStdString(usable.error().message));
+    }
+    config.caFile = caFile.toStdString();
     config.endpoint = std::move(*endpoint);
     config.token = std::move(*token);
     config.describe = ui::remoteProblemText;
@@ -125,8 +136,14 @@ void addModeOptions(QCommandLineParser& parser)
 {
     parser.addOptions({
         { QStringLiteral("connect"),
-            QCoreApplication::translate("main", "Attach to a running tidepoold through its API (http://HOST:PORT)."),
+            QCoreApplication::translate(
+                "main", "Attach to a running tidepoold through its API (http://HOST:PORT or https://HOST:PORT)."),
             QStringLiteral("URL") },
+        { QStringLiteral("ca"),
+            QCoreApplication::translate("main",
+                "With --connect https://…: the CA (PEM) the daemon's certificate must chain to (default $TIDEPOOL_CA, "
+                "else the system's trust store)."),
+            QStringLiteral("FILE") },
         { QStringLiteral("reconnect"),
             QCoreApplication::translate("main", "Attach to the tidepoold the console was last attached to.") },
         { QStringLiteral("token-file"),
@@ -167,6 +184,7 @@ tl::expected<ModeChoice, QString> readModeOptions(const QCommandLineParser& pars
     choice.mode = demo ? Mode::Demo : connect || reconnect ? Mode::Remote : Mode::Embedded;
     if (reconnect) {
         choice.url = ui::settings::connectUrl();
+        choice.caFile = ui::settings::connectCaFile();
         if (choice.url.isEmpty())
             return failure(QCoreApplication::translate(
                 "main", "--reconnect: the console has not been attached to a tidepoold yet; use --connect URL"));
@@ -174,10 +192,17 @@ tl::expected<ModeChoice, QString> readModeOptions(const QCommandLineParser& pars
         choice.url = parser.value(QStringLiteral("connect"));
     }
     if (choice.mode == Mode::Remote) {
-        if (auto endpoint = ui::parseConnectUrl(choice.url.toStdString()); !endpoint)
+        auto endpoint = ui::parseConnectUrl(choice.url.toStdString());
+        if (!endpoint)
             return failure(QStringLiteral("--connect: ") + QString::fromStdString(endpoint.error().message));
+        if (parser.isSet(QStringLiteral("ca")) && !endpoint->tls)
+            return failure(QCoreApplication::translate("main", "--ca is for --connect https://…"));
         choice.tokenFile = parser.value(QStringLiteral("token-file"));
+        if (parser.isSet(QStringLiteral("ca")))
+            choice.caFile = parser.value(QStringLiteral("ca"));
     }
+    if (parser.isSet(QStringLiteral("ca")) && choice.mode != Mode::Remote)
+        return failure(QCoreApplication::translate("main", "--ca is for --connect https://…"));
     const QStringList embeddedOnly { QStringLiteral("db"), QStringLiteral("agent-port"),
         QStringLiteral("join-token-file"), QStringLiteral("api-port"), QStringLiteral("operator-token-file"),
         QStringLiteral("core-config") };
@@ -228,11 +253,13 @@ void rememberConnection(ui::CoreBridge& bridge, const ModeChoice& choice)
     if (choice.mode != Mode::Remote)
         return;
     auto remembered = std::make_shared<bool>(false);
-    QObject::connect(&bridge, &ui::CoreBridge::snapshotChanged, &bridge, [remembered, url = choice.url] {
-        if (std::exchange(*remembered, true))
-            return;
-        ui::settings::setConnectUrl(url);
-    });
+    QObject::connect(&bridge, &ui::CoreBridge::snapshotChanged, &bridge,
+        [remembered, url = choice.url, ca = choice.caFile] {
+            if (std::exchange(*remembered, true))
+                return;
+            ui::settings::setConnectUrl(url);
+            ui::settings::setConnectCaFile(ca);
+        });
 }
 
 } // namespace tidepool::app

@@ -40,6 +40,7 @@ struct ModeChoice {
     Mode mode = Mode::Invalid;
     QString url; // Remote: as given (or remembered)
     QString tokenFile; // Remote
+    QString caFile; // Remote over https://: the CA the daemon's certificate must chain to (empty: the system's)
     QString db; // Embedded
     int agentPort = 7070;
     int apiPort = 0; // 0: no HTTP API
@@ -48,7 +49,7 @@ struct ModeChoice {
     QString coreConfig;
 };
 
-// Adds the modes' options (--connect, --reconnect, --token-file, --db, --agent-port, --api-port, --join-token-file,
+// Adds the modes' options (--connect, --reconnect, --token-file, --ca, --db, --agent-port, --api-port, --join-token-file,
 // --operator-token-file, --core-config) to `parser`.
 void addModeOptions(QCommandLineParser& parser);
 // The mode the processed `parser` asks for; an error names the option at fault.
@@ -58,7 +59,7 @@ tl::expected<ModeChoice, QString> readModeOptions(const QCommandLineParser& pars
 // data folder) before anything started.
 tl::expected<std::unique_ptr<ui::ConsoleBackend>, QString> startBackend(
     const ModeChoice& choice, ui::ConsoleEvents events);
-// Remote: keeps the URL in the settings once the bridge has its first snapshot from it (the connection worked).
+// Remote: keeps the URL (and the CA file) in the settings once the bridge has its first snapshot from it (the connection worked).
 void rememberConnection(ui::CoreBridge& bridge, const ModeChoice& choice);
 
 } // namespace tidepool::app

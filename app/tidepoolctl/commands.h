@@ -36,4 +36,7 @@ Result<void> series(Session& session, const Words& words);
 Result<void> history(Session& session, const Words& words);
 Result<void> audit(Session& session, const Words& words);
 
+// A report for a period and a scope, written as PDF, HTML, CSV or JSON (report.cpp).
+Result<void> report(Session& session, const Words& words);
+
 } // namespace tidepool::ctl

@@ -86,6 +86,9 @@ struct GlobalOptions {
     std::string server;
     std::string serverSource; // where `server` came from, for messages: "--server", "TIDEPOOL_SERVER" or the default
     std::string tokenFile;
+    std::string caFile; // with https://: the CA the daemon's certificate must chain to; empty: the system's store
+    std::string caSource; // "--ca" or "TIDEPOOL_CA", for messages
+    bool tls = false; // the server was given as https://
     Output output = Output::Table;
     std::chrono::milliseconds timeout { 10'000 };
 };

@@ -19,10 +19,14 @@ using namespace tidepool;
 using namespace tidepool::ctl;
 
 constexpr const char* kUsage
-    = R"(usage: tidepoolctl [--server HOST:PORT] [--token-file FILE] [-o table|json] COMMAND ...
+    = R"(usage: tidepoolctl [--server [https://]HOST:PORT] [--ca FILE] [--token-file FILE] [-o table|json] COMMAND ...
 
 Global options (anywhere before `--`):
-  --server HOST:PORT   tidepoold's API (default $TIDEPOOL_SERVER, else 127.0.0.1:7080)
+  --server URL         tidepoold's API: HOST:PORT or http://HOST:PORT, or https://HOST:PORT for a daemon started
+                       with --api-tls-cert (default $TIDEPOOL_SERVER, else 127.0.0.1:7080)
+  --ca FILE            with https://: the CA (PEM) the daemon's certificate must chain to, e.g. the ca.pem of
+                       `tidepoold certs init` (default $TIDEPOOL_CA, else the system's trust store); the
+                       certificate must also name the host in --server
   --token-file FILE    the operator token (as `tidepoold token add` printed it), first line of FILE
                        (default $TIDEPOOL_TOKEN_FILE)
   -o, --output FORMAT  table (default) or json: the daemon's JSON unchanged, for scripts
@@ -63,6 +67,14 @@ History and audit (needs tidepoold started with --db; times are Unix epoch milli
   audit [--after ID] [--limit K] [--from MS] [--to MS]
                                the audit log, oldest first (default at most 1000 entries)
 
+Reports (needs tidepoold started with --db):
+  report [--day DATE | --from T --to T] [--scope cluster|business-line|pool|tier] [--name N]
+         [--language en|zh_CN] [--format pdf|html|csv|json] -o FILE
+                               utilisation, tier occupancy, pending time, forecast accuracy, proposals, energy,
+                               carbon and cost for the period (default: the last 24 hours); T is Unix epoch ms,
+                               YYYY-MM-DD or YYYY-MM-DDTHH:MMZ (UTC); the format defaults to FILE's extension;
+                               -o - writes html, csv or json to standard output. PDF works without a display
+
 The token's role decides what the daemon accepts: viewer reads (all but `audit`); operator also submits, cancels,
 approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates and sets
 pools. A call the role may not make is refused with the role it needs (exit status 1).
@@ -85,6 +97,10 @@ Result<CommandLine> parseCommandLine(int argc, char** argv)
     line.global.serverSource = server && *server ? "TIDEPOOL_SERVER" : "the default server";
     if (const char* tokenFile = std::getenv("TIDEPOOL_TOKEN_FILE"))
         line.global.tokenFile = tokenFile;
+    if (const char* ca = std::getenv("TIDEPOOL_CA"); ca && *ca) {
+        line.global.caFile = ca;
+        line.global.caSource = "TIDEPOOL_CA";
+    }
     bool afterDashes = false;
     for (int i = 1; i < argc; ++i) {
         std::string word = argv[i];
@@ -103,8 +119,12 @@ Result<CommandLine> parseCommandLine(int argc, char** argv)
             name = word.substr(0, eq);
             value = word.substr(eq + 1);
         }
-        const bool global = name == "--server" || name == "--token-file" || name == "-o" || name == "--output"
-            || name == "--timeout-ms";
+        // After `report`, -o and --output name its file (`report ... -o FILE`); elsewhere they switch table/json.
+        const bool reportFile
+            = (name == "-o" || name == "--output") && !line.words.empty() && line.words.front() == "report";
+        const bool global = !reportFile
+            && (name == "--server" || name == "--token-file" || name == "-o" || name == "--output"
+                || name == "--timeout-ms" || name == "--ca");
         if (!global) {
             line.words.push_back(std::move(word));
             continue;
@@ -119,6 +139,9 @@ Result<CommandLine> parseCommandLine(int argc, char** argv)
             line.global.serverSource = "--server";
         } else if (name == "--token-file") {
             line.global.tokenFile = *value;
+        } else if (name == "--ca") {
+            line.global.caFile = *value;
+            line.global.caSource = "--ca";
         } else if (name == "-o" || name == "--output") {
             if (*value == "table")
                 line.global.output = Output::Table;
@@ -155,6 +178,7 @@ constexpr std::pair<std::string_view, Command> kCommands[] = {
     { "series", series },
     { "history", history },
     { "audit", audit },
+    { "report", report },
 };
 
 Result<void> run(int argc, char** argv)
@@ -168,12 +192,15 @@ Result<void> run(int argc, char** argv)
     }
     if (line->words.empty())
         return usageError("no command given (see tidepoolctl --help)");
-    auto address = net::parseHostPort(line->global.server);
-    if (!address || address->first.empty() || address->second == 0)
-        return usageError(line->global.serverSource + ": "
-            + (address ? "\"" + line->global.server + "\" needs a host and a port other than 0"
-                       : address.error().message));
-    Session session(line->global, address->first, address->second);
+    auto address = api::parseApiUrl(line->global.server);
+    if (!address)
+        return usageError(line->global.serverSource + ": " + address.error().message);
+    // An explicit --ca with a plain http:// server is a mistake worth saying; $TIDEPOOL_CA set for other daemons is not.
+    if (!address->tls && line->global.caSource == "--ca")
+        return usageError("--ca is for an https:// server; " + line->global.serverSource + " names \""
+            + line->global.server + "\", which is plain HTTP");
+    line->global.tls = address->tls;
+    Session session(line->global, address->host, address->port);
     const std::string command = line->words.front();
     const Words rest(line->words.begin() + 1, line->words.end());
     for (const auto& [name, function] : kCommands)

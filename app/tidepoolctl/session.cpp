@@ -30,7 +30,12 @@ Result<std::string> Session::call(api::HttpMethod method, const std::string& tar
             return usageError("operator token file " + m_options.tokenFile
                 + " holds tidepoold's hashed token list, not a token; give the file holding the token that `tidepoold "
                   "token add` printed");
-        m_client = std::make_unique<api::ApiClient>(m_host, m_port, std::move(*token), m_options.timeout);
+        auto client = std::make_unique<api::ApiClient>(m_host, m_port, std::move(*token), m_options.timeout);
+        if (m_options.tls)
+            if (auto tls = client->useTls(m_options.caFile); !tls)
+                return usageError((m_options.caSource.empty() ? std::string() : m_options.caSource + ": ")
+                    + tls.error().message);
+        m_client = std::move(client);
     }
     auto response = m_client->request(method, target, body);
     if (!response)
@@ -42,7 +47,8 @@ Result<std::string> Session::call(api::HttpMethod method, const std::string& tar
     if (j.is_object() && j.contains("error") && j["error"].is_string())
         message = j["error"].get<std::string>();
     if (message.empty())
-        message = "tidepoold at " + m_client->address() + " answered HTTP " + std::to_string(response->status);
+        message = "tidepoold at " + (m_options.tls ? m_client->url() : m_client->address()) + " answered HTTP "
+            + std::to_string(response->status);
     else
         message += " (HTTP " + std::to_string(response->status) + ")";
     if (response->status == 401)

@@ -1,5 +1,6 @@
 // tidepoold: the scheduling core, headless. One io_context thread hosts the agent server, the control plane and
 // the HTTP API with /metrics, so every event reaches core state on one thread (see ARCHITECTURE.md).
+#include "app/tidepoold/certs_command.h"
 #include "app/tidepoold/token_command.h"
 #include "core/api/core_host.h"
 #include "core/api/daemon_config.h"
@@ -67,6 +68,8 @@ int main(int argc, char** argv)
 {
     if (argc >= 2 && std::string_view(argv[1]) == "token")
         return runTokenCommand(argc, argv);
+    if (argc >= 2 && std::string_view(argv[1]) == "certs")
+        return runCertsCommand(argc, argv);
     auto config = api::parseDaemonConfig(argc, argv);
     if (!config) {
         std::fprintf(stderr, "tidepoold: %s\n", config.error().message.c_str());
@@ -93,6 +96,14 @@ int main(int argc, char** argv)
         }
         tls = std::move(*context);
     }
+    // The API's certificate is loaded by the host; checked here too, so that --check-config finds a bad one.
+    if (!config->apiTlsCertificate.empty())
+        if (auto api = transport::makeServerContext(
+                transport::TlsServerFiles { config->apiTlsCertificate, config->apiTlsPrivateKey, {} });
+            !api) {
+            std::fprintf(stderr, "tidepoold: API HTTPS: %s\n", api.error().c_str());
+            return 2;
+        }
     for (const std::string& warning : config->warnings)
         logLine("warning: " + warning);
     if (config->checkOnly) {
@@ -121,6 +132,13 @@ int main(int argc, char** argv)
     logLine(tls ? (config->tlsClientCa.empty() ? "agent connections use TLS"
                                                : "agent connections use TLS with client certificates")
                 : "agent connections are plain TCP (no --tls-cert given)");
+    if (host.api())
+        logLine(config->apiTlsCertificate.empty() ? "the API speaks plain HTTP (no --api-tls-cert given)"
+                                                  : "the API speaks HTTPS only");
+    if (!config->bootstrapTokens.empty())
+        logLine(std::to_string(config->bootstrapTokens.size()) + " agent bootstrap tokens, "
+            + std::to_string(host.agents().tokenBindings().size()) + " of them used"
+            + (config->joinToken.empty() ? "; the shared join token is off" : "; the shared join token is accepted too"));
 
     // SIGHUP reads the operator token file again, so that `tidepoold token add|remove` takes effect without a
     // restart; a damaged file is logged and the tokens in use stay.
@@ -129,6 +147,15 @@ int main(int argc, char** argv)
         = [&](const boost::system::error_code& ec, int) {
               if (ec)
                   return;
+              if (!config->agentTokenFile.empty()) {
+                  auto agentTokens = api::readBootstrapTokenFile(config->agentTokenFile);
+                  if (agentTokens) {
+                      logLine("SIGHUP: " + std::to_string(agentTokens->size()) + " agent bootstrap tokens read from "
+                          + config->agentTokenFile);
+                      host.agents().setBootstrapTokens(std::move(*agentTokens));
+                  } else
+                      logLine("SIGHUP: the agent bootstrap tokens are unchanged: " + agentTokens.error().message);
+              }
               auto tokens = api::reloadOperatorTokens(*config);
               if (tokens) {
                   logLine("SIGHUP: " + std::to_string(tokens->size()) + " operator tokens read from "

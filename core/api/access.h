@@ -7,7 +7,8 @@
 // | ------ | --------------------------------- | -------- | ---------------------------------------------------- |
 // | GET    | /healthz, /metrics                | none     | probes and Prometheus scrape without a token         |
 // | GET    | /v1/summary, /v1/workloads[/{id}[/why]], /v1/nodes[/{name}], /v1/pools, /v1/series, /v1/history,   |
-// |        | /v1/proposals[/{id}]              | viewer   | dashboards and business systems read the cluster     |
+// |        | /v1/proposals[/{id}], /v1/report  | viewer   | dashboards and business systems read the cluster     |
+// | GET    | /v1/whoami                        | viewer   | a client learns its token's name and role            |
 // | GET    | /v1/audit                         | operator | it names people and the addresses they came from     |
 // | POST   | /v1/workloads                     | operator | submitting work is the daily job                      |
 // | DELETE | /v1/workloads/{id}                | operator | cancelling it too                                     |

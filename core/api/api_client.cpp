@@ -8,8 +8,17 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "core/net/http_server.h"
+#include "protocol/transport/tls.h"
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <variant>
 
 namespace tidepool::api {
 
@@ -40,7 +49,8 @@ http::verb verbOf(HttpMethod method)
 bool closedByPeer(const beast::error_code& ec)
 {
     return ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset
-        || ec == asio::error::broken_pipe || ec == http::error::partial_message;
+        || ec == asio::error::broken_pipe || ec == http::error::partial_message
+        || ec == asio::ssl::error::stream_truncated;
 }
 
 // Runs the context until its handlers are done; every operation started on it carries its own deadline.
@@ -50,12 +60,65 @@ void runToCompletion(asio::io_context& io)
     io.run();
 }
 
+bool isIpAddress(const std::string& host)
+{
+    beast::error_code ec;
+    asio::ip::make_address(host, ec);
+    return !ec;
+}
+
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
 } // namespace
+
+Expected<ApiUrl> parseApiUrl(const std::string& text, std::uint16_t defaultPort)
+{
+    ApiUrl url;
+    std::string rest = text;
+    if (rest.rfind("https://", 0) == 0) {
+        url.tls = true;
+        rest.erase(0, 8);
+    } else if (rest.rfind("http://", 0) == 0) {
+        rest.erase(0, 7);
+    } else if (rest.find("://") != std::string::npos) {
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\": only http:// and https:// are supported");
+    }
+    if (!rest.empty() && rest.back() == '/')
+        rest.pop_back();
+    if (rest.find('/') != std::string::npos || rest.find('?') != std::string::npos)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\": give the daemon's address only, no path");
+    const bool bracketed = !rest.empty() && rest.front() == '[';
+    const auto colon = rest.rfind(':');
+    const bool hasPort = colon != std::string::npos && (!bracketed || colon > rest.find(']'));
+    if (!hasPort) {
+        if (defaultPort == 0)
+            return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" names no port (HOST:PORT)");
+        rest += ":" + std::to_string(defaultPort);
+    }
+    const auto hostPort = net::parseHostPort(rest);
+    if (!hostPort)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\": " + hostPort.error().message);
+    if (hostPort->first.empty() || hostPort->second == 0)
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" needs a host and a port other than 0");
+    url.host = hostPort->first;
+    url.port = hostPort->second;
+    return url;
+}
 
 struct ApiClient::Connection {
     asio::io_context io { 1 };
-    beast::tcp_stream stream { io };
+    std::variant<beast::tcp_stream, TlsStream> stream;
     beast::flat_buffer buffer;
+
+    explicit Connection(asio::ssl::context* tls)
+        : stream(tls ? std::variant<beast::tcp_stream, TlsStream>(std::in_place_type<TlsStream>, io, *tls)
+                     : std::variant<beast::tcp_stream, TlsStream>(std::in_place_type<beast::tcp_stream>, io))
+    {
+    }
+    beast::tcp_stream& lowest()
+    {
+        return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream);
+    }
 };
 
 ApiClient::ApiClient(std::string host, std::uint16_t port, std::string token, std::chrono::milliseconds timeout)
@@ -68,10 +131,41 @@ ApiClient::ApiClient(std::string host, std::uint16_t port, std::string token, st
 
 ApiClient::~ApiClient() = default;
 
+Expected<void> ApiClient::useTls(const std::string& caFile)
+{
+    std::shared_ptr<asio::ssl::context> context;
+    if (!caFile.empty()) {
+        auto made = transport::makeClientContext(transport::TlsClientFiles { caFile, {}, {} });
+        if (!made)
+            return makeError(ErrorCode::InvalidArgument, made.error());
+        context = std::move(*made);
+    } else {
+        context = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+        beast::error_code ec;
+        context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2
+                | asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1,
+            ec);
+        if (!ec)
+            context->set_default_verify_paths(ec);
+        if (ec)
+            return makeError(ErrorCode::InvalidArgument, "the system's trust store cannot be used: " + ec.message());
+        context->set_verify_mode(asio::ssl::verify_peer);
+    }
+    m_tls = std::move(context);
+    m_caFile = caFile;
+    m_connection.reset();
+    return {};
+}
+
 std::string ApiClient::address() const
 {
     const bool v6 = m_host.find(':') != std::string::npos;
     return (v6 ? "[" + m_host + "]" : m_host) + ":" + std::to_string(m_port);
+}
+
+std::string ApiClient::url() const
+{
+    return (m_tls ? "https://" : "http://") + address();
 }
 
 Expected<ApiResponse> ApiClient::request(HttpMethod method, std::string_view target, const std::string& body)
@@ -92,18 +186,19 @@ Expected<ApiResponse> ApiClient::exchange(
     HttpMethod method, std::string_view target, const std::string& body, bool& reused)
 {
     const SteadyClock::time_point deadline = SteadyClock::now() + m_timeout;
-    const std::string where = "tidepoold at " + address();
-    auto failure = [&](const std::string& step, const beast::error_code& ec) {
+    // Plain HTTP keeps the form errors always had ("tidepoold at host:port"); HTTPS names the scheme.
+    const std::string where = "tidepoold at " + (m_tls ? url() : address());
+    auto failure = [&](const std::string& step, const beast::error_code& ec, const std::string& why = {}) {
         m_connection.reset();
-        const std::string why = ec == beast::error::timeout
-            ? "timed out after " + std::to_string(m_timeout.count()) + " ms"
-            : ec.message();
-        return makeError(ErrorCode::IoError, where + ": " + step + ": " + why);
+        const std::string reason = !why.empty() ? why
+            : ec == beast::error::timeout ? "timed out after " + std::to_string(m_timeout.count()) + " ms"
+                                          : ec.message();
+        return makeError(ErrorCode::IoError, where + ": " + step + ": " + reason);
     };
 
     reused = m_connection != nullptr;
     if (!m_connection) {
-        auto connection = std::make_unique<Connection>();
+        auto connection = std::make_unique<Connection>(m_tls.get());
         tcp::resolver resolver(connection->io);
         beast::error_code ec = asio::error::would_block;
         tcp::resolver::results_type endpoints;
@@ -123,12 +218,40 @@ Expected<ApiResponse> ApiClient::exchange(
         }
         if (ec)
             return failure("cannot resolve " + m_host, ec);
-        connection->stream.expires_at(deadline);
-        connection->stream.async_connect(
+        connection->lowest().expires_at(deadline);
+        connection->lowest().async_connect(
             endpoints, [&ec](const beast::error_code& e, const tcp::endpoint&) { ec = e; });
         runToCompletion(connection->io);
         if (ec)
             return failure("cannot connect", ec);
+        if (auto* tls = std::get_if<TlsStream>(&connection->stream)) {
+            // The certificate must name the host dialled, not merely chain to the CA: OpenSSL checks the name (or
+            // the IP address) during the handshake and says which failed.
+            SSL* ssl = tls->native_handle();
+            X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+            if (isIpAddress(m_host))
+                X509_VERIFY_PARAM_set1_ip_asc(param, m_host.c_str());
+            else {
+                SSL_set_tlsext_host_name(ssl, m_host.c_str());
+                X509_VERIFY_PARAM_set1_host(param, m_host.c_str(), 0);
+            }
+            tls->async_handshake(asio::ssl::stream_base::client, [&ec](const beast::error_code& e) { ec = e; });
+            runToCompletion(connection->io);
+            if (ec) {
+                std::string why = ec.message();
+                const long verified = SSL_get_verify_result(ssl);
+                if (verified != X509_V_OK) {
+                    why = std::string("the daemon's certificate was not accepted: ")
+                        + X509_verify_cert_error_string(verified);
+                    why += m_caFile.empty() ? " (checked against the system's trust store; give the CA file)"
+                                            : " (checked against the CA in " + m_caFile + ")";
+                } else if (ec.category() == asio::error::get_ssl_category()
+                    && ERR_GET_REASON(ec.value()) == SSL_R_WRONG_VERSION_NUMBER) {
+                    why += " (does the daemon speak HTTPS on this port? try http://)";
+                }
+                return failure("TLS handshake", ec, why);
+            }
+        }
         m_connection = std::move(connection);
     }
 
@@ -146,8 +269,10 @@ Expected<ApiResponse> ApiClient::exchange(
     req.prepare_payload();
 
     beast::error_code ec;
-    c.stream.expires_at(deadline);
-    http::async_write(c.stream, req, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
+    c.lowest().expires_at(deadline);
+    std::visit([&](auto& stream) {
+        http::async_write(stream, req, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
+    }, c.stream);
     runToCompletion(c.io);
     // Only a stale keep-alive connection, closed by the daemon while idle, is worth a second try.
     if (ec && !closedByPeer(ec))
@@ -157,7 +282,9 @@ Expected<ApiResponse> ApiClient::exchange(
 
     http::response_parser<http::string_body> parser;
     parser.body_limit(kMaxResponseBytes);
-    http::async_read(c.stream, c.buffer, parser, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
+    std::visit([&](auto& stream) {
+        http::async_read(stream, c.buffer, parser, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
+    }, c.stream);
     runToCompletion(c.io);
     if (ec) {
         if (!closedByPeer(ec))

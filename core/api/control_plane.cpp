@@ -89,6 +89,7 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
         if (auto held = plane->restoreCarbonHold(snapshot->meta); !held)
             return tl::unexpected(held.error());
         plane->m_restoredProposals = std::move(snapshot->proposals);
+        plane->m_restoredMeta = std::move(snapshot->meta);
         plane->m_store = store;
         plane->markPool(id);
     }

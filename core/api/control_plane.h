@@ -286,6 +286,8 @@ public:
     void persistProposal(const store::StoredProposal& proposal);
     // The proposals the store held at start, handed once to the rebalancer.
     std::vector<store::StoredProposal> takeRestoredProposals() { return std::exchange(m_restoredProposals, {}); }
+    // The store's `meta` table as it was at start (empty without a store), for the parts that keep settings there.
+    const std::map<std::string, std::string>& restoredMeta() const { return m_restoredMeta; }
     // Takes every node's utilisation samples received since the last call.
     std::vector<std::pair<NodeId, std::vector<protocol::UtilisationSample>>> takeUtilisation();
 
@@ -416,6 +418,7 @@ private:
     std::set<std::pair<std::int32_t, WorkloadId>> m_held; // deferrable work waiting for a low-carbon window
     std::string m_carbonHoldReason;
     std::vector<store::StoredProposal> m_restoredProposals;
+    std::map<std::string, std::string> m_restoredMeta;
     bool m_restored = false; // nodes were restored from a database: the restart grace applies
     store::Store* m_store = nullptr; // not owned; null = nothing persisted
     std::set<WorkloadId> m_dirtyWorkloads;

@@ -1,6 +1,32 @@
 #include "core/api/core_host.h"
 
+#include "protocol/transport/tls.h"
+
+#include <nlohmann/json.hpp>
+
 namespace tidepool::api {
+
+namespace {
+
+// Which node used which bootstrap token: one `meta` row a token, `agent_token:<id>` → {"node", "boundMs"}.
+constexpr std::string_view kTokenBindingPrefix = "agent_token:";
+
+Expected<std::map<std::string, std::string>> restoreTokenBindings(const std::map<std::string, std::string>& meta)
+{
+    std::map<std::string, std::string> bindings;
+    for (auto it = meta.lower_bound(std::string(kTokenBindingPrefix));
+         it != meta.end() && it->first.rfind(kTokenBindingPrefix, 0) == 0; ++it) {
+        const nlohmann::json value = nlohmann::json::parse(it->second, nullptr, false);
+        if (!value.is_object() || !value.contains("node") || !value["node"].is_string()
+            || value["node"].get<std::string>().empty())
+            return makeError(ErrorCode::ParseError,
+                "stored setting " + it->first + " is damaged: it must be {\"node\": NAME, \"boundMs\": MS}");
+        bindings.emplace(it->first.substr(kTokenBindingPrefix.size()), value["node"].get<std::string>());
+    }
+    return bindings;
+}
+
+} // namespace
 
 CoreHost::CoreHost(DaemonConfig config, protocol::LogSink log)
     : m_config(std::move(config))
@@ -41,6 +67,25 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
 
     net::AgentServerConfig agentConfig;
     agentConfig.joinToken = h.m_config.joinToken;
+    agentConfig.bootstrapTokens = h.m_config.bootstrapTokens;
+    auto bindings = restoreTokenBindings(core.restoredMeta());
+    if (!bindings)
+        return tl::unexpected(bindings.error());
+    agentConfig.tokenBindings = std::move(*bindings);
+    // A binding is written with the next commit, and the agent is welcomed only once it is durable, so that a crash
+    // cannot free a token a node already joined with.
+    agentConfig.persistBinding = [&core](const std::string& tokenId, const std::string& node, net::BindingDone done) {
+        store::Store* store = core.store();
+        if (!store) {
+            done(std::nullopt);
+            return;
+        }
+        const auto nowMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::system_clock::now().time_since_epoch()).count();
+        store->putMeta(std::string(kTokenBindingPrefix) + tokenId,
+            nlohmann::json { { "node", node }, { "boundMs", nowMs } }.dump());
+        core.whenSaved(std::move(done));
+    };
     agentConfig.maxFrameBytes = h.m_config.maxFrameBytes;
     agentConfig.heartbeatIntervalMs = h.m_config.plane.heartbeatIntervalMs;
     agentConfig.tls = std::move(tls);
@@ -60,14 +105,25 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
         if (!created)
             return tl::unexpected(created.error());
         h.m_rebalancer = std::move(*created);
+        if (!h.m_config.report.directory.empty())
+            h.m_dailyReport = std::make_unique<DailyReport>(io, core, h.m_rebalancer.get(), h.m_config.report, h.m_log);
     }
     if (!h.m_config.apiListen.empty()) {
+        net::HttpServerConfig httpConfig;
+        if (!h.m_config.apiTlsCertificate.empty()) {
+            auto context = transport::makeServerContext(
+                transport::TlsServerFiles { h.m_config.apiTlsCertificate, h.m_config.apiTlsPrivateKey, {} });
+            if (!context)
+                return makeError(ErrorCode::InvalidArgument, "API HTTPS: " + context.error());
+            httpConfig.tls = std::move(*context);
+        }
         h.m_api = std::make_unique<HttpApi>(
             core, std::move(h.m_config.tokens), [&h](std::string& out) { h.appendAgentMetrics(out); });
         h.m_api->setRebalancer(h.m_rebalancer.get());
+        h.m_api->setReportSettings(h.m_config.report.settings);
         HttpApi& api = *h.m_api;
         h.m_http = net::HttpServer::create(
-            io, net::HttpServerConfig {},
+            io, httpConfig,
             [&api](const net::HttpRequest& r, const std::string& peer, net::HttpRespond respond) {
                 api.handle(r, peer, std::move(respond));
             },
@@ -87,7 +143,10 @@ void CoreHost::appendAgentMetrics(std::string& out) const
     const Counter counters[] = {
         { "tidepool_agent_connections_accepted_total", "Connections accepted on the agent port.", s.connectionsAccepted },
         { "tidepool_agent_joins_total", "Agents that completed the join handshake.", s.agentsJoined },
-        { "tidepool_agent_joins_rejected_total", "Joins refused: a wrong join token or a bad hello.", s.joinsRejected },
+        { "tidepool_agent_joins_rejected_total", "Joins refused: a wrong or unknown token, or a reused bootstrap token.",
+            s.joinsRejected },
+        { "tidepool_agent_token_reuse_refused_total",
+            "Joins refused because another node had already used the bootstrap token.", s.tokenReuseRefused },
         { "tidepool_agent_bad_frames_total", "Malformed frames received (the connection is closed).", s.badFrames },
         { "tidepool_agent_join_timeouts_total", "Connections closed for not joining in time.", s.joinTimeouts },
         { "tidepool_agent_tls_handshake_failures_total", "Failed TLS handshakes on the agent port.",
@@ -100,6 +159,13 @@ void CoreHost::appendAgentMetrics(std::string& out) const
     for (const Counter& c : counters)
         out += std::string("# HELP ") + c.name + " " + c.help + "\n# TYPE " + c.name + " counter\n" + c.name + " "
             + std::to_string(c.value) + "\n";
+    if (m_http) {
+        const net::HttpServerStats& http = m_http->stats();
+        out += "# HELP tidepool_api_tls_handshake_failures_total Failed TLS handshakes on the HTTPS API (plain HTTP "
+               "included).\n# TYPE tidepool_api_tls_handshake_failures_total counter\n"
+               "tidepool_api_tls_handshake_failures_total "
+            + std::to_string(http.tlsHandshakeFailures) + "\n";
+    }
     out += "# HELP tidepool_agent_connections Agent connections open now.\n"
            "# TYPE tidepool_agent_connections gauge\ntidepool_agent_connections "
         + std::to_string(m_agents->connectionCount()) + "\n";
@@ -127,6 +193,8 @@ Expected<void> CoreHost::start()
     m_history->start();
     if (m_rebalancer)
         m_rebalancer->start();
+    if (m_dailyReport)
+        m_dailyReport->start();
     m_started = true;
     return {};
 }
@@ -137,6 +205,8 @@ void CoreHost::stop()
         return;
     m_stopped = true;
     // A host whose `create` failed half-way has only some of its parts.
+    if (m_dailyReport)
+        m_dailyReport->stop();
     if (m_history)
         m_history->stop();
     if (m_rebalancer)

@@ -1,13 +1,13 @@
 #pragma once
 // The live core as `tidepoold` composes it, for every program that runs one: the SQLite store (with `db`), the
 // control plane, the agent server wired to it (join token, TLS, frame limit), the history recorder, the rebalancer
-// (only with a store: the evaluation needs history) and, when `apiListen` is set, the HTTP API with `/metrics`. The
-// daemon runs it headless; the console's embedded mode (`tidepool` without `--connect`) runs the very same objects on
-// its core thread, so both behave alike.
+// (only with a store: the evaluation needs history), the daily report (with a store and `report.directory`) and, when
+// `apiListen` is set, the HTTP API with `/metrics` and `/v1/report`. The daemon runs it headless; the console's
+// embedded mode (`tidepool` without `--connect`) runs the very same objects on its core thread, so both behave alike.
 //
 // Order: `create` builds everything (nothing listens yet), `start` binds the listeners and starts the timers,
-// `stop` stops the history recorder, the rebalancer, the plane, the HTTP server and the agent server, in that order;
-// then the io_context may be stopped and the host destroyed.
+// `stop` stops the daily report, the history recorder, the rebalancer, the plane, the HTTP server and the agent
+// server, in that order; then the io_context may be stopped and the host destroyed.
 //
 // Thread affinity: the io_context's thread (one thread); `create` may also run before that thread does. Ownership:
 // owns everything it builds; borrows the io_context, which must outlive it.
@@ -65,6 +65,7 @@ private:
     std::shared_ptr<net::HttpServer> m_http;
     std::unique_ptr<HistoryRecorder> m_history;
     std::unique_ptr<Rebalancer> m_rebalancer;
+    std::unique_ptr<DailyReport> m_dailyReport; // with a store and a report directory
     std::uint16_t m_agentPort = 0;
     std::uint16_t m_apiPort = 0;
     bool m_started = false;

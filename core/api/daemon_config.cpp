@@ -60,6 +60,9 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.operatorTokens = r.strings("operatorTokens", Alphabet::Text, 64, 256);
     for (const auto& [key, target] : { std::pair { "tlsCertificate", &config.tlsCertificate },
              std::pair { "tlsPrivateKey", &config.tlsPrivateKey }, std::pair { "tlsClientCa", &config.tlsClientCa },
+             std::pair { "apiTlsCertificate", &config.apiTlsCertificate },
+             std::pair { "apiTlsPrivateKey", &config.apiTlsPrivateKey },
+             std::pair { "agentTokenFile", &config.agentTokenFile },
              std::pair { "carbonIntensityFile", &config.carbonIntensityFile },
              std::pair { "powerCommand", &config.rebalance.powerCommand } })
         if (r.has(key))
@@ -101,9 +104,13 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         }
     if (r.has("maxFrameBytes"))
         config.maxFrameBytes = static_cast<std::uint32_t>(r.integer("maxFrameBytes", 1024, 64 << 20));
+    for (const std::string& key : reportConfigFields())
+        r.skip(key);
     r.rejectUnknownFields();
     if (error)
         return makeError(ErrorCode::InvalidArgument, "config file " + path + ": " + error->message);
+    if (auto report = readReportConfig(root, config.report); !report)
+        return makeError(ErrorCode::InvalidArgument, "config file " + path + ": " + report.error().message);
     return {};
 }
 
@@ -113,23 +120,34 @@ std::string daemonUsage()
 {
     return R"(usage: tidepoold [options]
   --config FILE               JSON settings (fields named as the options in camelCase: agentListen, apiListen, db,
-                              joinTokenFile, operatorTokenFile, operatorTokens, tlsCertificate, tlsPrivateKey, tlsClientCa,
+                              joinTokenFile, agentTokenFile, operatorTokenFile, operatorTokens, tlsCertificate,
+                              tlsPrivateKey, tlsClientCa, apiTlsCertificate, apiTlsPrivateKey,
                               profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
                               historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, powerCommand,
                               powerCommandTimeoutMs, maxFrameBytes; and, in the file only,
                               rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
                               forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
-                              operator when their risk is low: quota, power_down, power_up)); options override it
+                              operator when their risk is low: quota, power_down, power_up), and for reports
+                              reportDirectory, reportDailyAt ("HH:MM" UTC, default "00:15"), reportLanguage (en,
+                              zh_CN), reportCurrency (default "CNY") and reportPrices ({"NODE-CLASS": {"cpuCoreHour",
+                              "memoryGiBHour", "gpuHour", "npuHour", "fpgaHour"}}, "*" for every other class));
+                              options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
   --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080; "" for none)
   --db PATH                   SQLite database
   --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
+  --agent-token-file FILE     single-use agent bootstrap tokens, one a line (made by `tidepoold certs init`): each
+                              is bound to the first node that joins with it (kept in --db); another node presenting
+                              it is refused. One of --join-token-file and --agent-token-file is required
   --operator-token-file FILE  the API's operator tokens, hashed, with their roles (viewer, operator, admin), made
                               with `tidepoold token add`; a file holding one plaintext token (the format before
                               roles) is still read, as an admin token
   --tls-cert FILE --tls-key FILE
                               TLS for agent connections (PEM); agents then connect with --tls-ca
   --tls-client-ca FILE        also require agents to present a certificate signed by this CA
+  --api-tls-cert FILE --api-tls-key FILE
+                              HTTPS for the API and /metrics (PEM): the listener then speaks TLS only; clients
+                              verify it with the CA (tidepoolctl --server https://HOST:PORT --ca FILE)
   --profile NAME              scheduling profile (default "default")
   --heartbeat-interval-ms N   told to agents (default 5000)
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
@@ -137,7 +155,10 @@ std::string daemonUsage()
   --history-interval-ms N     how often utilisation history is recorded, with --db (default 60000)
   --evaluation-period-ms N    how often the cluster is evaluated for proposals, with --db (default 300000)
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
-                              deferrable batch to low-carbon windows
+                              deferrable batch to low-carbon windows (and the reports' carbon)
+  --report-dir DIR            with --db: writes the previous UTC day's cluster report there every day at
+                              reportDailyAt, as HTML and CSV (tidepool-report-YYYY-MM-DD.html/.csv; no PDF: the daemon
+                              has no Qt, `tidepoolctl report --format pdf` makes one)
   --power-command PROGRAM     switches nodes off and on for power proposals, with --db: run (no shell) as
                               `PROGRAM off NODE` once an approved power-down has cordoned the empty node, and
                               `PROGRAM on NODE` before an approved power-up lifts its cordon (an ipmitool wrapper, a
@@ -147,6 +168,17 @@ std::string daemonUsage()
                               how long the power command may run before it is killed (default 60000)
   --check-config              validate the settings and the token files, then exit
   --help
+
+Certificates and agent bootstrap tokens (made with OpenSSL, no shell needed):
+tidepoold certs init --dir DIR --names NAME[,NAME...] [--agents N] [--days D] [--force]
+                              DIR/ca.pem, ca.key (a private CA), core.pem, core.key (the core's certificate for the
+                              DNS names and IP addresses given, and localhost, 127.0.0.1), agent-tokens (N single-use
+                              bootstrap tokens, mode 0600; default 10). An existing CA is kept unless --force
+tidepoold certs tokens --dir DIR [--agents N]
+                              appends N more bootstrap tokens to DIR/agent-tokens and prints them
+tidepoold certs agent --dir DIR --name NODE [--days D]
+                              a client certificate for NODE (DIR/agents/NODE.pem, .key), signed by DIR's CA, for
+                              cores that require them (--tls-client-ca DIR/ca.pem)
 
 Operator tokens (on the daemon's host; a running tidepoold reads the file again on SIGHUP, or when restarted):
 tidepoold token add --token-file FILE --name NAME --role viewer|operator|admin
@@ -173,6 +205,36 @@ Expected<std::string> readSecretFile(const std::string& path, const std::string&
     if (line.empty())
         return makeError(ErrorCode::InvalidArgument, what + " file " + path + " is empty");
     return line;
+}
+
+Expected<std::vector<protocol::BootstrapToken>> readBootstrapTokenFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        return makeError(ErrorCode::IoError, "agent token file " + path + " cannot be read");
+    std::vector<protocol::BootstrapToken> tokens;
+    std::string line;
+    for (int number = 1; std::getline(in, line); ++number) {
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t'))
+            line.pop_back();
+        const auto start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#')
+            continue;
+        auto token = protocol::parseBootstrapToken(std::string_view(line).substr(start));
+        if (!token)
+            return makeError(ErrorCode::InvalidArgument,
+                "agent token file " + path + ", line " + std::to_string(number)
+                    + ": not a bootstrap token (tpb1.<16 hex digits>.<64 hex digits>, as `tidepoold certs` writes)");
+        for (const auto& known : tokens)
+            if (known.id == token->id)
+                return makeError(ErrorCode::InvalidArgument,
+                    "agent token file " + path + ", line " + std::to_string(number) + ": token id " + token->id
+                        + " appears twice");
+        tokens.push_back(std::move(*token));
+    }
+    if (tokens.empty())
+        return makeError(ErrorCode::InvalidArgument, "agent token file " + path + " holds no bootstrap token");
+    return tokens;
 }
 
 Expected<std::vector<OperatorToken>> reloadOperatorTokens(const DaemonConfig& config)
@@ -231,8 +293,16 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.tlsPrivateKey = value;
         else if (option == "--tls-client-ca")
             config.tlsClientCa = value;
+        else if (option == "--api-tls-cert")
+            config.apiTlsCertificate = value;
+        else if (option == "--api-tls-key")
+            config.apiTlsPrivateKey = value;
+        else if (option == "--agent-token-file")
+            config.agentTokenFile = value;
         else if (option == "--carbon-intensity")
             config.carbonIntensityFile = value;
+        else if (option == "--report-dir")
+            config.report.directory = value;
         else if (option == "--power-command")
             config.rebalance.powerCommand = value;
         else if (option == "--power-command-timeout-ms") {
@@ -272,14 +342,27 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
         if (auto hp = net::parseHostPort(text); !hp)
             return makeError(ErrorCode::InvalidArgument, std::string(name) + ": " + hp.error().message);
     }
-    if (config.joinTokenFile.empty())
-        return makeError(ErrorCode::InvalidArgument, "--join-token-file is required: agents authenticate with it");
-    auto joinToken = readSecretFile(config.joinTokenFile, "join token");
-    if (!joinToken)
-        return tl::unexpected(joinToken.error());
-    if (auto valid = protocol::checkJoinToken(*joinToken); !valid)
-        return makeError(ErrorCode::InvalidArgument, "join token file " + config.joinTokenFile + ": " + valid.error().message);
-    config.joinToken = std::move(*joinToken);
+    if (config.joinTokenFile.empty() && config.agentTokenFile.empty())
+        return makeError(ErrorCode::InvalidArgument,
+            "--join-token-file or --agent-token-file is required: agents authenticate with them");
+    if (!config.joinTokenFile.empty()) {
+        auto joinToken = readSecretFile(config.joinTokenFile, "join token");
+        if (!joinToken)
+            return tl::unexpected(joinToken.error());
+        if (auto valid = protocol::checkJoinToken(*joinToken); !valid)
+            return makeError(
+                ErrorCode::InvalidArgument, "join token file " + config.joinTokenFile + ": " + valid.error().message);
+        config.joinToken = std::move(*joinToken);
+    }
+    if (!config.agentTokenFile.empty()) {
+        auto tokens = readBootstrapTokenFile(config.agentTokenFile);
+        if (!tokens)
+            return tl::unexpected(tokens.error());
+        config.bootstrapTokens = std::move(*tokens);
+        if (config.db.empty())
+            config.warnings.push_back("agent bootstrap tokens without --db: which node used which token is forgotten "
+                                      "at a restart, so a used token could join as another node then");
+    }
     if (!config.operatorTokenFile.empty()) {
         auto file = readTokenFile(config.operatorTokenFile);
         if (!file)
@@ -310,6 +393,8 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
         return makeError(ErrorCode::InvalidArgument, "TLS needs both --tls-cert and --tls-key");
     if (!config.tlsClientCa.empty() && config.tlsCertificate.empty())
         return makeError(ErrorCode::InvalidArgument, "--tls-client-ca needs --tls-cert and --tls-key");
+    if (config.apiTlsCertificate.empty() != config.apiTlsPrivateKey.empty())
+        return makeError(ErrorCode::InvalidArgument, "HTTPS for the API needs both --api-tls-cert and --api-tls-key");
     if (config.plane.lostAfter <= config.plane.suspectAfter)
         return makeError(ErrorCode::InvalidArgument, "lost-after must be longer than suspect-after");
     if (config.plane.suspectAfter.count() < 2 * config.plane.heartbeatIntervalMs)
@@ -326,6 +411,14 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             return makeError(ErrorCode::InvalidArgument, "--carbon-intensity: " + carbon.error().message);
         config.rebalance.carbon = std::move(*carbon);
     }
+    config.report.settings.carbon = config.rebalance.carbon;
+    config.report.settings.carbonGramsPerKWh = config.rebalance.evaluator.carbonGramsPerKWh;
+    config.report.settings.idleWattsPerNode = config.rebalance.evaluator.idleWattsPerNode;
+    config.report.settings.idleWattsPerAccelerator = config.rebalance.evaluator.idleWattsPerAccelerator;
+    config.report.settings.wattsPerBusyCore = config.rebalance.evaluator.wattsPerBusyCore;
+    config.report.settings.forecastModel = config.rebalance.model;
+    if (!config.report.directory.empty() && config.db.empty())
+        return makeError(ErrorCode::InvalidArgument, "--report-dir needs --db: a report is made from the history");
     return config;
 }
 

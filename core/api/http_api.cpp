@@ -2,6 +2,7 @@
 
 #include "core/api/history_api.h"
 #include "core/api/proposal_api.h"
+#include "core/api/report_api.h"
 #include "core/api/http_reply.h"
 
 #include "protocol/json_reader.h"
@@ -309,6 +310,22 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
             });
         }
         return respond(historyRoute(m_plane.store(), parts, query));
+    }
+    if (parts.size() >= 2 && parts[1] == "whoami") {
+        // Who this token is and what it may do, so that a console can say so before anyone tries.
+        if (verb != http::verb::get)
+            return respond(errorReply(405, "/v1/whoami is read-only"));
+        if (parts.size() != 2)
+            return respond(errorReply(404, "no resource under /v1/whoami"));
+        return respond(reply(http::status::ok,
+            json { { "token", caller.name }, { "actor", caller.actor() }, { "role", std::string(toString(caller.role)) } }));
+    }
+    if (parts.size() >= 2 && parts[1] == "report") {
+        if (verb != http::verb::get)
+            return respond(errorReply(405, "/v1/report is read-only"));
+        if (parts.size() != 2)
+            return respond(errorReply(404, "no resource under /v1/report"));
+        return respond(reportRoute(m_plane, m_rebalancer, m_reportSettings, query));
     }
     if (whatIf)
         return respond(whatIfRoute(m_plane, request));

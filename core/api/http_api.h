@@ -16,6 +16,7 @@
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]
 //   GET    /v1/proposals[?state=S]   GET /v1/proposals/{id}
+//   GET    /v1/report[?from=T&to=T&scope=S&name=N&language=L]   a report's data (report_api.h)
 //   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //
 // A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
@@ -57,6 +58,7 @@
 #include "core/api/rebalancer.h"
 #include "core/api/workload_spec.h"
 #include "core/net/http_server.h"
+#include "core/report/report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -89,6 +91,8 @@ public:
     void setTokens(std::vector<OperatorToken> tokens) { m_tokens = std::move(tokens); }
     // Serves /v1/proposals and /v1/evaluate; not owned, may be null (no database).
     void setRebalancer(Rebalancer* rebalancer) { m_rebalancer = rebalancer; }
+    // Prices and carbon intensity for /v1/report.
+    void setReportSettings(report::ReportSettings settings) { m_reportSettings = std::move(settings); }
 
 private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
@@ -109,6 +113,7 @@ private:
     std::string m_auditTarget;
     Rebalancer* m_rebalancer = nullptr; // what the request being routed changed, for its audit entry
     MetricsSource m_extraMetrics;
+    report::ReportSettings m_reportSettings;
     HttpApiStats m_stats;
 };
 

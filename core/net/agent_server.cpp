@@ -14,9 +14,10 @@ using asio::ip::tcp;
 std::shared_ptr<AgentServer> AgentServer::create(
     asio::io_context& io, AgentServerConfig config, AgentServerEvents events, protocol::LogSink log)
 {
-    protocol::JoinVerifier verifier(config.joinToken);
-    auto shared = std::make_shared<AgentServerShared>(
-        AgentServerShared { std::move(config), std::move(verifier), std::move(events), std::move(log), {}, {} });
+    protocol::JoinVerifier verifier(config.joinToken, config.bootstrapTokens);
+    std::map<std::string, std::string> bindings = config.tokenBindings;
+    auto shared = std::make_shared<AgentServerShared>(AgentServerShared {
+        std::move(config), std::move(verifier), std::move(events), std::move(log), {}, {}, std::move(bindings) });
     return std::make_shared<AgentServer>(io, std::move(shared));
 }
 
@@ -30,8 +31,11 @@ AgentServer::AgentServer(asio::io_context& io, std::shared_ptr<AgentServerShared
 
 Expected<std::uint16_t> AgentServer::listen(const std::string& address, std::uint16_t port)
 {
-    if (auto token = protocol::checkJoinToken(m_shared->config.joinToken); !token)
-        return makeError(ErrorCode::InvalidArgument, token.error().message);
+    if (m_shared->config.joinToken.empty() && m_shared->config.bootstrapTokens.empty())
+        return makeError(ErrorCode::InvalidArgument, "no join token and no bootstrap tokens: no agent could join");
+    if (!m_shared->config.joinToken.empty())
+        if (auto token = protocol::checkJoinToken(m_shared->config.joinToken); !token)
+            return makeError(ErrorCode::InvalidArgument, token.error().message);
     if (m_shared->config.maxFrameBytes < 1024)
         return makeError(ErrorCode::InvalidArgument,
             "maxFrameBytes " + std::to_string(m_shared->config.maxFrameBytes) + " is below 1024");
@@ -105,6 +109,12 @@ bool AgentServer::disconnect(const std::string& sessionId, const std::string& re
         return false;
     session->close(reason);
     return true;
+}
+
+void AgentServer::setBootstrapTokens(std::vector<protocol::BootstrapToken> tokens)
+{
+    m_shared->config.bootstrapTokens = tokens;
+    m_shared->verifier.setBootstrapTokens(std::move(tokens));
 }
 
 void AgentServer::doAccept()

@@ -8,6 +8,11 @@
 // core's state is touched. A wrong join token gets a `reject` message, the connection is closed and the join is
 // counted as rejected.
 //
+// Bootstrap tokens (protocol/join.h) are single-use: the first node that proves it holds one (its MAC verified) is
+// bound to it, the binding is made durable through `persistBinding` before the welcome, and from then on only that
+// node joins with it (its reconnects do). Another node presenting it is refused with a reason naming the token and
+// the node it is bound to, logged and counted (`tokenReuseRefused`).
+//
 // Thread affinity: the server and its connections run on one `io_context` thread, the core's; every handler runs
 // there (the implicit strand), and `listen`, `stop`, `stats` and the events are used and called on that thread.
 // Ownership: `create` returns a shared pointer; pending handlers hold the server alive until `stop()` (or the
@@ -27,7 +32,9 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <string>
 #include <vector>
@@ -36,8 +43,17 @@ namespace tidepool::net {
 
 class AgentSession;
 
+// Makes a new token binding durable, then calls `done` with nullopt, or with the reason it could not.
+using BindingDone = std::function<void(const std::optional<std::string>& error)>;
+using PersistBinding = std::function<void(const std::string& tokenId, const std::string& node, BindingDone done)>;
+
 struct AgentServerConfig {
-    std::string joinToken; // at least `protocol::kMinJoinTokenBytes` bytes
+    // The shared join token, at least `protocol::kMinJoinTokenBytes` bytes; may be empty when `bootstrapTokens` are
+    // given (then only they are accepted).
+    std::string joinToken;
+    std::vector<protocol::BootstrapToken> bootstrapTokens; // single-use, one per agent
+    std::map<std::string, std::string> tokenBindings; // bootstrap token id → the node bound to it (restored)
+    PersistBinding persistBinding; // unset: bindings last as long as the server
     std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
     std::int32_t heartbeatIntervalMs = 5000; // told to agents in `welcome`
     std::chrono::milliseconds joinTimeout { 10'000 }; // from accept to welcome; then the connection is closed
@@ -50,7 +66,8 @@ struct AgentServerConfig {
 struct AgentServerStats {
     std::uint64_t connectionsAccepted = 0;
     std::uint64_t agentsJoined = 0;
-    std::uint64_t joinsRejected = 0; // wrong join token
+    std::uint64_t joinsRejected = 0; // every refused join: a wrong or unknown token, a reused bootstrap token
+    std::uint64_t tokenReuseRefused = 0; // a bootstrap token presented by another node than the one bound to it
     std::uint64_t badFrames = 0; // bad length, malformed JSON, invalid or out-of-order message
     std::uint64_t joinTimeouts = 0;
     std::uint64_t tlsHandshakeFailures = 0;
@@ -82,6 +99,7 @@ struct AgentServerShared {
     protocol::LogSink log;
     AgentServerStats stats;
     std::unordered_map<std::string, std::weak_ptr<AgentSession>> joined; // by session id
+    std::map<std::string, std::string> bindings; // bootstrap token id → node
 
     void logLine(const std::string& line) const
     {
@@ -107,6 +125,10 @@ public:
     bool send(const std::string& sessionId, const protocol::Message& message);
     // Closes the session's connection with a logged reason (its `left` event follows); false when it is gone.
     bool disconnect(const std::string& sessionId, const std::string& reason);
+    // Replaces the bootstrap tokens (a reload); bindings stay. Sessions already joined are not touched.
+    void setBootstrapTokens(std::vector<protocol::BootstrapToken> tokens);
+    // Bootstrap token id → the node bound to it.
+    const std::map<std::string, std::string>& tokenBindings() const { return m_shared->bindings; }
 
     AgentServer(boost::asio::io_context& io, std::shared_ptr<AgentServerShared> shared); // use `create`
 

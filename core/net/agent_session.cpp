@@ -2,6 +2,9 @@
 
 #include <boost/asio/write.hpp>
 
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
 namespace tidepool::net {
 
 namespace asio = boost::asio;
@@ -57,11 +60,23 @@ void AgentSession::start()
             return;
         if (ec) {
             ++self->m_shared->stats.tlsHandshakeFailures;
-            self->close("TLS handshake failed: " + ec.message());
+            self->close("TLS handshake failed: " + self->handshakeFailure(ec));
             return;
         }
         self->doRead();
     });
+}
+
+std::string AgentSession::handshakeFailure(const boost::system::error_code& ec)
+{
+    // OpenSSL's "certificate verify failed" does not say what was wrong with the agent's certificate; the verify
+    // result does (expired, another CA, not yet valid).
+    if (transport::Stream::Tls* tls = m_stream.tlsStream()) {
+        const long verified = SSL_get_verify_result(tls->native_handle());
+        if (verified != X509_V_OK)
+            return ec.message() + ": the agent's certificate: " + X509_verify_cert_error_string(verified);
+    }
+    return ec.message();
 }
 
 void AgentSession::onJoinTimeout(const boost::system::error_code& ec)
@@ -130,6 +145,18 @@ void AgentSession::handleFrame(const std::string& payload)
 
 void AgentSession::onHello(const protocol::Hello& hello)
 {
+    if (!hello.tokenId.empty() && !m_shared->verifier.knowsBootstrapToken(hello.tokenId)) {
+        m_hello = hello;
+        refuseJoin("unknown bootstrap token " + hello.tokenId,
+            "unknown bootstrap token " + hello.tokenId + ": this core does not hold it");
+        return;
+    }
+    if (hello.tokenId.empty() && !m_shared->verifier.acceptsSharedToken()) {
+        m_hello = hello;
+        refuseJoin("no bootstrap token named, and this core takes no shared join token",
+            "this core takes bootstrap tokens only (tpb1.<id>.<secret>); the shared join token is not accepted");
+        return;
+    }
     auto pending = m_shared->verifier.challenge(hello);
     if (!pending) {
         close("cannot issue a challenge: " + pending.error().message);
@@ -146,12 +173,71 @@ void AgentSession::onAuth(const protocol::Auth& auth)
     const bool valid = m_shared->verifier.verify(*m_pending, auth);
     m_pending.reset(); // one answer per challenge
     if (!valid) {
-        ++m_shared->stats.joinsRejected;
-        m_shared->logLine("agent-server: " + describe() + ": join rejected: wrong join token");
-        send(protocol::Reject { "authentication failed: wrong join token" });
-        closeAfterWrites("join rejected");
+        refuseJoin("wrong join token", "authentication failed: wrong join token");
         return;
     }
+    claimToken();
+}
+
+void AgentSession::refuseJoin(const std::string& logReason, const std::string& agentReason)
+{
+    ++m_shared->stats.joinsRejected;
+    m_shared->logLine("agent-server: " + describe() + ": join rejected: " + logReason);
+    send(protocol::Reject { agentReason });
+    closeAfterWrites("join rejected");
+}
+
+void AgentSession::claimToken()
+{
+    const std::string& tokenId = m_hello->tokenId;
+    if (tokenId.empty()) {
+        admit();
+        return;
+    }
+    const std::string& node = m_hello->nodeName;
+    const auto bound = m_shared->bindings.find(tokenId);
+    if (bound != m_shared->bindings.end()) {
+        if (bound->second == node) {
+            admit(); // the node the token was first used by, joining again
+            return;
+        }
+        ++m_shared->stats.tokenReuseRefused;
+        refuseJoin("bootstrap token " + tokenId + " is already bound to node " + bound->second
+                + " (bootstrap tokens are single-use)",
+            "bootstrap token " + tokenId + " was already used by node " + bound->second
+                + "; each agent needs a bootstrap token of its own");
+        return;
+    }
+    // Bound at once, so that a second node racing with the same token is refused while this binding is written.
+    m_shared->bindings.emplace(tokenId, node);
+    m_shared->logLine("agent-server: " + describe() + ": bootstrap token " + tokenId + " is now bound to node " + node);
+    if (!m_shared->config.persistBinding) {
+        admit();
+        return;
+    }
+    m_state = State::Binding;
+    m_shared->config.persistBinding(tokenId, node,
+        [self = shared_from_this()](const std::optional<std::string>& error) { self->onBound(error); });
+}
+
+void AgentSession::onBound(const std::optional<std::string>& error)
+{
+    if (error) {
+        // Not durable: forget it, so that the token is not lost to a node the core never admitted.
+        const auto bound = m_shared->bindings.find(m_hello->tokenId);
+        if (bound != m_shared->bindings.end() && bound->second == m_hello->nodeName)
+            m_shared->bindings.erase(bound);
+        if (m_state == State::Binding)
+            refuseJoin("cannot record the use of bootstrap token " + m_hello->tokenId + ": " + *error,
+                "the core cannot record the use of the bootstrap token; try again later");
+        return;
+    }
+    if (m_state == State::Binding)
+        admit();
+}
+
+void AgentSession::admit()
+{
     auto sessionId = protocol::randomHex(16);
     if (!sessionId) {
         close("cannot create a session id: " + sessionId.error().message);

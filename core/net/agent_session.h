@@ -32,16 +32,23 @@ public:
     void onWritesDrained();
 
 private:
-    enum class State : std::uint8_t { Invalid = 0, AwaitingHello, AwaitingAuth, Joined, Rejecting, Closed };
+    enum class State : std::uint8_t { Invalid = 0, AwaitingHello, AwaitingAuth, Binding, Joined, Rejecting, Closed };
 
     void doRead();
     void onRead(const boost::system::error_code& ec, std::size_t bytes);
     void handleFrame(const std::string& payload);
     void onHello(const protocol::Hello& hello);
     void onAuth(const protocol::Auth& auth);
+    // After a verified MAC: binds a fresh bootstrap token to this node (durably, then `admit`), admits a node its
+    // token is bound to, refuses any other.
+    void claimToken();
+    void onBound(const std::optional<std::string>& error);
+    void admit();
+    void refuseJoin(const std::string& logReason, const std::string& agentReason);
     void onHeartbeat(const protocol::Heartbeat& heartbeat);
     void badFrame(const std::string& reason);
     void onJoinTimeout(const boost::system::error_code& ec);
+    std::string handshakeFailure(const boost::system::error_code& ec);
 
     void closeAfterWrites(const std::string& reason);
 

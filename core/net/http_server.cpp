@@ -2,15 +2,22 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <optional>
+#include <type_traits>
 
 namespace tidepool::net {
 
@@ -19,42 +26,127 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using asio::ip::tcp;
 
-class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+// What the server keeps of a connection, whichever stream it runs on.
+class HttpConnection {
 public:
-    HttpConnection(tcp::socket socket, std::shared_ptr<HttpServer> server)
-        : m_stream(std::move(socket))
+    virtual ~HttpConnection() = default;
+    virtual void start() = 0;
+    virtual void close() = 0;
+};
+
+namespace {
+
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+// What a client that spoke plain HTTP to the HTTPS listener reads (OpenSSL saw its request line, so it was one).
+std::string plainHttpAnswer()
+{
+    const std::string body = "{\"error\":\"this is tidepoold's HTTPS API: use https:// with its CA\"}\n";
+    return "HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: "
+        + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+bool isPlainHttpOnTls(const beast::error_code& ec)
+{
+    return ec.category() == asio::error::get_ssl_category() && ERR_GET_REASON(ec.value()) == SSL_R_HTTP_REQUEST;
+}
+
+} // namespace
+
+template <class Stream>
+class BasicHttpConnection : public HttpConnection, public std::enable_shared_from_this<BasicHttpConnection<Stream>> {
+public:
+    static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
+    BasicHttpConnection(Stream stream, std::shared_ptr<HttpServer> server)
+        : m_stream(std::move(stream))
         , m_server(std::move(server))
     {
         beast::error_code ec;
-        const auto remote = m_stream.socket().remote_endpoint(ec);
+        const auto remote = lowest().socket().remote_endpoint(ec);
         if (!ec)
             m_peer = remote.address().to_string() + ":" + std::to_string(remote.port());
     }
 
-    void start() { doRead(); }
-    void close()
+    void start() override
+    {
+        if constexpr (kTls) {
+            // The idle timeout covers the handshake: a peer that never completes it is closed like a silent one.
+            lowest().expires_after(m_server->m_config.idleTimeout);
+            m_stream.async_handshake(asio::ssl::stream_base::server,
+                [self = this->shared_from_this()](beast::error_code ec) { self->onHandshake(ec); });
+        } else {
+            doRead();
+        }
+    }
+    void close() override
     {
         beast::error_code ec;
-        m_stream.socket().shutdown(tcp::socket::shutdown_both, ec);
-        m_stream.close();
+        lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
+        lowest().close();
     }
-    bool open() { return m_stream.socket().is_open(); }
+    bool open() { return lowest().socket().is_open(); }
 
 private:
+    beast::tcp_stream& lowest() { return beast::get_lowest_layer(m_stream); }
+
+    void onHandshake(beast::error_code ec)
+    {
+        if (!ec) {
+            doRead();
+            return;
+        }
+        ++m_server->m_stats.tlsHandshakeFailures;
+        const bool plainHttp = isPlainHttpOnTls(ec);
+        if (m_server->m_log)
+            m_server->m_log("api: " + m_peer + ": TLS handshake failed: "
+                + (plainHttp ? std::string("the client spoke plain HTTP to the HTTPS listener") : ec.message()));
+        if (!plainHttp) {
+            close();
+            return;
+        }
+        // A plain answer tells curl and old clients what is wrong, instead of a reset they cannot read.
+        m_plainAnswer = plainHttpAnswer();
+        lowest().expires_after(std::chrono::seconds(5));
+        asio::async_write(lowest(), asio::buffer(m_plainAnswer),
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                if (ec) {
+                    self->close();
+                    return;
+                }
+                // Closing with the client's bytes unread would reset the connection and could lose the answer: say
+                // we are done, then wait (briefly) for the client to close.
+                beast::error_code ignored;
+                self->lowest().socket().shutdown(tcp::socket::shutdown_send, ignored);
+                self->drain();
+            });
+    }
+
+    void drain()
+    {
+        lowest().async_read_some(asio::buffer(m_drain), [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+            if (ec)
+                self->close();
+            else
+                self->drain();
+        });
+    }
+
     void doRead()
     {
         m_parser.emplace();
         m_parser->body_limit(m_server->m_config.maxBodyBytes);
         m_parser->header_limit(64 * 1024);
-        m_stream.expires_after(m_server->m_config.idleTimeout);
+        lowest().expires_after(m_server->m_config.idleTimeout);
         http::async_read(m_stream, m_buffer, *m_parser,
-            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
     }
 
     void onRead(beast::error_code ec)
     {
         if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout
-            || ec == asio::error::operation_aborted || ec == asio::error::connection_reset) {
+            || ec == asio::error::operation_aborted || ec == asio::error::connection_reset
+            || ec == asio::ssl::error::stream_truncated) {
             close();
             return;
         }
@@ -73,10 +165,10 @@ private:
         const HttpRequest& request = m_parser->get();
         // No read is started before the answer is written, so the request stays valid while the handler defers it;
         // the idle timer must not cut a deferred answer short.
-        m_stream.expires_never();
+        lowest().expires_never();
         const unsigned version = request.version();
         const bool keepAlive = request.keep_alive();
-        m_server->m_handler(request, m_peer, [self = shared_from_this(), version, keepAlive](HttpResponse response) {
+        m_server->m_handler(request, m_peer, [self = this->shared_from_this(), version, keepAlive](HttpResponse response) {
             if (!self->open())
                 return;
             response.version(version);
@@ -90,7 +182,7 @@ private:
         response.prepare_payload();
         m_response = std::make_shared<HttpResponse>(std::move(response));
         http::async_write(m_stream, *m_response,
-            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
     }
 
     void onWrite(beast::error_code ec)
@@ -104,12 +196,14 @@ private:
         doRead();
     }
 
-    beast::tcp_stream m_stream;
+    Stream m_stream;
     std::shared_ptr<HttpServer> m_server;
     beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
     std::shared_ptr<HttpResponse> m_response;
     std::string m_peer;
+    std::string m_plainAnswer; // kept while it is written
+    std::array<char, 1024> m_drain {};
 };
 
 std::shared_ptr<HttpServer> HttpServer::create(
@@ -194,7 +288,13 @@ void HttpServer::doAccept()
             socket.close(ignored);
         } else {
             ++self->m_stats.connectionsAccepted;
-            auto connection = std::make_shared<HttpConnection>(std::move(socket), self);
+            std::shared_ptr<HttpConnection> connection;
+            if (self->m_config.tls)
+                connection = std::make_shared<BasicHttpConnection<TlsStream>>(
+                    TlsStream(beast::tcp_stream(std::move(socket)), *self->m_config.tls), self);
+            else
+                connection = std::make_shared<BasicHttpConnection<beast::tcp_stream>>(
+                    beast::tcp_stream(std::move(socket)), self);
             self->m_connections.push_back(connection);
             connection->start();
         }

@@ -4,6 +4,10 @@
 // A request the parser refuses (too large, malformed) gets a 400 or 413 naming the problem, and the connection
 // is closed; nothing reaches the handler.
 //
+// With a TLS context (`HttpServerConfig::tls`) the listener speaks HTTPS only: a client that fails the handshake is
+// counted (`tlsHandshakeFailures`), logged and closed, reaching no handler; one that spoke plain HTTP gets a plain
+// 400 saying to use https:// first.
+//
 // Thread affinity: the server, its connections and the handler run on one io_context thread (the core's), so the
 // handler may touch core state directly. Ownership: `create` returns a shared pointer; pending handlers keep the
 // server and its connections alive until `stop()` has let them finish.
@@ -13,6 +17,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -37,6 +42,7 @@ struct HttpServerConfig {
     std::uint64_t maxBodyBytes = 8u << 20; // a batch of 10,000 submissions fits
     std::chrono::seconds idleTimeout { 60 };
     std::size_t maxConnections = 1024;
+    std::shared_ptr<boost::asio::ssl::context> tls; // HTTPS when set (`transport::makeServerContext`)
 };
 
 struct HttpServerStats {
@@ -44,6 +50,7 @@ struct HttpServerStats {
     std::uint64_t requests = 0;
     std::uint64_t badRequests = 0; // refused by the parser
     std::uint64_t connectionsRefused = 0; // over `maxConnections`
+    std::uint64_t tlsHandshakeFailures = 0; // HTTPS only: plain HTTP, an untrusted or failed handshake
 };
 
 class HttpConnection;
@@ -64,7 +71,7 @@ public:
         protocol::LogSink log); // use `create`
 
 private:
-    friend class HttpConnection;
+    template <class Stream> friend class BasicHttpConnection;
     void doAccept();
 
     boost::asio::io_context& m_io;

@@ -68,6 +68,7 @@ struct Route {
 
 const Route kRoutes[] = {
     { "summary", http::verb::get, "/v1/summary", "", 200, 200, 200 },
+    { "whoami", http::verb::get, "/v1/whoami", "", 200, 200, 200 },
     { "list workloads", http::verb::get, "/v1/workloads", "", 200, 200, 200 },
     { "get workload", http::verb::get, "/v1/workloads/1", "", 200, 200, 200 },
     { "why", http::verb::get, "/v1/workloads/1/why", "", 200, 200, 200 },
@@ -266,6 +267,11 @@ private slots:
                            .arg(reply.status)
                            .arg(expected)
                            .arg(QString::fromStdString(reply.body))));
+        if (std::string(r.name) == "whoami") { // each token learns its own role
+            QCOMPARE(reply.data().value("role", std::string()), who);
+            QCOMPARE(reply.data().value("actor", std::string()),
+                std::string(who == "viewer" ? "token:vera" : who == "operator" ? "token:otto" : "token:ada"));
+        }
         if (reply.status == 403) {
             const json body = reply.data();
             QCOMPARE(body.value("role", std::string()), who);

@@ -8,6 +8,7 @@
 #include "agents/net/agent_connection.h"
 #include "protocol/transport/tls.h"
 #include "core/net/agent_server.h"
+#include "core/net/certificates.h"
 #include "protocol/frame.h"
 #include "protocol/join.h"
 #include "protocol/messages.h"
@@ -16,6 +17,7 @@
 #include <boost/asio/write.hpp>
 #include <nlohmann/json.hpp>
 
+#include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -26,6 +28,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <thread>
 
 using namespace tidepool;
@@ -154,7 +157,7 @@ struct Loopback {
 
     explicit Loopback(net::AgentServerConfig config = {})
     {
-        if (config.joinToken.empty())
+        if (config.joinToken.empty() && config.bootstrapTokens.empty())
             config.joinToken = kToken;
         net::AgentServerEvents events;
         events.joined = [this](const net::JoinedAgent& agent) { joined.push_back(agent); };
@@ -273,6 +276,11 @@ private slots:
     void acceptFailureBacksOffAndRecovers();
     void shortJoinTokenIsRefused();
     void tlsJoinsAndRefusesWhatItMust();
+    void expiredOrForeignAgentCertificateIsRefused();
+    void bootstrapTokensHaveOneShape();
+    void bootstrapTokenIsSingleUse();
+    void bootstrapTokenBindingsOutliveTheServer();
+    void unrecordedBindingIsRefusedAndForgotten();
     void connectionBuffersTelemetryAndReconnects();
     void fullWriteQueuesCloseOrDrop();
 };
@@ -932,6 +940,235 @@ void TestProtocol::tlsJoinsAndRefusesWhatItMust()
     QVERIFY(mutualJoins(*withCert));
     QVERIFY(!mutualJoins(*trusting));
     QVERIFY(runUntil(mutual.io, [&] { return mutual.server->stats().tlsHandshakeFailures >= 1; }));
+}
+
+// Mutual TLS with certificates made in C++ (core/net/certificates.h): an agent whose certificate the CA signed joins;
+// one whose certificate has expired, or was signed by another CA, is refused at the handshake, counted, and the log
+// says what was wrong with the certificate.
+void TestProtocol::expiredOrForeignAgentCertificateIsRefused()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const auto write = [&](const char* name, const std::string& content) {
+        QFile f(dir.filePath(QString::fromLatin1(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content.data(), static_cast<qint64>(content.size()));
+    };
+    const auto file = [&](const char* name) { return dir.filePath(QString::fromLatin1(name)).toStdString(); };
+    auto ca = net::makeCertificateAuthority("test CA", 30);
+    auto otherCa = net::makeCertificateAuthority("another CA", 30);
+    QVERIFY(ca && otherCa);
+    auto core = net::issueCertificate(*ca, { "core.test", { "core.test", "127.0.0.1" }, net::CertificateUsage::Server, 30, 0 });
+    auto good = net::issueCertificate(*ca, { "node-1", { "node-1" }, net::CertificateUsage::Client, 30, 0 });
+    // Valid for one day, three days ago.
+    auto expired = net::issueCertificate(*ca, { "node-2", { "node-2" }, net::CertificateUsage::Client, 1, -3 * 86'400 });
+    auto foreign = net::issueCertificate(*otherCa, { "node-3", { "node-3" }, net::CertificateUsage::Client, 30, 0 });
+    QVERIFY(core && good && expired && foreign);
+    QVERIFY(!net::issueCertificate(*ca, { "x", { "bad name!" }, net::CertificateUsage::Server, 30, 0 }));
+    write("ca.pem", ca->certificatePem);
+    write("core.pem", core->certificatePem);
+    write("core.key", core->keyPem);
+    for (const auto& [name, pair] : { std::pair { "good", &*good }, std::pair { "expired", &*expired }, std::pair { "foreign", &*foreign } }) {
+        write((std::string(name) + ".pem").c_str(), pair->certificatePem);
+        write((std::string(name) + ".key").c_str(), pair->keyPem);
+    }
+
+    auto server = transport::makeServerContext({ file("core.pem"), file("core.key"), file("ca.pem") });
+    QVERIFY2(server, server ? "" : server.error().c_str());
+    net::AgentServerConfig config;
+    config.tls = *server;
+    Loopback loop(config);
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+    const auto joins = [&](const char* who, const std::string& node) {
+        auto client = transport::makeClientContext(
+            { file("ca.pem"), file((std::string(who) + ".pem").c_str()), file((std::string(who) + ".key").c_str()) });
+        if (!client)
+            return false;
+        auto c = loop.client(kToken, node, nullptr, *client);
+        c->start();
+        runUntil(loop.io, [&] { return c->state() == agent::AgentClient::State::Joined || c->state() == agent::AgentClient::State::Closed; });
+        const bool joined = c->state() == agent::AgentClient::State::Joined;
+        c->close("test done");
+        return joined;
+    };
+    QVERIFY(joins("good", "node-1"));
+    QVERIFY(!joins("expired", "node-2"));
+    QVERIFY(runUntil(loop.io, [&] { return loop.logMentions("certificate has expired"); }));
+    QVERIFY(!joins("foreign", "node-3"));
+    QVERIFY(runUntil(loop.io, [&] { return loop.server->stats().tlsHandshakeFailures >= 2; }));
+    QVERIFY(loop.logMentions("unable to get local issuer certificate"));
+    QCOMPARE(loop.joined.size(), std::size_t { 1 });
+    QCOMPARE(loop.joined[0].hello.nodeName, std::string("node-1"));
+}
+
+void TestProtocol::bootstrapTokensHaveOneShape()
+{
+    auto made = protocol::makeBootstrapToken();
+    QVERIFY(made);
+    const std::string text = protocol::bootstrapTokenText(*made);
+    QCOMPARE(text.size(), std::size_t { 5 + 16 + 1 + 64 });
+    QVERIFY(protocol::parseBootstrapToken(text) == std::optional<protocol::BootstrapToken>(*made));
+    QVERIFY(*protocol::makeBootstrapToken() != *made);
+    for (const std::string& other : { kToken, text.substr(1), text + "0", "tpb1." + made->id + "-" + made->secret,
+             "tpb1." + std::string(16, 'G') + "." + made->secret })
+        QVERIFY2(!protocol::parseBootstrapToken(other), other.c_str());
+    // A verifier with no shared token never takes an answer keyed with the empty token, which anyone could compute.
+    const protocol::JoinVerifier verifier({}, { *made });
+    const auto hello = helloFor("n1");
+    auto pending = verifier.challenge(hello);
+    QVERIFY(pending);
+    const auto emptyKeyed = protocol::answerChallenge("", hello, pending->challenge);
+    QVERIFY(emptyKeyed && !verifier.verify(*pending, *emptyKeyed));
+    protocol::Hello named = hello;
+    named.tokenId = made->id;
+    auto bootstrapPending = verifier.challenge(named);
+    QVERIFY(bootstrapPending);
+    const auto answer = protocol::answerChallenge(text, named, bootstrapPending->challenge);
+    QVERIFY(answer && verifier.verify(*bootstrapPending, *answer));
+    // The secret keys the MAC: the token text as a shared token does not.
+    const auto wrongKey = protocol::answerChallenge(made->secret + "x", named, bootstrapPending->challenge);
+    QVERIFY(wrongKey && !verifier.verify(*bootstrapPending, *wrongKey));
+    // The hello carries the id on the wire; the secret never.
+    const std::string wire = protocol::encodeMessage(named);
+    QVERIFY(wire.find(made->id) != std::string::npos);
+    QVERIFY(wire.find(made->secret) == std::string::npos);
+    QVERIFY(std::get<protocol::Hello>(*protocol::decodeMessage(wire)) == named);
+}
+
+namespace {
+
+// Joins `node` with `token`; true once welcomed. `reason` receives the core's reject, if any.
+bool joinsWith(Loopback& loop, const std::string& token, const std::string& node, std::string* reason = nullptr)
+{
+    std::vector<std::string> rejections;
+    auto c = loop.client(token, node, &rejections);
+    if (!c)
+        return false;
+    c->start();
+    runUntil(loop.io, [&] { return c->state() == agent::AgentClient::State::Joined || c->state() == agent::AgentClient::State::Closed; });
+    const bool joined = c->state() == agent::AgentClient::State::Joined;
+    c->close("test done");
+    if (reason && !rejections.empty())
+        *reason = rejections.front();
+    return joined;
+}
+
+std::vector<protocol::BootstrapToken> someBootstrapTokens(int n)
+{
+    std::vector<protocol::BootstrapToken> tokens;
+    for (int i = 0; i < n; ++i)
+        tokens.push_back(*protocol::makeBootstrapToken());
+    return tokens;
+}
+
+} // namespace
+
+// A bootstrap token joins the first node that uses it, and that node again (its reconnects); another node presenting
+// it is refused with a reason naming the token and the node, logged and counted. Unknown tokens and, on a core that
+// holds only bootstrap tokens, the shared token are refused too.
+void TestProtocol::bootstrapTokenIsSingleUse()
+{
+    const auto tokens = someBootstrapTokens(2);
+    const std::string first = protocol::bootstrapTokenText(tokens[0]);
+    const std::string second = protocol::bootstrapTokenText(tokens[1]);
+    net::AgentServerConfig config;
+    config.bootstrapTokens = tokens;
+    Loopback loop(config);
+    QVERIFY2(loop.port != 0, loop.listenError.c_str());
+
+    QVERIFY(joinsWith(loop, first, "node-a"));
+    QCOMPARE(loop.server->tokenBindings().at(tokens[0].id), std::string("node-a"));
+    QVERIFY(joinsWith(loop, first, "node-a")); // a reconnect
+    std::string reason;
+    QVERIFY(!joinsWith(loop, first, "node-b", &reason));
+    QVERIFY2(reason.find("bootstrap token " + tokens[0].id + " was already used by node node-a") != std::string::npos,
+        reason.c_str());
+    QCOMPARE(loop.server->stats().tokenReuseRefused, std::uint64_t { 1 });
+    QCOMPARE(loop.server->stats().joinsRejected, std::uint64_t { 1 });
+    QVERIFY(loop.logMentions("bootstrap token " + tokens[0].id + " is already bound to node node-a"));
+    QVERIFY(joinsWith(loop, second, "node-b"));
+
+    reason.clear();
+    const std::string unknown = protocol::bootstrapTokenText(*protocol::makeBootstrapToken());
+    QVERIFY(!joinsWith(loop, unknown, "node-c", &reason));
+    QVERIFY2(reason.find("unknown bootstrap token") != std::string::npos, reason.c_str());
+    reason.clear();
+    QVERIFY(!joinsWith(loop, kToken, "node-c", &reason));
+    QVERIFY2(reason.find("bootstrap tokens only") != std::string::npos, reason.c_str());
+    QCOMPARE(loop.server->stats().joinsRejected, std::uint64_t { 3 });
+    QCOMPARE(loop.server->stats().tokenReuseRefused, std::uint64_t { 1 });
+    QCOMPARE(loop.joined.size(), std::size_t { 3 });
+
+    // The shared join token keeps working beside bootstrap tokens when the core has one.
+    net::AgentServerConfig both;
+    both.joinToken = kToken;
+    both.bootstrapTokens = tokens;
+    Loopback mixed(both);
+    QVERIFY(joinsWith(mixed, kToken, "old-agent"));
+    QVERIFY(joinsWith(mixed, first, "node-a"));
+}
+
+// The bindings a server made are what the next one starts from (tidepoold keeps them in its store): after a
+// "restart", the bound node joins again and another is still refused. The welcome waits for the binding to be
+// durable.
+void TestProtocol::bootstrapTokenBindingsOutliveTheServer()
+{
+    const auto tokens = someBootstrapTokens(1);
+    const std::string token = protocol::bootstrapTokenText(tokens[0]);
+    std::map<std::string, std::string> durable;
+    std::vector<net::BindingDone> waiting;
+    net::AgentServerConfig config;
+    config.bootstrapTokens = tokens;
+    config.persistBinding = [&](const std::string& id, const std::string& node, net::BindingDone done) {
+        durable[id] = node;
+        waiting.push_back(std::move(done));
+    };
+    std::map<std::string, std::string> restored;
+    {
+        Loopback loop(config);
+        auto c = loop.client(token, "node-a");
+        c->start();
+        QVERIFY(runUntil(loop.io, [&] { return !waiting.empty(); }));
+        // Not welcomed before the binding is durable.
+        runUntil(loop.io, [] { return false; }, 100ms);
+        QVERIFY(c->state() != agent::AgentClient::State::Joined);
+        QVERIFY(loop.joined.empty());
+        waiting.front()(std::nullopt);
+        QVERIFY(runUntil(loop.io, [&] { return c->state() == agent::AgentClient::State::Joined; }));
+        c->close("test done");
+        restored = loop.server->tokenBindings();
+    }
+    QVERIFY(durable == restored);
+    net::AgentServerConfig again;
+    again.bootstrapTokens = tokens;
+    again.tokenBindings = durable;
+    Loopback restarted(again);
+    std::string reason;
+    QVERIFY(!joinsWith(restarted, token, "node-b", &reason));
+    QVERIFY2(reason.find("already used by node node-a") != std::string::npos, reason.c_str());
+    QVERIFY(joinsWith(restarted, token, "node-a"));
+}
+
+// A binding that cannot be made durable admits nobody and is forgotten, so the token is not lost.
+void TestProtocol::unrecordedBindingIsRefusedAndForgotten()
+{
+    const auto tokens = someBootstrapTokens(1);
+    const std::string token = protocol::bootstrapTokenText(tokens[0]);
+    bool failing = true;
+    net::AgentServerConfig config;
+    config.bootstrapTokens = tokens;
+    config.persistBinding = [&](const std::string&, const std::string&, net::BindingDone done) {
+        done(failing ? std::optional<std::string>("disk I/O error") : std::nullopt);
+    };
+    Loopback loop(config);
+    std::string reason;
+    QVERIFY(!joinsWith(loop, token, "node-a", &reason));
+    QVERIFY2(reason.find("cannot record") != std::string::npos, reason.c_str());
+    QVERIFY(loop.logMentions("disk I/O error"));
+    QVERIFY(loop.server->tokenBindings().empty());
+    failing = false;
+    QVERIFY(joinsWith(loop, token, "node-b"));
+    QCOMPARE(loop.server->tokenBindings().at(tokens[0].id), std::string("node-b"));
 }
 
 // The agent's lasting link: while the core is unreachable it keeps sampling into a bounded buffer (dropping the

@@ -8,13 +8,17 @@
 #include "ui/bridge/demo_core.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
+#include "ui/models/tiers_model.h"
 #include "ui/views/main_window.h"
 #include "ui/views/proposals_page.h"
+#include "ui/views/table_page.h"
+#include "ui/views/tiers_page.h"
 
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTest>
 #include <QThread>
 
@@ -80,6 +84,87 @@ private Q_SLOTS:
         QCOMPARE(snapshots.count(), delivered);
         QCOMPARE(failures.count(), 0);
         core.stop(); // idempotent
+    }
+
+    // The window feeds a snapshot to the visible page's models at once and to the hidden pages' one page per turn of
+    // the event loop, so that no single turn carries every model's diff; a page that becomes visible catches up
+    // before it is painted.
+    void hiddenPagesCatchUpOnePageATurn()
+    {
+        const auto withNodes = [](int count) {
+            auto s = std::make_shared<ConsoleSnapshot>();
+            for (int i = 0; i < count; ++i) {
+                NodeRow n;
+                n.id = i;
+                n.name = "node-" + std::to_string(i);
+                n.isa = "x86_64";
+                n.tier = "warm";
+                n.state = "ready";
+                s->nodes.push_back(n);
+            }
+            return s;
+        };
+        CoreBridge bridge;
+        MainWindow window(bridge);
+        QTabWidget* tabs = window.tabs();
+        tabs->setCurrentWidget(window.nodesPage());
+        const int pages = tabs->count();
+        bridge.events().snapshot(withNodes(3));
+        QCoreApplication::sendPostedEvents(&bridge); // the bridge's delivery alone, no timers
+        QCOMPARE(window.nodesModel()->rowCount(), 3); // visible: at once
+        QCOMPARE(window.pagesBehind(), pages - 1);
+        QCOMPARE(window.tiersModel()->rowCount(), 0); // hidden: not yet
+        QTRY_COMPARE(window.pagesBehind(), 0);
+        QCOMPARE(window.tiersModel()->rowCount(), 3); // hot, warm, cold
+
+        // A hidden page that becomes visible takes the latest snapshot before anything else happens.
+        bridge.events().snapshot(withNodes(5));
+        QCoreApplication::sendPostedEvents(&bridge);
+        QCOMPARE(window.nodesModel()->rowCount(), 5);
+        const int warm = window.tiersModel()->rowCount(window.tiersModel()->tierIndex(QStringLiteral("warm")));
+        QCOMPARE(warm, 3);
+        tabs->setCurrentWidget(window.tiersPage());
+        QCOMPARE(window.tiersModel()->rowCount(window.tiersModel()->tierIndex(QStringLiteral("warm"))), 5);
+        QCOMPARE(window.pagesBehind(), pages - 2);
+        window.catchUp();
+        QCOMPARE(window.pagesBehind(), 0);
+    }
+
+    // A console whose token is a viewer's cannot decide: both buttons are off and say why; an operator's can.
+    void aViewersConsoleMayNotDecide()
+    {
+        CoreBridge bridge;
+        MainWindow window(bridge);
+        ProposalsPage* page = window.proposalsPage();
+        window.tabs()->setCurrentWidget(page);
+        auto* approve = page->findChild<QPushButton*>(QStringLiteral("approveButton"));
+        auto* reject = page->findChild<QPushButton*>(QStringLiteral("rejectButton"));
+        auto* comment = page->findChild<QLineEdit*>(QStringLiteral("commentEdit"));
+        QVERIFY(approve && reject && comment);
+        const auto deliver = [&bridge](const char* role) {
+            auto s = std::make_shared<ConsoleSnapshot>();
+            s->role = role;
+            ProposalRow p;
+            p.id = 7;
+            p.kind = "quota";
+            p.state = "pending";
+            p.subject = "quota:batch";
+            s->proposals.push_back(p);
+            bridge.events().snapshot(std::move(s));
+            QCoreApplication::sendPostedEvents(&bridge);
+        };
+        deliver("viewer");
+        QVERIFY(page->select(7));
+        comment->setText(QStringLiteral("not tonight"));
+        QVERIFY(!approve->isEnabled());
+        QVERIFY(!reject->isEnabled());
+        QVERIFY2(approve->toolTip().contains(QStringLiteral("viewer")), qPrintable(approve->toolTip()));
+        QCOMPARE(reject->toolTip(), approve->toolTip());
+        deliver("operator");
+        QVERIFY(page->select(7));
+        QVERIFY(approve->isEnabled());
+        QVERIFY(reject->isEnabled());
+        QVERIFY(approve->toolTip().isEmpty());
     }
 
     void approveAndRejectThroughTheConsole()

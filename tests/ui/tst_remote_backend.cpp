@@ -80,6 +80,7 @@ private Q_SLOTS:
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
     void movesAreRefusedAsUnsupported();
     void commandsAfterStopAreRefused();
+    void httpsIsVerifiedAgainstTheCa();
 
 private:
     RemoteConfig config(std::uint16_t port, const QString& token = {}) const;
@@ -92,6 +93,7 @@ private:
     std::unique_ptr<QProcess> m_daemon;
     std::unique_ptr<QProcess> m_fleet;
     std::unique_ptr<QProcess> m_late; // the daemon started on a port a console already retries
+    std::unique_ptr<QProcess> m_secure; // a daemon whose API speaks HTTPS
     std::int64_t m_raiseWeb0 = 0;
     std::int64_t m_raiseWeb1 = 0;
     std::int64_t m_workload = 0;
@@ -162,7 +164,7 @@ void TestRemoteBackend::initTestCase()
 
 void TestRemoteBackend::cleanupTestCase()
 {
-    for (QProcess* process : { m_fleet.get(), m_daemon.get(), m_late.get() })
+    for (QProcess* process : { m_fleet.get(), m_daemon.get(), m_late.get(), m_secure.get() })
         fixture::stopProcess(process);
 }
 
@@ -180,12 +182,12 @@ void TestRemoteBackend::parsesConnectUrls_data()
     QTest::newRow("default port") << QStringLiteral("http://core.lan") << QStringLiteral("http://core.lan:7080")
                                   << QString();
     QTest::newRow("ipv6") << QStringLiteral("http://[::1]:8080") << QStringLiteral("http://[::1]:8080") << QString();
-    QTest::newRow("https") << QStringLiteral("https://core.lan:443") << QString()
-                           << QStringLiteral("https is not supported yet");
+    QTest::newRow("https") << QStringLiteral("https://core.lan:8443/") << QStringLiteral("https://core.lan:8443")
+                           << QString();
     QTest::newRow("path") << QStringLiteral("http://core.lan:80/v1") << QString() << QStringLiteral("without a path");
     QTest::newRow("port 0") << QStringLiteral("http://core.lan:0") << QString() << QStringLiteral("port from 1");
     QTest::newRow("other scheme") << QStringLiteral("ftp://core.lan:21") << QString()
-                                  << QStringLiteral("must be http://HOST:PORT");
+                                  << QStringLiteral("must be http://HOST:PORT or https://HOST:PORT");
 }
 
 void TestRemoteBackend::parsesConnectUrls()
@@ -216,6 +218,11 @@ void TestRemoteBackend::snapshotIsTheApis()
     QCOMPARE(s->source, "http://127.0.0.1:" + std::to_string(m_apiPort));
     QVERIFY(s->nowMs > 0);
     QVERIFY(s->readOnlyReason.empty());
+    // Who the token is, as the core says (the Proposals page enables its buttons by it).
+    const json whoami = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/whoami");
+    QVERIFY(!s->role.empty());
+    QCOMPARE(s->role, whoami.value("role", std::string()));
+    QCOMPARE(s->actor, whoami.value("actor", std::string()));
 
     const json nodes = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/nodes")["nodes"];
     QCOMPARE(s->nodes.size(), nodes.size());
@@ -404,6 +411,46 @@ void TestRemoteBackend::commandsAfterStopAreRefused()
     const auto outcome = finished.takeFirst().at(0).value<CommandOutcome>();
     QVERIFY(!outcome.ok);
     QCOMPARE(outcome.message, std::string("the console has stopped"));
+}
+
+// `--connect https://… --ca FILE`: with the CA that signed the daemon's certificate the console attaches; with another
+// CA it shows a failure naming the URL and why the certificate was refused, and nothing of the daemon.
+void TestRemoteBackend::httpsIsVerifiedAgainstTheCa()
+{
+    for (const char* dir : { "tls", "other-tls" }) {
+        QProcess certs;
+        certs.start(fixture::binary("tidepoold"),
+            { QStringLiteral("certs"), QStringLiteral("init"), QStringLiteral("--dir"), m_dir.filePath(QLatin1String(dir)),
+                QStringLiteral("--names"), QStringLiteral("core.test"), QStringLiteral("--agents"), QStringLiteral("0") });
+        QVERIFY(certs.waitForFinished(30'000));
+        QVERIFY2(certs.exitCode() == 0, certs.readAllStandardError().constData());
+    }
+    m_secure = std::make_unique<QProcess>();
+    const QString pem = m_dir.filePath(QStringLiteral("tls/core.pem"));
+    const QString key = m_dir.filePath(QStringLiteral("tls/core.key"));
+    const std::uint16_t port = fixture::startDaemon(*m_secure,
+        { QStringLiteral("--join-token-file"), m_joinFile, QStringLiteral("--operator-token-file"), m_tokenFile,
+            QStringLiteral("--api-tls-cert"), pem, QStringLiteral("--api-tls-key"), key },
+        m_dir.filePath(QStringLiteral("secure.log")));
+    QVERIFY(port != 0);
+    const auto secureConfig = [&](const char* caDir) {
+        RemoteConfig c = config(port);
+        c.endpoint = *parseConnectUrl("https://127.0.0.1:" + std::to_string(port));
+        c.caFile = m_dir.filePath(QLatin1String(caDir) + QStringLiteral("/ca.pem")).toStdString();
+        return c;
+    };
+    {
+        Console trusted(secureConfig("tls"));
+        QTRY_VERIFY_WITH_TIMEOUT(trusted.bridge.latest() != nullptr, 10'000);
+        QVERIFY2(trusted.failures.isEmpty(), qPrintable(trusted.failures.join(QLatin1Char('\n'))));
+    }
+    Console foreign(secureConfig("other-tls"));
+    QTRY_VERIFY_WITH_TIMEOUT(!foreign.failures.isEmpty(), 10'000);
+    const QString message = foreign.failures.first();
+    QVERIFY2(message.contains(QStringLiteral("https://127.0.0.1:") + QString::number(port)), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("unable to get local issuer certificate")), qPrintable(message));
+    QVERIFY(!foreign.bridge.latest());
+    fixture::stopProcess(m_secure.get());
 }
 
 QTEST_MAIN(TestRemoteBackend)

@@ -9,10 +9,12 @@
 // thread. The `ConsoleEvents` callbacks are called on the core's thread and must not block; only a command refused
 // because the core has stopped is answered at once, on the caller's thread. So the sinks must be thread-safe.
 
+#include "core/report/report.h"
 #include "ui/bridge/console_snapshot.h"
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace tidepool::ui {
@@ -35,11 +37,25 @@ struct CommandOutcome {
     std::string message; // the core's reason when refused, or what happened
 };
 
+// A report for File → Export report: built on the core's thread (embedded, demo) or fetched from tidepoold's
+// GET /v1/report (--connect), and answered through `ConsoleEvents::reported`.
+struct ReportCommand {
+    std::uint64_t requestId = 0;
+    report::ReportRequest request;
+};
+
+struct ReportResult {
+    std::uint64_t requestId = 0;
+    std::shared_ptr<const report::ReportData> data; // null when it failed
+    std::string message; // why it failed
+};
+
 struct ConsoleEvents {
     std::function<void(SnapshotPtr)> snapshot;
     std::function<void(CommandOutcome)> outcome;
     std::function<void(MoveResult)> moved; // the result of a `MoveCommand`
     std::function<void(std::string)> failure; // the core could not start or stopped by itself
+    std::function<void(ReportResult)> reported; // the answer to a `ReportCommand`
 };
 
 class ConsoleBackend {
@@ -51,6 +67,8 @@ public:
     // Queues an operator's move of a workload; its result arrives through `ConsoleEvents::moved`, once the move and
     // its audit entry are durable (or refused, saying why).
     virtual void submit(MoveCommand command) = 0;
+    // Queues a report; it arrives through `ConsoleEvents::reported` (or the reason it could not be made).
+    virtual void submit(ReportCommand command) = 0;
     // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
     virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.

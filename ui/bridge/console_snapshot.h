@@ -124,12 +124,30 @@ struct OverviewCounts {
     bool operator==(const OverviewCounts&) const = default;
 };
 
+// Something an operator should look at (`alerts.h`). The Overview words it from `kind`: node-lost, node-suspect
+// (`subject` the node), read-only (`detail` the store's reason), disk-low (`subject` the directory, `value` the bytes
+// free, `total` the file system's size), disk-unreadable, certificate-expiring and certificate-expired (`subject`
+// the file, `value` when it expires, Unix ms), certificate-unreadable (`detail` why).
+struct AlertRow {
+    std::string kind;
+    std::string subject;
+    std::string detail;
+    std::int64_t value = 0;
+    std::int64_t total = 0;
+    bool operator==(const AlertRow&) const = default;
+};
+
 struct ConsoleSnapshot {
     std::uint64_t sequence = 0; // grows with every snapshot of one core
     std::int64_t nowMs = 0; // the core's clock (simulated in the demo), Unix epoch ms
     std::string source; // "demo", "embedded" or the URL of a tidepoold ("http://10.0.0.5:7080")
     bool finished = false; // the demo run has reached its end: nothing changes any more
     std::string readOnlyReason; // the store cannot be written; empty when it can
+    std::vector<AlertRow> alerts; // most urgent first: the store, the disk, certificates, then nodes
+    // Who the console is to the core and what it may do: "admin" for the embedded core and the demo (the operator
+    // at the console owns them), the token's role ("viewer", "operator", "admin") over --connect; empty: not known.
+    std::string role;
+    std::string actor;
     std::vector<NodeRow> nodes; // by id
     std::vector<PoolRow> pools; // by id
     std::vector<ProposalRow> proposals; // by id

@@ -10,6 +10,7 @@ CoreBridge::CoreBridge(QObject* parent)
     qRegisterMetaType<SnapshotPtr>();
     qRegisterMetaType<CommandOutcome>();
     qRegisterMetaType<MoveResult>();
+    qRegisterMetaType<ReportResult>();
 }
 
 CoreBridge::~CoreBridge() = default;
@@ -33,6 +34,7 @@ ConsoleEvents CoreBridge::events()
     events.outcome = [this](CommandOutcome outcome) { receive([&] { m_outcomes.push_back(std::move(outcome)); }); };
     events.moved = [this](MoveResult result) { receive([&] { m_moves.push_back(std::move(result)); }); };
     events.failure = [this](std::string message) { receive([&] { m_failures.push_back(std::move(message)); }); };
+    events.reported = [this](ReportResult result) { receive([&] { m_reports.push_back(std::move(result)); }); };
     return events;
 }
 
@@ -41,12 +43,14 @@ void CoreBridge::drain()
     SnapshotPtr snapshot;
     std::vector<CommandOutcome> outcomes;
     std::vector<MoveResult> moves;
+    std::vector<ReportResult> reports;
     std::vector<std::string> failures;
     {
         const std::lock_guard lock(m_mutex);
         snapshot = std::move(m_incoming);
         outcomes = std::exchange(m_outcomes, {});
         moves = std::exchange(m_moves, {});
+        reports = std::exchange(m_reports, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
     }
@@ -59,6 +63,8 @@ void CoreBridge::drain()
         Q_EMIT commandFinished(outcome);
     for (const MoveResult& result : moves)
         Q_EMIT moveFinished(result);
+    for (const ReportResult& result : reports)
+        Q_EMIT reportFinished(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -71,6 +77,15 @@ quint64 CoreBridge::approve(qint64 proposalId, const QString& comment)
 quint64 CoreBridge::reject(qint64 proposalId, const QString& comment)
 {
     return send(proposalId, Decision::Reject, comment);
+}
+
+quint64 CoreBridge::requestReport(const report::ReportRequest& request)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(ReportCommand { id, request });
+    return id;
 }
 
 bool CoreBridge::refresh()

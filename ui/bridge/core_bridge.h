@@ -38,11 +38,14 @@ public:
     quint64 move(qint64 workloadId, const QString& node, const QString& tier);
     // Asks the core for a fresh snapshot (F5); it arrives through `snapshotChanged`. False without a core.
     bool refresh();
+    // Asks the core for a report; the returned request id comes back in `reportFinished`. 0 without a core.
+    quint64 requestReport(const report::ReportRequest& request);
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);
     void commandFinished(const tidepool::ui::CommandOutcome& outcome);
     void moveFinished(const tidepool::ui::MoveResult& result);
+    void reportFinished(const tidepool::ui::ReportResult& result);
     void coreFailed(const QString& message);
 
 private:
@@ -59,6 +62,7 @@ private:
     SnapshotPtr m_incoming;
     std::vector<CommandOutcome> m_outcomes;
     std::vector<MoveResult> m_moves;
+    std::vector<ReportResult> m_reports;
     std::vector<std::string> m_failures;
     bool m_drainQueued = false;
 };
@@ -68,3 +72,4 @@ private:
 Q_DECLARE_METATYPE(tidepool::ui::SnapshotPtr)
 Q_DECLARE_METATYPE(tidepool::ui::CommandOutcome)
 Q_DECLARE_METATYPE(tidepool::ui::MoveResult)
+Q_DECLARE_METATYPE(tidepool::ui::ReportResult)

@@ -1,5 +1,7 @@
 #include "ui/bridge/demo_core.h"
 
+#include "core/report/report_facts.h"
+
 #include "ui/bridge/core_thread.h"
 
 #include <boost/asio/post.hpp>
@@ -92,6 +94,34 @@ void DemoCore::submit(ProposalCommand command)
         return;
     }
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+report::ReportSettings demoReportSettings()
+{
+    report::ReportSettings settings;
+    settings.prices["*"] = report::NodeClassPrice { 0.12, 0.015, { { "gpu", 9.0 }, { "npu", 6.0 }, { "fpga", 4.0 } } };
+    return settings;
+}
+
+void DemoCore::submit(ReportCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.reported)
+            m_events.reported(ReportResult { command.requestId, nullptr, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] {
+        if (!m_events.reported)
+            return;
+        if (!m_driver || m_halted)
+            return m_events.reported(ReportResult { command.requestId, nullptr,
+                m_halted ? "the core has stopped" : "the core is still starting" });
+        sim::ScenarioRun& run = m_driver->run();
+        auto data = report::buildLiveReport(command.request, run.plane(), run.rebalancer(), m_config.report);
+        m_events.reported(data ? ReportResult { command.requestId,
+                                     std::make_shared<const report::ReportData>(std::move(*data)), {} }
+                               : ReportResult { command.requestId, nullptr, data.error().message });
+    });
 }
 
 void DemoCore::refresh()

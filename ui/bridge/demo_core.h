@@ -24,6 +24,9 @@
 
 namespace tidepool::ui {
 
+// Made-up prices for the demo's reports: CNY per core-hour, GiB-hour and device-hour, for every node class.
+report::ReportSettings demoReportSettings();
+
 struct DemoCoreConfig {
     DemoConfig demo;
     std::chrono::milliseconds tick { 100 }; // wall time per simulated step; 0 = as fast as the core can
@@ -31,6 +34,8 @@ struct DemoCoreConfig {
     // at once; a snapshot is published every `fastForwardPublishSteps` steps meanwhile.
     std::int64_t fastForwardMs = 0;
     int fastForwardPublishSteps = 30;
+    // Prices for the demo's reports (File → Export report): one price for every node class, marked as the demo's.
+    report::ReportSettings report = demoReportSettings();
 };
 
 class DemoCore final : public ConsoleBackend {
@@ -44,6 +49,7 @@ public:
 
     void submit(ProposalCommand command) override;
     void submit(MoveCommand command) override;
+    void submit(ReportCommand command) override;
     void refresh() override;
     void stop() override;
 

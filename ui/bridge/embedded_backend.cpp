@@ -1,11 +1,16 @@
 #include "ui/bridge/embedded_backend.h"
 
+#include "core/report/report_facts.h"
+
+#include "ui/bridge/alerts.h"
 #include "ui/bridge/core_thread.h"
 #include "ui/bridge/move_executor.h"
 #include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/snapshot_builder.h"
 
 #include <boost/asio/post.hpp>
+
+#include <filesystem>
 
 namespace tidepool::ui {
 
@@ -91,6 +96,27 @@ void EmbeddedBackend::submit(MoveCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void EmbeddedBackend::submit(ReportCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.reported)
+            m_events.reported(ReportResult { command.requestId, nullptr, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] {
+        if (!m_events.reported)
+            return;
+        if (!m_host || m_halted)
+            return m_events.reported(ReportResult { command.requestId, nullptr,
+                m_halted ? "the core has stopped" : "the core did not start" });
+        auto data = report::buildLiveReport(
+            command.request, m_host->plane(), m_host->rebalancer(), m_host->config().report.settings);
+        m_events.reported(data ? ReportResult { command.requestId,
+                                     std::make_shared<const report::ReportData>(std::move(*data)), {} }
+                               : ReportResult { command.requestId, nullptr, data.error().message });
+    });
+}
+
 void EmbeddedBackend::refresh()
 {
     if (m_accepting)
@@ -136,12 +162,29 @@ void EmbeddedBackend::execute(const MoveCommand& command)
     executeMove(m_host->plane(), command, kConsoleActor, answer);
 }
 
+namespace {
+
+// What the embedded core's machine has to watch: the disk of its database, its agent link's and API's certificates.
+HostAlertSources hostAlertSources(const api::DaemonConfig& config)
+{
+    HostAlertSources sources;
+    if (!config.db.empty())
+        sources.storeDirectory = std::filesystem::absolute(config.db).parent_path().string();
+    for (const std::string& pem : { config.tlsCertificate, config.apiTlsCertificate })
+        if (!pem.empty())
+            sources.certificates.push_back(pem);
+    return sources;
+}
+
+} // namespace
+
 void EmbeddedBackend::publish()
 {
     if (!m_events.snapshot || !m_host)
         return;
     auto snapshot = buildSnapshot(m_host->plane(), m_host->rebalancer(), ++m_sequence, "embedded");
     m_views.fill(m_host->plane(), m_host->rebalancer(), *snapshot);
+    addHostAlerts(*snapshot, hostAlertSources(m_host->config()));
     m_events.snapshot(std::move(snapshot));
 }
 

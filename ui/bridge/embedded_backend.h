@@ -46,6 +46,8 @@ public:
 
     void submit(ProposalCommand command) override;
     void submit(MoveCommand command) override;
+    // Built on the core thread from the host's store (`report::buildLiveReport`) with its config's prices.
+    void submit(ReportCommand command) override;
     void refresh() override;
     void stop() override;
 

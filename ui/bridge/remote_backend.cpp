@@ -1,5 +1,7 @@
 #include "ui/bridge/remote_backend.h"
 
+#include "core/report/report_json.h"
+
 #include "core/api/api_client.h"
 #include "core/net/http_server.h"
 #include "ui/bridge/remote_snapshot.h"
@@ -54,13 +56,13 @@ std::string describeInEnglish(const RemoteProblem& p)
 Expected<RemoteEndpoint> parseConnectUrl(const std::string& text)
 {
     std::string rest = text;
-    if (rest.rfind("https://", 0) == 0)
-        return makeError(ErrorCode::InvalidArgument,
-            "\"" + text + "\": https is not supported yet; give tidepoold's API as http://HOST:PORT");
-    if (rest.rfind("http://", 0) == 0)
+    const bool tls = rest.rfind("https://", 0) == 0;
+    if (tls)
+        rest = rest.substr(8);
+    else if (rest.rfind("http://", 0) == 0)
         rest = rest.substr(7);
     else if (rest.find("://") != std::string::npos)
-        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" must be http://HOST:PORT");
+        return makeError(ErrorCode::InvalidArgument, "\"" + text + "\" must be http://HOST:PORT or https://HOST:PORT");
     while (!rest.empty() && rest.back() == '/')
         rest.pop_back();
     if (rest.empty() || rest.find('/') != std::string::npos)
@@ -79,8 +81,9 @@ Expected<RemoteEndpoint> parseConnectUrl(const std::string& text)
     RemoteEndpoint endpoint;
     endpoint.host = address->first;
     endpoint.port = address->second;
+    endpoint.tls = tls;
     const bool v6 = endpoint.host.find(':') != std::string::npos;
-    endpoint.url = "http://" + (v6 ? "[" + endpoint.host + "]" : endpoint.host) + ":" + std::to_string(endpoint.port);
+    endpoint.url = (tls ? "https://" : "http://") + (v6 ? "[" + endpoint.host + "]" : endpoint.host) + ":" + std::to_string(endpoint.port);
     return endpoint;
 }
 
@@ -130,6 +133,19 @@ void RemoteBackend::submit(MoveCommand command)
     refuse(command, "the console has stopped");
 }
 
+void RemoteBackend::submit(ReportCommand command)
+{
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_stopping) {
+            m_commands.emplace_back(std::move(command));
+            m_wake.notify_one();
+            return;
+        }
+    }
+    refuse(command, "the console has stopped");
+}
+
 void RemoteBackend::refresh()
 {
     const std::lock_guard lock(m_mutex);
@@ -156,6 +172,11 @@ void RemoteBackend::refuse(const Command& command, const std::string& why)
                 CommandOutcome { decision->requestId, decision->proposalId, decision->decision, false, {}, why });
         return;
     }
+    if (const auto* report = std::get_if<ReportCommand>(&command)) {
+        if (m_events.reported)
+            m_events.reported(ReportResult { report->requestId, nullptr, why });
+        return;
+    }
     const auto& move = std::get<MoveCommand>(command);
     if (!m_events.moved)
         return;
@@ -179,6 +200,26 @@ void RemoteBackend::fail(RemoteProblem problem)
 void RemoteBackend::run()
 {
     api::ApiClient client(m_config.endpoint.host, m_config.endpoint.port, m_config.token, m_config.requestTimeout);
+    if (m_config.endpoint.tls) {
+        // The composition root checks the CA file before starting; should it have gone since, nothing is sent in the
+        // clear instead: say why, and answer every command until stopped.
+        if (auto tls = client.useTls(m_config.caFile); !tls) {
+            fail(RemoteProblem { RemoteProblem::Kind::Unreachable, {}, tls.error().message, 0, 0 });
+            std::unique_lock lock(m_mutex);
+            for (;;) {
+                m_wake.wait(lock, [this] { return m_stopping || !m_commands.empty(); });
+                std::deque<Command> commands;
+                commands.swap(m_commands);
+                const bool stopping = m_stopping;
+                lock.unlock();
+                for (const Command& command : commands)
+                    refuse(command, tls.error().message);
+                if (stopping)
+                    return;
+                lock.lock();
+            }
+        }
+    }
     std::chrono::milliseconds backoff = m_config.minBackoff;
     SteadyClock::time_point nextPoll = SteadyClock::now();
     for (;;) {
@@ -248,9 +289,9 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         return true;
     };
     ApiState state;
-    json nodes, pools, proposals;
+    json nodes, pools, proposals, whoami;
     if (!get("/v1/summary", state.summary, false) || !get("/v1/nodes", nodes, false) || !get("/v1/pools", pools, false)
-        || !get("/v1/proposals", proposals, true))
+        || !get("/v1/proposals", proposals, true) || !get("/v1/whoami", whoami, true))
         return false;
     state.nodes = nodes.value("nodes", json::array());
     state.pools = pools.value("pools", json::array());
@@ -268,6 +309,11 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     if (!snapshot) {
         fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, snapshot.error().message, 0, retryIn });
         return false;
+    }
+    // What the token may do (an older tidepoold has no /v1/whoami: not known, the core still decides).
+    if (whoami.is_object()) {
+        (*snapshot)->role = whoami.value("role", std::string());
+        (*snapshot)->actor = whoami.value("actor", std::string());
     }
     if (m_events.snapshot)
         m_events.snapshot(std::move(*snapshot));
@@ -327,6 +373,45 @@ void RemoteBackend::execute(api::ApiClient&, const MoveCommand& command)
     result.tier = command.tier;
     result.message = "moving a workload is not supported over the API yet: tidepoold has no move endpoint";
     m_events.moved(std::move(result));
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const ReportCommand& command)
+{
+    if (!m_events.reported)
+        return;
+    const report::ReportRequest& r = command.request;
+    std::string target = "/v1/report?from=" + std::to_string(r.fromMs) + "&to=" + std::to_string(r.toMs)
+        + "&scope=" + std::string(report::toString(r.scope)) + "&language=" + std::string(report::toString(r.language));
+    if (!r.name.empty()) {
+        static const char kHex[] = "0123456789ABCDEF";
+        target += "&name=";
+        for (const unsigned char c : r.name) {
+            if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+                target += static_cast<char>(c);
+            } else {
+                target += '%';
+                target += kHex[c >> 4];
+                target += kHex[c & 15];
+            }
+        }
+    }
+    ReportResult result { command.requestId, nullptr, {} };
+    auto response = client.request(HttpMethod::Get, target);
+    if (!response) {
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+    } else {
+        const json body = json::parse(response->body, nullptr, false);
+        if (response->status != 200) {
+            result.message = body.is_object() && body.contains("error") && body["error"].is_string()
+                ? body["error"].get<std::string>()
+                : "tidepoold answered HTTP " + std::to_string(response->status);
+        } else if (auto data = report::reportFromJson(body); !data) {
+            result.message = data.error().message;
+        } else {
+            result.data = std::make_shared<const report::ReportData>(std::move(*data));
+        }
+    }
+    m_events.reported(std::move(result));
 }
 
 } // namespace tidepool::ui

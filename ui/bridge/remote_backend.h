@@ -54,18 +54,22 @@ struct RemoteProblem {
 std::string describeInEnglish(const RemoteProblem& problem);
 
 struct RemoteEndpoint {
-    std::string url; // normalised: "http://host:port"
+    std::string url; // normalised: "http://host:port" or "https://host:port"
     std::string host;
     std::uint16_t port = 0;
+    bool tls = false; // https://
 };
 
-// "http://host:port", "http://host:port/" or "host:port"; the port defaults to 7080, tidepoold's. The error names the
-// text and what is wrong with it (https is not supported yet).
+// "http://host:port", "https://host:port", either with a trailing "/", or "host:port" (plain HTTP); the port defaults
+// to 7080, tidepoold's. The error names the text and what is wrong with it.
 Expected<RemoteEndpoint> parseConnectUrl(const std::string& text);
 
 struct RemoteConfig {
     RemoteEndpoint endpoint;
     std::string token; // the operator token (Authorization: Bearer); never shown
+    // With https://: the CA (PEM) the daemon's certificate must chain to; empty: the system's trust store. The
+    // certificate must also name the URL's host. A handshake that fails is reported as `Unreachable`, with the reason.
+    std::string caFile;
     std::chrono::milliseconds pollInterval { 1000 };
     std::chrono::milliseconds requestTimeout { 5000 };
     std::chrono::milliseconds minBackoff { 1000 };
@@ -84,17 +88,20 @@ public:
 
     void submit(ProposalCommand command) override;
     void submit(MoveCommand command) override;
+    // GET /v1/report, read with `report::reportFromJson`; answered with the daemon's error when refused.
+    void submit(ReportCommand command) override;
     void refresh() override;
     void stop() override;
 
 private:
-    using Command = std::variant<ProposalCommand, MoveCommand>;
+    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand>;
 
     // All on the backend's thread.
     void run();
     bool poll(api::ApiClient& client, std::chrono::milliseconds backoff);
     void execute(api::ApiClient& client, const ProposalCommand& command);
     void execute(api::ApiClient& client, const MoveCommand& command);
+    void execute(api::ApiClient& client, const ReportCommand& command);
     void refuse(const Command& command, const std::string& why);
     void fail(RemoteProblem problem);
 

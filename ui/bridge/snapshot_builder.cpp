@@ -2,6 +2,8 @@
 
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
+#include "ui/bridge/alerts.h"
+#include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/workload_snapshot.h"
 
 #include <algorithm>
@@ -143,6 +145,7 @@ void countOverviewRows(ConsoleSnapshot& snapshot)
     }
     for (const ProposalRow& p : snapshot.proposals)
         o.proposalsWaiting += p.state == "pending" ? 1 : 0;
+    addRowAlerts(snapshot);
 }
 
 std::shared_ptr<ConsoleSnapshot> buildSnapshot(
@@ -153,6 +156,8 @@ std::shared_ptr<ConsoleSnapshot> buildSnapshot(
     snapshot->nowMs = plane.nowMs();
     snapshot->source = std::move(source);
     snapshot->readOnlyReason = plane.readOnlyReason();
+    snapshot->role = "admin"; // the console that runs the core owns it
+    snapshot->actor = kConsoleActor;
     for (const api::LiveNode& live : plane.nodes())
         if (live.id != kNoNode)
             snapshot->nodes.push_back(nodeRow(plane, live));

@@ -5,6 +5,7 @@
 #include "ui/translations.h"
 #include "ui/views/cheat_sheet.h"
 #include "ui/views/main_window.h"
+#include "ui/views/report_dialog.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -95,6 +96,11 @@ void ConsoleShell::buildMenus()
     QMenuBar* bar = window->menuBar();
 
     QMenu* file = bar->addMenu(tr("&File"));
+    auto* exportReport = new QAction(tr("&Export report…"), window);
+    exportReport->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    connect(exportReport, &QAction::triggered, this, [this] { openReportDialog(); });
+    addEntry(file, exportReport, tr("File"));
+    file->addSeparator();
     auto* quit = new QAction(tr("&Quit"), window);
     quit->setShortcut(QKeySequence::Quit);
     connect(quit, &QAction::triggered, window, &QWidget::close);
@@ -202,6 +208,16 @@ QDialog* ConsoleShell::openCheatSheet()
     m_dialog = sheet;
     sheet->show();
     return sheet;
+}
+
+ReportDialog* ConsoleShell::openReportDialog()
+{
+    delete m_dialog;
+    auto* dialog = new ReportDialog(m_bridge, m_window.get());
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    m_dialog = dialog;
+    dialog->show();
+    return dialog;
 }
 
 } // namespace tidepool::ui

@@ -21,6 +21,8 @@ class QMenu;
 
 namespace tidepool::ui {
 
+class ReportDialog;
+
 class CoreBridge;
 class MainWindow;
 
@@ -42,6 +44,8 @@ public:
     QList<CommandPalette::Entry> entries() const { return m_entries; }
     CommandPalette* openCommandPalette();
     QDialog* openCheatSheet();
+    // File → Export report…: the dialog, open until it is closed (report_dialog.h).
+    ReportDialog* openReportDialog();
 
 Q_SIGNALS:
     // The window was built (at first, and again after a language switch).

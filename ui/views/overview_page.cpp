@@ -39,7 +39,14 @@ OverviewPage::OverviewPage(QWidget* parent)
     , m_workloads(valueLabel("workloads", this))
     , m_pending(valueLabel("pending", this))
     , m_proposals(valueLabel("proposalsWaiting", this))
+    , m_alerts(valueLabel("alerts", this))
 {
+    auto* alerts = new QGroupBox(tr("Alerts"), this);
+    auto* alertsLayout = new QVBoxLayout(alerts);
+    m_alerts->setWordWrap(true);
+    m_alerts->setText(tr("No alerts"));
+    alertsLayout->addWidget(m_alerts);
+
     auto* counts = new QGroupBox(tr("Cluster"), this);
     auto* form = new QFormLayout(counts);
     form->addRow(tr("Clock:"), m_clock);
@@ -69,6 +76,7 @@ OverviewPage::OverviewPage(QWidget* parent)
     }
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(alerts);
     layout->addWidget(counts);
     layout->addWidget(tiers);
     layout->addStretch(1);
@@ -92,10 +100,48 @@ QString OverviewPage::nodesTable(const OverviewCounts& counts) const
     return lines.isEmpty() ? tr("no nodes") : lines.join(QLatin1Char('\n'));
 }
 
+QString OverviewPage::alertText(const AlertRow& a)
+{
+    const QString subject = QString::fromStdString(a.subject);
+    const QString detail = QString::fromStdString(a.detail);
+    if (a.kind == "node-lost")
+        return tr("Node %1 is lost: its agent has not been heard from, and its workloads are being placed again.")
+            .arg(subject);
+    if (a.kind == "node-suspect")
+        return tr("Node %1 is late: no heartbeat for a while; it takes no new work.").arg(subject);
+    if (a.kind == "read-only")
+        return tr("The store cannot be written (%1): changes are refused until it can.").arg(detail);
+    if (a.kind == "disk-low")
+        return tr("Disk low: %1 free of %2 where the store lives (%3).")
+            .arg(memoryText(a.value / (1024 * 1024)), memoryText(a.total / (1024 * 1024)), subject);
+    if (a.kind == "disk-unreadable")
+        return tr("The free space of %1 cannot be read: %2.").arg(subject, detail);
+    if (a.kind == "certificate-expiring")
+        return tr("Certificate %1 expires on %2.").arg(subject, timeText(a.value));
+    if (a.kind == "certificate-expired")
+        return tr("Certificate %1 expired on %2: TLS peers refuse it.").arg(subject, timeText(a.value));
+    if (a.kind == "certificate-unreadable")
+        return tr("Certificate %1 cannot be read: %2.").arg(subject, detail);
+    return tr("%1: %2 %3").arg(QString::fromStdString(a.kind), subject, detail);
+}
+
 void OverviewPage::setSnapshot(const SnapshotPtr& snapshot)
 {
     if (!snapshot)
         return;
+    // The first few in full; a thousand lost nodes are a count, not a page of lines.
+    constexpr int kShown = 8;
+    QStringList alerts;
+    for (std::size_t i = 0; i < snapshot->alerts.size() && i < kShown; ++i)
+        alerts << alertText(snapshot->alerts[i]);
+    if (snapshot->alerts.size() > kShown)
+        alerts << tr("… and %n more.", nullptr, static_cast<int>(snapshot->alerts.size() - kShown));
+    m_alerts->setText(alerts.isEmpty() ? tr("No alerts") : alerts.join(QLatin1Char('\n')));
+    const bool alarmed = !alerts.isEmpty();
+    if (m_alerts->property("alarmed").toBool() != alarmed) { // a new style sheet polishes and lays out again
+        m_alerts->setProperty("alarmed", alarmed);
+        m_alerts->setStyleSheet(alarmed ? QStringLiteral("color: #c62828;") : QString());
+    }
     const OverviewCounts& o = snapshot->overview;
     QString clock = timeText(snapshot->nowMs);
     if (snapshot->finished)

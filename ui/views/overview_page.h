@@ -1,6 +1,7 @@
 #pragma once
 // The cluster at a glance: nodes by ISA and state, accelerators by kind, each tier's CPU and accelerator occupancy,
-// workloads by phase, pending workloads and proposals waiting for a decision.
+// workloads by phase, pending workloads and proposals waiting for a decision, and the alerts (`alerts.h`): nodes lost,
+// a store that cannot be written, a disk filling up, certificates expiring.
 //
 // Thread affinity: GUI thread.
 
@@ -24,6 +25,7 @@ public:
 
 private:
     QString nodesTable(const OverviewCounts& counts) const;
+    static QString alertText(const AlertRow& alert);
 
     QLabel* m_clock;
     QLabel* m_nodes;
@@ -31,6 +33,7 @@ private:
     QLabel* m_workloads;
     QLabel* m_pending;
     QLabel* m_proposals;
+    QLabel* m_alerts;
     struct TierBars {
         QLabel* label = nullptr;
         QProgressBar* cpu = nullptr;

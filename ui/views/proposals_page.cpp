@@ -68,6 +68,14 @@ ProposalsPage::ProposalsPage(CoreBridge& bridge, ProposalsModel* model, QWidget*
     connect(m_approve, &QPushButton::clicked, this, [this] { decide(Decision::Approve); });
     connect(m_reject, &QPushButton::clicked, this, [this] { decide(Decision::Reject); });
     connect(&m_bridge, &CoreBridge::commandFinished, this, &ProposalsPage::onCommandFinished);
+    // A role that changes (another token after a reconnect) changes what the buttons allow.
+    connect(&m_bridge, &CoreBridge::snapshotChanged, this, [this](const SnapshotPtr& snapshot) {
+        const std::string role = snapshot ? snapshot->role : std::string();
+        if (role != m_role) {
+            m_role = role;
+            refresh();
+        }
+    });
     refresh();
 }
 
@@ -101,10 +109,17 @@ void ProposalsPage::refresh()
     const bool pending = proposal && proposal->state == "pending";
     const bool idle = m_inFlight == 0;
     const bool commented = !m_comment->text().trimmed().isEmpty();
-    m_approve->setEnabled(pending && idle);
-    m_reject->setEnabled(pending && idle && commented);
+    // The core decides (a viewer's decision is answered 403); the buttons say so before anyone tries.
+    const std::string& role = m_role;
+    const bool mayDecide = role.empty() || role == "operator" || role == "admin";
+    m_approve->setEnabled(pending && idle && mayDecide);
+    m_reject->setEnabled(pending && idle && commented && mayDecide);
     QString why;
-    if (!proposal)
+    if (!mayDecide)
+        why = tr("Your token's role (%1) may look but not decide: deciding proposals needs an operator or an admin "
+                 "token.")
+                  .arg(QString::fromStdString(role));
+    else if (!proposal)
         why = tr("Select a proposal first.");
     else if (!pending)
         why = tr("Only a waiting proposal can be decided; this one is %1.")

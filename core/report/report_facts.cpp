@@ -1,0 +1,109 @@
+#include "core/report/report_facts.h"
+
+namespace tidepool::report {
+
+std::string nodeClass(const Node& node)
+{
+    if (const std::string* label = node.label("class"); label && !label->empty())
+        return *label;
+    std::string name = std::string(toString(node.tier)) + "-" + std::string(toString(node.isa));
+    if (node.acceleratorKind() != AcceleratorKind::None)
+        name += "-" + std::string(toString(node.acceleratorKind()));
+    return name;
+}
+
+ProposalFacts proposalFacts(const rebalance::Proposal& p)
+{
+    ProposalFacts f;
+    f.id = p.id;
+    f.kind = std::string(rebalance::toString(p.kind));
+    f.state = std::string(rebalance::toString(p.state));
+    f.risk = std::string(rebalance::toString(p.risk));
+    f.reason = p.reason;
+    f.createdMs = p.createdMs;
+    f.decidedMs = p.decidedMs;
+    f.decidedBy = p.decidedBy;
+    f.utilisationBefore = p.effect.utilisationBefore;
+    f.utilisationAfter = p.effect.utilisationAfter;
+    f.wattsSaved = p.effect.wattsSaved;
+    using Type = rebalance::Action::Type;
+    for (const rebalance::Action& a : p.plan) {
+        switch (a.type) {
+        case Type::SetCpuQuota: f.poolQuotas.insert(f.poolQuotas.begin(), { a.target, a.cpuMillis / 1000.0 }); break;
+        case Type::TakeCpuQuota:
+        case Type::GiveCpuQuota: f.poolQuotas.emplace_back(a.target, 0.0); break;
+        case Type::Migrate:
+            f.nodes.push_back(a.from);
+            f.nodes.push_back(a.target);
+            break;
+        case Type::Cordon:
+        case Type::Uncordon:
+        case Type::Reserve:
+        case Type::Release: f.nodes.push_back(a.target); break;
+        case Type::HoldDeferrable:
+        case Type::Invalid: break;
+        }
+    }
+    return f;
+}
+
+ClusterFacts clusterFacts(const api::ControlPlane& plane, const api::Rebalancer* rebalancer)
+{
+    ClusterFacts facts;
+    facts.nowMs = plane.nowMs();
+    const ClusterState& cluster = plane.cluster();
+    for (const Node& n : cluster.nodes()) {
+        if (n.name.empty())
+            continue;
+        NodeFacts f;
+        f.name = n.name;
+        f.tier = std::string(toString(n.tier));
+        f.isa = std::string(toString(n.isa));
+        f.nodeClass = nodeClass(n);
+        f.cpuCores = static_cast<double>(n.capacity.cpuMillis) / 1000.0;
+        f.memoryGiB = static_cast<double>(n.capacity.memoryMiB) / 1024.0;
+        for (const Device& d : n.devices)
+            ++f.devices[std::string(toString(d.kind))];
+        f.idleWatts = n.power.idleWatts;
+        f.peakWatts = n.power.peakWatts;
+        f.acceleratorPeakWatts = n.power.acceleratorPeakWatts;
+        facts.nodes.push_back(std::move(f));
+    }
+    for (const Pool& p : cluster.pools()) {
+        if (p.name.empty())
+            continue;
+        PoolFacts f;
+        f.name = p.name;
+        f.businessLine = p.businessLine;
+        f.tier = p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier));
+        for (const NodeId id : p.nodes)
+            f.nodes.push_back(cluster.node(id).name);
+        facts.pools.push_back(std::move(f));
+    }
+    for (const auto& [id, w] : plane.workloads()) {
+        WorkloadFacts f;
+        f.id = static_cast<std::int64_t>(id);
+        f.pool = w.poolName;
+        f.tier = std::string(toString(w.workload.tier()));
+        f.submittedMs = w.submittedMs;
+        f.placedMs = w.placedMs;
+        f.finishedMs = w.finishedMs;
+        facts.workloads.push_back(std::move(f));
+    }
+    if (rebalancer)
+        for (const auto& [id, p] : rebalancer->proposals())
+            facts.proposals.push_back(proposalFacts(p));
+    return facts;
+}
+
+Expected<ReportData> buildLiveReport(const ReportRequest& request, const api::ControlPlane& plane,
+    const api::Rebalancer* rebalancer, const ReportSettings& settings)
+{
+    store::Store* store = plane.store();
+    if (!store)
+        return makeError(ErrorCode::NotFound,
+            "this core keeps no history (it was started without a database, --db), so it has nothing to report");
+    return buildReport(request, clusterFacts(plane, rebalancer), *store, settings);
+}
+
+} // namespace tidepool::report
