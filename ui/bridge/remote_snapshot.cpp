@@ -1,6 +1,7 @@
 #include "ui/bridge/remote_snapshot.h"
 
 #include "ui/bridge/snapshot_builder.h"
+#include "ui/bridge/workload_snapshot.h"
 
 #include <algorithm>
 #include <functional>
@@ -183,20 +184,6 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
     return row;
 }
 
-void addTo(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
-{
-    to.workloadRows.push_back(static_cast<std::int32_t>(row));
-    ++to.workloads;
-    to.cpuMillis += w.cpuMillis;
-    to.memoryMiB += w.memoryMiB;
-    to.memBandwidthMBps += w.memBandwidthMBps;
-    to.netBandwidthMbps += w.netBandwidthMbps;
-    to.accelerators += w.accelerators;
-    to.cpuUsedMillis += std::max<std::int64_t>(w.cpuUsedMillis, 0);
-    to.memoryUsedMiB += std::max<std::int64_t>(w.memoryUsedMiB, 0);
-    to.acceleratorsUsed += std::max(w.acceleratorsUsed, 0.0);
-}
-
 // Each pool's footprint per node from the workload rows, as `addWorkloads` makes it from the live plane.
 void addFootprints(ConsoleSnapshot& snapshot, const std::map<std::string, const NodeUse*>& nodes)
 {
@@ -204,7 +191,7 @@ void addFootprints(ConsoleSnapshot& snapshot, const std::map<std::string, const 
     for (std::size_t row = 0; row < snapshot.workloads.size(); ++row) {
         const WorkloadRow& w = snapshot.workloads[row];
         if (w.poolId >= 0)
-            addTo(footprint[w.poolId][w.nodeId < 0 ? std::string() : w.node], w, row);
+            addToFootprint(footprint[w.poolId][w.nodeId < 0 ? std::string() : w.node], w, row);
     }
     for (PoolRow& pool : snapshot.pools) {
         for (auto& [name, onNode] : footprint[pool.id]) {
@@ -216,13 +203,7 @@ void addFootprints(ConsoleSnapshot& snapshot, const std::map<std::string, const 
                     onNode.nodeCpuMillis = at->second->cpuMillis;
                     onNode.nodeMemoryMiB = at->second->memoryMiB;
                 }
-                pool.workloads += onNode.workloads;
-                pool.memBandwidthUsedMBps += onNode.memBandwidthMBps;
-                pool.netBandwidthUsedMbps += onNode.netBandwidthMbps;
-                pool.accelerators += onNode.accelerators;
-                pool.cpuMeasuredMillis += onNode.cpuUsedMillis;
-                pool.memoryMeasuredMiB += onNode.memoryUsedMiB;
-                pool.acceleratorsMeasured += onNode.acceleratorsUsed;
+                addToPoolTotals(pool, onNode);
             }
             pool.nodes.push_back(onNode); // by node name: the map's order, the waiting ones ("") first
         }

@@ -98,7 +98,9 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
     return row;
 }
 
-void addTo(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
+} // namespace
+
+void addToFootprint(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
 {
     to.workloadRows.push_back(static_cast<std::int32_t>(row));
     ++to.workloads;
@@ -112,7 +114,16 @@ void addTo(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
     to.acceleratorsUsed += std::max(w.acceleratorsUsed, 0.0);
 }
 
-} // namespace
+void addToPoolTotals(PoolRow& pool, const PoolNodeRow& onNode)
+{
+    pool.workloads += onNode.workloads;
+    pool.memBandwidthUsedMBps += onNode.memBandwidthMBps;
+    pool.netBandwidthUsedMbps += onNode.netBandwidthMbps;
+    pool.accelerators += onNode.accelerators;
+    pool.cpuMeasuredMillis += onNode.cpuUsedMillis;
+    pool.memoryMeasuredMiB += onNode.memoryUsedMiB;
+    pool.acceleratorsMeasured += onNode.acceleratorsUsed;
+}
 
 void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
 {
@@ -141,7 +152,7 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         if (p < 0)
             continue;
         PoolNodeRow& onNode = footprint[static_cast<std::size_t>(p)][row.nodeId < 0 ? kNoNode : row.nodeId];
-        addTo(onNode, row, snapshot.workloads.size() - 1);
+        addToFootprint(onNode, row, snapshot.workloads.size() - 1);
     }
 
     for (std::size_t p = 0; p < snapshot.pools.size(); ++p) {
@@ -159,13 +170,7 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
                 onNode.node = n.name;
                 onNode.nodeCpuMillis = n.capacity.cpuMillis;
                 onNode.nodeMemoryMiB = n.capacity.memoryMiB;
-                pool.workloads += onNode.workloads;
-                pool.memBandwidthUsedMBps += onNode.memBandwidthMBps;
-                pool.netBandwidthUsedMbps += onNode.netBandwidthMbps;
-                pool.accelerators += onNode.accelerators;
-                pool.cpuMeasuredMillis += onNode.cpuUsedMillis;
-                pool.memoryMeasuredMiB += onNode.memoryUsedMiB;
-                pool.acceleratorsMeasured += onNode.acceleratorsUsed;
+                addToPoolTotals(pool, onNode);
             }
             pool.nodes.push_back(onNode);
         }

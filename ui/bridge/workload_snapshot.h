@@ -17,4 +17,9 @@ namespace tidepool::ui {
 // the node's workloads in proportion to their requests (`workload_rows.h`).
 void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot);
 
+// Counts workload `w` (row `row` of the snapshot's workloads) into its pool's footprint on its node.
+void addToFootprint(PoolNodeRow& footprint, const WorkloadRow& w, std::size_t row);
+// Adds a placed footprint's requests and measured use to its pool's totals.
+void addToPoolTotals(PoolRow& pool, const PoolNodeRow& footprint);
+
 } // namespace tidepool::ui
