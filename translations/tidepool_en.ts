@@ -310,6 +310,30 @@
         <source>%1 was not moved: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>pool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 moved to node %2 in pool %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move into pool %2: its quota cannot hold it (%3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is in pool %2 already.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cannot move into pool %2: there is no such pool.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 was not moved: tidepoold could not be reached (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>
@@ -642,6 +666,14 @@
         <source>Charted: %1 (the last %2 samples)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Who held which slot of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its holders hold %1 slots more than it has; those are not drawn.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::CheatSheet</name>
@@ -847,6 +879,10 @@
     </message>
     <message>
         <source>Held by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>, in slots %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1458,6 +1494,25 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::PoolsPage</name>
+    <message>
+        <source>Drag a workload onto another pool (the core picks the node) or onto a node of a pool. The core checks the target pool quota and the scheduling rules, then moves it or says why not.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not moved: no core is attached.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moving workload %1 into pool %2…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Moving workload %1 into pool %2, onto node %3…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::ProposalDetail</name>
     <message>
         <source>Select a proposal to see why it was made and what it would change.</source>
@@ -1758,6 +1813,63 @@
     </message>
     <message>
         <source>Saved to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::SlotTimelineModel</name>
+    <message>
+        <source>before %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 – %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1
+Pool: %2
+Slots held: %3
+%4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slot</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Workload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::SlotTimelineView</name>
+    <message>
+        <source>Slot %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No slot history for this FPGA yet.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -310,6 +310,30 @@
         <source>%1 was not moved: %2</source>
         <translation>%1 未迁移：%2</translation>
     </message>
+    <message>
+        <source>pool %1</source>
+        <translation>资源池 %1</translation>
+    </message>
+    <message>
+        <source>%1 moved to node %2 in pool %3.</source>
+        <translation>%1 已迁移到资源池 %3 的节点 %2。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move into pool %2: its quota cannot hold it (%3).</source>
+        <translation>%1 无法迁移到资源池 %2：其配额容纳不下（%3）。</translation>
+    </message>
+    <message>
+        <source>%1 is in pool %2 already.</source>
+        <translation>%1 已在资源池 %2 中。</translation>
+    </message>
+    <message>
+        <source>%1 cannot move into pool %2: there is no such pool.</source>
+        <translation>%1 无法迁移到资源池 %2：没有这个资源池。</translation>
+    </message>
+    <message>
+        <source>%1 was not moved: tidepoold could not be reached (%2).</source>
+        <translation>%1 未迁移：无法连接 tidepoold（%2）。</translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>
@@ -642,6 +666,14 @@
         <source>Charted: %1 (the last %2 samples)</source>
         <translation>图中：%1（最近 %2 个采样）</translation>
     </message>
+    <message>
+        <source>Who held which slot of %1</source>
+        <translation>%1 各槽位的占用历史</translation>
+    </message>
+    <message>
+        <source>Its holders hold %1 slots more than it has; those are not drawn.</source>
+        <translation>其占用者所占槽位比它实有的多 %1 个；多出的部分未绘出。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::CheatSheet</name>
@@ -848,6 +880,10 @@
     <message>
         <source>Held by</source>
         <translation>占用者</translation>
+    </message>
+    <message>
+        <source>, in slots %1</source>
+        <translation>，位于槽位 %1</translation>
     </message>
 </context>
 <context>
@@ -1456,6 +1492,25 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::PoolsPage</name>
+    <message>
+        <source>Drag a workload onto another pool (the core picks the node) or onto a node of a pool. The core checks the target pool quota and the scheduling rules, then moves it or says why not.</source>
+        <translation>将工作负载拖到另一个资源池（由调度核心选择节点）或某个资源池的节点上。调度核心检查目标资源池的配额和调度规则，然后执行迁移或说明原因。</translation>
+    </message>
+    <message>
+        <source>Not moved: no core is attached.</source>
+        <translation>未迁移：未连接调度核心。</translation>
+    </message>
+    <message>
+        <source>Moving workload %1 into pool %2…</source>
+        <translation>正在将工作负载 %1 迁移到资源池 %2…</translation>
+    </message>
+    <message>
+        <source>Moving workload %1 into pool %2, onto node %3…</source>
+        <translation>正在将工作负载 %1 迁移到资源池 %2 的节点 %3…</translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::ProposalDetail</name>
     <message>
         <source>Select a proposal to see why it was made and what it would change.</source>
@@ -1757,6 +1812,66 @@
     <message>
         <source>Saved to %1</source>
         <translation>已保存到 %1</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::SlotTimelineModel</name>
+    <message>
+        <source>before %1</source>
+        <translation>%1 之前</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>现在</translation>
+    </message>
+    <message>
+        <source>%1 – %2</source>
+        <translation>%1 – %2</translation>
+    </message>
+    <message>
+        <source>%1
+Pool: %2
+Slots held: %3
+%4</source>
+        <translation>%1
+资源池：%2
+占用槽位：%3
+%4</translation>
+    </message>
+    <message>
+        <source>Slot</source>
+        <translation>槽位</translation>
+    </message>
+    <message>
+        <source>Workload</source>
+        <translation>工作负载</translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation>资源池</translation>
+    </message>
+    <message>
+        <source>Slots</source>
+        <translation>槽位数</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始</translation>
+    </message>
+    <message>
+        <source>End</source>
+        <translation>结束</translation>
+    </message>
+</context>
+<context>
+    <name>tidepool::ui::SlotTimelineView</name>
+    <message>
+        <source>Slot %1</source>
+        <translation>槽位 %1</translation>
+    </message>
+    <message>
+        <source>No slot history for this FPGA yet.</source>
+        <translation>此 FPGA 尚无槽位历史。</translation>
     </message>
 </context>
 <context>

@@ -38,10 +38,14 @@ QString workloadName(const MoveResult& r)
                               : QString::fromStdString(r.workload);
 }
 
+// The node asked for, else the pool, else the tier.
 QString targetText(const MoveResult& r, const std::string& node)
 {
-    return node.empty() ? QCoreApplication::translate("MoveText", "the %1 tier").arg(tierLabel(r.tier))
-                        : QCoreApplication::translate("MoveText", "node %1").arg(QString::fromStdString(node));
+    if (!node.empty())
+        return QCoreApplication::translate("MoveText", "node %1").arg(QString::fromStdString(node));
+    if (!r.pool.empty())
+        return QCoreApplication::translate("MoveText", "pool %1").arg(QString::fromStdString(r.pool));
+    return QCoreApplication::translate("MoveText", "the %1 tier").arg(tierLabel(r.tier));
 }
 
 } // namespace
@@ -68,6 +72,9 @@ QString reasonsText(const MoveResult& result)
 QString moveResultText(const MoveResult& r)
 {
     const QString name = workloadName(r);
+    if (r.ok && !r.pool.empty())
+        return QCoreApplication::translate("MoveText", "%1 moved to node %2 in pool %3.")
+            .arg(name, QString::fromStdString(r.node), QString::fromStdString(r.pool));
     if (r.ok)
         return QCoreApplication::translate("MoveText", "%1 moved to node %2.")
             .arg(name, QString::fromStdString(r.node));
@@ -80,12 +87,22 @@ QString moveResultText(const MoveResult& r)
         return QCoreApplication::translate(
             "MoveText", "%1 cannot move to %2: its pool keeps its workloads on the %3 tier.")
             .arg(name, target, tierLabel(r.poolTier));
+    if (r.refusal == "pool_quota")
+        return QCoreApplication::translate("MoveText", "%1 cannot move into pool %2: its quota cannot hold it (%3).")
+            .arg(name, QString::fromStdString(r.pool), QString::fromStdString(r.message));
+    if (r.refusal == "already_there" && r.node.empty() && !r.pool.empty())
+        return QCoreApplication::translate("MoveText", "%1 is in pool %2 already.")
+            .arg(name, QString::fromStdString(r.pool));
     if (r.refusal == "already_there")
         return QCoreApplication::translate("MoveText", "%1 is on %2 already.").arg(name, target);
     if (r.refusal == "not_movable")
         return QCoreApplication::translate("MoveText", "%1 cannot move: it has ended or is stopping.").arg(name);
     if (r.refusal == "no_workload")
         return QCoreApplication::translate("MoveText", "%1 no longer exists.").arg(name);
+    // The core names a missing pool before it looks at the node ("no pool is named …").
+    if (r.refusal == "no_target" && !r.pool.empty() && r.message.rfind("no pool", 0) == 0)
+        return QCoreApplication::translate("MoveText", "%1 cannot move into pool %2: there is no such pool.")
+            .arg(name, QString::fromStdString(r.pool));
     if (r.refusal == "no_target")
         return QCoreApplication::translate("MoveText", "%1 cannot move to %2: there is no such node.")
             .arg(name, target);
@@ -101,6 +118,9 @@ QString moveResultText(const MoveResult& r)
         return QCoreApplication::translate(
             "MoveText", "%1 was not moved: moving workloads is not supported over the API yet.")
             .arg(name);
+    if (r.refusal == "unreachable")
+        return QCoreApplication::translate("MoveText", "%1 was not moved: tidepoold could not be reached (%2).")
+            .arg(name, QString::fromStdString(r.message));
     if (r.refusal == "starting")
         return QCoreApplication::translate("MoveText", "%1 was not moved: the core is still starting.").arg(name);
     return QCoreApplication::translate("MoveText", "%1 was not moved: %2").arg(name, QString::fromStdString(r.message));

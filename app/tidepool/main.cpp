@@ -105,6 +105,10 @@ Options parse(const QApplication& app)
     scenario.dataDir = QDir(parser.value(data)).absolutePath().toStdString();
     scenario.days = dayCount;
     scenario.warmupDays = 1;
+    // Time-sliced accelerators beside the GPUs, so that the Accelerators view has FPGA slots and NPU cores to show
+    // (their load is synthetic: core/sim/README.md).
+    scenario.fpgaNodes = 2;
+    scenario.npuNodes = 1;
     options.core.tick = std::chrono::milliseconds(tickMs);
     // The forecasts need a day of history before the first quota proposals: run it at full speed.
     options.core.fastForwardMs = 24LL * 3600 * 1000;

@@ -17,6 +17,8 @@ Result<void> list(Session& session, const Words& words);
 Result<void> workloadCommand(Session& session, const std::string& command, const Words& words);
 // The workload table of `list`, also printed by `submit` for what it submitted.
 void printWorkloads(const json& list);
+// An operator's move onto a node, a tier or into a pool (move.cpp); a refusal is exit 1 with the scheduler's reasons.
+Result<void> move(Session& session, const Words& words);
 
 // The cluster (cluster.cpp).
 Result<void> nodes(Session& session, const Words& words);

@@ -100,6 +100,12 @@ public:
     // Sends one request and returns the body of a 2xx response; anything else is a failure naming the daemon's
     // `error`. The token is read on the first request, so that a wrong command line is reported without it.
     Result<std::string> call(api::HttpMethod method, const std::string& target, const std::string& body = {});
+    // Sends one request and returns the daemon's answer whatever its status: only a failure to get one (no token, an
+    // unreachable daemon) is a failure. For a command that prints a refusal's body itself (`move`).
+    Result<api::ApiResponse> exchange(api::HttpMethod method, const std::string& target, const std::string& body = {});
+    // What a non-2xx answer is reported as: the daemon's `error` and the status, and what to do about a 401 or a 403.
+    Failure failureOf(const api::ApiResponse& response) const;
+    Output output() const { return m_options.output; }
 
     // Prints a response: the JSON unchanged, or the table `render` makes of it.
     Result<void> show(const std::string& body, const std::function<void(const json&)>& render) const;

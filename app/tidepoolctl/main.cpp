@@ -43,6 +43,11 @@ Commands:
   list [--phase P] [--node N] [--limit K]
   why ID                       why a workload is pending, or why it runs where it does
   cancel ID
+  move ID (--node N | --tier hot|warm|cold | --pool P)
+                               moves a waiting or running workload: onto node N, onto the best node of a tier,
+                               or into pool P (the core picks one of its nodes; with --node or --tier, that one);
+                               the scheduler's rules and the pool's quota decide, and a refusal says why, with how
+                               many nodes each reason refused (exit status 1)
   nodes [NAME]
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
@@ -76,8 +81,8 @@ Reports (needs tidepoold started with --db):
                                -o - writes html, csv or json to standard output. PDF works without a display
 
 The token's role decides what the daemon accepts: viewer reads (all but `audit`); operator also submits, cancels,
-approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates and sets
-pools. A call the role may not make is refused with the role it needs (exit status 1).
+moves, approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates and
+sets pools. A call the role may not make is refused with the role it needs (exit status 1).
 
 Exit status: 0 done, 1 refused by the daemon or not reachable, 2 a wrong command line.
 )";
@@ -168,6 +173,7 @@ constexpr std::pair<std::string_view, Command> kCommands[] = {
     { "get", [](Session& s, const Words& w) { return workloadCommand(s, "get", w); } },
     { "why", [](Session& s, const Words& w) { return workloadCommand(s, "why", w); } },
     { "cancel", [](Session& s, const Words& w) { return workloadCommand(s, "cancel", w); } },
+    { "move", move },
     { "nodes", nodes },
     { "pools", pools },
     { "summary", summary },

@@ -17,7 +17,7 @@ Session::Session(GlobalOptions options, std::string host, std::uint16_t port)
 {
 }
 
-Result<std::string> Session::call(api::HttpMethod method, const std::string& target, const std::string& body)
+Result<api::ApiResponse> Session::exchange(api::HttpMethod method, const std::string& target, const std::string& body)
 {
     if (!m_client) {
         if (m_options.tokenFile.empty())
@@ -40,28 +40,41 @@ Result<std::string> Session::call(api::HttpMethod method, const std::string& tar
     auto response = m_client->request(method, target, body);
     if (!response)
         return tl::unexpected(Failure { 1, response.error().message });
-    if (response->status >= 200 && response->status < 300)
-        return std::move(response->body);
+    return std::move(*response);
+}
+
+Failure Session::failureOf(const api::ApiResponse& response) const
+{
     std::string message;
-    const json j = json::parse(response->body, nullptr, false); // discarded when it is not JSON
+    const json j = json::parse(response.body, nullptr, false); // discarded when it is not JSON
     if (j.is_object() && j.contains("error") && j["error"].is_string())
         message = j["error"].get<std::string>();
     if (message.empty())
         message = "tidepoold at " + (m_options.tls ? m_client->url() : m_client->address()) + " answered HTTP "
-            + std::to_string(response->status);
+            + std::to_string(response.status);
     else
-        message += " (HTTP " + std::to_string(response->status) + ")";
-    if (response->status == 401)
+        message += " (HTTP " + std::to_string(response.status) + ")";
+    if (response.status == 401)
         message += "\ntidepoolctl: the token in " + m_options.tokenFile
             + " was refused; check --token-file or TIDEPOOL_TOKEN_FILE";
-    if (response->status == 403 && j.is_object() && j.value("requiredRole", json()).is_string()) {
+    if (response.status == 403 && j.is_object() && j.value("requiredRole", json()).is_string()) {
         const std::string needed = j["requiredRole"].get<std::string>();
         message += "\ntidepoolctl: the token in " + m_options.tokenFile + " has the "
             + (j.value("role", json()).is_string() ? j["role"].get<std::string>() : std::string("wrong"))
             + " role; this needs " + needed + " or above: use a token with that role (an admin makes one with "
             + "`tidepoold token add --role " + needed + "`)";
     }
-    return tl::unexpected(Failure { 1, message });
+    return Failure { 1, message };
+}
+
+Result<std::string> Session::call(api::HttpMethod method, const std::string& target, const std::string& body)
+{
+    auto response = exchange(method, target, body);
+    if (!response)
+        return tl::unexpected(response.error());
+    if (response->status >= 200 && response->status < 300)
+        return std::move(response->body);
+    return tl::unexpected(failureOf(*response));
 }
 
 Result<void> Session::show(const std::string& body, const std::function<void(const json&)>& render) const

@@ -5,9 +5,11 @@
 #include "core/api/core_host.h"
 #include "core/api/daemon_config.h"
 #include "protocol/transport/tls.h"
+#include "ui/bridge/console_feed.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -21,6 +23,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string_view>
 
 namespace {
@@ -140,6 +143,25 @@ int main(int argc, char** argv)
             + std::to_string(host.agents().tokenBindings().size()) + " of them used"
             + (config->joinToken.empty() ? "; the shared join token is off" : "; the shared join token is accepted too"));
 
+    // What a console attached with --connect shows beyond the core's resources (devices and their history, events,
+    // forecasts, this machine's disk and certificate alerts), sampled every 15 s so that the history grows while no
+    // console watches.
+    std::optional<ui::ConsoleFeed> feed;
+    boost::asio::steady_timer feedTimer(io);
+    std::function<void(const boost::system::error_code&)> onFeedTick;
+    if (host.api()) {
+        feed.emplace(host.plane(), host.rebalancer(), ui::hostAlertSources(host.config()));
+        feed->install(*host.api());
+        onFeedTick = [&](const boost::system::error_code& ec) {
+            if (ec)
+                return;
+            feed->sample();
+            feedTimer.expires_after(std::chrono::seconds(15));
+            feedTimer.async_wait(onFeedTick);
+        };
+        onFeedTick({});
+    }
+
     // SIGHUP reads the operator token file again, so that `tidepoold token add|remove` takes effect without a
     // restart; a damaged file is logged and the tokens in use stay.
     boost::asio::signal_set reloadSignal(io, SIGHUP);
@@ -175,6 +197,7 @@ int main(int argc, char** argv)
         logLine(std::string("received ") + (signal == SIGTERM ? "SIGTERM" : "SIGINT") + "; shutting down");
         notifySystemd("STOPPING=1");
         reloadSignal.cancel();
+        feedTimer.cancel();
         host.stop();
         io.stop();
     });

@@ -31,6 +31,8 @@ Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
     if (resource == "workloads"
         && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::delete_ && parts.size() == 3)))
         return Role::Operator;
+    if (resource == "workloads" && verb == http::verb::post && parts.size() == 4 && parts[3] == "move")
+        return Role::Operator;
     if (resource == "proposals" && verb == http::verb::post && parts.size() == 4
         && (parts[3] == "approve" || parts[3] == "reject"))
         return Role::Operator;

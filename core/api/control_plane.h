@@ -213,21 +213,25 @@ struct PoolRequest {
     std::int32_t ioWeight = 100;
 };
 
-// Where an operator moves a workload (the console's Tiers board): onto one node, or onto a tier, where the core
-// picks the node.
+// Where an operator moves a workload (the console's Tiers board and Pools tree, `POST /v1/workloads/{id}/move`): onto
+// one node, onto a tier or into another pool. Without a node the core picks one: among the tier's nodes, or the pool's
+// (on the pool's tier when it has one); a pool and a tier together narrow it to the pool's nodes of that tier. With a
+// node, `tier` (when given) must be the node's and the node must be one of the pool's.
 struct MoveTarget {
-    std::string node; // a node's name; empty: the best node of `tier`
+    std::string node; // a node's name; empty: the best node of `tier` or of `pool`
     Tier tier = Tier::Invalid;
+    std::string pool; // a pool's name: the workload moves into it; empty: it stays in its own
 };
 
 // Why a move was refused, as a code that a console translates; `MoveOutcome::message` says it in English.
 enum class MoveRefusal : std::uint8_t {
     None = 0, // moved
     NoWorkload, // no such workload
-    NoTarget, // no such node, or neither a node nor a tier given
+    NoTarget, // no such node or pool, a node not of the tier given, or neither a node, a tier nor a pool given
     NotMovable, // it has ended or is being stopped
-    AlreadyThere, // it is on that node, or on a node of that tier
-    PoolTier, // its pool keeps its workloads on another tier
+    AlreadyThere, // it is on that node, on a node of that tier, or (a pool alone) in that pool
+    PoolTier, // its pool (or the pool it would move into) keeps its workloads on another tier
+    PoolQuota, // the pool it would move into has no quota left for it: `message` names the resource and the shortfall
     NoFeasibleNode, // the scheduler's filters refused every node of the target: `report` says why
     ReadOnly, // the store cannot be written
 };
@@ -236,8 +240,11 @@ std::string_view toString(MoveRefusal refusal);
 struct MoveOutcome {
     MoveRefusal refusal = MoveRefusal::None;
     std::string node; // where it went; the node asked for when refused
+    std::string pool; // the pool it is in once moved; the pool asked for (or its own) when refused
+    Tier tier = Tier::Invalid; // the tier of the node it went to; the tier asked for (or the node's) when refused
+    Tier poolTier = Tier::Invalid; // `PoolTier`: the tier that pool keeps its workloads on
     // Every node of the target, per reason, as the scheduler's filters judged them for this workload ("why pending"
-    // for the move): one node for a node target, the tier's nodes for a tier target.
+    // for the move): one node for a node target, the tier's or the pool's nodes otherwise.
     FilterReport report;
     std::string message; // what happened or why not, in English (logs, audit)
     bool moved() const { return refusal == MoveRefusal::None; }
@@ -304,9 +311,12 @@ public:
     // An operator's move of a pending or placed (launching, running) workload onto `target`. The scheduler's filters
     // judge the target's nodes with the workload's own resources released (capacity, accelerators, ISA, its latency
     // class's tier rules, its pool's quota), and its pool's tier, when the pool has one, must be the target's. Among
-    // the feasible nodes of a tier the move takes one where it runs natively, then the one with the most free CPU.
+    // the feasible nodes of a tier or a pool the move takes one where it runs natively, then the one with the most
+    // free CPU. Into another pool: that pool's quota must hold it (`PoolQuota` otherwise, naming the resource), the
+    // old pool's usage is released and the new one's charged, and the workload's pool is persisted with it.
     // Moved: bound there, stopped where it ran, launched as a new incarnation, a held or queued one taken out of the
-    // queue, its detail naming `actor`. Refused: nothing changes, and the outcome says why.
+    // queue, its detail naming `actor` (and the pools, when it changed pool). Refused: nothing changes, and the
+    // outcome says why.
     MoveOutcome move(WorkloadId id, const MoveTarget& target, const std::string& actor);
     // Holds deferrable batch (submitted `deferrable`, not yet placed) until `untilMs` (Unix ms), a low-carbon window:
     // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold. With a store

@@ -1,6 +1,7 @@
 #include "core/api/http_api.h"
 
 #include "core/api/history_api.h"
+#include "core/api/move_api.h"
 #include "core/api/proposal_api.h"
 #include "core/api/report_api.h"
 #include "core/api/http_reply.h"
@@ -16,6 +17,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <utility>
 
 namespace tidepool::api {
 
@@ -327,12 +329,19 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
             return respond(errorReply(404, "no resource under /v1/report"));
         return respond(reportRoute(m_plane, m_rebalancer, m_reportSettings, query));
     }
+    if (parts.size() >= 2)
+        if (const auto served = m_readRoutes.find(parts[1]); served != m_readRoutes.end()) {
+            if (verb != http::verb::get)
+                return respond(errorReply(405, "/v1/" + parts[1] + " is read-only"));
+            return respond(served->second(parts, query));
+        }
     if (whatIf)
         return respond(whatIfRoute(m_plane, request));
     const bool proposals = parts.size() >= 2 && (parts[1] == "proposals" || parts[1] == "evaluate");
     m_auditTarget = path;
+    m_auditDetail = json::object();
     if (!changes)
-        return respond(proposals ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget)
+        return respond(proposals ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)
                                  : route(request, parts, query));
 
     // A change: audited as received before it acts.
@@ -349,8 +358,15 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
             });
         return;
     }
+    if (parts.size() == 4 && parts[1] == "workloads" && parts[3] == "move" && verb == http::verb::post) {
+        // An operator's move, by the token's actor (move_api.h).
+        net::HttpResponse moved = moveRoute(m_plane, request, parts, caller.actor(), m_auditTarget, m_auditDetail);
+        if (moved.result_int() >= 400 && moved.result_int() < 500)
+            ++m_stats.clientErrors;
+        return answerChange(std::move(moved), std::move(entry), m_auditTarget, std::move(respond));
+    }
     net::HttpResponse response = proposals
-        ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget)
+        ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)
         : route(request, parts, query);
     answerChange(std::move(response), std::move(entry), m_auditTarget, std::move(respond));
 }
@@ -378,8 +394,9 @@ void HttpApi::answerChange(net::HttpResponse response, store::AuditEntry entry, 
     // changed nothing, so it is answered as it is even when its entries could not be saved.
     ControlPlane* plane = &m_plane; // outlives every handler: the daemon stops the io_context before destroying it
     entry.target = target.substr(0, 256);
-    plane->whenSaved([plane, respond = std::move(respond), response = std::move(response), entry = std::move(entry)](
-                        const std::optional<std::string>& notSaved) mutable {
+    json detail = std::exchange(m_auditDetail, json::object());
+    plane->whenSaved([plane, respond = std::move(respond), response = std::move(response), entry = std::move(entry),
+                         detail = std::move(detail)](const std::optional<std::string>& notSaved) mutable {
         int status = static_cast<int>(response.result_int());
         if (notSaved && status < 400) {
             response = errorReply(503,
@@ -390,7 +407,8 @@ void HttpApi::answerChange(net::HttpResponse response, store::AuditEntry entry, 
         entry.atMs = plane->nowMs();
         entry.stage = "completed";
         entry.outcome = status < 400 ? "ok" : json::parse(response.body(), nullptr, false).value("error", "refused");
-        entry.detail = json { { "status", status } };
+        entry.detail = std::move(detail);
+        entry.detail["status"] = status;
         // Written with the next commit (within 50 ms, or with the next change, whichever comes first), not waited
         // for: a second commit before every answer doubled a sequential client's latency (4 to 8 ms p50 here) and
         // the core thread's fsyncs. Reads of the audit log commit what is pending first, so a client that was

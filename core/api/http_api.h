@@ -9,6 +9,7 @@
 //   GET    /v1/workloads/{id}
 //   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
 //   DELETE /v1/workloads/{id}            cancel
+//   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
 //   GET    /v1/nodes/{name}
 //   GET    /v1/pools    POST /v1/pools    PUT /v1/pools/{name}
@@ -29,8 +30,8 @@
 // | role     | may call                                                                                          |
 // | -------- | ------------------------------------------------------------------------------------------------- |
 // | viewer   | every GET but /v1/audit                                                                           |
-// | operator | also GET /v1/audit, POST /v1/workloads, DELETE /v1/workloads/{id}, POST /v1/proposals/{id}/approve |
-// |          | and /reject, POST /v1/evaluate, POST /v1/whatif                                                   |
+// | operator | also GET /v1/audit, POST /v1/workloads, DELETE /v1/workloads/{id}, POST /v1/workloads/{id}/move,  |
+// |          | POST /v1/proposals/{id}/approve and /reject, POST /v1/evaluate, POST /v1/whatif                   |
 // | admin    | also POST /v1/pools, PUT /v1/pools/{name}, and any change route not named above (fail closed)     |
 //
 // (the table with the reasons is in access.h). A call the role may not make is a 403 naming the role it needs and
@@ -63,7 +64,9 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tidepool::api {
@@ -93,6 +96,11 @@ public:
     void setRebalancer(Rebalancer* rebalancer) { m_rebalancer = rebalancer; }
     // Prices and carbon intensity for /v1/report.
     void setReportSettings(report::ReportSettings settings) { m_reportSettings = std::move(settings); }
+    // A read-only resource another layer serves: `GET /v1/<resource>[/...]` is answered by `route` (on the core's
+    // thread, with the path's parts and the query), with the viewer role like every GET; other methods get a 405. The
+    // console's views for `--connect` (ui/bridge/console_feed.h) come this way, so that the core needs no console code.
+    using ReadRoute = std::function<net::HttpResponse(const std::vector<std::string>& parts, std::string_view query)>;
+    void addReadRoute(std::string resource, ReadRoute route) { m_readRoutes[std::move(resource)] = std::move(route); }
 
 private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
@@ -111,6 +119,8 @@ private:
     std::string m_requestPrefix; // this run's start time, so that request ids stay unique across restarts
     std::uint64_t m_requestCount = 0;
     std::string m_auditTarget;
+    nlohmann::json m_auditDetail; // more for the completed audit entry of the call being routed (a decision's comment)
+    std::map<std::string, ReadRoute> m_readRoutes;
     Rebalancer* m_rebalancer = nullptr; // what the request being routed changed, for its audit entry
     MetricsSource m_extraMetrics;
     report::ReportSettings m_reportSettings;

@@ -1,14 +1,59 @@
-// `ControlPlane::move`: an operator's move of one workload onto a node or a tier (the console's Tiers board). It sits
-// beside `control_plane.cpp` rather than in it because it is one responsibility of its own (judging a target with the
-// scheduler's filters and binding there) and that file is long already; it uses the control plane's private steps
-// (release, bind, stop, launch) exactly as `migrate` does.
+// `ControlPlane::move`: an operator's move of one workload onto a node, a tier or into another pool (the console's
+// Tiers board and Pools tree, `POST /v1/workloads/{id}/move`). It sits beside `control_plane.cpp` rather than in it
+// because it is one responsibility of its own (judging a target with the scheduler's filters and binding there) and
+// that file is long already; it uses the control plane's private steps (release, bind, stop, launch) exactly as
+// `migrate` does.
 //
 // Thread affinity: the core's thread, like the rest of `ControlPlane`.
 #include "core/api/control_plane.h"
 
+#include "core/sched/filters.h"
+
+#include <algorithm>
 #include <tuple>
 
 namespace tidepool::api {
+
+namespace {
+
+// Which of `pool`'s quotas cannot hold `request` (and `share` units of accelerator `kind`), in words: "CPU: it asks
+// for 2000 millicores and 500 of the pool's 4000 are left (1500 short)"; empty when everything fits. Same test as
+// `Pool::fits`, dimension by dimension, so that the operator learns which one and by how much.
+std::string quotaShortfall(const Pool& pool, const Resources& request, AcceleratorKind kind, std::int64_t share)
+{
+    struct Dimension {
+        const char* name;
+        std::int64_t requested, quota, used;
+        const char* unit;
+    };
+    const auto k = static_cast<std::size_t>(kind);
+    const Dimension dimensions[] = {
+        { "CPU", request.cpuMillis, pool.quota.cpuMillis, pool.used.cpuMillis, "millicores" },
+        { "memory", request.memoryMiB, pool.quota.memoryMiB, pool.used.memoryMiB, "MiB" },
+        { "memory bandwidth", request.memBandwidthMBps, pool.quota.memBandwidthMBps, pool.used.memBandwidthMBps,
+            "MB/s" },
+        { "network bandwidth", request.netBandwidthMbps, pool.quota.netBandwidthMbps, pool.used.netBandwidthMbps,
+            "Mb/s" },
+        { kind == AcceleratorKind::None ? "" : "accelerator share", kind == AcceleratorKind::None ? 0 : share,
+            kind == AcceleratorKind::None ? 0 : pool.acceleratorQuota[k],
+            kind == AcceleratorKind::None ? 0 : pool.acceleratorUsed[k], "share units" },
+    };
+    std::string out;
+    for (const Dimension& d : dimensions) {
+        const std::int64_t left = d.quota - d.used;
+        if (d.requested <= left)
+            continue;
+        const std::string what = d.name == std::string_view("accelerator share")
+            ? std::string(toString(kind)) + " share"
+            : std::string(d.name);
+        out += (out.empty() ? "" : "; ") + what + ": it asks for " + std::to_string(d.requested) + " " + d.unit
+            + " and " + std::to_string(std::max<std::int64_t>(left, 0)) + " of the pool's " + std::to_string(d.quota)
+            + " are left (" + std::to_string(d.requested - std::max<std::int64_t>(left, 0)) + " short)";
+    }
+    return out;
+}
+
+} // namespace
 
 std::string_view toString(MoveRefusal refusal)
 {
@@ -19,6 +64,7 @@ std::string_view toString(MoveRefusal refusal)
     case MoveRefusal::NotMovable: return "not_movable";
     case MoveRefusal::AlreadyThere: return "already_there";
     case MoveRefusal::PoolTier: return "pool_tier";
+    case MoveRefusal::PoolQuota: return "pool_quota";
     case MoveRefusal::NoFeasibleNode: return "no_feasible_node";
     case MoveRefusal::ReadOnly: return "read_only";
     }
@@ -29,6 +75,8 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
 {
     MoveOutcome out;
     out.node = target.node;
+    out.pool = target.pool;
+    out.tier = target.tier;
     auto refuse = [&out](MoveRefusal refusal, std::string message) {
         out.refusal = refusal;
         out.message = std::move(message);
@@ -42,49 +90,102 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     if (it == m_workloads.end() || !record)
         return refuse(MoveRefusal::NoWorkload, "no workload has id " + std::to_string(id));
     LiveWorkload& w = it->second;
+    if (out.pool.empty())
+        out.pool = w.poolName;
     if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
         return refuse(MoveRefusal::NotMovable, label + " is " + std::string(toString(w.phase)));
+
+    // The pool it will be in: its own, unless the target names another.
+    const PoolId fromPool = w.workload.pool;
+    PoolId toPool = fromPool;
+    if (!target.pool.empty()) {
+        const auto named = poolByName(target.pool);
+        if (!named)
+            return refuse(MoveRefusal::NoTarget, "no pool is named \"" + target.pool + "\"");
+        toPool = *named;
+    }
+    const bool changesPool = toPool != fromPool;
+    const Pool* pool = toPool == kNoPool ? nullptr : &m_cluster.pool(toPool);
 
     // The target's nodes, and the tier they are on.
     std::vector<NodeId> candidates;
     Tier tier = target.tier;
+    std::string where;
     if (!target.node.empty()) {
         const auto node = m_nodeByName.find(target.node);
         if (node == m_nodeByName.end())
             return refuse(MoveRefusal::NoTarget, "no node is named \"" + target.node + "\"");
-        if (w.node == node->second)
+        const Tier nodeTier = m_cluster.node(node->second).tier;
+        out.tier = nodeTier;
+        if (tier != Tier::Invalid && nodeTier != tier)
+            return refuse(MoveRefusal::NoTarget,
+                "node " + target.node + " is on the " + std::string(toString(nodeTier)) + " tier, not the "
+                    + std::string(toString(tier)) + " tier");
+        if (w.node == node->second && !changesPool)
             return refuse(MoveRefusal::AlreadyThere, label + " is on node " + target.node + " already");
         candidates.push_back(node->second);
-        tier = m_cluster.node(node->second).tier;
-    } else {
-        if (tier == Tier::Invalid)
-            return refuse(MoveRefusal::NoTarget, "a move needs a node or a tier");
-        if (w.node != kNoNode && m_cluster.node(w.node).tier == tier)
+        tier = nodeTier;
+        where = target.node;
+    } else if (tier != Tier::Invalid) {
+        if (!changesPool && w.node != kNoNode && m_cluster.node(w.node).tier == tier)
             return refuse(
                 MoveRefusal::AlreadyThere, label + " is on the " + std::string(toString(tier)) + " tier already");
+        // Every node of the tier: those outside the pool are counted by the filters as not in it.
         for (const Node& node : m_cluster.nodes())
             if (node.tier == tier)
                 candidates.push_back(node.id);
+        where = "the " + std::string(toString(tier)) + " tier" + (changesPool ? " of pool " + pool->name : "");
+    } else if (changesPool) {
+        // The pool's nodes, on its tier when it keeps its workloads on one.
+        tier = pool->tier;
+        for (const NodeId node : pool->nodes)
+            if (tier == Tier::Invalid || m_cluster.node(node).tier == tier)
+                candidates.push_back(node);
+        where = "pool " + pool->name;
+    } else if (!target.pool.empty()) {
+        return refuse(MoveRefusal::AlreadyThere, label + " is in pool " + target.pool + " already");
+    } else {
+        return refuse(MoveRefusal::NoTarget, "a move needs a node, a tier or a pool");
     }
-    const std::string where = target.node.empty() ? "the " + std::string(toString(tier)) + " tier" : target.node;
+    out.tier = tier;
 
     // A pool bound to a tier keeps its workloads there: the scheduler leaves that to the pool's agents and quotas,
     // an operator's move must not break it.
-    if (w.workload.pool != kNoPool) {
-        const Pool& pool = m_cluster.pool(w.workload.pool);
-        if (pool.tier != Tier::Invalid && tier != Tier::Invalid && pool.tier != tier) {
-            out.report.reject(RejectReason::TierNotAllowed, static_cast<std::int32_t>(candidates.size()));
-            return refuse(MoveRefusal::PoolTier,
-                "pool " + pool.name + " keeps its workloads on the " + std::string(toString(pool.tier)) + " tier");
-        }
+    if (pool && pool->tier != Tier::Invalid && tier != Tier::Invalid && pool->tier != tier) {
+        out.poolTier = pool->tier;
+        out.report.reject(RejectReason::TierNotAllowed, static_cast<std::int32_t>(candidates.size()));
+        return refuse(MoveRefusal::PoolTier,
+            "pool " + pool->name + " keeps its workloads on the " + std::string(toString(pool->tier)) + " tier");
+    }
+    if (pool && !target.node.empty()
+        && std::find(pool->nodes.begin(), pool->nodes.end(), candidates.front()) == pool->nodes.end()) {
+        out.report.reject(RejectReason::NotInPool);
+        return refuse(
+            MoveRefusal::NoFeasibleNode, "node " + target.node + " is not one of pool " + pool->name + "'s nodes");
+    }
+    // Into another pool: its quota must hold what the workload asks for. Checked before anything is released, since
+    // what it holds is charged to the pool it leaves; a share of whole devices depends on the node's devices, so it is
+    // judged per node below.
+    const AcceleratorRequest& accelerators = w.workload.accelerators;
+    if (changesPool && pool) {
+        const bool fractional = accelerators.any() && !accelerators.wholeDevices();
+        const std::string shortfall = quotaShortfall(*pool, w.workload.requests,
+            fractional ? accelerators.kind : AcceleratorKind::None, fractional ? accelerators.sharePerDevice : 0);
+        if (!shortfall.empty())
+            return refuse(
+                MoveRefusal::PoolQuota, "pool " + pool->name + " has no quota left for " + label + ": " + shortfall);
     }
 
     // Judged with its own resources released, as `migrate` does, so that what it holds counts for it, not against it
-    // (its pool's quota, a node of the same tier); bound back where it was when refused.
+    // (its pool's quota, a node of the same tier), and as a workload of the pool it moves into; bound back where it
+    // was when refused.
+    Workload judged = record->workload;
+    judged.pool = toPool;
     const std::optional<Placement> old = record->placement;
     if (old)
         (void)m_scheduler->release(id);
     NodeId best = kNoNode;
+    NodeId overQuota = kNoNode; // the first node refused for the quota alone, to say by how much
     bool bestTranslated = false;
     auto rank = [this](NodeId node, bool translated) {
         const Node& n = m_cluster.node(node);
@@ -92,9 +193,11 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     };
     for (const NodeId candidate : candidates) {
         bool translated = false;
-        const RejectReason why = m_scheduler->check(m_cluster.node(candidate), record->workload, translated);
+        const RejectReason why = m_scheduler->check(m_cluster.node(candidate), judged, translated);
         if (why != RejectReason::None) {
             out.report.reject(why);
+            if (why == RejectReason::PoolQuotaExhausted && overQuota == kNoNode)
+                overQuota = candidate;
             continue;
         }
         out.report.accept();
@@ -103,25 +206,46 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
             bestTranslated = translated;
         }
     }
+    auto restore = [&] {
+        if (old)
+            (void)m_scheduler->bindExternal(*old);
+    };
+    if (best == kNoNode && changesPool && overQuota != kNoNode) {
+        restore();
+        const std::string shortfall = quotaShortfall(
+            *pool, judged.requests, accelerators.kind, filters::acceleratorShare(m_cluster.node(overQuota), judged));
+        return refuse(MoveRefusal::PoolQuota,
+            "pool " + pool->name + " has no quota left for " + label + ": "
+                + (shortfall.empty() ? out.report.summary() : shortfall));
+    }
     Placement placement;
     placement.workload = id;
     placement.node = best;
     placement.translated = bestTranslated;
-    if (best != kNoNode && record->workload.accelerators.any())
-        placement.shares = defaultDeviceChoice(m_cluster.node(best), record->workload);
+    if (best != kNoNode && judged.accelerators.any())
+        placement.shares = defaultDeviceChoice(m_cluster.node(best), judged);
+    // Into the new pool before the bind, so that the bind charges it (the old one was released above).
+    if (changesPool && best != kNoNode)
+        (void)m_cluster.setWorkloadPool(id, toPool);
     Expected<void> bound = best == kNoNode
         ? Expected<void>(makeError(ErrorCode::CapacityExceeded, out.report.summary()))
-        : (record->workload.accelerators.any() && placement.shares.empty()
+        : (judged.accelerators.any() && placement.shares.empty()
                 ? Expected<void>(makeError(ErrorCode::CapacityExceeded, "no device share fits"))
                 : m_scheduler->bindExternal(placement));
     if (!bound) {
-        if (old)
-            (void)m_scheduler->bindExternal(*old);
+        if (changesPool && best != kNoNode)
+            (void)m_cluster.setWorkloadPool(id, fromPool);
+        restore();
         return refuse(MoveRefusal::NoFeasibleNode, where + " cannot take " + label + ": " + bound.error().message);
     }
 
     const std::string to = m_cluster.node(best).name;
     const std::string from = w.node != kNoNode ? m_cluster.node(w.node).name : std::string();
+    const std::string previousPool = w.poolName;
+    if (changesPool) {
+        w.workload.pool = toPool;
+        w.poolName = pool->name;
+    }
     if (old) {
         stopOn(m_nodes[static_cast<std::size_t>(old->node)], id);
         newIncarnation(w); // a new launch, wherever it lands
@@ -136,16 +260,19 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     w.pid = 0;
     w.placedMs = nowMs();
     w.lastReport = out.report;
-    w.detail = (from.empty() ? "placed on " + to : "moved from " + from + " to " + to) + " by " + actor + "; "
-        + out.report.summary();
+    const std::string what = (from.empty() ? "placed on " + to : "moved from " + from + " to " + to)
+        + (changesPool ? ", from pool " + previousPool + " into pool " + w.poolName : std::string()) + " by " + actor;
+    w.detail = what + "; " + out.report.summary();
+    // Launching again: the phase change is the event the timeline shows, with the detail saying where it went.
     setPhase(w, WorkloadPhase::Launching);
     launch(w);
-    logLine("control: " + label + (from.empty() ? " placed on " + to : " moved from " + from + " to " + to) + " by "
-        + actor);
+    logLine("control: " + label + " " + what);
     // What it left may be what pending work waits for.
     if (old)
         schedulePendingRetry();
     out.node = to;
+    out.pool = w.poolName;
+    out.tier = m_cluster.node(best).tier;
     out.message = w.detail;
     return out;
 }

@@ -20,7 +20,8 @@ net::HttpResponse failed(const ApiError& e)
 } // namespace
 
 net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& request,
-    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget)
+    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget,
+    json& auditDetail)
 {
     if (!rebalancer)
         return errorReply(404, "tidepoold evaluates nothing: it was started without a database (--db)");
@@ -57,26 +58,34 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
             return errorReply(404, "no proposal has id " + std::to_string(*id));
         return reply(http::status::ok, rebalance::toJson(*p));
     }
-    if (parts.size() == 4 && verb == http::verb::post && parts[3] == "approve") {
-        auto approved = rebalancer->approve(*id, actor, now);
-        if (!approved)
-            return failed(approved.error());
-        return reply(http::status::ok, rebalance::toJson(**approved));
-    }
-    if (parts.size() == 4 && verb == http::verb::post && parts[3] == "reject") {
-        std::string why;
+    const bool approve = parts.size() == 4 && verb == http::verb::post && parts[3] == "approve";
+    const bool reject = parts.size() == 4 && verb == http::verb::post && parts[3] == "reject";
+    if (approve || reject) {
+        // The comment: {"comment"} for either, {"reason"} for a rejection (what the API took first).
+        std::string comment;
         if (!request.body().empty()) {
             const json body = json::parse(request.body(), nullptr, false);
-            if (!body.is_object() || (body.contains("reason") && !body["reason"].is_string()))
-                return errorReply(400, "the body must be a JSON object whose field `reason` is a string");
-            why = body.value("reason", std::string());
-            if (why.size() > 1000)
-                return errorReply(400, "field `reason` is longer than 1000 bytes");
+            if (!body.is_object())
+                return errorReply(400, "the body must be a JSON object");
+            for (const auto& [key, value] : body.items()) {
+                if (key != "comment" && (approve || key != "reason"))
+                    return errorReply(400,
+                        "field `" + key.substr(0, 64) + "` is not known (" + (approve ? "comment" : "comment, reason") + ")");
+                if (!value.is_string())
+                    return errorReply(400, "field `" + key + "` must be a string");
+                if (value.get<std::string>().size() > 1000)
+                    return errorReply(400, "field `" + key + "` is longer than 1000 bytes");
+                if (!comment.empty() && !value.get<std::string>().empty())
+                    return errorReply(400, "give `comment` or `reason`, not both");
+                if (comment.empty())
+                    comment = value.get<std::string>();
+            }
         }
-        auto rejected = rebalancer->reject(*id, actor, why, now);
-        if (!rejected)
-            return failed(rejected.error());
-        return reply(http::status::ok, rebalance::toJson(**rejected));
+        auditDetail["comment"] = comment;
+        auto decided = approve ? rebalancer->approve(*id, actor, now) : rebalancer->reject(*id, actor, comment, now);
+        if (!decided)
+            return failed(decided.error());
+        return reply(http::status::ok, rebalance::toJson(**decided));
     }
     return errorReply(404, "no resource for " + std::string(request.method_string()) + " /v1/proposals/" + parts[2]
             + (parts.size() > 3 ? "/" + parts[3] : std::string()));

@@ -2,9 +2,12 @@
 // The API's proposal routes:
 //   GET  /v1/proposals[?state=S]           newest first; S = pending, approved, rejected, expired, applied, failed
 //   GET  /v1/proposals/{id}
-//   POST /v1/proposals/{id}/approve        applies it if the state it was planned on holds; else 409 naming the
-//                                          re-planned proposal
-//   POST /v1/proposals/{id}/reject         body {"reason": "..."} (optional)
+//   POST /v1/proposals/{id}/approve        body {"comment": "..."} (optional): applies it if the state it was planned
+//                                          on holds; else 409 naming the re-planned proposal
+//   POST /v1/proposals/{id}/reject         body {"reason": "..."} or {"comment": "..."} (optional): the proposal's
+//                                          `detail` says it
+// A decision's comment (at most 1000 bytes) goes into the completed audit entry's `detail.comment`, as the embedded
+// console's decisions do.
 //   POST /v1/evaluate                      runs the evaluation now; answers the proposals it created (handled by
 //                                          `HttpApi` itself, since the answer comes once the worker has forecast)
 //   POST /v1/whatif                        body {"profile": P, "pools": {"name": cpuMillis|null}, "removeNodes": [N]}
@@ -17,15 +20,19 @@
 #include "core/api/rebalancer.h"
 #include "core/net/http_server.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tidepool::api {
 
-// `actor` decides approvals and rejections; `auditTarget` is set to what the request acted on.
+// `actor` decides approvals and rejections; `auditTarget` is set to what the request acted on, and `auditDetail`
+// (an object) gets what its completed audit entry should say besides (a decision's comment).
 net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& request,
-    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget);
+    const std::vector<std::string>& parts, std::string_view query, const std::string& actor, std::string& auditTarget,
+    nlohmann::json& auditDetail);
 
 net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest& request);
 

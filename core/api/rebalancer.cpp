@@ -325,6 +325,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
 std::vector<std::int64_t> Rebalancer::finish(Job& job)
 {
     applyForecasts(job, true);
+    ++m_evaluations;
     return decide(job.input);
 }
 

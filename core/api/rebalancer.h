@@ -78,6 +78,8 @@ public:
     std::vector<std::int64_t> evaluateNow(std::int64_t nowMs);
 
     const std::map<std::int64_t, rebalance::Proposal>& proposals() const { return m_proposals; }
+    // Evaluations finished so far, their forecasts stored: a reader of the store's forecasts reads again when it grows.
+    std::uint64_t evaluations() const { return m_evaluations; }
     const rebalance::Proposal* proposal(std::int64_t id) const;
     // Decisions; `actor` is who decided ("operator:<fingerprint>", "rule:..."). The error's status is 404 for an
     // unknown id, 409 for a proposal that is not pending, expired or re-planned (the message names the new one).
@@ -141,6 +143,7 @@ private:
     bool m_running = false;
     bool m_evaluating = false; // one evaluation at a time
     std::map<std::int64_t, rebalance::Proposal> m_proposals;
+    std::uint64_t m_evaluations = 0;
     std::int64_t m_nextId = 1;
     std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing

@@ -100,6 +100,21 @@ Expected<void> ClusterState::removeWorkload(WorkloadId id)
     return {};
 }
 
+Expected<void> ClusterState::setWorkloadPool(WorkloadId id, PoolId pool)
+{
+    auto it = m_workloads.find(id);
+    if (it == m_workloads.end())
+        return makeError(ErrorCode::NotFound, "workload " + std::to_string(id) + " does not exist");
+    if (pool != kNoPool && (pool < 0 || static_cast<std::size_t>(pool) >= m_pools.size()))
+        return makeError(ErrorCode::NotFound, "pool " + std::to_string(pool) + " does not exist");
+    if (it->second.placement)
+        return makeError(ErrorCode::InvalidArgument,
+            "workload '" + it->second.workload.name + "' is placed: release it before changing its pool");
+    it->second.workload.pool = pool;
+    ++m_version;
+    return {};
+}
+
 Expected<void> ClusterState::bind(const Placement& placement)
 {
     auto it = m_workloads.find(placement.workload);

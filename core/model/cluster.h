@@ -48,6 +48,9 @@ public:
     const WorkloadRecord* workload(WorkloadId id) const;
     const std::unordered_map<WorkloadId, WorkloadRecord>& workloads() const { return m_workloads; }
     Expected<void> removeWorkload(WorkloadId id); // unbinds first when placed
+    // Puts an unplaced workload into `pool` (an operator's move to another pool): refused while it is placed, since
+    // what it holds is charged to the pool it is in, and for an unknown pool.
+    Expected<void> setWorkloadPool(WorkloadId id, PoolId pool);
 
     // Takes the workload's resources on `placement.node` (and the device shares it names) and from its pool.
     // Fails, changing nothing, when anything would go over capacity or quota.

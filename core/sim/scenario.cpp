@@ -44,6 +44,15 @@ constexpr std::int64_t kWarmCpu = 64'000, kWarmMemory = 256 * 1024;
 constexpr std::int64_t kHotCpu = 96'000, kHotMemory = 768 * 1024;
 constexpr std::int64_t kColdCpu = 64'000, kColdMemory = 256 * 1024;
 constexpr double kSlowP99S = 0.2;
+// Hosts of time-sliced accelerators (see `SliceStream`).
+constexpr int kFpgasPerNode = 2;
+constexpr std::int32_t kFpgaSlots = 8; // time-slice slots of one FPGA
+constexpr std::int64_t kFpgaMemoryMiB = 64 * 1024;
+constexpr std::int64_t kFpgaCpu = 32'000, kFpgaHostMemory = 128 * 1024;
+constexpr int kNpusPerNode = 4;
+constexpr std::int32_t kNpuCores = 8;
+constexpr std::int64_t kNpuMemoryMiB = 24 * 1024;
+constexpr std::int64_t kNpuHostCpu = 64'000, kNpuHostMemory = 256 * 1024;
 
 struct Line {
     std::string name;
@@ -67,6 +76,31 @@ struct BatchRecord {
     std::int64_t endMs = 0;
     std::size_t starts = 0;
     bool measured = false;
+};
+
+// A stream of time-sliced accelerator work: FPGA slots or NPU cores, 1 to `maxShare` of one device each. Its load is
+// synthetic, as ../shared/data has no trace of such work: arrivals are a Poisson process whose rate follows a load
+// series' shape (so it rises and falls with the rest of the fleet), with `peakPerMinute` arrivals a minute at the
+// shape's peak; sizes are uniform and run times log-uniform between `minRunMs` and `maxRunMs`.
+struct SliceStream {
+    std::string pool; // its own pool and business line
+    std::string prefix; // workloads are named prefix-0001, prefix-0002...
+    AcceleratorKind kind = AcceleratorKind::None;
+    const LoadShape* shape = nullptr;
+    std::int64_t offsetMs = 0;
+    double peakPerMinute = 0;
+    std::int32_t maxShare = 4;
+    std::int64_t minRunMs = 5 * kMinuteMs;
+    std::int64_t maxRunMs = kHourMs;
+    std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
+    std::int32_t priority = 60; // over services and batch, under inference
+    int submitted = 0;
+};
+
+struct SliceJob {
+    std::size_t stream = 0;
+    std::int64_t runtimeMs = 0; // from each start: a restarted job runs again from the beginning
 };
 
 struct Running {
@@ -104,6 +138,9 @@ private:
     void onMessage(const std::string& session, const protocol::Message& message);
     void finishBatch();
     void submitArrivals();
+    void planSlices(std::int64_t runMs);
+    void finishSlices();
+    void submitSlices();
     void scaleLines();
     void scaleInference();
     void heartbeat();
@@ -147,6 +184,9 @@ private:
     std::vector<std::pair<std::string, protocol::Message>> m_outbox;
     std::map<WorkloadId, Running> m_running; // what the simulated agents run
     std::map<WorkloadId, BatchRecord> m_batch;
+    std::vector<SliceStream> m_streams; // none unless `fpgaNodes` or `npuNodes`
+    std::map<WorkloadId, SliceJob> m_slices;
+    std::mt19937_64 m_sliceRandom; // the streams' draws only: the rest of the run does not depend on them
     std::uint64_t m_sequence = 0;
 
     // Books, over the measured time.
@@ -253,7 +293,43 @@ Expected<void> Simulation::loadLoad()
     std::stable_sort(m_jobs.begin(), m_jobs.end(), [](const BatchJob& a, const BatchJob& b) {
         return a.arriveMs < b.arriveMs;
     });
+    planSlices(runMs);
     return {};
+}
+
+void Simulation::planSlices(std::int64_t runMs)
+{
+    m_sliceRandom.seed(m_config.seed);
+    // Transcoding and speech recognition follow the "video" line's audience: the Google series, 8 hours east.
+    const LoadShape* shape = &*m_google;
+    const std::int64_t offset = 8 * kHourMs;
+    const double peak = shape->peak(offset, offset + runMs);
+    const auto add = [&](SliceStream stream, int devices, std::int32_t capacity) {
+        if (devices <= 0)
+            return;
+        stream.shape = shape;
+        stream.offsetMs = offset;
+        // Occupancy = arrivals × mean run time × mean size (Little's law): three quarters of the slots at the peak.
+        const double meanRunMin = static_cast<double>(stream.maxRunMs - stream.minRunMs)
+            / std::log(static_cast<double>(stream.maxRunMs) / static_cast<double>(stream.minRunMs)) / kMinuteMs;
+        const double meanShare = (1.0 + stream.maxShare) / 2.0;
+        stream.peakPerMinute = 0.75 * devices * capacity / (meanRunMin * meanShare) / peak;
+        m_streams.push_back(std::move(stream));
+    };
+    SliceStream fpga;
+    fpga.pool = "video-transcode";
+    fpga.prefix = "transcode";
+    fpga.kind = AcceleratorKind::Fpga;
+    fpga.cpuMillis = 1000;
+    fpga.memoryMiB = 4096;
+    add(std::move(fpga), m_config.fpgaNodes * kFpgasPerNode, kFpgaSlots);
+    SliceStream npu;
+    npu.pool = "speech-to-text";
+    npu.prefix = "speech";
+    npu.kind = AcceleratorKind::Npu;
+    npu.cpuMillis = 2000;
+    npu.memoryMiB = 8192;
+    add(std::move(npu), m_config.npuNodes * kNpusPerNode, kNpuCores);
 }
 
 Expected<void> Simulation::buildCore()
@@ -289,13 +365,16 @@ Expected<void> Simulation::buildCore()
 
 void Simulation::joinNodes()
 {
-    const auto join = [&](const std::string& name, const char* isa, std::int64_t cpu, std::int64_t memory, int gpus) {
+    const auto join = [&](const std::string& name, const char* isa, std::int64_t cpu, std::int64_t memory, int count,
+                          protocol::DeviceInfo device = protocol::DeviceInfo { 0, "gpu", "A10", 24576, 1000 }) {
         protocol::Inventory inventory;
         inventory.isa = isa;
         inventory.cpuMillis = cpu;
         inventory.memoryMiB = memory;
-        for (int d = 0; d < gpus; ++d)
-            inventory.devices.push_back(protocol::DeviceInfo { d, "gpu", "A10", 24576, 1000 });
+        for (int d = 0; d < count; ++d) {
+            device.index = d;
+            inventory.devices.push_back(device);
+        }
         m_plane->onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
         m_plane->onInventory(name, inventory);
     };
@@ -311,6 +390,17 @@ void Simulation::joinNodes()
     for (int i = 0; i < m_config.coldNodes; ++i) {
         std::snprintf(name, sizeof name, "cold-%02d", i + 1);
         join(name, "aarch64", kColdCpu, kColdMemory, 0);
+    }
+    // After the others, so that the node ids (and names) of a fleet without them are as they always were.
+    for (int i = 0; i < m_config.fpgaNodes; ++i) {
+        std::snprintf(name, sizeof name, "fpga-%02d", i + 1);
+        join(name, "x86_64", kFpgaCpu, kFpgaHostMemory, kFpgasPerNode,
+            protocol::DeviceInfo { 0, "fpga", "Alveo U250", kFpgaMemoryMiB, kFpgaSlots });
+    }
+    for (int i = 0; i < m_config.npuNodes; ++i) {
+        std::snprintf(name, sizeof name, "npu-%02d", i + 1);
+        join(name, "aarch64", kNpuHostCpu, kNpuHostMemory, kNpusPerNode,
+            protocol::DeviceInfo { 0, "npu", "Ascend 310P", kNpuMemoryMiB, kNpuCores });
     }
     // Both modes start with the hot nodes the inference peak needs reserved for it; static keeps it so.
     for (int i = 0, reserved = staticReservedNodes(); i < reserved; ++i) {
@@ -334,6 +424,12 @@ void Simulation::createPools()
         api::PoolRequest request;
         request.name = name;
         request.businessLine = name;
+        (void)m_plane->createPool(request);
+    }
+    for (const SliceStream& stream : m_streams) {
+        api::PoolRequest request;
+        request.name = stream.pool;
+        request.businessLine = stream.pool;
         (void)m_plane->createPool(request);
     }
 }
@@ -420,6 +516,51 @@ void Simulation::submitArrivals()
         if (id)
             m_batch[*id] = BatchRecord { m_nextJob, m_now, 0, 0, 0, measuring() };
         ++m_nextJob;
+    }
+}
+
+void Simulation::finishSlices()
+{
+    std::vector<std::pair<WorkloadId, Running>> done;
+    for (const auto& [id, running] : m_running)
+        if (const auto it = m_slices.find(id); it != m_slices.end() && m_now >= running.startMs + it->second.runtimeMs)
+            done.emplace_back(id, running);
+    for (const auto& [id, running] : done) {
+        m_running.erase(id);
+        m_slices.erase(id);
+        m_plane->onWorkloadUpdate(
+            running.node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", running.incarnation });
+    }
+}
+
+void Simulation::submitSlices()
+{
+    const double stepMinutes = static_cast<double>(m_config.stepMs) / kMinuteMs;
+    for (std::size_t s = 0; s < m_streams.size(); ++s) {
+        SliceStream& stream = m_streams[s];
+        const double rate = stream.peakPerMinute * stream.shape->at(m_now - m_startMs + stream.offsetMs);
+        if (!(rate > 0))
+            continue;
+        const int arrivals = std::poisson_distribution<int>(rate * stepMinutes)(m_sliceRandom);
+        for (int a = 0; a < arrivals; ++a) {
+            const std::int32_t share = std::uniform_int_distribution<std::int32_t>(1, stream.maxShare)(m_sliceRandom);
+            const double logRun = std::uniform_real_distribution<double>(std::log(static_cast<double>(stream.minRunMs)),
+                std::log(static_cast<double>(stream.maxRunMs)))(m_sliceRandom);
+            char name[48];
+            std::snprintf(name, sizeof name, "%s-%04d", stream.prefix.c_str(), ++stream.submitted);
+            api::SubmitRequest request;
+            request.name = name;
+            request.pool = stream.pool;
+            request.requests.cpuMillis = stream.cpuMillis;
+            request.requests.memoryMiB = stream.memoryMiB;
+            request.accelerators.kind = stream.kind;
+            request.accelerators.count = 1;
+            request.accelerators.sharePerDevice = share;
+            request.latency = LatencyClass::RealTime;
+            request.priority = stream.priority;
+            if (const auto id = m_plane->submit(std::move(request)))
+                m_slices[*id] = SliceJob { s, static_cast<std::int64_t>(std::exp(logRun)) };
+        }
     }
 }
 
@@ -564,13 +705,19 @@ void Simulation::account()
             continue;
         const Node& node = m_plane->cluster().node(live.id);
         cpuCapacity += static_cast<double>(node.capacity.cpuMillis);
-        gpuCapacity += static_cast<double>(node.devices.size());
         cpuAlloc += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
+        // The GPU figures are GPUs' only: an FPGA's slots and an NPU's cores are not GPUs.
         for (const Device& d : node.devices)
-            gpuAlloc += static_cast<double>(d.shareCapacity - d.shareFree) / static_cast<double>(d.shareCapacity);
-        const double price = node.tier == Tier::Hot ? m_config.hotPrice
-            : node.isa == Isa::Aarch64             ? m_config.coldPrice
-                                                   : m_config.warmPrice;
+            if (d.kind == AcceleratorKind::Gpu) {
+                gpuCapacity += 1.0;
+                gpuAlloc += static_cast<double>(d.shareCapacity - d.shareFree) / static_cast<double>(d.shareCapacity);
+            }
+        const AcceleratorKind accelerators = node.acceleratorKind();
+        const double price = accelerators == AcceleratorKind::Fpga ? m_config.fpgaPrice
+            : accelerators == AcceleratorKind::Npu                 ? m_config.npuPrice
+            : node.tier == Tier::Hot                               ? m_config.hotPrice
+            : node.isa == Isa::Aarch64                             ? m_config.coldPrice
+                                                                   : m_config.warmPrice;
         m_nodeHours += hours;
         m_cost += price * hours;
     }
@@ -599,17 +746,22 @@ void Simulation::account()
             batchCpu += static_cast<double>(pod.cpuMillis);
             batchGpu += static_cast<double>(pod.requestedMilli()) / 1000.0;
         }
+    // Time-sliced work uses the CPU it requested while it runs.
+    double sliceCpu = 0;
+    for (const auto& [id, running] : m_running)
+        if (const auto it = m_slices.find(id); it != m_slices.end())
+            sliceCpu += static_cast<double>(m_streams[it->second.stream].cpuMillis);
     const double inferenceCpu = servingInference == 0
         ? 0
         : static_cast<double>(servingInference * kInferenceCpuMillis) * inferenceBusy / static_cast<double>(servingInference);
-    cpuUse = serviceUse + batchCpu + inferenceCpu;
+    cpuUse = serviceUse + batchCpu + inferenceCpu + sliceCpu;
     gpuUse = inferenceBusy + batchGpu;
     m_cpuUse += cpuCapacity > 0 ? cpuUse / cpuCapacity : 0;
     m_gpuUse += gpuCapacity > 0 ? gpuUse / gpuCapacity : 0;
     m_cpuAlloc += cpuCapacity > 0 ? cpuAlloc / cpuCapacity : 0;
     m_gpuAlloc += gpuCapacity > 0 ? gpuAlloc / gpuCapacity : 0;
     m_steps += 1;
-    m_coreHours += (serviceUse + inferenceCpu) / 1000.0 * hours;
+    m_coreHours += (serviceUse + inferenceCpu + sliceCpu) / 1000.0 * hours;
     m_gpuHours += inferenceBusy * hours;
 
     m_inferenceWanted += static_cast<double>(m_inference.replicas.size());
@@ -729,6 +881,8 @@ void Simulation::step()
         return;
     finishBatch();
     submitArrivals();
+    finishSlices();
+    submitSlices();
     scaleLines();
     scaleInference();
     pump();
@@ -792,6 +946,8 @@ Expected<void> validate(const ScenarioConfig& config)
         return makeError(ErrorCode::InvalidArgument, "the evaluation period must be at least one step");
     if (config.warmNodes < 1 || config.hotNodes < 1 || config.coldNodes < 0)
         return makeError(ErrorCode::InvalidArgument, "a cluster needs warm and hot nodes");
+    if (config.fpgaNodes < 0 || config.npuNodes < 0)
+        return makeError(ErrorCode::InvalidArgument, "the FPGA and NPU host counts must not be negative");
     return {};
 }
 

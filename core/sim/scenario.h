@@ -16,6 +16,14 @@
 // - batch (cold tier): the openb pods with their trace lifetimes as run times (CPU-only and GPU ones), arrivals in
 //   trace order with the gaps compressed so that the offered CPU load is `batchLoad` of the cold tier.
 //
+// Optionally (`fpgaNodes`, `npuNodes`; none by default, so the figures of BENCHMARKS.md hold) hosts of time-sliced
+// accelerators and a stream of work for each, whose load is synthetic: ../shared/data has no FPGA or NPU trace. Each
+// stream is a Poisson process of workloads in a pool of its own ("video-transcode" on FPGA slots, "speech-to-text"
+// on NPU cores) whose rate follows the "video" line's series (the Google cluster's CPU, 8 hours east), scaled so that
+// about three quarters of the slots or cores are held at its peak; each asks for 1 to 4 slots or cores of one device
+// and runs for 5 to 60 minutes (log-uniform), drawn from `seed`. The hosts join with devices, so the core puts them in
+// the hot tier; the books' GPU figures count GPUs only.
+//
 // `static` is static allocation: each line's quota is its own peak, CPU batch is pinned to the cold tier, inference
 // keeps a fixed set of hot nodes sized for its peak with the evaluation's headroom (1.2), GPU batch runs on the other
 // hot nodes, and every node is on all the time. `tidepool` starts from the same state, lets batch go wherever
@@ -55,6 +63,10 @@ struct ScenarioConfig {
     int warmNodes = 24;
     int hotNodes = 16;
     int coldNodes = 4; // the CPU-only batch is small in the trace: a few ARM servers hold it
+    // Time-sliced accelerators (synthetic load, see above): x86 hosts of 2 FPGAs of 8 time-slice slots each, and
+    // aarch64 hosts of 4 NPUs of 8 cores each. 0 leaves them and their workloads out.
+    int fpgaNodes = 0;
+    int npuNodes = 0;
     // Offered batch GPU load, as a share of the GPUs static allocation leaves to batch.
     double batchLoad = 0.8;
     // Inference: mean service time of one request on one replica, and the autoscaler's target utilisation.
@@ -65,6 +77,8 @@ struct ScenarioConfig {
     double warmPrice = 1.0;
     double coldPrice = 0.85;
     double hotPrice = 6.0;
+    double fpgaPrice = 2.0; // an FPGA host
+    double npuPrice = 2.5; // an NPU host
 };
 
 struct ScenarioResult {

@@ -1,9 +1,12 @@
-// An operator's move of a workload onto a node or a tier (`ControlPlane::move`, the console's Tiers board): the
-// scheduler's filters judge the target with the workload's own resources released; a move is bound, stopped where it
-// ran and launched there as a new incarnation; a refused one (no accelerator there, no room, its pool's tier, already
-// there) says why, per reason, and changes nothing.
+// An operator's move of a workload onto a node, a tier or into another pool (`ControlPlane::move`, the console's Tiers
+// board and Pools tree): the scheduler's filters judge the target with the workload's own resources released; a move
+// is bound, stopped where it ran and launched there as a new incarnation; a refused one (no accelerator there, no
+// room, its pool's tier, the target pool's quota, already there) says why, per reason, and changes nothing. A move into
+// another pool charges that pool's quota, releases the old one's, and survives a restart on a real SQLite store.
 #include "core/api/control_plane.h"
+#include "core/store/store.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <boost/asio/io_context.hpp>
@@ -93,6 +96,33 @@ private:
         return outcome.report.rejected[static_cast<std::size_t>(reason)];
     }
 
+    PoolId createPool(const std::string& poolName, std::int64_t cpuMillis, Tier tier = Tier::Invalid)
+    {
+        PoolRequest pool;
+        pool.name = poolName;
+        pool.cpuMillis = cpuMillis;
+        pool.tier = tier;
+        auto created = m_plane->createPool(pool);
+        if (!created)
+            qFatal("createPool failed: %s", created.error().message.c_str());
+        return *created;
+    }
+
+    const Pool& pool(const std::string& poolName) const
+    {
+        return m_plane->cluster().pool(*m_plane->poolByName(poolName));
+    }
+
+    // The launches sent, latest last.
+    std::vector<protocol::Launch> launches() const
+    {
+        std::vector<protocol::Launch> out;
+        for (const Sent& s : m_sent)
+            if (const auto* launch = std::get_if<protocol::Launch>(&s.message))
+                out.push_back(*launch);
+        return out;
+    }
+
 private slots:
     void init()
     {
@@ -123,7 +153,7 @@ private slots:
         const Tier to = fromTier == Tier::Cold ? Tier::Warm : Tier::Cold;
         m_sent.clear();
 
-        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, to }, "operator:test");
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, to, {} }, "operator:test");
         QVERIFY2(outcome.moved(), outcome.message.c_str());
         const LiveWorkload* w = m_plane->workload(id);
         QCOMPARE(name(m_plane->cluster().node(w->node).tier), name(to));
@@ -150,7 +180,7 @@ private slots:
         const auto devices = m_plane->workload(id)->devices;
         m_sent.clear();
 
-        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Cold }, "operator:test");
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Cold, {} }, "operator:test");
         QVERIFY(!outcome.moved());
         QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
         QCOMPARE(rejected(outcome, RejectReason::NoAccelerator), 1);
@@ -173,7 +203,7 @@ private slots:
         if (nodeOf(small) == bigNode) // it fits beside `big` nowhere: it went elsewhere
             QFAIL("a 2-core workload landed beside a 3-core one on a 4-core node");
         // `small` onto the node `big` fills: 1 core left.
-        const MoveOutcome outcome = m_plane->move(small, MoveTarget { bigNode, Tier::Invalid }, "operator:test");
+        const MoveOutcome outcome = m_plane->move(small, MoveTarget { bigNode, Tier::Invalid, {} }, "operator:test");
         QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
         QCOMPARE(rejected(outcome, RejectReason::InsufficientCpu), 1);
         QCOMPARE(outcome.node, bigNode);
@@ -193,7 +223,7 @@ private slots:
         // A node of another tier than the pool's, where it is not already (the scheduler leaves the pool's tier to
         // the operator, so it may have landed anywhere).
         const std::string target = before == "warm-1" ? "cold-1" : "warm-1";
-        const MoveOutcome outcome = m_plane->move(id, MoveTarget { target, Tier::Invalid }, "operator:test");
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { target, Tier::Invalid, {} }, "operator:test");
         QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolTier));
         QCOMPARE(rejected(outcome, RejectReason::TierNotAllowed), 1);
         QCOMPARE(nodeOf(id), before);
@@ -215,7 +245,7 @@ private slots:
         const WorkloadId owner = coldOwner == "fill-1" ? fillWarm : coldOwner == "fill-2" ? fillCold : fillHot;
         QVERIFY(m_plane->cancel(owner));
         m_plane->onWorkloadUpdate("s-cold", protocol::WorkloadStatus { owner, "killed", 0, 15, {}, 0 });
-        const MoveOutcome outcome = m_plane->move(waiting, MoveTarget { "cold-1", Tier::Invalid }, "operator:test");
+        const MoveOutcome outcome = m_plane->move(waiting, MoveTarget { "cold-1", Tier::Invalid, {} }, "operator:test");
         QVERIFY2(outcome.moved(), outcome.message.c_str());
         QCOMPARE(nodeOf(waiting), std::string("cold-1"));
         QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Launching));
@@ -231,17 +261,231 @@ private slots:
     {
         const WorkloadId id = submit(request("w", 1000));
         const std::string here = nodeOf(id);
-        QCOMPARE(
-            name(m_plane->move(id, MoveTarget { here, Tier::Invalid }, "op").refusal), name(MoveRefusal::AlreadyThere));
+        QCOMPARE(name(m_plane->move(id, MoveTarget { here, Tier::Invalid, {} }, "op").refusal),
+            name(MoveRefusal::AlreadyThere));
         const Tier tier = m_plane->cluster().node(m_plane->workload(id)->node).tier;
-        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, tier }, "op").refusal), name(MoveRefusal::AlreadyThere));
-        QCOMPARE(name(m_plane->move(id, MoveTarget { "nowhere", Tier::Invalid }, "op").refusal),
+        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, tier, {} }, "op").refusal), name(MoveRefusal::AlreadyThere));
+        QCOMPARE(name(m_plane->move(id, MoveTarget { "nowhere", Tier::Invalid, {} }, "op").refusal),
             name(MoveRefusal::NoTarget));
         QCOMPARE(name(m_plane->move(id, MoveTarget {}, "op").refusal), name(MoveRefusal::NoTarget));
-        QCOMPARE(
-            name(m_plane->move(id + 100, MoveTarget { {}, Tier::Cold }, "op").refusal), name(MoveRefusal::NoWorkload));
+        QCOMPARE(name(m_plane->move(id + 100, MoveTarget { {}, Tier::Cold, {} }, "op").refusal),
+            name(MoveRefusal::NoWorkload));
         QVERIFY(m_plane->cancel(id));
-        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, Tier::Hot }, "op").refusal), name(MoveRefusal::NotMovable));
+        QCOMPARE(
+            name(m_plane->move(id, MoveTarget { {}, Tier::Hot, {} }, "op").refusal), name(MoveRefusal::NotMovable));
+    }
+
+    // Into another pool, with no node named: the core picks one of the pool's nodes, the workload is relaunched there
+    // in the new pool's cgroup, the new pool's quota carries it and the old one's is released, and the timeline says
+    // where it went.
+    void movingIntoAnotherPoolChargesItsQuotaAndReleasesTheOld()
+    {
+        const PoolId batch = createPool("batch", 3000);
+        const WorkloadId id = submit(request("etl", 1000));
+        QVERIFY(!nodeOf(id).empty());
+        QCOMPARE(pool("default").used.cpuMillis, std::int64_t { 1000 });
+        m_sent.clear();
+
+        const MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Invalid, "batch" }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        const LiveWorkload* w = m_plane->workload(id);
+        QCOMPARE(w->poolName, std::string("batch"));
+        QCOMPARE(w->workload.pool, batch);
+        QCOMPARE(m_plane->cluster().workload(id)->workload.pool, batch);
+        QCOMPARE(outcome.pool, std::string("batch"));
+        QCOMPARE(outcome.node, nodeOf(id));
+        QCOMPARE(name(outcome.tier), name(m_plane->cluster().node(w->node).tier));
+        const auto& members = pool("batch").nodes;
+        QVERIFY(std::find(members.begin(), members.end(), w->node) != members.end());
+        // The books: the new pool carries it, the old one no longer does.
+        QCOMPARE(pool("batch").used.cpuMillis, std::int64_t { 1000 });
+        QCOMPARE(pool("default").used.cpuMillis, std::int64_t { 0 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+        // Relaunched as a new incarnation, in its new pool.
+        QCOMPARE(w->incarnation, 1);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 1 });
+        QCOMPARE(launches().size(), std::size_t { 1 });
+        QCOMPARE(launches().back().pool, std::string("batch"));
+        // The timeline names the pools and the actor.
+        const ClusterEvent& last = m_plane->events().events().back();
+        QCOMPARE(last.workload, static_cast<std::int64_t>(id));
+        QVERIFY2(last.detail.find("from pool default into pool batch by operator:test") != std::string::npos,
+            last.detail.c_str());
+    }
+
+    // A pool and a node together: that node, in that pool. A pool bound to a tier keeps its rule: a pool alone picks
+    // a node of its tier, and a node of another tier is not one of the pool's.
+    void aPoolWithANodeAndAPoolBoundToATier()
+    {
+        createPool("batch", 10'000);
+        createPool("inference", 10'000, Tier::Hot);
+        const WorkloadId id = submit(request("etl", 1000));
+        const std::string before = nodeOf(id);
+        const std::string target = before == "cold-1" ? "warm-1" : "cold-1";
+
+        MoveOutcome outcome = m_plane->move(id, MoveTarget { target, Tier::Invalid, "batch" }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        QCOMPARE(nodeOf(id), target);
+        QCOMPARE(m_plane->workload(id)->poolName, std::string("batch"));
+        QCOMPARE(outcome.report.nodesConsidered, 1);
+
+        // The hot-bound pool's node is outside it when it is on another tier: refused, nothing changes.
+        m_sent.clear();
+        outcome = m_plane->move(id, MoveTarget { "warm-1", Tier::Invalid, "inference" }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolTier));
+        QCOMPARE(name(outcome.poolTier), name(Tier::Hot));
+        QCOMPARE(outcome.pool, std::string("inference"));
+        QCOMPARE(rejected(outcome, RejectReason::TierNotAllowed), 1);
+        QCOMPARE(nodeOf(id), target);
+        QCOMPARE(m_plane->workload(id)->poolName, std::string("batch"));
+        QCOMPARE(pool("inference").used.cpuMillis, std::int64_t { 0 });
+        QVERIFY(m_sent.empty());
+
+        // The pool alone: the core picks among its tier's nodes.
+        outcome = m_plane->move(id, MoveTarget { {}, Tier::Invalid, "inference" }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        QCOMPARE(nodeOf(id), std::string("hot-1"));
+        QCOMPARE(name(outcome.tier), name(Tier::Hot));
+        QCOMPARE(pool("inference").used.cpuMillis, std::int64_t { 1000 });
+        QCOMPARE(pool("batch").used.cpuMillis, std::int64_t { 0 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+    }
+
+    // A pool whose quota cannot hold it: refused naming the resource and the shortfall, and nothing changes (where it
+    // runs, its pool, both pools' books, what agents were told).
+    void aMoveOverTheTargetPoolsQuotaIsRefusedChangingNothing()
+    {
+        createPool("small", 500);
+        const WorkloadId id = submit(request("etl", 1000));
+        const std::string before = nodeOf(id);
+        m_sent.clear();
+
+        MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Invalid, "small" }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolQuota));
+        QVERIFY2(outcome.message.find("CPU: it asks for 1000 millicores and 500 of the pool's 500 are left (500 short)")
+                != std::string::npos,
+            outcome.message.c_str());
+        QCOMPARE(outcome.pool, std::string("small"));
+        // With a node named as well.
+        outcome = m_plane->move(
+            id, MoveTarget { before == "warm-1" ? "cold-1" : "warm-1", Tier::Invalid, "small" }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolQuota));
+        // Memory is named when memory is what does not fit.
+        PoolRequest tight = m_plane->poolRequestOf(*m_plane->poolByName("small"));
+        tight.cpuMillis = kUnlimited;
+        tight.memoryMiB = 100;
+        QVERIFY(m_plane->updatePool("small", tight));
+        outcome = m_plane->move(id, MoveTarget { {}, Tier::Invalid, "small" }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::PoolQuota));
+        QVERIFY2(outcome.message.find("memory: it asks for 512 MiB and 100 of the pool's 100 are left (412 short)")
+                != std::string::npos,
+            outcome.message.c_str());
+
+        QCOMPARE(nodeOf(id), before);
+        QCOMPARE(m_plane->workload(id)->poolName, std::string("default"));
+        QCOMPARE(m_plane->workload(id)->incarnation, 0);
+        QCOMPARE(pool("default").used.cpuMillis, std::int64_t { 1000 });
+        QCOMPARE(pool("small").used.cpuMillis, std::int64_t { 0 });
+        // Agents were told of the changed quota, and of nothing else: no stop, no launch.
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 0 });
+        QCOMPARE(sentCount<protocol::Launch>(), std::size_t { 0 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+    }
+
+    // A waiting workload moved into a pool is placed there and leaves the queue.
+    void aWaitingWorkloadMovedIntoAPoolIsPlacedThere()
+    {
+        createPool("batch", 10'000);
+        for (const char* fill : { "fill-1", "fill-2", "fill-3" })
+            QVERIFY(!nodeOf(submit(request(fill, 3500))).empty());
+        const WorkloadId waiting = submit(request("waiting", 1000));
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Pending));
+        // No node has room: refused with the reason, still waiting in its pool.
+        MoveOutcome outcome = m_plane->move(waiting, MoveTarget { {}, Tier::Invalid, "batch" }, "operator:test");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
+        QCOMPARE(rejected(outcome, RejectReason::InsufficientCpu), 3);
+        QCOMPARE(m_plane->workload(waiting)->poolName, std::string("default"));
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Pending));
+        // Room on the cold node: placed there, in the pool.
+        const WorkloadId onCold = m_plane->workload(1)->node == m_plane->nodeByName("cold-1")->id ? 1
+            : m_plane->workload(2)->node == m_plane->nodeByName("cold-1")->id                     ? 2
+                                                                                                  : 3;
+        QVERIFY(m_plane->cancel(onCold));
+        m_plane->onWorkloadUpdate("s-cold", protocol::WorkloadStatus { onCold, "killed", 0, 15, {}, 0 });
+        outcome = m_plane->move(waiting, MoveTarget { {}, Tier::Invalid, "batch" }, "operator:test");
+        QVERIFY2(outcome.moved(), outcome.message.c_str());
+        QCOMPARE(nodeOf(waiting), std::string("cold-1"));
+        QCOMPARE(m_plane->workload(waiting)->poolName, std::string("batch"));
+        QCOMPARE(pool("batch").used.cpuMillis, std::int64_t { 1000 });
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(m_plane->phaseCounts()[static_cast<std::size_t>(WorkloadPhase::Pending)], std::size_t { 0 });
+    }
+
+    void poolRefusalsThatNeedNoFilters()
+    {
+        createPool("batch", 10'000);
+        const WorkloadId id = submit(request("w", 1000));
+        MoveOutcome outcome = m_plane->move(id, MoveTarget { {}, Tier::Invalid, "nowhere" }, "op");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoTarget));
+        QVERIFY2(outcome.message.find("no pool is named \"nowhere\"") != std::string::npos, outcome.message.c_str());
+        // Its own pool with no node: nowhere to go.
+        QCOMPARE(name(m_plane->move(id, MoveTarget { {}, Tier::Invalid, "default" }, "op").refusal),
+            name(MoveRefusal::AlreadyThere));
+        // A node that is not on the tier named with it.
+        outcome = m_plane->move(id, MoveTarget { "cold-1", Tier::Hot, "batch" }, "op");
+        QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoTarget));
+        QVERIFY2(outcome.message.find("not the hot tier") != std::string::npos, outcome.message.c_str());
+        QCOMPARE(m_plane->workload(id)->poolName, std::string("default"));
+    }
+
+    // The workload's new pool is in the store: a core restarted on the same SQLite file has it in that pool, bound
+    // where it was and charged to that pool's quota.
+    void aPoolMoveSurvivesARestart()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath(QStringLiteral("move.db")).toStdString();
+        boost::asio::io_context io; // its own, so that nothing of these planes outlives them in the suite's
+        WorkloadId id = 0;
+        std::string movedTo;
+        {
+            auto opened = store::openSqliteStore(path);
+            QVERIFY(opened);
+            auto first = ControlPlane::create(io, ControlPlaneConfig {}, AgentLink {}, {}, opened->get());
+            QVERIFY(first);
+            PoolRequest batch;
+            batch.name = "batch";
+            batch.cpuMillis = 3000;
+            QVERIFY((*first)->createPool(batch));
+            (*first)->onJoined("s-warm", "127.0.0.1:1", protocol::Hello { "warm-1", "test", std::nullopt });
+            (*first)->onInventory("s-warm", inventory("x86_64", 0));
+            (*first)->onJoined("s-cold", "127.0.0.1:2", protocol::Hello { "cold-1", "test", std::nullopt });
+            (*first)->onInventory("s-cold", inventory("aarch64", 0));
+            auto submitted = (*first)->submit(request("etl", 1000));
+            QVERIFY(submitted);
+            id = *submitted;
+            const MoveOutcome outcome = (*first)->move(id, MoveTarget { {}, Tier::Invalid, "batch" }, "operator:test");
+            QVERIFY2(outcome.moved(), outcome.message.c_str());
+            movedTo = outcome.node;
+            (*first)->stop(); // writes what is left
+        }
+        auto opened = store::openSqliteStore(path);
+        QVERIFY(opened);
+        auto second = ControlPlane::create(io, ControlPlaneConfig {}, AgentLink {}, {}, opened->get());
+        QVERIFY(second);
+        const LiveWorkload* w = (*second)->workload(id);
+        QVERIFY(w);
+        QCOMPARE(w->poolName, std::string("batch"));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QVERIFY(w->node != kNoNode);
+        QCOMPARE((*second)->cluster().node(w->node).name, movedTo);
+        const Pool& batch = (*second)->cluster().pool(*(*second)->poolByName("batch"));
+        const Pool& fallback = (*second)->cluster().pool(*(*second)->poolByName("default"));
+        QCOMPARE(batch.used.cpuMillis, std::int64_t { 1000 });
+        QCOMPARE(fallback.used.cpuMillis, std::int64_t { 0 });
+        (*second)->stop();
     }
 };
 

@@ -1,7 +1,8 @@
 // Roles, hashed operator tokens and the audit trail, on the real tidepoold (a process, real sockets, a real SQLite
-// database). Protects: every role × every API route answers as the table in core/api/access.h says, enforced by the
-// daemon whatever the client; a forbidden call is a 403 naming the role it needs, counted and audited; every change
-// leaves a "received" and a "completed" audit entry with who, role, where, what and the outcome; the token file holds
+// database). Protects: every role × every API route (a workload's move included) answers as the table in
+// core/api/access.h says, enforced by the daemon whatever the client; a forbidden call is a 403 naming the role it
+// needs, counted and audited; every change leaves a "received" and a "completed" audit entry with who, role, where,
+// what and the outcome (a move's naming the workload); the token file holds
 // salted hashes only (mode 0600) and a damaged one is refused naming the line; `tidepoold token add|remove|migrate`;
 // the plaintext token file from before roles still works and migrates; tidepoolctl says which role a call needs.
 
@@ -83,6 +84,8 @@ const Route kRoutes[] = {
     { "submit", http::verb::post, "/v1/workloads", R"({"name":"w-{role}","cpuMillis":100,"memoryMiB":64})", 403, 201,
         201 },
     { "cancel", http::verb::delete_, "/v1/workloads/{workload}", "", 403, 200, 200 },
+    // No node has joined: the move is the core's refusal (no node of the pool can take it), not the role table's.
+    { "move", http::verb::post, "/v1/workloads/{workload}/move", R"({"pool":"shared"})", 403, 409, 409 },
     { "approve", http::verb::post, "/v1/proposals/999/approve", "", 403, 404, 404 },
     { "reject", http::verb::post, "/v1/proposals/999/reject", R"({"reason":"no"})", 403, 404, 404 },
     { "evaluate", http::verb::post, "/v1/evaluate", "", 403, 200, 200 },
@@ -327,6 +330,18 @@ private slots:
         QCOMPARE(entries[0].value("target", std::string()), std::string("/v1/workloads"));
         QCOMPARE(entries[1].value("target", std::string()), "workload " + std::to_string(id));
         QVERIFY(entries[0].value("id", 0) < entries[1].value("id", 0));
+        // A move's completed entry names the workload and says where it was asked to go and why it did not.
+        const Reply move = call(
+            "operator", http::verb::post, "/v1/workloads/" + std::to_string(id) + "/move", R"({"pool":"shared"})");
+        QCOMPARE(move.status, 409);
+        QCOMPARE(move.data().value("refusal", std::string()), std::string("no_feasible_node"));
+        entries = newAudit();
+        QCOMPARE(entries.size(), std::size_t { 2 });
+        QCOMPARE(entries[0].value("target", std::string()), "/v1/workloads/" + std::to_string(id) + "/move");
+        QCOMPARE(entries[1].value("target", std::string()), "workload " + std::to_string(id));
+        QCOMPARE(entries[1]["detail"].value("pool", std::string()), std::string("shared"));
+        QCOMPARE(entries[1]["detail"].value("refusal", std::string()), std::string("no_feasible_node"));
+        QCOMPARE(entries[1].value("actor", std::string()), std::string("token:otto"));
 
         const double before = harness::metric(m_apiPort, "tidepool_api_forbidden_total");
         QVERIFY(before >= 0);

@@ -168,6 +168,7 @@ private Q_SLOTS:
     void cancelStopsOnceThenRefuses();
     void nodesTableAndDetail();
     void poolsCreateAndSetKeepsOtherFields();
+    void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
     void seriesAndHistoryShowRecordedPoints();
     void auditShowsTheSubmitByTheTokensFingerprint();
     void proposalsOnAFreshDaemonIsAnEmptyTable();
@@ -643,6 +644,112 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
     QCOMPARE(str(placed, "/pool"), std::string("gold"));
 }
 
+// `move` over the real daemon: into a pool (the core picks the node) and onto a node of it, the table naming where it
+// went and the JSON the daemon's answer; a move the target pool's quota cannot hold, and one the scheduler's filters
+// refuse, exit 1 with the reason (and the nodes per reason); the API refuses a body it cannot read, naming the field.
+void TestCtl::moveIntoAPoolOntoANodeAndRefusalsWithReasons()
+{
+    for (const auto& [pool, cpu] : { std::pair { "movers", "4000" }, std::pair { "tiny", "100" } })
+        QCOMPARE(ctl({ QStringLiteral("pools"), QStringLiteral("create"), QString::fromUtf8(pool),
+                         QStringLiteral("--cpu"), QString::fromUtf8(cpu) })
+                     .exitCode,
+            0);
+    const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("mover"), QStringLiteral("--cpu"),
+        QStringLiteral("250"), QStringLiteral("--memory"), QStringLiteral("64"), QStringLiteral("--"),
+        QStringLiteral("sleep"), QStringLiteral("600") });
+    QVERIFY(!id.empty());
+    const QString qid = QString::fromStdString(id);
+    QVERIFY(workloadPhase(id) != "pending");
+
+    // Into the pool: the core picks one of its nodes.
+    const CtlRun moved = ctl({ QStringLiteral("move"), qid, QStringLiteral("--pool"), QStringLiteral("movers") });
+    QVERIFY2(moved.exitCode == 0, qPrintable(moved.err));
+    QVERIFY2(
+        hasLine(moved.out,
+            QStringLiteral("^workload ") + qid
+                + QStringLiteral(" \\(mover\\) moved to node fleet-\\d+ \\((hot|warm|cold) tier\\) in pool movers$")),
+        qPrintable(moved.out));
+    json got = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), qid }).out);
+    QCOMPARE(str(got, "/pool"), std::string("movers"));
+    const std::string first = str(got, "/node");
+    const json pools = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools") }).out);
+    for (const json& p : at(pools, "/pools"))
+        if (str(p, "/name") == "movers")
+            QCOMPARE(num(p, "/cpuMillisUsed"), 250);
+
+    // The pool and a node of it, answered with the daemon's JSON.
+    std::string other;
+    for (const json& n :
+        at(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes") }).out), "/nodes"))
+        if (str(n, "/name") != first && other.empty())
+            other = str(n, "/name");
+    QVERIFY(!other.empty());
+    const CtlRun onto = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("move"), qid,
+        QStringLiteral("--pool"), QStringLiteral("movers"), QStringLiteral("--node"), QString::fromStdString(other) });
+    QVERIFY2(onto.exitCode == 0, qPrintable(onto.err));
+    json answer = parsed(onto.out);
+    QVERIFY2(at(answer, "/moved") == json(true), qPrintable(onto.out));
+    QCOMPARE(str(answer, "/node"), other);
+    QCOMPARE(str(answer, "/pool"), std::string("movers"));
+    QCOMPARE(std::to_string(num(answer, "/workload")), id);
+
+    // The target pool's quota cannot hold it: the resource and by how much.
+    const CtlRun quota = ctl({ QStringLiteral("move"), qid, QStringLiteral("--pool"), QStringLiteral("tiny") });
+    QCOMPARE(quota.exitCode, 1);
+    QVERIFY(quota.out.isEmpty());
+    QVERIFY2(quota.err.contains(QStringLiteral("(pool_quota)")), qPrintable(quota.err));
+    QVERIFY2(quota.err.contains(QStringLiteral("CPU: it asks for 250 millicores and 100 of the pool's 100 are left "
+                                               "(150 short)")),
+        qPrintable(quota.err));
+    QCOMPARE(
+        str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), qid }).out), "/pool"),
+        std::string("movers"));
+
+    // A thousand cores onto one node: the scheduler's reason, with its node count.
+    const std::string huge = submitJson({ QStringLiteral("--name"), QStringLiteral("huge-mover"),
+        QStringLiteral("--cpu"), QStringLiteral("1000000"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!huge.empty());
+    const QStringList hugeOnto { QStringLiteral("move"), QString::fromStdString(huge), QStringLiteral("--node"),
+        QString::fromStdString(other) };
+    const CtlRun refused = ctl(hugeOnto);
+    QCOMPARE(refused.exitCode, 1);
+    QVERIFY2(refused.err.contains(QStringLiteral("(no_feasible_node)")), qPrintable(refused.err));
+    QVERIFY2(hasLine(refused.err, QStringLiteral("^  insufficient CPU: 1 of 1 nodes$")), qPrintable(refused.err));
+    const CtlRun refusedJson = ctl(QStringList { QStringLiteral("-o"), QStringLiteral("json") } + hugeOnto);
+    QCOMPARE(refusedJson.exitCode, 1);
+    answer = parsed(refusedJson.out);
+    QCOMPARE(str(answer, "/refusal"), std::string("no_feasible_node"));
+    QCOMPARE(num(answer, "/nodesConsidered"), 1);
+    QCOMPARE(str(answer, "/reasons/0/reason"), std::string("insufficient CPU"));
+    QCOMPARE(num(answer, "/reasons/0/nodes"), 1);
+    QCOMPARE(workloadPhase(huge), std::string("pending"));
+
+    // No such pool: the daemon's 404 names it.
+    const CtlRun missing = ctl({ QStringLiteral("move"), qid, QStringLiteral("--pool"), QStringLiteral("lead") });
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.err.contains(QStringLiteral("no pool is named \"lead\"")), qPrintable(missing.err));
+
+    // The API validates the body as its other routes do, naming the field.
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const std::pair<const char*, const char*> bodies[] = {
+        { R"({"pool": 5})", "`pool`" },
+        { R"({"tier": "lukewarm"})", "`tier` must be hot, warm or cold" },
+        { R"({"pool": "movers", "colour": "red"})", "`colour`" },
+        { R"({})", "a `node`, a `tier` or a `pool`" },
+        { R"([1])", "must be a JSON object" },
+    };
+    for (const auto& [body, message] : bodies) {
+        const auto bad = client.request(api::HttpMethod::Post, "/v1/workloads/" + id + "/move", body);
+        QVERIFY(bad);
+        QCOMPARE(bad->status, 400);
+        QVERIFY2(str(parsed(QString::fromStdString(bad->body)), "/error").find(message) != std::string::npos,
+            bad->body.c_str());
+    }
+
+    for (const std::string& w : { id, huge })
+        QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(w) }).exitCode, 0);
+}
+
 void TestCtl::seriesAndHistoryShowRecordedPoints()
 {
     // The daemon records every pool's demand every second, idle pools as zeros.
@@ -956,6 +1063,11 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
     QTest::newRow("-o yaml") << QStringList { QStringLiteral("-o"), QStringLiteral("yaml"), QStringLiteral("nodes") }
                              << QStringLiteral("-o: \"yaml\"");
     QTest::newRow("unknown command") << QStringList { QStringLiteral("reboot") } << QStringLiteral("unknown command");
+    QTest::newRow("move without a target")
+        << QStringList { QStringLiteral("move"), QStringLiteral("12") } << QStringLiteral("move: say where to");
+    QTest::newRow("move --tier lukewarm") << QStringList { QStringLiteral("move"), QStringLiteral("12"),
+        QStringLiteral("--tier"), QStringLiteral("lukewarm") }
+                                          << QStringLiteral("--tier: \"lukewarm\"");
     const QString h = QStringLiteral("history");
     const QStringList series { h, QStringLiteral("--scope"), QStringLiteral("pool"), QStringLiteral("--name"),
         QStringLiteral("default"), QStringLiteral("--resource"), QStringLiteral("cpu") };

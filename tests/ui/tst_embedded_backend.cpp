@@ -3,8 +3,9 @@
 // `tidepool-fleet` on the agent port with the join token, and its HTTP API on a local port. It protects: the cluster
 // starts empty and the joined nodes appear in the snapshot; the rebalancer's proposals are approved in the console as
 // `operator:console`, answered once durable and audited in the database; the API serves the same core to another
-// console (a `RemoteBackend`); a core that cannot bind its agent port is a clear failure. QT_QPA_PLATFORM=offscreen;
-// no mocks.
+// console (a `RemoteBackend`); a workload dropped on another pool in the console's Pools tree moves there (the next
+// snapshot shows it under that pool), and one the pool's quota cannot hold is refused with the reason shown; a core
+// that cannot bind its agent port is a clear failure. QT_QPA_PLATFORM=offscreen; no mocks.
 
 #include "core/api/daemon_config.h"
 #include "daemon_fixture.h"
@@ -12,7 +13,14 @@
 #include "ui/bridge/embedded_backend.h"
 #include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/remote_backend.h"
+#include "ui/models/pools_model.h"
+#include "ui/models/roles.h"
+#include "ui/move_text.h"
+#include "ui/views/main_window.h"
+#include "ui/views/pools_page.h"
 
+#include <QLabel>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -20,6 +28,7 @@
 
 using namespace tidepool;
 using namespace tidepool::ui;
+using fixture::json;
 
 namespace {
 
@@ -43,6 +52,47 @@ const ProposalRow* pendingRaise(const SnapshotPtr& snapshot, const std::string& 
     return nullptr;
 }
 
+const WorkloadRow* workloadNamed(const SnapshotPtr& snapshot, const std::string& name)
+{
+    if (snapshot)
+        for (const WorkloadRow& w : snapshot->workloads)
+            if (w.name == name)
+                return &w;
+    return nullptr;
+}
+
+// The Pools tree's row of pool `pool`, or of workload `workload` under it (on any of its nodes); invalid when absent.
+QModelIndex poolsRow(const PoolsModel& model, const QString& pool, const QString& workload = {})
+{
+    for (int l = 0; l < model.rowCount(); ++l) {
+        const QModelIndex line = model.index(l, 0);
+        for (int p = 0; p < model.rowCount(line); ++p) {
+            const QModelIndex poolRow = model.index(p, 0, line);
+            if (poolRow.data(RawTextRole).toString() != pool)
+                continue;
+            if (workload.isEmpty())
+                return poolRow;
+            for (int n = 0; n < model.rowCount(poolRow); ++n)
+                for (int w = 0; w < model.rowCount(model.index(n, 0, poolRow)); ++w)
+                    if (const QModelIndex row = model.index(w, 0, model.index(n, 0, poolRow));
+                        row.data(RawTextRole).toString() == workload)
+                        return row;
+        }
+    }
+    return {};
+}
+
+// Drops the Pools tree's row of `workload` (in pool `from`) on pool `to`'s row, as the view does.
+bool dropOnPool(PoolsModel& model, const QString& workload, const QString& from, const QString& to)
+{
+    const QModelIndex row = poolsRow(model, from, workload);
+    const QModelIndex target = poolsRow(model, to);
+    if (!row.isValid() || !target.isValid())
+        return false;
+    std::unique_ptr<QMimeData> data(model.mimeData({ row }));
+    return data && model.dropMimeData(data.get(), Qt::MoveAction, -1, -1, target);
+}
+
 } // namespace
 
 class TestEmbeddedBackend : public QObject {
@@ -53,6 +103,7 @@ private Q_SLOTS:
     void cleanupTestCase();
 
     void agentsJoinAndProposalsAreDecidedInTheConsole();
+    void aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot();
     void busyAgentPortIsAClearFailure();
 
 private:
@@ -191,6 +242,84 @@ void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
     QCOMPARE(entry->action, std::string("proposal.approve"));
     QCOMPARE(entry->outcome, std::string("ok"));
     QCOMPARE(entry->detail.value("comment", std::string()), std::string("approved in the embedded console"));
+}
+
+// The Pools tab over the embedded core: a workload of pool "batch" dropped on pool "web-1" moves there (the core picks
+// the node; the next snapshot and the tree show it under web-1), and one asking for more CPU than web-0's quota (4000
+// mCPU) dropped on web-0 is refused, the page saying why, and stays where it was.
+void TestEmbeddedBackend::aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot()
+{
+    const QString db = m_dir.filePath(QStringLiteral("pools.db"));
+    fixture::seedWeekOfHistory(db.toStdString());
+    if (QTest::currentTestFailed())
+        return;
+    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), true);
+    QVERIFY2(config, config ? "" : config.error().message.c_str());
+    CoreBridge bridge;
+    EmbeddedConfig embedded;
+    embedded.core = std::move(*config);
+    embedded.publishInterval = std::chrono::milliseconds(200);
+    auto backend = std::make_unique<EmbeddedBackend>(std::move(embedded), bridge.events());
+    bridge.setBackend(backend.get());
+    MainWindow window(bridge);
+    PoolsModel& pools = *window.poolsModel();
+    auto* page = qobject_cast<PoolsPage*>(window.poolsPage());
+    QVERIFY(page);
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() && backend->agentPort() != 0 && backend->apiPort() != 0, 10'000);
+    QProcess fleet;
+    QVERIFY(fixture::startFleet(
+        fleet, backend->agentPort(), m_joinFile, kNodes, m_dir.filePath(QStringLiteral("pools-fleet.log"))));
+    QTRY_COMPARE_WITH_TIMEOUT(readyNodes(bridge.latest()), kNodes, 30'000);
+
+    const std::string token = m_token.toStdString();
+    for (const auto& [name, cpu] : { std::pair { "etl-small", 500 }, std::pair { "etl-big", 6000 } }) {
+        int status = 0;
+        const json submitted = fixture::call(backend->apiPort(), token, api::HttpMethod::Post, "/v1/workloads",
+            json { { "name", name }, { "pool", "batch" }, { "cpuMillis", cpu }, { "memoryMiB", 256 } }.dump(), &status);
+        QVERIFY2(status == 201, submitted.dump().c_str());
+    }
+    auto placedIn = [&bridge](const std::string& name, const std::string& pool) {
+        const WorkloadRow* w = workloadNamed(bridge.latest(), name);
+        return w && w->pool == pool && w->nodeId >= 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(placedIn("etl-small", "batch") && placedIn("etl-big", "batch"), 15'000);
+    window.catchUp();
+    QVERIFY(poolsRow(pools, QStringLiteral("batch"), QStringLiteral("etl-small")).isValid());
+
+    // Onto web-1: moved, and shown under web-1 once the next snapshot comes.
+    QSignalSpy moved(&bridge, &CoreBridge::moveFinished);
+    QVERIFY(dropOnPool(pools, QStringLiteral("etl-small"), QStringLiteral("batch"), QStringLiteral("web-1")));
+    QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
+    MoveResult result = moved.takeFirst().at(0).value<MoveResult>();
+    QVERIFY2(result.ok, result.message.c_str());
+    QCOMPARE(result.pool, std::string("web-1"));
+    QVERIFY(!result.node.empty());
+    QCOMPARE(page->message()->text(), moveResultText(result));
+    QVERIFY(page->message()->isVisibleTo(page));
+    QTRY_VERIFY_WITH_TIMEOUT(placedIn("etl-small", "web-1"), 5'000);
+    QCOMPARE(workloadNamed(bridge.latest(), "etl-small")->node, result.node);
+    window.catchUp();
+    QTRY_VERIFY_WITH_TIMEOUT(poolsRow(pools, QStringLiteral("web-1"), QStringLiteral("etl-small")).isValid(), 5'000);
+    QVERIFY(!poolsRow(pools, QStringLiteral("batch"), QStringLiteral("etl-small")).isValid());
+
+    // Onto web-0, whose quota cannot hold 6000 mCPU: refused, the reason on the page, nothing moved.
+    QVERIFY(dropOnPool(pools, QStringLiteral("etl-big"), QStringLiteral("batch"), QStringLiteral("web-0")));
+    QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
+    result = moved.takeFirst().at(0).value<MoveResult>();
+    QVERIFY(!result.ok);
+    QCOMPARE(result.refusal, std::string("pool_quota"));
+    QCOMPARE(result.pool, std::string("web-0"));
+    QVERIFY2(result.message.find("CPU: it asks for 6000 millicores") != std::string::npos, result.message.c_str());
+    const QString shown = page->message()->text();
+    QCOMPARE(shown, moveResultText(result));
+    QVERIFY2(
+        shown.contains(QStringLiteral("web-0")) && shown.contains(QStringLiteral("2000 short")), qPrintable(shown));
+    QVERIFY(page->message()->property("refused").toBool());
+    QVERIFY(placedIn("etl-big", "batch"));
+
+    bridge.setBackend(nullptr);
+    backend->stop();
+    fixture::stopProcess(&fleet);
 }
 
 void TestEmbeddedBackend::busyAgentPortIsAClearFailure()

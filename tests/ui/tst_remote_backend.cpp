@@ -3,13 +3,15 @@
 // the bin directory on loopback; `RemoteBackend`s polling its API through a `CoreBridge`, as the console runs them. It
 // protects: the snapshot's nodes, pools, workloads and proposals are the API's; an approval and a rejection made in the
 // console are the daemon's (state, decider, audit entry) and a second console sees them; a refusal says why; a wrong
-// token and a dead port are clear failures, and the console keeps retrying until a daemon answers; moves are refused
-// as unsupported over the API. QT_QPA_PLATFORM=offscreen; no mocks.
+// token and a dead port are clear failures, and the console keeps retrying until a daemon answers; a move is the
+// daemon's (into another pool, shown by the next snapshot) or its refusal with the scheduler's reasons.
+// QT_QPA_PLATFORM=offscreen; no mocks.
 
 #include "core/api/operator_tokens.h"
 #include "daemon_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/remote_backend.h"
+#include "ui/move_text.h"
 #include "ui/remote_text.h"
 
 #include <QSignalSpy>
@@ -78,8 +80,10 @@ private Q_SLOTS:
     void approvalAndRejectionAreTheDaemonsAndASecondConsoleSeesThem();
     void wrongTokenIsAClearFailure();
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
-    void movesAreRefusedAsUnsupported();
+    void aMoveIsTheDaemonsAndTheNextSnapshotShowsIt();
+    void aRefusedMoveSaysWhyWithTheSchedulersReasons();
     void commandsAfterStopAreRefused();
+    void theViewsAreTheDaemonsFeed();
     void httpsIsVerifiedAgainstTheCa();
 
 private:
@@ -318,7 +322,8 @@ void TestRemoteBackend::approvalAndRejectionAreTheDaemonsAndASecondConsoleSeesTh
     for (const json& e : audit.value("entries", json::array()))
         audited = audited
             || (e.value("action", std::string()) == "POST /v1/proposals/" + std::to_string(m_raiseWeb0) + "/approve"
-                && e.value("outcome", std::string()) == "ok");
+                && e.value("outcome", std::string()) == "ok" && e.value("stage", std::string()) == "completed"
+                && e.value("/detail/comment"_json_pointer, std::string()) == "ahead of the peak");
     QVERIFY2(audited, audit.dump().c_str());
 
     // The other console sees it at its next poll; the first at once.
@@ -386,17 +391,86 @@ void TestRemoteBackend::deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonA
     fixture::stopProcess(m_late.get());
 }
 
-void TestRemoteBackend::movesAreRefusedAsUnsupported()
+// A drop in a console attached with --connect is `POST /v1/workloads/{id}/move`: the daemon moves the workload into
+// another pool (its node chosen by the core), the console hears where it went, and its next snapshot shows it there.
+void TestRemoteBackend::aMoveIsTheDaemonsAndTheNextSnapshotShowsIt()
 {
     Console console(config(m_apiPort));
+    QTRY_VERIFY_WITH_TIMEOUT(console.bridge.latest() && !console.bridge.latest()->workloads.empty(), 10'000);
     QSignalSpy moved(&console.bridge, &CoreBridge::moveFinished);
-    const quint64 id = console.bridge.move(m_workload, {}, QStringLiteral("warm"));
+    const quint64 id = console.bridge.move(m_workload, {}, {}, QStringLiteral("web-1"));
     QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
     const auto result = moved.takeFirst().at(0).value<MoveResult>();
     QCOMPARE(result.requestId, id);
+    QVERIFY2(result.ok, result.message.c_str());
+    QCOMPARE(result.refusal, std::string());
+    QCOMPARE(result.workload, std::string("etl-1"));
+    QCOMPARE(result.pool, std::string("web-1"));
+    QVERIFY(!result.node.empty());
+    QVERIFY(result.tier == "hot" || result.tier == "warm" || result.tier == "cold");
+    QVERIFY2(result.message.find("into pool web-1") != std::string::npos, result.message.c_str());
+    // The daemon has it there, and so does the console's next snapshot.
+    const json daemon = fixture::call(
+        m_apiPort, m_token.toStdString(), HttpMethod::Get, "/v1/workloads/" + std::to_string(m_workload));
+    QCOMPARE(daemon.value("pool", std::string()), std::string("web-1"));
+    QCOMPARE(daemon.value("node", std::string()), result.node);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const SnapshotPtr s = console.bridge.latest();
+            for (const WorkloadRow& w : s ? s->workloads : std::vector<WorkloadRow> {})
+                if (w.id == m_workload)
+                    return w.pool == "web-1" && w.node == result.node;
+            return false;
+        }(),
+        5'000);
+}
+
+// A refusal comes back with the core's code, its words and the scheduler's reasons per node, as an embedded core
+// answers it: five hundred cores fit on no node of pool batch. A daemon that cannot be reached is a refusal saying so.
+void TestRemoteBackend::aRefusedMoveSaysWhyWithTheSchedulersReasons()
+{
+    const std::string token = m_token.toStdString();
+    const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "too-big" }, { "latency", "batch" }, { "cpuMillis", 500'000 }, { "memoryMiB", 64 } }.dump());
+    QVERIFY2(submitted.is_object() && submitted.contains("id"), submitted.dump().c_str());
+    const std::int64_t big = submitted["id"].get<std::int64_t>();
+
+    Console console(config(m_apiPort));
+    QSignalSpy moved(&console.bridge, &CoreBridge::moveFinished);
+    console.bridge.move(big, {}, {}, QStringLiteral("batch"));
+    QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
+    auto result = moved.takeFirst().at(0).value<MoveResult>();
     QVERIFY(!result.ok);
-    QCOMPARE(result.refusal, std::string("unsupported"));
-    QVERIFY2(QString::fromStdString(result.message).contains(QStringLiteral("not supported over the API")),
+    QCOMPARE(result.workloadId, big);
+    QCOMPARE(result.workload, std::string("too-big"));
+    QCOMPARE(result.refusal, std::string("no_feasible_node"));
+    QCOMPARE(result.pool, std::string("batch"));
+    QCOMPARE(result.nodesConsidered, kNodes);
+    QVERIFY(!result.reasons.empty());
+    QCOMPARE(result.reasons.front().reason, std::string("insufficient CPU"));
+    int counted = 0;
+    for (const ReasonCount& r : result.reasons)
+        counted += r.nodes;
+    QCOMPARE(counted, kNodes);
+    QVERIFY2(result.message.find("cannot take workload " + std::to_string(big)) != std::string::npos,
+        result.message.c_str());
+    QVERIFY2(
+        moveResultText(result).contains(rejectReasonLabel("insufficient CPU")), qPrintable(moveResultText(result)));
+    // Nothing moved.
+    QCOMPARE(fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads/" + std::to_string(big))
+                 .value("phase", std::string()),
+        std::string("pending"));
+    fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(big));
+
+    // No daemon at all: refused, saying it could not be reached.
+    Console nowhere(config(fixture::freePort()));
+    QSignalSpy unanswered(&nowhere.bridge, &CoreBridge::moveFinished);
+    nowhere.bridge.move(big, {}, QStringLiteral("warm"));
+    QTRY_COMPARE_WITH_TIMEOUT(unanswered.size(), 1, 15'000);
+    result = unanswered.takeFirst().at(0).value<MoveResult>();
+    QVERIFY(!result.ok);
+    QCOMPARE(result.refusal, std::string("unreachable"));
+    QVERIFY2(result.message.find("cannot reach tidepoold at http://127.0.0.1:") != std::string::npos,
         result.message.c_str());
 }
 
@@ -415,13 +489,93 @@ void TestRemoteBackend::commandsAfterStopAreRefused()
 
 // `--connect https://… --ca FILE`: with the CA that signed the daemon's certificate the console attaches; with another
 // CA it shows a failure naming the URL and why the certificate was refused, and nothing of the daemon.
+void TestRemoteBackend::theViewsAreTheDaemonsFeed()
+{
+    // What the daemon has: its devices (in /v1/nodes) and the forecasts its evaluation stored.
+    const std::string token = m_token.toStdString();
+    const json nodes = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/nodes");
+    std::size_t devices = 0;
+    for (const json& n : nodes.value("nodes", json::array()))
+        devices += n.value("devices", json::array()).size();
+    Console console(config(m_apiPort));
+    auto ready = [&] {
+        const SnapshotPtr s = console.bridge.latest();
+        return s && s->devices.size() == devices && !s->deviceHistory.empty() && !s->events.empty()
+            && std::any_of(s->forecasts.begin(), s->forecasts.end(),
+                [](const ForecastSeriesPtr& f) { return f->name == "web-0" && !f->model.empty(); });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(ready(), 15'000);
+    const SnapshotPtr s = console.bridge.latest();
+    QVERIFY2(console.failures.isEmpty(), qPrintable(console.failures.join(QLatin1Char('\n'))));
+    // Every device of the daemon's nodes, with the frame the feed sampled of each.
+    for (const json& n : nodes["nodes"])
+        for (std::size_t d = 0; d < n["devices"].size(); ++d) {
+            const auto key = DeviceRow::keyOf(n["id"].get<std::int32_t>(), static_cast<std::int32_t>(d));
+            const auto row = std::find_if(
+                s->devices.begin(), s->devices.end(), [&](const DeviceRow& r) { return r.key == key; });
+            QVERIFY2(row != s->devices.end(), n.dump().c_str());
+            QCOMPARE(row->node, n["name"].get<std::string>());
+            QCOMPARE(row->shareCapacity, n["devices"][d]["shareCapacity"].get<std::int32_t>());
+        }
+    // Frames as the daemon's collector took them (the first when it started, before the agents came).
+    for (const DeviceFramePtr& frame : s->deviceHistory)
+        QCOMPARE(frame->values.size(), std::size_t { frame->layout->firstOfNode.back() });
+    // The placement of the workload started in initTestCase, as the daemon's event log has it.
+    QVERIFY(std::any_of(s->events.begin(), s->events.end(),
+        [](const EventRowPtr& e) { return e->subject == "etl-1" && e->category == "placement"; }));
+    // The stored forecast with its history of the seeded week.
+    const auto web0 = *std::find_if(s->forecasts.begin(), s->forecasts.end(),
+        [](const ForecastSeriesPtr& f) { return f->name == "web-0" && !f->model.empty(); });
+    QVERIFY(!web0->history.empty());
+    QVERIFY(!web0->forecast.empty());
+    for (const ForecastPoint& p : web0->forecast)
+        QVERIFY(p.p10 <= p.mean && p.mean <= p.p90);
+
+    // A new event reaches the console at its next poll, after those it has, not as a second copy of them.
+    const std::size_t before = s->events.size();
+    const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "etl-feed" }, { "pool", "batch" }, { "latency", "batch" }, { "cpuMillis", 100 },
+            { "memoryMiB", 64 } }
+            .dump());
+    QVERIFY2(submitted.contains("id"), submitted.dump().c_str());
+    auto placed = [&] {
+        const SnapshotPtr now = console.bridge.latest();
+        return std::any_of(now->events.begin(), now->events.end(),
+            [](const EventRowPtr& e) { return e->subject == "etl-feed" && e->category == "placement"; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(placed(), 10'000);
+    const SnapshotPtr after = console.bridge.latest();
+    QVERIFY(after->events.size() > before);
+    for (std::size_t i = 1; i < after->events.size(); ++i)
+        QVERIFY(after->events[i - 1]->sequence < after->events[i]->sequence);
+    QVERIFY2(console.failures.isEmpty(), qPrintable(console.failures.join(QLatin1Char('\n'))));
+
+    // The routes are the viewer's reads; their queries are checked.
+    const auto bad = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/events?after=-1");
+    QVERIFY2(bad.value("error", std::string()).find("`after`") != std::string::npos, bad.dump().c_str());
+    // Asked with the revision it has, the daemon sends the series again only when one changed (a backtest that ends
+    // between the two calls moves it: then again).
+    bool unchanged = false;
+    for (int attempt = 0; attempt < 5 && !unchanged; ++attempt) {
+        const auto revision
+            = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/forecasts").value("revision", std::int64_t { -1 });
+        QVERIFY(revision >= 0);
+        const json again = fixture::call(
+            m_apiPort, token, HttpMethod::Get, "/v1/forecasts?ifRevision=" + std::to_string(revision));
+        unchanged = again.value("unchanged", false) && !again.contains("series");
+    }
+    QVERIFY(unchanged);
+}
+
 void TestRemoteBackend::httpsIsVerifiedAgainstTheCa()
 {
     for (const char* dir : { "tls", "other-tls" }) {
         QProcess certs;
         certs.start(fixture::binary("tidepoold"),
             { QStringLiteral("certs"), QStringLiteral("init"), QStringLiteral("--dir"), m_dir.filePath(QLatin1String(dir)),
-                QStringLiteral("--names"), QStringLiteral("core.test"), QStringLiteral("--agents"), QStringLiteral("0") });
+                QStringLiteral("--names"), QStringLiteral("core.test"), QStringLiteral("--agents"), QStringLiteral("0"),
+                // Ten days: the daemon's certificate is expiring, and a console attached to it is told.
+                QStringLiteral("--days"), QStringLiteral("10") });
         QVERIFY(certs.waitForFinished(30'000));
         QVERIFY2(certs.exitCode() == 0, certs.readAllStandardError().constData());
     }
@@ -443,6 +597,14 @@ void TestRemoteBackend::httpsIsVerifiedAgainstTheCa()
         Console trusted(secureConfig("tls"));
         QTRY_VERIFY_WITH_TIMEOUT(trusted.bridge.latest() != nullptr, 10'000);
         QVERIFY2(trusted.failures.isEmpty(), qPrintable(trusted.failures.join(QLatin1Char('\n'))));
+        // The alert is the daemon's (its certificate file, on its machine), through GET /v1/alerts.
+        const auto alerts = trusted.bridge.latest()->alerts;
+        const auto expiring = std::find_if(alerts.begin(), alerts.end(),
+            [](const AlertRow& a) { return a.kind == "certificate-expiring"; });
+        QVERIFY2(expiring != alerts.end(), "no certificate-expiring alert");
+        QCOMPARE(QString::fromStdString(expiring->subject), pem);
+        const std::int64_t inDays = (expiring->value - trusted.bridge.latest()->nowMs) / 86'400'000;
+        QVERIFY2(inDays >= 9 && inDays <= 10, qPrintable(QString::number(inDays)));
     }
     Console foreign(secureConfig("other-tls"));
     QTRY_VERIFY_WITH_TIMEOUT(!foreign.failures.isEmpty(), 10'000);

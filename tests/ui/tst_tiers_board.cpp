@@ -2,15 +2,18 @@
 // plane and its SQLite store): both models under QAbstractItemModelTester while snapshots come and go; dropping a card
 // on another tier through the model's drop path moves the workload there (the core's state changes and an audit record
 // is written); a forbidden drop (a GPU workload onto a CPU-only node) shows the scheduler's reason and moves nothing;
-// the Pools tree shows each node's workloads with their measured use.
+// the Pools tree shows each node's workloads with their measured use, and its workload rows drop on another pool or a
+// pool's node as a move request (the end-to-end pool move is in tst_embedded_backend).
 #include "core/store/store.h"
 #include "demo_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/demo_core.h"
 #include "ui/labels.h"
+#include "ui/models/filter_proxy.h"
 #include "ui/models/pools_model.h"
 #include "ui/models/roles.h"
 #include "ui/models/tiers_model.h"
+#include "ui/models/workload_mime.h"
 #include "ui/move_text.h"
 #include "ui/views/main_window.h"
 #include "ui/views/tiers_page.h"
@@ -527,6 +530,100 @@ private Q_SLOTS:
     }
 
     void cleanupTestCase() { m_console.reset(); }
+
+    // The Pools tree's workload rows drag with the Tiers board's payload: dropped on another pool they ask for that
+    // pool (the core picks the node), on a node of a pool for that pool and node, through the view's proxy as well;
+    // a drop where the workload is already is not offered, and nothing changes in the model either way.
+    void poolsTreeDropsAskForTheTargetPool()
+    {
+        const SnapshotPtr snapshot = at(2);
+        PoolsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshot);
+        QCOMPARE(model.mimeTypes(), QStringList { TiersModel::kMimeType });
+        // A placed workload's row, and a pool other than its own with a node row.
+        QModelIndex row, ownPool, otherPool, otherNode;
+        for (int l = 0; l < model.rowCount() && !row.isValid(); ++l)
+            for (int p = 0; p < model.rowCount(model.index(l, 0)) && !row.isValid(); ++p) {
+                const QModelIndex pool = model.index(p, 0, model.index(l, 0));
+                for (int n = 0; n < model.rowCount(pool) && !row.isValid(); ++n) {
+                    const QModelIndex onNode = model.index(n, 0, pool);
+                    if (!onNode.data(RawTextRole).toString().isEmpty() && model.rowCount(onNode) > 0) {
+                        row = model.index(0, 0, onNode);
+                        ownPool = pool;
+                    }
+                }
+            }
+        QVERIFY(row.isValid());
+        for (int l = 0; l < model.rowCount() && !otherNode.isValid(); ++l)
+            for (int p = 0; p < model.rowCount(model.index(l, 0)) && !otherNode.isValid(); ++p) {
+                const QModelIndex pool = model.index(p, 0, model.index(l, 0));
+                if (pool == ownPool)
+                    continue;
+                for (int n = 0; n < model.rowCount(pool) && !otherNode.isValid(); ++n)
+                    if (!model.index(n, 0, pool).data(RawTextRole).toString().isEmpty()) {
+                        otherPool = pool;
+                        otherNode = model.index(n, 0, pool);
+                    }
+            }
+        QVERIFY(otherNode.isValid());
+        QVERIFY(model.flags(row) & Qt::ItemIsDragEnabled);
+        QVERIFY(model.flags(otherPool) & Qt::ItemIsDropEnabled);
+        QVERIFY(!(model.flags(otherPool) & Qt::ItemIsDragEnabled));
+        QVERIFY(!(model.flags(model.index(0, 0)) & Qt::ItemIsDropEnabled)); // a business line is no one place
+
+        // Every column of the selected row: one workload in the payload, the row's, with where it is.
+        QModelIndexList columns;
+        for (int c = 0; c < model.columnCount(); ++c)
+            columns << row.siblingAtColumn(c);
+        std::unique_ptr<QMimeData> data(model.mimeData(columns));
+        QVERIFY(data);
+        const std::vector<DraggedWorkload> dragged = decodeWorkloads(data.get());
+        QCOMPARE(dragged.size(), std::size_t { 1 });
+        const WorkloadRow* w = workload(snapshot, dragged[0].id);
+        QVERIFY(w);
+        QCOMPARE(QString::fromStdString(w->name), row.data(RawTextRole).toString());
+        QCOMPARE(QString::fromStdString(dragged[0].pool), ownPool.data(RawTextRole).toString());
+        QCOMPARE(QString::fromStdString(dragged[0].node), row.parent().data(RawTextRole).toString());
+
+        QSignalSpy requested(&model, &PoolsModel::moveRequested);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(model.canDropMimeData(data.get(), Qt::MoveAction, -1, -1, otherPool));
+        QVERIFY(model.dropMimeData(data.get(), Qt::MoveAction, -1, -1, otherPool));
+        QCOMPARE(requested.size(), 1);
+        QCOMPARE(requested[0].at(0).toLongLong(), w->id);
+        QCOMPARE(requested[0].at(1).toString(), otherPool.data(RawTextRole).toString());
+        QCOMPARE(requested[0].at(2).toString(), QString());
+        QVERIFY(model.dropMimeData(data.get(), Qt::MoveAction, -1, -1, otherNode));
+        QCOMPARE(requested.size(), 2);
+        QCOMPARE(requested[1].at(1).toString(), otherPool.data(RawTextRole).toString());
+        QCOMPARE(requested[1].at(2).toString(), otherNode.data(RawTextRole).toString());
+        // Its own pool, or its own node: already there.
+        QVERIFY(!model.canDropMimeData(data.get(), Qt::MoveAction, -1, -1, ownPool));
+        QVERIFY(!model.canDropMimeData(data.get(), Qt::MoveAction, -1, -1, row.parent()));
+        QVERIFY(!model.dropMimeData(data.get(), Qt::MoveAction, -1, -1, ownPool));
+        QVERIFY(!model.canDropMimeData(data.get(), Qt::CopyAction, -1, -1, otherPool));
+        QCOMPARE(requested.size(), 2);
+        QCOMPARE(changed.size(), 0);
+
+        // A card dragged off the Tiers board drops on the tree too.
+        TiersModel tiers;
+        tiers.setSnapshot(snapshot);
+        std::unique_ptr<QMimeData> card(tiers.mimeData({ tiers.cardIndex(w->id) }));
+        QVERIFY(model.dropMimeData(card.get(), Qt::MoveAction, -1, -1, otherPool));
+        QCOMPARE(requested.size(), 3);
+        QCOMPARE(requested[2].at(0).toLongLong(), w->id);
+
+        // Through the page's proxy, as the view drops.
+        FilterProxy proxy;
+        proxy.setSourceModel(&model);
+        proxy.sort(0);
+        const QModelIndex proxied = proxy.mapFromSource(otherPool);
+        QVERIFY(proxy.flags(proxied) & Qt::ItemIsDropEnabled);
+        QVERIFY(proxy.dropMimeData(data.get(), Qt::MoveAction, -1, -1, proxied));
+        QCOMPARE(requested.size(), 4);
+        QCOMPARE(requested[3].at(1).toString(), otherPool.data(RawTextRole).toString());
+    }
 
     void aDropOnTheCardsOwnPlaceIsNotOffered()
     {

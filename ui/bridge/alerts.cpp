@@ -1,5 +1,7 @@
 #include "ui/bridge/alerts.h"
 
+#include "core/api/daemon_config.h"
+
 #include <openssl/asn1.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <iterator>
 #include <memory>
 
@@ -61,15 +64,36 @@ std::optional<AlertRow> certificateAlert(const std::string& pemFile, std::int64_
     return std::nullopt;
 }
 
-void addHostAlerts(ConsoleSnapshot& snapshot, const HostAlertSources& sources)
+HostAlertSources hostAlertSources(const api::DaemonConfig& config)
+{
+    HostAlertSources sources;
+    if (!config.db.empty())
+        sources.storeDirectory = std::filesystem::absolute(config.db).parent_path().string();
+    for (const std::string& pem : { config.tlsCertificate, config.apiTlsCertificate })
+        if (!pem.empty())
+            sources.certificates.push_back(pem);
+    return sources;
+}
+
+std::vector<AlertRow> hostAlerts(const HostAlertSources& sources, std::int64_t nowMs)
 {
     std::vector<AlertRow> host;
     if (!sources.storeDirectory.empty())
         if (auto alert = diskAlert(sources.storeDirectory, sources.diskLowBytes, sources.diskLowShare))
             host.push_back(std::move(*alert));
     for (const std::string& pem : sources.certificates)
-        if (auto alert = certificateAlert(pem, snapshot.nowMs, sources.certificateWarning))
+        if (auto alert = certificateAlert(pem, nowMs, sources.certificateWarning))
             host.push_back(std::move(*alert));
+    return host;
+}
+
+void addHostAlerts(ConsoleSnapshot& snapshot, const HostAlertSources& sources)
+{
+    insertHostAlerts(snapshot, hostAlerts(sources, snapshot.nowMs));
+}
+
+void insertHostAlerts(ConsoleSnapshot& snapshot, std::vector<AlertRow> host)
+{
     // Before the nodes' alerts, after the store's.
     const auto nodes = std::find_if(snapshot.alerts.begin(), snapshot.alerts.end(),
         [](const AlertRow& a) { return a.kind.starts_with("node-"); });

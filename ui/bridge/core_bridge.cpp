@@ -96,12 +96,12 @@ bool CoreBridge::refresh()
     return true;
 }
 
-quint64 CoreBridge::move(qint64 workloadId, const QString& node, const QString& tier)
+quint64 CoreBridge::move(qint64 workloadId, const QString& node, const QString& tier, const QString& pool)
 {
     if (!m_backend)
         return 0;
     const quint64 id = m_nextRequest++;
-    m_backend->submit(MoveCommand { id, workloadId, node.toStdString(), tier.toStdString() });
+    m_backend->submit(MoveCommand { id, workloadId, node.toStdString(), tier.toStdString(), pool.toStdString() });
     return id;
 }
 

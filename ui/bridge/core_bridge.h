@@ -34,8 +34,9 @@ public:
     quint64 approve(qint64 proposalId, const QString& comment);
     quint64 reject(qint64 proposalId, const QString& comment);
     // Post an operator's move of a workload onto node `node`, or (with an empty `node`) onto tier `tier` (the core's
-    // name: "hot"); the returned request id comes back in `moveFinished`. 0 without a core.
-    quint64 move(qint64 workloadId, const QString& node, const QString& tier);
+    // name: "hot"); with a `pool`, into that pool (onto `node` when given, else the core picks one of its nodes). The
+    // returned request id comes back in `moveFinished`. 0 without a core.
+    quint64 move(qint64 workloadId, const QString& node, const QString& tier, const QString& pool = {});
     // Asks the core for a fresh snapshot (F5); it arrives through `snapshotChanged`. False without a core.
     bool refresh();
     // Asks the core for a report; the returned request id comes back in `reportFinished`. 0 without a core.

@@ -73,7 +73,8 @@ void DemoCore::onTick()
     }
     if (m_driver->run().nowMs() < m_fastUntilMs) {
         // Fast-forwarding: back to the event loop between steps, so that commands and `stop` are served.
-        if (++m_fastSteps % std::max(1, m_config.fastForwardPublishSteps) == 0)
+        if (++m_fastSteps % std::max(1, m_config.fastForwardPublishSteps) == 0
+            || m_driver->run().nowMs() >= m_fastUntilMs - m_config.fastForwardDenseMs)
             publish();
         m_timer.expires_after(std::chrono::milliseconds(0));
         arm();

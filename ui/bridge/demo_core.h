@@ -34,6 +34,10 @@ struct DemoCoreConfig {
     // at once; a snapshot is published every `fastForwardPublishSteps` steps meanwhile.
     std::int64_t fastForwardMs = 0;
     int fastForwardPublishSteps = 30;
+    // Its last stretch is published at every step, so that the device history (a frame per simulated minute at most,
+    // `kDeviceHistoryFrames` of them) is whole when the live pace begins: spans on an FPGA's slot timeline then start
+    // and end within a minute of when they did, not within `fastForwardPublishSteps`.
+    std::int64_t fastForwardDenseMs = static_cast<std::int64_t>(kDeviceHistoryFrames) * 60'000;
     // Prices for the demo's reports (File → Export report): one price for every node class, marked as the demo's.
     report::ReportSettings report = demoReportSettings();
 };

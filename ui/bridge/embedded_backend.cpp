@@ -162,22 +162,6 @@ void EmbeddedBackend::execute(const MoveCommand& command)
     executeMove(m_host->plane(), command, kConsoleActor, answer);
 }
 
-namespace {
-
-// What the embedded core's machine has to watch: the disk of its database, its agent link's and API's certificates.
-HostAlertSources hostAlertSources(const api::DaemonConfig& config)
-{
-    HostAlertSources sources;
-    if (!config.db.empty())
-        sources.storeDirectory = std::filesystem::absolute(config.db).parent_path().string();
-    for (const std::string& pem : { config.tlsCertificate, config.apiTlsCertificate })
-        if (!pem.empty())
-            sources.certificates.push_back(pem);
-    return sources;
-}
-
-} // namespace
-
 void EmbeddedBackend::publish()
 {
     if (!m_events.snapshot || !m_host)

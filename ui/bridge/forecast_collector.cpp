@@ -75,12 +75,13 @@ void ForecastCollector::settle()
     takeResults();
 }
 
-void ForecastCollector::fill(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
+void ForecastCollector::fill(const api::ControlPlane& plane, ConsoleSnapshot& snapshot, std::uint64_t evaluations)
 {
     takeResults();
     const std::int64_t bucket = snapshot.nowMs / kStepMs;
-    if (bucket != m_refreshedBucket) {
+    if (bucket != m_refreshedBucket || evaluations != m_refreshedEvaluations) {
         m_refreshedBucket = bucket;
+        m_refreshedEvaluations = evaluations;
         refresh(plane, snapshot.nowMs);
         startBacktests(snapshot.nowMs);
     }

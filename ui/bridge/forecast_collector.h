@@ -38,8 +38,9 @@ public:
     ForecastCollector(const ForecastCollector&) = delete;
     ForecastCollector& operator=(const ForecastCollector&) = delete;
 
-    // Sets `snapshot.forecasts`.
-    void fill(const api::ControlPlane& plane, ConsoleSnapshot& snapshot);
+    // Sets `snapshot.forecasts`. `evaluations` is the rebalancer's count (`Rebalancer::evaluations`): the store is read
+    // again when it grows, so that new forecasts show at once rather than at the next 5-minute bucket.
+    void fill(const api::ControlPlane& plane, ConsoleSnapshot& snapshot, std::uint64_t evaluations = 0);
 
     // Waits for a backtest in flight and takes its scores (tests).
     void settle();
@@ -60,6 +61,7 @@ private:
     std::map<std::string, ForecastSeriesPtr> m_series; // by key
     std::map<std::string, std::int64_t> m_backtestedMs; // key → when its last backtest started
     std::int64_t m_refreshedBucket = -1;
+    std::uint64_t m_refreshedEvaluations = 0;
     std::future<Results> m_running;
     std::shared_ptr<std::atomic<bool>> m_cancel = std::make_shared<std::atomic<bool>>(false);
 };

@@ -1,36 +1,36 @@
 #include "ui/bridge/move_executor.h"
 
 #include "core/api/control_plane.h"
-
-#include <algorithm>
+#include "core/api/move_api.h"
 
 namespace tidepool::ui {
 
 namespace {
+
+std::string tierName(Tier tier)
+{
+    return tier == Tier::Invalid ? std::string() : std::string(toString(tier));
+}
 
 MoveResult resultOf(const api::ControlPlane& plane, const MoveCommand& command, const api::MoveOutcome& outcome)
 {
     MoveResult result;
     result.requestId = command.requestId;
     result.workloadId = command.workloadId;
-    if (const api::LiveWorkload* w = plane.workload(command.workloadId)) {
+    if (const api::LiveWorkload* w = plane.workload(command.workloadId))
         result.workload = w->workload.name;
-        if (outcome.refusal == api::MoveRefusal::PoolTier && w->workload.pool != kNoPool)
-            result.poolTier = std::string(toString(plane.cluster().pool(w->workload.pool).tier));
-    }
     result.ok = outcome.moved();
     if (!result.ok)
         result.refusal = std::string(api::toString(outcome.refusal));
     result.node = outcome.node;
-    result.tier = command.tier;
-    if (!command.node.empty())
-        if (const api::LiveNode* node = plane.nodeByName(command.node))
-            result.tier = std::string(toString(plane.cluster().node(node->id).tier));
-    for (std::size_t i = 1; i < kRejectReasonCount; ++i)
-        if (const std::int32_t nodes = outcome.report.rejected[i]; nodes > 0)
-            result.reasons.push_back(ReasonCount { std::string(toString(static_cast<RejectReason>(i))), nodes });
-    std::stable_sort(result.reasons.begin(), result.reasons.end(),
-        [](const ReasonCount& a, const ReasonCount& b) { return a.nodes > b.nodes; });
+    result.tier = tierName(outcome.tier);
+    if (result.tier.empty())
+        result.tier = command.tier;
+    result.pool = command.pool; // the pool asked for: once moved, it is in it (`outcome.pool`)
+    result.poolTier = tierName(outcome.poolTier);
+    // The scheduler's reasons as the API answers them (`api::rejectionsByCount`), so that both consoles say the same.
+    for (const api::RejectionCount& r : api::rejectionsByCount(outcome.report))
+        result.reasons.push_back(ReasonCount { std::string(toString(r.reason)), r.nodes });
     result.nodesConsidered = outcome.report.nodesConsidered;
     result.message = outcome.message;
     return result;
@@ -45,6 +45,7 @@ void executeMove(api::ControlPlane& plane, const MoveCommand& command, const std
     target.node = command.node;
     if (command.node.empty())
         target.tier = parseTier(command.tier).value_or(Tier::Invalid);
+    target.pool = command.pool;
     const api::MoveOutcome outcome = plane.move(command.workloadId, target, actor);
     MoveResult result = resultOf(plane, command, outcome);
 
@@ -59,8 +60,9 @@ void executeMove(api::ControlPlane& plane, const MoveCommand& command, const std
     nlohmann::json reasons = nlohmann::json::object();
     for (const ReasonCount& r : result.reasons)
         reasons[r.reason] = r.nodes;
-    entry.detail = nlohmann::json { { "node", command.node }, { "tier", command.tier }, { "to", result.node },
-        { "message", result.message }, { "reasons", reasons } };
+    entry.detail = nlohmann::json { { "node", command.node }, { "tier", command.tier }, { "pool", command.pool },
+        { "to", result.node }, { "toPool", result.ok ? outcome.pool : std::string() }, { "message", result.message },
+        { "reasons", reasons } };
     plane.audit(std::move(entry));
     plane.whenSaved(
         [result = std::move(result), done = std::move(done)](const std::optional<std::string>& notSaved) mutable {

@@ -310,6 +310,16 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, snapshot.error().message, 0, retryIn });
         return false;
     }
+    // The Accelerators, Forecasts and Events views and the host alerts: only what is new since the last poll.
+    json devices, events, forecasts, alerts;
+    if (!get(m_views.devicesTarget(), devices, true) || !get(m_views.eventsTarget(), events, true)
+        || !get(m_views.forecastsTarget(), forecasts, true) || !get(RemoteViews::alertsTarget(), alerts, true))
+        return false;
+    if (auto taken = m_views.take(devices, events, forecasts, alerts); !taken) {
+        fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, taken.error().message, 0, retryIn });
+        return false;
+    }
+    m_views.fill(**snapshot);
     // What the token may do (an older tidepoold has no /v1/whoami: not known, the core still decides).
     if (whoami.is_object()) {
         (*snapshot)->role = whoami.value("role", std::string());
@@ -334,8 +344,8 @@ void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& comma
     const bool approve = command.decision == Decision::Approve;
     const std::string target
         = "/v1/proposals/" + std::to_string(command.proposalId) + (approve ? "/approve" : "/reject");
-    // A rejection's comment is its reason; the API takes no note with an approval.
-    const json body = approve || command.comment.empty() ? json::object() : json { { "reason", command.comment } };
+    // The comment is the rejection's reason, or the approval's note; tidepoold audits either.
+    const json body = command.comment.empty() ? json::object() : json { { "comment", command.comment } };
     auto response = client.request(HttpMethod::Post, target, body.dump());
     if (!response) {
         outcome.message = response.error().message;
@@ -361,17 +371,63 @@ void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& comma
     answer();
 }
 
-void RemoteBackend::execute(api::ApiClient&, const MoveCommand& command)
+void RemoteBackend::execute(api::ApiClient& client, const MoveCommand& command)
 {
     if (!m_events.moved)
         return;
     MoveResult result;
     result.requestId = command.requestId;
     result.workloadId = command.workloadId;
-    result.refusal = "unsupported";
     result.node = command.node;
     result.tier = command.tier;
-    result.message = "moving a workload is not supported over the API yet: tidepoold has no move endpoint";
+    result.pool = command.pool;
+    // The target as `executeMove` gives it to an embedded core: the tier only when no node is named.
+    json body = json::object();
+    if (!command.node.empty())
+        body["node"] = command.node;
+    else if (!command.tier.empty())
+        body["tier"] = command.tier;
+    if (!command.pool.empty())
+        body["pool"] = command.pool;
+    auto response = client.request(
+        HttpMethod::Post, "/v1/workloads/" + std::to_string(command.workloadId) + "/move", body.dump());
+    if (!response) {
+        result.refusal = "unreachable";
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+        return m_events.moved(std::move(result));
+    }
+    // The answer of core/api/move_api.h: where it went, or the core's refusal with the scheduler's reasons.
+    const json answer = json::parse(response->body, nullptr, false);
+    const auto text = [&answer](const char* key) {
+        const auto it = answer.is_object() ? answer.find(key) : answer.end();
+        return answer.is_object() && it != answer.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (answer.is_object() && (answer.contains("moved") || answer.contains("refusal"))) {
+        result.ok = response->status == 200 && answer.value("moved", false);
+        result.workload = text("name");
+        result.refusal = result.ok ? std::string() : text("refusal");
+        result.node = text("node");
+        if (const std::string tier = text("tier"); !tier.empty())
+            result.tier = tier;
+        result.poolTier = text("poolTier");
+        result.message = result.ok ? text("message") : text("error");
+        const auto considered = answer.find("nodesConsidered");
+        if (considered != answer.end() && considered->is_number_integer())
+            result.nodesConsidered = considered->get<int>();
+        const auto reasons = answer.find("reasons");
+        if (reasons != answer.end() && reasons->is_array())
+            for (const json& r : *reasons)
+                if (r.is_object() && r.value("reason", json()).is_string()
+                    && r.value("nodes", json()).is_number_integer())
+                    result.reasons.push_back(ReasonCount { r["reason"].get<std::string>(), r["nodes"].get<int>() });
+        if (result.ok || !result.refusal.empty())
+            return m_events.moved(std::move(result));
+    }
+    // The call itself was refused (a token without the operator role, a read-only daemon, one without the endpoint):
+    // the daemon's own words.
+    result.ok = false;
+    result.refusal = response->status == 503 ? "read_only" : "refused";
+    result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
     m_events.moved(std::move(result));
 }
 

@@ -3,18 +3,24 @@
 // own polls the API once a `pollInterval` (and at once after each command and each `refresh`), builds a
 // `ConsoleSnapshot` from the answers (`remote_snapshot.h`) and hands it to the console; decisions are `POST
 // /v1/proposals/{id}/approve|reject`, answered with the daemon's state of the proposal or its error. Several consoles
-// attached to one daemon see each other's decisions at their next poll.
+// attached to one daemon see each other's decisions at their next poll. The Accelerators, Forecasts and Events views
+// and the daemon's disk and certificate alerts come from tidepoold's console feed (`GET /v1/devices`, `/v1/events`,
+// `/v1/forecasts`, `/v1/alerts`; `console_feed.h`), asked only for what is new (`remote_views.h`); an approval's or a
+// rejection's comment goes with the decision and is audited by the daemon.
 //
 // When the daemon cannot be reached, refuses the token (401) or answers something unexpected, the console is told
 // through `ConsoleEvents::failure` (in words `describe` makes: the composition root passes translated ones) and the
 // backend keeps retrying, waiting twice as long after each failure up to `maxBackoff`; the first good poll brings the
-// snapshots back. Moving workloads has no API endpoint yet: a `MoveCommand` is refused saying so.
+// snapshots back. A `MoveCommand` is `POST /v1/workloads/{id}/move`, answered with where the workload went or the
+// core's refusal and the scheduler's reasons (`core/api/move_api.h`); a daemon that cannot be reached is a refusal
+// ("unreachable") saying so.
 //
 // Thread affinity: construct, `submit`, `refresh` and `stop` on any one thread (the GUI's); they only queue work for
 // the backend's thread, which does all the I/O (a synchronous `api::ApiClient`, one keep-alive connection). `stop`
 // waits for a request in flight, at most `requestTimeout`. Events are called on the backend's thread.
 
 #include "ui/bridge/console_backend.h"
+#include "ui/bridge/remote_views.h"
 
 #include "core/model/types.h"
 
@@ -108,6 +114,7 @@ private:
     const RemoteConfig m_config;
     const ConsoleEvents m_events;
     std::uint64_t m_sequence = 0; // backend thread only
+    RemoteViews m_views; // backend thread only
 
     std::mutex m_mutex; // guards the three below
     std::condition_variable m_wake;

@@ -14,12 +14,7 @@ namespace tidepool::ui {
 class ViewCollector {
 public:
     // `rebalancer` may be null (no proposals).
-    void fill(const api::ControlPlane& plane, const api::Rebalancer* rebalancer, ConsoleSnapshot& snapshot)
-    {
-        m_devices.fill(plane, snapshot);
-        m_forecasts.fill(plane, snapshot);
-        m_events.fill(plane, rebalancer, snapshot);
-    }
+    void fill(const api::ControlPlane& plane, const api::Rebalancer* rebalancer, ConsoleSnapshot& snapshot);
     ForecastCollector& forecasts() { return m_forecasts; }
 
 private:

@@ -6,6 +6,7 @@
 //
 // Thread affinity: none once built; shared read-only between threads.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -39,6 +40,13 @@ struct DeviceRow {
     double utilisation = -1.0; // measured by its agent, 0..1; -1: not measured
     std::int64_t memoryUsedMiB = -1; // measured; -1: not measured
     std::vector<DeviceHolder> holders; // largest share first
+    // FPGAs only (empty for other kinds): the workload in each time-slice slot, `shareCapacity` long, 0 = free. The
+    // core counts an FPGA's free slots without naming them; `DeviceCollector` numbers them so that a slot timeline does
+    // not jump: a holder takes the lowest free slots when it appears and keeps them until it leaves.
+    std::vector<std::int64_t> slotHolders;
+    // Slots the holders hold that `slotHolders` could not number (their shares past the device's slots, or past
+    // `kMaxNumberedSlots`): 0 unless the books disagree.
+    std::int32_t slotsUnnumbered = 0;
     bool operator==(const DeviceRow&) const = default;
 
     static std::int64_t keyOf(std::int32_t nodeId, std::int32_t index)
@@ -57,10 +65,22 @@ struct DeviceSampleValue {
     std::uint16_t memoryAllocated = 0; // held by the holders, of the device's memory
 };
 
+// An FPGA's slots numbered beyond this many are not tracked (no FPGA has that many; an agent that says so is wrong).
+inline constexpr std::int32_t kMaxNumberedSlots = 256;
+
+// Where one FPGA's slots lie in a frame's `SlotFrame::holders`.
+struct SlotRange {
+    std::uint32_t position = 0; // the device's, in `DeviceFrame::values`
+    std::uint32_t first = 0; // its slot 0
+    std::uint32_t count = 0; // its slots numbered: `shareCapacity`, at most `kMaxNumberedSlots`
+    bool operator==(const SlotRange&) const = default;
+};
+
 // Where each device's value lies in a frame; shared by the frames until the fleet's devices change.
 struct DeviceLayout {
     std::vector<std::uint32_t> firstOfNode; // by node id, then one past the last device: node n has devices
                                             // [firstOfNode[n], firstOfNode[n + 1])
+    std::vector<SlotRange> slotRanges; // the FPGAs, by position; empty in a fleet without
     // The position of (node, index) in a frame's `values`, or -1 when that frame did not know the device.
     std::int64_t position(std::int32_t nodeId, std::int32_t index) const
     {
@@ -70,12 +90,36 @@ struct DeviceLayout {
         const std::uint32_t end = firstOfNode[static_cast<std::size_t>(nodeId) + 1];
         return first + static_cast<std::uint32_t>(index) < end ? static_cast<std::int64_t>(first) + index : -1;
     }
+    // The slots of the FPGA (node, index), or null when it is not an FPGA of this layout.
+    const SlotRange* slotRange(std::int32_t nodeId, std::int32_t index) const
+    {
+        const std::int64_t at = position(nodeId, index);
+        const auto it = std::lower_bound(slotRanges.begin(), slotRanges.end(), at,
+            [](const SlotRange& r, std::int64_t p) { return static_cast<std::int64_t>(r.position) < p; });
+        return at >= 0 && it != slotRanges.end() && static_cast<std::int64_t>(it->position) == at ? &*it : nullptr;
+    }
+};
+
+// A workload in a slot, with what a timeline labels it with.
+struct SlotHolder {
+    std::int64_t workload = 0;
+    std::string name;
+    std::string pool;
+    bool operator==(const SlotHolder&) const = default;
+};
+
+// Every FPGA's slots at one time; consecutive frames share one while no slot changes hands.
+struct SlotFrame {
+    std::vector<std::int64_t> holders; // the workload in each slot, 0 = free, the `slotRanges` one after another
+    std::vector<SlotHolder> workloads; // those in `holders`, by id
+    bool operator==(const SlotFrame&) const = default;
 };
 
 struct DeviceFrame {
     std::int64_t atMs = 0;
     std::shared_ptr<const DeviceLayout> layout;
     std::vector<DeviceSampleValue> values;
+    std::shared_ptr<const SlotFrame> slotFrame; // null when the layout has no FPGA
 };
 using DeviceFramePtr = std::shared_ptr<const DeviceFrame>;
 

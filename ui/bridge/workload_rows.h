@@ -41,12 +41,14 @@ struct WorkloadRow {
     bool operator==(const WorkloadRow&) const = default;
 };
 
-// An operator's move of a workload (the Tiers board's drop): onto a node, or onto a tier where the core picks the node.
+// An operator's move of a workload (a drop on the Tiers board or the Pools tree): onto a node, onto a tier or into a
+// pool, where the core picks the node (`api::MoveTarget`).
 struct MoveCommand {
     std::uint64_t requestId = 0; // chosen by the caller; echoed in the result
     std::int64_t workloadId = 0;
-    std::string node; // a node's name; empty: the best node of `tier`
+    std::string node; // a node's name; empty: the best node of `tier` or `pool`
     std::string tier; // hot, warm, cold
+    std::string pool; // a pool's name: the workload moves into it; empty: it stays in its own
 };
 
 // How many of the target's nodes one reason of the scheduler's filters refused.
@@ -61,13 +63,14 @@ struct MoveResult {
     std::int64_t workloadId = 0;
     std::string workload; // its name, when known
     bool ok = false;
-    // Why not, as the core's code: no_workload, no_target, not_movable, already_there, pool_tier, no_feasible_node,
-    // read_only; "stopped" or "starting" when the core was not running; "not_saved" when moved but not durable; empty
-    // when moved.
+    // Why not, as the core's code: no_workload, no_target, not_movable, already_there, pool_tier, pool_quota,
+    // no_feasible_node, read_only; "stopped" or "starting" when the core was not running; "not_saved" when moved but
+    // not durable; "unreachable" when a remote core could not be asked; empty when moved.
     std::string refusal;
     std::string node; // where it went; the node asked for when refused
-    std::string tier; // the tier asked for, or the tier of the node asked for
-    std::string poolTier; // pool_tier: the tier its pool keeps it on
+    std::string tier; // the tier it went to; the tier asked for, or the tier of the node asked for, when refused
+    std::string pool; // the pool asked for, which it is in once moved; empty when the move named none
+    std::string poolTier; // pool_tier: the tier that pool keeps its workloads on
     std::vector<ReasonCount> reasons; // the target's nodes that refused it, per reason, most first
     int nodesConsidered = 0;
     std::string message; // the core's words, in English

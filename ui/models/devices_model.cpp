@@ -117,10 +117,19 @@ QVariant DevicesModel::data(const QModelIndex& index, int role) const
     }
     if (role == Qt::ToolTipRole && column == Holders && !row->holders.empty()) {
         QStringList lines;
-        for (const DeviceHolder& h : row->holders)
-            lines << tr("%1 (pool %2): %3, %4")
-                         .arg(QString::fromStdString(h.name), QString::fromStdString(h.pool),
-                             deviceShareText(row->kind, h.share, row->shareCapacity), memoryText(h.memoryMiB));
+        for (const DeviceHolder& h : row->holders) {
+            QString line = tr("%1 (pool %2): %3, %4")
+                               .arg(QString::fromStdString(h.name), QString::fromStdString(h.pool),
+                                   deviceShareText(row->kind, h.share, row->shareCapacity), memoryText(h.memoryMiB));
+            // An FPGA's slots as the console numbers them, as on the slot timeline.
+            QStringList numbers;
+            for (std::size_t slot = 0; slot < row->slotHolders.size(); ++slot)
+                if (row->slotHolders[slot] == h.workload)
+                    numbers << QString::number(slot);
+            if (!numbers.isEmpty())
+                line += tr(", in slots %1").arg(numbers.join(tr(", ")));
+            lines << line;
+        }
         return lines.join(QLatin1Char('\n'));
     }
     if (role == Qt::ToolTipRole && column == Achieved && row->utilisation < 0.0)

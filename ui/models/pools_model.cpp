@@ -3,8 +3,11 @@
 #include "ui/labels.h"
 #include "ui/models/roles.h"
 
+#include <QMimeData>
+
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace tidepool::ui {
 
@@ -603,6 +606,105 @@ QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int ro
     case ColumnCount: break;
     }
     return {};
+}
+
+Qt::ItemFlags PoolsModel::flags(const QModelIndex& index) const
+{
+    const Qt::ItemFlags base = QAbstractItemModel::flags(index);
+    if (!index.isValid())
+        return base;
+    switch (levelOf(index.internalId())) {
+    case 1: // a pool
+    case 2: return base | Qt::ItemIsDropEnabled; // a node of a pool
+    case 3: return base | Qt::ItemIsDragEnabled | Qt::ItemIsDropEnabled; // a workload: its node
+    default: return base; // a business line: no one place to move to
+    }
+}
+
+QStringList PoolsModel::mimeTypes() const
+{
+    return { kWorkloadMimeType };
+}
+
+const WorkloadRow* PoolsModel::workloadAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.model() != this || levelOf(index.internalId()) != 3)
+        return nullptr;
+    const quintptr id = index.internalId();
+    return m_lines[lineOf(id)].pools[poolOf(id)].nodes[nodeOf(id)].workloads[at(index.row())].row;
+}
+
+QMimeData* PoolsModel::mimeData(const QModelIndexList& indexes) const
+{
+    // A selected row comes once per column: each workload once.
+    std::vector<const WorkloadRow*> rows;
+    std::set<std::int64_t> seen;
+    for (const QModelIndex& index : indexes)
+        if (const WorkloadRow* w = workloadAt(index); w && seen.insert(w->id).second)
+            rows.push_back(w);
+    return encodeWorkloads(rows);
+}
+
+PoolsModel::Target PoolsModel::targetOf(const QModelIndex& parent) const
+{
+    if (!parent.isValid() || parent.model() != this)
+        return {};
+    const quintptr id = parent.internalId();
+    switch (levelOf(id)) {
+    case 1: return Target { m_lines[lineOf(id)].pools[at(parent.row())].row.row->name, {}, true };
+    case 2: {
+        const PoolEntry& pool = m_lines[lineOf(id)].pools[poolOf(id)];
+        // The waiting row's node is "": the pool itself.
+        return Target { pool.row.row->name, pool.nodes[at(parent.row())].row.row->node, true };
+    }
+    case 3: {
+        const PoolEntry& pool = m_lines[lineOf(id)].pools[poolOf(id)];
+        return Target { pool.row.row->name, pool.nodes[nodeOf(id)].row.row->node, true };
+    }
+    default: return {};
+    }
+}
+
+std::vector<DraggedWorkload> PoolsModel::movable(const std::vector<DraggedWorkload>& dragged, const Target& target)
+{
+    std::vector<DraggedWorkload> out;
+    if (!target.valid)
+        return out;
+    for (const DraggedWorkload& d : dragged) {
+        // In that pool already, and (a node named) on that node: nowhere to go.
+        const bool there = d.pool == target.pool && (target.node.empty() || d.node == target.node);
+        if (!there)
+            out.push_back(d);
+    }
+    return out;
+}
+
+bool PoolsModel::canDropMimeData(
+    const QMimeData* data, Qt::DropAction action, int, int, const QModelIndex& parent) const
+{
+    return action == Qt::MoveAction && !movable(decodeWorkloads(data), targetOf(parent)).empty();
+}
+
+bool PoolsModel::dropMimeData(
+    const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent)
+{
+    if (!canDropMimeData(data, action, row, column, parent))
+        return false;
+    const Target target = targetOf(parent);
+    for (const DraggedWorkload& d : movable(decodeWorkloads(data), target))
+        Q_EMIT moveRequested(d.id, QString::fromStdString(target.pool), QString::fromStdString(target.node));
+    // Nothing moves here: the core decides, and the next snapshot shows where the workload went.
+    return true;
+}
+
+Qt::DropActions PoolsModel::supportedDragActions() const
+{
+    return Qt::MoveAction;
+}
+
+Qt::DropActions PoolsModel::supportedDropActions() const
+{
+    return Qt::MoveAction;
 }
 
 } // namespace tidepool::ui

@@ -11,11 +11,19 @@
 // change with its persistent indexes moved by key; a pool or a business line that appears or goes resets the model.
 // Workload rows are views into the snapshot the model holds.
 //
+// Drag and drop goes through the model, as on the Tiers board and with the same payload (`workload_mime.h`), so that a
+// test moves a workload without a mouse: a workload row dropped on a pool (or its waiting row) asks to move it into
+// that pool, where the core picks the node; dropped on a node of a pool (or a workload row under it), into that pool
+// on that node. The model changes nothing itself: it emits `moveRequested`, the page sends the command to the core,
+// and the next snapshot shows where the workload went. `flags` and `mimeData` look at the one row asked about: nothing
+// is kept per row for them, so that updates of 50,000 workloads cost no more.
+//
 // Thread affinity: GUI thread.
 
 #include "ui/bridge/console_snapshot.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/grouped_diff.h"
+#include "ui/models/workload_mime.h"
 
 #include <QAbstractItemModel>
 
@@ -60,6 +68,20 @@ public:
     // Names compare as they are, case aside (the waiting row's "" first), without building strings.
     std::optional<int> compareSortKeys(const QModelIndex& left, const QModelIndex& right) const override;
 
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QModelIndexList& indexes) const override;
+    bool canDropMimeData(
+        const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent) const override;
+    bool dropMimeData(
+        const QMimeData* data, Qt::DropAction action, int row, int column, const QModelIndex& parent) override;
+    Qt::DropActions supportedDragActions() const override;
+    Qt::DropActions supportedDropActions() const override;
+
+Q_SIGNALS:
+    // A workload was dropped into pool `pool`: onto node `node` of it, or with an empty `node` where the core picks.
+    void moveRequested(qint64 workloadId, const QString& pool, const QString& node);
+
 private:
     using WorkloadRef = SnapshotRef<WorkloadRow>;
     // Rows of the snapshot the model holds, not copies, so that 10,000 nodes cost little to update.
@@ -89,6 +111,13 @@ private:
         double accelerators = 0.0, acceleratorsUsed = -1.0;
     };
 
+    // Where a drop on `parent` moves workloads: a pool, and a node of it (empty: the core picks).
+    struct Target {
+        std::string pool;
+        std::string node;
+        bool valid = false;
+    };
+
     static std::vector<Line> group(const SnapshotPtr& snapshot);
     // The same business lines with the same pools (their nodes and workloads may differ).
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
@@ -104,6 +133,10 @@ private:
     std::size_t insertRemoveRunsTo(const std::vector<Line>& next) const;
     // Takes `next` (the same lines and pools) as one layout change, moving persistent indexes by key.
     void relayout(std::vector<Line> next);
+    const WorkloadRow* workloadAt(const QModelIndex& index) const; // a workload row's; null for other rows
+    Target targetOf(const QModelIndex& parent) const;
+    // The dragged workloads that a drop on `target` would move (not those already there).
+    static std::vector<DraggedWorkload> movable(const std::vector<DraggedWorkload>& dragged, const Target& target);
 
     SnapshotPtr m_snapshot; // what the workload rows point into
     std::vector<Line> m_lines; // by name

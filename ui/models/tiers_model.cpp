@@ -449,35 +449,11 @@ QStringList TiersModel::mimeTypes() const
 
 QMimeData* TiersModel::mimeData(const QModelIndexList& indexes) const
 {
-    // One line per card: "id<TAB>tier<TAB>node".
-    QByteArray lines;
-    for (const QModelIndex& index : indexes) {
-        const WorkloadRow* w = cardAt(index);
-        if (!w)
-            continue;
-        lines += QByteArray::number(w->id) + '\t' + QByteArray::fromStdString(w->tier) + '\t'
-            + QByteArray::fromStdString(w->node) + '\n';
-    }
-    if (lines.isEmpty())
-        return nullptr;
-    auto* data = new QMimeData;
-    data->setData(kMimeType, lines);
-    return data;
-}
-
-std::vector<TiersModel::Dragged> TiersModel::decode(const QMimeData* data)
-{
-    std::vector<Dragged> dragged;
-    if (!data || !data->hasFormat(kMimeType))
-        return dragged;
-    for (const QByteArray& line : data->data(kMimeType).split('\n')) {
-        const QList<QByteArray> fields = line.split('\t');
-        bool ok = false;
-        const qint64 id = fields.value(0).toLongLong(&ok);
-        if (ok && fields.size() == 3)
-            dragged.push_back(Dragged { id, fields[1].toStdString(), fields[2].toStdString() });
-    }
-    return dragged;
+    std::vector<const WorkloadRow*> cards;
+    cards.reserve(static_cast<std::size_t>(indexes.size()));
+    for (const QModelIndex& index : indexes)
+        cards.push_back(cardAt(index));
+    return encodeWorkloads(cards);
 }
 
 TiersModel::Target TiersModel::targetOf(const QModelIndex& parent) const
@@ -491,12 +467,12 @@ TiersModel::Target TiersModel::targetOf(const QModelIndex& parent) const
     return Target { g->key, m_columns[tierOf(id)].tier, true };
 }
 
-std::vector<TiersModel::Dragged> TiersModel::movable(const std::vector<Dragged>& dragged, const Target& target)
+std::vector<DraggedWorkload> TiersModel::movable(const std::vector<DraggedWorkload>& dragged, const Target& target)
 {
-    std::vector<Dragged> out;
+    std::vector<DraggedWorkload> out;
     if (!target.valid)
         return out;
-    for (const Dragged& d : dragged) {
+    for (const DraggedWorkload& d : dragged) {
         const bool there = target.node.empty() ? (!d.node.empty() && d.tier == target.tier) : d.node == target.node;
         if (!there)
             out.push_back(d);
@@ -507,7 +483,7 @@ std::vector<TiersModel::Dragged> TiersModel::movable(const std::vector<Dragged>&
 bool TiersModel::canDropMimeData(
     const QMimeData* data, Qt::DropAction action, int, int, const QModelIndex& parent) const
 {
-    return action == Qt::MoveAction && !movable(decode(data), targetOf(parent)).empty();
+    return action == Qt::MoveAction && !movable(decodeWorkloads(data), targetOf(parent)).empty();
 }
 
 bool TiersModel::dropMimeData(
@@ -516,7 +492,7 @@ bool TiersModel::dropMimeData(
     if (!canDropMimeData(data, action, row, column, parent))
         return false;
     const Target target = targetOf(parent);
-    for (const Dragged& d : movable(decode(data), target)) {
+    for (const DraggedWorkload& d : movable(decodeWorkloads(data), target)) {
         setNote(d.id, tr("Moving…"), NoteState::Moving);
         Q_EMIT moveRequested(d.id, QString::fromStdString(target.node), QString::fromStdString(target.tier));
     }

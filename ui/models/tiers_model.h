@@ -15,6 +15,7 @@
 
 #include "ui/bridge/console_snapshot.h"
 #include "ui/models/grouped_diff.h"
+#include "ui/models/workload_mime.h"
 
 #include <QAbstractItemModel>
 
@@ -39,7 +40,8 @@ public:
     };
     enum class NoteState : int { None = 0, Moving, Moved, Refused };
 
-    static inline const QString kMimeType = QStringLiteral("application/x-tidepool-workloads");
+    // The payload of dragged cards, shared with the Pools tree (`workload_mime.h`).
+    static inline const QString kMimeType = kWorkloadMimeType;
 
     explicit TiersModel(QObject* parent = nullptr);
 
@@ -96,15 +98,8 @@ private:
     const Group* groupAt(const QModelIndex& index) const; // a group row, or a card's group
     const WorkloadRow* cardAt(const QModelIndex& index) const;
     Target targetOf(const QModelIndex& parent) const;
-    // A dragged card: the mime data carries where it was, so that a drop on the same place is refused at once.
-    struct Dragged {
-        qint64 id = 0;
-        std::string tier;
-        std::string node; // empty while it waits
-    };
-    static std::vector<Dragged> decode(const QMimeData* data);
     // The dragged cards that the drop on `target` would move (not those already there).
-    static std::vector<Dragged> movable(const std::vector<Dragged>& dragged, const Target& target);
+    static std::vector<DraggedWorkload> movable(const std::vector<DraggedWorkload>& dragged, const Target& target);
 
     SnapshotPtr m_snapshot; // what the cards point into
     std::vector<Column> m_columns; // hot, warm, cold

@@ -5,8 +5,10 @@
 #include "ui/models/devices_model.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/roles.h"
+#include "ui/models/slot_timeline_model.h"
 #include "ui/theme.h"
 #include "ui/view_labels.h"
+#include "ui/views/slot_timeline_view.h"
 #include "ui/views/table_page.h"
 
 #include <QtCharts/QAreaSeries>
@@ -23,6 +25,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -67,6 +70,11 @@ AcceleratorsPage::AcceleratorsPage(DevicesModel* devices, QWidget* parent)
     , m_title(new QLabel(this))
     , m_history(new QChartView(newChart(), this))
     , m_shares(new QChartView(newChart(), this))
+    , m_slotModel(new SlotTimelineModel(this))
+    , m_slotTimeline(new SlotTimelineView(m_slotModel, this))
+    , m_slotTitle(new QLabel(this))
+    , m_slotPanel(new QWidget(this))
+    , m_right(new QStackedWidget(this))
 {
     for (const int column :
         { DevicesModel::Requested, DevicesModel::Achieved, DevicesModel::MemoryAllocated, DevicesModel::MemoryUsed })
@@ -82,11 +90,23 @@ AcceleratorsPage::AcceleratorsPage(DevicesModel* devices, QWidget* parent)
     buildCharts();
     m_title->setWordWrap(true);
 
+    // The slot timeline, titled like a chart, on the chart's background.
+    m_slotTitle->setObjectName(QStringLiteral("slotTimelineTitle"));
+    m_slotTitle->setAlignment(Qt::AlignCenter);
+    m_slotTitle->setWordWrap(true);
+    auto* slotLayout = new QVBoxLayout(m_slotPanel);
+    slotLayout->setContentsMargins(8, 8, 8, 8);
+    slotLayout->addWidget(m_slotTitle);
+    slotLayout->addWidget(m_slotTimeline, 1);
+    m_right->addWidget(m_shares);
+    m_right->addWidget(m_slotPanel);
     auto* charts = new QSplitter(Qt::Horizontal, this);
     charts->addWidget(m_history);
-    charts->addWidget(m_shares);
+    charts->addWidget(m_right);
     charts->setStretchFactor(0, 3);
     charts->setStretchFactor(1, 2);
+    // 3:2 from the start, whatever the timeline's title and rows hint: the stack's size hint is its largest page's.
+    charts->setSizes({ 3000, 2000 });
     auto* lower = new QWidget(this);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
@@ -131,6 +151,7 @@ void AcceleratorsPage::setSnapshot(const SnapshotPtr& snapshot)
         model->setSnapshot(snapshot);
     refreshHistoryChart();
     refreshSharesChart();
+    refreshSlotTimeline();
 }
 
 void AcceleratorsPage::onSelectionChanged()
@@ -141,6 +162,7 @@ void AcceleratorsPage::onSelectionChanged()
     chartDevices(keys);
     refreshHistoryChart();
     refreshSharesChart();
+    refreshSlotTimeline();
 }
 
 void AcceleratorsPage::buildCharts()
@@ -263,6 +285,31 @@ void AcceleratorsPage::refreshHistoryChart()
                                      : tr("Charted: %1 (the last %2 samples)")
                                            .arg(names.join(tr(", ")))
                                            .arg(m_historyModels.empty() ? 0 : m_historyModels.front()->rowCount()));
+}
+
+bool AcceleratorsPage::showsSlotTimeline() const
+{
+    return m_right->currentWidget() == m_slotPanel;
+}
+
+void AcceleratorsPage::refreshSlotTimeline()
+{
+    const DeviceRow* device = m_charted.empty() ? nullptr : m_devices->rowAt(m_devices->rowOf(m_charted.front()));
+    if (!device || device->kind != "fpga") {
+        m_slotModel->setDevice(-1, -1);
+        m_slotModel->setSnapshot(nullptr);
+        m_right->setCurrentWidget(m_shares);
+        return;
+    }
+    m_slotModel->setDevice(device->nodeId, device->index);
+    m_slotModel->setSnapshot(m_snapshot);
+    QString title = tr("Who held which slot of %1").arg(DevicesModel::deviceName(*device));
+    // The collector numbers no more slots than the device has; should the books disagree, say what is missing.
+    if (device->slotsUnnumbered > 0)
+        title += QLatin1Char('\n')
+            + tr("Its holders hold %1 slots more than it has; those are not drawn.").arg(device->slotsUnnumbered);
+    m_slotTitle->setText(title);
+    m_right->setCurrentWidget(m_slotPanel);
 }
 
 void AcceleratorsPage::refreshSharesChart()

@@ -3,7 +3,10 @@
 // who holds it), and for the selected devices (the first one when none is) a chart of their utilisation, requested
 // share (a GPU's share, an FPGA's slots occupied, an NPU's cores) and memory over the snapshot's bounded history, and
 // a bar chart of which workloads hold how much of each. Both charts keep their series (`kMaxCharted` devices' worth)
-// and are refilled from the models at each snapshot. The page owns the history models; the devices model is borrowed.
+// and are refilled from the models at each snapshot. When the first device charted is an FPGA, its slot timeline (which
+// workload held which time-slice slot when, `SlotTimelineView`) takes the bar chart's place: its right edge says who
+// holds the slots now, and the rest how they came to. The page owns the history and timeline models; the devices model
+// is borrowed.
 //
 // Thread affinity: GUI thread.
 
@@ -17,11 +20,14 @@ class QBarCategoryAxis;
 class QBarSet;
 class QChartView;
 class QLabel;
+class QStackedWidget;
 
 namespace tidepool::ui {
 
 class DeviceHistoryModel;
 class DevicesModel;
+class SlotTimelineModel;
+class SlotTimelineView;
 class TablePage;
 
 class AcceleratorsPage : public QWidget {
@@ -39,6 +45,10 @@ public:
     // The devices charted now (`DeviceRow::keyOf`), in table order.
     std::vector<std::int64_t> chartedDevices() const { return m_charted; }
     const std::vector<DeviceHistoryModel*>& historyModels() const { return m_historyModels; }
+    SlotTimelineModel* slotTimelineModel() const { return m_slotModel; }
+    SlotTimelineView* slotTimeline() const { return m_slotTimeline; }
+    // True while the slot timeline is shown (the first device charted is an FPGA), in the bar chart's place.
+    bool showsSlotTimeline() const;
 
 private:
     std::vector<std::int64_t> selectedDevices() const;
@@ -47,6 +57,7 @@ private:
     void chartDevices(std::vector<std::int64_t> keys);
     void refreshHistoryChart();
     void refreshSharesChart();
+    void refreshSlotTimeline();
 
     DevicesModel* m_devices;
     TablePage* m_table;
@@ -59,6 +70,11 @@ private:
     QBarSet* m_shareSet = nullptr;
     QBarSet* m_memorySet = nullptr;
     QBarCategoryAxis* m_holderAxis = nullptr;
+    SlotTimelineModel* m_slotModel;
+    SlotTimelineView* m_slotTimeline;
+    QLabel* m_slotTitle;
+    QWidget* m_slotPanel;
+    QStackedWidget* m_right; // the bar chart, or the slot timeline
 };
 
 } // namespace tidepool::ui

@@ -12,6 +12,7 @@
 #include "ui/views/events_page.h"
 #include "ui/views/forecasts_page.h"
 #include "ui/views/overview_page.h"
+#include "ui/views/pools_page.h"
 #include "ui/views/proposals_page.h"
 #include "ui/views/table_page.h"
 #include "ui/views/tiers_page.h"
@@ -33,7 +34,7 @@ MainWindow::MainWindow(CoreBridge& bridge, QWidget* parent)
     , m_tabs(new QTabWidget(this))
     , m_overview(new OverviewPage(this))
     , m_nodesPage(new TablePage(m_nodes, false, this))
-    , m_poolsPage(new TablePage(m_pools, true, this))
+    , m_poolsPage(new PoolsPage(bridge, m_pools, this))
     , m_proposalsPage(new ProposalsPage(bridge, m_proposals, this))
     , m_coreStatus(new QLabel(tr("Starting the core…"), this))
 {

@@ -1,0 +1,87 @@
+// `tidepoolctl move ID (--node N | --tier T | --pool P ...)`: an operator's move of a workload over
+// `POST /v1/workloads/{id}/move` (core/api/move_api.h). Moved: where it went. Refused: the daemon's reason and, when
+// the scheduler's filters judged the target, how many nodes each of its reasons refused, most first; exit 1. With
+// `-o json` the daemon's answer is printed as it is either way, so that a script reads the refusal's code and reasons.
+#include "app/tidepoolctl/commands.h"
+
+#include "core/model/types.h"
+#include "protocol/messages.h"
+
+#include <cstdio>
+#include <utility>
+
+namespace tidepool::ctl {
+
+using api::HttpMethod;
+
+namespace {
+
+// "workload 12 (etl) moved to node fleet-3 (warm tier) in pool batch".
+void printMoved(const json& answer)
+{
+    const std::string name = text(answer, "name", "");
+    const std::string tier = text(answer, "tier", "");
+    std::printf("workload %s%s moved to node %s%s in pool %s\n", text(answer, "workload").c_str(),
+        name.empty() ? "" : (" (" + name + ")").c_str(), text(answer, "node").c_str(),
+        tier.empty() ? "" : (" (" + tier + " tier)").c_str(), text(answer, "pool").c_str());
+}
+
+// The refusal in words: the daemon's message, its code, and the nodes each reason refused.
+Failure refusal(const json& answer, int status)
+{
+    std::string message = "workload " + text(answer, "workload") + " was not moved (" + text(answer, "refusal")
+        + "): " + text(answer, "error") + " (HTTP " + std::to_string(status) + ")";
+    const json reasons = answer.value("reasons", json::array());
+    const std::string considered = text(answer, "nodesConsidered", "?");
+    if (reasons.is_array())
+        for (const json& r : reasons)
+            message += "\n  " + text(r, "reason") + ": " + text(r, "nodes") + " of " + considered + " nodes";
+    return Failure { 1, message };
+}
+
+} // namespace
+
+Result<void> move(Session& session, const Words& words)
+{
+    const std::string cmd = "move";
+    auto parsed = parseOptions(cmd, words, { { "--node" }, { "--tier" }, { "--pool" } });
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    auto id = idValue(cmd, *parsed, "workload ID", protocol::kMaxWorkloadId);
+    if (!id)
+        return tl::unexpected(id.error());
+    json body = json::object();
+    for (const auto& [option, field] : { std::pair { "--node", "node" }, std::pair { "--pool", "pool" } })
+        if (const auto value = parsed->last(option)) {
+            auto valid = nameValue(cmd, option, *value);
+            if (!valid)
+                return tl::unexpected(valid.error());
+            body[field] = *valid;
+        }
+    if (const auto tier = parsed->last("--tier")) {
+        if (!parseTier(*tier))
+            return usageError(cmd + ": --tier: \"" + *tier + "\" must be hot, warm or cold");
+        body["tier"] = *tier;
+    }
+    if (body.empty())
+        return usageError(cmd
+            + ": say where to: --node NAME, --tier hot|warm|cold or --pool NAME (a pool with a node "
+              "or a tier narrows it)");
+
+    auto response = session.exchange(HttpMethod::Post, "/v1/workloads/" + *id + "/move", body.dump());
+    if (!response)
+        return tl::unexpected(response.error());
+    const json answer = json::parse(response->body, nullptr, false);
+    const bool refused = answer.is_object() && answer.contains("refusal");
+    if (response->status != 200 && !refused)
+        return tl::unexpected(session.failureOf(*response));
+    if (session.output() == Output::Json || !refused) {
+        if (auto shown = session.show(response->body, printMoved); !shown)
+            return shown;
+    }
+    if (refused)
+        return tl::unexpected(refusal(answer, response->status));
+    return {};
+}
+
+} // namespace tidepool::ctl

@@ -1,0 +1,267 @@
+// The console views' JSON (ui/bridge/view_json.h) and how a remote console merges what tidepoold's feed sends
+// (ui/bridge/remote_views.h): every field makes the trip, a bad field is named with its place, and polls take only
+// what is new.
+#include "ui/bridge/remote_views.h"
+#include "ui/bridge/view_json.h"
+
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+using namespace tidepool;
+using namespace tidepool::ui;
+using nlohmann::json;
+
+namespace {
+
+DeviceRow fpgaRow()
+{
+    DeviceRow row;
+    row.nodeId = 3;
+    row.index = 1;
+    row.key = DeviceRow::keyOf(3, 1);
+    row.node = "fpga-01";
+    row.tier = "hot";
+    row.nodeState = "ready";
+    row.kind = "fpga";
+    row.model = "Alveo-U250";
+    row.shareCapacity = 4;
+    row.shareAllocated = 3;
+    row.memoryMiB = 65536;
+    row.memoryAllocatedMiB = 0;
+    row.utilisation = 0.5;
+    row.memoryUsedMiB = -1; // not measured
+    row.holders = { DeviceHolder { 7, "transcode-7", "video", 2, 0 }, DeviceHolder { 9, "transcode-9", "video", 1, 0 } };
+    row.slotHolders = { 7, 7, 9, 0 };
+    return row;
+}
+
+// Two frames on one layout with one FPGA of four slots (device position 1 of two devices), the second a later one.
+std::vector<DeviceFramePtr> frames()
+{
+    auto layout = std::make_shared<DeviceLayout>();
+    layout->firstOfNode = { 0, 1, 2 };
+    layout->slotRanges = { SlotRange { 1, 0, 4 } };
+    auto held = std::make_shared<SlotFrame>();
+    held->holders = { 7, 7, 9, 0 };
+    held->workloads = { SlotHolder { 7, "transcode-7", "video" }, SlotHolder { 9, "transcode-9", "video" } };
+    std::vector<DeviceFramePtr> out;
+    for (std::int64_t at : { 60'000, 120'000 }) {
+        auto frame = std::make_shared<DeviceFrame>();
+        frame->atMs = at;
+        frame->layout = layout;
+        frame->values = { DeviceSampleValue { 500, 250, DeviceSampleValue::kNotMeasured, 100 },
+            DeviceSampleValue { DeviceSampleValue::kNotMeasured, 750, 10, 0 } };
+        frame->slotFrame = held;
+        out.push_back(std::move(frame));
+    }
+    return out;
+}
+
+json devicesAnswer(const std::vector<DeviceFramePtr>& history)
+{
+    return json { { "devices", json::array({ toJson(fpgaRow()) }) }, { "history", deviceHistoryToJson(history) },
+        { "sampleMs", 60'000 }, { "maxFrames", 3 } };
+}
+
+json eventsAnswer(std::uint64_t first, std::uint64_t last)
+{
+    json rows = json::array();
+    for (std::uint64_t s = first; s <= last; ++s)
+        rows.push_back(toJson(EventRow { s, static_cast<std::int64_t>(s) * 1000, "placement", "w" + std::to_string(s),
+            "pending", "launching", "n1", "", "" }));
+    return json { { "events", rows }, { "latest", last } };
+}
+
+} // namespace
+
+class TestViewJson : public QObject {
+    Q_OBJECT
+private slots:
+    void rowsMakeTheTrip();
+    void historyMakesTheTripSharingLayoutsAndSlotFrames();
+    void badFieldsAreNamedWithTheirPlace();
+    void remoteViewsTakeOnlyWhatIsNew();
+    void aBadAnswerTakesNothing();
+};
+
+void TestViewJson::rowsMakeTheTrip()
+{
+    const DeviceRow device = fpgaRow();
+    auto back = deviceFromJson(json::parse(toJson(device).dump()), "devices[0]");
+    QVERIFY2(back, back ? "" : back.error().message.c_str());
+    QVERIFY(*back == device);
+
+    ForecastSeries f;
+    f.scope = "pool";
+    f.name = "web-0";
+    f.resource = "cpu";
+    f.history = { HistoryValue { 0, 1.5 }, HistoryValue { 300'000, std::nan("") } }; // a gap
+    f.model = "seasonal";
+    f.madeMs = 300'000;
+    f.forecast = { ForecastPoint { 600'000, 2.0, 1.0, 3.0 } };
+    f.backtest = BacktestError { true, "", 12, 10.5, std::nan(""), 80.0, 72 };
+    auto series = forecastFromJson(json::parse(toJson(f).dump()), "series[0]");
+    QVERIFY2(series, series ? "" : series.error().message.c_str());
+    QCOMPARE(series->history.size(), std::size_t { 2 });
+    QCOMPARE(series->history[0].value, 1.5);
+    QVERIFY(std::isnan(series->history[1].value));
+    QCOMPARE(series->forecast[0].p90, 3.0);
+    QVERIFY(series->backtest.done);
+    QVERIFY(std::isnan(series->backtest.mase));
+    QCOMPARE(series->backtest.scoredPoints, std::size_t { 72 });
+    QCOMPARE(series->key(), f.key());
+
+    const EventRow e { 12, 3000, "approval", "proposal/4", "pending", "applied", "", "token:alice", "ahead of the peak" };
+    auto event = eventFromJson(json::parse(toJson(e).dump()), "events[0]");
+    QVERIFY(event);
+    QCOMPARE(event->detail, e.detail);
+    QCOMPARE(event->sequence, e.sequence);
+
+    const AlertRow a { "certificate-expiring", "/etc/tidepool/core.pem", "", 1'800'000'000'000, 0 };
+    auto alert = alertFromJson(json::parse(toJson(a).dump()), "alerts[0]");
+    QVERIFY(alert);
+    QVERIFY(*alert == a);
+}
+
+void TestViewJson::historyMakesTheTripSharingLayoutsAndSlotFrames()
+{
+    const auto sent = frames();
+    const json j = json::parse(deviceHistoryToJson(sent).dump());
+    QCOMPARE(j["layouts"].size(), std::size_t { 1 }); // sent once for both frames
+    auto back = deviceHistoryFromJson(j);
+    QVERIFY2(back, back ? "" : back.error().message.c_str());
+    QCOMPARE(back->size(), std::size_t { 2 });
+    for (std::size_t i = 0; i < 2; ++i) {
+        QCOMPARE((*back)[i]->atMs, sent[i]->atMs);
+        QVERIFY((*back)[i]->layout->firstOfNode == sent[i]->layout->firstOfNode);
+        QVERIFY((*back)[i]->layout->slotRanges == sent[i]->layout->slotRanges);
+        QVERIFY(*(*back)[i]->slotFrame == *sent[i]->slotFrame);
+        for (std::size_t d = 0; d < 2; ++d) {
+            QCOMPARE((*back)[i]->values[d].utilisation, sent[i]->values[d].utilisation);
+            QCOMPARE((*back)[i]->values[d].allocated, sent[i]->values[d].allocated);
+            QCOMPARE((*back)[i]->values[d].memoryUsed, sent[i]->values[d].memoryUsed);
+            QCOMPARE((*back)[i]->values[d].memoryAllocated, sent[i]->values[d].memoryAllocated);
+        }
+    }
+    QCOMPARE((*back)[0]->layout.get(), (*back)[1]->layout.get());
+    QCOMPARE((*back)[0]->slotFrame.get(), (*back)[1]->slotFrame.get());
+    // Read again with the first reading's layout: the same layout object, as frames of one collector share it.
+    auto again = deviceHistoryFromJson(j, (*back)[0]->layout);
+    QVERIFY(again);
+    QCOMPARE((*again)[0]->layout.get(), (*back)[0]->layout.get());
+}
+
+void TestViewJson::badFieldsAreNamedWithTheirPlace()
+{
+    json device = toJson(fpgaRow());
+    device["holders"][1]["share"] = "two";
+    auto bad = deviceFromJson(device, "devices[4]");
+    QVERIFY(!bad);
+    QCOMPARE(QString::fromStdString(bad.error().message), QStringLiteral("devices[4].holders[1].share is not a whole number"));
+
+    device = toJson(fpgaRow());
+    device.erase("kind");
+    bad = deviceFromJson(device, "devices[0]");
+    QVERIFY(!bad);
+    QCOMPARE(QString::fromStdString(bad.error().message), QStringLiteral("devices[0].kind is missing"));
+
+    device = toJson(fpgaRow());
+    device["key"] = 1;
+    QVERIFY(!deviceFromJson(device, "d"));
+
+    json history = deviceHistoryToJson(frames());
+    history["frames"][1]["values"].erase(0);
+    auto frames = deviceHistoryFromJson(history);
+    QVERIFY(!frames);
+    QVERIFY2(QString::fromStdString(frames.error().message).contains(QStringLiteral("device history.frames[1].values has 7 values")),
+        frames.error().message.c_str());
+
+    history = deviceHistoryToJson(::frames());
+    history["frames"][0]["layout"] = 3;
+    QVERIFY(!deviceHistoryFromJson(history));
+    history = deviceHistoryToJson(::frames());
+    history["frames"][0]["slots"]["holders"].push_back(5);
+    frames = deviceHistoryFromJson(history);
+    QVERIFY(!frames);
+    QVERIFY2(QString::fromStdString(frames.error().message).contains(QStringLiteral("slots.holders has 5 slots")),
+        frames.error().message.c_str());
+    history = deviceHistoryToJson(::frames());
+    history["frames"][0]["slots"] = nullptr;
+    QVERIFY(!deviceHistoryFromJson(history));
+
+    json series = toJson(ForecastSeries {});
+    series["forecast"] = json::array({ json::array({ 1, 2 }) });
+    auto f = forecastFromJson(series, "series[2]");
+    QVERIFY(!f);
+    QCOMPARE(QString::fromStdString(f.error().message),
+        QStringLiteral("series[2].forecast[0] is not [time, mean, p10, p90]"));
+    QVERIFY(!eventFromJson(json::array(), "events[0]"));
+}
+
+void TestViewJson::remoteViewsTakeOnlyWhatIsNew()
+{
+    RemoteViews views;
+    QCOMPARE(QString::fromStdString(views.devicesTarget()), QStringLiteral("/v1/devices"));
+    QCOMPARE(QString::fromStdString(views.eventsTarget()), QStringLiteral("/v1/events?after=0"));
+    QCOMPARE(QString::fromStdString(views.forecastsTarget()), QStringLiteral("/v1/forecasts"));
+
+    ForecastSeries web0;
+    web0.scope = "pool";
+    web0.name = "web-0";
+    web0.resource = "cpu";
+    const json forecasts { { "revision", 1 }, { "series", json::array({ toJson(web0) }) } };
+    const json alerts { { "alerts", json::array({ toJson(AlertRow { "disk-low", "/var/lib/tidepool", "", 10, 100 }) }) } };
+    QVERIFY(views.take(devicesAnswer(frames()), eventsAnswer(1, 3), forecasts, alerts));
+    QCOMPARE(QString::fromStdString(views.devicesTarget()), QStringLiteral("/v1/devices?framesAfter=120000"));
+    QCOMPARE(QString::fromStdString(views.eventsTarget()), QStringLiteral("/v1/events?after=3"));
+    QCOMPARE(QString::fromStdString(views.forecastsTarget()), QStringLiteral("/v1/forecasts?ifRevision=1"));
+
+    // The next poll: two later frames (one past `maxFrames`), events 4 and 5, forecasts unchanged.
+    auto later = frames();
+    for (std::size_t i = 0; i < later.size(); ++i) {
+        auto copy = std::make_shared<DeviceFrame>(*later[i]);
+        copy->atMs += 120'000;
+        later[i] = copy;
+    }
+    const json unchanged { { "revision", 1 }, { "unchanged", true } };
+    QVERIFY(views.take(devicesAnswer(later), eventsAnswer(4, 5), unchanged, alerts));
+    ConsoleSnapshot s;
+    s.alerts = { AlertRow { "read-only", "", "disk full", 0, 0 }, AlertRow { "node-lost", "n2", "", 0, 0 } };
+    views.fill(s);
+    QCOMPARE(s.devices.size(), std::size_t { 1 });
+    QVERIFY(s.devices[0] == fpgaRow());
+    QCOMPARE(s.deviceHistory.size(), std::size_t { 3 }); // the oldest fell off
+    QCOMPARE(s.deviceHistory.front()->atMs, std::int64_t { 120'000 });
+    QCOMPARE(s.deviceHistory.back()->atMs, std::int64_t { 240'000 });
+    QCOMPARE(s.events.size(), std::size_t { 5 });
+    QCOMPARE(s.events.back()->sequence, std::uint64_t { 5 });
+    QCOMPARE(s.forecasts.size(), std::size_t { 1 }); // kept from the first poll
+    QCOMPARE(s.forecasts[0]->name, std::string("web-0"));
+    // The daemon's disk alert after the store's and before the nodes'.
+    QCOMPARE(s.alerts.size(), std::size_t { 3 });
+    QCOMPARE(s.alerts[1].kind, std::string("disk-low"));
+
+    // A daemon that started again numbers its events from 1: the console starts over rather than mixing two runs.
+    QVERIFY(views.take(json(), eventsAnswer(1, 2), json(), json()));
+    QCOMPARE(views.newestEvent(), std::uint64_t { 0 });
+    QVERIFY(views.take(json(), eventsAnswer(1, 2), json(), json()));
+    QCOMPARE(views.newestEvent(), std::uint64_t { 2 });
+}
+
+void TestViewJson::aBadAnswerTakesNothing()
+{
+    RemoteViews views;
+    QVERIFY(views.take(devicesAnswer(frames()), eventsAnswer(1, 3), json(), json()));
+    json broken = eventsAnswer(4, 6);
+    broken["events"][2]["atMs"] = "later";
+    auto taken = views.take(devicesAnswer(frames()), broken, json(), json());
+    QVERIFY(!taken);
+    QVERIFY2(QString::fromStdString(taken.error().message)
+                 .contains(QStringLiteral("GET /v1/events: events[2].atMs is not a whole number")),
+        taken.error().message.c_str());
+    QCOMPARE(views.newestEvent(), std::uint64_t { 3 }); // nothing of that answer was taken
+}
+
+QTEST_GUILESS_MAIN(TestViewJson)
+#include "tst_view_json.moc"

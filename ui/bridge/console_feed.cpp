@@ -1,0 +1,132 @@
+#include "ui/bridge/console_feed.h"
+
+#include "core/api/control_plane.h"
+#include "core/api/http_reply.h"
+#include "ui/bridge/view_json.h"
+
+#include <algorithm>
+
+namespace tidepool::ui {
+
+namespace http = boost::beast::http;
+using nlohmann::json;
+
+namespace {
+
+// A non-negative whole number from the query, or `fallback` when absent; nullopt when it is there but bad.
+std::optional<std::int64_t> queryNumber(std::string_view query, std::string_view key, std::int64_t fallback)
+{
+    const auto text = api::queryValue(query, key);
+    if (!text)
+        return fallback;
+    const auto value = api::parseInteger(*text);
+    if (!value || *value < 0)
+        return std::nullopt;
+    return value;
+}
+
+} // namespace
+
+ConsoleFeed::ConsoleFeed(const api::ControlPlane& plane, const api::Rebalancer* rebalancer, HostAlertSources alerts)
+    : m_plane(plane)
+    , m_rebalancer(rebalancer)
+    , m_alerts(std::move(alerts))
+{
+}
+
+void ConsoleFeed::sample()
+{
+    m_scratch.nowMs = m_plane.nowMs();
+    m_devices.fill(m_plane, m_scratch);
+    m_events.fill(m_plane, m_rebalancer, m_scratch);
+    // Reads the store once per 5-minute bucket and after each evaluation; backtests in the background.
+    m_forecasts.fill(m_plane, m_scratch, m_rebalancer ? m_rebalancer->evaluations() : 0);
+}
+
+void ConsoleFeed::install(api::HttpApi& api)
+{
+    api.addReadRoute("devices", [this](const std::vector<std::string>& parts, std::string_view query) {
+        return parts.size() == 2 ? devices(query) : api::errorReply(404, "no resource under /v1/devices");
+    });
+    api.addReadRoute("events", [this](const std::vector<std::string>& parts, std::string_view query) {
+        return parts.size() == 2 ? events(query) : api::errorReply(404, "no resource under /v1/events");
+    });
+    api.addReadRoute("forecasts", [this](const std::vector<std::string>& parts, std::string_view query) {
+        return parts.size() == 2 ? forecasts(query) : api::errorReply(404, "no resource under /v1/forecasts");
+    });
+    api.addReadRoute("alerts", [this](const std::vector<std::string>& parts, std::string_view) {
+        return parts.size() == 2 ? alerts() : api::errorReply(404, "no resource under /v1/alerts");
+    });
+}
+
+net::HttpResponse ConsoleFeed::devices(std::string_view query)
+{
+    const auto after = queryNumber(query, "framesAfter", -1);
+    if (!after)
+        return api::errorReply(400, "query `framesAfter` must be a time in Unix epoch milliseconds");
+    m_scratch.nowMs = m_plane.nowMs();
+    m_devices.fill(m_plane, m_scratch);
+    json rows = json::array();
+    for (const DeviceRow& row : m_scratch.devices)
+        rows.push_back(toJson(row));
+    std::vector<DeviceFramePtr> frames;
+    for (const DeviceFramePtr& frame : m_scratch.deviceHistory)
+        if (frame->atMs > *after)
+            frames.push_back(frame);
+    return api::reply(http::status::ok,
+        json { { "devices", std::move(rows) }, { "history", deviceHistoryToJson(frames) },
+            { "sampleMs", m_devices.sampleMs() }, { "maxFrames", m_devices.maxFrames() } });
+}
+
+net::HttpResponse ConsoleFeed::events(std::string_view query)
+{
+    const auto after = queryNumber(query, "after", 0);
+    const auto limit = queryNumber(query, "limit", static_cast<std::int64_t>(kMaxEventRows));
+    if (!after)
+        return api::errorReply(400, "query `after` must be an event sequence number");
+    if (!limit || *limit < 1 || *limit > static_cast<std::int64_t>(kMaxEventRows))
+        return api::errorReply(400, "query `limit` must be a whole number from 1 to " + std::to_string(kMaxEventRows));
+    m_scratch.nowMs = m_plane.nowMs();
+    m_events.fill(m_plane, m_rebalancer, m_scratch);
+    const std::vector<EventRowPtr>& all = m_scratch.events; // by sequence
+    auto first = std::upper_bound(all.begin(), all.end(), static_cast<std::uint64_t>(*after),
+        [](std::uint64_t sequence, const EventRowPtr& row) { return sequence < row->sequence; });
+    // The oldest `limit` of those after `after`: a console pages forward with the last one it got.
+    const auto count = std::min<std::ptrdiff_t>(std::distance(first, all.end()), *limit);
+    json rows = json::array();
+    for (auto it = first; it != first + count; ++it)
+        rows.push_back(toJson(**it));
+    return api::reply(http::status::ok,
+        json { { "events", std::move(rows) }, { "latest", all.empty() ? 0 : all.back()->sequence } });
+}
+
+net::HttpResponse ConsoleFeed::forecasts(std::string_view query)
+{
+    const auto known = queryNumber(query, "ifRevision", -1);
+    if (!known)
+        return api::errorReply(400, "query `ifRevision` must be a revision number");
+    m_scratch.nowMs = m_plane.nowMs();
+    m_forecasts.fill(m_plane, m_scratch, m_rebalancer ? m_rebalancer->evaluations() : 0);
+    // A series that did not change keeps its pointer (`ForecastCollector`), so pointers tell what changed.
+    if (m_scratch.forecasts != m_lastSeries) {
+        m_lastSeries = m_scratch.forecasts;
+        ++m_forecastRevision;
+    }
+    const auto revision = static_cast<std::int64_t>(m_forecastRevision);
+    if (*known == revision)
+        return api::reply(http::status::ok, json { { "revision", revision }, { "unchanged", true } });
+    json series = json::array();
+    for (const ForecastSeriesPtr& s : m_lastSeries)
+        series.push_back(toJson(*s));
+    return api::reply(http::status::ok, json { { "revision", revision }, { "series", std::move(series) } });
+}
+
+net::HttpResponse ConsoleFeed::alerts()
+{
+    json rows = json::array();
+    for (const AlertRow& alert : hostAlerts(m_alerts, m_plane.nowMs()))
+        rows.push_back(toJson(alert));
+    return api::reply(http::status::ok, json { { "alerts", std::move(rows) } });
+}
+
+} // namespace tidepool::ui

@@ -1,0 +1,48 @@
+#pragma once
+// The Accelerators, Forecasts and Events views and the host alerts of a console attached with `--connect`, kept
+// between polls from what tidepoold serves (`console_feed.h`): each poll asks only for what is new (device frames after
+// the newest held, events after the newest held, forecasts when their revision moved) and merges it, so that a poll of
+// a large fleet does not resend hours of history. A daemon without these routes (an older tidepoold) answers 404: the
+// views stay empty, as they were before.
+//
+// Thread affinity: the remote backend's thread (one thread); `fill` copies pointers into a snapshot, whose rows are
+// then shared read-only.
+
+#include "core/model/types.h"
+#include "ui/bridge/console_snapshot.h"
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <string>
+
+namespace tidepool::ui {
+
+class RemoteViews {
+public:
+    // The targets of this poll's four GETs.
+    std::string devicesTarget() const;
+    std::string eventsTarget() const;
+    std::string forecastsTarget() const;
+    static std::string alertsTarget() { return "/v1/alerts"; }
+
+    // Takes the four answers (each null when the daemon has no such route). Fails naming the first bad field; then
+    // nothing is taken, and the next poll asks again for the same.
+    Expected<void> take(const nlohmann::json& devices, const nlohmann::json& events, const nlohmann::json& forecasts,
+        const nlohmann::json& alerts);
+    // Sets the snapshot's devices, device history, forecasts and events, and puts the host alerts among its alerts.
+    void fill(ConsoleSnapshot& snapshot) const;
+
+    std::size_t frameCount() const { return m_frames.size(); }
+    std::uint64_t newestEvent() const { return m_events.empty() ? 0 : m_events.back()->sequence; }
+
+private:
+    std::vector<DeviceRow> m_devices;
+    std::deque<DeviceFramePtr> m_frames;
+    std::deque<EventRowPtr> m_events;
+    std::vector<ForecastSeriesPtr> m_forecasts;
+    std::int64_t m_forecastRevision = -1;
+    std::vector<AlertRow> m_alerts;
+};
+
+} // namespace tidepool::ui
