@@ -9,6 +9,7 @@
 #include "ui/models/filter_proxy.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/pools_model.h"
+#include "ui/models/tiers_model.h"
 #include "ui/settings.h"
 #include "ui/translations.h"
 #include "ui/views/cheat_sheet.h"
@@ -16,6 +17,7 @@
 #include "ui/views/main_window.h"
 #include "ui/views/proposals_page.h"
 #include "ui/views/table_page.h"
+#include "ui/views/tiers_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -26,6 +28,9 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QDragEnterEvent>
+#include <QMimeData>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTest>
@@ -66,6 +71,32 @@ private Q_SLOTS:
         QVERIFY(driver);
         m_driver = std::move(*driver);
         m_driver->advance();
+    }
+
+    // A workload card dragged over the Pools tab opens it, so that the card can be dropped on another pool there.
+    void dragOverThePoolsTabOpensIt()
+    {
+        CoreBridge bridge;
+        ConsoleShell shell(bridge, false);
+        shell.setLanguage(QStringLiteral("en"));
+        deliver(bridge);
+        MainWindow* window = shell.window();
+        window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(window));
+        window->tabs()->setCurrentWidget(window->tiersPage());
+        QTabBar* bar = window->tabs()->tabBar();
+        const int pools = window->tabs()->indexOf(window->poolsPage());
+        QVERIFY(pools >= 0);
+        QMimeData mime;
+        mime.setData(TiersModel::kMimeType, QByteArray("1"));
+        const QPoint at = bar->tabRect(pools).center();
+        QDragEnterEvent enter(at, Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(bar, &enter);
+        QDragMoveEvent move(at, Qt::MoveAction, &mime, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(bar, &move);
+        QTRY_COMPARE_WITH_TIMEOUT(window->tabs()->currentWidget(), static_cast<QWidget*>(window->poolsPage()), 3'000);
+        QDragLeaveEvent leave;
+        QApplication::sendEvent(bar, &leave);
     }
 
     void languageSwitchChangesVisibleText()

@@ -19,6 +19,7 @@
 
 #include <QLabel>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 
@@ -52,6 +53,10 @@ MainWindow::MainWindow(CoreBridge& bridge, QWidget* parent)
     m_proposalsPage->setObjectName(QStringLiteral("proposalsPage"));
     m_nodesPage->rememberColumnsAs(QStringLiteral("nodes"));
     m_poolsPage->rememberColumnsAs(QStringLiteral("pools"));
+    // A workload card dragged from the Tiers board over the Pools tab opens the Pools tree, where it may be dropped on
+    // another pool (or a pool's node).
+    m_tabs->tabBar()->setChangeCurrentOnDrag(true);
+    m_tabs->tabBar()->setAcceptDrops(true);
     m_tabs->addTab(m_overview, tr("Overview"));
     m_tabs->addTab(m_nodesPage, tr("Nodes"));
     m_tabs->addTab(m_poolsPage, tr("Pools"));
