@@ -10,7 +10,6 @@
 
 #include <boost/asio/post.hpp>
 
-#include <filesystem>
 
 namespace tidepool::ui {
 
