@@ -1,13 +1,18 @@
-// tidepool-bench-evaluation: what the store and the 5-minute evaluation cost, on a real SQLite file.
-//   tidepool-bench-evaluation [--pools N] [--days D] [--db PATH] --json
+// tidepool-bench-evaluation: what the store and the 5-minute evaluation cost, on a real SQLite file or PostgreSQL
+// database.
+//   tidepool-bench-evaluation [--pools N] [--days D] [--db PATH|postgresql://...] --json
 // It writes D days of 5-minute CPU history for N pools (a daily cycle with noise), as the history recorder would,
-// aggregates it, then runs the evaluation (forecast every pool, plan, keep the proposals) three times and prints the
-// median of each timing as one JSON object.
+// aggregates it, then runs the evaluation (forecast every pool, plan, keep the proposals) three times, then times 200
+// small commits of the kind an API call makes (a workload and two audit entries), and prints the median of each
+// timing as one JSON object. It empties the database first: the SQLite file is deleted, and in PostgreSQL the store's
+// tables are dropped.
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "core/store/store.h"
 
 #include <boost/asio/io_context.hpp>
+
+#include <libpq-fe.h>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <string>
@@ -35,6 +41,21 @@ double median(std::vector<double> v)
     return v[v.size() / 2];
 }
 
+// Runs `sql` on a connection of its own and returns the first value of its result ("" on failure, said on stderr).
+std::string postgresScalar(const std::string& conninfo, const char* sql)
+{
+    PGconn* conn = PQconnectdb(conninfo.c_str());
+    PGresult* r = PQexec(conn, sql);
+    std::string value;
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) > 0)
+        value = PQgetvalue(r, 0, 0);
+    else if (PQresultStatus(r) != PGRES_COMMAND_OK)
+        std::fprintf(stderr, "tidepool-bench-evaluation: %s", PQerrorMessage(conn));
+    PQclear(r);
+    PQfinish(conn);
+    return value;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -53,13 +74,18 @@ int main(int argc, char** argv)
             else
                 days = std::max(2, std::atoi(value.c_str()));
         } else if (arg != "--json") {
-            std::fprintf(stderr, "usage: tidepool-bench-evaluation [--pools N] [--days D] [--db PATH] --json\n");
+            std::fprintf(stderr, "usage: tidepool-bench-evaluation [--pools N] [--days D] [--db PATH|URI] --json\n");
             return 2;
         }
     }
-    for (const char* suffix : { "", "-wal", "-shm" })
-        std::filesystem::remove(db + suffix);
-    auto opened = store::openSqliteStore(db);
+    const bool postgres = store::isPostgresLocation(db);
+    if (postgres)
+        postgresScalar(db, "SET client_min_messages TO warning; DROP TABLE IF EXISTS schema_version, pools, nodes, devices, "
+                           "workloads, placements, series, samples, samples_5m, forecasts, proposals, audit, meta");
+    else
+        for (const char* suffix : { "", "-wal", "-shm" })
+            std::filesystem::remove(db + suffix);
+    auto opened = store::openStore(db);
     if (!opened) {
         std::fprintf(stderr, "tidepool-bench-evaluation: %s\n", opened.error().message.c_str());
         return 1;
@@ -117,11 +143,37 @@ int main(int argc, char** argv)
         (void)s.commit();
     }
     const double evaluationMs = median(evaluations);
+
+    // What the API waits for: a commit of one workload's change and its two audit entries.
+    std::vector<double> commits;
+    for (int i = 0; i < 200; ++i) {
+        store::StoredWorkload w;
+        w.id = 1'000'000'000;
+        w.spec = { { "name", "bench" }, { "cpuMillis", 100 } };
+        w.phase = i % 2 ? "running" : "pending";
+        w.submittedMs = now + i;
+        s.putWorkload(w);
+        for (const char* stage : { "received", "completed" })
+            s.addAudit(store::AuditEntry { 0, now + i, "token:bench", "127.0.0.1:1", "POST /v1/workloads", "workload",
+                "ok", {}, "operator", stage, "r" + std::to_string(i) });
+        const auto start = Clock::now();
+        if (auto done = s.commit(); !done) {
+            std::fprintf(stderr, "tidepool-bench-evaluation: %s\n", done.error().message.c_str());
+            return 1;
+        }
+        commits.push_back(millisSince(start));
+    }
+    s.removeWorkload(1'000'000'000);
+    (void)s.commit();
+    const std::uintmax_t dbBytes = postgres
+        ? std::strtoull(postgresScalar(db, "SELECT pg_database_size(current_database())").c_str(), nullptr, 10)
+        : std::filesystem::file_size(db) + (std::filesystem::exists(db + "-wal") ? std::filesystem::file_size(db + "-wal") : 0);
     const nlohmann::json out { { "pools", pools }, { "days", days }, { "history_rows", rows },
         { "history_write_rows_per_s", static_cast<double>(rows) / (writeMs / 1000.0) },
         { "aggregate_ms", maintainMs }, { "evaluation_ms_median", evaluationMs },
         { "evaluation_ms_per_pool", evaluationMs / pools }, { "proposals", (*rebalancer)->proposals().size() },
-        { "db_bytes", std::filesystem::file_size(db) + (std::filesystem::exists(db + "-wal") ? std::filesystem::file_size(db + "-wal") : 0) } };
+        { "small_commit_ms_median", median(commits) }, { "store", postgres ? "postgresql" : "sqlite" },
+        { "db_bytes", dbBytes } };
     std::printf("%s\n", out.dump().c_str());
     (*plane)->stop();
     return 0;

@@ -4,9 +4,11 @@
 //                      [--check-invariants] [--json] [--defrag [--defrag-max-moves 6] [--defrag-candidates 16]
 //                      [--defrag-chain 1] [--defrag-destination tightest|policy]]
 //   tidepool-sim scenario [--mode static|tidepool|both] [--days 8] ... (see scenario_command.cpp)
+//   tidepool-sim fpga-scenario [--mode static|static-shared|tidepool|all] [--cards 16,12,...] ... (fpga_command.cpp)
 //   tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]
 //                      (every policy, then `tidepool --defrag`, as a table)
 
+#include "app/tidepool-sim/fpga_command.h"
 #include "app/tidepool-sim/scenario_command.h"
 #include "core/rebalance/defrag.h"
 #include "core/sched/policy.h"
@@ -44,7 +46,9 @@ int usage(const std::string& problem)
         << "  --defrag-candidates nodes; a moved pod that fits nowhere may move others --defrag-chain levels down.\n"
         << "  An attempt that does not place the pod is rolled back. Every move counts in `moves`.\n"
         << "       tidepool-sim openb-table --nodes <node csv> --pods <pod csv> [--seed <n>] [--inflate 1.3]\n"
-        << "       tidepool-sim scenario [--mode static|tidepool|both] [--days 8] [--json] (tidepool-sim scenario --help)\n";
+        << "       tidepool-sim scenario [--mode static|tidepool|both] [--days 8] [--json] (tidepool-sim scenario --help)\n"
+        << "       tidepool-sim fpga-scenario [--mode static|static-shared|tidepool|all] [--cards 16[,12,...]] [--json]\n"
+        << "                          (tidepool-sim fpga-scenario --help)\n";
     return kExitBadArguments;
 }
 
@@ -101,6 +105,8 @@ int main(int argc, char** argv)
     const std::string command = argv[1];
     if (command == "scenario")
         return simapp::runScenarioCommand(argc, argv, TIDEPOOL_DEFAULT_DATA);
+    if (command == "fpga-scenario")
+        return simapp::runFpgaScenarioCommand(argc, argv, TIDEPOOL_DEFAULT_DATA);
     if (command != "openb" && command != "openb-table")
         return usage("unknown command '" + command + "'");
 

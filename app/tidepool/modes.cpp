@@ -3,6 +3,7 @@
 #include "core/api/api_client.h"
 #include "core/api/daemon_config.h"
 #include "core/api/operator_tokens.h"
+#include "core/store/store.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/embedded_backend.h"
 #include "ui/bridge/remote_backend.h"
@@ -71,7 +72,7 @@ tl::expected<std::unique_ptr<ui::ConsoleBackend>, QString> startEmbedded(
     if (dataDir.isEmpty() || !QDir().mkpath(dataDir))
         return failure(QCoreApplication::translate("main", "cannot create the data folder %1").arg(dataDir));
     const QString db = choice.db.isEmpty() ? QDir(dataDir).filePath(QStringLiteral("tidepool.db")) : choice.db;
-    if (!QFileInfo(QFileInfo(db).absolutePath()).isDir())
+    if (!store::isPostgresLocation(db.toStdString()) && !QFileInfo(QFileInfo(db).absolutePath()).isDir())
         return failure(QCoreApplication::translate("main", "--db: the folder %1 does not exist")
                            .arg(QFileInfo(db).absolutePath()));
     auto joinFile = joinTokenFile(choice, dataDir);
@@ -114,9 +115,7 @@ tl::expected<std::unique_ptr<ui::ConsoleBackend>, QString> startRemote(
     if (!token)
         return failure(QString::fromStdString(token.error().message));
     ui::RemoteConfig config;
-    QString caFile = choice.caFile;
-    if (caFile.isEmpty() && endpoint->tls)
-        caFile = qEnvironmentVariable("TIDEPOOL_CA");
+    const QString& caFile = choice.caFile;
     if (endpoint->tls) {
         // Checked here, so that an unreadable CA file is said at once instead of as a connection that keeps failing.
         api::ApiClient probe(endpoint->host, endpoint->port, {});
@@ -152,8 +151,9 @@ void addModeOptions(QCommandLineParser& parser)
             QStringLiteral("FILE") },
         { QStringLiteral("db"),
             QCoreApplication::translate(
-                "main", "The embedded core's SQLite database (default: in the user's data folder)."),
-            QStringLiteral("PATH") },
+                "main", "The embedded core's store: a SQLite database, or a postgresql:// URL (default: a SQLite "
+                        "database in the user's data folder)."),
+            QStringLiteral("PATH|URL") },
         { QStringLiteral("agent-port"),
             QCoreApplication::translate("main", "The port agents join the embedded core on (default 7070)."),
             QStringLiteral("PORT") },
@@ -198,8 +198,14 @@ tl::expected<ModeChoice, QString> readModeOptions(const QCommandLineParser& pars
         if (parser.isSet(QStringLiteral("ca")) && !endpoint->tls)
             return failure(QCoreApplication::translate("main", "--ca is for --connect https://…"));
         choice.tokenFile = parser.value(QStringLiteral("token-file"));
+        // The CA: --ca, else the remembered one (--reconnect), else $TIDEPOOL_CA. Kept as an absolute path, so that
+        // the one remembered still names the same file when --reconnect runs from another folder.
         if (parser.isSet(QStringLiteral("ca")))
             choice.caFile = parser.value(QStringLiteral("ca"));
+        if (choice.caFile.isEmpty() && endpoint->tls)
+            choice.caFile = qEnvironmentVariable("TIDEPOOL_CA");
+        if (!choice.caFile.isEmpty())
+            choice.caFile = QFileInfo(choice.caFile).absoluteFilePath();
     }
     if (parser.isSet(QStringLiteral("ca")) && choice.mode != Mode::Remote)
         return failure(QCoreApplication::translate("main", "--ca is for --connect https://…"));

@@ -4,6 +4,7 @@
 #include "app/tidepoold/token_command.h"
 #include "core/api/core_host.h"
 #include "core/api/daemon_config.h"
+#include "core/store/store.h"
 #include "protocol/transport/tls.h"
 #include "ui/bridge/console_feed.h"
 
@@ -82,7 +83,7 @@ int main(int argc, char** argv)
         std::cout << api::daemonUsage();
         return 0;
     }
-    if (!config->db.empty()) {
+    if (!config->db.empty() && !store::isPostgresLocation(config->db)) {
         const auto dir = std::filesystem::absolute(config->db).parent_path();
         if (!std::filesystem::is_directory(dir)) {
             std::fprintf(stderr, "tidepoold: --db: the directory %s does not exist\n", dir.c_str());

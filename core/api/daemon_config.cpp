@@ -134,7 +134,11 @@ std::string daemonUsage()
                               options override it
   --agent-listen HOST:PORT    where agents connect (default 0.0.0.0:7070)
   --api-listen HOST:PORT      HTTP API and /metrics (default 127.0.0.1:7080; "" for none)
-  --db PATH                   SQLite database
+  --db PATH|URI               where the daemon keeps its state: an SQLite file, or a PostgreSQL database
+                              named by a libpq URI (postgresql://USER@HOST:PORT/DATABASE?sslmode=verify-full, or
+                              postgres://...) for a shared deployment; the tables are created on first use and one
+                              tidepoold writes a database. Put the password in ~/.pgpass or the file PGPASSFILE
+                              names, never in the URI (it would show in the process list)
   --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
   --agent-token-file FILE     single-use agent bootstrap tokens, one a line (made by `tidepoold certs init`): each
                               is bound to the first node that joins with it (kept in --db); another node presenting

@@ -1,5 +1,7 @@
 #include "core/api/history_recorder.h"
 
+#include <algorithm>
+#include <array>
 #include <map>
 
 namespace tidepool::api {
@@ -18,8 +20,10 @@ struct PoolDemand {
 };
 
 // Accelerator demand in milli-devices: what a placed workload holds (its shares over each device's capacity), or
-// what a pending one asks for (whole devices count 1000 each; a fractional share is per mille of one device).
-double milliDevices(const LiveWorkload& w, const ClusterState& cluster)
+// what a pending one asks for (whole devices count 1000 each; a fractional share over the capacity of a device of its
+// kind: a GPU's is 1000, an NPU's cores or an FPGA's slots as `shareOfDevice`, by kind, gives them).
+double milliDevices(const LiveWorkload& w, const ClusterState& cluster,
+    const std::array<double, kAcceleratorKindCount>& shareOfDevice)
 {
     const AcceleratorRequest& a = w.workload.accelerators;
     if (!w.devices.empty() && w.node != kNoNode) {
@@ -32,7 +36,10 @@ double milliDevices(const LiveWorkload& w, const ClusterState& cluster)
         }
         return total;
     }
-    return a.wholeDevices() ? 1000.0 * a.count : static_cast<double>(a.sharePerDevice);
+    if (a.wholeDevices())
+        return 1000.0 * a.count;
+    const double capacity = a.kind == AcceleratorKind::Gpu ? 1000.0 : shareOfDevice[static_cast<std::size_t>(a.kind)];
+    return capacity > 0 ? 1000.0 * a.sharePerDevice / capacity : static_cast<double>(a.sharePerDevice);
 }
 
 } // namespace
@@ -87,6 +94,11 @@ void HistoryRecorder::record(std::int64_t nowMs)
     // Tiers likewise, by the tier each workload belongs to: the hot tier's accelerator demand is what lending idle
     // hot accelerators to batch and reclaiming them before a peak are planned on.
     std::map<std::string, PoolDemand> pools, tiers;
+    std::array<double, kAcceleratorKindCount> shareOfDevice {}; // the largest device of each kind
+    for (const LiveNode& live : m_plane.nodes())
+        for (const Device& d : cluster.node(live.id).devices)
+            shareOfDevice[static_cast<std::size_t>(d.kind)]
+                = std::max(shareOfDevice[static_cast<std::size_t>(d.kind)], static_cast<double>(d.shareCapacity));
     for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
         pools[cluster.pool(id).name];
     for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
@@ -99,7 +111,8 @@ void HistoryRecorder::record(std::int64_t nowMs)
             demand->cpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
             demand->memoryMiB += static_cast<double>(w.workload.requests.memoryMiB);
             if (w.workload.accelerators.any())
-                demand->milliDevices[std::string(toString(w.workload.accelerators.kind))] += milliDevices(w, cluster);
+                demand->milliDevices[std::string(toString(w.workload.accelerators.kind))]
+                    += milliDevices(w, cluster, shareOfDevice);
         }
     }
     for (const auto& [scope, demands] : { std::pair { "pool", &pools }, std::pair { "tier", &tiers } })

@@ -20,6 +20,13 @@ namespace {
 
 constexpr std::int64_t kStepMs = store::kAggregateBucketMs;
 
+// The key of the hot tier's latest forecast peak of one accelerator kind in `m_lastPeaks` ("tier:hot" for GPUs, as
+// before there were others).
+std::string hotPeakKey(AcceleratorKind kind)
+{
+    return kind == AcceleratorKind::Gpu ? std::string("tier:hot") : "tier:hot:" + std::string(toString(kind));
+}
+
 std::string describe(const Action& a)
 {
     switch (a.type) {
@@ -209,24 +216,37 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     input.stateVersion = m_plane.stateVersion();
     const ClusterState& cluster = m_plane.cluster();
 
+    // Each accelerator kind's unit, and how many of them one device holds: a GPU is 1000 milli-GPUs; an NPU's cores
+    // and an FPGA's slots are what the cluster's devices of that kind report (the largest, for a whole-device request).
+    job.unitsPerDevice.fill(0.0);
+    job.unitsPerDevice[static_cast<std::size_t>(AcceleratorKind::Gpu)] = 1000.0;
+    for (const LiveNode& live : m_plane.nodes())
+        for (const Device& d : cluster.node(live.id).devices)
+            if (d.kind != AcceleratorKind::Gpu) {
+                double& units = job.unitsPerDevice[static_cast<std::size_t>(d.kind)];
+                units = std::max(units, static_cast<double>(d.shareCapacity));
+            }
+
     // One pass over the workloads: demand now by pool (as the history recorder counts it), the deferrable batch's
-    // CPU, the accelerator share waiting for a place, and the hot tier's accelerator demand.
+    // CPU, and kind by kind the accelerator share waiting for a place and the hot tier's accelerator demand.
     std::map<std::string, double> demand;
     for (const auto& [id, w] : m_plane.workloads()) {
         if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
             continue;
         const double cpu = static_cast<double>(w.workload.requests.cpuMillis);
-        const AcceleratorRequest& a = w.workload.accelerators;
-        const double acceleratorMilli = !a.any() ? 0.0
-            : a.wholeDevices()                    ? 1000.0 * a.count
-                                                  : static_cast<double>(a.sharePerDevice);
         demand[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName] += cpu;
         if (w.workload.deferrable)
             input.deferrableCpuMillis += cpu;
+        const AcceleratorRequest& a = w.workload.accelerators;
+        if (!a.any())
+            continue;
+        const auto kind = static_cast<std::size_t>(a.kind);
+        const double share = a.wholeDevices() ? std::max(1.0, job.unitsPerDevice[kind]) * a.count
+                                              : static_cast<double>(a.sharePerDevice);
         if (w.phase == WorkloadPhase::Pending)
-            input.pendingAcceleratorMilli += acceleratorMilli;
+            input.accelerators[kind].pending += share;
         if (w.workload.tier() == Tier::Hot)
-            input.hotAcceleratorDemand += acceleratorMilli;
+            input.accelerators[kind].hotDemand += share;
     }
 
     job.endMs = nowMs / kStepMs * kStepMs;
@@ -244,8 +264,16 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     // Carbon: the intensity series the operator gave, the deferrable batch about, the hold in force.
     input.carbon = m_config.carbon;
     input.carbonHoldUntilMs = m_plane.carbonHoldUntilMs();
-    // The hot tier's accelerator demand: the last series of the job.
-    job.history.push_back(readHistory ? readSeries({ "tier", "hot", "gpu" }, start, job.endMs) : std::nullopt);
+    // The hot tier's accelerator demand, kind by kind: the last series of the job. GPUs always (lending plans on
+    // them), another kind where the cluster has devices of it.
+    for (std::size_t k = 1; k < job.unitsPerDevice.size(); ++k) {
+        const auto kind = static_cast<AcceleratorKind>(k);
+        if (kind != AcceleratorKind::Gpu && job.unitsPerDevice[k] <= 0)
+            continue;
+        job.hotKinds.push_back(kind);
+        job.history.push_back(
+            readHistory ? readSeries({ "tier", "hot", std::string(toString(kind)) }, start, job.endMs) : std::nullopt);
+    }
 
     for (const LiveNode& live : m_plane.nodes()) {
         const Node& node = cluster.node(live.id);
@@ -258,8 +286,10 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         outlook.residents = node.residents.size();
         outlook.accelerators = node.devices.size();
         outlook.peakReserved = node.peakReserved;
+        outlook.acceleratorKind = node.acceleratorKind();
         for (const Device& d : node.devices)
-            outlook.acceleratorMilli += d.kind == AcceleratorKind::Gpu ? 1000.0 : 0.0;
+            if (d.kind == outlook.acceleratorKind)
+                outlook.acceleratorShare += d.kind == AcceleratorKind::Gpu ? 1000.0 : static_cast<double>(d.shareCapacity);
         for (const WorkloadId resident : node.residents)
             if (const LiveWorkload* w = m_plane.workload(resident); w && w->workload.tier() == Tier::Cold)
                 ++outlook.batchResidents;
@@ -300,13 +330,17 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 peak = f->p90[h];
                 peakAt = job.endMs + static_cast<std::int64_t>(h) * kStepMs;
             }
-        const bool hotTier = i == job.input.pools.size();
+        const bool hotTier = i >= job.input.pools.size();
+        const AcceleratorKind kind = hotTier ? job.hotKinds[i - job.input.pools.size()] : AcceleratorKind::None;
         if (peak >= 0.0) {
-            m_lastPeaks[hotTier ? std::string("tier:hot") : "pool:" + job.input.pools[i].name] = { peak, peakAt };
             if (hotTier) {
-                job.input.hotAcceleratorPeak = peak;
-                job.input.hotPeakAtMs = peakAt;
+                // The history is in milli-devices (history_recorder.h); the evaluation counts in the kind's units.
+                peak *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0;
+                job.input.accelerator(kind).hotPeak = peak;
+                job.input.accelerator(kind).hotPeakAtMs = peakAt;
+                m_lastPeaks[hotPeakKey(kind)] = { peak, peakAt };
             } else {
+                m_lastPeaks["pool:" + job.input.pools[i].name] = { peak, peakAt };
                 job.input.pools[i].cpuPeakMillis = peak;
                 job.input.pools[i].peakAtMs = peakAt;
             }
@@ -316,7 +350,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
         nlohmann::json points = nlohmann::json::array();
         for (std::size_t h = 0; h < f->size(); ++h)
             points.push_back({ f->mean[h], f->p10[h], f->p90[h] });
-        const store::SeriesKey key = hotTier ? store::SeriesKey { "tier", "hot", "gpu" }
+        const store::SeriesKey key = hotTier ? store::SeriesKey { "tier", "hot", std::string(toString(kind)) }
                                              : store::SeriesKey { "pool", job.input.pools[i].name, "cpu" };
         m_plane.persistForecast(store::StoredForecast { key, job.endMs, m_model->name(), kStepMs, std::move(points) });
     }
@@ -337,10 +371,11 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
     for (rebalance::PoolOutlook& pool : job.input.pools)
         if (const auto it = m_lastPeaks.find("pool:" + pool.name); it != m_lastPeaks.end())
             std::tie(pool.cpuPeakMillis, pool.peakAtMs) = std::pair { std::optional<double>(it->second.first), it->second.second };
-    if (const auto it = m_lastPeaks.find("tier:hot"); it != m_lastPeaks.end()) {
-        job.input.hotAcceleratorPeak = it->second.first;
-        job.input.hotPeakAtMs = it->second.second;
-    }
+    for (const AcceleratorKind kind : job.hotKinds)
+        if (const auto it = m_lastPeaks.find(hotPeakKey(kind)); it != m_lastPeaks.end()) {
+            job.input.accelerator(kind).hotPeak = it->second.first;
+            job.input.accelerator(kind).hotPeakAtMs = it->second.second;
+        }
     return job.input;
 }
 
@@ -388,8 +423,8 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     // Consolidation works on the cluster itself: batch holding a share of one GPU may move (and restart).
     const auto movable = [this](const Workload& w) {
         const LiveWorkload* live = m_plane.workload(w.id);
-        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold && w.accelerators.any()
-            && !w.accelerators.wholeDevices();
+        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold
+            && w.accelerators.kind == AcceleratorKind::Gpu && w.accelerators.any() && !w.accelerators.wholeDevices();
     };
     const rebalance::ConsolidationPlan consolidation
         = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves,

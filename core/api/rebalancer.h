@@ -95,7 +95,10 @@ private:
     // What one evaluation works from: the cluster as it was, and each pool's history on the 5-minute grid.
     struct Job {
         rebalance::EvaluationInput input;
-        std::vector<std::optional<forecast::Series>> history; // by pool, as in `input.pools`; then the hot tier's GPUs
+        // By pool, as in `input.pools`; then the hot tier's accelerators, kind by kind as in `hotKinds`.
+        std::vector<std::optional<forecast::Series>> history;
+        std::vector<AcceleratorKind> hotKinds;
+        std::array<double, kAcceleratorKindCount> unitsPerDevice {}; // a device's share, by kind (GPU: 1000)
         std::vector<std::optional<forecast::Forecast>> forecasts; // filled by `forecastAll`
         std::int64_t endMs = 0; // the first bucket not closed yet: where the forecasts start
     };
@@ -147,7 +150,8 @@ private:
     std::int64_t m_nextId = 1;
     std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
-    // The latest forecast peaks ("pool:<name>", "tier:hot") → (p90 peak, when), for re-planning without forecasting.
+    // The latest forecast peaks ("pool:<name>", "tier:hot" for GPUs, "tier:hot:<kind>") → (p90 peak in the kind's
+    // units, when), for re-planning without forecasting.
     std::map<std::string, std::pair<double, std::int64_t>> m_lastPeaks;
 };
 

@@ -32,6 +32,44 @@ std::string millicores(std::int64_t value)
     return std::to_string(value) + " mCPU";
 }
 
+std::size_t kindIndex(AcceleratorKind kind)
+{
+    return static_cast<std::size_t>(kind);
+}
+
+std::string kindName(AcceleratorKind kind)
+{
+    switch (kind) {
+    case AcceleratorKind::Gpu: return "GPU";
+    case AcceleratorKind::Npu: return "NPU";
+    case AcceleratorKind::Fpga: return "FPGA";
+    case AcceleratorKind::None: break;
+    }
+    return "accelerator";
+}
+
+// The unit a kind's share is counted in (`Device::shareCapacity`).
+std::string unitName(AcceleratorKind kind)
+{
+    switch (kind) {
+    case AcceleratorKind::Gpu: return "milli-devices";
+    case AcceleratorKind::Npu: return "NPU cores";
+    case AcceleratorKind::Fpga: return "FPGA slots";
+    case AcceleratorKind::None: break;
+    }
+    return "units";
+}
+
+// Why an idle accelerator node may go: nothing of its kind waits, and what stays in service holds the hot tier's
+// forecast peak of its kind.
+std::string acceleratorsLeft(const NodeOutlook& node, double leftInService, double hotNeeded)
+{
+    const std::string kind = kindName(node.acceleratorKind);
+    return "; no " + kind + " work waits, and the " + std::to_string(static_cast<std::int64_t>(leftInService)) + " "
+        + unitName(node.acceleratorKind) + " left in service hold the hot tier's forecast " + kind + " peak ("
+        + std::to_string(static_cast<std::int64_t>(std::ceil(hotNeeded))) + " with headroom)";
+}
+
 bool limited(const PoolOutlook& pool)
 {
     return pool.cpuQuotaMillis < kUnlimited;
@@ -120,27 +158,30 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
 
 void planLending(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
-    if (!input.hotAcceleratorPeak)
+    // GPUs only: lending moves cold batch onto hot GPUs between peaks; the other kinds are not lent.
+    const AcceleratorOutlook& gpus = input.accelerator(AcceleratorKind::Gpu);
+    if (!gpus.hotPeak)
         return;
-    const double peak = std::max(*input.hotAcceleratorPeak, input.hotAcceleratorDemand);
+    const double peak = std::max(*gpus.hotPeak, gpus.hotDemand);
     const double need = peak * config.headroom;
     std::vector<const NodeOutlook*> hot;
     for (const NodeOutlook& node : input.nodes)
-        if (node.tier == "hot" && node.ready && node.cordon.empty() && node.acceleratorMilli > 0)
+        if (node.tier == "hot" && node.ready && node.cordon.empty() && node.acceleratorKind == AcceleratorKind::Gpu
+            && node.acceleratorShare > 0)
             hot.push_back(&node);
     // Keep what is reserved already (no churn), then the nodes with the least batch to move, then the largest.
     std::sort(hot.begin(), hot.end(), [](const auto* a, const auto* b) {
-        return std::tuple { !a->peakReserved, a->batchResidents, -a->acceleratorMilli, a->name }
-            < std::tuple { !b->peakReserved, b->batchResidents, -b->acceleratorMilli, b->name };
+        return std::tuple { !a->peakReserved, a->batchResidents, -a->acceleratorShare, a->name }
+            < std::tuple { !b->peakReserved, b->batchResidents, -b->acceleratorShare, b->name };
     });
     std::vector<const NodeOutlook*> reserve, release;
     double kept = 0.0, reservedBefore = 0.0;
     for (const NodeOutlook* node : hot) {
         if (node->peakReserved)
-            reservedBefore += node->acceleratorMilli;
+            reservedBefore += node->acceleratorShare;
         const bool needed = kept < need;
         if (needed)
-            kept += node->acceleratorMilli;
+            kept += node->acceleratorShare;
         if (needed && !node->peakReserved)
             reserve.push_back(node);
         else if (!needed && node->peakReserved)
@@ -148,7 +189,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
     }
     double total = 0.0;
     for (const NodeOutlook* node : hot)
-        total += node->acceleratorMilli;
+        total += node->acceleratorShare;
     auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
     if (!reserve.empty()) {
         Proposal p = newProposal(ProposalKind::Reclaim, "lending:hot", input, config);
@@ -156,11 +197,11 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         std::size_t batch = 0;
         for (const NodeOutlook* node : reserve) {
             p.plan.push_back(Action::onNode(Action::Type::Reserve, node->name));
-            milli += node->acceleratorMilli;
+            milli += node->acceleratorShare;
             batch += node->batchResidents;
         }
         p.reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
-            + clockTime(input.hotPeakAtMs) + "; reserve " + std::to_string(reserve.size()) + " more hot nodes ("
+            + clockTime(gpus.hotPeakAtMs) + "; reserve " + std::to_string(reserve.size()) + " more hot nodes ("
             + devices(milli) + " devices) for it"
             + (batch ? ", moving the " + std::to_string(batch) + " batch workloads on them to the cold tier" : "");
         p.effect.utilisationBefore = total > 0 ? peak / std::max(1.0, reservedBefore) : 0.0;
@@ -174,7 +215,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         double milli = 0.0;
         for (const NodeOutlook* node : release) {
             p.plan.push_back(Action::onNode(Action::Type::Release, node->name));
-            milli += node->acceleratorMilli;
+            milli += node->acceleratorShare;
         }
         p.reason = "hot-tier accelerator demand is forecast to stay under " + devices(peak)
             + " devices (p90) for the lookahead; lend " + std::to_string(release.size()) + " reserved hot nodes ("
@@ -238,38 +279,44 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         return config.idleWattsPerNode + config.idleWattsPerAccelerator * static_cast<double>(node.accelerators);
     };
 
-    // Accelerators: those in service must hold the hot tier's forecast peak with headroom, and work waiting for a
-    // place; short of that, powered-down accelerator nodes come back, most accelerators first.
-    const double hotNeeded
-        = std::max(input.hotAcceleratorDemand, input.hotAcceleratorPeak.value_or(0.0)) * config.headroom;
-    double acceleratorsInService = 0;
+    // Accelerators, kind by kind and each in its own units: those of a kind in service must hold the hot tier's
+    // forecast peak of that kind with headroom, and the work of that kind waiting for a place; short of that,
+    // powered-down nodes of that kind come back, most accelerators first. An FPGA slot is not a milli-GPU: work
+    // waiting for FPGAs brings back FPGA hosts only, and keeps on only them.
+    std::array<double, kAcceleratorKindCount> inService {}, hotNeeded {};
     for (const NodeOutlook& node : input.nodes)
         if (node.ready && node.cordon.empty())
-            acceleratorsInService += node.acceleratorMilli;
-    const double acceleratorsShort
-        = input.pendingAcceleratorMilli + std::max(0.0, hotNeeded - acceleratorsInService);
-    if (acceleratorsShort > 0) {
+            inService[kindIndex(node.acceleratorKind)] += node.acceleratorShare;
+    for (std::size_t k = 1; k < inService.size(); ++k) {
+        const auto kind = static_cast<AcceleratorKind>(k);
+        const AcceleratorOutlook& demand = input.accelerator(kind);
+        hotNeeded[k] = std::max(demand.hotDemand, demand.hotPeak.value_or(0.0)) * config.headroom;
+        const double acceleratorsShort = demand.pending + std::max(0.0, hotNeeded[k] - inService[k]);
+        if (!(acceleratorsShort > 0))
+            continue;
         std::vector<const NodeOutlook*> down;
         for (const NodeOutlook& node : input.nodes)
-            if (node.cordon.rfind(kPowerDownCordon, 0) == 0 && node.acceleratorMilli > 0)
+            if (node.cordon.rfind(kPowerDownCordon, 0) == 0 && node.acceleratorKind == kind && node.acceleratorShare > 0)
                 down.push_back(&node);
         std::sort(down.begin(), down.end(),
-            [](const auto* a, const auto* b) { return a->acceleratorMilli > b->acceleratorMilli; });
+            [](const auto* a, const auto* b) { return a->acceleratorShare > b->acceleratorShare; });
         double covered = 0;
         for (const NodeOutlook* node : down) {
             if (covered >= acceleratorsShort)
                 break;
             Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
             p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
-            p.reason = "accelerators in service fall " + std::to_string(static_cast<std::int64_t>(acceleratorsShort))
-                + " milli-devices short of the hot tier's forecast peak with headroom and the work waiting for them; "
-                + "power node " + node->name + " up again for its " + std::to_string(node->accelerators)
-                + " accelerators";
+            // GPUs keep the words they always had; another kind is named, with its units.
+            const std::string named = kind == AcceleratorKind::Gpu ? "" : kindName(kind) + " ";
+            p.reason = named + "accelerators in service fall " + std::to_string(static_cast<std::int64_t>(acceleratorsShort))
+                + " " + unitName(kind) + " short of the hot tier's forecast " + named + "peak with headroom and the "
+                + named + "work waiting for them; power node " + node->name + " up again for its "
+                + std::to_string(node->accelerators) + " " + named + "accelerators";
             p.effect.wattsSaved = -watts(*node);
             p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
             p.effect.sloRisk = "lowers it: waiting work gets a place";
             p.risk = Risk::Low;
-            covered += node->acceleratorMilli;
+            covered += node->acceleratorShare;
             capacity += node->cpuMillis;
             out.push_back(std::move(p));
         }
@@ -321,18 +368,21 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         if (static_cast<double>(after) < needed * (1.0 + config.powerDownMargin)
             || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
-        if (node->acceleratorMilli > 0
-            && (input.pendingAcceleratorMilli > 0
-                || acceleratorsInService - node->acceleratorMilli < hotNeeded * (1.0 + config.powerDownMargin)))
-            continue; // waiting work, or the hot tier's forecast peak, needs its accelerators
-        acceleratorsInService -= node->acceleratorMilli;
+        const std::size_t k = kindIndex(node->acceleratorKind);
+        const double leftInService = inService[k] - node->acceleratorShare;
+        if (node->acceleratorShare > 0
+            && (input.accelerators[k].pending > 0 || leftInService < hotNeeded[k] * (1.0 + config.powerDownMargin)))
+            continue; // waiting work of its kind, or the hot tier's forecast peak of its kind, needs its accelerators
+        inService[k] = leftInService;
         Proposal p = newProposal(ProposalKind::PowerDown, "power:" + node->name, input, config);
         p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
         const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
         p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
             + " minutes and the rest of the cluster holds the forecast CPU peak ("
-            + millicores(static_cast<std::int64_t>(demand)) + " p90) with headroom; cordon it and power it down";
+            + millicores(static_cast<std::int64_t>(demand)) + " p90) with headroom"
+            + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftInService, hotNeeded[k]) : std::string())
+            + "; cordon it and power it down";
         p.effect.utilisationBefore = demand / std::max(1.0, static_cast<double>(capacity));
         p.effect.utilisationAfter = demand / std::max(1.0, static_cast<double>(after));
         p.effect.wattsSaved = watts(*node);

@@ -15,13 +15,18 @@
 //   starts by its own deadline).
 // - Energy (`power_down`, `power_up`): a ready node idle for `idleBeforePowerDown` is cordoned for power-down when the
 //   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin` (never the last
-//   `minReadyPerTier` of a tier, never a node with accelerators while accelerator work is pending); a node powered
-//   down earlier is proposed back up when the forecast peak needs it, or when pending accelerator work needs its
-//   accelerators.
+//   `minReadyPerTier` of a tier, never a node with accelerators while work for accelerators of its kind is pending
+//   or the hot tier's forecast peak of its kind needs them); a node powered down earlier is proposed back up when the
+//   forecast peak needs it, or when pending work or the hot tier's forecast peak of its accelerator kind needs its
+//   accelerators. Accelerators are counted kind by kind (GPU, NPU, FPGA), each in its own units: an FPGA slot is not
+//   a milli-GPU, and FPGA work waiting keeps only FPGA hosts on.
 //
 // Thread affinity: none; a pure function.
 
+#include "core/model/pool.h"
 #include "core/rebalance/proposal.h"
+
+#include <array>
 
 #include <chrono>
 
@@ -46,8 +51,21 @@ struct NodeOutlook {
     std::size_t accelerators = 0;
     std::int64_t idleSinceMs = 0; // 0 = busy now
     bool peakReserved = false; // hot: kept for the next peak, no batch
-    double acceleratorMilli = 0.0; // its accelerators, in milli-devices (1000 each)
+    // Its accelerators' kind and their share capacity in that kind's units (see `AcceleratorOutlook`); None and 0
+    // for a CPU server. Lending, reserving and the hot tier's GPU peak concern GPU nodes only.
+    AcceleratorKind acceleratorKind = AcceleratorKind::None;
+    double acceleratorShare = 0.0;
     std::size_t batchResidents = 0; // cold-tier workloads running there
+};
+
+// One accelerator kind's demand, in the kind's own units: milli-GPUs (1000 a GPU), NPU cores, FPGA time-slice slots
+// (as `Device::shareCapacity` counts them; a whole-device request counts a device's capacity).
+struct AcceleratorOutlook {
+    double pending = 0.0; // wanted by pending workloads now: a node that could take it is not powered down, and a
+                          // powered-down one is brought back for it
+    double hotDemand = 0.0; // the hot tier's demand now (pending, launching and running)
+    std::optional<double> hotPeak; // the hot tier's forecast p90 peak over the lookahead; nullopt = no forecast
+    std::int64_t hotPeakAtMs = 0;
 };
 
 struct EvaluationInput {
@@ -55,18 +73,19 @@ struct EvaluationInput {
     std::uint64_t stateVersion = 0;
     std::vector<PoolOutlook> pools;
     std::vector<NodeOutlook> nodes;
-    // The hot tier's accelerator demand (milli-devices) now and its forecast p90 peak over the lookahead.
-    double hotAcceleratorDemand = 0.0;
-    std::optional<double> hotAcceleratorPeak;
-    std::int64_t hotPeakAtMs = 0;
+    // Accelerator demand kind by kind, indexed by `AcceleratorKind` (None unused). The GPUs' hot-tier peak is also
+    // what lending plans on.
+    std::array<AcceleratorOutlook, kAcceleratorKindCount> accelerators {};
+    AcceleratorOutlook& accelerator(AcceleratorKind kind) { return accelerators[static_cast<std::size_t>(kind)]; }
+    const AcceleratorOutlook& accelerator(AcceleratorKind kind) const
+    {
+        return accelerators[static_cast<std::size_t>(kind)];
+    }
     // The grid's carbon intensity (g CO2 per kWh) at points in time, ascending; the deferrable batch's CPU
     // (pending and running, millicores); the hold in force (0 = none).
     std::vector<std::pair<std::int64_t, double>> carbon;
     double deferrableCpuMillis = 0.0;
     std::int64_t carbonHoldUntilMs = 0;
-    // Work waiting for a place now: accelerator share (milli-devices) wanted by pending workloads. A node that could
-    // take it is not powered down, and a powered-down one is brought back for it.
-    double pendingAcceleratorMilli = 0.0;
 };
 
 struct EvaluatorConfig {

@@ -11,6 +11,7 @@
 #include "core/rebalance/evaluator.h"
 #include "core/sim/latency.h"
 #include "core/sim/load_shape.h"
+#include "core/sim/simulated_core.h"
 #include "core/sim/openb.h"
 #include "core/store/store.h"
 
@@ -23,7 +24,6 @@
 #include <cstdio>
 #include <deque>
 #include <charconv>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -181,7 +181,7 @@ private:
     std::unique_ptr<api::ControlPlane> m_plane;
     std::unique_ptr<api::HistoryRecorder> m_recorder;
     std::unique_ptr<api::Rebalancer> m_rebalancer;
-    std::vector<std::pair<std::string, protocol::Message>> m_outbox;
+    Outbox m_outbox;
     std::map<WorkloadId, Running> m_running; // what the simulated agents run
     std::map<WorkloadId, BatchRecord> m_batch;
     std::vector<SliceStream> m_streams; // none unless `fpgaNodes` or `npuNodes`
@@ -334,32 +334,16 @@ void Simulation::planSlices(std::int64_t runMs)
 
 Expected<void> Simulation::buildCore()
 {
-    for (const char* suffix : { "", "-wal", "-shm" })
-        std::filesystem::remove(m_config.dbPath + suffix);
-    auto opened = store::openSqliteStore(m_config.dbPath);
-    if (!opened)
-        return tl::unexpected(opened.error());
-    m_store = std::move(*opened);
-    api::ControlPlaneConfig config;
-    config.clock = [this] { return m_now; };
-    api::AgentLink link { [this](const std::string& session, const protocol::Message& message) {
-                             m_outbox.emplace_back(session, message);
-                             return true;
-                         },
-        [](const std::string&, const std::string&) { return true; } };
-    auto plane = api::ControlPlane::create(m_io, std::move(config), std::move(link), {}, m_store.get());
-    if (!plane)
-        return tl::unexpected(plane.error());
-    m_plane = std::move(*plane);
-    m_recorder = std::make_unique<api::HistoryRecorder>(m_io, *m_plane, api::HistoryConfig {}, protocol::LogSink {});
-    if (m_config.mode == ScenarioMode::Tidepool) {
-        api::RebalanceConfig rebalance;
-        rebalance.period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
-        auto rebalancer = api::Rebalancer::create(m_io, *m_plane, std::move(rebalance), {});
-        if (!rebalancer)
-            return tl::unexpected(makeError(ErrorCode::InvalidArgument, rebalancer.error().message));
-        m_rebalancer = std::move(*rebalancer);
-    }
+    std::optional<std::chrono::milliseconds> period;
+    if (m_config.mode == ScenarioMode::Tidepool)
+        period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
+    auto core = buildSimulatedCore(m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, period);
+    if (!core)
+        return tl::unexpected(core.error());
+    m_store = std::move(core->store);
+    m_plane = std::move(core->plane);
+    m_recorder = std::move(core->recorder);
+    m_rebalancer = std::move(core->rebalancer);
     return {};
 }
 
@@ -458,15 +442,9 @@ void Simulation::onMessage(const std::string& session, const protocol::Message& 
 
 void Simulation::pump()
 {
-    for (int round = 0; round < 1000; ++round) {
-        m_io.restart();
-        m_io.poll();
-        if (m_outbox.empty())
-            return;
-        auto messages = std::exchange(m_outbox, {});
-        for (const auto& [session, message] : messages)
-            onMessage(session, message);
-    }
+    sim::pump(m_io, m_outbox, [this](const std::string& session, const protocol::Message& message) {
+        onMessage(session, message);
+    });
 }
 
 void Simulation::finishBatch()

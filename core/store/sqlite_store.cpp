@@ -1,3 +1,4 @@
+#include "core/store/pending_changes.h"
 #include "core/store/schema.h"
 #include "core/store/sqlite_db.h"
 #include "core/store/sqlite_history.h"
@@ -34,7 +35,7 @@ template <typename Row> Expected<void> readAll(Database& db, const char* sql, co
     return {};
 }
 
-class SqliteStore final : public Store {
+class SqliteStore final : public BufferedStore {
 public:
     explicit SqliteStore(std::unique_ptr<Database> db)
         : m_db(std::move(db))
@@ -132,24 +133,6 @@ public:
         return snapshot;
     }
 
-    void putPool(const StoredPool& pool) override { m_pools[pool.name] = pool; }
-    void putNode(const StoredNode& node) override { m_nodes[node.name] = node; }
-    void putWorkload(const StoredWorkload& workload) override { m_workloads[workload.id] = workload; }
-    void removeWorkload(std::int64_t id) override { m_workloads[id] = std::nullopt; }
-    void putProposal(const StoredProposal& proposal) override { m_proposals[proposal.id] = proposal; }
-    void addSamples(const std::vector<Sample>& samples) override
-    {
-        m_samples.insert(m_samples.end(), samples.begin(), samples.end());
-    }
-    void putForecast(const StoredForecast& forecast) override { m_forecasts.push_back(forecast); }
-    void addAudit(const AuditEntry& entry) override { m_audit.push_back(entry); }
-    void putMeta(const std::string& key, const std::string& value) override { m_meta[key] = value; }
-    std::size_t pending() const override
-    {
-        return m_pools.size() + m_nodes.size() + m_workloads.size() + m_proposals.size() + m_samples.size()
-            + m_forecasts.size() + m_audit.size() + m_meta.size();
-    }
-
     Expected<void> commit() override
     {
         if (pending() == 0)
@@ -159,11 +142,11 @@ public:
         if (written)
             written = writeState();
         if (written)
-            written = m_history.writeSamples(m_samples);
-        for (std::size_t i = 0; written && i < m_forecasts.size(); ++i)
-            written = m_history.writeForecast(m_forecasts[i]);
+            written = m_history.writeSamples(m_pending.samples);
+        for (std::size_t i = 0; written && i < m_pending.forecasts.size(); ++i)
+            written = m_history.writeForecast(m_pending.forecasts[i]);
         if (written)
-            written = m_history.writeAudit(m_audit);
+            written = m_history.writeAudit(m_pending.audit);
         if (written)
             written = transaction.commit();
         if (!written) {
@@ -172,14 +155,7 @@ public:
             m_history.forgetUncommitted();
             return written;
         }
-        m_pools.clear();
-        m_nodes.clear();
-        m_workloads.clear();
-        m_proposals.clear();
-        m_samples.clear();
-        m_forecasts.clear();
-        m_audit.clear();
-        m_meta.clear();
+        m_pending.clear();
         return {};
     }
 
@@ -228,7 +204,7 @@ private:
                  &proposal, &setMeta, &clearMeta })
             if (!s->ok())
                 return m_db->failure("cannot prepare the writes");
-        for (const auto& [name, p] : m_pools) {
+        for (const auto& [name, p] : m_pending.pools) {
             pool.bind(1, p.name);
             pool.bind(2, p.businessLine);
             pool.bind(3, p.tier);
@@ -238,7 +214,7 @@ private:
             if (!pool.run())
                 return m_db->failure("cannot write pool " + p.name);
         }
-        for (const auto& [name, n] : m_nodes) {
+        for (const auto& [name, n] : m_pending.nodes) {
             node.bind(1, n.name);
             node.bind(2, n.isa);
             node.bind(3, n.tier);
@@ -263,7 +239,7 @@ private:
                     return m_db->failure("cannot write the devices of node " + n.name);
             }
         }
-        for (const auto& [id, w] : m_workloads) {
+        for (const auto& [id, w] : m_pending.workloads) {
             clearPlacements.bind(1, id);
             if (!clearPlacements.run())
                 return m_db->failure("cannot write the placement of workload " + std::to_string(id));
@@ -298,7 +274,7 @@ private:
                     return m_db->failure("cannot write the placement of workload " + std::to_string(id));
             }
         }
-        for (const auto& [id, p] : m_proposals) {
+        for (const auto& [id, p] : m_pending.proposals) {
             proposal.bind(1, p.id);
             proposal.bind(2, p.kind);
             proposal.bind(3, p.state);
@@ -316,7 +292,7 @@ private:
             if (!proposal.run())
                 return m_db->failure("cannot write proposal " + std::to_string(id));
         }
-        for (const auto& [key, value] : m_meta) {
+        for (const auto& [key, value] : m_pending.meta) {
             Statement& statement = value.empty() ? clearMeta : setMeta;
             statement.bind(1, key);
             if (!value.empty())
@@ -329,14 +305,6 @@ private:
 
     std::unique_ptr<Database> m_db;
     HistoryTables m_history;
-    std::map<std::string, StoredPool> m_pools;
-    std::map<std::string, StoredNode> m_nodes;
-    std::map<std::int64_t, std::optional<StoredWorkload>> m_workloads; // nullopt = delete
-    std::map<std::int64_t, StoredProposal> m_proposals;
-    std::vector<Sample> m_samples;
-    std::vector<StoredForecast> m_forecasts;
-    std::vector<AuditEntry> m_audit;
-    std::map<std::string, std::string> m_meta; // "" = delete
 };
 
 } // namespace

@@ -2,9 +2,9 @@
 // What the core keeps across restarts: pools, the nodes it has seen (with their capacity and devices, so that their
 // workloads can be bound again before the agents return), workloads with their phase and placement, utilisation
 // history (raw samples and 5-minute aggregates), forecasts, rebalance proposals and the audit log.
-// `Store` is the interface the control plane writes through, so that a shared deployment can later move to
-// PostgreSQL without touching the scheduler; `SqliteStore` is the implementation (WAL mode, schema versioned
-// with `PRAGMA user_version`, forward migrations).
+// `Store` is the interface the control plane writes through; the scheduler does not know which database is behind it.
+// `openSqliteStore` keeps a local file (WAL mode, schema versioned with `PRAGMA user_version`, forward migrations);
+// `openPostgresStore` a PostgreSQL database for shared deployments (the same tables at the same schema version).
 //
 // Thread affinity: one thread (the core's); a store is not synchronised.
 
@@ -202,6 +202,20 @@ Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);
+
+// Opens the PostgreSQL database `conninfo` names (a libpq URI, `postgresql://user@host:port/database`, or a
+// `key=value` string; a password belongs in ~/.pgpass or PGPASSFILE, not in the string), creating or migrating the
+// tables to `kSchemaVersion`; a database at a newer version is refused. One tidepoold writes a database: a second one
+// is refused while the first holds its session's advisory lock. Commits are durable before they return
+// (`synchronous_commit=on`); a connection the server dropped is taken up again at the next commit or read. Errors name
+// the server and database (never the password) and PostgreSQL's reason.
+Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo);
+
+// Whether the daemon's `--db` names a PostgreSQL database: a libpq URI (`postgresql://` or `postgres://`). Anything
+// else is an SQLite path.
+bool isPostgresLocation(const std::string& location);
+// `openPostgresStore` or `openSqliteStore`, as `location` says.
+Expected<std::unique_ptr<Store>> openStore(const std::string& location);
 
 inline constexpr int kSchemaVersion = 6;
 

@@ -22,6 +22,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using namespace tidepool;
@@ -299,7 +300,8 @@ private slots:
             auto n = node(name, 60 * kMinute, std::move(cordon));
             n.tier = "hot";
             n.accelerators = 8;
-            n.acceleratorMilli = 8000;
+            n.acceleratorKind = AcceleratorKind::Gpu;
+            n.acceleratorShare = 8000;
             return n;
         };
         rebalance::EvaluationInput input;
@@ -309,24 +311,25 @@ private slots:
         input.nodes[0].tier = "hot";
         QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 3 });
 
-        input.pendingAcceleratorMilli = 500; // half a GPU waits
+        input.accelerator(AcceleratorKind::Gpu).pending = 500; // half a GPU waits
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
 
-        input.pendingAcceleratorMilli = 0;
-        input.hotAcceleratorPeak = 12000.0; // 14400 with headroom: two of the three GPU nodes must stay
+        input.accelerator(AcceleratorKind::Gpu).pending = 0;
+        // 14400 with headroom: two of the three GPU nodes must stay.
+        input.accelerator(AcceleratorKind::Gpu).hotPeak = 12000.0;
         auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
         QCOMPARE(down.size(), std::size_t { 1 });
 
         // Powered down, and accelerator work waits: brought back, one node's eight GPUs at a time.
-        input.hotAcceleratorPeak.reset();
+        input.accelerator(AcceleratorKind::Gpu).hotPeak.reset();
         input.nodes = { node("busy", 0), gpuNode("gpu-1"), gpuNode("gpu-2", "powered down by proposal"),
             gpuNode("gpu-3", "powered down by proposal") };
         input.nodes[0].tier = "hot";
-        input.pendingAcceleratorMilli = 3000;
+        input.accelerator(AcceleratorKind::Gpu).pending = 3000;
         auto up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
         QCOMPARE(up.size(), std::size_t { 1 });
         QVERIFY(up[0].reason.find("3000 milli-devices short") != std::string::npos);
-        input.pendingAcceleratorMilli = 9000;
+        input.accelerator(AcceleratorKind::Gpu).pending = 9000;
         QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp).size(), std::size_t { 2 });
 
         // The margin: 4 nodes of 8000 mCPU, a forecast of 6500 (7800 with headroom). Powering one down leaves 24000,
@@ -342,13 +345,143 @@ private slots:
         QCOMPARE(ofKind(rebalance::evaluate(input, noMargin), ProposalKind::PowerDown).size(), std::size_t { 3 });
     }
 
+    // Accelerators are counted kind by kind, each in its own units. Before, only GPUs were accelerators: an idle
+    // FPGA host went down like a CPU server even with FPGA work waiting, nothing brought it back, and waiting FPGA
+    // slots counted as milli-GPUs, keeping idle GPU nodes on (and bringing powered-down ones back) for work they
+    // cannot take.
+    void fpgaWorkKeepsAndBringsBackFpgaHostsOnly()
+    {
+        auto fpgaHost = [](const std::string& name, std::string cordon = {}) {
+            auto n = node(name, 60 * kMinute, std::move(cordon));
+            n.tier = "hot";
+            n.cpuMillis = 32000;
+            n.accelerators = 2;
+            n.acceleratorKind = AcceleratorKind::Fpga;
+            n.acceleratorShare = 16; // two cards of 8 slots
+            return n;
+        };
+        auto gpuNode = [](const std::string& name, std::string cordon = {}) {
+            auto n = node(name, 60 * kMinute, std::move(cordon));
+            n.tier = "hot";
+            n.accelerators = 8;
+            n.acceleratorKind = AcceleratorKind::Gpu;
+            n.acceleratorShare = 8000;
+            return n;
+        };
+        const auto keys = [](const std::vector<rebalance::Proposal>& proposals) {
+            std::set<std::string> out;
+            for (const auto& p : proposals)
+                out.insert(p.key);
+            return out;
+        };
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 1000.0) };
+        input.nodes = { node("busy", 0), node("cpu-idle", 60 * kMinute), fpgaHost("fpga-1"), fpgaHost("fpga-2"),
+            gpuNode("gpu-1") };
+        input.nodes[0].tier = input.nodes[1].tier = "hot";
+
+        // Nothing of any kind waits or is forecast: every idle node may go, the FPGA hosts saying why they may.
+        auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(keys(down),
+            (std::set<std::string> { "power:cpu-idle", "power:fpga-1", "power:fpga-2", "power:gpu-1" }));
+        const auto fpgaDown = std::find_if(down.begin(), down.end(), [](const auto& p) { return p.key == "power:fpga-2"; });
+        QVERIFY2(fpgaDown->reason.find("no FPGA work waits, and the 0 FPGA slots left in service hold the hot tier's "
+                                       "forecast FPGA peak (0 with headroom)")
+                != std::string::npos,
+            fpgaDown->reason.c_str());
+
+        // Four FPGA slots wait: both idle FPGA hosts stay (either could take them), and nothing else is held back —
+        // not the idle CPU server, not the idle GPU node.
+        input.accelerator(AcceleratorKind::Fpga).pending = 4;
+        down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(keys(down), (std::set<std::string> { "power:cpu-idle", "power:gpu-1" }));
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp).empty());
+
+        // The hot tier's FPGA peak is forecast at 10 slots (12 with headroom, 13.2 with the margin): one host of 16
+        // slots must stay, the other may go.
+        input.accelerator(AcceleratorKind::Fpga).pending = 0;
+        input.accelerator(AcceleratorKind::Fpga).hotPeak = 10.0;
+        down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 3 });
+        QCOMPARE(keys(down).count("power:fpga-1") + keys(down).count("power:fpga-2"), std::size_t { 1 });
+
+        // Both FPGA hosts powered down, FPGA work waits: one comes back for it (16 slots cover 4), no GPU node does.
+        input.accelerator(AcceleratorKind::Fpga).hotPeak.reset();
+        input.accelerator(AcceleratorKind::Fpga).pending = 4;
+        input.nodes = { node("busy", 0), fpgaHost("fpga-1", "powered down by proposal"),
+            fpgaHost("fpga-2", "powered down by proposal"), gpuNode("gpu-1", "powered down by proposal") };
+        input.nodes[0].tier = "hot";
+        auto up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QVERIFY(up[0].key == "power:fpga-1" || up[0].key == "power:fpga-2");
+        QVERIFY2(up[0].reason.find("FPGA accelerators in service fall 4 FPGA slots short of the hot tier's forecast "
+                                   "FPGA peak")
+                != std::string::npos,
+            up[0].reason.c_str());
+        // More than one host holds: both come back. GPU work waiting brings back the GPU node and no FPGA host.
+        input.accelerator(AcceleratorKind::Fpga).pending = 20;
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp).size(), std::size_t { 2 });
+        input.accelerator(AcceleratorKind::Fpga).pending = 0;
+        input.accelerator(AcceleratorKind::Gpu).pending = 500;
+        up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(keys(up), (std::set<std::string> { "power:gpu-1" }));
+        // A forecast FPGA peak with nothing waiting brings a host back ahead of it.
+        input.accelerator(AcceleratorKind::Gpu).pending = 0;
+        input.accelerator(AcceleratorKind::Fpga).hotPeak = 6.0;
+        up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QVERIFY(up[0].key != "power:gpu-1");
+        // Lending concerns GPUs only: a forecast FPGA peak reserves no hot node.
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim).empty());
+    }
+
+    // The loop's own accounting on a real control plane: a waiting FPGA job counts as its slots of FPGA demand (not
+    // as milli-GPUs), so the idle FPGA host stays in service and the idle GPU node is proposed for power-down.
+    void theLoopCountsWaitingFpgaSlotsAsFpga()
+    {
+        auto p = memoryPlane();
+        join(*p, "cpu-1", 8000, 16384);
+        join(*p, "gpu-1", 8000, 16384, 2);
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 32000;
+        inv.memoryMiB = 131072;
+        for (int d = 0; d < 2; ++d)
+            inv.devices.push_back(protocol::DeviceInfo { d, "fpga", "U250", 65536, 8 });
+        p->onJoined("fpga-1", "127.0.0.1:1", protocol::Hello { "fpga-1", "t", std::nullopt });
+        p->onInventory("fpga-1", inv);
+        // A job that no FPGA here can take (it asks for 3 whole cards), so that it waits.
+        SubmitRequest job;
+        job.name = "transcode";
+        job.requests = { 1000, 4096, 0, 0 };
+        job.accelerators.kind = AcceleratorKind::Fpga;
+        job.accelerators.count = 3;
+        job.argv = { "/bin/true" };
+        const auto id = p->submit(job);
+        QVERIFY(id);
+        QCOMPARE(name(p->workload(*id)->phase), std::string("pending"));
+        RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        config.evaluator.minReadyPerTier = 0;
+        auto r = rebalancer(*p, config);
+        std::set<std::string> down;
+        for (const std::int64_t created : r->evaluateNow(kNow))
+            if (r->proposal(created)->kind == ProposalKind::PowerDown)
+                down.insert(r->proposal(created)->key);
+        QVERIFY(!down.count("power:fpga-1")); // 24 FPGA slots wait
+        QVERIFY(down.count("power:gpu-1")); // before, the waiting slots were 24 milli-GPUs and kept it on
+        QVERIFY(down.count("power:cpu-1"));
+    }
+
     void hotAcceleratorsAreReservedBeforeAPeakAndLentInATrough()
     {
         auto hot = [](const std::string& name, bool reserved, std::size_t batch) {
             rebalance::NodeOutlook n = node(name, 0);
             n.tier = "hot";
             n.peakReserved = reserved;
-            n.acceleratorMilli = 8000;
+            n.acceleratorKind = AcceleratorKind::Gpu;
+            n.acceleratorShare = 8000;
             n.batchResidents = batch;
             return n;
         };
@@ -359,8 +492,8 @@ private slots:
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim).empty());
 
         // 12 GPUs (p90) × 1.2 = 14.4: h1 (reserved) and h3 (no batch on it) hold it.
-        input.hotAcceleratorPeak = 12000;
-        input.hotPeakAtMs = kNow + 20 * kMinute;
+        input.accelerator(AcceleratorKind::Gpu).hotPeak = 12000;
+        input.accelerator(AcceleratorKind::Gpu).hotPeakAtMs = kNow + 20 * kMinute;
         auto reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
         QCOMPARE(reclaim.size(), std::size_t { 1 });
         QCOMPARE(reclaim[0].key, std::string("lending:hot"));
@@ -369,7 +502,7 @@ private slots:
         QCOMPARE(reclaim[0].effect.gpusFreed, 8.0);
 
         // 20 × 1.2 = 24: all three, and the batch on h2 has to move: a medium risk.
-        input.hotAcceleratorPeak = 20000;
+        input.accelerator(AcceleratorKind::Gpu).hotPeak = 20000;
         reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
         QCOMPARE(reclaim[0].plan.size(), std::size_t { 2 });
         QCOMPARE(reclaim[0].plan[1].target, std::string("h2"));
@@ -378,7 +511,7 @@ private slots:
 
         // A trough: 3 × 1.2 = 3.6 fits h1; the reserved h2 is lent to batch.
         input.nodes = { hot("h1", true, 0), hot("h2", true, 0), hot("h3", false, 4) };
-        input.hotAcceleratorPeak = 3000;
+        input.accelerator(AcceleratorKind::Gpu).hotPeak = 3000;
         const auto all = rebalance::evaluate(input, {});
         QVERIFY(ofKind(all, ProposalKind::Reclaim).empty());
         const auto lend = ofKind(all, ProposalKind::Lend);

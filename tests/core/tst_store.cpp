@@ -1,17 +1,16 @@
-// Persistence of the live system in a real SQLite database: the store's own round trip and failure behaviour
-// (a commit that cannot get the database keeps its changes and a later one writes them all), refusing a database
-// from a newer version, and a control plane restarted on the same file — placements bound again, pending work
-// still pending, ids continuing, nodes given the restart grace before they are declared lost, and agents that
-// return reconciled without anything starting twice.
+// Persistence of the live system in a real database, SQLite or PostgreSQL (store_backend.h): the store's own round
+// trip and failure behaviour (a commit that cannot get the database keeps its changes and a later one writes them
+// all), refusing a database from a newer version, and a control plane restarted on the same database — placements
+// bound again, pending work still pending, ids continuing, nodes given the restart grace before they are declared
+// lost, and agents that return reconciled without anything starting twice. On PostgreSQL also: a connection the server
+// killed is taken up again by the next commit, and a second store on the same database is refused.
 #include "core/api/control_plane.h"
 #include "core/store/store.h"
+#include "store_backend.h"
 
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include <boost/asio/io_context.hpp>
-
-#include <sqlite3.h>
 
 using namespace tidepool;
 using namespace tidepool::api;
@@ -51,11 +50,17 @@ class TestStore : public QObject {
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
+    testing::StoreBackend m_backend;
     boost::asio::io_context m_io;
     std::vector<std::pair<std::string, protocol::Message>> m_sent;
 
-    std::string dbPath() const { return m_dir.filePath(QStringLiteral("tidepool.db")).toStdString(); }
+    std::unique_ptr<store::Store> open()
+    {
+        auto opened = m_backend.open();
+        if (!opened)
+            qFatal("%s", opened.error().message.c_str());
+        return std::move(*opened);
+    }
 
     std::unique_ptr<ControlPlane> plane(store::Store& store, std::chrono::milliseconds grace)
     {
@@ -82,16 +87,26 @@ private:
     }
 
 private slots:
+    void initTestCase()
+    {
+        if (const std::string why = m_backend.unavailable(); !why.empty()) {
+            if (testing::StoreBackend::mustRun())
+                QFAIL(("CI=true: " + why).c_str());
+            QSKIP(why.c_str());
+        }
+    }
+
     void init()
     {
-        QVERIFY(m_dir.isValid());
-        QFile::remove(QString::fromStdString(dbPath()));
+        QVERIFY(m_backend.fresh());
         m_sent.clear();
     }
 
+    void cleanup() { m_backend.drop(); }
+
     void storeRoundTripsAndKeepsWhatItCouldNotWrite()
     {
-        auto opened = store::openSqliteStore(dbPath());
+        auto opened = m_backend.open();
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         store::Store& s = **opened;
         const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
@@ -109,19 +124,18 @@ private slots:
         s.putWorkload(w);
 
         // Another connection holds the write lock: the commit fails, names the database, and keeps everything.
-        sqlite3* other = nullptr;
-        QCOMPARE(sqlite3_open(dbPath().c_str(), &other), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(other, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
+        auto lock = m_backend.holdWriteLock();
+        QVERIFY(lock);
         const auto blocked = s.commit();
         QVERIFY(!blocked);
-        QVERIFY(blocked.error().message.find(dbPath()) != std::string::npos);
+        QVERIFY2(blocked.error().message.find(m_backend.errorName()) != std::string::npos, blocked.error().message.c_str());
         QCOMPARE(s.pending(), std::size_t { 3 });
-        sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr);
-        sqlite3_close(other);
+        lock.reset();
         QVERIFY(s.commit());
         QCOMPARE(s.pending(), std::size_t { 0 });
 
-        auto reopened = store::openSqliteStore(dbPath());
+        opened->reset(); // PostgreSQL: one store writes a database at a time
+        auto reopened = m_backend.open();
         QVERIFY(reopened);
         const auto snapshot = (*reopened)->load();
         QVERIFY(snapshot);
@@ -136,25 +150,82 @@ private slots:
     void newerSchemaIsRefused()
     {
         {
-            auto opened = store::openSqliteStore(dbPath());
+            auto opened = m_backend.open();
             QVERIFY(opened);
         }
-        sqlite3* db = nullptr;
-        QCOMPARE(sqlite3_open(dbPath().c_str(), &db), SQLITE_OK);
-        QCOMPARE(sqlite3_exec(db, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
-        sqlite3_close(db);
-        const auto refused = store::openSqliteStore(dbPath());
+        QVERIFY(m_backend.setSchemaVersion(99));
+        const auto refused = m_backend.open();
         QVERIFY(!refused);
         QVERIFY(refused.error().message.find("99") != std::string::npos);
+        QVERIFY(refused.error().message.find(m_backend.errorName()) != std::string::npos);
+    }
+
+    // The server ends the store's session (a restart, a failover, `pg_terminate_backend`): the commit that meets the
+    // dead connection fails and keeps its changes, the next one connects again and writes them all, and reads connect
+    // again by themselves. The writer's lock comes back with the connection.
+    void postgresReconnectsAfterTheServerDroppedTheConnection()
+    {
+        if (!m_backend.postgres())
+            QSKIP("PostgreSQL only: an SQLite file has no connection to lose");
+        auto s = open();
+        s->putPool(store::StoredPool { "before", "research", "", 1000, 1024, 100 });
+        QVERIFY(s->commit());
+        QCOMPARE(m_backend.killConnections(), 1);
+
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        store::StoredWorkload w;
+        w.id = 9;
+        w.spec = { { "name", "w" } };
+        w.phase = "pending";
+        w.devices = nlohmann::json::array({ { { "device", 0 }, { "share", 250 }, { "memoryMiB", 512 } } });
+        s->putPool(pool);
+        s->putWorkload(w);
+        s->addSamples({ { { "pool", "batch", "cpu" }, 60'000, 1500.0 }, { { "pool", "batch", "cpu" }, 120'000, 2500.0 } });
+        s->addAudit(store::AuditEntry { 0, 5, "tidepoold", "", "workload.submit", "workload 9", "ok", {}, "", "completed", "" });
+        const auto lost = s->commit();
+        QVERIFY(!lost);
+        QVERIFY2(lost.error().message.find(m_backend.errorName()) != std::string::npos, lost.error().message.c_str());
+        QCOMPARE(s->pending(), std::size_t { 5 });
+        const auto again = s->commit();
+        QVERIFY2(again, again ? "" : again.error().message.c_str());
+        QCOMPARE(s->pending(), std::size_t { 0 });
+        QVERIFY(!m_backend.open()); // the new session holds the writer's lock again
+
+        QCOMPARE(m_backend.killConnections(), 1);
+        const auto snapshot = s->load();
+        QVERIFY2(snapshot, snapshot ? "" : snapshot.error().message.c_str());
+        QCOMPARE(snapshot->pools.size(), std::size_t { 2 });
+        QCOMPARE(snapshot->pools[1], pool);
+        QCOMPARE(snapshot->workloads, std::vector<store::StoredWorkload> { w });
+        const auto points = s->history({ "pool", "batch", "cpu" }, 0, 1'000'000, store::Resolution::Raw);
+        QVERIFY(points);
+        QCOMPARE(points->size(), std::size_t { 2 });
+        QCOMPARE(points->back().mean, 2500.0);
+        QCOMPARE(s->audit({})->size(), std::size_t { 1 });
+    }
+
+    // One tidepoold writes a database: a second store on it is refused, naming it, until the first has gone.
+    void postgresSecondWriterIsRefused()
+    {
+        if (!m_backend.postgres())
+            QSKIP("PostgreSQL only: an SQLite file is one machine's, and its writers queue on SQLite's own lock");
+        auto first = open();
+        const auto second = m_backend.open();
+        QVERIFY(!second);
+        QVERIFY2(second.error().message.find("in use by another tidepoold") != std::string::npos,
+            second.error().message.c_str());
+        QVERIFY(second.error().message.find(m_backend.errorName()) != std::string::npos);
+        first.reset();
+        const auto third = m_backend.open();
+        QVERIFY2(third, third ? "" : third.error().message.c_str());
     }
 
     void restartRestoresAndWaitsForTheAgents()
     {
         WorkloadId running = 0, launching = 0, pending = 0, finished = 0;
         {
-            auto opened = store::openSqliteStore(dbPath());
-            QVERIFY(opened);
-            auto first = plane(**opened, std::chrono::milliseconds(60'000));
+            auto opened = open();
+            auto first = plane(*opened, std::chrono::milliseconds(60'000));
             PoolRequest pool;
             pool.name = "batch";
             pool.cpuMillis = 3000;
@@ -172,9 +243,8 @@ private slots:
         }
 
         m_sent.clear();
-        auto opened = store::openSqliteStore(dbPath());
-        QVERIFY(opened);
-        auto second = plane(**opened, std::chrono::milliseconds(60'000));
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
         QCOMPARE(second->stats().restoredNodes, std::size_t { 1 });
         const LiveNode* node = second->nodeByName("n1");
         QVERIFY(node);
@@ -216,8 +286,8 @@ private slots:
     {
         WorkloadId id = 0;
         {
-            auto opened = store::openSqliteStore(dbPath());
-            auto first = plane(**opened, std::chrono::milliseconds(60'000));
+            auto opened = open();
+            auto first = plane(*opened, std::chrono::milliseconds(60'000));
             first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
             first->onInventory("s1", inventory());
             id = *first->submit(request("moved", 100));
@@ -226,8 +296,8 @@ private slots:
             first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 2, 0, {}, 1 });
             first->stop();
         }
-        auto opened = store::openSqliteStore(dbPath());
-        auto second = plane(**opened, std::chrono::milliseconds(60'000));
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
         QCOMPARE(second->workload(id)->incarnation, 1);
         QCOMPARE(second->workload(id)->highestIncarnation, 1);
         second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
@@ -246,22 +316,24 @@ private slots:
     {
         WorkloadId id = 0;
         {
-            auto opened = store::openSqliteStore(dbPath());
-            auto first = plane(**opened, std::chrono::milliseconds(0));
+            auto opened = open();
+            auto first = plane(*opened, std::chrono::milliseconds(0));
             first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
             first->onInventory("s1", inventory());
             id = *first->submit(request("w", 1000));
             first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 1, 0, {} });
             first->stop();
         }
-        auto opened = store::openSqliteStore(dbPath());
-        auto second = plane(**opened, std::chrono::milliseconds(5000));
-        second->checkLiveness(Clock::now() + std::chrono::milliseconds(4000));
-        QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Suspect)); // grace still running
+        {
+            auto opened = open();
+            auto second = plane(*opened, std::chrono::milliseconds(5000));
+            second->checkLiveness(Clock::now() + std::chrono::milliseconds(4000));
+            QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Suspect)); // grace still running
+        }
         // Past the grace only by real time: the grace counts from the restart, so this plane waits it out.
         // A plane with no grace at all shows the other side.
-        auto opened2 = store::openSqliteStore(dbPath());
-        auto third = plane(**opened2, std::chrono::milliseconds(0));
+        auto opened2 = open();
+        auto third = plane(*opened2, std::chrono::milliseconds(0));
         third->checkLiveness(Clock::now() + std::chrono::milliseconds(3500));
         QCOMPARE(name(third->nodeByName("n1")->state), name(NodeState::Lost));
         QCOMPARE(name(third->workload(id)->phase), name(WorkloadPhase::Pending));

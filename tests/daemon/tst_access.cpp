@@ -4,7 +4,8 @@
 // needs, counted and audited; every change leaves a "received" and a "completed" audit entry with who, role, where,
 // what and the outcome (a move's naming the workload); the token file holds
 // salted hashes only (mode 0600) and a damaged one is refused naming the line; `tidepoold token add|remove|migrate`;
-// the plaintext token file from before roles still works and migrates; tidepoolctl says which role a call needs.
+// the plaintext token file from before roles still works and migrates; tidepoolctl says which role a call needs;
+// SIGHUP reads the token file again (a damaged one is logged and the tokens in use stay).
 
 #include "harness.h"
 
@@ -561,6 +562,47 @@ private slots:
                 path(QStringLiteral("tokens")), QStringLiteral("summary") });
         QCOMPARE(run.exitCode, 2);
         QVERIFY2(run.err.contains(QStringLiteral("hashed token list")), qPrintable(run.err));
+    }
+
+    // SIGHUP reads the operator token file again: a token added with `token add` works only after it, one removed
+    // with `token remove` stops working after it, and a damaged file is logged (naming the line) while the tokens in
+    // use stay.
+    void sighupReadsTheOperatorTokensAgain()
+    {
+        const QString file = path(QStringLiteral("tokens"));
+        const QByteArray original = readFile(file);
+        const auto hangUp = [&](const QString& expected) {
+            const qsizetype seen = m_log.size();
+            ::kill(static_cast<pid_t>(m_daemon.processId()), SIGHUP);
+            return harness::waitFor(
+                [&] {
+                    m_daemon.waitForReadyRead(50);
+                    m_log += QString::fromUtf8(m_daemon.readAllStandardError());
+                    return m_log.indexOf(expected, seen) >= 0;
+                },
+                5000);
+        };
+        const Run added = addToken(file, QStringLiteral("sam"), QStringLiteral("viewer"));
+        QVERIFY2(added.exitCode == 0, qPrintable(added.err));
+        const std::string sam = added.out.trimmed().toStdString();
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/whoami", sam).status, 401);
+        QVERIFY2(hangUp(QStringLiteral("SIGHUP: 4 operator tokens read from ") + file), qPrintable(m_log));
+        const Reply whoami = request(m_apiPort, http::verb::get, "/v1/whoami", sam);
+        QCOMPARE(whoami.status, 200);
+        QCOMPARE(whoami.data().value("role", std::string()), std::string("viewer"));
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", sam, R"({"name":"sams","cpuMillis":100})").status, 403);
+
+        writeFile(file, original + "sam2:viewer:not-a-hash\n");
+        QVERIFY2(hangUp(QStringLiteral("SIGHUP: the operator tokens are unchanged: ")), qPrintable(m_log));
+        QVERIFY2(m_log.contains(QStringLiteral("line 4")), qPrintable(m_log));
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/whoami", sam).status, 200);
+        QCOMPARE(call("admin", http::verb::get, "/v1/whoami").status, 200);
+
+        writeFile(file, original);
+        QVERIFY2(hangUp(QStringLiteral("SIGHUP: 3 operator tokens read from ") + file), qPrintable(m_log));
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/whoami", sam).status, 401);
+        QCOMPARE(call("operator", http::verb::get, "/v1/whoami").status, 200);
+        QCOMPARE(m_daemon.state(), QProcess::Running);
     }
 };
 

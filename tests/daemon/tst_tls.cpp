@@ -2,7 +2,8 @@
 // bootstrap tokens (and refuses to overwrite them); a tidepoold started with those files speaks HTTPS only on its
 // API (plain HTTP is answered 400 and counted), tidepoolctl lists nodes over https:// with the CA and is refused
 // with another CA; the HTTPS client checks the chain and the host name; a bootstrap token joins one node only, that
-// node again after a restart of the daemon, and never another node.
+// node again after a restart of the daemon, and never another node; tokens appended by `certs tokens` are taken on
+// SIGHUP.
 #include "harness.h"
 
 #include "core/api/api_client.h"
@@ -20,6 +21,8 @@
 #include <QtTest>
 
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <memory>
 #include <thread>
@@ -368,6 +371,58 @@ private slots:
         QVERIFY(waitFor([&] { return metric("tidepool_agent_token_reuse_refused_total") >= 1; }, 20'000));
         const auto names = nodeNames();
         QVERIFY(std::find(names.begin(), names.end(), "second-0") == names.end());
+    }
+
+    // `tidepoold certs tokens` appends a token to the file of a running daemon: an agent presenting it is refused as
+    // unknown until SIGHUP makes the daemon read the file again, and joins after it. A damaged file on a later SIGHUP
+    // is logged and the tokens in use stay, so the node bound before still rejoins.
+    void sighupReadsTheBootstrapTokensAgain()
+    {
+        QVERIFY2(startDaemon(), qPrintable(m_daemonLog));
+        const QString tokenFile = path(QStringLiteral("tls/agent-tokens"));
+        const QByteArray before = readAll(tokenFile);
+        const Run added = runTool(QStringLiteral("tidepoold"),
+            { QStringLiteral("certs"), QStringLiteral("tokens"), QStringLiteral("--dir"), path(QStringLiteral("tls")),
+                QStringLiteral("--agents"), QStringLiteral("1") });
+        QVERIFY2(added.exitCode == 0, qPrintable(added.err));
+        const QString newLine = added.out.trimmed();
+        QVERIFY2(newLine.startsWith(QStringLiteral("tpb1.")) && !newLine.contains(QLatin1Char('\n')), qPrintable(added.out));
+        QVERIFY(readAll(tokenFile).startsWith(before));
+        const QString newId = newLine.section(QLatin1Char('.'), 1, 1);
+        writeFile(path(QStringLiteral("late.token")), newLine.toUtf8() + '\n');
+
+        // Not read yet: refused as unknown.
+        startFleet(QStringLiteral("late"), path(QStringLiteral("late.token")));
+        QVERIFY2(daemonLogMentions(QStringLiteral("unknown bootstrap token ") + newId), qPrintable(m_daemonLog));
+        QVERIFY(metric("tidepool_agent_joins_rejected_total") >= 1);
+        m_fleets.back()->kill();
+        m_fleets.back()->waitForFinished(5000);
+
+        ::kill(static_cast<pid_t>(m_daemon->processId()), SIGHUP);
+        QVERIFY2(daemonLogMentions(QStringLiteral("SIGHUP: 4 agent bootstrap tokens read from ") + tokenFile),
+            qPrintable(m_daemonLog));
+        startFleet(QStringLiteral("late"), path(QStringLiteral("late.token")));
+        QVERIFY2(waitFor([&] {
+            const auto names = nodeNames();
+            return std::find(names.begin(), names.end(), "late-0") != names.end();
+        }, 15'000), qPrintable(m_daemonLog));
+
+        // A damaged file: logged with the line, nothing forgotten; the bound node comes back after losing its link.
+        QByteArray damaged = readAll(tokenFile);
+        writeFile(tokenFile, damaged + "not-a-token\n");
+        ::kill(static_cast<pid_t>(m_daemon->processId()), SIGHUP);
+        QVERIFY2(daemonLogMentions(QStringLiteral("SIGHUP: the agent bootstrap tokens are unchanged: ")), qPrintable(m_daemonLog));
+        QVERIFY2(m_daemonLog.contains(QStringLiteral("not a bootstrap token")), qPrintable(m_daemonLog));
+        writeFile(tokenFile, damaged);
+        QCOMPARE(m_daemon->state(), QProcess::Running);
+        for (auto& fleet : m_fleets) {
+            fleet->kill();
+            fleet->waitForFinished(5000);
+        }
+        m_fleets.clear();
+        startFleet(QStringLiteral("late"), path(QStringLiteral("late.token")));
+        QVERIFY2(waitFor([&] { return metric("tidepool_agent_joins_total") >= 2; }, 15'000), qPrintable(m_daemonLog));
+        QVERIFY(metric("tidepool_agent_token_reuse_refused_total") <= 0);
     }
 
     // Bad TLS settings and token files stop the daemon before it starts, naming the file (and the line), never

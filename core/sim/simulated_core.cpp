@@ -1,0 +1,54 @@
+#include "core/sim/simulated_core.h"
+
+#include <filesystem>
+
+namespace tidepool::sim {
+
+Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const std::string& dbPath,
+    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<std::chrono::milliseconds> evaluationPeriod)
+{
+    for (const char* suffix : { "", "-wal", "-shm" })
+        std::filesystem::remove(dbPath + suffix);
+    SimulatedCore core;
+    auto opened = store::openSqliteStore(dbPath);
+    if (!opened)
+        return tl::unexpected(opened.error());
+    core.store = std::move(*opened);
+    api::ControlPlaneConfig config;
+    config.clock = std::move(clock);
+    api::AgentLink link { [&outbox](const std::string& session, const protocol::Message& message) {
+                             outbox.emplace_back(session, message);
+                             return true;
+                         },
+        [](const std::string&, const std::string&) { return true; } };
+    auto plane = api::ControlPlane::create(io, std::move(config), std::move(link), {}, core.store.get());
+    if (!plane)
+        return tl::unexpected(plane.error());
+    core.plane = std::move(*plane);
+    core.recorder = std::make_unique<api::HistoryRecorder>(io, *core.plane, api::HistoryConfig {}, protocol::LogSink {});
+    if (evaluationPeriod) {
+        api::RebalanceConfig rebalance;
+        rebalance.period = *evaluationPeriod;
+        auto rebalancer = api::Rebalancer::create(io, *core.plane, std::move(rebalance), {});
+        if (!rebalancer)
+            return tl::unexpected(makeError(ErrorCode::InvalidArgument, rebalancer.error().message));
+        core.rebalancer = std::move(*rebalancer);
+    }
+    return core;
+}
+
+void pump(boost::asio::io_context& io, Outbox& outbox,
+    const std::function<void(const std::string& session, const protocol::Message& message)>& deliver)
+{
+    for (int round = 0; round < 1000; ++round) {
+        io.restart();
+        io.poll();
+        if (outbox.empty())
+            return;
+        auto messages = std::exchange(outbox, {});
+        for (const auto& [session, message] : messages)
+            deliver(session, message);
+    }
+}
+
+} // namespace tidepool::sim

@@ -1,0 +1,44 @@
+#pragma once
+// The real core as a simulation runs it (`scenario`, `fpga-scenario`): a fresh SQLite store at `dbPath`, the control
+// plane on the simulation's clock, the history recorder and, when an evaluation period is given, the rebalancer. Only
+// the agents are the simulation's: what the core sends them is appended to `outbox`, in order, for the simulation to
+// act on.
+//
+// Thread affinity: the thread that runs `io`.
+
+#include "core/api/control_plane.h"
+#include "core/api/history_recorder.h"
+#include "core/api/rebalancer.h"
+#include "core/store/store.h"
+
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tidepool::sim {
+
+struct SimulatedCore {
+    std::unique_ptr<store::Store> store;
+    std::unique_ptr<api::ControlPlane> plane; // uses `store`
+    std::unique_ptr<api::HistoryRecorder> recorder;
+    std::unique_ptr<api::Rebalancer> rebalancer; // null without an evaluation period
+};
+
+using Outbox = std::vector<std::pair<std::string, protocol::Message>>;
+
+// Removes any database left at `dbPath` (and its WAL files) first. `outbox` and `clock` must outlive the core.
+Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const std::string& dbPath,
+    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<std::chrono::milliseconds> evaluationPeriod);
+
+// Runs what is ready on `io` and hands each message the core sent to `deliver` (the simulated agents, which answer
+// through the control plane), until the core has nothing more to say (at most 1000 rounds).
+void pump(boost::asio::io_context& io, Outbox& outbox,
+    const std::function<void(const std::string& session, const protocol::Message& message)>& deliver);
+
+} // namespace tidepool::sim

@@ -1,0 +1,374 @@
+// `openPostgresStore`: the store of a shared deployment, in a PostgreSQL database that outlives the daemon's machine.
+// The same tables and meaning as the SQLite store at the same schema version; one tidepoold writes a database (a
+// session-level advisory lock); a commit is one transaction whose statements travel in a pipeline; a connection the
+// server dropped is taken up again at the next commit or read.
+#include "core/store/pending_changes.h"
+#include "core/store/pg_db.h"
+#include "core/store/pg_history.h"
+#include "core/store/pg_schema.h"
+#include "core/store/store.h"
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <thread>
+
+namespace tidepool::store {
+
+namespace {
+
+using pg::number;
+
+// The advisory lock that makes tidepoold the one writer of a database: "tidepool" in ASCII, as a 64-bit key.
+constexpr std::int64_t kWriterLock = 0x74696465706f6f6c;
+
+nlohmann::json parseJson(const std::string& text)
+{
+    return nlohmann::json::parse(text, nullptr, false);
+}
+
+std::string dumpJson(const nlohmann::json& value)
+{
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+class PostgresStore final : public BufferedStore {
+public:
+    explicit PostgresStore(std::unique_ptr<pg::Connection> connection)
+        : m_db(std::move(connection))
+        , m_history(*m_db)
+    {
+    }
+
+    Expected<void> open()
+    {
+        if (auto locked = lockDatabase(); !locked)
+            return locked;
+        return pg::migrate(*m_db);
+    }
+
+    Expected<Snapshot> load() override
+    {
+        return retrying([this] { return readSnapshot(); });
+    }
+
+    // Not retried within the call: a connection lost during `COMMIT` leaves it unknown whether the server committed,
+    // so the changes stay pending and the next commit (after reconnecting) writes them again. Every write but the
+    // audit log's is an upsert, so writing twice changes nothing; the audit log may then hold an entry twice.
+    Expected<void> commit() override
+    {
+        if (m_pending.size() == 0)
+            return {};
+        if (auto up = ready(); !up)
+            return up;
+        pg::Transaction transaction(*m_db);
+        auto written = transaction.begin();
+        if (written)
+            written = m_history.prepare(m_pending);
+        if (written) {
+            pg::Pipeline pipeline(*m_db);
+            writeState(pipeline);
+            m_history.writeSamples(pipeline, m_pending.samples);
+            for (const StoredForecast& forecast : m_pending.forecasts)
+                m_history.writeForecast(pipeline, forecast);
+            m_history.writeAudit(pipeline, m_pending.audit);
+            written = pipeline.finish();
+        }
+        if (written)
+            written = transaction.commit();
+        if (!written) {
+            // Nothing of this batch reached the database (the transaction rolls back); it stays pending for the
+            // next commit.
+            m_history.forget();
+            return written;
+        }
+        m_pending.clear();
+        return {};
+    }
+
+    Expected<std::vector<HistoryPoint>> history(
+        const SeriesKey& series, std::int64_t fromMs, std::int64_t toMs, Resolution resolution) override
+    {
+        return retrying([&] { return m_history.history(series, fromMs, toMs, resolution); });
+    }
+    Expected<std::vector<SeriesKey>> seriesList() override
+    {
+        return retrying([this] { return m_history.seriesList(); });
+    }
+    Expected<std::optional<StoredForecast>> latestForecast(const SeriesKey& series) override
+    {
+        return retrying([&] { return m_history.latestForecast(series); });
+    }
+    Expected<std::vector<AuditEntry>> audit(const AuditQuery& query) override
+    {
+        return retrying([&] { return m_history.audit(query); });
+    }
+    Expected<void> maintain(std::int64_t nowMs, const Retention& retention) override
+    {
+        if (auto up = ready(); !up)
+            return up;
+        auto done = m_history.maintain(nowMs, retention);
+        if (!done)
+            m_history.forget();
+        return done;
+    }
+
+private:
+    // Session-level: held while this connection lives, and released by the server when it ends (a crash included).
+    // A daemon restarted at once after a kill -9 may find its predecessor's session still ending, so the lock is
+    // tried for 2 s before the database is declared in use.
+    Expected<void> lockDatabase()
+    {
+        for (int attempt = 0; attempt < 20; ++attempt) {
+            if (attempt > 0)
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            auto taken
+                = m_db->query("SELECT pg_try_advisory_lock($1)", { number(kWriterLock) }, "cannot take the writer's lock");
+            if (!taken)
+                return tl::unexpected(taken.error());
+            if (taken->boolean(0, 0))
+                return {};
+        }
+        std::string holder;
+        auto who = m_db->query("SELECT a.pid, coalesce(host(a.client_addr), 'a local socket'), a.application_name "
+                               "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                               "WHERE l.locktype = 'advisory' AND l.granted AND l.database = "
+                               "(SELECT oid FROM pg_database WHERE datname = current_database()) "
+                               "AND (l.classid::bigint << 32 | l.objid::bigint) = $1",
+            { number(kWriterLock) }, "cannot find the lock's holder");
+        if (who && who->rows() > 0)
+            holder = " (server process " + who->text(0, 0) + ", connected from " + who->text(0, 1) + ", application \""
+                + who->text(0, 2) + "\")";
+        return makeError(ErrorCode::InvalidArgument,
+            m_db->name() + " is in use by another tidepoold" + holder
+                + "; one daemon writes a database, so stop that one or give this one another database (a session "
+                  "of a machine that died lingers until the server notices; pg_terminate_backend ends it)");
+    }
+
+    // A connection the server dropped is taken up again, with the writer's lock (which went with it): if another
+    // tidepoold took the database meanwhile, this one stays refused.
+    Expected<void> ready()
+    {
+        if (!m_db->broken())
+            return {};
+        m_history.forget();
+        if (auto up = m_db->reconnect(); !up)
+            return up;
+        return lockDatabase();
+    }
+
+    // A read that failed because the connection was lost is tried once more on a new one: reads change nothing.
+    template <typename Read> auto retrying(Read read) -> decltype(read())
+    {
+        if (auto up = ready(); !up)
+            return tl::unexpected(up.error());
+        auto result = read();
+        if (result || !m_db->broken())
+            return result;
+        if (auto up = ready(); !up)
+            return tl::unexpected(up.error());
+        return read();
+    }
+
+    Expected<Snapshot> readSnapshot()
+    {
+        Snapshot snapshot;
+        std::map<std::string, nlohmann::json> devices; // by node
+        std::map<std::int64_t, nlohmann::json> placements; // by workload
+        auto rows = m_db->query(
+            "SELECT node, idx, kind, model, memory_mib, share_capacity FROM devices ORDER BY node, idx", {},
+            "cannot read the devices");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r) {
+            auto& list = devices[rows->text(r, 0)];
+            if (list.is_null())
+                list = nlohmann::json::array();
+            list.push_back({ { "kind", rows->text(r, 2) }, { "model", rows->text(r, 3) },
+                { "memoryMiB", rows->integer(r, 4) }, { "shareCapacity", rows->integer(r, 5) } });
+        }
+        rows = m_db->query("SELECT workload, device, share, memory_mib FROM placements ORDER BY workload, device", {},
+            "cannot read the placements");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r) {
+            auto& list = placements[rows->integer(r, 0)];
+            if (list.is_null())
+                list = nlohmann::json::array();
+            list.push_back({ { "device", rows->integer(r, 1) }, { "share", rows->integer(r, 2) },
+                { "memoryMiB", rows->integer(r, 3) } });
+        }
+        rows = m_db->query(
+            "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight FROM pools ORDER BY written", {},
+            "cannot read the pools");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r)
+            snapshot.pools.push_back(StoredPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2),
+                rows->integer(r, 3), rows->integer(r, 4), static_cast<std::int32_t>(rows->integer(r, 5)) });
+        rows = m_db->query("SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
+                           "peak_reserved FROM nodes ORDER BY written",
+            {}, "cannot read the nodes");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r) {
+            StoredNode n { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2), rows->integer(r, 3),
+                rows->integer(r, 4), nlohmann::json::array(), rows->text(r, 5), rows->integer(r, 6), rows->text(r, 7),
+                rows->boolean(r, 8) };
+            if (const auto it = devices.find(n.name); it != devices.end())
+                n.devices = std::move(it->second);
+            snapshot.nodes.push_back(std::move(n));
+        }
+        rows = m_db->query("SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, "
+                           "running_ms, finished_ms, incarnation, highest_incarnation FROM workloads ORDER BY id",
+            {}, "cannot read the workloads");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r) {
+            StoredWorkload w;
+            w.id = rows->integer(r, 0);
+            w.spec = parseJson(rows->text(r, 1));
+            w.phase = rows->text(r, 2);
+            w.node = rows->text(r, 3);
+            if (const auto it = placements.find(w.id); it != placements.end())
+                w.devices = std::move(it->second);
+            w.translated = rows->boolean(r, 4);
+            w.pid = static_cast<std::int32_t>(rows->integer(r, 5));
+            w.exitCode = static_cast<std::int32_t>(rows->integer(r, 6));
+            w.detail = rows->text(r, 7);
+            w.submittedMs = rows->integer(r, 8);
+            w.placedMs = rows->integer(r, 9);
+            w.runningMs = rows->integer(r, 10);
+            w.finishedMs = rows->integer(r, 11);
+            w.incarnation = static_cast<std::int32_t>(rows->integer(r, 12));
+            w.highestIncarnation = static_cast<std::int32_t>(rows->integer(r, 13));
+            snapshot.workloads.push_back(std::move(w));
+        }
+        rows = m_db->query("SELECT key, value FROM meta", {}, "cannot read the meta table");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r)
+            snapshot.meta[rows->text(r, 0)] = rows->text(r, 1);
+        rows = m_db->query("SELECT id, kind, state, risk, reason, effect, plan, state_version, created_ms, expires_ms, "
+                           "decided_by, decided_ms, steps, detail FROM proposals ORDER BY id",
+            {}, "cannot read the proposals");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r)
+            snapshot.proposals.push_back(StoredProposal { rows->integer(r, 0), rows->text(r, 1), rows->text(r, 2),
+                rows->text(r, 3), rows->text(r, 4), parseJson(rows->text(r, 5)), parseJson(rows->text(r, 6)),
+                rows->integer(r, 7), rows->integer(r, 8), rows->integer(r, 9), rows->text(r, 10), rows->integer(r, 11),
+                parseJson(rows->text(r, 12)), rows->text(r, 13) });
+        snapshot.nextProposalId = snapshot.proposals.empty() ? 1 : snapshot.proposals.back().id + 1;
+        return snapshot;
+    }
+
+    // Queues the live state's changes: upserts, and a node's devices and a workload's placement replaced whole.
+    void writeState(pg::Pipeline& pipeline)
+    {
+        for (const auto& [name, p] : m_pending.pools)
+            pipeline.add("INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) "
+                         "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET "
+                         "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
+                         "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, written = EXCLUDED.written",
+                { p.name, p.businessLine, p.tier, number(p.cpuMillis), number(p.memoryMiB),
+                    number(std::int64_t { p.ioWeight }) },
+                "cannot write pool " + p.name);
+        for (const auto& [name, n] : m_pending.nodes) {
+            pipeline.add("INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
+                         "peak_reserved) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
+                         "isa = EXCLUDED.isa, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
+                         "memory_mib = EXCLUDED.memory_mib, cpu_model = EXCLUDED.cpu_model, "
+                         "last_seen_ms = EXCLUDED.last_seen_ms, cordon = EXCLUDED.cordon, "
+                         "peak_reserved = EXCLUDED.peak_reserved, written = EXCLUDED.written",
+                { n.name, n.isa, n.tier, number(n.cpuMillis), number(n.memoryMiB), n.cpuModel, number(n.lastSeenMs),
+                    n.cordon, pg::boolean(n.peakReserved) },
+                "cannot write node " + n.name);
+            pipeline.add("DELETE FROM devices WHERE node = $1", { n.name }, "cannot write the devices of node " + n.name);
+            std::int64_t index = 0;
+            for (const auto& d : n.devices)
+                pipeline.add("INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) "
+                             "VALUES ($1, $2, $3, $4, $5, $6)",
+                    { n.name, number(index++), d.value("kind", std::string()), d.value("model", std::string()),
+                        number(d.value("memoryMiB", std::int64_t { 0 })),
+                        number(d.value("shareCapacity", std::int64_t { 0 })) },
+                    "cannot write the devices of node " + n.name);
+        }
+        for (const auto& [id, w] : m_pending.workloads) {
+            const std::string what = "workload " + std::to_string(id);
+            pipeline.add("DELETE FROM placements WHERE workload = $1", { number(id) }, "cannot write the placement of " + what);
+            if (!w) {
+                pipeline.add("DELETE FROM workloads WHERE id = $1", { number(id) }, "cannot delete " + what);
+                continue;
+            }
+            pipeline.add("INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
+                         "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) "
+                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+                         "ON CONFLICT (id) DO UPDATE SET spec = EXCLUDED.spec, phase = EXCLUDED.phase, "
+                         "node = EXCLUDED.node, translated = EXCLUDED.translated, pid = EXCLUDED.pid, "
+                         "exit_code = EXCLUDED.exit_code, detail = EXCLUDED.detail, "
+                         "submitted_ms = EXCLUDED.submitted_ms, placed_ms = EXCLUDED.placed_ms, "
+                         "running_ms = EXCLUDED.running_ms, finished_ms = EXCLUDED.finished_ms, "
+                         "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation",
+                { number(w->id), dumpJson(w->spec), w->phase, w->node, pg::boolean(w->translated),
+                    number(std::int64_t { w->pid }), number(std::int64_t { w->exitCode }), w->detail,
+                    number(w->submittedMs), number(w->placedMs), number(w->runningMs), number(w->finishedMs),
+                    number(std::int64_t { w->incarnation }), number(std::int64_t { w->highestIncarnation }) },
+                "cannot write " + what);
+            for (const auto& d : w->devices)
+                pipeline.add("INSERT INTO placements (workload, device, share, memory_mib) VALUES ($1, $2, $3, $4)",
+                    { number(id), number(d.value("device", std::int64_t { 0 })),
+                        number(d.value("share", std::int64_t { 0 })), number(d.value("memoryMiB", std::int64_t { 0 })) },
+                    "cannot write the placement of " + what);
+        }
+        for (const auto& [id, p] : m_pending.proposals)
+            pipeline.add("INSERT INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
+                         "expires_ms, decided_by, decided_ms, steps, detail) "
+                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+                         "ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, "
+                         "risk = EXCLUDED.risk, reason = EXCLUDED.reason, effect = EXCLUDED.effect, plan = EXCLUDED.plan, "
+                         "state_version = EXCLUDED.state_version, created_ms = EXCLUDED.created_ms, "
+                         "expires_ms = EXCLUDED.expires_ms, decided_by = EXCLUDED.decided_by, "
+                         "decided_ms = EXCLUDED.decided_ms, steps = EXCLUDED.steps, detail = EXCLUDED.detail",
+                { number(p.id), p.kind, p.state, p.risk, p.reason, dumpJson(p.effect), dumpJson(p.plan),
+                    number(p.stateVersion), number(p.createdMs), number(p.expiresMs), p.decidedBy, number(p.decidedMs),
+                    dumpJson(p.steps), p.detail },
+                "cannot write proposal " + std::to_string(id));
+        for (const auto& [key, value] : m_pending.meta) {
+            if (value.empty())
+                pipeline.add("DELETE FROM meta WHERE key = $1", { key }, "cannot write setting " + key);
+            else
+                pipeline.add("INSERT INTO meta (key, value) VALUES ($1, $2) "
+                             "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                    { key, value }, "cannot write setting " + key);
+        }
+    }
+
+    std::unique_ptr<pg::Connection> m_db;
+    pg::HistoryTables m_history;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo)
+{
+    auto connection = pg::Connection::open(conninfo);
+    if (!connection)
+        return tl::unexpected(connection.error());
+    auto store = std::make_unique<PostgresStore>(std::move(*connection));
+    if (auto opened = store->open(); !opened)
+        return tl::unexpected(opened.error());
+    return std::unique_ptr<Store>(std::move(store));
+}
+
+bool isPostgresLocation(const std::string& location)
+{
+    return location.starts_with("postgresql://") || location.starts_with("postgres://");
+}
+
+Expected<std::unique_ptr<Store>> openStore(const std::string& location)
+{
+    return isPostgresLocation(location) ? openPostgresStore(location) : openSqliteStore(location);
+}
+
+} // namespace tidepool::store
