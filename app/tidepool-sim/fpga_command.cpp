@@ -160,8 +160,8 @@ int runFpgaScenarioCommand(int argc, char** argv, const std::string& defaultData
         { "runs", nlohmann::json::array() } };
     std::optional<sim::FpgaScenarioResult> reference; // static on the fleet the load was sized for
     std::optional<sim::FpgaScenarioResult> fit; // the smallest tidepool fleet that waits no longer than it
-    for (const sim::FpgaMode m : { sim::FpgaMode::Static, sim::FpgaMode::StaticShared, sim::FpgaMode::Tidepool,
-             sim::FpgaMode::TidepoolPower }) {
+    for (const sim::FpgaMode m :
+        { sim::FpgaMode::Static, sim::FpgaMode::StaticShared, sim::FpgaMode::Tidepool, sim::FpgaMode::TidepoolPower }) {
         const std::string name(sim::toString(m));
         if (mode != "all" && mode != name)
             continue;

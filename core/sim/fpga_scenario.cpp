@@ -16,9 +16,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <numeric>
-#include <limits>
 #include <optional>
 #include <random>
 
@@ -185,7 +185,8 @@ Expected<void> FpgaSimulation::buildCore()
     std::optional<std::chrono::milliseconds> period;
     if (m_config.mode == FpgaMode::TidepoolPower)
         period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
-    auto core = buildSimulatedCore(m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, period);
+    auto core = buildSimulatedCore(
+        m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, period);
     if (!core)
         return tl::unexpected(core.error());
     m_store = std::move(core->store);
@@ -252,9 +253,8 @@ void FpgaSimulation::onMessage(const std::string& session, const protocol::Messa
 
 void FpgaSimulation::pump()
 {
-    sim::pump(m_io, m_outbox, [this](const std::string& session, const protocol::Message& message) {
-        onMessage(session, message);
-    });
+    sim::pump(m_io, m_outbox,
+        [this](const std::string& session, const protocol::Message& message) { onMessage(session, message); });
 }
 
 void FpgaSimulation::finishJobs()
@@ -326,8 +326,8 @@ void FpgaSimulation::heartbeat()
 
 bool FpgaSimulation::powered(const api::LiveNode& node) const
 {
-    return !(node.cordon.rfind(rebalance::kPowerDownCordon, 0) == 0
-        && m_plane->cluster().node(node.id).residents.empty());
+    return !(
+        node.cordon.rfind(rebalance::kPowerDownCordon, 0) == 0 && m_plane->cluster().node(node.id).residents.empty());
 }
 
 void FpgaSimulation::evaluate()
@@ -567,7 +567,8 @@ std::string_view toString(FpgaMode mode)
 
 FpgaMode parseFpgaMode(std::string_view text)
 {
-    for (const FpgaMode mode : { FpgaMode::Static, FpgaMode::StaticShared, FpgaMode::Tidepool, FpgaMode::TidepoolPower })
+    for (const FpgaMode mode :
+        { FpgaMode::Static, FpgaMode::StaticShared, FpgaMode::Tidepool, FpgaMode::TidepoolPower })
         if (text == toString(mode))
             return mode;
     return FpgaMode::Invalid;

@@ -25,7 +25,8 @@ Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const st
     if (!plane)
         return tl::unexpected(plane.error());
     core.plane = std::move(*plane);
-    core.recorder = std::make_unique<api::HistoryRecorder>(io, *core.plane, api::HistoryConfig {}, protocol::LogSink {});
+    core.recorder
+        = std::make_unique<api::HistoryRecorder>(io, *core.plane, api::HistoryConfig {}, protocol::LogSink {});
     if (evaluationPeriod) {
         api::RebalanceConfig rebalance;
         rebalance.period = *evaluationPeriod;

@@ -27,7 +27,8 @@ bool validUtf8(const std::string& text)
                 return false;
         const auto c1 = static_cast<unsigned char>(text[i + 1]);
         // Overlong forms, UTF-16 surrogates and code points beyond U+10FFFF.
-        if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 >= 0x90))
+        if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 >= 0xA0) || (c == 0xF0 && c1 < 0x90)
+            || (c == 0xF4 && c1 >= 0x90))
             return false;
         i += length;
     }
@@ -173,8 +174,8 @@ Expected<std::unique_ptr<Connection>> Connection::open(const std::string& connin
     if (!connection->m_conn)
         return makeError(ErrorCode::IoError, "PostgreSQL: cannot connect: out of memory");
     if (connection->broken())
-        return makeError(
-            ErrorCode::IoError, connection->m_name + ": cannot connect: " + oneLine(PQerrorMessage(connection->m_conn)));
+        return makeError(ErrorCode::IoError,
+            connection->m_name + ": cannot connect: " + oneLine(PQerrorMessage(connection->m_conn)));
     if (auto ready = connection->setUpSession(); !ready)
         return tl::unexpected(ready.error());
     return connection;
@@ -200,8 +201,7 @@ Expected<void> Connection::reconnect()
 Expected<Result> Connection::query(const char* sql, const Params& params, const std::string& what)
 {
     const TextValues values(params);
-    Result result(PQexecParams(
-        m_conn, sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0));
+    Result result(PQexecParams(m_conn, sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0));
     const PGresult* r = result.handle();
     const ExecStatusType status = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
@@ -255,8 +255,7 @@ void Pipeline::add(const char* sql, const Params& params, std::string what)
     if (m_error)
         return; // the server would skip it anyway
     const TextValues values(params);
-    if (PQsendQueryParams(m_connection.handle(), sql, values.size(), nullptr, values.data(), nullptr,
-            nullptr, 0)
+    if (PQsendQueryParams(m_connection.handle(), sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0)
         != 1) {
         m_error = m_connection.failure(what).value();
         return;
@@ -277,7 +276,8 @@ void Pipeline::sync()
     }
     // Each statement's results end with a null; the sync point's result ends the lot.
     std::size_t index = 0;
-    const auto what = [&] { return index < m_unread.size() ? m_unread[index] : std::string("cannot finish the writes"); };
+    const auto what
+        = [&] { return index < m_unread.size() ? m_unread[index] : std::string("cannot finish the writes"); };
     while (true) {
         PGresult* r = PQgetResult(conn);
         if (!r) {

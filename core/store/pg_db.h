@@ -65,7 +65,8 @@ public:
     int rows() const { return PQntuples(m_result); }
     std::string text(int row, int column) const
     {
-        return std::string(PQgetvalue(m_result, row, column), static_cast<std::size_t>(PQgetlength(m_result, row, column)));
+        return std::string(
+            PQgetvalue(m_result, row, column), static_cast<std::size_t>(PQgetlength(m_result, row, column)));
     }
     std::int64_t integer(int row, int column) const;
     double real(int row, int column) const;

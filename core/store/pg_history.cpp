@@ -35,9 +35,9 @@ Expected<std::int64_t> HistoryTables::seriesId(const SeriesKey& key, bool create
     auto found = create ? m_connection.query("INSERT INTO series (scope, name, resource) VALUES ($1, $2, $3) "
                                              "ON CONFLICT (scope, name, resource) DO UPDATE SET scope = EXCLUDED.scope "
                                              "RETURNING id",
-                              { key.scope, key.name, key.resource }, "cannot add series " + seriesName(key))
+                     { key.scope, key.name, key.resource }, "cannot add series " + seriesName(key))
                         : m_connection.query("SELECT id FROM series WHERE scope = $1 AND name = $2 AND resource = $3",
-                              { key.scope, key.name, key.resource }, "cannot look up series " + seriesName(key));
+                            { key.scope, key.name, key.resource }, "cannot look up series " + seriesName(key));
     if (!found)
         return tl::unexpected(found.error());
     if (found->rows() == 0)
@@ -51,8 +51,8 @@ Expected<std::int64_t> HistoryTables::watermark()
 {
     if (m_watermark)
         return *m_watermark;
-    auto read = m_connection.query("SELECT value FROM meta WHERE key = $1", { kAggregatedUntil },
-        std::string("cannot read ") + kAggregatedUntil);
+    auto read = m_connection.query(
+        "SELECT value FROM meta WHERE key = $1", { kAggregatedUntil }, std::string("cannot read ") + kAggregatedUntil);
     if (!read)
         return tl::unexpected(read.error());
     m_watermark = read->rows() == 0 ? 0 : read->integer(0, 0);
@@ -160,8 +160,8 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
                     { id, number(start), number(closedUntil), number(kAggregateBucketMs) },
                     "cannot aggregate the history");
             if (retention.rawMs > 0)
-                pipeline.add("DELETE FROM samples WHERE series = $1 AND at_ms < $2", { id, number(nowMs - retention.rawMs) },
-                    "cannot prune raw samples");
+                pipeline.add("DELETE FROM samples WHERE series = $1 AND at_ms < $2",
+                    { id, number(nowMs - retention.rawMs) }, "cannot prune raw samples");
             if (retention.aggregateMs > 0)
                 pipeline.add("DELETE FROM samples_5m WHERE series = $1 AND bucket_ms < $2",
                     { id, number(nowMs - retention.aggregateMs) }, "cannot prune 5-minute aggregates");
@@ -172,7 +172,8 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
         if (retention.auditMs > 0)
             pipeline.add("DELETE FROM audit WHERE at_ms < $1", { number(nowMs - retention.auditMs) },
                 "cannot prune the audit log");
-        pipeline.add("INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        pipeline.add(
+            "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             { kAggregatedUntil, number(std::max(aggregatedUntil, closedUntil)) },
             std::string("cannot write ") + kAggregatedUntil);
         if (auto done = pipeline.finish(); !done) {
@@ -208,8 +209,8 @@ Expected<std::vector<HistoryPoint>> HistoryTables::history(
         return tl::unexpected(read.error());
     points.reserve(static_cast<std::size_t>(read->rows()));
     for (int r = 0; r < read->rows(); ++r)
-        points.push_back(
-            HistoryPoint { read->integer(r, 0), read->real(r, 1), read->real(r, 2), read->real(r, 3), read->integer(r, 4) });
+        points.push_back(HistoryPoint {
+            read->integer(r, 0), read->real(r, 1), read->real(r, 2), read->real(r, 3), read->integer(r, 4) });
     return points;
 }
 
@@ -241,8 +242,8 @@ Expected<std::optional<StoredForecast>> HistoryTables::latestForecast(const Seri
         return tl::unexpected(read.error());
     if (read->rows() == 0)
         return std::optional<StoredForecast>();
-    return std::optional<StoredForecast>(
-        StoredForecast { series, read->integer(0, 0), read->text(0, 1), read->integer(0, 2), parseJson(read->text(0, 3)) });
+    return std::optional<StoredForecast>(StoredForecast {
+        series, read->integer(0, 0), read->text(0, 1), read->integer(0, 2), parseJson(read->text(0, 3)) });
 }
 
 Expected<std::vector<AuditEntry>> HistoryTables::audit(const AuditQuery& query)
@@ -252,7 +253,8 @@ Expected<std::vector<AuditEntry>> HistoryTables::audit(const AuditQuery& query)
     auto read = m_connection.query(
         "SELECT id, at_ms, actor, source, action, target, outcome, detail, role, stage, request FROM audit "
         "WHERE at_ms >= $1 AND at_ms < $2 AND id > $3 ORDER BY id LIMIT $4",
-        { number(query.fromMs), number(query.toMs), number(query.afterId), number(limit) }, "cannot read the audit log");
+        { number(query.fromMs), number(query.toMs), number(query.afterId), number(limit) },
+        "cannot read the audit log");
     if (!read)
         return tl::unexpected(read.error());
     std::vector<AuditEntry> entries;

@@ -53,7 +53,8 @@ private:
     Connection& m_connection;
     std::map<SeriesKey, std::int64_t> m_seriesIds;
     std::optional<std::int64_t> m_watermark; // `aggregated_until_ms`; this store is the only writer of it
-    std::int64_t m_earliestLateMs = std::numeric_limits<std::int64_t>::max(); // samples older than the watermark arrived since then
+    std::int64_t m_earliestLateMs
+        = std::numeric_limits<std::int64_t>::max(); // samples older than the watermark arrived since then
 };
 
 } // namespace tidepool::store::pg

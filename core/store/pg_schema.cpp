@@ -181,8 +181,8 @@ Expected<void> migrate(Connection& connection)
         return makeError(ErrorCode::InvalidArgument,
             connection.name() + " has schema version " + std::to_string(current)
                 + ", which no migration of this tidepoold starts from");
-    if (auto set = connection.query(
-            "UPDATE schema_version SET version = $1", { number(std::int64_t { current }) }, "cannot set the schema version");
+    if (auto set = connection.query("UPDATE schema_version SET version = $1", { number(std::int64_t { current }) },
+            "cannot set the schema version");
         !set)
         return tl::unexpected(set.error());
     return transaction.commit();

@@ -122,8 +122,8 @@ private:
         for (int attempt = 0; attempt < 20; ++attempt) {
             if (attempt > 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            auto taken
-                = m_db->query("SELECT pg_try_advisory_lock($1)", { number(kWriterLock) }, "cannot take the writer's lock");
+            auto taken = m_db->query(
+                "SELECT pg_try_advisory_lock($1)", { number(kWriterLock) }, "cannot take the writer's lock");
             if (!taken)
                 return tl::unexpected(taken.error());
             if (taken->boolean(0, 0))
@@ -175,9 +175,9 @@ private:
         Snapshot snapshot;
         std::map<std::string, nlohmann::json> devices; // by node
         std::map<std::int64_t, nlohmann::json> placements; // by workload
-        auto rows = m_db->query(
-            "SELECT node, idx, kind, model, memory_mib, share_capacity FROM devices ORDER BY node, idx", {},
-            "cannot read the devices");
+        auto rows
+            = m_db->query("SELECT node, idx, kind, model, memory_mib, share_capacity FROM devices ORDER BY node, idx",
+                {}, "cannot read the devices");
         if (!rows)
             return tl::unexpected(rows.error());
         for (int r = 0; r < rows->rows(); ++r) {
@@ -267,10 +267,11 @@ private:
     void writeState(pg::Pipeline& pipeline)
     {
         for (const auto& [name, p] : m_pending.pools)
-            pipeline.add("INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) "
-                         "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET "
-                         "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
-                         "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, written = EXCLUDED.written",
+            pipeline.add(
+                "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET "
+                "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
+                "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, written = EXCLUDED.written",
                 { p.name, p.businessLine, p.tier, number(p.cpuMillis), number(p.memoryMiB),
                     number(std::int64_t { p.ioWeight }) },
                 "cannot write pool " + p.name);
@@ -284,7 +285,8 @@ private:
                 { n.name, n.isa, n.tier, number(n.cpuMillis), number(n.memoryMiB), n.cpuModel, number(n.lastSeenMs),
                     n.cordon, pg::boolean(n.peakReserved) },
                 "cannot write node " + n.name);
-            pipeline.add("DELETE FROM devices WHERE node = $1", { n.name }, "cannot write the devices of node " + n.name);
+            pipeline.add(
+                "DELETE FROM devices WHERE node = $1", { n.name }, "cannot write the devices of node " + n.name);
             std::int64_t index = 0;
             for (const auto& d : n.devices)
                 pipeline.add("INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) "
@@ -296,20 +298,22 @@ private:
         }
         for (const auto& [id, w] : m_pending.workloads) {
             const std::string what = "workload " + std::to_string(id);
-            pipeline.add("DELETE FROM placements WHERE workload = $1", { number(id) }, "cannot write the placement of " + what);
+            pipeline.add(
+                "DELETE FROM placements WHERE workload = $1", { number(id) }, "cannot write the placement of " + what);
             if (!w) {
                 pipeline.add("DELETE FROM workloads WHERE id = $1", { number(id) }, "cannot delete " + what);
                 continue;
             }
-            pipeline.add("INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
-                         "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) "
-                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
-                         "ON CONFLICT (id) DO UPDATE SET spec = EXCLUDED.spec, phase = EXCLUDED.phase, "
-                         "node = EXCLUDED.node, translated = EXCLUDED.translated, pid = EXCLUDED.pid, "
-                         "exit_code = EXCLUDED.exit_code, detail = EXCLUDED.detail, "
-                         "submitted_ms = EXCLUDED.submitted_ms, placed_ms = EXCLUDED.placed_ms, "
-                         "running_ms = EXCLUDED.running_ms, finished_ms = EXCLUDED.finished_ms, "
-                         "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation",
+            pipeline.add(
+                "INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
+                "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+                "ON CONFLICT (id) DO UPDATE SET spec = EXCLUDED.spec, phase = EXCLUDED.phase, "
+                "node = EXCLUDED.node, translated = EXCLUDED.translated, pid = EXCLUDED.pid, "
+                "exit_code = EXCLUDED.exit_code, detail = EXCLUDED.detail, "
+                "submitted_ms = EXCLUDED.submitted_ms, placed_ms = EXCLUDED.placed_ms, "
+                "running_ms = EXCLUDED.running_ms, finished_ms = EXCLUDED.finished_ms, "
+                "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation",
                 { number(w->id), dumpJson(w->spec), w->phase, w->node, pg::boolean(w->translated),
                     number(std::int64_t { w->pid }), number(std::int64_t { w->exitCode }), w->detail,
                     number(w->submittedMs), number(w->placedMs), number(w->runningMs), number(w->finishedMs),
@@ -318,18 +322,20 @@ private:
             for (const auto& d : w->devices)
                 pipeline.add("INSERT INTO placements (workload, device, share, memory_mib) VALUES ($1, $2, $3, $4)",
                     { number(id), number(d.value("device", std::int64_t { 0 })),
-                        number(d.value("share", std::int64_t { 0 })), number(d.value("memoryMiB", std::int64_t { 0 })) },
+                        number(d.value("share", std::int64_t { 0 })),
+                        number(d.value("memoryMiB", std::int64_t { 0 })) },
                     "cannot write the placement of " + what);
         }
         for (const auto& [id, p] : m_pending.proposals)
-            pipeline.add("INSERT INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
-                         "expires_ms, decided_by, decided_ms, steps, detail) "
-                         "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
-                         "ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, "
-                         "risk = EXCLUDED.risk, reason = EXCLUDED.reason, effect = EXCLUDED.effect, plan = EXCLUDED.plan, "
-                         "state_version = EXCLUDED.state_version, created_ms = EXCLUDED.created_ms, "
-                         "expires_ms = EXCLUDED.expires_ms, decided_by = EXCLUDED.decided_by, "
-                         "decided_ms = EXCLUDED.decided_ms, steps = EXCLUDED.steps, detail = EXCLUDED.detail",
+            pipeline.add(
+                "INSERT INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
+                "expires_ms, decided_by, decided_ms, steps, detail) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+                "ON CONFLICT (id) DO UPDATE SET kind = EXCLUDED.kind, state = EXCLUDED.state, "
+                "risk = EXCLUDED.risk, reason = EXCLUDED.reason, effect = EXCLUDED.effect, plan = EXCLUDED.plan, "
+                "state_version = EXCLUDED.state_version, created_ms = EXCLUDED.created_ms, "
+                "expires_ms = EXCLUDED.expires_ms, decided_by = EXCLUDED.decided_by, "
+                "decided_ms = EXCLUDED.decided_ms, steps = EXCLUDED.steps, detail = EXCLUDED.detail",
                 { number(p.id), p.kind, p.state, p.risk, p.reason, dumpJson(p.effect), dumpJson(p.plan),
                     number(p.stateVersion), number(p.createdMs), number(p.expiresMs), p.decidedBy, number(p.decidedMs),
                     dumpJson(p.steps), p.detail },

@@ -22,7 +22,8 @@ namespace tidepool::testing {
 class StoreBackend {
 public:
     StoreBackend()
-        : StoreBackend(std::getenv("TIDEPOOL_TEST_STORE") && std::string(std::getenv("TIDEPOOL_TEST_STORE")) == "postgresql")
+        : StoreBackend(
+            std::getenv("TIDEPOOL_TEST_STORE") && std::string(std::getenv("TIDEPOOL_TEST_STORE")) == "postgresql")
     {
     }
     explicit StoreBackend(bool postgres)
@@ -77,7 +78,8 @@ public:
     // What an error about this database names: the file's path, or the PostgreSQL database's name.
     const std::string& errorName() const { return m_postgres ? m_database : m_location; }
 
-    // PostgreSQL: this case's database as a libpq URI, as tidepoold's --db takes it (postgresql://?dbname=...&host=...).
+    // PostgreSQL: this case's database as a libpq URI, as tidepoold's --db takes it
+    // (postgresql://?dbname=...&host=...).
     std::string uri() const
     {
         PQconninfoOption* options = PQconninfoParse(m_location.c_str(), nullptr);
@@ -161,7 +163,8 @@ public:
         PGconn* admin = PQconnectdb(m_server.c_str());
         const char* values[] = { m_database.c_str() };
         PGresult* r = PQexecParams(admin,
-            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = $1 AND pid <> "
+            "pg_backend_pid()",
             1, nullptr, values, nullptr, nullptr, 0);
         const int killed = PQresultStatus(r) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(r, 0, 0)) : -1;
         PQclear(r);

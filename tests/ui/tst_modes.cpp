@@ -84,17 +84,20 @@ private Q_SLOTS:
             QProcess certs;
             certs.start(fixture::binary("tidepoold"),
                 { QStringLiteral("certs"), QStringLiteral("init"), QStringLiteral("--dir"), path(QLatin1String(dir)),
-                    QStringLiteral("--names"), QStringLiteral("core.test"), QStringLiteral("--agents"), QStringLiteral("0") });
+                    QStringLiteral("--names"), QStringLiteral("core.test"), QStringLiteral("--agents"),
+                    QStringLiteral("0") });
             QVERIFY(certs.waitForFinished(30'000));
             QVERIFY2(certs.exitCode() == 0, certs.readAllStandardError().constData());
         }
-        m_tokenFile = fixture::writeFile(path(QStringLiteral("operator.token")), fixture::randomToken().toUtf8() + '\n');
+        m_tokenFile
+            = fixture::writeFile(path(QStringLiteral("operator.token")), fixture::randomToken().toUtf8() + '\n');
         const QString join
             = fixture::writeFile(path(QStringLiteral("join.token")), fixture::randomToken().toUtf8() + '\n');
         m_port = fixture::startDaemon(m_daemon,
             { QStringLiteral("--db"), path(QStringLiteral("modes.db")), QStringLiteral("--join-token-file"), join,
                 QStringLiteral("--operator-token-file"), m_tokenFile, QStringLiteral("--api-tls-cert"),
-                path(QStringLiteral("tls/core.pem")), QStringLiteral("--api-tls-key"), path(QStringLiteral("tls/core.key")) },
+                path(QStringLiteral("tls/core.pem")), QStringLiteral("--api-tls-key"),
+                path(QStringLiteral("tls/core.key")) },
             path(QStringLiteral("tidepoold.log")));
         QVERIFY2(m_port != 0, "tidepoold stopped before it was ready");
     }
@@ -117,8 +120,10 @@ private Q_SLOTS:
         QSettings().clear();
         const auto choice = choose({ QStringLiteral("--reconnect") });
         QVERIFY(!choice);
-        QVERIFY2(choice.error().contains(QStringLiteral("has not been attached to a tidepoold yet")), qPrintable(choice.error()));
-        const auto mixed = choose({ QStringLiteral("--connect"), url(), QStringLiteral("--db"), path(QStringLiteral("x.db")) });
+        QVERIFY2(choice.error().contains(QStringLiteral("has not been attached to a tidepoold yet")),
+            qPrintable(choice.error()));
+        const auto mixed
+            = choose({ QStringLiteral("--connect"), url(), QStringLiteral("--db"), path(QStringLiteral("x.db")) });
         QVERIFY(!mixed);
         QVERIFY2(mixed.error().contains(QStringLiteral("--db is for the embedded core")), qPrintable(mixed.error()));
         const auto both = choose({ QStringLiteral("--connect"), url(), QStringLiteral("--reconnect") });
@@ -194,7 +199,8 @@ private Q_SLOTS:
         QCOMPARE(ui::settings::connectCaFile(), path(QStringLiteral("tls/ca.pem")));
         // An unreadable CA is said before anything connects.
         qputenv("TIDEPOOL_CA", "no-such-ca.pem");
-        const auto missing = choose({ QStringLiteral("--connect"), url(), QStringLiteral("--token-file"), m_tokenFile });
+        const auto missing
+            = choose({ QStringLiteral("--connect"), url(), QStringLiteral("--token-file"), m_tokenFile });
         QVERIFY(missing);
         Console broken(*missing);
         QVERIFY2(broken.startError.startsWith(QStringLiteral("--ca: ")), qPrintable(broken.startError));
