@@ -3,11 +3,11 @@
 
 #include "app/tidepool-sim/fpga_command.h"
 
+#include "app/tidepool-sim/command_args.h"
 #include "core/sim/fpga_scenario.h"
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -18,9 +18,6 @@
 namespace tidepool::simapp {
 
 namespace {
-
-constexpr int kExitBadArguments = 2;
-constexpr int kExitFailed = 1;
 
 int usage(const std::string& problem)
 {
@@ -39,12 +36,6 @@ int usage(const std::string& problem)
               << "  `static`; each --cards value runs the same jobs on a fleet of that size. Reports slot and card\n"
               << "  utilisation and the jobs' waits over the days after warm-up.\n";
     return kExitBadArguments;
-}
-
-template <typename T> bool parseNumber(const std::string& text, T& out)
-{
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
 }
 
 bool parseCards(const std::string& text, std::vector<int>& out)

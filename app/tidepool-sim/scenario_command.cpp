@@ -3,11 +3,11 @@
 
 #include "app/tidepool-sim/scenario_command.h"
 
+#include "app/tidepool-sim/command_args.h"
 #include "core/sim/scenario.h"
 
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -17,9 +17,6 @@
 namespace tidepool::simapp {
 
 namespace {
-
-constexpr int kExitBadArguments = 2;
-constexpr int kExitFailed = 1;
 
 int usage(const std::string& problem)
 {
@@ -32,12 +29,6 @@ int usage(const std::string& problem)
               << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
               << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n";
     return kExitBadArguments;
-}
-
-template <typename T> bool parseNumber(const std::string& text, T& out)
-{
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-    return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
 }
 
 nlohmann::json toJson(const sim::ScenarioResult& r)
@@ -97,6 +88,8 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             json = true;
             continue;
         }
+        if (arg == "--help")
+            return usage("help");
         if (i + 1 >= argc)
             return usage(arg.starts_with("--") ? "option " + arg + " needs a value" : "unknown argument '" + arg + "'");
         const std::string value = argv[++i];

@@ -135,20 +135,11 @@ private:
 
 Expected<void> FpgaSimulation::planJobs()
 {
-    const std::string series = m_config.dataDir + "/load-series/";
-    auto google = LoadShape::load(series + "google2019_instance_usage_28days_300s.csv", "avg_cpu");
-    if (!google)
-        return tl::unexpected(google.error());
-    auto alibaba = LoadShape::load(series + "alibaba2018_machine_usage_8days_300s.csv", "cpu_util_percent");
-    if (!alibaba)
-        return tl::unexpected(alibaba.error());
-    auto genai = LoadShape::loadQps(m_config.dataDir + "/services/qps.csv");
-    if (!genai)
-        return tl::unexpected(genai.error());
-    // As in `scenario`: the GenAI trace's one day, repeated at the level of the Google cluster's same day.
-    genai->scaleDays(google->dailyLevels());
+    auto shapes = loadTraceShapes(m_config.dataDir);
+    if (!shapes)
+        return tl::unexpected(shapes.error());
     // In `fpgaKernels` order; the offsets put "transcode" 8 hours east, as the "video" line of `scenario`.
-    m_shapes = { *google, *genai, *alibaba, *google };
+    m_shapes = { shapes->google, shapes->genai, shapes->alibaba, shapes->google };
     const std::vector<std::int64_t> offsets { 8 * kHourMs, 0, 0, 0 };
 
     const std::int64_t runMs = m_config.days * kDayMs;

@@ -134,4 +134,20 @@ double LoadShape::peak(std::int64_t fromMs, std::int64_t toMs) const
     return p;
 }
 
+Expected<TraceShapes> loadTraceShapes(const std::string& dataDir)
+{
+    const std::string series = dataDir + "/load-series/";
+    auto google = LoadShape::load(series + "google2019_instance_usage_28days_300s.csv", "avg_cpu");
+    if (!google)
+        return tl::unexpected(google.error());
+    auto alibaba = LoadShape::load(series + "alibaba2018_machine_usage_8days_300s.csv", "cpu_util_percent");
+    if (!alibaba)
+        return tl::unexpected(alibaba.error());
+    auto genai = LoadShape::loadQps(dataDir + "/services/qps.csv");
+    if (!genai)
+        return tl::unexpected(genai.error());
+    genai->scaleDays(google->dailyLevels());
+    return TraceShapes { std::move(*google), std::move(*alibaba), std::move(*genai) };
+}
+
 } // namespace tidepool::sim

@@ -34,4 +34,15 @@ private:
     std::vector<double> m_values;
 };
 
+// The real shapes the scenarios draw their load from (all under `dataDir`): the Google 2019 cluster's CPU
+// (`avg_cpu`), the Alibaba 2018 cluster's CPU (`cpu_util_percent`), and the GenAI fleet's requests, whose one day is
+// repeated at the level of the Google cluster's same day, so that days differ as a real fleet's do and a forecast has
+// something to get wrong.
+struct TraceShapes {
+    LoadShape google;
+    LoadShape alibaba;
+    LoadShape genai;
+};
+Expected<TraceShapes> loadTraceShapes(const std::string& dataDir);
+
 } // namespace tidepool::sim

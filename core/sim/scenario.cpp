@@ -203,22 +203,12 @@ private:
 
 Expected<void> Simulation::loadLoad()
 {
-    const std::string series = m_config.dataDir + "/load-series/";
-    auto google = LoadShape::load(series + "google2019_instance_usage_28days_300s.csv", "avg_cpu");
-    if (!google)
-        return tl::unexpected(google.error());
-    auto alibaba = LoadShape::load(series + "alibaba2018_machine_usage_8days_300s.csv", "cpu_util_percent");
-    if (!alibaba)
-        return tl::unexpected(alibaba.error());
-    auto genai = LoadShape::loadQps(m_config.dataDir + "/services/qps.csv");
-    if (!genai)
-        return tl::unexpected(genai.error());
-    m_google = std::move(*google);
-    m_alibaba = std::move(*alibaba);
-    m_genai = std::move(*genai);
-    // The GenAI trace holds one day; each simulated day repeats it at the level of the Google cluster's same day, so
-    // that days differ as a real fleet's do and a forecast has something to get wrong.
-    m_genai->scaleDays(m_google->dailyLevels());
+    auto shapes = loadTraceShapes(m_config.dataDir);
+    if (!shapes)
+        return tl::unexpected(shapes.error());
+    m_google = std::move(shapes->google);
+    m_alibaba = std::move(shapes->alibaba);
+    m_genai = std::move(shapes->genai);
 
     const std::int64_t runMs = m_config.days * kDayMs;
     const double warmCpu = static_cast<double>(m_config.warmNodes) * static_cast<double>(kWarmCpu);
