@@ -326,19 +326,8 @@ void FpgaSimulation::evaluate()
     if (!m_rebalancer)
         return;
     m_rebalancer->evaluateNow(m_now);
-    // The operator approves every proposal, as in `scenario`; one re-planned on approval is approved in the next
-    // round.
-    for (int round = 0; round < 3; ++round) {
-        std::vector<std::int64_t> open;
-        for (const auto& [id, proposal] : m_rebalancer->proposals())
-            if (proposal.open())
-                open.push_back(id);
-        if (open.empty())
-            break;
-        for (const std::int64_t id : open)
-            (void)m_rebalancer->approve(id, "operator:sim", m_now);
-        pump();
-    }
+    // The operator approves every proposal, as in `scenario`.
+    approveEveryProposal(*m_rebalancer, m_now, [this] { pump(); });
 }
 
 void FpgaSimulation::account()

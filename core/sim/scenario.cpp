@@ -649,18 +649,8 @@ void Simulation::evaluate()
     m_created += m_rebalancer->evaluateNow(m_now).size();
     if (!m_config.operatorApproves)
         return;
-    // The operator approves every proposal; one re-planned on approval is approved in the next round.
-    for (int round = 0; round < 3; ++round) {
-        std::vector<std::int64_t> open;
-        for (const auto& [id, proposal] : m_rebalancer->proposals())
-            if (proposal.open())
-                open.push_back(id);
-        if (open.empty())
-            break;
-        for (const std::int64_t id : open)
-            (void)m_rebalancer->approve(id, "operator:sim", m_now);
-        pump();
-    }
+    // The operator approves every proposal.
+    approveEveryProposal(*m_rebalancer, m_now, [this] { pump(); });
 }
 
 void Simulation::account()

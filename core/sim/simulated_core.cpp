@@ -52,4 +52,19 @@ void pump(boost::asio::io_context& io, Outbox& outbox,
     }
 }
 
+void approveEveryProposal(api::Rebalancer& rebalancer, std::int64_t nowMs, const std::function<void()>& settle)
+{
+    for (int round = 0; round < 3; ++round) {
+        std::vector<std::int64_t> open;
+        for (const auto& [id, proposal] : rebalancer.proposals())
+            if (proposal.open())
+                open.push_back(id);
+        if (open.empty())
+            break;
+        for (const std::int64_t id : open)
+            (void)rebalancer.approve(id, "operator:sim", nowMs);
+        settle();
+    }
+}
+
 } // namespace tidepool::sim

@@ -41,4 +41,8 @@ Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const st
 void pump(boost::asio::io_context& io, Outbox& outbox,
     const std::function<void(const std::string& session, const protocol::Message& message)>& deliver);
 
+// The simulated operator who approves every open proposal at `nowMs`, then lets the core act (`settle`); one re-planned
+// on approval is approved in the next round (at most three).
+void approveEveryProposal(api::Rebalancer& rebalancer, std::int64_t nowMs, const std::function<void()>& settle);
+
 } // namespace tidepool::sim
