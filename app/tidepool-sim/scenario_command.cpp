@@ -23,11 +23,14 @@ int usage(const std::string& problem)
     std::cerr << "tidepool-sim: " << problem << "\n"
               << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
               << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
+              << "                             [--drain-minutes 0]\n"
               << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
               << "                             [--batch-load 0.8] [--inference-service-ms 30] [--json]\n"
               << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
               << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
-              << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n";
+              << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n"
+              << "  --drain-minutes: how long before a hot node is reserved for a peak it stops taking new batch\n"
+              << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n";
     return kExitBadArguments;
 }
 
@@ -55,6 +58,7 @@ nlohmann::json toJson(const sim::ScenarioResult& r)
         { "batch_completion_p90_s", r.batchCompletionP90S },
         { "batch_wait_mean_s", r.batchWaitMeanS },
         { "batch_restarts", r.batchPreempted },
+        { "batch_gpu_hours_lost", r.batchGpuHoursLost },
         { "batch_pending_at_end", r.batchPendingAtEnd },
         { "service_unmet_share", r.serviceUnmetShare },
         { "inference_p99_ms", r.inferenceP99S < 0 ? nlohmann::json(nullptr) : nlohmann::json(r.inferenceP99S * 1000) },
@@ -106,7 +110,11 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             ok = parseNumber(value, config.warmupDays);
         else if (arg == "--evaluation-period-ms")
             ok = parseNumber(value, config.evaluationPeriodMs);
-        else if (arg == "--warm-nodes")
+        else if (arg == "--drain-minutes") {
+            std::int64_t minutes = 0;
+            ok = parseNumber(value, minutes) && minutes >= 0 && minutes % 5 == 0;
+            config.drainSteps = static_cast<std::size_t>(minutes / 5);
+        } else if (arg == "--warm-nodes")
             ok = parseNumber(value, config.warmNodes) && config.warmNodes > 0;
         else if (arg == "--hot-nodes")
             ok = parseNumber(value, config.hotNodes) && config.hotNodes > 0;

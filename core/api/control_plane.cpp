@@ -329,7 +329,8 @@ ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string rea
     return {};
 }
 
-ApiResult<std::size_t> ControlPlane::setPeakReserved(const std::string& name, bool reserved, const std::string& why)
+ApiResult<std::size_t> ControlPlane::setPeakReserved(
+    const std::string& name, bool reserved, const std::string& why, bool stopBatch)
 {
     const auto it = m_nodeByName.find(name);
     if (it == m_nodeByName.end())
@@ -338,13 +339,16 @@ ApiResult<std::size_t> ControlPlane::setPeakReserved(const std::string& name, bo
     Node& model = m_cluster.mutableNode(id);
     if (model.tier != Tier::Hot)
         return tl::unexpected(ApiError { 409, "node " + name + " is not a hot-tier node" });
-    if (model.peakReserved == reserved)
+    const bool changed = model.peakReserved != reserved;
+    if (!changed && !(reserved && stopBatch))
         return std::size_t { 0 };
-    model.peakReserved = reserved;
-    ++model.version;
-    m_scheduler->nodesChanged();
+    if (changed) {
+        model.peakReserved = reserved;
+        ++model.version;
+        m_scheduler->nodesChanged();
+    }
     std::size_t displaced = 0;
-    if (reserved) {
+    if (reserved && stopBatch) {
         // Batch running there makes room before the peak: stopped, and queued again for the cold tier.
         const std::vector<WorkloadId> residents = model.residents;
         for (const WorkloadId resident : residents) {
@@ -355,12 +359,16 @@ ApiResult<std::size_t> ControlPlane::setPeakReserved(const std::string& name, bo
             requeue(w->second, "moved off hot node " + name + ", reserved for the next peak: " + why);
             ++displaced;
         }
-    } else {
+    } else if (!reserved) {
         schedulePendingRetry();
     }
-    logLine("control: node " + name + (reserved ? " reserved for the next peak (" + std::to_string(displaced)
-                                                    + " batch workloads moved): " + why
-                                                : " lent to batch: " + why));
+    if (!changed && displaced == 0)
+        return displaced;
+    logLine("control: node " + name
+        + (!reserved ? " lent to batch: " + why
+                : stopBatch
+                ? " reserved for the next peak (" + std::to_string(displaced) + " batch workloads moved): " + why
+                : " draining for the next peak (its batch runs on to its end, none starts there): " + why));
     markNode(id);
     return displaced;
 }

@@ -300,9 +300,11 @@ public:
 
     // Cordons a node (no new work lands on it; what runs there stays) with `reason`, or with an empty reason lifts it.
     ApiResult<void> setCordon(const std::string& node, std::string reason);
-    // Reserves a hot-tier node for the next peak (no batch lands there, and the batch running there is stopped and
-    // queued again; returns how many) or, with `reserved` false, lends it to batch again.
-    ApiResult<std::size_t> setPeakReserved(const std::string& node, bool reserved, const std::string& why);
+    // Reserves a hot-tier node for the next peak (no batch lands there, and with `stopBatch` the batch running there
+    // is stopped and queued again, on a node reserved already as well; returns how many) or, with `reserved` false,
+    // lends it to batch again. Without `stopBatch` the node drains: its batch runs on to its end.
+    ApiResult<std::size_t> setPeakReserved(
+        const std::string& node, bool reserved, const std::string& why, bool stopBatch = true);
     // Moves a running workload from the device share it holds on `from` to `device` of node `to`: bound there, stopped
     // where it ran, launched again. Refused, changing nothing, when it no longer holds that share on `from` or
     // the target cannot take it.

@@ -90,6 +90,14 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.history.retention.auditMs = r.integer("auditDays", 0, 36600) * 86'400'000;
     if (r.has("evaluationPeriodMs"))
         config.rebalance.period = std::chrono::milliseconds(r.integer("evaluationPeriodMs", 1000, 86'400'000));
+    if (r.has("drainMinutes")) {
+        const std::int64_t minutes = r.integer("drainMinutes", 0, 24 * 60);
+        if (minutes % 5 != 0)
+            error = protocol::Error { protocol::ErrorCode::OutOfRange, "drainMinutes",
+                "field `drainMinutes` is " + std::to_string(minutes)
+                    + ", not a multiple of 5 (the evaluation's step)" };
+        config.rebalance.drainSteps = static_cast<std::size_t>(minutes / 5);
+    }
     if (r.has("forecastModel"))
         config.rebalance.model = r.string("forecastModel", Alphabet::Name, 64);
     if (r.has("autoApprove"))
@@ -158,6 +166,10 @@ std::string daemonUsage()
   --lost-after-ms N           silence before its workloads are placed elsewhere (default 45000)
   --history-interval-ms N     how often utilisation history is recorded, with --db (default 60000)
   --evaluation-period-ms N    how often the cluster is evaluated for proposals, with --db (default 300000)
+  --drain-minutes N           with --db: how long before a hot GPU node is reserved for a forecast peak it drains:
+                              no new batch starts there and the batch running there may end on its own; what is
+                              left is stopped once the peak is within the hour (a multiple of 5; default 0:
+                              reserve and stop the batch only within the hour)
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
                               deferrable batch to low-carbon windows (and the reports' carbon)
   --report-dir DIR            with --db: writes the previous UTC day's cluster report there every day at
@@ -314,8 +326,15 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             if (!n)
                 return tl::unexpected(n.error());
             config.rebalance.powerCommandTimeout = std::chrono::milliseconds(*n);
-        }
-        else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
+        } else if (option == "--drain-minutes") {
+            auto n = parseNumber(option, value, 0, 24 * 60);
+            if (!n)
+                return tl::unexpected(n.error());
+            if (*n % 5 != 0)
+                return makeError(ErrorCode::InvalidArgument,
+                    "--drain-minutes " + std::string(value) + " is not a multiple of 5 (the evaluation's step)");
+            config.rebalance.drainSteps = static_cast<std::size_t>(*n / 5);
+        } else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
             auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)
                 return tl::unexpected(n.error());
@@ -323,7 +342,8 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
                 config.history.interval = std::chrono::milliseconds(*n);
             else
                 config.rebalance.period = std::chrono::milliseconds(*n);
-        } else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms" || option == "--lost-after-ms") {
+        } else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms"
+            || option == "--lost-after-ms") {
             auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
                 86'400'000);
             if (!n)

@@ -45,6 +45,9 @@ std::string describe(const Action& a)
         return "reserve hot node " + a.target + " for the peak";
     case Action::Type::Release:
         return "lend hot node " + a.target + " to batch";
+    case Action::Type::Drain:
+        return "drain hot node " + a.target + " for the peak (no new batch; the batch there runs on)";
+    case Action::Type::Evict: return "stop the batch still on reserved hot node " + a.target;
     case Action::Type::HoldDeferrable:
         return a.untilMs > 0 ? "hold deferrable batch until " + std::to_string(a.untilMs) + " (Unix ms)"
                              : "lift the hold on deferrable batch";
@@ -71,8 +74,10 @@ Action inverse(const Action& a)
     } else if (a.type == Action::Type::Uncordon) {
         back.type = Action::Type::Cordon;
         back.reason = std::string(rebalance::kPowerDownCordon) + " (restored by a rollback)";
-    } else if (a.type == Action::Type::Reserve) {
+    } else if (a.type == Action::Type::Reserve || a.type == Action::Type::Drain) {
         back.type = Action::Type::Release;
+    } else if (a.type == Action::Type::Evict) {
+        back.type = Action::Type::Invalid; // nothing to undo: the stopped batch waits in the queue
     } else if (a.type == Action::Type::Release) {
         back.type = Action::Type::Reserve;
     } else if (a.type == Action::Type::HoldDeferrable) {
@@ -330,15 +335,28 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 peak = f->p90[h];
                 peakAt = job.endMs + static_cast<std::int64_t>(h) * kStepMs;
             }
+        // And over the drain window after it (hot nodes only): the peak a node starts draining for.
+        double drainPeak = peak;
+        std::int64_t drainPeakAt = peakAt;
+        for (std::size_t h = m_config.lookaheadSteps;
+             h < m_config.lookaheadSteps + m_config.drainSteps && h < f->size(); ++h)
+            if (std::isfinite(f->p90[h]) && f->p90[h] > drainPeak) {
+                drainPeak = f->p90[h];
+                drainPeakAt = job.endMs + static_cast<std::int64_t>(h) * kStepMs;
+            }
         const bool hotTier = i >= job.input.pools.size();
         const AcceleratorKind kind = hotTier ? job.hotKinds[i - job.input.pools.size()] : AcceleratorKind::None;
         if (peak >= 0.0) {
             if (hotTier) {
                 // The history is in milli-devices (history_recorder.h); the evaluation counts in the kind's units.
                 peak *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0;
+                drainPeak *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0;
                 job.input.accelerator(kind).hotPeak = peak;
                 job.input.accelerator(kind).hotPeakAtMs = peakAt;
+                job.input.accelerator(kind).drainPeak = drainPeak;
+                job.input.accelerator(kind).drainPeakAtMs = drainPeakAt;
                 m_lastPeaks[hotPeakKey(kind)] = { peak, peakAt };
+                m_lastPeaks[hotPeakKey(kind) + ":drain"] = { drainPeak, drainPeakAt };
             } else {
                 m_lastPeaks["pool:" + job.input.pools[i].name] = { peak, peakAt };
                 job.input.pools[i].cpuPeakMillis = peak;
@@ -375,6 +393,9 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
         if (const auto it = m_lastPeaks.find(hotPeakKey(kind)); it != m_lastPeaks.end()) {
             job.input.accelerator(kind).hotPeak = it->second.first;
             job.input.accelerator(kind).hotPeakAtMs = it->second.second;
+            if (const auto drain = m_lastPeaks.find(hotPeakKey(kind) + ":drain"); drain != m_lastPeaks.end())
+                std::tie(job.input.accelerator(kind).drainPeak, job.input.accelerator(kind).drainPeakAtMs)
+                    = std::pair { std::optional<double>(drain->second.first), drain->second.second };
         }
     return job.input;
 }
@@ -593,13 +614,22 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
             break;
         }
         case Action::Type::Reserve:
+        case Action::Type::Drain:
         case Action::Type::Release: {
             const LiveNode* node = m_plane.nodeByName(a.target);
             if (!node)
                 return "node " + a.target + " no longer exists";
             const bool reserved = m_plane.cluster().node(node->id).peakReserved;
-            if (reserved == (a.type == Action::Type::Reserve))
+            if (reserved == (a.type != Action::Type::Release))
                 return "node " + a.target + (reserved ? " is reserved already" : " is lent already");
+            break;
+        }
+        case Action::Type::Evict: {
+            const LiveNode* node = m_plane.nodeByName(a.target);
+            if (!node)
+                return "node " + a.target + " no longer exists";
+            if (!m_plane.cluster().node(node->id).peakReserved)
+                return "node " + a.target + " is lent to batch again";
             break;
         }
         case Action::Type::Migrate: {
@@ -663,7 +693,11 @@ std::string Rebalancer::applyAction(const Action& a)
         return {};
     case Action::Type::Reserve:
     case Action::Type::Release:
-        if (auto done = m_plane.setPeakReserved(a.target, a.type == Action::Type::Reserve, "rebalance proposal"); !done)
+    case Action::Type::Drain:
+    case Action::Type::Evict:
+        if (auto done = m_plane.setPeakReserved(
+                a.target, a.type != Action::Type::Release, "rebalance proposal", a.type != Action::Type::Drain);
+            !done)
             return done.error().message;
         return {};
     case Action::Type::HoldDeferrable:
@@ -686,6 +720,11 @@ void Rebalancer::rollBack(Proposal& proposal, const std::vector<const Action*>& 
     std::string left;
     for (auto it = done.rbegin(); it != done.rend(); ++it) {
         const Action back = inverse(**it);
+        if (back.type == Action::Type::Invalid) {
+            proposal.steps.push_back({ { "step", "roll back: " + describe(**it) },
+                { "outcome", "nothing to undo: the stopped batch waits in the queue" } });
+            continue;
+        }
         const std::string undoFailure = applyAction(back);
         proposal.steps.push_back({ { "step", "roll back: " + describe(back) },
             { "outcome", undoFailure.empty() ? "done" : "failed: " + undoFailure } });

@@ -41,6 +41,11 @@ namespace tidepool::api {
 struct RebalanceConfig {
     std::chrono::milliseconds period { 5 * 60'000 };
     std::size_t lookaheadSteps = 12; // 5-minute steps the evaluation plans for: the next hour
+    // 5-minute steps after the lookahead in which a hot node the forecast peak will want drains: no new batch starts
+    // there, and the batch running there may end on its own before the node is reserved and what is left is stopped.
+    // 0 (the default) = hot nodes are reserved (and their batch stopped) only when the peak is within the lookahead.
+    // Off by default: without run-time estimates a drain idles GPUs as often as it saves a run (BENCHMARKS.md §7).
+    std::size_t drainSteps = 0;
     std::size_t forecastSteps = 288; // 5-minute steps stored for the console: the next day
     std::size_t historyDays = 14; // of 5-minute aggregates a forecast reads
     std::size_t minHistorySteps = 288; // a pool with less history (one day) gets no forecast and no quota proposal

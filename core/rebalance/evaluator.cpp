@@ -164,6 +164,10 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         return;
     const double peak = std::max(*gpus.hotPeak, gpus.hotDemand);
     const double need = peak * config.headroom;
+    // A peak just beyond the lookahead drains nodes: no new batch lands there, and the batch running there has until
+    // the peak is within the lookahead to end on its own; then what is left is stopped.
+    const double drainPeak = std::max(peak, gpus.drainPeak.value_or(peak));
+    const double drainNeed = drainPeak * config.headroom;
     std::vector<const NodeOutlook*> hot;
     for (const NodeOutlook& node : input.nodes)
         if (node.tier == "hot" && node.ready && node.cordon.empty() && node.acceleratorKind == AcceleratorKind::Gpu
@@ -174,41 +178,76 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         return std::tuple { !a->peakReserved, a->batchResidents, -a->acceleratorShare, a->name }
             < std::tuple { !b->peakReserved, b->batchResidents, -b->acceleratorShare, b->name };
     });
-    std::vector<const NodeOutlook*> reserve, release;
-    double kept = 0.0, reservedBefore = 0.0;
+    std::vector<const NodeOutlook*> reserve, evict, drain, release;
+    double kept = 0.0, keptForDrain = 0.0, reservedBefore = 0.0;
     for (const NodeOutlook* node : hot) {
         if (node->peakReserved)
             reservedBefore += node->acceleratorShare;
         const bool needed = kept < need;
+        const bool neededSoon = keptForDrain < drainNeed;
         if (needed)
             kept += node->acceleratorShare;
+        if (neededSoon)
+            keptForDrain += node->acceleratorShare;
         if (needed && !node->peakReserved)
             reserve.push_back(node);
-        else if (!needed && node->peakReserved)
+        else if (needed && node->batchResidents > 0)
+            evict.push_back(node); // drained, and the batch still there has to make room now
+        else if (neededSoon && !node->peakReserved)
+            drain.push_back(node);
+        else if (!neededSoon && node->peakReserved)
             release.push_back(node);
     }
     double total = 0.0;
     for (const NodeOutlook* node : hot)
         total += node->acceleratorShare;
     auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
-    if (!reserve.empty()) {
+    if (!reserve.empty() || !evict.empty() || !drain.empty()) {
+        const bool now = !reserve.empty() || !evict.empty();
         Proposal p = newProposal(ProposalKind::Reclaim, "lending:hot", input, config);
-        double milli = 0.0;
-        std::size_t batch = 0;
+        double milli = 0.0, drained = 0.0;
+        std::size_t stopped = 0, runningOn = 0;
         for (const NodeOutlook* node : reserve) {
             p.plan.push_back(Action::onNode(Action::Type::Reserve, node->name));
             milli += node->acceleratorShare;
-            batch += node->batchResidents;
+            stopped += node->batchResidents;
         }
-        p.reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
-            + clockTime(gpus.hotPeakAtMs) + "; reserve " + std::to_string(reserve.size()) + " more hot nodes ("
-            + devices(milli) + " devices) for it"
-            + (batch ? ", moving the " + std::to_string(batch) + " batch workloads on them to the cold tier" : "");
+        for (const NodeOutlook* node : evict) {
+            p.plan.push_back(Action::onNode(Action::Type::Evict, node->name));
+            stopped += node->batchResidents;
+        }
+        for (const NodeOutlook* node : drain) {
+            p.plan.push_back(Action::onNode(Action::Type::Drain, node->name));
+            drained += node->acceleratorShare;
+            runningOn += node->batchResidents;
+        }
+        std::string reason;
+        if (now) {
+            reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
+                + clockTime(gpus.hotPeakAtMs) + "; ";
+            if (!reserve.empty())
+                reason += "reserve " + std::to_string(reserve.size()) + " more hot nodes (" + devices(milli)
+                    + " devices) for it";
+            if (!evict.empty())
+                reason += std::string(reserve.empty() ? "" : ", ") + "make room on " + std::to_string(evict.size())
+                    + " drained hot nodes";
+            if (stopped)
+                reason += ", moving the " + std::to_string(stopped) + " batch workloads on them to the cold tier";
+        }
+        if (!drain.empty())
+            reason += std::string(now ? "; it" : "hot-tier accelerator demand") + " is forecast to reach "
+                + devices(drainPeak) + " devices (p90) around " + clockTime(gpus.drainPeakAtMs) + ": drain "
+                + std::to_string(drain.size()) + " hot nodes (" + devices(drained)
+                + " devices) for it, starting no new batch there"
+                + (runningOn ? " and letting the " + std::to_string(runningOn)
+                            + " batch workloads running there end on their own until then"
+                             : std::string());
+        p.reason = reason;
         p.effect.utilisationBefore = total > 0 ? peak / std::max(1.0, reservedBefore) : 0.0;
-        p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore + milli);
-        p.effect.gpusFreed = milli / 1000.0; // for the hot tier
+        p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore + milli + drained);
+        p.effect.gpusFreed = (milli + drained) / 1000.0; // for the hot tier
         p.effect.sloRisk = "lowers it: the forecast peak finds reserved accelerators";
-        p.risk = batch > 0 ? Risk::Medium : Risk::Low;
+        p.risk = stopped > 0 ? Risk::Medium : Risk::Low;
         out.push_back(std::move(p));
     } else if (!release.empty()) {
         Proposal p = newProposal(ProposalKind::Lend, "lending:hot", input, config);
@@ -217,15 +256,16 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
             p.plan.push_back(Action::onNode(Action::Type::Release, node->name));
             milli += node->acceleratorShare;
         }
-        p.reason = "hot-tier accelerator demand is forecast to stay under " + devices(peak)
+        p.reason = "hot-tier accelerator demand is forecast to stay under " + devices(drainPeak)
             + " devices (p90) for the lookahead; lend " + std::to_string(release.size()) + " reserved hot nodes ("
             + devices(milli) + " devices) to batch until the next peak";
-        p.effect.utilisationBefore = peak / std::max(1.0, reservedBefore);
-        p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore - milli);
+        p.effect.utilisationBefore = drainPeak / std::max(1.0, reservedBefore);
+        p.effect.utilisationAfter = drainPeak / std::max(1.0, reservedBefore - milli);
         p.effect.gpusFreed = milli / 1000.0; // for batch
-        p.effect.sloRisk = kept >= need * 1.5 ? "none: what stays reserved holds the peak with 50% to spare"
-                                             : "what stays reserved holds the forecast peak with headroom";
-        p.risk = kept >= need * 1.5 ? Risk::Low : Risk::Medium;
+        p.effect.sloRisk = keptForDrain >= drainNeed * 1.5
+            ? "none: what stays reserved holds the peak with 50% to spare"
+            : "what stays reserved holds the forecast peak with headroom";
+        p.risk = keptForDrain >= drainNeed * 1.5 ? Risk::Low : Risk::Medium;
         out.push_back(std::move(p));
     }
 }

@@ -66,6 +66,10 @@ struct AcceleratorOutlook {
     double hotDemand = 0.0; // the hot tier's demand now (pending, launching and running)
     std::optional<double> hotPeak; // the hot tier's forecast p90 peak over the lookahead; nullopt = no forecast
     std::int64_t hotPeakAtMs = 0;
+    // The same peak over the lookahead and the drain window after it (GPUs): hot nodes it needs beyond `hotPeak`
+    // drain (no new batch) rather than stop their batch. nullopt = no drain window.
+    std::optional<double> drainPeak;
+    std::int64_t drainPeakAtMs = 0;
 };
 
 struct EvaluationInput {

@@ -13,8 +13,8 @@ constexpr std::array<std::string_view, 9> kKinds { "", "quota", "power_down", "p
     "migrate", "defer" };
 constexpr std::array<std::string_view, 7> kStates { "", "pending", "approved", "rejected", "expired", "applied", "failed" };
 constexpr std::array<std::string_view, 4> kRisks { "", "low", "medium", "high" };
-constexpr std::array<std::string_view, 10> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve", "release",
-    "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable" };
+constexpr std::array<std::string_view, 12> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
+    "release", "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable", "drain", "evict" };
 
 template <typename E, std::size_t N> std::optional<E> parseName(const std::array<std::string_view, N>& names, std::string_view text)
 {

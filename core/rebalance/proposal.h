@@ -42,8 +42,10 @@ struct Action {
     // TakeCpuQuota: lower a donor pool's CPU quota by `cpuMillis`, provided at least `expectCpuMillis` (its own
     // forecast need) stays: several raises may draw on one donor and each still holds after the others.
     // HoldDeferrable: deferrable batch waits for the low-carbon window at `untilMs` (each at most to its deadline).
+    // Reserve: a hot node is kept for the peak and the batch on it is stopped; Drain: kept for the peak, but the
+    // batch on it runs on to its end (no new batch lands); Evict: the batch still on a reserved node is stopped.
     enum class Type : std::uint8_t { Invalid, SetCpuQuota, Cordon, Uncordon, Reserve, Release, Migrate, TakeCpuQuota,
-        GiveCpuQuota, HoldDeferrable };
+        GiveCpuQuota, HoldDeferrable, Drain, Evict };
     Type type = Type::Invalid;
     std::string target; // the pool or node
     std::int64_t cpuMillis = 0; // SetCpuQuota: the new quota

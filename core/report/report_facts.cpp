@@ -39,7 +39,9 @@ ProposalFacts proposalFacts(const rebalance::Proposal& p)
         case Type::Cordon:
         case Type::Uncordon:
         case Type::Reserve:
-        case Type::Release: f.nodes.push_back(a.target); break;
+        case Type::Release:
+        case Type::Drain:
+        case Type::Evict: f.nodes.push_back(a.target); break;
         case Type::HoldDeferrable:
         case Type::Invalid: break;
         }

@@ -173,11 +173,13 @@ Expected<void> FpgaSimulation::planJobs()
 
 Expected<void> FpgaSimulation::buildCore()
 {
-    std::optional<std::chrono::milliseconds> period;
-    if (m_config.mode == FpgaMode::TidepoolPower)
-        period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
+    std::optional<api::RebalanceConfig> rebalance;
+    if (m_config.mode == FpgaMode::TidepoolPower) {
+        rebalance.emplace();
+        rebalance->period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
+    }
     auto core = buildSimulatedCore(
-        m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, period);
+        m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, rebalance);
     if (!core)
         return tl::unexpected(core.error());
     m_store = std::move(core->store);

@@ -76,6 +76,7 @@ struct BatchRecord {
     std::int64_t endMs = 0;
     std::size_t starts = 0;
     bool measured = false;
+    double lostGpuHours = 0; // GPU-hours its stopped runs had done, lost with them
 };
 
 // A stream of time-sliced accelerator work: FPGA slots or NPU cores, 1 to `maxShare` of one device each. Its load is
@@ -324,10 +325,15 @@ void Simulation::planSlices(std::int64_t runMs)
 
 Expected<void> Simulation::buildCore()
 {
-    std::optional<std::chrono::milliseconds> period;
-    if (m_config.mode == ScenarioMode::Tidepool)
-        period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
-    auto core = buildSimulatedCore(m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, period);
+    static_assert(ScenarioConfig {}.drainSteps == api::RebalanceConfig {}.drainSteps);
+    std::optional<api::RebalanceConfig> rebalance;
+    if (m_config.mode == ScenarioMode::Tidepool) {
+        rebalance.emplace();
+        rebalance->period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
+        rebalance->drainSteps = m_config.drainSteps;
+    }
+    auto core = buildSimulatedCore(
+        m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, rebalance);
     if (!core)
         return tl::unexpected(core.error());
     m_store = std::move(core->store);
@@ -424,6 +430,9 @@ void Simulation::onMessage(const std::string& session, const protocol::Message& 
             || (stop->incarnation && *stop->incarnation != it->second.incarnation))
             return; // nothing of it runs there
         const std::int32_t incarnation = it->second.incarnation;
+        if (auto batch = m_batch.find(stop->workloadId); batch != m_batch.end())
+            batch->second.lostGpuHours += static_cast<double>(m_jobs[batch->second.job].pod.requestedMilli()) / 1000.0
+                * static_cast<double>(m_now - it->second.startMs) / kHourMs;
         m_running.erase(it); // the work done so far is lost
         m_plane->onWorkloadUpdate(
             session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
@@ -756,6 +765,7 @@ ScenarioResult Simulation::result() const
             continue;
         ++r.batchSubmitted;
         r.batchPreempted += b.starts > 1 ? b.starts - 1 : 0;
+        r.batchGpuHoursLost += b.lostGpuHours;
         if (b.endMs == 0)
             continue;
         completion.push_back(static_cast<double>(b.endMs - b.submittedMs) / 1000.0);

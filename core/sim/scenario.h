@@ -55,6 +55,8 @@ struct ScenarioConfig {
     std::int64_t warmupDays = 2; // history for the forecasts; not measured
     std::int64_t stepMs = 60'000;
     std::int64_t evaluationPeriodMs = 5 * 60'000;
+    // The rebalancer's drain window before the lookahead (`api::RebalanceConfig::drainSteps`), in 5-minute steps.
+    std::size_t drainSteps = 0; // the daemon's default (off), checked in scenario.cpp
     std::uint64_t seed = 42;
     // In `tidepool` mode, an operator approves every proposal right after each evaluation; false leaves them pending
     // for someone else to decide (the console's demo).
@@ -102,6 +104,7 @@ struct ScenarioResult {
     double batchCompletionP90S = 0;
     double batchWaitMeanS = 0; // submit → first start
     std::size_t batchPreempted = 0; // restarts of batch (preemption, reclaim), work lost
+    double batchGpuHoursLost = 0; // the GPU-hours those stopped runs had done
     std::size_t batchPendingAtEnd = 0; // of those submitted in the measured days
     // Services: replica-minutes wanted but not running (pending), of all wanted.
     double serviceUnmetShare = 0;

@@ -5,7 +5,7 @@
 namespace tidepool::sim {
 
 Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const std::string& dbPath,
-    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<std::chrono::milliseconds> evaluationPeriod)
+    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<api::RebalanceConfig> rebalance)
 {
     for (const char* suffix : { "", "-wal", "-shm" })
         std::filesystem::remove(dbPath + suffix);
@@ -27,10 +27,8 @@ Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const st
     core.plane = std::move(*plane);
     core.recorder
         = std::make_unique<api::HistoryRecorder>(io, *core.plane, api::HistoryConfig {}, protocol::LogSink {});
-    if (evaluationPeriod) {
-        api::RebalanceConfig rebalance;
-        rebalance.period = *evaluationPeriod;
-        auto rebalancer = api::Rebalancer::create(io, *core.plane, std::move(rebalance), {});
+    if (rebalance) {
+        auto rebalancer = api::Rebalancer::create(io, *core.plane, std::move(*rebalance), {});
         if (!rebalancer)
             return tl::unexpected(makeError(ErrorCode::InvalidArgument, rebalancer.error().message));
         core.rebalancer = std::move(*rebalancer);

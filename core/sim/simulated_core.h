@@ -32,9 +32,10 @@ struct SimulatedCore {
 
 using Outbox = std::vector<std::pair<std::string, protocol::Message>>;
 
-// Removes any database left at `dbPath` (and its WAL files) first. `outbox` and `clock` must outlive the core.
+// Removes any database left at `dbPath` (and its WAL files) first. `outbox` and `clock` must outlive the core. Without
+// `rebalance` there is no rebalancer.
 Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const std::string& dbPath,
-    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<std::chrono::milliseconds> evaluationPeriod);
+    std::function<std::int64_t()> clock, Outbox& outbox, std::optional<api::RebalanceConfig> rebalance);
 
 // Runs what is ready on `io` and hands each message the core sent to `deliver` (the simulated agents, which answer
 // through the control plane), until the core has nothing more to say (at most 1000 rounds).

@@ -1,7 +1,11 @@
 #include "core/store/pg_db.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
+
+#include <poll.h>
 
 namespace tidepool::store::pg {
 
@@ -118,6 +122,17 @@ std::string describe(PGconn* conn)
     return name;
 }
 
+// "30 s", "1.5 s", "500 ms": the answer timeout in an error.
+std::string duration(std::chrono::milliseconds limit)
+{
+    const auto ms = limit.count();
+    if (ms < 1000)
+        return std::to_string(ms) + " ms";
+    if (ms % 1000 == 0)
+        return std::to_string(ms / 1000) + " s";
+    return number(static_cast<double>(ms) / 1000.0) + " s";
+}
+
 } // namespace
 
 std::string number(std::int64_t value)
@@ -148,13 +163,30 @@ double Result::real(int row, int column) const
     return value;
 }
 
-Connection::Connection(PGconn* conn)
+Connection::Connection(PGconn* conn, std::string conninfo, std::chrono::milliseconds answerTimeout)
     : m_conn(conn)
+    , m_conninfo(std::move(conninfo))
+    , m_answerTimeout(answerTimeout)
     , m_name(describe(conn))
 {
 }
 
-Expected<std::unique_ptr<Connection>> Connection::open(const std::string& conninfo)
+PGconn* Connection::connect(const std::string& conninfo)
+{
+    // The string's own settings override a connection timeout of 10 s (libpq waits forever by default, and a commit
+    // that reconnects runs on the core's thread); the application name shows tidepoold in pg_stat_activity.
+    const char* keywords[] = { "connect_timeout", "dbname", "fallback_application_name", nullptr };
+    const char* values[] = { "10", conninfo.c_str(), "tidepoold", nullptr };
+    PGconn* conn = PQconnectdbParams(keywords, values, 1);
+    // Non-blocking: sending never waits for the server to take the data; `flush` and `awaitResult` wait instead,
+    // with the answer timeout.
+    if (conn && PQstatus(conn) == CONNECTION_OK)
+        PQsetnonblocking(conn, 1);
+    return conn;
+}
+
+Expected<std::unique_ptr<Connection>> Connection::open(
+    const std::string& conninfo, std::chrono::milliseconds answerTimeout)
 {
     char* parseError = nullptr;
     if (PQconninfoOption* options = PQconninfoParse(conninfo.c_str(), &parseError)) {
@@ -166,13 +198,10 @@ Expected<std::unique_ptr<Connection>> Connection::open(const std::string& connin
             why = "libpq's reason is not shown, as it may quote the password";
         return makeError(ErrorCode::InvalidArgument, "the PostgreSQL connection string is not valid: " + why);
     }
-    // The string's own settings override a connection timeout of 10 s (libpq waits forever by default, and a commit
-    // that reconnects runs on the core's thread); the application name shows tidepoold in pg_stat_activity.
-    const char* keywords[] = { "connect_timeout", "dbname", "fallback_application_name", nullptr };
-    const char* values[] = { "10", conninfo.c_str(), "tidepoold", nullptr };
-    std::unique_ptr<Connection> connection(new Connection(PQconnectdbParams(keywords, values, 1)));
-    if (!connection->m_conn)
+    PGconn* conn = connect(conninfo);
+    if (!conn)
         return makeError(ErrorCode::IoError, "PostgreSQL: cannot connect: out of memory");
+    std::unique_ptr<Connection> connection(new Connection(conn, conninfo, answerTimeout));
     if (connection->broken())
         return makeError(ErrorCode::IoError,
             connection->m_name + ": cannot connect: " + oneLine(PQerrorMessage(connection->m_conn)));
@@ -192,7 +221,11 @@ Expected<void> Connection::setUpSession()
 
 Expected<void> Connection::reconnect()
 {
-    PQreset(m_conn);
+    // A new connection rather than `PQreset`: after a timeout the old one is already closed.
+    PQfinish(m_conn);
+    m_conn = connect(m_conninfo);
+    if (!m_conn)
+        return makeError(ErrorCode::IoError, m_name + ": cannot reconnect: out of memory");
     if (broken())
         return makeError(ErrorCode::IoError, m_name + ": cannot reconnect: " + oneLine(PQerrorMessage(m_conn)));
     return setUpSession();
@@ -200,27 +233,126 @@ Expected<void> Connection::reconnect()
 
 Expected<Result> Connection::query(const char* sql, const Params& params, const std::string& what)
 {
+    if (broken())
+        return failure(what);
     const TextValues values(params);
-    Result result(PQexecParams(m_conn, sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0));
-    const PGresult* r = result.handle();
-    const ExecStatusType status = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-        return failure(what, r);
-    return result;
+    if (PQsendQueryParams(m_conn, sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0) != 1)
+        return failure(what);
+    return collect(what);
 }
 
 Expected<void> Connection::exec(const char* sql, const std::string& what)
 {
-    Result result(PQexec(m_conn, sql));
-    const PGresult* r = result.handle();
-    const ExecStatusType status = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
-        return failure(what, r);
+    auto done = execLast(sql, what);
+    if (!done)
+        return tl::unexpected(done.error());
     return {};
+}
+
+Expected<Result> Connection::execLast(const char* sql, const std::string& what)
+{
+    if (broken())
+        return failure(what);
+    if (PQsendQuery(m_conn, sql) != 1)
+        return failure(what);
+    return collect(what);
+}
+
+Expected<Result> Connection::collect(const std::string& what)
+{
+    if (auto sent = flush(what); !sent)
+        return tl::unexpected(sent.error());
+    std::optional<Result> last;
+    std::optional<Error> error;
+    while (true) {
+        auto next = awaitResult(what);
+        if (!next)
+            return next; // timed out: the connection is closed, nothing more to read
+        const PGresult* r = next->handle();
+        if (!r)
+            break;
+        const ExecStatusType status = PQresultStatus(r);
+        if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && !error)
+            error = failure(what, r).value();
+        last = std::move(*next);
+    }
+    if (error)
+        return tl::unexpected(*error);
+    if (!last)
+        return failure(what);
+    return std::move(*last);
+}
+
+int Connection::waitFor(short events) const
+{
+    pollfd fd { PQsocket(m_conn), events, 0 };
+    if (fd.fd < 0)
+        return POLLERR; // no socket: libpq reports why at the next read or write
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline = Clock::now() + m_answerTimeout;
+    while (true) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+        const int ready = poll(&fd, 1, static_cast<int>(std::clamp<std::int64_t>(left, 0, 1 << 30)));
+        if (ready > 0)
+            return fd.revents;
+        if (ready == 0)
+            return 0;
+        if (errno != EINTR) // a signal does not extend the wait
+            return POLLERR;
+    }
+}
+
+Expected<void> Connection::flush(const std::string& what)
+{
+    if (broken())
+        return failure(what);
+    while (true) {
+        const int left = PQflush(m_conn);
+        if (left == 0)
+            return {};
+        if (left < 0)
+            return failure(what);
+        const int ready = waitFor(POLLIN | POLLOUT);
+        if (ready == 0)
+            return timedOut(what);
+        // The server may answer (or complain) before it has taken everything: read that, so that neither side waits
+        // for the other to read.
+        if ((ready & POLLIN) != 0 && PQconsumeInput(m_conn) != 1)
+            return failure(what);
+    }
+}
+
+Expected<Result> Connection::awaitResult(const std::string& what)
+{
+    if (!m_conn)
+        return failure(what);
+    // PQgetResult blocks while PQisBusy; on a lost connection it returns the error at once.
+    while (PQisBusy(m_conn) && PQstatus(m_conn) == CONNECTION_OK) {
+        const int ready = waitFor(POLLIN);
+        if (ready == 0)
+            return timedOut(what);
+        if (PQconsumeInput(m_conn) != 1)
+            break; // the connection is lost: PQgetResult says how
+    }
+    return Result(PQgetResult(m_conn));
+}
+
+tl::unexpected<Error> Connection::timedOut(const std::string& what)
+{
+    PQfinish(m_conn);
+    m_conn = nullptr;
+    return makeError(ErrorCode::IoError,
+        m_name + ": " + what + ": the server did not answer within " + duration(m_answerTimeout)
+            + "; the connection is closed, the next attempt connects again");
 }
 
 tl::unexpected<Error> Connection::failure(const std::string& what, const PGresult* result) const
 {
+    if (!m_conn)
+        return makeError(ErrorCode::IoError,
+            m_name + ": " + what
+                + ": not connected (an earlier attempt gave up waiting for the server); the next "
+                  "attempt connects again");
     const char* primary = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY) : nullptr;
     std::string why = primary ? std::string(primary) : oneLine(PQerrorMessage(m_conn));
     if (const char* detail = result ? PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL) : nullptr)
@@ -246,14 +378,19 @@ Pipeline::~Pipeline()
         return;
     if (!m_unread.empty() && !m_connection.broken())
         sync();
-    // On a lost connection this fails; `reconnect` (PQreset) leaves pipeline mode then.
-    PQexitPipelineMode(m_connection.handle());
+    // On a lost connection this fails; `reconnect` replaces the connection then.
+    if (!m_connection.broken())
+        PQexitPipelineMode(m_connection.handle());
 }
 
 void Pipeline::add(const char* sql, const Params& params, std::string what)
 {
     if (m_error)
         return; // the server would skip it anyway
+    if (m_connection.broken()) {
+        m_error = m_connection.failure(what).value();
+        return;
+    }
     const TextValues values(params);
     if (PQsendQueryParams(m_connection.handle(), sql, values.size(), nullptr, values.data(), nullptr, nullptr, 0)
         != 1) {
@@ -268,7 +405,7 @@ void Pipeline::add(const char* sql, const Params& params, std::string what)
 void Pipeline::sync()
 {
     PGconn* conn = m_connection.handle();
-    if (PQpipelineSync(conn) != 1) {
+    if (!conn || PQpipelineSync(conn) != 1) {
         if (!m_error)
             m_error = m_connection.failure("cannot send the writes").value();
         m_unread.clear();
@@ -278,8 +415,20 @@ void Pipeline::sync()
     std::size_t index = 0;
     const auto what
         = [&] { return index < m_unread.size() ? m_unread[index] : std::string("cannot finish the writes"); };
+    if (auto sent = m_connection.flush("cannot send the writes"); !sent) {
+        if (!m_error)
+            m_error = sent.error();
+        m_unread.clear();
+        return;
+    }
     while (true) {
-        PGresult* r = PQgetResult(conn);
+        auto next = m_connection.awaitResult(what());
+        if (!next) { // no answer in time: the connection is closed
+            if (!m_error)
+                m_error = next.error();
+            break;
+        }
+        const PGresult* r = next->handle();
         if (!r) {
             if (m_connection.broken()) {
                 if (!m_error)
@@ -290,14 +439,11 @@ void Pipeline::sync()
             continue;
         }
         const ExecStatusType status = PQresultStatus(r);
-        if (status == PGRES_PIPELINE_SYNC) {
-            PQclear(r);
+        if (status == PGRES_PIPELINE_SYNC)
             break;
-        }
         // PGRES_PIPELINE_ABORTED: skipped after an earlier failure, which is the one reported.
         if (status == PGRES_FATAL_ERROR && !m_error)
             m_error = m_connection.failure(what(), r).value();
-        PQclear(r);
     }
     m_unread.clear();
 }

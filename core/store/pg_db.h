@@ -2,7 +2,9 @@
 // Thin RAII over libpq for the PostgreSQL store: a connection that names its server and database (never a password)
 // in every error and can be taken up again after the server dropped it, parameterised queries with typed reads, and a
 // pipeline that sends many statements before reading their results, so that a commit costs a few round trips rather
-// than one per row.
+// than one per row. Every wait for the server is bounded (the connection's answer timeout): libpq runs in non-blocking
+// mode and the waits are `poll` calls on its socket, so that a server that stopped answering fails the operation
+// instead of blocking the core's thread.
 //
 // Thread affinity: the thread that owns the store; nothing here is synchronised.
 
@@ -10,6 +12,7 @@
 
 #include <libpq-fe.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -85,30 +88,52 @@ public:
 
     // Connects with a libpq URI (`postgresql://user@host:port/database`) or `key=value` string; a password belongs in
     // ~/.pgpass or PGPASSFILE. The error names the server and database and libpq's reason, never the password.
-    static Expected<std::unique_ptr<Connection>> open(const std::string& conninfo);
+    // `answerTimeout` bounds every later wait for the server (see `PostgresOptions`).
+    static Expected<std::unique_ptr<Connection>> open(
+        const std::string& conninfo, std::chrono::milliseconds answerTimeout);
 
     // "PostgreSQL database D on HOST:PORT": what every error of this connection starts with.
     const std::string& name() const { return m_name; }
-    // The server closed the connection (a restart, `pg_terminate_backend`, a network fault): `reconnect` before use.
-    bool broken() const { return PQstatus(m_conn) != CONNECTION_OK; }
+    // The server closed the connection (a restart, `pg_terminate_backend`, a network fault), or this side closed it
+    // after the server did not answer in time: `reconnect` before use.
+    bool broken() const { return !m_conn || PQstatus(m_conn) != CONNECTION_OK; }
     Expected<void> reconnect();
 
     // Runs one parameterised statement; `what` names it in the error ("cannot write pool batch").
     Expected<Result> query(const char* sql, const Params& params, const std::string& what);
     // Runs statements without parameters (the schema, `BEGIN`); several may be separated by semicolons.
     Expected<void> exec(const char* sql, const std::string& what);
+    // As `exec`, and returns the last statement's result.
+    Expected<Result> execLast(const char* sql, const std::string& what);
 
     // An I/O error: this connection's name, `what` was being done and PostgreSQL's message (from `result`, else the
     // connection's latest).
     tl::unexpected<Error> failure(const std::string& what, const PGresult* result = nullptr) const;
 
+    // Sends what libpq has queued, waiting at most the answer timeout each time the server takes nothing.
+    Expected<void> flush(const std::string& what);
+    // The next result of what was sent (a null one ends a statement's results), waiting at most the answer timeout
+    // each time nothing arrives. A server that stays silent longer fails it and the connection is closed.
+    Expected<Result> awaitResult(const std::string& what);
+
+    // Null once the connection was closed after a timeout, until `reconnect`.
     PGconn* handle() const { return m_conn; }
 
 private:
-    explicit Connection(PGconn* conn);
+    Connection(PGconn* conn, std::string conninfo, std::chrono::milliseconds answerTimeout);
+    static PGconn* connect(const std::string& conninfo);
     Expected<void> setUpSession();
+    // Reads every result of the statements sent: the last one, or the first failure.
+    Expected<Result> collect(const std::string& what);
+    // Waits until the socket is ready for `events`: its revents, 0 after the answer timeout.
+    int waitFor(short events) const;
+    // Closes the connection after the server did not answer in time, so that the server ends the session (and
+    // releases its locks) as soon as it runs again.
+    tl::unexpected<Error> timedOut(const std::string& what);
 
     PGconn* m_conn;
+    std::string m_conninfo; // to connect again (libpq keeps a password from it in memory as well)
+    std::chrono::milliseconds m_answerTimeout;
     std::string m_name;
 };
 
@@ -133,6 +158,16 @@ public:
         auto begun = m_connection.exec("BEGIN", "cannot begin a transaction");
         m_open = begun.has_value();
         return begun;
+    }
+    // `BEGIN` and the transaction's id (`txid_current()`, which assigns one), in one round trip: what
+    // `txid_status` is asked about a commit whose answer was lost with the connection.
+    Expected<std::int64_t> beginWithId()
+    {
+        auto begun = m_connection.execLast("BEGIN; SELECT txid_current()", "cannot begin a transaction");
+        m_open = begun.has_value();
+        if (!begun)
+            return tl::unexpected(begun.error());
+        return begun->integer(0, 0);
     }
     // The commit already ran (as the last statement of a pipeline).
     void committed() { m_open = false; }

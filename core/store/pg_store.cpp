@@ -1,13 +1,14 @@
 // `openPostgresStore`: the store of a shared deployment, in a PostgreSQL database that outlives the daemon's machine.
 // The same tables and meaning as the SQLite store at the same schema version; one tidepoold writes a database (a
 // session-level advisory lock); a commit is one transaction whose statements travel in a pipeline; a connection the
-// server dropped is taken up again at the next commit or read.
+// server dropped (or that did not answer in time) is taken up again at the next commit or read.
 #include "core/store/pending_changes.h"
 #include "core/store/pg_db.h"
 #include "core/store/pg_history.h"
 #include "core/store/pg_schema.h"
 #include "core/store/store.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -32,6 +33,29 @@ std::string dumpJson(const nlohmann::json& value)
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A commit whose outcome turned out to be written comes off the pending changes, as if it had succeeded: a value
+// still as that commit wrote it is done, one changed since is still to be written; the samples, forecasts and audit
+// entries it wrote are the first ones still pending, as later ones were appended and no commit succeeded meanwhile.
+void removeWritten(PendingChanges& pending, const PendingChanges& written)
+{
+    const auto removeUnchanged = [](auto& now, const auto& then) {
+        for (const auto& [key, value] : then)
+            if (const auto it = now.find(key); it != now.end() && it->second == value)
+                now.erase(it);
+    };
+    removeUnchanged(pending.pools, written.pools);
+    removeUnchanged(pending.nodes, written.nodes);
+    removeUnchanged(pending.workloads, written.workloads);
+    removeUnchanged(pending.proposals, written.proposals);
+    removeUnchanged(pending.meta, written.meta);
+    const auto removeFirst = [](auto& now, const auto& then) {
+        now.erase(now.begin(), now.begin() + static_cast<std::ptrdiff_t>(std::min(now.size(), then.size())));
+    };
+    removeFirst(pending.samples, written.samples);
+    removeFirst(pending.forecasts, written.forecasts);
+    removeFirst(pending.audit, written.audit);
+}
+
 class PostgresStore final : public BufferedStore {
 public:
     explicit PostgresStore(std::unique_ptr<pg::Connection> connection)
@@ -52,17 +76,26 @@ public:
         return retrying([this] { return readSnapshot(); });
     }
 
-    // Not retried within the call: a connection lost during `COMMIT` leaves it unknown whether the server committed,
-    // so the changes stay pending and the next commit (after reconnecting) writes them again. Every write but the
-    // audit log's is an upsert, so writing twice changes nothing; the audit log may then hold an entry twice.
+    // Not retried within the call. A failed commit keeps its changes pending. When the connection was lost (or closed
+    // after the server did not answer in time) after `COMMIT` was sent, whether the server committed is unknown: the
+    // transaction's id and a copy of the batch are kept, and `settle` asks the server once a new session holds the
+    // writer's lock. Writing the batch again blindly would be harmless for the upserts but would put the audit
+    // entries, plain inserts, in the log twice.
     Expected<void> commit() override
     {
         if (m_pending.size() == 0)
             return {};
         if (auto up = ready(); !up)
             return up;
+        if (m_pending.size() == 0)
+            return {}; // the interrupted commit had written everything
         pg::Transaction transaction(*m_db);
-        auto written = transaction.begin();
+        std::int64_t transactionId = 0;
+        Expected<void> written;
+        if (auto begun = transaction.beginWithId())
+            transactionId = *begun;
+        else
+            written = tl::unexpected(begun.error());
         if (written)
             written = m_history.prepare(m_pending);
         if (written) {
@@ -74,11 +107,16 @@ public:
             m_history.writeAudit(pipeline, m_pending.audit);
             written = pipeline.finish();
         }
-        if (written)
+        if (written) {
             written = transaction.commit();
+            // Without an answer and without a connection, `COMMIT` may or may not have taken effect. A `COMMIT` the
+            // server refused on a live connection (a deferred constraint) was rolled back.
+            if (!written && m_db->broken())
+                m_inDoubt = InDoubt { transactionId, m_pending };
+        }
         if (!written) {
-            // Nothing of this batch reached the database (the transaction rolls back); it stays pending for the
-            // next commit.
+            // The batch stays pending for the next commit: nothing of it reached the database (the transaction
+            // rolls back), or, in doubt, `settle` finds out before anything else is written.
             m_history.forget();
             return written;
         }
@@ -117,17 +155,31 @@ private:
     // Session-level: held while this connection lives, and released by the server when it ends (a crash included).
     // A daemon restarted at once after a kill -9 may find its predecessor's session still ending, so the lock is
     // tried for 2 s before the database is declared in use.
+    //
+    // Taking it again after the connection was lost or given up on: the server may still run this store's previous
+    // session, holding the lock (a server process that was stuck, or one that has not yet noticed that its client
+    // went away, which over TCP can take hours), so that session is ended first. It is recognised by its server
+    // process id and start time, recorded when it took the lock, so no other client's session is ever ended.
     Expected<void> lockDatabase()
     {
+        if (m_session)
+            (void)m_db->query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND "
+                              "(extract(epoch FROM backend_start) * 1000000)::bigint = $2 AND pid <> pg_backend_pid()",
+                { number(m_session->pid), number(m_session->startedUs) }, "cannot end the previous session");
         for (int attempt = 0; attempt < 20; ++attempt) {
             if (attempt > 0)
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
-            auto taken = m_db->query(
-                "SELECT pg_try_advisory_lock($1)", { number(kWriterLock) }, "cannot take the writer's lock");
+            auto taken = m_db->query("SELECT pg_try_advisory_lock($1), pg_backend_pid(), "
+                                     "(SELECT (extract(epoch FROM backend_start) * 1000000)::bigint "
+                                     "FROM pg_stat_activity WHERE pid = pg_backend_pid())",
+                { number(kWriterLock) }, "cannot take the writer's lock");
             if (!taken)
                 return tl::unexpected(taken.error());
-            if (taken->boolean(0, 0))
+            if (taken->boolean(0, 0)) {
+                m_session = Session { taken->integer(0, 1), taken->integer(0, 2) };
+                m_locked = true;
                 return {};
+            }
         }
         std::string holder;
         auto who = m_db->query("SELECT a.pid, coalesce(host(a.client_addr), 'a local socket'), a.application_name "
@@ -136,6 +188,12 @@ private:
                                "(SELECT oid FROM pg_database WHERE datname = current_database()) "
                                "AND (l.classid::bigint << 32 | l.objid::bigint) = $1",
             { number(kWriterLock) }, "cannot find the lock's holder");
+        if (who && who->rows() > 0 && m_session && who->integer(0, 0) == m_session->pid)
+            return makeError(ErrorCode::IoError,
+                m_db->name() + ": the writer's lock is still held by this daemon's previous session (server process "
+                    + who->text(0, 0)
+                    + "), which was asked to end and has not yet (a stopped or stuck server process ends when it "
+                      "runs again); the next attempt tries again");
         if (who && who->rows() > 0)
             holder = " (server process " + who->text(0, 0) + ", connected from " + who->text(0, 1) + ", application \""
                 + who->text(0, 2) + "\")";
@@ -145,16 +203,41 @@ private:
                   "of a machine that died lingers until the server notices; pg_terminate_backend ends it)");
     }
 
-    // A connection the server dropped is taken up again, with the writer's lock (which went with it): if another
-    // tidepoold took the database meanwhile, this one stays refused.
+    // A connection the server dropped (or that was closed after the server did not answer in time) is taken up
+    // again, with the writer's lock (which went with it): if another tidepoold took the database meanwhile, this one
+    // stays refused, and nothing is read or written on the new connection until the lock is this store's again.
     Expected<void> ready()
     {
-        if (!m_db->broken())
+        if (m_db->broken()) {
+            m_locked = false;
+            m_history.forget();
+            if (auto up = m_db->reconnect(); !up)
+                return up;
+        }
+        if (!m_locked)
+            if (auto locked = lockDatabase(); !locked)
+                return locked;
+        return settle();
+    }
+
+    // Decides a commit whose `COMMIT` went unanswered. This store holds the writer's lock again, on a new session;
+    // the server released it from the old session only when that session ended, after it had finished (committed or
+    // rolled back) its transaction, so the server now knows for certain which it was.
+    Expected<void> settle()
+    {
+        if (!m_inDoubt)
             return {};
-        m_history.forget();
-        if (auto up = m_db->reconnect(); !up)
-            return up;
-        return lockDatabase();
+        auto status = m_db->query("SELECT txid_status($1)", { number(m_inDoubt->transactionId) },
+            "cannot find out whether the interrupted commit was written");
+        if (!status)
+            return tl::unexpected(status.error());
+        if (status->text(0, 0) == "committed")
+            removeWritten(m_pending, m_inDoubt->batch);
+        // "aborted": the batch is still pending and is written again. Null (an id so old that the server no longer
+        // knows it, billions of transactions later) is treated alike, so that nothing is lost. "in progress" cannot
+        // be the answer once the old session has ended.
+        m_inDoubt.reset();
+        return {};
     }
 
     // A read that failed because the connection was lost is tried once more on a new one: reads change nothing.
@@ -350,15 +433,33 @@ private:
         }
     }
 
+    // The session that took the writer's lock (server process id and start time, in microseconds since 1970).
+    struct Session {
+        std::int64_t pid = 0;
+        std::int64_t startedUs = 0;
+    };
+    // A commit that may or may not have been written: its transaction's id and what it wrote.
+    struct InDoubt {
+        std::int64_t transactionId = 0;
+        PendingChanges batch;
+    };
+
     std::unique_ptr<pg::Connection> m_db;
     pg::HistoryTables m_history;
+    bool m_locked = false; // the current session holds the writer's lock
+    std::optional<Session> m_session;
+    std::optional<InDoubt> m_inDoubt;
 };
 
 } // namespace
 
-Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo)
+Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo, const PostgresOptions& options)
 {
-    auto connection = pg::Connection::open(conninfo);
+    if (options.answerTimeout <= std::chrono::milliseconds::zero())
+        return makeError(ErrorCode::InvalidArgument,
+            "the PostgreSQL answer timeout must be positive, not " + std::to_string(options.answerTimeout.count())
+                + " ms");
+    auto connection = pg::Connection::open(conninfo, options.answerTimeout);
     if (!connection)
         return tl::unexpected(connection.error());
     auto store = std::make_unique<PostgresStore>(std::move(*connection));

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -209,7 +210,15 @@ Expected<void> migrateSqliteDatabase(const std::string& path, int version);
 // is refused while the first holds its session's advisory lock. Commits are durable before they return
 // (`synchronous_commit=on`); a connection the server dropped is taken up again at the next commit or read. Errors name
 // the server and database (never the password) and PostgreSQL's reason.
-Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo);
+struct PostgresOptions {
+    // How long the store waits for the server to answer (or to take what the store sends) before it gives up: the
+    // commit or read fails naming the server and what it was doing, the connection is closed, and the next commit or
+    // read connects again. Without it a server that stopped answering (hung, or behind a network that drops packets
+    // silently) would block the core's thread until TCP gives up, which can take hours. A single statement that
+    // legitimately runs longer fails too, so this is generous.
+    std::chrono::milliseconds answerTimeout { 30'000 };
+};
+Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo, const PostgresOptions& options = {});
 
 // Whether the daemon's `--db` names a PostgreSQL database: a libpq URI (`postgresql://` or `postgres://`). Anything
 // else is an SQLite path.

@@ -105,9 +105,9 @@ public:
         return out;
     }
 
-    Expected<std::unique_ptr<store::Store>> open() const
+    Expected<std::unique_ptr<store::Store>> open(const store::PostgresOptions& options = {}) const
     {
-        return m_postgres ? store::openPostgresStore(m_location) : store::openSqliteStore(m_location);
+        return m_postgres ? store::openPostgresStore(m_location, options) : store::openSqliteStore(m_location);
     }
 
     // Runs SQL on a connection of its own (so that it is another client of the database than the store).

@@ -61,6 +61,30 @@ rebalance::NodeOutlook node(const std::string& name, std::int64_t idleForMs, std
     return n;
 }
 
+// A batch job of one whole GPU.
+SubmitRequest oneGpuBatch(const std::string& name)
+{
+    SubmitRequest batch;
+    batch.name = name;
+    batch.requests = { 1000, 1024, 0, 0 };
+    batch.accelerators.kind = AcceleratorKind::Gpu;
+    batch.accelerators.count = 1;
+    batch.argv = { "/bin/true" };
+    return batch;
+}
+
+// A hot GPU node of 8 GPUs, reserved for the inference peak or lent, with `batch` batch workloads on it.
+rebalance::NodeOutlook hotNode(const std::string& name, bool reserved, std::size_t batch)
+{
+    rebalance::NodeOutlook n = node(name, 0);
+    n.tier = "hot";
+    n.peakReserved = reserved;
+    n.acceleratorKind = AcceleratorKind::Gpu;
+    n.acceleratorShare = 8000;
+    n.batchResidents = batch;
+    return n;
+}
+
 template <typename E> std::string name(E value)
 {
     using rebalance::toString;
@@ -476,18 +500,9 @@ private slots:
 
     void hotAcceleratorsAreReservedBeforeAPeakAndLentInATrough()
     {
-        auto hot = [](const std::string& name, bool reserved, std::size_t batch) {
-            rebalance::NodeOutlook n = node(name, 0);
-            n.tier = "hot";
-            n.peakReserved = reserved;
-            n.acceleratorKind = AcceleratorKind::Gpu;
-            n.acceleratorShare = 8000;
-            n.batchResidents = batch;
-            return n;
-        };
         rebalance::EvaluationInput input;
         input.nowMs = kNow;
-        input.nodes = { hot("h1", true, 0), hot("h2", false, 2), hot("h3", false, 0), node("warm", 0) };
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", false, 2), hotNode("h3", false, 0), node("warm", 0) };
         // No forecast of the hot tier: nothing about lending.
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim).empty());
 
@@ -510,7 +525,7 @@ private slots:
         QVERIFY(reclaim[0].reason.find("2 batch workloads") != std::string::npos);
 
         // A trough: 3 × 1.2 = 3.6 fits h1; the reserved h2 is lent to batch.
-        input.nodes = { hot("h1", true, 0), hot("h2", true, 0), hot("h3", false, 4) };
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", true, 0), hotNode("h3", false, 4) };
         input.accelerator(AcceleratorKind::Gpu).hotPeak = 3000;
         const auto all = rebalance::evaluate(input, {});
         QVERIFY(ofKind(all, ProposalKind::Reclaim).empty());
@@ -520,6 +535,97 @@ private slots:
         QCOMPARE(name(lend[0].risk), name(rebalance::Risk::Low)); // 8 kept against 3.6 needed
     }
 
+    // A peak beyond the lookahead (within the drain window) drains hot nodes: no new batch starts there, the batch
+    // there runs on, nothing is stopped (a low risk). When the peak comes within the lookahead, the batch still on a
+    // drained node is stopped (evicted); lending is judged against the drain window's peak.
+    void hotNodesDrainForAPeakBeyondTheLookahead()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", false, 2), hotNode("h3", false, 0) };
+        auto& gpu = input.accelerator(AcceleratorKind::Gpu);
+        // Within the lookahead 5 × 1.2 = 6 (h1 holds it); beyond it 12 × 1.2 = 14.4: h3 drains (no batch on it first).
+        gpu.hotPeak = 5000;
+        gpu.hotPeakAtMs = kNow + 20 * kMinute;
+        gpu.drainPeak = 12000;
+        gpu.drainPeakAtMs = kNow + 90 * kMinute;
+        auto reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
+        QCOMPARE(reclaim.size(), std::size_t { 1 });
+        QCOMPARE(reclaim[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Drain, "h3") }));
+        QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Low));
+        QVERIFY2(
+            reclaim[0].reason.find("drain 1 hot nodes (8 devices)") != std::string::npos, reclaim[0].reason.c_str());
+
+        // 20 × 1.2 = 24 beyond the lookahead: h3 and h2 drain; h2's two batch workloads run on, still a low risk.
+        gpu.drainPeak = 20000;
+        reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
+        QCOMPARE(reclaim[0].plan,
+            (std::vector<Action> {
+                Action::onNode(Action::Type::Drain, "h3"), Action::onNode(Action::Type::Drain, "h2") }));
+        QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Low));
+        QVERIFY2(
+            reclaim[0].reason.find("letting the 2 batch workloads running there end on their own") != std::string::npos,
+            reclaim[0].reason.c_str());
+        QCOMPARE(reclaim[0].effect.gpusFreed, 16.0);
+
+        // Drained, and the peak is now within the lookahead: the batch still on h2 is stopped (a medium risk); h3,
+        // drained and empty, needs nothing.
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", true, 1), hotNode("h3", true, 0) };
+        gpu.hotPeak = 20000;
+        reclaim = ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim);
+        QCOMPARE(reclaim.size(), std::size_t { 1 });
+        QCOMPARE(reclaim[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Evict, "h2") }));
+        QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Medium));
+        QVERIFY2(reclaim[0].reason.find("make room on 1 drained hot nodes, moving the 1 batch workloads")
+                != std::string::npos,
+            reclaim[0].reason.c_str());
+        // Nothing left on them: nothing to reclaim, nothing to lend.
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", true, 0), hotNode("h3", true, 0) };
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Reclaim).empty());
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Lend).empty());
+
+        // A trough within the lookahead, a peak beyond it: what the later peak needs stays reserved. Without a drain
+        // window h2 and h3 are lent.
+        gpu.hotPeak = 3000;
+        gpu.drainPeak = 12000;
+        auto all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::Reclaim).empty());
+        auto lend = ofKind(all, ProposalKind::Lend);
+        QCOMPARE(lend.size(), std::size_t { 1 });
+        QCOMPARE(lend[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Release, "h3") }));
+        gpu.drainPeak.reset();
+        lend = ofKind(rebalance::evaluate(input, {}), ProposalKind::Lend);
+        QCOMPARE(lend[0].plan.size(), std::size_t { 2 });
+    }
+
+    // Draining a hot node starts no new batch there and leaves the batch running there alone; reserving it then
+    // stops what is still there.
+    void drainingAHotNodeLetsItsBatchRunOn()
+    {
+        auto p = memoryPlane();
+        join(*p, "gpu-1", 8000, 16384, 2);
+        SubmitRequest batch = oneGpuBatch("train");
+        const auto first = p->submit(batch);
+        QVERIFY(first);
+        QCOMPARE(name(p->workload(*first)->phase), std::string("launching"));
+        const auto drained = p->setPeakReserved("gpu-1", true, "test", false);
+        QVERIFY(drained);
+        QCOMPARE(*drained, std::size_t { 0 });
+        QVERIFY(p->cluster().node(p->workload(*first)->node).peakReserved);
+        QCOMPARE(name(p->workload(*first)->phase), std::string("launching"));
+        batch.name = "train-2";
+        const auto second = p->submit(batch); // the second GPU is free, but the node drains
+        QVERIFY(second);
+        QCOMPARE(name(p->workload(*second)->phase), std::string("pending"));
+        // Draining again changes nothing; reserving (stopping the batch) moves the first to the queue.
+        QCOMPARE(*p->setPeakReserved("gpu-1", true, "test", false), std::size_t { 0 });
+        QCOMPARE(name(p->workload(*first)->phase), std::string("launching"));
+        QCOMPARE(*p->setPeakReserved("gpu-1", true, "test"), std::size_t { 1 });
+        QCOMPARE(name(p->workload(*first)->phase), std::string("pending"));
+        QVERIFY(p->workload(*first)->detail.find("reserved for the next peak") != std::string::npos);
+        QVERIFY(p->cluster().checkInvariants());
+    }
+
     // Reserving a hot node moves the batch running there to the queue (here nowhere else fits it, so it waits);
     // lending it again places the batch back.
     void reservingAHotNodeMovesItsBatch()
@@ -527,12 +633,7 @@ private slots:
         auto opened = store::openSqliteStore(dbPath());
         auto p = plane(**opened);
         join(*p, "gpu-1", 8000, 16384, 1);
-        SubmitRequest batch;
-        batch.name = "train";
-        batch.requests = { 1000, 1024, 0, 0 };
-        batch.accelerators.kind = AcceleratorKind::Gpu;
-        batch.accelerators.count = 1;
-        batch.argv = { "/bin/true" };
+        SubmitRequest batch = oneGpuBatch("train");
         const auto id = p->submit(batch);
         QVERIFY(id);
         QCOMPARE(name(p->workload(*id)->phase), std::string("launching"));

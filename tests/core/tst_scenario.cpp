@@ -1,9 +1,11 @@
 // The scenario simulator: its queueing model against textbook values, and short runs of both modes through the
 // real core (control plane, SQLite store, history, and in `tidepool` mode the evaluation loop with approvals).
 
+#include "core/rebalance/proposal.h"
 #include "core/sim/latency.h"
 #include "core/sim/load_shape.h"
 #include "core/sim/scenario.h"
+#include "core/store/store.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -102,6 +104,7 @@ private slots:
         QVERIFY(r->batchFinished > 0 && r->batchFinished <= r->batchSubmitted);
         QVERIFY(r->batchFinished + r->batchPendingAtEnd <= r->batchSubmitted);
         QCOMPARE(r->batchPreempted, std::size_t { 0 }); // static: nothing is reclaimed or moved
+        QCOMPARE(r->batchGpuHoursLost, 0.0);
         for (double u : { r->cpuUtilisation, r->gpuUtilisation, r->cpuAllocation, r->gpuAllocation })
             QVERIFY(u > 0.0 && u <= 1.0);
         QVERIFY(r->cpuUtilisation <= r->cpuAllocation + 1e-9); // services use at most what their replicas hold
@@ -130,6 +133,47 @@ private slots:
         QCOMPARE(again->proposalsCreated, r->proposalsCreated);
         QCOMPARE(again->poweredNodeHours, r->poweredNodeHours);
         QCOMPARE(again->batchCompletionMeanS, r->batchCompletionMeanS);
+        QCOMPARE(again->batchGpuHoursLost, r->batchGpuHoursLost);
+        // Work is lost only where a run was stopped: GPU-hours lost come with restarts.
+        QCOMPARE(r->batchGpuHoursLost > 0.0, r->batchPreempted > 0);
+    }
+
+    // With a drain window, hot nodes the forecast peak will want stop taking new batch before they are reserved: some
+    // applied proposal drains a node and the hourly checks of the books hold. Without the window nothing drains.
+    void drainingHotNodesAppliesDrainSteps()
+    {
+        auto config = small(ScenarioMode::Tidepool, "drain.db");
+        config.drainSteps = 12;
+        const auto r = runScenario(config);
+        QVERIFY2(r, r ? "" : r.error().message.c_str());
+        QCOMPARE(r->invariantViolations, std::size_t { 0 });
+        QVERIFY(r->batchFinished > 0);
+        auto store = store::openSqliteStore(config.dbPath);
+        QVERIFY2(store, store ? "" : store.error().message.c_str());
+        const auto snapshot = (*store)->load();
+        QVERIFY2(snapshot, snapshot ? "" : snapshot.error().message.c_str());
+        std::size_t drains = 0;
+        for (const auto& stored : snapshot->proposals) {
+            const auto proposal = rebalance::fromStored(stored);
+            QVERIFY2(proposal, proposal ? "" : proposal.error().message.c_str());
+            if (proposal->state == rebalance::ProposalState::Applied)
+                for (const auto& action : proposal->plan)
+                    drains += action.type == rebalance::Action::Type::Drain;
+        }
+        QVERIFY2(drains > 0, "a two-day run with daily peaks drains some hot node before its peak");
+        // The same run without a drain window plans no drain.
+        const auto offConfig = small(ScenarioMode::Tidepool, "drain-off.db");
+        QVERIFY(runScenario(offConfig));
+        auto offStore = store::openSqliteStore(offConfig.dbPath);
+        QVERIFY(offStore);
+        const auto offSnapshot = (*offStore)->load();
+        QVERIFY(offSnapshot);
+        for (const auto& stored : offSnapshot->proposals) {
+            const auto proposal = rebalance::fromStored(stored);
+            QVERIFY(proposal);
+            for (const auto& action : proposal->plan)
+                QVERIFY(action.type != rebalance::Action::Type::Drain);
+        }
     }
 
     void missingDataIsNamed()

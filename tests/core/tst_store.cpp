@@ -3,7 +3,9 @@
 // all), refusing a database from a newer version, and a control plane restarted on the same database — placements
 // bound again, pending work still pending, ids continuing, nodes given the restart grace before they are declared
 // lost, and agents that return reconciled without anything starting twice. On PostgreSQL also: a connection the server
-// killed is taken up again by the next commit, and a second store on the same database is refused.
+// killed is taken up again by the next commit, a second store on the same database is refused, a commit whose
+// `COMMIT` went unanswered is settled by asking the server (its audit entries written once), and a server process
+// that stops answering fails the commit within the store's answer timeout.
 #include "core/api/control_plane.h"
 #include "core/store/store.h"
 #include "store_backend.h"
@@ -11,6 +13,12 @@
 #include <QtTest>
 
 #include <boost/asio/io_context.hpp>
+
+#include <QElapsedTimer>
+#include <QFile>
+
+#include <csignal>
+#include <sys/types.h>
 
 using namespace tidepool;
 using namespace tidepool::api;
@@ -42,6 +50,46 @@ SubmitRequest request(const std::string& workloadName, std::int64_t cpu)
     r.argv = { "/bin/sleep", "600" };
     r.env = { "MODE=test" };
     return r;
+}
+
+// PostgreSQL: runs `sql` on `conn` (several statements may be separated by semicolons) and returns the last result's
+// first value ("" when it has no rows), or nullopt after a warning naming the failure.
+std::optional<std::string> run(PGconn* conn, const std::string& sql)
+{
+    PGresult* r = PQexec(conn, sql.c_str());
+    const ExecStatusType status = PQresultStatus(r);
+    std::optional<std::string> value;
+    if (status == PGRES_TUPLES_OK)
+        value = PQntuples(r) > 0 ? std::string(PQgetvalue(r, 0, 0)) : std::string();
+    else if (status == PGRES_COMMAND_OK)
+        value = std::string();
+    else
+        qWarning("%s: %s", sql.c_str(), PQerrorMessage(conn));
+    PQclear(r);
+    return value;
+}
+
+std::shared_ptr<PGconn> connectTo(const std::string& conninfo)
+{
+    return std::shared_ptr<PGconn>(PQconnectdb(conninfo.c_str()), PQfinish);
+}
+
+// A deferred trigger on the audit log that makes the store's `COMMIT` wait, inside the server, for the advisory lock
+// `kGateLock` while the table `tidepool_test_gate` has a row: the test holds the lock, so the store's commit gets no
+// answer until the test lets it go on (the server then commits) or the session is ended (it rolls back).
+constexpr const char* kGateLock = "4242";
+const char* const kGateSql
+    = "CREATE TABLE tidepool_test_gate (closed BOOLEAN); "
+      "INSERT INTO tidepool_test_gate VALUES (true); "
+      "CREATE FUNCTION tidepool_test_wait() RETURNS trigger LANGUAGE plpgsql SET lock_timeout = 0 "
+      "AS $$ BEGIN IF EXISTS (SELECT 1 FROM tidepool_test_gate) THEN "
+      "PERFORM pg_advisory_xact_lock(4242); END IF; RETURN NULL; END $$; "
+      "CREATE CONSTRAINT TRIGGER tidepool_test_wait AFTER INSERT ON audit "
+      "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION tidepool_test_wait()";
+
+store::AuditEntry auditEntry(const std::string& action)
+{
+    return store::AuditEntry { 0, 5, "tidepoold", "", action, "pool batch", "ok", {}, "", "completed", "" };
 }
 
 } // namespace
@@ -81,9 +129,37 @@ private:
 
     std::size_t launchesTo(const std::string& session)
     {
-        return static_cast<std::size_t>(std::count_if(m_sent.begin(), m_sent.end(), [&](const auto& s) {
-            return s.first == session && std::holds_alternative<protocol::Launch>(s.second);
-        }));
+        return static_cast<std::size_t>(std::count_if(m_sent.begin(), m_sent.end(),
+            [&](const auto& s) { return s.first == session && std::holds_alternative<protocol::Launch>(s.second); }));
+    }
+
+    // Opens the store with a 1-second answer timeout, holds the gate that makes its `COMMIT` wait in the server, and
+    // commits `pool` with an audit entry: the commit fails in time for want of an answer, naming the server, and
+    // keeps both changes pending.
+    void commitUnanswered(
+        const store::StoredPool& pool, std::unique_ptr<store::Store>& opened, std::shared_ptr<PGconn>& gate)
+    {
+        store::PostgresOptions options;
+        options.answerTimeout = std::chrono::milliseconds(1000);
+        auto created = m_backend.open(options);
+        QVERIFY2(created, created ? "" : created.error().message.c_str());
+        opened = std::move(*created);
+        QVERIFY(m_backend.execute(kGateSql));
+        gate = connectTo(m_backend.location());
+        QVERIFY(run(gate.get(), std::string("SELECT pg_advisory_lock(") + kGateLock + ")"));
+
+        opened->putPool(pool);
+        opened->addAudit(auditEntry("pool.create"));
+        QElapsedTimer timer;
+        timer.start();
+        const auto unanswered = opened->commit();
+        QVERIFY(!unanswered);
+        QVERIFY2(timer.elapsed() < 5000, std::to_string(timer.elapsed()).c_str());
+        QVERIFY2(
+            unanswered.error().message.find("cannot commit: the server did not answer within 1 s") != std::string::npos,
+            unanswered.error().message.c_str());
+        QVERIFY(unanswered.error().message.find(m_backend.errorName()) != std::string::npos);
+        QCOMPARE(opened->pending(), std::size_t { 2 });
     }
 
 private slots:
@@ -111,7 +187,8 @@ private slots:
         store::Store& s = **opened;
         const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
         const store::StoredNode node { "n1", "aarch64", "cold", 64000, 262144,
-            nlohmann::json::array({ { { "kind", "npu" }, { "model", "Ascend" }, { "memoryMiB", 1 }, { "shareCapacity", 32 } } }),
+            nlohmann::json::array(
+                { { { "kind", "npu" }, { "model", "Ascend" }, { "memoryMiB", 1 }, { "shareCapacity", 32 } } }),
             "Neoverse-N1", 1234, "powered down by proposal 3" };
         store::StoredWorkload w;
         w.id = 7;
@@ -128,7 +205,8 @@ private slots:
         QVERIFY(lock);
         const auto blocked = s.commit();
         QVERIFY(!blocked);
-        QVERIFY2(blocked.error().message.find(m_backend.errorName()) != std::string::npos, blocked.error().message.c_str());
+        QVERIFY2(
+            blocked.error().message.find(m_backend.errorName()) != std::string::npos, blocked.error().message.c_str());
         QCOMPARE(s.pending(), std::size_t { 3 });
         lock.reset();
         QVERIFY(s.commit());
@@ -180,8 +258,10 @@ private slots:
         w.devices = nlohmann::json::array({ { { "device", 0 }, { "share", 250 }, { "memoryMiB", 512 } } });
         s->putPool(pool);
         s->putWorkload(w);
-        s->addSamples({ { { "pool", "batch", "cpu" }, 60'000, 1500.0 }, { { "pool", "batch", "cpu" }, 120'000, 2500.0 } });
-        s->addAudit(store::AuditEntry { 0, 5, "tidepoold", "", "workload.submit", "workload 9", "ok", {}, "", "completed", "" });
+        s->addSamples(
+            { { { "pool", "batch", "cpu" }, 60'000, 1500.0 }, { { "pool", "batch", "cpu" }, 120'000, 2500.0 } });
+        s->addAudit(store::AuditEntry {
+            0, 5, "tidepoold", "", "workload.submit", "workload 9", "ok", {}, "", "completed", "" });
         const auto lost = s->commit();
         QVERIFY(!lost);
         QVERIFY2(lost.error().message.find(m_backend.errorName()) != std::string::npos, lost.error().message.c_str());
@@ -218,6 +298,132 @@ private slots:
         first.reset();
         const auto third = m_backend.open();
         QVERIFY2(third, third ? "" : third.error().message.c_str());
+    }
+
+    // The server committed, but the store never heard: its `COMMIT` waits in the server (a deferred trigger) past the
+    // store's answer timeout, the store closes the connection, and the server then finishes the commit. The next
+    // commit asks the server about the old transaction (`txid_status`) and writes only what came since: the audit
+    // entry is in the log once, not twice.
+    void postgresUnansweredCommitThatWasWrittenIsNotWrittenAgain()
+    {
+        if (!m_backend.postgres())
+            QSKIP("PostgreSQL only: SQLite's commit has no connection to lose");
+        std::unique_ptr<store::Store> opened;
+        std::shared_ptr<PGconn> gate;
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        commitUnanswered(pool, opened, gate);
+        if (QTest::currentTestFailed())
+            return;
+        store::Store& s = *opened;
+
+        // The server goes on and commits, for a client that has gone.
+        QVERIFY(run(
+            gate.get(), std::string("DELETE FROM tidepool_test_gate; SELECT pg_advisory_unlock(") + kGateLock + ")"));
+        QTRY_COMPARE_WITH_TIMEOUT(run(gate.get(), "SELECT count(*) FROM audit").value_or("?"), std::string("1"), 10000);
+
+        // Changed since: the pool again, and a second audit entry.
+        store::StoredPool changed = pool;
+        changed.cpuMillis = 3000;
+        s.putPool(changed);
+        s.addAudit(auditEntry("pool.update"));
+        const auto settled = s.commit();
+        QVERIFY2(settled, settled ? "" : settled.error().message.c_str());
+        QCOMPARE(s.pending(), std::size_t { 0 });
+        const auto log = s.audit({});
+        QVERIFY(log);
+        QCOMPARE(log->size(), std::size_t { 2 });
+        QCOMPARE(
+            run(gate.get(), "SELECT count(*) FROM audit WHERE action = 'pool.create'").value_or("?"), std::string("1"));
+        QCOMPARE(s.load()->pools, std::vector<store::StoredPool> { changed });
+    }
+
+    // The other outcome: the store's `COMMIT` waits in the server past the answer timeout and never finishes there.
+    // The next commit finds the store's previous session still holding the writer's lock (stuck, as one whose client
+    // vanished can be for hours), ends it, learns from the server that the old transaction was rolled back, and
+    // writes the batch again: the audit entry is in the log once.
+    void postgresUnansweredCommitThatWasRolledBackIsWrittenAgain()
+    {
+        if (!m_backend.postgres())
+            QSKIP("PostgreSQL only: SQLite's commit has no connection to lose");
+        std::unique_ptr<store::Store> opened;
+        std::shared_ptr<PGconn> gate;
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        commitUnanswered(pool, opened, gate);
+        if (QTest::currentTestFailed())
+            return;
+        store::Store& s = *opened;
+
+        // The old session stays stuck in the trigger (the test still holds the lock); a new transaction would not
+        // wait any more.
+        QVERIFY(run(gate.get(), "DELETE FROM tidepool_test_gate"));
+        QCOMPARE(run(gate.get(), "SELECT count(*) FROM audit").value_or("?"), std::string("0"));
+        const auto settled = s.commit();
+        QVERIFY2(settled, settled ? "" : settled.error().message.c_str());
+        QCOMPARE(s.pending(), std::size_t { 0 });
+        const auto log = s.audit({});
+        QVERIFY(log);
+        QCOMPARE(log->size(), std::size_t { 1 });
+        QCOMPARE(log->front().action, std::string("pool.create"));
+        QCOMPARE(s.load()->pools, std::vector<store::StoredPool> { pool });
+        QVERIFY(run(gate.get(), std::string("SELECT pg_advisory_unlock(") + kGateLock + ")"));
+    }
+
+    // A server process that stops answering (here: stopped with SIGSTOP) fails the commit after the store's answer
+    // timeout, naming the server and what was being done, instead of blocking the core for good; once it runs again,
+    // the next commit connects again, retakes the writer's lock and writes everything.
+    void postgresServerThatStopsAnsweringFailsTheCommitInTime()
+    {
+        if (!m_backend.postgres())
+            QSKIP("PostgreSQL only: SQLite has no server to wait for");
+        store::PostgresOptions options;
+        options.answerTimeout = std::chrono::milliseconds(1000);
+        auto opened = m_backend.open(options);
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        store::Store& s = **opened;
+        s.putPool(store::StoredPool { "before", "research", "", 1000, 1024, 100 });
+        QVERIFY(s.commit());
+
+        // The store's server process: signalled directly, so the server must be on this machine (a Unix socket).
+        const auto admin = connectTo(m_backend.location());
+        const char* host = PQhost(admin.get());
+        if (!host || host[0] != '/')
+            QSKIP("needs the PostgreSQL server on this machine (a Unix socket), to stop the store's server process");
+        const auto pidText = run(admin.get(),
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'tidepoold' "
+            "AND pid <> pg_backend_pid()");
+        QVERIFY(pidText && !pidText->empty());
+        const pid_t pid = std::stoi(*pidText);
+        QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(pid));
+        QVERIFY(cmdline.open(QIODevice::ReadOnly));
+        QVERIFY2(cmdline.readAll().startsWith("postgres"), "the store's server process is not a local postgres");
+        QCOMPARE(::kill(pid, SIGSTOP), 0);
+        // Whatever happens below, the server process runs again.
+        const std::shared_ptr<void> resume(nullptr, [pid](void*) { ::kill(pid, SIGCONT); });
+
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        s.putPool(pool);
+        QElapsedTimer timer;
+        timer.start();
+        const auto hung = s.commit();
+        const qint64 waitedMs = timer.elapsed();
+        QVERIFY(!hung);
+        QVERIFY2(waitedMs >= 900 && waitedMs < 5000, std::to_string(waitedMs).c_str());
+        QVERIFY2(
+            hung.error().message.find("did not answer within 1 s") != std::string::npos, hung.error().message.c_str());
+        QVERIFY2(hung.error().message.find(m_backend.errorName()) != std::string::npos, hung.error().message.c_str());
+        QVERIFY2(
+            hung.error().message.find("cannot begin a transaction") != std::string::npos, hung.error().message.c_str());
+        QCOMPARE(s.pending(), std::size_t { 1 });
+
+        QCOMPARE(::kill(pid, SIGCONT), 0);
+        const auto again = s.commit();
+        QVERIFY2(again, again ? "" : again.error().message.c_str());
+        QCOMPARE(s.pending(), std::size_t { 0 });
+        const auto snapshot = s.load();
+        QVERIFY(snapshot);
+        QCOMPARE(snapshot->pools.size(), std::size_t { 2 });
+        QCOMPARE(snapshot->pools[1], pool);
+        QVERIFY(!m_backend.open()); // the new session holds the writer's lock
     }
 
     void restartRestoresAndWaitsForTheAgents()
@@ -274,9 +480,9 @@ private slots:
         QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Ready));
         QCOMPARE(second->nodes().size(), std::size_t { 1 });
         QCOMPARE(launchesTo("s2"), std::size_t { 1 });
-        const auto& launch = std::get<protocol::Launch>(
-            std::find_if(m_sent.begin(), m_sent.end(), [](const auto& s) { return std::holds_alternative<protocol::Launch>(s.second); })
-                ->second);
+        const auto& launch = std::get<protocol::Launch>(std::find_if(m_sent.begin(), m_sent.end(), [](const auto& s) {
+            return std::holds_alternative<protocol::Launch>(s.second);
+        })->second);
         QCOMPARE(launch.workloadId, launching);
     }
 

@@ -433,6 +433,26 @@ private slots:
             QStringList { QStringLiteral("--power-command"), QStringLiteral("true") } + base);
         QVERIFY(check.waitForFinished(5000));
         QCOMPARE(check.exitCode(), 0); // a bare name is looked up in PATH
+        // The drain window is a whole number of the evaluation's 5-minute steps, on the command line and in the file.
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--drain-minutes"), QStringLiteral("30") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 0);
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--drain-minutes"), QStringLiteral("7") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString drainError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(
+            drainError.contains(QStringLiteral("--drain-minutes 7 is not a multiple of 5")), qPrintable(drainError));
+        writeFile(path(QStringLiteral("drain.json")), R"({"drainMinutes":62})");
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--config"), path(QStringLiteral("drain.json")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString drainFileError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(drainFileError.contains(QStringLiteral("`drainMinutes` is 62, not a multiple of 5")),
+            qPrintable(drainFileError));
         check.start(kBin + QStringLiteral("/tidepoold"), { QStringLiteral("--help") });
         QVERIFY(check.waitForFinished(5000));
         QVERIFY(QString::fromUtf8(check.readAllStandardOutput()).contains(QStringLiteral("--power-command PROGRAM")));
