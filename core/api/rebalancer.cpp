@@ -2,6 +2,7 @@
 
 #include "core/rebalance/consolidate.h"
 #include "core/rebalance/hotspots.h"
+#include "core/sched/filters.h"
 
 #include <boost/asio/post.hpp>
 
@@ -235,11 +236,14 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     // One pass over the workloads: demand now by pool (as the history recorder counts it), the deferrable batch's
     // CPU, and kind by kind the accelerator share waiting for a place and the hot tier's accelerator demand.
     std::map<std::string, double> demand;
+    std::map<std::string, std::array<double, kTierMaskCount>> demandByTiers; // by the tiers it may run on
     for (const auto& [id, w] : m_plane.workloads()) {
         if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
             continue;
         const double cpu = static_cast<double>(w.workload.requests.cpuMillis);
-        demand[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName] += cpu;
+        const std::string& pool = w.poolName.empty() ? std::string(kDefaultPool) : w.poolName;
+        demand[pool] += cpu;
+        demandByTiers[pool][filters::allowedTiers(w.workload)] += cpu;
         if (w.workload.deferrable)
             input.deferrableCpuMillis += cpu;
         const AcceleratorRequest& a = w.workload.accelerators;
@@ -261,6 +265,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         outlook.name = pool.name;
         outlook.cpuQuotaMillis = pool.quota.cpuMillis;
         outlook.cpuDemandMillis = demand[pool.name];
+        outlook.cpuDemandByTiers = demandByTiers[pool.name];
         if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
             outlook.baseCpuMillis = base->second;
         job.history.push_back(readHistory ? readSeries({ "pool", pool.name, "cpu" }, start, job.endMs) : std::nullopt);

@@ -32,6 +32,15 @@ constexpr IsaMask isaBit(Isa isa)
     return static_cast<IsaMask>(1u << static_cast<unsigned>(isa));
 }
 
+// A set of tiers as a bit mask: bit (tier − 1) for Hot, Warm and Cold; Invalid (untiered) has no bit.
+using TierMask = std::uint8_t;
+inline constexpr std::size_t kTierMaskCount = 8;
+inline constexpr TierMask kAllTiers = 7;
+constexpr TierMask tierBit(Tier tier)
+{
+    return tier == Tier::Invalid ? TierMask { 0 } : static_cast<TierMask>(1u << (static_cast<unsigned>(tier) - 1));
+}
+
 std::string_view toString(Isa isa);
 std::string_view toString(AcceleratorKind kind);
 std::string_view toString(Tier tier);

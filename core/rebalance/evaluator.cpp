@@ -3,8 +3,10 @@
 #include "core/model/pool.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -30,6 +32,11 @@ std::int64_t roundUp(double value, std::int64_t step)
 std::string millicores(std::int64_t value)
 {
     return std::to_string(value) + " mCPU";
+}
+
+bool poweredDown(const NodeOutlook& node)
+{
+    return node.cordon.rfind(kPowerDownCordon, 0) == 0;
 }
 
 std::size_t kindIndex(AcceleratorKind kind)
@@ -65,8 +72,10 @@ std::string unitName(AcceleratorKind kind)
 std::string acceleratorsLeft(const NodeOutlook& node, double leftInService, double hotNeeded)
 {
     const std::string kind = kindName(node.acceleratorKind);
+    const bool lent = node.acceleratorKind == AcceleratorKind::Gpu; // GPUs: those running batch do not count
     return "; no " + kind + " work waits, and the " + std::to_string(static_cast<std::int64_t>(leftInService)) + " "
-        + unitName(node.acceleratorKind) + " left in service hold the hot tier's forecast " + kind + " peak ("
+        + unitName(node.acceleratorKind) + " left in service" + (lent ? " with no batch on them" : "")
+        + " hold the hot tier's forecast " + kind + " peak ("
         + std::to_string(static_cast<std::int64_t>(std::ceil(hotNeeded))) + " with headroom)";
 }
 
@@ -170,18 +179,24 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
     const double drainNeed = drainPeak * config.headroom;
     std::vector<const NodeOutlook*> hot;
     for (const NodeOutlook& node : input.nodes)
-        if (node.tier == "hot" && node.ready && node.cordon.empty() && node.acceleratorKind == AcceleratorKind::Gpu
-            && node.acceleratorShare > 0)
+        if (node.tier == "hot" && node.acceleratorKind == AcceleratorKind::Gpu && node.acceleratorShare > 0
+            && ((node.ready && node.cordon.empty()) || poweredDown(node)))
             hot.push_back(&node);
-    // Keep what is reserved already (no churn), then the nodes with the least batch to move, then the largest.
-    std::sort(hot.begin(), hot.end(), [](const auto* a, const auto* b) {
-        return std::tuple { !a->peakReserved, a->batchResidents, -a->acceleratorShare, a->name }
-            < std::tuple { !b->peakReserved, b->batchResidents, -b->acceleratorShare, b->name };
+    // Keep what is reserved and in service already (no churn), then the nodes with the least batch to move, then the
+    // largest. A node powered down earlier comes after the ready ones with no batch and before any running batch:
+    // powering it up for the peak costs its idle draw for a while; reserving a lent node throws away the work of the
+    // batch on it.
+    auto rank = [](const NodeOutlook* n) {
+        return poweredDown(*n) ? 2 : n->peakReserved ? 0 : n->batchResidents == 0 ? 1 : 3;
+    };
+    std::sort(hot.begin(), hot.end(), [&](const auto* a, const auto* b) {
+        return std::tuple { rank(a), a->batchResidents, -a->acceleratorShare, a->name }
+        < std::tuple { rank(b), b->batchResidents, -b->acceleratorShare, b->name };
     });
-    std::vector<const NodeOutlook*> reserve, evict, drain, release;
+    std::vector<const NodeOutlook*> reserve, evict, drain, release, wake;
     double kept = 0.0, keptForDrain = 0.0, reservedBefore = 0.0;
     for (const NodeOutlook* node : hot) {
-        if (node->peakReserved)
+        if (node->peakReserved && !poweredDown(*node))
             reservedBefore += node->acceleratorShare;
         const bool needed = kept < need;
         const bool neededSoon = keptForDrain < drainNeed;
@@ -189,6 +204,11 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
             kept += node->acceleratorShare;
         if (neededSoon)
             keptForDrain += node->acceleratorShare;
+        if (poweredDown(*node)) {
+            if (needed)
+                wake.push_back(node); // powered up, and reserved on the way
+            continue;
+        }
         if (needed && !node->peakReserved)
             reserve.push_back(node);
         else if (needed && node->batchResidents > 0)
@@ -202,6 +222,23 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
     for (const NodeOutlook* node : hot)
         total += node->acceleratorShare;
     auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
+    for (const NodeOutlook* node : wake) {
+        Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
+        p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
+        if (!node->peakReserved)
+            p.plan.push_back(Action::onNode(Action::Type::Reserve, node->name));
+        p.reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
+            + clockTime(gpus.hotPeakAtMs) + "; power hot node " + node->name + " up again and reserve its "
+            + std::to_string(node->accelerators) + " accelerators for it, rather than stop the batch on lent nodes";
+        const double watts
+            = config.idleWattsPerNode + config.idleWattsPerAccelerator * static_cast<double>(node->accelerators);
+        p.effect.wattsSaved = -watts;
+        p.effect.co2GramsPerHour = -watts * config.carbonGramsPerKWh / 1000.0;
+        p.effect.gpusFreed = node->acceleratorShare / 1000.0; // for the hot tier
+        p.effect.sloRisk = "lowers it: the forecast peak finds reserved accelerators";
+        p.risk = Risk::Low;
+        out.push_back(std::move(p));
+    }
     if (!reserve.empty() || !evict.empty() || !drain.empty()) {
         const bool now = !reserve.empty() || !evict.empty();
         Proposal p = newProposal(ProposalKind::Reclaim, "lending:hot", input, config);
@@ -301,18 +338,85 @@ void planCarbon(const EvaluationInput& input, const EvaluatorConfig& config, std
     out.push_back(std::move(p));
 }
 
+// The CPU the forecast needs against the CPU in service, for every set of tiers: the work that may run only on the
+// tiers of a set must fit the set's nodes and the untiered ones (which take anything). The set of all tiers is the
+// whole cluster; the smaller sets catch a tier emptied by power-downs while other tiers have room its work may not
+// use (services on warm nodes, idle CPU on the hot tier). By Hall's theorem the sets together are also enough for
+// the demand to fit, CPU taken as divisible.
+struct TierBudget {
+    std::array<double, kTierMaskCount> peak {}; // forecast p90 (or demand now) of the work allowed within the set
+    std::array<double, kTierMaskCount> needed {}; // the same with headroom
+    std::array<double, kTierMaskCount> capacity {}; // of the set's nodes in service
+
+    static bool serves(TierMask node, TierMask set) { return node == 0 || (node & set) != 0; }
+    void add(TierMask node, double cpuMillis)
+    {
+        for (TierMask set = 1; set <= kAllTiers; ++set)
+            if (serves(node, set))
+                capacity[set] += cpuMillis;
+    }
+    // The smallest set whose forecast does not fit once `cpuMillis` of `node` is gone (with `margin` more than the
+    // headroom), or 0 when every set still fits.
+    TierMask shortWithout(TierMask node, double cpuMillis, double margin) const
+    {
+        for (TierMask set : kSetsSmallestFirst)
+            if (serves(node, set) && capacity[set] - cpuMillis < needed[set] * (1.0 + margin))
+                return set;
+        return 0;
+    }
+    static constexpr std::array<TierMask, 7> kSetsSmallestFirst { 1, 2, 4, 3, 5, 6, 7 };
+};
+
+TierMask nodeTiers(const NodeOutlook& node)
+{
+    const auto tier = parseTier(node.tier);
+    return tier ? tierBit(*tier) : TierMask { 0 };
+}
+
+// "warm", "hot or warm", "hot, warm or cold".
+std::string tierSetName(TierMask set)
+{
+    std::vector<std::string> names;
+    for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
+        if (set & tierBit(tier))
+            names.emplace_back(toString(tier));
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return out;
+}
+
 void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
-    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its demand now otherwise.
+    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its demand now otherwise, split
+    // by the tiers its workloads may run on as its demand now is (all tiers where it has none now).
+    TierBudget budget;
     double demand = 0.0;
-    for (const PoolOutlook& pool : input.pools)
-        demand += std::max(pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0));
-    const double needed = demand * config.headroom;
-    std::int64_t capacity = 0;
+    for (const PoolOutlook& pool : input.pools) {
+        const double peak = std::max(pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0));
+        demand += peak;
+        if (!(pool.cpuDemandMillis > 0)) {
+            budget.peak[kAllTiers] += peak;
+            continue;
+        }
+        const double scale = peak / pool.cpuDemandMillis;
+        double accounted = 0;
+        for (TierMask allowed = 0; allowed <= kAllTiers; ++allowed) {
+            const double share = pool.cpuDemandByTiers[allowed];
+            accounted += share;
+            for (TierMask set = 1; set <= kAllTiers; ++set)
+                if ((allowed & set) == allowed)
+                    budget.peak[set] += share * scale;
+        }
+        budget.peak[kAllTiers] += std::max(0.0, pool.cpuDemandMillis - accounted) * scale;
+    }
+    budget.peak[kAllTiers] = std::max(budget.peak[kAllTiers], demand); // rounding aside, the whole demand
+    for (TierMask set = 1; set <= kAllTiers; ++set)
+        budget.needed[set] = budget.peak[set] * config.headroom;
     std::map<std::string, std::size_t> readyPerTier;
     for (const NodeOutlook& node : input.nodes)
         if (node.ready && node.cordon.empty()) {
-            capacity += node.cpuMillis;
+            budget.add(nodeTiers(node), static_cast<double>(node.cpuMillis));
             ++readyPerTier[node.tier];
         }
     auto watts = [&](const NodeOutlook& node) {
@@ -324,9 +428,24 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
     // powered-down nodes of that kind come back, most accelerators first. An FPGA slot is not a milli-GPU: work
     // waiting for FPGAs brings back FPGA hosts only, and keeps on only them.
     std::array<double, kAcceleratorKindCount> inService {}, hotNeeded {};
+    auto proposedUp = [&](const NodeOutlook& node) {
+        return std::any_of(out.begin(), out.end(),
+            [&](const Proposal& q) { return q.kind == ProposalKind::PowerUp && q.key == "power:" + node.name; });
+    };
+    // GPUs that hold the hot tier's peak without stopping batch: a GPU node is powered down only while these hold
+    // it, else the lending plan would power it straight back up rather than stop the batch on lent nodes.
+    double gpusFreeOfBatch = 0;
     for (const NodeOutlook& node : input.nodes)
-        if (node.ready && node.cordon.empty())
+        if (node.ready && node.cordon.empty()) {
             inService[kindIndex(node.acceleratorKind)] += node.acceleratorShare;
+            if (node.acceleratorKind == AcceleratorKind::Gpu && node.batchResidents == 0)
+                gpusFreeOfBatch += node.acceleratorShare;
+        } else if (proposedUp(node)) { // by the lending plan, for the hot tier's peak
+            inService[kindIndex(node.acceleratorKind)] += node.acceleratorShare;
+            if (node.acceleratorKind == AcceleratorKind::Gpu)
+                gpusFreeOfBatch += node.acceleratorShare;
+            budget.add(nodeTiers(node), static_cast<double>(node.cpuMillis));
+        }
     for (std::size_t k = 1; k < inService.size(); ++k) {
         const auto kind = static_cast<AcceleratorKind>(k);
         const AcceleratorOutlook& demand = input.accelerator(kind);
@@ -336,7 +455,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             continue;
         std::vector<const NodeOutlook*> down;
         for (const NodeOutlook& node : input.nodes)
-            if (node.cordon.rfind(kPowerDownCordon, 0) == 0 && node.acceleratorKind == kind && node.acceleratorShare > 0)
+            if (poweredDown(node) && node.acceleratorKind == kind && node.acceleratorShare > 0 && !proposedUp(node))
                 down.push_back(&node);
         std::sort(down.begin(), down.end(),
             [](const auto* a, const auto* b) { return a->acceleratorShare > b->acceleratorShare; });
@@ -357,39 +476,50 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             p.effect.sloRisk = "lowers it: waiting work gets a place";
             p.risk = Risk::Low;
             covered += node->acceleratorShare;
-            capacity += node->cpuMillis;
+            budget.add(nodeTiers(*node), static_cast<double>(node->cpuMillis));
             out.push_back(std::move(p));
         }
     }
 
-    if (needed > static_cast<double>(capacity)) {
-        // Bring back nodes powered down earlier, largest first, until the forecast peak fits.
+    // CPU: where the forecast of some set of tiers exceeds the capacity in service there, bring back nodes powered
+    // down earlier that serve the set, largest first, until it fits; the smallest sets first (a warm node brought
+    // back for the services counts for the whole cluster too).
+    bool shortOfCpu = false;
+    for (TierMask set : TierBudget::kSetsSmallestFirst) {
+        if (!(budget.needed[set] > budget.capacity[set]))
+            continue;
+        shortOfCpu = true;
         std::vector<const NodeOutlook*> down;
         for (const NodeOutlook& node : input.nodes)
-            if (node.cordon.rfind(kPowerDownCordon, 0) == 0)
+            if (poweredDown(node) && TierBudget::serves(nodeTiers(node), set))
                 down.push_back(&node);
         std::sort(down.begin(), down.end(), [](const auto* a, const auto* b) { return a->cpuMillis > b->cpuMillis; });
         for (const NodeOutlook* node : down) {
-            if (needed <= static_cast<double>(capacity))
+            if (budget.needed[set] <= budget.capacity[set])
                 break;
-            if (std::any_of(out.begin(), out.end(), [&](const Proposal& q) { return q.key == "power:" + node->name; }))
-                continue; // brought back for waiting accelerator work already
+            if (proposedUp(*node))
+                continue; // brought back already: for the hot peak, waiting accelerator work or a smaller set of tiers
+            const auto capacity = static_cast<std::int64_t>(budget.capacity[set]);
             Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
             p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
-            p.reason = "the forecast CPU peak (" + millicores(static_cast<std::int64_t>(demand)) + " p90, "
-                + millicores(static_cast<std::int64_t>(needed)) + " with headroom) exceeds the "
-                + millicores(capacity) + " of nodes in service; power node " + node->name + " up again";
-            p.effect.utilisationBefore = demand / std::max(1.0, static_cast<double>(capacity));
-            capacity += node->cpuMillis;
-            p.effect.utilisationAfter = demand / std::max(1.0, static_cast<double>(capacity));
+            const std::string of
+                = set == kAllTiers ? "" : " of work that may run only on " + tierSetName(set) + " nodes";
+            p.reason = "the forecast CPU peak" + of + " (" + millicores(static_cast<std::int64_t>(budget.peak[set]))
+                + " p90, " + millicores(static_cast<std::int64_t>(budget.needed[set])) + " with headroom) exceeds the "
+                + millicores(capacity) + " of " + (set == kAllTiers ? "" : tierSetName(set) + " ")
+                + "nodes in service; power node " + node->name + " up again";
+            p.effect.utilisationBefore = budget.peak[set] / std::max(1.0, budget.capacity[set]);
+            budget.add(nodeTiers(*node), static_cast<double>(node->cpuMillis));
+            p.effect.utilisationAfter = budget.peak[set] / std::max(1.0, budget.capacity[set]);
             p.effect.wattsSaved = -watts(*node);
             p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
             p.effect.sloRisk = "lowers it: more capacity for the peak";
             p.risk = Risk::Low;
             out.push_back(std::move(p));
         }
-        return;
     }
+    if (shortOfCpu)
+        return;
 
     std::vector<const NodeOutlook*> idle;
     for (const NodeOutlook& node : input.nodes)
@@ -404,16 +534,21 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
     for (const NodeOutlook* node : idle) {
         if (proposed >= config.maxPowerDownsPerRound)
             break;
-        const auto after = capacity - node->cpuMillis;
-        if (static_cast<double>(after) < needed * (1.0 + config.powerDownMargin)
+        const TierMask tiers = nodeTiers(*node);
+        const auto cpu = static_cast<double>(node->cpuMillis);
+        if (budget.shortWithout(tiers, cpu, config.powerDownMargin) != 0
             || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
         const std::size_t k = kindIndex(node->acceleratorKind);
         const double leftInService = inService[k] - node->acceleratorShare;
+        const bool gpu = node->acceleratorKind == AcceleratorKind::Gpu;
+        const double leftForPeak = gpu ? gpusFreeOfBatch - node->acceleratorShare : leftInService;
         if (node->acceleratorShare > 0
-            && (input.accelerators[k].pending > 0 || leftInService < hotNeeded[k] * (1.0 + config.powerDownMargin)))
+            && (input.accelerators[k].pending > 0 || leftForPeak < hotNeeded[k] * (1.0 + config.powerDownMargin)))
             continue; // waiting work of its kind, or the hot tier's forecast peak of its kind, needs its accelerators
         inService[k] = leftInService;
+        if (gpu)
+            gpusFreeOfBatch = leftForPeak;
         Proposal p = newProposal(ProposalKind::PowerDown, "power:" + node->name, input, config);
         p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
@@ -421,17 +556,21 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
             + " minutes and the rest of the cluster holds the forecast CPU peak ("
             + millicores(static_cast<std::int64_t>(demand)) + " p90) with headroom"
-            + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftInService, hotNeeded[k]) : std::string())
+            + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftForPeak, hotNeeded[k]) : std::string())
             + "; cordon it and power it down";
-        p.effect.utilisationBefore = demand / std::max(1.0, static_cast<double>(capacity));
-        p.effect.utilisationAfter = demand / std::max(1.0, static_cast<double>(after));
+        p.effect.utilisationBefore = demand / std::max(1.0, budget.capacity[kAllTiers]);
+        p.effect.utilisationAfter = demand / std::max(1.0, budget.capacity[kAllTiers] - cpu);
         p.effect.wattsSaved = watts(*node);
         p.effect.co2GramsPerHour = watts(*node) * config.carbonGramsPerKWh / 1000.0;
-        const double margin = static_cast<double>(after) / std::max(1.0, demand);
+        // The tightest set of tiers the node serves: what is left of it over its forecast.
+        double margin = std::numeric_limits<double>::infinity();
+        for (TierMask set = 1; set <= kAllTiers; ++set)
+            if (TierBudget::serves(tiers, set) && budget.peak[set] > 0)
+                margin = std::min(margin, (budget.capacity[set] - cpu) / budget.peak[set]);
         p.effect.sloRisk = margin >= 2.0 ? "none: the rest holds twice the forecast peak"
                                          : "the rest holds the forecast peak with " + std::to_string(static_cast<int>((margin - 1.0) * 100)) + "% to spare";
         p.risk = margin >= 2.0 ? Risk::Low : Risk::Medium;
-        capacity = after;
+        budget.add(tiers, -cpu);
         --readyPerTier[node->tier];
         ++proposed;
         out.push_back(std::move(p));

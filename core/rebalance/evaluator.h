@@ -14,12 +14,13 @@
 //   `maxDeferral`, and deferrable batch is about, hold deferrable batch until the lowest window (each workload still
 //   starts by its own deadline).
 // - Energy (`power_down`, `power_up`): a ready node idle for `idleBeforePowerDown` is cordoned for power-down when the
-//   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin` (never the last
+//   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin`, tier by tier: work that
+//   may run only on some tiers (services on warm nodes) must still fit the nodes of those tiers. Never the last
 //   `minReadyPerTier` of a tier, never a node with accelerators while work for accelerators of its kind is pending
-//   or the hot tier's forecast peak of its kind needs them); a node powered down earlier is proposed back up when the
-//   forecast peak needs it, or when pending work or the hot tier's forecast peak of its accelerator kind needs its
-//   accelerators. Accelerators are counted kind by kind (GPU, NPU, FPGA), each in its own units: an FPGA slot is not
-//   a milli-GPU, and FPGA work waiting keeps only FPGA hosts on.
+//   or the hot tier's forecast peak of its kind needs them. A node powered down earlier is proposed back up when the
+//   forecast peak of work it may run needs it, or when pending work or the hot tier's forecast peak of its
+//   accelerator kind needs its accelerators. Accelerators are counted kind by kind (GPU, NPU, FPGA), each in its own
+//   units: an FPGA slot is not a milli-GPU, and FPGA work waiting keeps only FPGA hosts on.
 //
 // Thread affinity: none; a pure function.
 
@@ -36,6 +37,9 @@ struct PoolOutlook {
     std::string name;
     std::int64_t cpuQuotaMillis = 0; // the core's kUnlimited when unlimited
     double cpuDemandMillis = 0.0; // requested by its pending, launching and running workloads now
+    // That demand by the tiers its workloads may run on (`filters::allowedTiers`), indexed by `TierMask`; what the
+    // masks do not account for may run anywhere. Power planning splits the forecast peak in the same proportions.
+    std::array<double, kTierMaskCount> cpuDemandByTiers {};
     std::optional<double> cpuPeakMillis; // forecast p90 peak over the lookahead; nullopt = too little history
     std::int64_t peakAtMs = 0; // when that peak is forecast
     std::optional<std::int64_t> baseCpuMillis; // the quota a quota proposal raised it from, while raised

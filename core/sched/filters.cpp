@@ -23,6 +23,19 @@ RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w)
     return RejectReason::TierNotAllowed;
 }
 
+TierMask allowedTiers(const Workload& w)
+{
+    if (w.pinnedTier != Tier::Invalid)
+        return tierBit(w.pinnedTier);
+    switch (homeTier(w.latency)) {
+    case Tier::Hot: return tierBit(Tier::Hot) | tierBit(Tier::Warm);
+    case Tier::Warm: return tierBit(Tier::Warm);
+    case Tier::Cold: return kAllTiers;
+    case Tier::Invalid: break;
+    }
+    return 0;
+}
+
 RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated)
 {
     translated = false;

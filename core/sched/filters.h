@@ -14,6 +14,9 @@ namespace tidepool::filters {
 // its tier; real-time work may spill from hot to warm; batch may spill to warm, and to hot only where no
 // forecast peak reserves the node.
 RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w);
+// The tiers whose nodes `tier` lets the workload onto (a peak reservation aside), for capacity planning by tier.
+// Untiered nodes take anything and are in no mask.
+TierMask allowedTiers(const Workload& w);
 // Native ISA, or translation where the workload allows it and a finite slowdown is known.
 RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated);
 // Accelerator kind, model and share on the node's current free state.

@@ -3,6 +3,7 @@
 // cross-isa prefers native nodes, priority keeps room for more important pending work. Also: profiles naming
 // unknown policies are reported by `Scheduler::create`.
 
+#include "core/sched/filters.h"
 #include "tests/core/cluster_builder.h"
 
 #include <QtTest>
@@ -53,6 +54,7 @@ private slots:
     void energyScoresAreScaledZeroToHundred();
     void tierPrefersHomeTier_data();
     void tierPrefersHomeTier();
+    void allowedTiersAgreesWithTheTierFilter();
     void crossIsaPrefersNativeNode();
     void priorityKeepsRoomForMoreImportantPendingWork();
     void priorityIgnoresLessImportantPendingWork();
@@ -218,6 +220,30 @@ void TestPolicies::tierPrefersHomeTier()
     w.latency = static_cast<LatencyClass>(latency);
     w.pinnedTier = static_cast<Tier>(pinnedTier);
     QCOMPARE(addAndPlace(c, *s, w), byIndex[expected]);
+}
+
+// The evaluation plans capacity by the tiers a workload may run on (`filters::allowedTiers`); the scheduler decides
+// with `filters::tier`. For every latency class, pin and node tier, the two agree (a peak reservation aside).
+void TestPolicies::allowedTiersAgreesWithTheTierFilter()
+{
+    std::size_t spills = 0;
+    for (const auto latency : { LatencyClass::RealTime, LatencyClass::LatencySensitive, LatencyClass::Batch })
+        for (const auto pinned : { Tier::Invalid, Tier::Hot, Tier::Warm, Tier::Cold }) {
+            Workload w = cpuWorkload(1, 1000);
+            w.latency = latency;
+            w.pinnedTier = pinned;
+            const TierMask allowed = filters::allowedTiers(w);
+            for (const auto node : { Tier::Hot, Tier::Warm, Tier::Cold }) {
+                const bool takes = filters::tier(node, false, w) == RejectReason::None;
+                QVERIFY2(takes == ((allowed & tierBit(node)) != 0),
+                    (std::string(toString(latency)) + " pinned " + std::string(toString(pinned)) + " on "
+                        + std::string(toString(node)))
+                        .c_str());
+                spills += takes && node != w.tier();
+            }
+            QVERIFY(filters::tier(Tier::Invalid, false, w) == RejectReason::None); // untiered nodes take anything
+        }
+    QCOMPARE(spills, std::size_t { 3 }); // real-time to warm, batch to hot and to warm
 }
 
 void TestPolicies::crossIsaPrefersNativeNode()

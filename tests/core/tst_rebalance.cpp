@@ -315,6 +315,58 @@ private slots:
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
     }
 
+    // Services may run only on warm nodes: idle CPU on the hot tier does not let a warm node be powered down that the
+    // services' forecast needs, and a warm node comes back for them although the cluster as a whole has the room.
+    void powerIsPlannedTierByTier()
+    {
+        auto services = [](double now, double peak) {
+            auto p = pool("services", kUnlimited, peak);
+            p.cpuDemandMillis = now;
+            p.cpuDemandByTiers[tierBit(Tier::Warm)] = now; // latency-sensitive: warm nodes only
+            return p;
+        };
+        auto hotCpuNode = [](const std::string& name, std::int64_t idleForMs, std::string cordon = {}) {
+            auto n = node(name, idleForMs, std::move(cordon));
+            n.tier = "hot";
+            return n;
+        };
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        // 13000 × 1.2 = 15600, × 1.1 = 17160 to power a node down: the warm tier holds 24000, 16000 without idle-w.
+        input.pools = { services(10000, 13000) };
+        input.nodes = { node("busy-w1", 0), node("busy-w2", 0), node("idle-w", 60 * kMinute),
+            hotCpuNode("idle-h1", 90 * kMinute), hotCpuNode("idle-h2", 60 * kMinute) };
+        auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 1 }); // one hot node (the last of its tier stays); not the warm one
+        QCOMPARE(down[0].key, std::string("power:idle-h1"));
+        // Counted as work that may run anywhere, the same demand would let the warm node go (the cluster holds 40000).
+        input.pools[0].cpuDemandByTiers = {};
+        down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 2 });
+        QCOMPARE(down[0].key, std::string("power:idle-h1"));
+        QCOMPARE(down[1].key, std::string("power:idle-w"));
+
+        // 20000 × 1.2 = 24000 for the services against 16000 of warm nodes in service (32000 with the hot ones): the
+        // warm node powered down comes back, the hot one does not.
+        input.pools = { services(10000, 20000) };
+        input.nodes = { node("busy-w1", 0), node("busy-w2", 0), node("down-w", 0, "powered down by proposal"),
+            hotCpuNode("busy-h", 0), hotCpuNode("idle-h", 60 * kMinute),
+            hotCpuNode("down-h", 0, "powered down by proposal") };
+        input.nodes[2].ready = input.nodes[5].ready = true;
+        const auto all = rebalance::evaluate(input, {});
+        const auto up = ofKind(all, ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QCOMPARE(up[0].key, std::string("power:down-w"));
+        QVERIFY2(up[0].reason.find("may run only on warm nodes (20000 mCPU p90, 24000 mCPU with headroom) exceeds "
+                                   "the 16000 mCPU of warm nodes in service")
+                != std::string::npos,
+            up[0].reason.c_str());
+        QVERIFY(ofKind(all, ProposalKind::PowerDown).empty()); // short somewhere: nothing goes down this round
+        // Work that may run anywhere is held by the cluster as a whole: nothing comes back.
+        input.pools[0].cpuDemandByTiers = {};
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp).empty());
+    }
+
     // Accelerator nodes: an idle one stays in service while accelerator work waits or while the hot tier's forecast
     // peak needs its GPUs, and one powered down comes back for them. A node is powered down only with a margin above
     // the forecast, so that the next, slightly higher forecast does not bring it straight back.
@@ -533,6 +585,68 @@ private slots:
         QCOMPARE(lend.size(), std::size_t { 1 });
         QCOMPARE(lend[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Release, "h2") }));
         QCOMPARE(name(lend[0].risk), name(rebalance::Risk::Low)); // 8 kept against 3.6 needed
+    }
+
+    // A hot node powered down earlier is powered up and reserved for the peak before a lent node running batch is
+    // reserved (which would stop its batch); planned once, by the lending plan. And a node is not powered down that
+    // this would bring straight back.
+    void aPoweredDownHotNodeComesBackForThePeakBeforeBatchIsStopped()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", false, 2), hotNode("h3", false, 0) };
+        input.nodes[2].cordon = "powered down by proposal (idle since 01:00)";
+        auto& gpu = input.accelerator(AcceleratorKind::Gpu);
+        gpu.hotPeak = 12000; // 14400 with headroom: h1 and one more
+        gpu.hotPeakAtMs = kNow + 30 * kMinute;
+        auto all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::Reclaim).empty()); // h2's batch runs on
+        auto up = ofKind(all, ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QCOMPARE(up[0].key, std::string("power:h3"));
+        QCOMPARE(up[0].plan,
+            (std::vector<Action> {
+                Action::onNode(Action::Type::Uncordon, "h3"), Action::onNode(Action::Type::Reserve, "h3") }));
+        QVERIFY2(
+            up[0].reason.find("rather than stop the batch on lent nodes") != std::string::npos, up[0].reason.c_str());
+
+        // 24000 with headroom: h3 comes back and h2 is reserved as well, its batch moved.
+        gpu.hotPeak = 20000;
+        all = rebalance::evaluate(input, {});
+        QCOMPARE(ofKind(all, ProposalKind::PowerUp).size(), std::size_t { 1 });
+        const auto reclaim = ofKind(all, ProposalKind::Reclaim);
+        QCOMPARE(reclaim.size(), std::size_t { 1 });
+        QCOMPARE(reclaim[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Reserve, "h2") }));
+
+        // A ready lent node with no batch is taken before powering one up; one reserved before it was powered down is
+        // only powered up.
+        input.nodes.push_back(hotNode("h4", false, 0));
+        gpu.hotPeak = 12000;
+        all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::PowerUp).empty());
+        QCOMPARE(ofKind(all, ProposalKind::Reclaim)[0].plan,
+            (std::vector<Action> { Action::onNode(Action::Type::Reserve, "h4") }));
+        input.nodes.pop_back();
+        input.nodes[2].peakReserved = true;
+        input.nodes[0].peakReserved = false;
+        up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QCOMPARE(up[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Uncordon, "h3") }));
+
+        // The other way round: an idle reserved node is not powered down while only lent nodes running batch would
+        // be left for the peak (it would come straight back); with a lent node free of batch beside it, it may go.
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", false, 2), hotNode("h3", false, 1) };
+        input.nodes[0].residents = 0;
+        input.nodes[0].idleSinceMs = kNow - 60 * kMinute;
+        gpu.hotPeak = 6000; // 7200 with headroom; 7920 with the margin
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
+        input.nodes[2].batchResidents = 0;
+        const auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 1 });
+        QCOMPARE(down[0].key, std::string("power:h1"));
+        QVERIFY2(down[0].reason.find("the 8000 milli-devices left in service with no batch on them hold the hot tier's")
+                != std::string::npos,
+            down[0].reason.c_str());
     }
 
     // A peak beyond the lookahead (within the drain window) drains hot nodes: no new batch starts there, the batch
