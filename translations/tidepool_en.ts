@@ -179,6 +179,14 @@
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>
+    <message>
+        <source>off</source>
+        <translation>off</translation>
+    </message>
+    <message>
+        <source>booting</source>
+        <translation>booting</translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>
@@ -508,10 +516,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The embedded core&apos;s SQLite database (default: in the user&apos;s data folder).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The port agents join the embedded core on (default 7070).</source>
         <translation type="unfinished"></translation>
     </message>
@@ -593,6 +597,10 @@
     </message>
     <message>
         <source>--ca is for --connect https://…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s store: a SQLite database, or a postgresql:// URL (default: a SQLite database in the user&apos;s data folder).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

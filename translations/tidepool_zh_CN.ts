@@ -179,6 +179,14 @@
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>
+    <message>
+        <source>off</source>
+        <translation>已关机</translation>
+    </message>
+    <message>
+        <source>booting</source>
+        <translation>启动中</translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>
@@ -508,10 +516,6 @@
         <translation>--connect 使用的操作员令牌，取 FILE 的第一行（默认 $TIDEPOOL_TOKEN_FILE）。</translation>
     </message>
     <message>
-        <source>The embedded core&apos;s SQLite database (default: in the user&apos;s data folder).</source>
-        <translation>内嵌核心的 SQLite 数据库（默认位于用户数据文件夹）。</translation>
-    </message>
-    <message>
         <source>The port agents join the embedded core on (default 7070).</source>
         <translation>代理加入内嵌核心所用的端口（默认 7070）。</translation>
     </message>
@@ -594,6 +598,10 @@
     <message>
         <source>--ca is for --connect https://…</source>
         <translation>--ca 仅用于 --connect https://…</translation>
+    </message>
+    <message>
+        <source>The embedded core&apos;s store: a SQLite database, or a postgresql:// URL (default: a SQLite database in the user&apos;s data folder).</source>
+        <translation>内嵌核心的存储：SQLite 数据库或 postgresql:// URL（默认是用户数据文件夹中的 SQLite 数据库）。</translation>
     </message>
 </context>
 <context>

@@ -31,7 +31,8 @@ constexpr std::array kTiers { Name { "hot", QT_TRANSLATE_NOOP("Labels", "hot") }
     Name { "", QT_TRANSLATE_NOOP("Labels", "any") } };
 constexpr std::array kNodeStates { Name { "joining", QT_TRANSLATE_NOOP("Labels", "joining") },
     Name { "ready", QT_TRANSLATE_NOOP("Labels", "ready") }, Name { "suspect", QT_TRANSLATE_NOOP("Labels", "suspect") },
-    Name { "lost", QT_TRANSLATE_NOOP("Labels", "lost") } };
+    Name { "lost", QT_TRANSLATE_NOOP("Labels", "lost") }, Name { "off", QT_TRANSLATE_NOOP("Labels", "off") },
+    Name { "booting", QT_TRANSLATE_NOOP("Labels", "booting") } };
 constexpr std::array kPhases { Name { "pending", QT_TRANSLATE_NOOP("Labels", "pending") },
     Name { "launching", QT_TRANSLATE_NOOP("Labels", "launching") },
     Name { "running", QT_TRANSLATE_NOOP("Labels", "running") },

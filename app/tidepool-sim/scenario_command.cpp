@@ -23,14 +23,16 @@ int usage(const std::string& problem)
     std::cerr << "tidepool-sim: " << problem << "\n"
               << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
               << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
-              << "                             [--drain-minutes 0]\n"
+              << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
               << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
               << "                             [--batch-load 0.8] [--inference-service-ms 30] [--json]\n"
               << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
               << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
               << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n"
               << "  --drain-minutes: how long before a hot node is reserved for a peak it stops taking new batch\n"
-              << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n";
+              << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n"
+              << "  --boot-minutes: how long a node powered up again takes before it runs work (0 = at once).\n"
+              << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n";
     return kExitBadArguments;
 }
 
@@ -114,6 +116,12 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             std::int64_t minutes = 0;
             ok = parseNumber(value, minutes) && minutes >= 0 && minutes % 5 == 0;
             config.drainSteps = static_cast<std::size_t>(minutes / 5);
+        } else if (arg == "--max-power-downs-per-day") {
+            ok = parseNumber(value, config.maxPowerDownsPerNodePerDay);
+        } else if (arg == "--boot-minutes") {
+            std::int64_t minutes = 0;
+            ok = parseNumber(value, minutes) && minutes >= 0 && minutes <= 24 * 60;
+            config.bootMs = minutes * 60'000;
         } else if (arg == "--warm-nodes")
             ok = parseNumber(value, config.warmNodes) && config.warmNodes > 0;
         else if (arg == "--hot-nodes")

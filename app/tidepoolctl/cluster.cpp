@@ -116,7 +116,9 @@ std::string counts(const json& object, std::initializer_list<std::string_view> o
 void printSummary(const json& s)
 {
     printFields({
-        { "Nodes", counts(s.value("nodes", json::object()), { "ready", "suspect", "lost", "joining" }, true) },
+        { "Nodes",
+            counts(
+                s.value("nodes", json::object()), { "ready", "suspect", "lost", "joining", "off", "booting" }, true) },
         { "Workloads",
             counts(s.value("workloads", json::object()),
                 { "pending", "launching", "running", "stopping", "succeeded", "failed", "killed", "oom_killed",

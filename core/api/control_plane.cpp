@@ -11,7 +11,7 @@ namespace tidepool::api {
 
 namespace {
 
-constexpr std::string_view kNodeStateNames[] = { "invalid", "joining", "ready", "suspect", "lost" };
+constexpr std::string_view kNodeStateNames[] = { "invalid", "joining", "ready", "suspect", "lost", "off", "booting" };
 constexpr std::string_view kPhaseNames[]
     = { "invalid", "pending", "launching", "running", "stopping", "succeeded", "failed", "killed", "oom_killed",
           "cancelled" };
@@ -323,6 +323,14 @@ ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string rea
         return {};
     node.cordon = std::move(reason);
     logLine("control: node " + name + (node.cordon.empty() ? " uncordoned" : " cordoned: " + node.cordon));
+    // Lifting an off node's power-down cordon is its power-up: it boots until its agent comes back. A power-up rolled
+    // back (cordoned for power-down again) leaves it off.
+    if (node.state == NodeState::Off && node.cordon.empty()) {
+        node.bootingSince = Clock::now();
+        setNodeState(node, NodeState::Booting);
+    } else if (node.state == NodeState::Booting && poweredDownAndEmpty(node)) {
+        setNodeState(node, NodeState::Off);
+    }
     m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::NodeCordon, 0, name, {}, node.cordon, name, {}, {} });
     refreshSchedulable(node);
     markNode(node.id);
@@ -784,7 +792,8 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                     node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
         }
     }
-    if (node->state == NodeState::Suspect)
+    // Heard from: ready again, also when it had been taken for off (its agent was not switched off after all).
+    if (node->state == NodeState::Suspect || node->state == NodeState::Off || node->state == NodeState::Booting)
         setNodeState(*node, NodeState::Ready);
 }
 
@@ -806,16 +815,41 @@ void ControlPlane::onLeft(const std::string& sessionId, const std::string& reaso
     m_nodeBySession.erase(sessionId);
     node->sessionId.clear();
     logLine("control: node " + m_cluster.node(node->id).name + " disconnected: " + reason);
-    // Disconnected is not lost: the agent keeps its workloads running and reconnects; liveness decides.
+    // Disconnected is not lost: the agent keeps its workloads running and reconnects; liveness decides. A node
+    // powered down by a proposal and holding nothing is off: its agent leaving is what powering it down does.
+    if (poweredDownAndEmpty(*node) && node->state != NodeState::Joining)
+        setNodeState(*node, NodeState::Off);
+}
+
+bool ControlPlane::poweredDownAndEmpty(const LiveNode& node) const
+{
+    return node.cordon.rfind(kPowerDownCordon, 0) == 0 && m_cluster.node(node.id).residents.empty();
 }
 
 void ControlPlane::checkLiveness(Clock::time_point now)
 {
     const bool inGrace = now - m_startedAt < m_config.restartGrace && m_restored;
     for (LiveNode& node : m_nodes) {
-        if (node.state == NodeState::Lost || node.state == NodeState::Joining)
+        if (node.state == NodeState::Joining || node.state == NodeState::Off)
             continue;
+        if (node.state == NodeState::Booting) {
+            if (now - node.bootingSince >= m_config.bootTimeout) {
+                logLine("control: node " + m_cluster.node(node.id).name + " was powered up "
+                    + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now - node.bootingSince).count())
+                    + " s ago and its agent has not come back; declaring it lost");
+                nodeBecameLost(node);
+            }
+            continue;
+        }
         const auto silent = now - node.lastSeen;
+        // Powered down by a proposal and holding nothing: its silence is expected (the power command switched it off,
+        // or the daemon restarted since), so it is off, not suspect or lost, and raises no alert.
+        if (poweredDownAndEmpty(node) && (node.state == NodeState::Lost || silent >= m_config.suspectAfter)) {
+            setNodeState(node, NodeState::Off);
+            continue;
+        }
+        if (node.state == NodeState::Lost)
+            continue;
         if (silent >= m_config.lostAfter && !inGrace)
             nodeBecameLost(node);
         else if (silent >= m_config.suspectAfter && node.state == NodeState::Ready)

@@ -43,7 +43,9 @@ namespace tidepool::api {
 
 using Clock = std::chrono::steady_clock;
 
-enum class NodeState : std::uint8_t { Invalid = 0, Joining, Ready, Suspect, Lost };
+// off: powered down by an approved proposal (cordoned for it, holding nothing) and its agent gone: expected, not lost.
+// booting: an off node whose power-down cordon was lifted (a power-up), until its agent comes back.
+enum class NodeState : std::uint8_t { Invalid = 0, Joining, Ready, Suspect, Lost, Off, Booting };
 // pending: waiting for a place; launching: placed, launch sent, not yet acknowledged; running: acknowledged;
 // stopping: a stop was sent; the rest are final.
 enum class WorkloadPhase : std::uint8_t {
@@ -58,7 +60,7 @@ enum class WorkloadPhase : std::uint8_t {
     OomKilled,
     Cancelled, // stopped at an operator's request
 };
-inline constexpr int kNodeStateCount = 5;
+inline constexpr int kNodeStateCount = 7;
 inline constexpr int kWorkloadPhaseCount = 10;
 
 std::string_view toString(NodeState state);
@@ -84,6 +86,9 @@ struct ControlPlaneConfig {
     std::chrono::milliseconds lostAfter { 45'000 };
     // After the core starts, nodes it knows from before (a restored database) are not declared lost before this.
     std::chrono::milliseconds restartGrace { 60'000 };
+    // A node powered up (booting) whose agent has not come back after this is declared lost: the power-up failed.
+    // Servers with many GPUs take minutes to boot (firmware, memory training, the OS, the agent).
+    std::chrono::milliseconds bootTimeout { 15 * 60'000 };
     std::chrono::milliseconds tick { 500 }; // how often liveness is checked
     std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
@@ -160,6 +165,7 @@ struct LiveNode {
     // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
     // restarts and reconnects.
     std::string cordon;
+    Clock::time_point bootingSince {}; // when its power-down cordon was lifted while it was off
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
 };
@@ -384,6 +390,8 @@ private:
     void requeue(LiveWorkload& w, std::string why);
     void sendPools(const LiveNode& node);
     void nodeBecameLost(LiveNode& node);
+    // Cordoned by a power-down proposal and holding nothing: it may be switched off, and its silence is expected.
+    bool poweredDownAndEmpty(const LiveNode& node) const;
     void setNodeState(LiveNode& node, NodeState state);
     // Brings the scheduler's view of `node` in line with its state and cordon.
     void refreshSchedulable(const LiveNode& node);

@@ -98,6 +98,9 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
                     + ", not a multiple of 5 (the evaluation's step)" };
         config.rebalance.drainSteps = static_cast<std::size_t>(minutes / 5);
     }
+    if (r.has("maxPowerDownsPerNodePerDay"))
+        config.rebalance.evaluator.maxPowerDownsPerNodePerDay
+            = static_cast<std::size_t>(r.integer("maxPowerDownsPerNodePerDay", 0, 288));
     if (r.has("forecastModel"))
         config.rebalance.model = r.string("forecastModel", Alphabet::Name, 64);
     if (r.has("autoApprove"))
@@ -170,6 +173,8 @@ std::string daemonUsage()
                               no new batch starts there and the batch running there may end on its own; what is
                               left is stopped once the peak is within the hour (a multiple of 5; default 0:
                               reserve and stop the batch only within the hour)
+  --max-power-downs-per-day N with --db: a node powered down N times in the last 24 hours is not proposed for
+                              power-down again until a day has passed since the first (default 0: no limit)
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
                               deferrable batch to low-carbon windows (and the reports' carbon)
   --report-dir DIR            with --db: writes the previous UTC day's cluster report there every day at
@@ -334,6 +339,11 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
                 return makeError(ErrorCode::InvalidArgument,
                     "--drain-minutes " + std::string(value) + " is not a multiple of 5 (the evaluation's step)");
             config.rebalance.drainSteps = static_cast<std::size_t>(*n / 5);
+        } else if (option == "--max-power-downs-per-day") {
+            auto n = parseNumber(option, value, 0, 288);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.rebalance.evaluator.maxPowerDownsPerNodePerDay = static_cast<std::size_t>(*n);
         } else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
             auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)

@@ -285,12 +285,21 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
             readHistory ? readSeries({ "tier", "hot", std::string(toString(kind)) }, start, job.endMs) : std::nullopt);
     }
 
+    // Power-downs applied in the last day, by node (`maxPowerDownsPerNodePerDay`).
+    std::map<std::string, std::size_t> powerDowns;
+    for (const auto& [id, p] : m_proposals)
+        if (p.kind == ProposalKind::PowerDown && p.state == rebalance::ProposalState::Applied
+            && p.decidedMs > nowMs - 24 * 3'600'000 && !p.plan.empty())
+            ++powerDowns[p.plan.front().target];
     for (const LiveNode& live : m_plane.nodes()) {
         const Node& node = cluster.node(live.id);
         rebalance::NodeOutlook outlook;
         outlook.name = node.name;
         outlook.tier = std::string(toString(node.tier));
         outlook.ready = live.state == NodeState::Ready;
+        outlook.booting = live.state == NodeState::Booting;
+        if (const auto it = powerDowns.find(node.name); it != powerDowns.end())
+            outlook.powerDownsToday = it->second;
         outlook.cordon = live.cordon;
         outlook.cpuMillis = node.capacity.cpuMillis;
         outlook.residents = node.residents.size();

@@ -18,10 +18,12 @@
 // The power hook (`powerCommand`, see power_command.h): an approved power-down proposal cordons its node and then runs
 // `<program> off <node>`; an approved power-up proposal runs `<program> on <node>` and then lifts the cordon (the node
 // joins when its agent comes back). The command runs on a worker thread of its own, with a timeout, and finishes on
-// the core's thread; until then the proposal stays `approved` with the step `running`. A failing or timed-out command
-// fails its step with its exit status and the tail of its standard error, and the steps before it are rolled back as
-// for any failed step (a power-down's cordon is lifted). A restart while a command ran leaves the proposal `failed`,
-// its outcome unknown.
+// the core's thread; until then the proposal stays `approved` with the step `running`. A node switched off is `off`
+// once its agent leaves (not lost, no alert); powered up, it is `booting` until its agent is back, and the evaluation
+// counts it as capacity on its way meanwhile (no second node powered up for the same peak). A failing or timed-out
+// command fails its step with its exit status and the tail of its standard error, and the steps before it are rolled
+// back as for any failed step (a power-down's cordon is lifted). A restart while a command ran leaves the proposal
+// `failed`, its outcome unknown.
 //
 // Thread affinity: the core's io_context thread; only the pure forecasting runs on the worker. Ownership: borrows
 // the control plane, which must outlive it.

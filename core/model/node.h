@@ -6,10 +6,16 @@
 #include "core/model/types.h"
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace tidepool {
+
+// The reason prefix of a cordon that an approved power-down proposal set: the node is to be powered off once it holds
+// nothing, and its agent's silence then is expected (the control plane marks it off, not lost). Power-up proposals
+// lift only such cordons.
+inline constexpr std::string_view kPowerDownCordon = "powered down";
 
 using ModelId = std::int16_t; // index into `ClusterState::modelNames()`
 inline constexpr ModelId kNoModel = -1;

@@ -39,6 +39,13 @@ bool poweredDown(const NodeOutlook& node)
     return node.cordon.rfind(kPowerDownCordon, 0) == 0;
 }
 
+// Ready and nobody cordoned it, or powered up and booting: its capacity is there or on its way, and proposing another
+// node up for the same shortfall would power up two.
+bool serving(const NodeOutlook& node)
+{
+    return (node.ready || node.booting) && node.cordon.empty();
+}
+
 std::size_t kindIndex(AcceleratorKind kind)
 {
     return static_cast<std::size_t>(kind);
@@ -103,7 +110,7 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
     }
     std::int64_t capacity = 0;
     for (const NodeOutlook& node : input.nodes)
-        if (node.ready && node.cordon.empty())
+        if (serving(node))
             capacity += node.cpuMillis;
     std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / config.quotaStepMillis * config.quotaStepMillis;
 
@@ -180,7 +187,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
     std::vector<const NodeOutlook*> hot;
     for (const NodeOutlook& node : input.nodes)
         if (node.tier == "hot" && node.acceleratorKind == AcceleratorKind::Gpu && node.acceleratorShare > 0
-            && ((node.ready && node.cordon.empty()) || poweredDown(node)))
+            && (serving(node) || poweredDown(node)))
             hot.push_back(&node);
     // Keep what is reserved and in service already (no churn), then the nodes with the least batch to move, then the
     // largest. A node powered down earlier comes after the ready ones with no batch and before any running batch:
@@ -415,7 +422,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         budget.needed[set] = budget.peak[set] * config.headroom;
     std::map<std::string, std::size_t> readyPerTier;
     for (const NodeOutlook& node : input.nodes)
-        if (node.ready && node.cordon.empty()) {
+        if (serving(node)) {
             budget.add(nodeTiers(node), static_cast<double>(node.cpuMillis));
             ++readyPerTier[node.tier];
         }
@@ -436,7 +443,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
     // it, else the lending plan would power it straight back up rather than stop the batch on lent nodes.
     double gpusFreeOfBatch = 0;
     for (const NodeOutlook& node : input.nodes)
-        if (node.ready && node.cordon.empty()) {
+        if (serving(node)) {
             inService[kindIndex(node.acceleratorKind)] += node.acceleratorShare;
             if (node.acceleratorKind == AcceleratorKind::Gpu && node.batchResidents == 0)
                 gpusFreeOfBatch += node.acceleratorShare;
@@ -539,6 +546,8 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         if (budget.shortWithout(tiers, cpu, config.powerDownMargin) != 0
             || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
+        if (config.maxPowerDownsPerNodePerDay > 0 && node->powerDownsToday >= config.maxPowerDownsPerNodePerDay)
+            continue; // cycled enough for one day
         const std::size_t k = kindIndex(node->acceleratorKind);
         const double leftInService = inService[k] - node->acceleratorShare;
         const bool gpu = node->acceleratorKind == AcceleratorKind::Gpu;

@@ -19,11 +19,14 @@
 //   `minReadyPerTier` of a tier, never a node with accelerators while work for accelerators of its kind is pending
 //   or the hot tier's forecast peak of its kind needs them. A node powered down earlier is proposed back up when the
 //   forecast peak of work it may run needs it, or when pending work or the hot tier's forecast peak of its
-//   accelerator kind needs its accelerators. Accelerators are counted kind by kind (GPU, NPU, FPGA), each in its own
-//   units: an FPGA slot is not a milli-GPU, and FPGA work waiting keeps only FPGA hosts on.
+//   accelerator kind needs its accelerators. A node powered up and still booting counts as in service; one powered
+//   down `maxPowerDownsPerNodePerDay` times in the last day stays on. Accelerators are counted kind by kind (GPU,
+//   NPU, FPGA), each in its own units: an FPGA slot is not a milli-GPU, and FPGA work waiting keeps only FPGA hosts
+//   on.
 //
 // Thread affinity: none; a pure function.
 
+#include "core/model/node.h"
 #include "core/model/pool.h"
 #include "core/rebalance/proposal.h"
 
@@ -49,6 +52,10 @@ struct NodeOutlook {
     std::string name;
     std::string tier;
     bool ready = false;
+    // Powered up by a proposal and its agent not back yet (`api::NodeState::Booting`): counted as in service, its
+    // capacity on its way, and never proposed up again or down while it boots.
+    bool booting = false;
+    std::size_t powerDownsToday = 0; // power-downs of it applied in the last 24 hours
     std::string cordon; // "" = schedulable when ready
     std::int64_t cpuMillis = 0;
     std::size_t residents = 0;
@@ -105,6 +112,10 @@ struct EvaluatorConfig {
     // so that the next evaluation's slightly higher forecast does not power it straight back up.
     double powerDownMargin = 0.1;
     std::size_t minReadyPerTier = 1;
+    // A node powered down this many times in the last 24 hours is not proposed for power-down again until the oldest
+    // of them is a day old: power cycles wear servers, and most of a short cycle's saving goes in booting. 0 = no
+    // limit.
+    std::size_t maxPowerDownsPerNodePerDay = 0;
     // Estimated idle draw of a server, for the predicted saving (a 2-socket server idles near 100 W; each idle
     // accelerator adds some 30 W; override with measured figures).
     double idleWattsPerNode = 100.0;
@@ -116,8 +127,7 @@ struct EvaluatorConfig {
     double wattsPerBusyCore = 10.0; // a busy server core, for the predicted saving
 };
 
-// The reason prefix of a cordon that a power-down proposal set; power-up proposals only lift those.
-inline constexpr std::string_view kPowerDownCordon = "powered down";
+using ::tidepool::kPowerDownCordon; // core/model/node.h
 
 std::vector<Proposal> evaluate(const EvaluationInput& input, const EvaluatorConfig& config);
 

@@ -100,8 +100,6 @@ private:
     void evaluate();
     void account();
     bool measuring() const { return m_now >= m_measureFromMs; }
-    // A host powered down by an approved proposal is off once it holds nothing (as in `scenario`).
-    bool powered(const api::LiveNode& node) const;
     bool slotSharing() const { return m_config.mode == FpgaMode::Tidepool || m_config.mode == FpgaMode::TidepoolPower; }
 
     FpgaScenarioConfig m_config;
@@ -123,6 +121,7 @@ private:
     std::map<WorkloadId, Running> m_running;
     std::map<WorkloadId, JobRecord> m_records;
     std::uint64_t m_sequence = 0;
+    PowerSwitch m_power { m_config.bootMs };
 
     // Books, over the measured time.
     double m_steps = 0, m_busySlots = 0, m_heldSlots = 0, m_busyCards = 0;
@@ -212,8 +211,7 @@ void FpgaSimulation::joinHosts()
             }
             inventory.devices.push_back(protocol::DeviceInfo { d, "fpga", model, kCardMemoryMiB, kSlotsPerCard });
         }
-        m_plane->onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
-        m_plane->onInventory(name, inventory);
+        m_power.join(*m_plane, name, std::move(inventory));
     }
     for (const FpgaKernel& kernel : m_kernels) {
         api::PoolRequest request;
@@ -294,8 +292,8 @@ void FpgaSimulation::heartbeat()
     // What the agents measure: each card busy in the share of its slots its kernels occupy.
     ++m_sequence;
     for (const api::LiveNode& live : m_plane->nodes()) {
-        if (!powered(live))
-            continue; // switched off: no agent to report
+        if (live.sessionId.empty())
+            continue; // switched off or booting: no agent to report
         const Node& node = m_plane->cluster().node(live.id);
         protocol::UtilisationSample sample;
         sample.timestampMs = m_now;
@@ -317,19 +315,17 @@ void FpgaSimulation::heartbeat()
     }
 }
 
-bool FpgaSimulation::powered(const api::LiveNode& node) const
-{
-    return !(
-        node.cordon.rfind(rebalance::kPowerDownCordon, 0) == 0 && m_plane->cluster().node(node.id).residents.empty());
-}
-
 void FpgaSimulation::evaluate()
 {
     if (!m_rebalancer)
         return;
     m_rebalancer->evaluateNow(m_now);
     // The operator approves every proposal, as in `scenario`.
-    approveEveryProposal(*m_rebalancer, m_now, [this] { pump(); });
+    approveEveryProposal(*m_rebalancer, m_now, [this] {
+        pump();
+        m_power.apply(*m_plane, m_now); // hosts powered down or up by the proposals just applied
+        pump();
+    });
 }
 
 void FpgaSimulation::account()
@@ -364,7 +360,7 @@ void FpgaSimulation::account()
     double poweredSlots = 0, held = 0, busy = 0, busyCards = 0;
     bool hostOff = false;
     for (const api::LiveNode& live : m_plane->nodes()) {
-        if (!powered(live)) {
+        if (!PowerSwitch::powered(live)) {
             hostOff = true;
             continue;
         }
@@ -411,6 +407,8 @@ void FpgaSimulation::step()
     if (done())
         return;
     finishJobs();
+    m_power.apply(*m_plane, m_now); // hosts emptied since the last step
+    pump();
     heartbeat();
     submitJobs();
     pump();
@@ -421,6 +419,8 @@ void FpgaSimulation::step()
     pump();
     if ((m_now - m_startMs) % m_config.evaluationPeriodMs == 0)
         evaluate();
+    m_power.apply(*m_plane, m_now);
+    pump();
     account();
     if ((m_now - m_startMs) % kHourMs == 0 && !m_plane->cluster().checkInvariants().has_value())
         ++m_invariantViolations;

@@ -21,9 +21,9 @@
 // - `tidepool-power`: `tidepool`, and the evaluation loop (`api::Rebalancer`) runs every `evaluationPeriodMs` with
 //   an operator who approves every proposal, as in `scenario`: idle hosts are powered down when nothing of the FPGA
 //   work waiting or the hot tier's forecast FPGA peak needs them, and powered up again for waiting work or ahead of a
-//   forecast peak. A host powered down is off once it holds nothing (no heartbeats, its cards not counted); a power-up
-//   takes effect when it is approved, at the evaluation that proposes it (no boot time beyond the evaluation period,
-//   as `scenario` assumes).
+//   forecast peak. A host powered down is off once it holds nothing (its agent leaves: no heartbeats, its cards not
+//   counted); a host powered up boots for `bootMs` (its cards counted as powered, taking no work) before its agent
+//   joins again (`PowerSwitch`, as in `scenario`).
 // A static mode splits the cards among the kernel types by what each needs at its peak in that mode's terms (jobs, or
 // jobs ÷ jobs per card), at least one card each (`staticCardSplit`).
 //
@@ -71,6 +71,7 @@ struct FpgaScenarioConfig {
     double load = 1.0;
     double headroom = 1.2;
     std::int64_t evaluationPeriodMs = 5 * 60'000; // `tidepool-power`: the evaluation loop's period
+    std::int64_t bootMs = 5 * 60'000; // `tidepool-power`: a host powered up again boots this long (as in `scenario`)
 };
 
 struct FpgaKernelResult {

@@ -149,7 +149,6 @@ private:
     void account();
     void finish();
     void debugLine() const;
-    bool powered(const api::LiveNode& node) const;
     bool measuring() const { return m_now >= m_measureFromMs; }
     const bool m_debug = std::getenv("TIDEPOOL_SIM_DEBUG") != nullptr;
     // Static allocation's inference nodes: its peak in GPUs with the same headroom the evaluation plans with.
@@ -189,6 +188,7 @@ private:
     std::map<WorkloadId, SliceJob> m_slices;
     std::mt19937_64 m_sliceRandom; // the streams' draws only: the rest of the run does not depend on them
     std::uint64_t m_sequence = 0;
+    PowerSwitch m_power { m_config.bootMs };
 
     // Books, over the measured time.
     double m_steps = 0;
@@ -331,6 +331,7 @@ Expected<void> Simulation::buildCore()
         rebalance.emplace();
         rebalance->period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
         rebalance->drainSteps = m_config.drainSteps;
+        rebalance->evaluator.maxPowerDownsPerNodePerDay = m_config.maxPowerDownsPerNodePerDay;
     }
     auto core = buildSimulatedCore(
         m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, rebalance);
@@ -355,8 +356,7 @@ void Simulation::joinNodes()
             device.index = d;
             inventory.devices.push_back(device);
         }
-        m_plane->onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
-        m_plane->onInventory(name, inventory);
+        m_power.join(*m_plane, name, std::move(inventory));
     };
     char name[32];
     for (int i = 0; i < m_config.warmNodes; ++i) {
@@ -593,13 +593,6 @@ void Simulation::scaleInference()
     }
 }
 
-bool Simulation::powered(const api::LiveNode& node) const
-{
-    // A node powered down by an approved proposal is off once it holds nothing.
-    return !(node.cordon.rfind(rebalance::kPowerDownCordon, 0) == 0
-        && m_plane->cluster().node(node.id).residents.empty());
-}
-
 void Simulation::heartbeat()
 {
     // What the agents measure: a service replica uses its line's demand spread over the replicas running, an
@@ -619,7 +612,7 @@ void Simulation::heartbeat()
     share(m_inference.replicas, m_inferenceQps * m_config.inferenceServiceMs / 1000.0);
     ++m_sequence;
     for (const api::LiveNode& live : m_plane->nodes()) {
-        if (!powered(live))
+        if (live.sessionId.empty()) // switched off, or booting
             continue;
         const Node& node = m_plane->cluster().node(live.id);
         double usedMillis = 0;
@@ -659,7 +652,11 @@ void Simulation::evaluate()
     if (!m_config.operatorApproves)
         return;
     // The operator approves every proposal.
-    approveEveryProposal(*m_rebalancer, m_now, [this] { pump(); });
+    approveEveryProposal(*m_rebalancer, m_now, [this] {
+        pump();
+        m_power.apply(*m_plane, m_now); // nodes powered down or up by the proposals just applied
+        pump();
+    });
 }
 
 void Simulation::account()
@@ -668,7 +665,7 @@ void Simulation::account()
     const double mu = 1000.0 / m_config.inferenceServiceMs;
     double cpuCapacity = 0, gpuCapacity = 0, cpuAlloc = 0, gpuAlloc = 0, cpuUse = 0, gpuUse = 0;
     for (const api::LiveNode& live : m_plane->nodes()) {
-        if (!powered(live))
+        if (!PowerSwitch::powered(live))
             continue;
         const Node& node = m_plane->cluster().node(live.id);
         cpuCapacity += static_cast<double>(node.capacity.cpuMillis);
@@ -854,6 +851,8 @@ void Simulation::step()
     scaleLines();
     scaleInference();
     pump();
+    m_power.apply(*m_plane, m_now); // nodes emptied since the last step
+    pump();
     heartbeat();
     m_recorder->record(m_now);
     if (m_now >= m_nextEvaluation) {
@@ -861,6 +860,8 @@ void Simulation::step()
         m_nextEvaluation += m_config.evaluationPeriodMs;
     }
     m_plane->whenSaved([](const std::optional<std::string>&) {});
+    pump();
+    m_power.apply(*m_plane, m_now);
     pump();
     if (measuring())
         account();

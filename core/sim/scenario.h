@@ -2,7 +2,9 @@
 // Days of a heterogeneous cluster in simulated time, run through the real core: the control plane (placement,
 // pools, tiers, preemption, the SQLite store), the history recorder, and in `tidepool` mode the 5-minute rebalancer
 // whose proposals an operator approves (every one, at once). Only the agents are simulated: a launch is running at
-// once, a batch job exits when its trace lifetime has run, a stop is acknowledged at once.
+// once, a batch job exits when its trace lifetime has run, a stop is acknowledged at once; a node powered down by a
+// proposal is switched off once it holds nothing (its agent leaves), and one powered up again boots for `bootMs`
+// before its agent joins again.
 //
 // The load is real:
 // - business lines (warm tier, latency-sensitive services): each follows a cluster-wide CPU series of
@@ -55,6 +57,11 @@ struct ScenarioConfig {
     std::int64_t warmupDays = 2; // history for the forecasts; not measured
     std::int64_t stepMs = 60'000;
     std::int64_t evaluationPeriodMs = 5 * 60'000;
+    // How long a powered-up node takes to boot: drawing power (and paid for) but taking no work until its agent is
+    // back. A node powered down is off once it holds nothing: its agent leaves, and the core marks it off.
+    std::int64_t bootMs = 5 * 60'000;
+    // `rebalance::EvaluatorConfig::maxPowerDownsPerNodePerDay` (0 = no limit, the daemon's default).
+    std::size_t maxPowerDownsPerNodePerDay = 0;
     // The rebalancer's drain window before the lookahead (`api::RebalanceConfig::drainSteps`), in 5-minute steps.
     std::size_t drainSteps = 0; // the daemon's default (off), checked in scenario.cpp
     std::uint64_t seed = 42;

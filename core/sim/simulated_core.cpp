@@ -65,4 +65,34 @@ void approveEveryProposal(api::Rebalancer& rebalancer, std::int64_t nowMs, const
     }
 }
 
+void PowerSwitch::join(api::ControlPlane& plane, const std::string& name, protocol::Inventory inventory)
+{
+    plane.onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
+    plane.onInventory(name, inventory);
+    m_inventories[name] = std::move(inventory);
+}
+
+void PowerSwitch::apply(api::ControlPlane& plane, std::int64_t nowMs)
+{
+    std::vector<std::string> booted;
+    for (const api::LiveNode& live : plane.nodes()) {
+        const Node& node = plane.cluster().node(live.id);
+        if (!live.sessionId.empty() && live.cordon.rfind(kPowerDownCordon, 0) == 0 && node.residents.empty()) {
+            plane.onLeft(live.sessionId, "switched off");
+            continue;
+        }
+        if (live.state != api::NodeState::Booting) {
+            m_bootedAt.erase(node.name);
+            continue;
+        }
+        if (nowMs >= m_bootedAt.try_emplace(node.name, nowMs + m_bootMs).first->second)
+            booted.push_back(node.name);
+    }
+    for (const std::string& name : booted) { // joining changes the nodes iterated above
+        m_bootedAt.erase(name);
+        plane.onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
+        plane.onInventory(name, m_inventories.at(name));
+    }
+}
+
 } // namespace tidepool::sim

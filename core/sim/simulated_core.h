@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,5 +46,30 @@ void pump(boost::asio::io_context& io, Outbox& outbox,
 // The simulated operator who approves every open proposal at `nowMs`, then lets the core act (`settle`); one re-planned
 // on approval is approved in the next round (at most three).
 void approveEveryProposal(api::Rebalancer& rebalancer, std::int64_t nowMs, const std::function<void()>& settle);
+
+// The nodes' simulated power supplies and agents. A node an approved power-down proposal cordoned is switched off once
+// it holds nothing: its agent leaves, and the core marks it off. One powered up again (its cordon lifted; the core
+// marks it booting) boots for `bootMs`, drawing power and taking no work, and then its agent joins again with the
+// inventory it first joined with.
+class PowerSwitch {
+public:
+    explicit PowerSwitch(std::int64_t bootMs)
+        : m_bootMs(bootMs)
+    {
+    }
+
+    // A node's agent joins (session = its name) with `inventory`.
+    void join(api::ControlPlane& plane, const std::string& name, protocol::Inventory inventory);
+    // Switches off the nodes emptied for power-down and lets those that have booted join; at every step and after
+    // each round of approvals.
+    void apply(api::ControlPlane& plane, std::int64_t nowMs);
+    // Drawing power: on, or booting.
+    static bool powered(const api::LiveNode& node) { return node.state != api::NodeState::Off; }
+
+private:
+    std::int64_t m_bootMs;
+    std::map<std::string, protocol::Inventory> m_inventories;
+    std::map<std::string, std::int64_t> m_bootedAt; // booting nodes: when their agents join again
+};
 
 } // namespace tidepool::sim

@@ -211,6 +211,68 @@ private slots:
         QCOMPARE(m_plane->nodes().size(), std::size_t { 1 }); // the same node, not a second one
     }
 
+    // A node powered down by a proposal goes off, not lost, when its agent leaves or falls silent; lifting the cordon
+    // (a power-up) makes it booting, which takes no work until its agent is back; one whose agent never comes back is
+    // declared lost after the boot timeout.
+    void poweredDownNodeIsOffAndBootsWhenPoweredUp()
+    {
+        join("s1", "n1");
+        join("s2", "n2");
+        join("s3", "n3");
+        // An operator's cordon is not a power-down: its agent leaving changes nothing until liveness says so.
+        QVERIFY(m_plane->setCordon("n3", "maintenance"));
+        m_plane->onLeft("s3", "connection closed");
+        QCOMPARE(name(m_plane->nodeByName("n3")->state), name(NodeState::Ready));
+        // n1 holds a workload when it is cordoned for power-down: it is not off while it holds it.
+        const WorkloadId id = submit("w", 4000);
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        QVERIFY(m_plane->setCordon("n1", std::string(kPowerDownCordon) + " by proposal"));
+        m_plane->onLeft("s1", "connection closed");
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
+        join("s1b", "n1", { status(id, "running") });
+        m_plane->onWorkloadUpdate("s1b", status(id, "exited", 100, 0));
+        QVERIFY(m_plane->cluster().node(m_plane->nodeByName("n1")->id).residents.empty());
+        m_plane->onLeft("s1b", "switched off");
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Off));
+
+        // n2 is switched off without its agent saying goodbye: silent, it is off rather than suspect and lost.
+        QVERIFY(m_plane->setCordon("n2", std::string(kPowerDownCordon) + " by proposal"));
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(1500));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Off));
+        QCOMPARE(name(m_plane->nodeByName("n3")->state), name(NodeState::Suspect)); // the operator's cordon
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(10'000));
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Off));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Off));
+        QCOMPARE(name(m_plane->nodeByName("n3")->state), name(NodeState::Lost));
+        QCOMPARE(m_plane->stats().nodesLost, std::uint64_t { 1 }); // n3 only
+
+        // Power-up: booting, taking no work; its agent back: ready, and the waiting work lands.
+        QVERIFY(m_plane->setCordon("n1", ""));
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Booting));
+        const WorkloadId waiting = submit("waiting", 2000);
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Pending));
+        join("s1c", "n1");
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
+        QCOMPARE(nodeOf(waiting), std::string("n1"));
+
+        // A power-up rolled back leaves the node off; one whose agent never comes back is lost after the timeout.
+        QVERIFY(m_plane->setCordon("n2", ""));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Booting));
+        QVERIFY(m_plane->setCordon("n2", std::string(kPowerDownCordon) + " (restored by a rollback)"));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Off));
+        QVERIFY(m_plane->setCordon("n2", ""));
+        const auto timeout = m_plane->config().bootTimeout;
+        m_plane->checkLiveness(Clock::now() + timeout - std::chrono::seconds(5));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Booting));
+        m_plane->checkLiveness(Clock::now() + timeout + std::chrono::seconds(1));
+        QCOMPARE(name(m_plane->nodeByName("n2")->state), name(NodeState::Lost));
+        QCOMPARE(m_plane->stats().nodesLost, std::uint64_t { 3 }); // and n1, ready and silent that long
+        m_io.poll(); // what the plane posted runs before the next test replaces it
+        m_io.restart();
+    }
+
     void lostNodeIsReplacedAndItsCopyStoppedOnReturn()
     {
         join("s1", "n1");

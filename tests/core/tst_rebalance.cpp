@@ -649,6 +649,87 @@ private slots:
             down[0].reason.c_str());
     }
 
+    // A node powered up and still booting (its agent not back) is capacity on its way: the next evaluation does not
+    // power up another node for the same shortfall, for CPU or for the hot tier's GPU peak, and does not power the
+    // booting one down. A node merely not ready (lost) is not counted.
+    void aBootingNodeCountsAsComing()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 20000.0) }; // 24000 with headroom
+        input.nodes = { node("busy", 0), node("idle", 45 * kMinute), node("booting", 0),
+            node("down-1", 0, "powered down by proposal"), node("down-2", 0, "powered down by proposal") };
+        rebalance::NodeOutlook& booting = input.nodes[2];
+        booting.ready = false;
+        booting.residents = 0;
+        auto up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 }); // not ready and not booting: 16000 in service, one more needed
+        QCOMPARE(up[0].key, std::string("power:down-1"));
+        booting.booting = true;
+        auto all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::PowerUp).empty()); // 24000 with the booting node
+        QVERIFY(ofKind(all, ProposalKind::PowerDown).empty()); // the booting node is not idle in service
+
+        // The hot tier: a booting hot node reserved for the peak holds it; the powered-down one stays down.
+        input = {};
+        input.nowMs = kNow;
+        input.nodes = { hotNode("h1", true, 0), hotNode("h2", true, 0), hotNode("h3", false, 2) };
+        input.nodes[2].cordon = "powered down by proposal (idle since 01:00)";
+        input.nodes[2].batchResidents = input.nodes[2].residents = 0;
+        input.nodes[1].ready = false;
+        auto& gpu = input.accelerator(AcceleratorKind::Gpu);
+        gpu.hotPeak = 12000; // 14400 with headroom: two nodes
+        gpu.hotPeakAtMs = kNow + 30 * kMinute;
+        up = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 });
+        QCOMPARE(up[0].key, std::string("power:h3"));
+        input.nodes[1].booting = true;
+        all = rebalance::evaluate(input, {});
+        QVERIFY(ofKind(all, ProposalKind::PowerUp).empty());
+        QVERIFY(ofKind(all, ProposalKind::Reclaim).empty());
+    }
+
+    // `maxPowerDownsPerNodePerDay`: a node powered down that often in the last 24 hours stays on, however idle; the
+    // rebalancer counts the power-downs it applied.
+    void aNodeIsPoweredDownAtMostSoOftenADay()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", kUnlimited, 1000.0) };
+        input.nodes = { node("busy", 0), node("idle", 60 * kMinute) };
+        input.nodes[1].powerDownsToday = 2;
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 1 });
+        rebalance::EvaluatorConfig limited;
+        limited.maxPowerDownsPerNodePerDay = 2;
+        QVERIFY(ofKind(rebalance::evaluate(input, limited), ProposalKind::PowerDown).empty());
+        input.nodes[1].powerDownsToday = 1;
+        QCOMPARE(ofKind(rebalance::evaluate(input, limited), ProposalKind::PowerDown).size(), std::size_t { 1 });
+
+        // Through the rebalancer: n1 is powered down, an operator brings it back, and it is not proposed again the
+        // same day; a day later it may go again.
+        auto plane = memoryPlane();
+        for (const char* n : { "n1", "n2", "n3" })
+            join(*plane, n, 8000, 32768);
+        RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        config.evaluator.maxPowerDownsPerNodePerDay = 1;
+        auto r = rebalancer(*plane, config);
+        auto downs = [&](std::int64_t at) {
+            std::map<std::string, std::int64_t> out;
+            for (const std::int64_t created : r->evaluateNow(at))
+                if (r->proposal(created)->kind == ProposalKind::PowerDown)
+                    out[r->proposal(created)->plan.at(0).target] = created;
+            return out;
+        };
+        auto first = downs(kNow);
+        QVERIFY(first.count("n1"));
+        QVERIFY(r->approve(first["n1"], "operator:test", kNow));
+        QCOMPARE(name(r->proposal(first["n1"])->state), name(ProposalState::Applied));
+        QVERIFY(plane->setCordon("n1", "")); // its agent never left: back in service at once
+        QVERIFY(!downs(kNow + 10 * kMinute).count("n1"));
+        QVERIFY(downs(kNow + kDay + 10 * kMinute).count("n1"));
+    }
+
     // A peak beyond the lookahead (within the drain window) drains hot nodes: no new batch starts there, the batch
     // there runs on, nothing is stopped (a low risk). When the peak comes within the lookahead, the batch still on a
     // drained node is stopped (evicted); lending is judged against the drain window's peak.
@@ -1134,6 +1215,9 @@ private slots:
         std::string line;
         QVERIFY(std::getline(in, line));
         QCOMPARE(line, "off " + node);
+        // Switched off, its agent goes: the node is off, not lost.
+        p.onLeft(node, "connection closed");
+        QCOMPARE(name(p.nodeByName(node)->state), name(NodeState::Off));
 
         // A peak needs it back: 15000 mCPU asked of the 16000 in service (18000 with headroom).
         for (int i = 0; i < 2; ++i) {
@@ -1159,6 +1243,15 @@ private slots:
         QVERIFY(p.nodeByName(node)->cordon.empty());
         QVERIFY(std::getline(in, line));
         QCOMPARE(line, "on " + node);
+        // Booting until its agent is back; meanwhile the next evaluation counts it and does not power up another node
+        // that was powered down (n4) for the same peak.
+        QCOMPARE(name(p.nodeByName(node)->state), name(NodeState::Booting));
+        join(p, "n4", 8000, 32768);
+        QVERIFY(p.setCordon("n4", std::string(rebalance::kPowerDownCordon) + " by proposal"));
+        for (const std::int64_t created : r->evaluateNow(kNow + 10 * kMinute))
+            QVERIFY2(r->proposal(created)->kind != ProposalKind::PowerUp, r->proposal(created)->reason.c_str());
+        join(p, node, 8000, 32768);
+        QCOMPARE(name(p.nodeByName(node)->state), name(NodeState::Ready));
     }
 
     // A power command that fails, or hangs past its timeout, fails its step with the exit status (or the timeout) and

@@ -5,6 +5,7 @@
 #include "core/sim/latency.h"
 #include "core/sim/load_shape.h"
 #include "core/sim/scenario.h"
+#include "core/sim/simulated_core.h"
 #include "core/store/store.h"
 
 #include <QTemporaryDir>
@@ -174,6 +175,58 @@ private slots:
             for (const auto& action : proposal->plan)
                 QVERIFY(action.type != rebalance::Action::Type::Drain);
         }
+    }
+
+    // The simulated power supplies: a node cordoned for power-down goes off once empty (its agent leaves), and one
+    // powered up boots for the boot time, drawing power but taking no work, before its agent joins again.
+    void poweredUpNodesBootBeforeTheyTakeWork()
+    {
+        boost::asio::io_context io;
+        std::int64_t now = 1'700'000'000'000;
+        Outbox outbox;
+        auto core = buildSimulatedCore(
+            io, m_dir.filePath(QStringLiteral("power.db")).toStdString(), [&] { return now; }, outbox, std::nullopt);
+        QVERIFY2(core, core ? "" : core.error().message.c_str());
+        api::ControlPlane& plane = *core->plane;
+        PowerSwitch power(5 * 60'000);
+        protocol::Inventory inventory;
+        inventory.isa = "x86_64";
+        inventory.cpuMillis = 8000;
+        inventory.memoryMiB = 16384;
+        power.join(plane, "n1", inventory);
+        auto state = [&] { return std::string(api::toString(plane.nodeByName("n1")->state)); };
+        QCOMPARE(state(), std::string("ready"));
+        power.apply(plane, now);
+        QCOMPARE(state(), std::string("ready")); // nothing asked it off
+
+        QVERIFY(plane.setCordon("n1", std::string(kPowerDownCordon) + " by proposal"));
+        power.apply(plane, now);
+        QCOMPARE(state(), std::string("off"));
+        QVERIFY(!PowerSwitch::powered(*plane.nodeByName("n1")));
+
+        now += 60'000;
+        QVERIFY(plane.setCordon("n1", "")); // powered up
+        QCOMPARE(state(), std::string("booting"));
+        QVERIFY(PowerSwitch::powered(*plane.nodeByName("n1")));
+        api::SubmitRequest request;
+        request.name = "waits";
+        request.requests.cpuMillis = 1000;
+        request.requests.memoryMiB = 512;
+        request.argv = { "/bin/true" };
+        const auto id = plane.submit(request);
+        QVERIFY(id);
+        power.apply(plane, now); // the boot starts now
+        now += 4 * 60'000;
+        power.apply(plane, now);
+        pump(io, outbox, [](const std::string&, const protocol::Message&) {});
+        QCOMPARE(state(), std::string("booting"));
+        QCOMPARE(std::string(api::toString(plane.workload(*id)->phase)), std::string("pending"));
+        now += 60'000;
+        power.apply(plane, now);
+        pump(io, outbox, [](const std::string&, const protocol::Message&) {});
+        QCOMPARE(state(), std::string("ready"));
+        QCOMPARE(std::string(api::toString(plane.workload(*id)->phase)), std::string("launching"));
+        plane.stop();
     }
 
     void missingDataIsNamed()

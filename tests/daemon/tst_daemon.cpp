@@ -453,6 +453,24 @@ private slots:
         const QString drainFileError = QString::fromUtf8(check.readAllStandardError());
         QVERIFY2(drainFileError.contains(QStringLiteral("`drainMinutes` is 62, not a multiple of 5")),
             qPrintable(drainFileError));
+        // The power-down limit per node and day: a count within 0–288 (a power-down every 5 minutes), named when not.
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--max-power-downs-per-day"), QStringLiteral("3") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 0);
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--max-power-downs-per-day"), QStringLiteral("-1") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString limitError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(limitError.contains(QStringLiteral("--max-power-downs-per-day")), qPrintable(limitError));
+        writeFile(path(QStringLiteral("limit.json")), R"({"maxPowerDownsPerNodePerDay":1000})");
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--config"), path(QStringLiteral("limit.json")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString limitFileError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(limitFileError.contains(QStringLiteral("maxPowerDownsPerNodePerDay")), qPrintable(limitFileError));
         check.start(kBin + QStringLiteral("/tidepoold"), { QStringLiteral("--help") });
         QVERIFY(check.waitForFinished(5000));
         QVERIFY(QString::fromUtf8(check.readAllStandardOutput()).contains(QStringLiteral("--power-command PROGRAM")));

@@ -21,7 +21,7 @@ struct NodeRow {
     std::string name;
     std::string isa;
     std::string tier;
-    std::string state; // joining, ready, suspect, lost
+    std::string state; // joining, ready, suspect, lost, off (powered down), booting (powered up, agent not back)
     std::string cordon; // why it is cordoned; empty when in service
     bool peakReserved = false;
     std::int64_t cpuMillis = 0;
