@@ -90,8 +90,7 @@ void PowerSwitch::apply(api::ControlPlane& plane, std::int64_t nowMs)
     }
     for (const std::string& name : booted) { // joining changes the nodes iterated above
         m_bootedAt.erase(name);
-        plane.onJoined(name, "sim", protocol::Hello { name, "sim", std::nullopt });
-        plane.onInventory(name, m_inventories.at(name));
+        join(plane, name, m_inventories.at(name));
     }
 }
 
