@@ -26,7 +26,7 @@ int usage(const std::string& problem)
               << "                                  [--cards 16[,12,...]]\n"
               << "                                  [--reference-cards 16] [--load 1.0] [--headroom 1.2]\n"
               << "                                  [--days 8] [--warmup-days 1] [--seed 42] [--data <dir>]\n"
-              << "                                  [--db <file>] [--json]\n"
+              << "                                  [--boot-minutes 5] [--db <file>] [--json]\n"
               << "  Runs synthetic FPGA kernel jobs, whose arrival rates follow real load series, through the real\n"
               << "  core on FPGA hosts of 2 cards x 8 slots: `static` dedicates each card to one kernel type and\n"
               << "  runs one job per card, `static-shared` lets a kernel's jobs share its cards by slots, `tidepool`\n"
@@ -34,7 +34,8 @@ int usage(const std::string& problem)
               << "  proposal approved, which powers idle hosts down and up again. The load is sized for\n"
               << "  --reference-cards cards under\n"
               << "  `static`; each --cards value runs the same jobs on a fleet of that size. Reports slot and card\n"
-              << "  utilisation and the jobs' waits over the days after warm-up.\n";
+              << "  utilisation and the jobs' waits over the days after warm-up. --boot-minutes: how long a host\n"
+              << "  powered up again takes before it runs work (`tidepool-power`; 0 = at once).\n";
     return kExitBadArguments;
 }
 
@@ -131,7 +132,11 @@ int runFpgaScenarioCommand(int argc, char** argv, const std::string& defaultData
             ok = parseNumber(value, config.warmupDays);
         else if (arg == "--seed")
             ok = parseNumber(value, config.seed);
-        else if (arg == "--data")
+        else if (arg == "--boot-minutes") {
+            std::int64_t minutes = 0;
+            ok = parseNumber(value, minutes) && minutes >= 0 && minutes <= 24 * 60;
+            config.bootMs = minutes * 60'000;
+        } else if (arg == "--data")
             config.dataDir = value;
         else if (arg == "--db")
             db = value;

@@ -49,7 +49,7 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
     std::unique_ptr<CoreHost> host(new CoreHost(std::move(config), std::move(log)));
     CoreHost& h = *host;
     if (!h.m_config.db.empty()) {
-        auto opened = store::openStore(h.m_config.db);
+        auto opened = store::openStore(h.m_config.db, h.m_config.postgres);
         if (!opened)
             return tl::unexpected(opened.error());
         h.m_store = std::move(*opened);

@@ -52,6 +52,9 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.apiListen = r.string("apiListen", Alphabet::Text, 300);
     if (r.has("db"))
         config.db = r.string("db", Alphabet::Text, 4096);
+    if (r.has("postgresAnswerTimeoutMs"))
+        config.postgres.answerTimeout
+            = std::chrono::milliseconds(r.integer("postgresAnswerTimeoutMs", 1000, 3'600'000));
     if (r.has("joinTokenFile"))
         config.joinTokenFile = r.string("joinTokenFile", Alphabet::Text, 4096);
     if (r.has("operatorTokenFile"))
@@ -150,6 +153,8 @@ std::string daemonUsage()
                               postgres://...) for a shared deployment; the tables are created on first use and one
                               tidepoold writes a database. Put the password in ~/.pgpass or the file PGPASSFILE
                               names, never in the URI (it would show in the process list)
+  --pg-answer-timeout-ms N    with a PostgreSQL --db: how long a commit or read waits for the server to answer before
+                              it fails, naming the server, and the connection is taken again (default 30000)
   --join-token-file FILE      the shared join token agents authenticate with (at least 16 bytes)
   --agent-token-file FILE     single-use agent bootstrap tokens, one a line (made by `tidepoold certs init`): each
                               is bound to the first node that joins with it (kept in --db); another node presenting
@@ -302,7 +307,12 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             config.apiListen = value;
         else if (option == "--db")
             config.db = value;
-        else if (option == "--join-token-file")
+        else if (option == "--pg-answer-timeout-ms") {
+            auto n = parseNumber(option, value, 1000, 3'600'000);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.postgres.answerTimeout = std::chrono::milliseconds(*n);
+        } else if (option == "--join-token-file")
             config.joinTokenFile = value;
         else if (option == "--operator-token-file")
             config.operatorTokenFile = value;

@@ -22,6 +22,7 @@ struct DaemonConfig {
     std::string agentListen = "0.0.0.0:7070";
     std::string apiListen = "127.0.0.1:7080";
     std::string db; // SQLite database path, or a PostgreSQL URI (postgresql://...; store::isPostgresLocation)
+    store::PostgresOptions postgres; // with a PostgreSQL `db`
     std::string joinTokenFile;
     std::string operatorTokenFile; // hashed tokens with roles (operator_tokens.h), or one plaintext token
     std::vector<std::string> operatorTokens; // plaintext, from the config file (the format before roles); emptied

@@ -473,9 +473,9 @@ bool isPostgresLocation(const std::string& location)
     return location.starts_with("postgresql://") || location.starts_with("postgres://");
 }
 
-Expected<std::unique_ptr<Store>> openStore(const std::string& location)
+Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres)
 {
-    return isPostgresLocation(location) ? openPostgresStore(location) : openSqliteStore(location);
+    return isPostgresLocation(location) ? openPostgresStore(location, postgres) : openSqliteStore(location);
 }
 
 } // namespace tidepool::store

@@ -223,8 +223,8 @@ Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo, 
 // Whether the daemon's `--db` names a PostgreSQL database: a libpq URI (`postgresql://` or `postgres://`). Anything
 // else is an SQLite path.
 bool isPostgresLocation(const std::string& location);
-// `openPostgresStore` or `openSqliteStore`, as `location` says.
-Expected<std::unique_ptr<Store>> openStore(const std::string& location);
+// `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
+Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
 inline constexpr int kSchemaVersion = 6;
 

@@ -471,6 +471,24 @@ private slots:
         QCOMPARE(check.exitCode(), 2);
         const QString limitFileError = QString::fromUtf8(check.readAllStandardError());
         QVERIFY2(limitFileError.contains(QStringLiteral("maxPowerDownsPerNodePerDay")), qPrintable(limitFileError));
+        // The PostgreSQL answer timeout: 1 s to an hour, on the command line and in the file.
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("5000") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 0);
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("10") } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString pgError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(pgError.contains(QStringLiteral("--pg-answer-timeout-ms")), qPrintable(pgError));
+        writeFile(path(QStringLiteral("pg.json")), R"({"postgresAnswerTimeoutMs":"soon"})");
+        check.start(kBin + QStringLiteral("/tidepoold"),
+            QStringList { QStringLiteral("--config"), path(QStringLiteral("pg.json")) } + base);
+        QVERIFY(check.waitForFinished(5000));
+        QCOMPARE(check.exitCode(), 2);
+        const QString pgFileError = QString::fromUtf8(check.readAllStandardError());
+        QVERIFY2(pgFileError.contains(QStringLiteral("postgresAnswerTimeoutMs")), qPrintable(pgFileError));
         check.start(kBin + QStringLiteral("/tidepoold"), { QStringLiteral("--help") });
         QVERIFY(check.waitForFinished(5000));
         QVERIFY(QString::fromUtf8(check.readAllStandardOutput()).contains(QStringLiteral("--power-command PROGRAM")));
