@@ -56,7 +56,9 @@ Commands:
   summary
 
 Rebalancing (needs tidepoold started with --db):
-  proposals [--state pending|approved|rejected|expired|applied|failed]
+  proposals [--state pending|approved|rejected|expired|applied|failed] [--limit K] [--before ID]
+                               newest first, K at a time (default 1000); the last line says how to get the next
+                               page. Closed proposals are kept 90 days by default (tidepoold's proposalDays)
   proposal show ID             one proposal: its effect, plan, decision and steps
   proposal approve ID          applies it if the state it was planned on still holds
   proposal reject ID [--reason TEXT]

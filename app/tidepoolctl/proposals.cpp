@@ -20,6 +20,7 @@ using api::HttpMethod;
 namespace {
 
 constexpr std::int64_t kMaxProposalId = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMaxProposalPage = 10'000; // what the daemon answers at most in one page
 constexpr std::size_t kMaxReasonBytes = 1000; // what the daemon accepts for a rejection's reason
 
 void printProposals(const json& list)
@@ -128,7 +129,7 @@ Result<std::string> rejectBody(const std::string& cmd, const ParsedOptions& o)
 Result<void> proposals(Session& session, const Words& words)
 {
     const std::string cmd = "proposals";
-    auto parsed = parseOptions(cmd, words, { { "--state" } });
+    auto parsed = parseOptions(cmd, words, { { "--state" }, { "--limit" }, { "--before" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (auto none = noPositionals(cmd, *parsed); !none)
@@ -138,10 +139,28 @@ Result<void> proposals(Session& session, const Words& words)
         if (!rebalance::parseProposalState(*state))
             return usageError(
                 cmd + ": --state: \"" + *state + "\" must be pending, approved, rejected, expired, applied or failed");
-        query = "?state=" + *state;
+        query += "&state=" + *state;
     }
-    return session.callAndShow(HttpMethod::Get, "/v1/proposals" + query,
-        [](const json& j) { printProposals(j.value("proposals", json::array())); });
+    if (const auto limit = parsed->last("--limit")) {
+        auto n = integerValue(cmd, "--limit", *limit, 1, kMaxProposalPage);
+        if (!n)
+            return tl::unexpected(n.error());
+        query += "&limit=" + std::to_string(*n);
+    }
+    if (const auto before = parsed->last("--before")) {
+        auto id = integerValue(cmd, "--before", *before, 1, kMaxProposalId);
+        if (!id)
+            return tl::unexpected(id.error());
+        query += "&before=" + std::to_string(*id);
+    }
+    if (!query.empty())
+        query[0] = '?';
+    return session.callAndShow(HttpMethod::Get, "/v1/proposals" + query, [](const json& j) {
+        printProposals(j.value("proposals", json::array()));
+        // The daemon answers a page (1000 by default): say how to get the next one.
+        if (j.value("more", false) && j.contains("nextBefore"))
+            std::printf("more: tidepoolctl proposals --before %s\n", text(j, "nextBefore").c_str());
+    });
 }
 
 Result<void> proposal(Session& session, const Words& words)

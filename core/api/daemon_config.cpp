@@ -91,6 +91,10 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.history.retention.aggregateMs = r.integer("aggregateHistoryDays", 1, 3660) * 86'400'000;
     if (r.has("auditDays"))
         config.history.retention.auditMs = r.integer("auditDays", 0, 36600) * 86'400'000;
+    if (r.has("proposalDays")) {
+        config.history.retention.proposalMs = r.integer("proposalDays", 0, 36600) * 86'400'000;
+        config.rebalance.keepClosedProposals = std::chrono::milliseconds(config.history.retention.proposalMs);
+    }
     if (r.has("evaluationPeriodMs"))
         config.rebalance.period = std::chrono::milliseconds(r.integer("evaluationPeriodMs", 1000, 86'400'000));
     if (r.has("drainMinutes")) {
@@ -140,6 +144,7 @@ std::string daemonUsage()
                               historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, powerCommand,
                               powerCommandTimeoutMs, maxFrameBytes; and, in the file only,
                               rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
+                              proposalDays (closed proposals, default 90; 0 = keep forever),
                               forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
                               operator when their risk is low: quota, power_down, power_up), and for reports
                               reportDirectory, reportDailyAt ("HH:MM" UTC, default "00:15"), reportLanguage (en,

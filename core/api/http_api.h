@@ -16,7 +16,7 @@
 //   GET    /v1/series                    the history series the store holds
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]
-//   GET    /v1/proposals[?state=S]   GET /v1/proposals/{id}
+//   GET    /v1/proposals[?state=S&limit=K&before=ID]   GET /v1/proposals/{id}
 //   GET    /v1/report[?from=T&to=T&scope=S&name=N&language=L]   a report's data (report_api.h)
 //   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //

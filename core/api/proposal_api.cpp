@@ -5,12 +5,18 @@
 #include "core/rebalance/whatif.h"
 #include "protocol/json_reader.h"
 
+#include <iterator>
+#include <limits>
+
 namespace tidepool::api {
 
 namespace http = boost::beast::http;
 using nlohmann::json;
 
 namespace {
+
+constexpr std::int64_t kDefaultProposalPage = 1000;
+constexpr std::int64_t kMaxProposalPage = 10'000;
 
 net::HttpResponse failed(const ApiError& e)
 {
@@ -40,12 +46,36 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
             if (!state)
                 return errorReply(400, "query `state` must be pending, approved, rejected, expired, applied or failed");
         }
+        std::int64_t limit = kDefaultProposalPage;
+        if (const auto text = queryValue(query, "limit")) {
+            const auto value = parseInteger(*text);
+            if (!value || *value < 1 || *value > kMaxProposalPage)
+                return errorReply(400, "query `limit` must be 1 to " + std::to_string(kMaxProposalPage));
+            limit = *value;
+        }
+        std::int64_t before = std::numeric_limits<std::int64_t>::max();
+        if (const auto text = queryValue(query, "before")) {
+            const auto value = parseInteger(*text);
+            if (!value || *value < 1)
+                return errorReply(400, "query `before` must be a positive proposal id");
+            before = *value;
+        }
         json list = json::array();
         const auto& all = rebalancer->proposals();
-        for (auto it = all.rbegin(); it != all.rend(); ++it)
-            if (!state || it->second.state == *state)
-                list.push_back(rebalance::toJson(it->second));
-        return reply(http::status::ok, json { { "proposals", std::move(list) } });
+        bool more = false;
+        for (auto it = std::make_reverse_iterator(all.lower_bound(before)); it != all.rend(); ++it) {
+            if (state && it->second.state != *state)
+                continue;
+            if (static_cast<std::int64_t>(list.size()) == limit) {
+                more = true;
+                break;
+            }
+            list.push_back(rebalance::toJson(it->second));
+        }
+        json body { { "proposals", std::move(list) }, { "more", more } };
+        if (more)
+            body["nextBefore"] = body["proposals"].back()["id"];
+        return reply(http::status::ok, body);
     }
 
     const auto id = parseInteger(parts[2]);
@@ -55,7 +85,7 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
     if (parts.size() == 3 && verb == http::verb::get) {
         const rebalance::Proposal* p = rebalancer->proposal(*id);
         if (!p)
-            return errorReply(404, "no proposal has id " + std::to_string(*id));
+            return errorReply(404, rebalancer->whyNoProposal(*id));
         return reply(http::status::ok, rebalance::toJson(*p));
     }
     const bool approve = parts.size() == 4 && verb == http::verb::post && parts[3] == "approve";

@@ -1,6 +1,10 @@
 #pragma once
 // The API's proposal routes:
-//   GET  /v1/proposals[?state=S]           newest first; S = pending, approved, rejected, expired, applied, failed
+//   GET  /v1/proposals[?state=S&limit=K&before=ID]
+//                                          newest first; S = pending, approved, rejected, expired, applied, failed;
+//                                          at most K (1–10000, default 1000), with ids below ID; {"proposals": [...],
+//                                          "more": bool, "nextBefore": ID to pass as `before` for the next page when
+//                                          there is more}. Closed proposals are kept for `keepClosedProposals`.
 //   GET  /v1/proposals/{id}
 //   POST /v1/proposals/{id}/approve        body {"comment": "..."} (optional): applies it if the state it was planned
 //                                          on holds; else 409 naming the re-planned proposal

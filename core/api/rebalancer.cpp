@@ -175,6 +175,16 @@ const Proposal* Rebalancer::proposal(std::int64_t id) const
     return it == m_proposals.end() ? nullptr : &it->second;
 }
 
+std::string Rebalancer::whyNoProposal(std::int64_t id) const
+{
+    if (id <= 0 || id >= m_nextId)
+        return "no proposal has id " + std::to_string(id);
+    const auto days = std::chrono::duration_cast<std::chrono::hours>(m_config.keepClosedProposals).count() / 24;
+    return "proposal " + std::to_string(id)
+        + (days > 0 ? " was closed more than " + std::to_string(days) + " days ago and" : "")
+        + " is no longer kept; the audit log has its decision";
+}
+
 void Rebalancer::save(const Proposal& proposal)
 {
     m_plane.persistProposal(rebalance::toStored(proposal));
@@ -564,6 +574,14 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
         p.state = ProposalState::Expired;
         save(p);
     }
+    // Closed proposals past the retention leave memory (the store's maintenance deletes them on its own schedule).
+    if (m_config.keepClosedProposals > std::chrono::milliseconds::zero()) {
+        const std::int64_t cutoff = nowMs - m_config.keepClosedProposals.count();
+        std::erase_if(m_proposals, [cutoff](const auto& entry) {
+            const Proposal& p = entry.second;
+            return p.closed() && p.createdMs < cutoff && p.decidedMs < cutoff;
+        });
+    }
     // Rules: low-risk proposals of the configured kinds are applied without waiting for an operator.
     for (const std::int64_t id : created) {
         const Proposal& p = m_proposals.at(id);
@@ -847,7 +865,7 @@ ApiResult<Proposal*> Rebalancer::pendingProposal(std::int64_t id)
 {
     const auto it = m_proposals.find(id);
     if (it == m_proposals.end())
-        return tl::unexpected(ApiError { 404, "no proposal has id " + std::to_string(id) });
+        return tl::unexpected(ApiError { 404, whyNoProposal(id) });
     if (!it->second.open())
         return tl::unexpected(ApiError { 409,
             "proposal " + std::to_string(id) + " is " + std::string(toString(it->second.state)) + ", not pending" });

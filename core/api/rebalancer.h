@@ -67,6 +67,10 @@ struct RebalanceConfig {
     // cordon and uncordon. Past the timeout the command (its process group) is killed and its step fails.
     std::string powerCommand;
     std::chrono::milliseconds powerCommandTimeout { 60'000 };
+    // Closed proposals created and decided longer ago than this are forgotten at the next evaluation, as the store's
+    // maintenance deletes them (`store::Retention::proposalMs`, the same setting in tidepoold: `proposalDays`); 0 keeps
+    // them all. Without it a daemon's memory, every evaluation and every console snapshot grow with its lifetime.
+    std::chrono::milliseconds keepClosedProposals { 90LL * 24 * 3'600'000 };
 };
 
 class Rebalancer {
@@ -88,6 +92,9 @@ public:
     // Evaluations finished so far, their forecasts stored: a reader of the store's forecasts reads again when it grows.
     std::uint64_t evaluations() const { return m_evaluations; }
     const rebalance::Proposal* proposal(std::int64_t id) const;
+    // Why `proposal(id)` is null, for a 404: no such proposal, or one closed so long ago that it was forgotten
+    // (`keepClosedProposals`; the audit log still has its decision).
+    std::string whyNoProposal(std::int64_t id) const;
     // Decisions; `actor` is who decided ("operator:<fingerprint>", "rule:..."). The error's status is 404 for an
     // unknown id, 409 for a proposal that is not pending, expired or re-planned (the message names the new one).
     ApiResult<const rebalance::Proposal*> approve(std::int64_t id, const std::string& actor, std::int64_t nowMs);

@@ -116,6 +116,8 @@ struct Proposal {
     nlohmann::json steps = nlohmann::json::array(); // [{action, outcome}] as applying went
     std::string detail; // why it failed, expired or was re-planned
     bool open() const { return state == ProposalState::Pending; }
+    // Decided or expired, and nothing left to do: what the retention may forget (`store::kPruneProposalsSql`).
+    bool closed() const { return state != ProposalState::Pending && state != ProposalState::Approved; }
 };
 
 // The same advice: the same steps on the same targets, quota amounts within `quotaStepMillis` of each other (and

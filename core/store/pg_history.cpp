@@ -172,6 +172,8 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
         if (retention.auditMs > 0)
             pipeline.add("DELETE FROM audit WHERE at_ms < $1", { number(nowMs - retention.auditMs) },
                 "cannot prune the audit log");
+        if (retention.proposalMs > 0)
+            pipeline.add(kPruneProposalsSql, { number(nowMs - retention.proposalMs) }, "cannot prune closed proposals");
         pipeline.add(
             "INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
             { kAggregatedUntil, number(std::max(aggregatedUntil, closedUntil)) },

@@ -198,6 +198,12 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
         if (!prune.ok() || !prune.run())
             return m_db.failure("cannot prune the audit log");
     }
+    if (retention.proposalMs > 0) {
+        Statement prune(m_db, kPruneProposalsSql);
+        prune.bind(1, nowMs - retention.proposalMs);
+        if (!prune.ok() || !prune.run())
+            return m_db.failure("cannot prune closed proposals");
+    }
     if (auto set = setMeta(kAggregatedUntil, std::max(*watermark, closedUntil)); !set)
         return set;
     if (auto done = transaction.commit(); !done)

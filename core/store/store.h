@@ -150,7 +150,17 @@ struct Retention {
     std::int64_t aggregateMs = 90LL * 24 * 3600 * 1000;
     std::int64_t forecastMs = 7LL * 24 * 3600 * 1000;
     std::int64_t auditMs = 0;
+    // Closed proposals (rejected, expired, applied, failed) created and decided longer ago than this are deleted; the
+    // audit log keeps their decisions. As long as the 5-minute aggregates by default, so that a report over the kept
+    // history lists its proposals. Pending and approved ones stay, and so does the newest proposal of all, whose id the
+    // next one follows (ids are never reused).
+    std::int64_t proposalMs = 90LL * 24 * 3600 * 1000;
 };
+
+// The closed proposals `Retention::proposalMs` prunes, in SQL: `?1` is the cutoff (now - proposalMs).
+inline constexpr const char* kPruneProposalsSql
+    = "DELETE FROM proposals WHERE state IN ('rejected', 'expired', 'applied', 'failed') AND created_ms < $1 "
+      "AND decided_ms < $1 AND id < (SELECT max(id) FROM proposals)";
 
 struct Snapshot {
     std::vector<StoredPool> pools;

@@ -223,6 +223,49 @@ private slots:
         QCOMPARE((*aggregated)[0].atMs, kT0 + 3 * kDay);
     }
 
+    // Closed proposals older than `proposalMs` go; pending and approved ones stay however old, and so does the newest
+    // proposal of all, whose id the next one follows.
+    void retentionDropsOldClosedProposalsOnly()
+    {
+        auto proposal = [](std::int64_t id, const char* state, std::int64_t createdMs, std::int64_t decidedMs) {
+            store::StoredProposal p;
+            p.id = id;
+            p.kind = "power_down";
+            p.state = state;
+            p.risk = "low";
+            p.reason = "node n" + std::to_string(id) + " has been idle";
+            p.effect = nlohmann::json::object();
+            p.plan = nlohmann::json::array();
+            p.createdMs = createdMs;
+            p.expiresMs = createdMs + 10 * kMinute;
+            p.decidedMs = decidedMs;
+            return p;
+        };
+        const std::int64_t now = kT0 + 100 * kDay;
+        auto s = open();
+        s->putProposal(proposal(1, "applied", kT0, kT0 + kMinute)); // old, closed: goes
+        s->putProposal(proposal(2, "expired", kT0, 0)); // never decided, old: goes
+        s->putProposal(proposal(3, "rejected", kT0, now - kDay)); // created long ago, decided yesterday: stays
+        s->putProposal(proposal(4, "pending", kT0, 0)); // still open: stays
+        s->putProposal(proposal(5, "approved", kT0, kT0 + kMinute)); // its power command still runs: stays
+        s->putProposal(proposal(6, "failed", now - 10 * kDay, now - 10 * kDay)); // recent: stays
+        s->putProposal(proposal(7, "expired", kT0, 0)); // old and closed, but the newest: stays
+        QVERIFY(s->commit());
+        store::Retention retention;
+        retention.proposalMs = 0; // keep forever
+        QVERIFY(s->maintain(now, retention));
+        QCOMPARE(s->load()->proposals.size(), std::size_t { 7 });
+        retention.proposalMs = 90 * kDay;
+        QVERIFY(s->maintain(now, retention));
+        const auto snapshot = s->load();
+        QVERIFY(snapshot);
+        std::vector<std::int64_t> kept;
+        for (const store::StoredProposal& p : snapshot->proposals)
+            kept.push_back(p.id);
+        QCOMPARE(kept, (std::vector<std::int64_t> { 3, 4, 5, 6, 7 }));
+        QCOMPARE(snapshot->nextProposalId, std::int64_t { 8 });
+    }
+
     void proposalsForecastsAndAuditRoundTrip()
     {
         store::StoredProposal p;

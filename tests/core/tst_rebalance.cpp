@@ -208,7 +208,7 @@ private:
         }
         store.addSamples(samples);
         QVERIFY(store.commit());
-        QVERIFY(store.maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+        QVERIFY(store.maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
     }
 
     static void createPool(ControlPlane& plane, const std::string& name, std::int64_t cpuMillis)
@@ -1493,7 +1493,7 @@ private slots:
             samples.push_back({ { "pool", "web2", "cpu" }, point.atMs, point.mean });
         (*opened)->addSamples(samples);
         QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
         auto r = rebalancer(*p);
         const auto created = r->evaluateNow(kNow);
         QCOMPARE(created.size(), std::size_t { 2 });
@@ -1504,6 +1504,48 @@ private slots:
         }
         const std::int64_t raised = r->proposal(created[0])->plan[0].cpuMillis - 4000;
         QCOMPARE(p->cluster().pool(*p->poolByName("batch")).quota.cpuMillis, 20000 - 2 * raised);
+    }
+
+    // `keepClosedProposals`: a closed proposal is forgotten once it was created and decided longer ago than that; an
+    // open one stays however old, and asking for a forgotten one says so.
+    void closedProposalsAreForgottenAfterTheRetention()
+    {
+        auto plane = memoryPlane();
+        for (const char* n : { "n1", "n2", "n3" })
+            join(*plane, n, 8000, 32768);
+        RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        config.keepClosedProposals = std::chrono::milliseconds(2 * kDay);
+        auto r = rebalancer(*plane, config);
+        std::vector<std::int64_t> downs;
+        for (const std::int64_t id : r->evaluateNow(kNow))
+            if (r->proposal(id)->kind == ProposalKind::PowerDown)
+                downs.push_back(id);
+        QVERIFY2(downs.size() >= 2, "three idle nodes give at least two power-downs");
+        QVERIFY(r->reject(downs[0], "operator:test", "keep it warm", kNow + kMinute));
+        // Evaluated every 5 minutes for two days: the rejected one is still there at the end (created two days ago,
+        // decided a minute later), and the other power-down stays pending, the same advice every round.
+        for (std::int64_t t = kNow + 5 * kMinute; t <= kNow + 2 * kDay; t += 5 * kMinute)
+            r->evaluateNow(t);
+        QVERIFY(r->proposal(downs[0]));
+        // Past the retention: the rejected one is forgotten, the pending one (created as long ago) is not.
+        r->evaluateNow(kNow + 2 * kDay + 5 * kMinute);
+        QVERIFY(!r->proposal(downs[0]));
+        QVERIFY(r->proposal(downs[1]));
+        QCOMPARE(name(r->proposal(downs[1])->state), name(ProposalState::Pending));
+        const auto gone = r->approve(downs[0], "operator:test", kNow + 2 * kDay + 3 * kMinute);
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().status, 404);
+        QVERIFY2(gone.error().message.find("closed more than 2 days ago and is no longer kept") != std::string::npos,
+            gone.error().message.c_str());
+        QCOMPARE(r->whyNoProposal(1000), std::string("no proposal has id 1000"));
+        // With 0 nothing is forgotten.
+        config.keepClosedProposals = std::chrono::milliseconds(0);
+        auto all = rebalancer(*plane, config);
+        const std::int64_t first = all->evaluateNow(kNow).front();
+        QVERIFY(all->reject(first, "operator:test", "no", kNow + kMinute));
+        all->evaluateNow(kNow + 400 * kDay);
+        QVERIFY(all->proposal(first));
     }
 
     void rejectionAndExpiryAreFinal()
@@ -1563,7 +1605,7 @@ private slots:
             samples.push_back({ { "pool", "web", "cpu" }, t, 5000 }); // far above the quota, but only six hours
         (*opened)->addSamples(samples);
         QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0 }));
+        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
         auto r = rebalancer(*p);
         QVERIFY(r->evaluateNow(kNow).empty());
     }

@@ -153,7 +153,7 @@ private slots:
         samples.push_back({ { "pool", "web", "cpu" }, day() + 24 * kHour, 99'000 });
         m_store->addSamples(samples);
         QVERIFY(m_store->commit());
-        QVERIFY(m_store->maintain(day() + 25 * kHour, store::Retention { 0, 0, 0, 0 }));
+        QVERIFY(m_store->maintain(day() + 25 * kHour, store::Retention { 0, 0, 0, 0, 0 }));
 
         m_facts.nowMs = day() + 3 * kHour + 30 * kMin;
         m_facts.nodes.push_back({ "n1", "warm", "x86_64", "warm-x86_64", 8, 32, {}, 100, 300, 0 });

@@ -145,7 +145,7 @@ void seedWeekOfHistory(const std::string& path, int webPools)
     s.putPool({ "batch", "research", "", 1'000'000, kUnlimited, 100 });
     s.addSamples(samples);
     QVERIFY(s.commit());
-    QVERIFY(s.maintain(now, store::Retention { 0, 0, 0, 0 }));
+    QVERIFY(s.maintain(now, store::Retention { 0, 0, 0, 0, 0 }));
 }
 
 } // namespace
@@ -990,6 +990,36 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
     QCOMPARE(lines(listed.out).size(), 2);
     QCOMPARE(cells(lines(listed.out)[1]).mid(0, 3),
         (QStringList { replanned.captured(1), QStringLiteral("quota"), QStringLiteral("rejected") }));
+
+    // Paging: one proposal a page, newest first; each page's last line says how to get the next, and the pages
+    // together are the whole list.
+    const json all = parsed(on({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("proposals") }).out);
+    std::vector<std::int64_t> everyId;
+    for (const json& p : at(all, "/proposals"))
+        everyId.push_back(p.value("id", std::int64_t { 0 }));
+    QVERIFY2(everyId.size() >= 3, all.dump().c_str());
+    QCOMPARE(all.value("more", true), false);
+    std::vector<std::int64_t> paged;
+    QString before;
+    for (std::size_t page = 0; page <= everyId.size(); ++page) {
+        QStringList args { QStringLiteral("proposals"), QStringLiteral("--limit"), QStringLiteral("1") };
+        if (!before.isEmpty())
+            args << QStringLiteral("--before") << before;
+        const CtlRun run = on(args);
+        QCOMPARE(run.exitCode, 0);
+        const QStringList rows = lines(run.out);
+        QVERIFY2(rows.size() >= 2, qPrintable(run.out));
+        paged.push_back(cells(rows[1])[0].toLongLong());
+        const QRegularExpressionMatch next
+            = QRegularExpression(QStringLiteral("^more: tidepoolctl proposals --before (\\d+)$")).match(rows.last());
+        if (!next.hasMatch())
+            break;
+        before = next.captured(1);
+    }
+    QCOMPARE(paged, everyId);
+    const CtlRun zero = on({ QStringLiteral("proposals"), QStringLiteral("--limit"), QStringLiteral("0") });
+    QCOMPARE(zero.exitCode, 2);
+    QVERIFY2(zero.err.contains(QStringLiteral("--limit")), qPrintable(zero.err));
 
     // The seeded week as 5-minute aggregates: the last day by default, one sample in each.
     const CtlRun aggregates = on({ QStringLiteral("history"), QStringLiteral("--scope"), QStringLiteral("pool"),

@@ -145,6 +145,13 @@ private slots:
         QVERIFY2(unknown.body.find("nope") != std::string::npos, unknown.body.c_str());
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"colour": 1})").status, 400);
         QCOMPARE(get("/v1/proposals")["proposals"].size(), std::size_t { 0 });
+        QCOMPARE(get("/v1/proposals")["more"], false);
+        for (const char* bad : { "/v1/proposals?limit=0", "/v1/proposals?limit=10001", "/v1/proposals?before=x" }) {
+            const auto refused = request(m_apiPort, http::verb::get, bad, m_token);
+            QCOMPARE(refused.status, 400);
+            const std::string named = std::string(bad).find("limit") != std::string::npos ? "`limit`" : "`before`";
+            QVERIFY2(refused.body.find(named) != std::string::npos, refused.body.c_str());
+        }
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/proposals/9/approve", m_token).status, 404);
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/proposals/x/reject", m_token).status, 400);
         const auto evaluated = request(m_apiPort, http::verb::post, "/v1/evaluate", m_token);
@@ -480,6 +487,12 @@ private slots:
         writeFile(path(QStringLiteral("pg.json")), R"({"postgresAnswerTimeoutMs":"soon"})");
         QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("pg.json")) },
             QStringLiteral("postgresAnswerTimeoutMs")));
+        // How long closed proposals are kept: days, 0 = forever, in the file only.
+        writeFile(path(QStringLiteral("keep.json")), R"({"proposalDays":30})");
+        QVERIFY(accepted({ QStringLiteral("--config"), path(QStringLiteral("keep.json")) }));
+        writeFile(path(QStringLiteral("keep.json")), R"({"proposalDays":-3})");
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--config"), path(QStringLiteral("keep.json")) }, QStringLiteral("proposalDays")));
         check.start(kBin + QStringLiteral("/tidepoold"), { QStringLiteral("--help") });
         QVERIFY(check.waitForFinished(5000));
         QVERIFY(QString::fromUtf8(check.readAllStandardOutput()).contains(QStringLiteral("--power-command PROGRAM")));

@@ -78,7 +78,7 @@ void seedWeekOfHistory(const std::string& path, int webPools)
     s.putPool({ "batch", "research", "", 1'000'000, tidepool::kUnlimited, 100 });
     s.addSamples(samples);
     QVERIFY(s.commit());
-    QVERIFY(s.maintain(now, tidepool::store::Retention { 0, 0, 0, 0 }));
+    QVERIFY(s.maintain(now, tidepool::store::Retention { 0, 0, 0, 0, 0 }));
 }
 
 } // namespace

@@ -80,7 +80,7 @@ void seedYesterday(const std::string& path)
     }
     s.addSamples(samples);
     QVERIFY(s.commit());
-    QVERIFY(s.maintain(api::unixMillis(), store::Retention { 0, 0, 0, 0 }));
+    QVERIFY(s.maintain(api::unixMillis(), store::Retention { 0, 0, 0, 0, 0 }));
 }
 
 bool hasTool(const char* name)

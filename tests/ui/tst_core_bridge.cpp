@@ -2,10 +2,13 @@
 // simulated fleet) arrive on the GUI thread; approving a proposal with the Proposals tab's button goes to the core,
 // changes the proposal in the rebalancer and in the SQLite store, and writes an audit record; rejecting needs a
 // comment, which is stored; a refused decision is audited and shown; after the core stops, commands are refused.
+#include "core/api/control_plane.h"
+#include "core/api/rebalancer.h"
 #include "core/store/store.h"
 #include "demo_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/demo_core.h"
+#include "ui/bridge/snapshot_builder.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
 #include "ui/models/tiers_model.h"
@@ -21,6 +24,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QThread>
+
+#include <boost/asio/io_context.hpp>
 
 using namespace tidepool;
 using namespace tidepool::ui;
@@ -54,6 +59,73 @@ private:
     }
 
 private Q_SLOTS:
+    // A daemon keeps months of closed proposals; a snapshot carries every open one, however old, and only the newest
+    // `kConsoleClosedProposals` closed ones, so that a snapshot a second stays small.
+    void snapshotsCarryOpenProposalsAndTheNewestClosedOnes()
+    {
+        constexpr std::int64_t kStart = 1'800'000'000'000;
+        boost::asio::io_context io;
+        api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto plane = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(plane);
+        for (const char* name : { "n1", "n2", "n3" }) {
+            protocol::Inventory inventory;
+            inventory.isa = "x86_64";
+            inventory.cpuMillis = 8000;
+            inventory.memoryMiB = 32768;
+            (*plane)->onJoined(name, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
+            (*plane)->onInventory(name, inventory);
+        }
+        api::RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        auto rebalancer = api::Rebalancer::create(io, **plane, config, {});
+        QVERIFY(rebalancer);
+        api::Rebalancer& r = **rebalancer;
+        // Every 5 minutes the idle nodes are proposed for power-down; one of them is rejected each round (and proposed
+        // afresh the next), the other stays pending from the first round on.
+        std::optional<std::int64_t> steady;
+        std::string rejectedKey;
+        for (int round = 0; round < static_cast<int>(kConsoleClosedProposals) + 100; ++round) {
+            const std::int64_t now = kStart + round * 300'000;
+            r.evaluateNow(now);
+            for (const auto& [id, p] : r.proposals())
+                if (p.open() && p.kind == rebalance::ProposalKind::PowerDown) {
+                    if (rejectedKey.empty() && steady && p.id != *steady)
+                        rejectedKey = p.key;
+                    if (!steady)
+                        steady = id;
+                    else if (p.key == rejectedKey)
+                        QVERIFY(r.reject(id, "operator:test", "keep it on", now + 1000));
+                }
+        }
+        QVERIFY(steady);
+        QCOMPARE(rebalance::toString(r.proposal(*steady)->state), std::string_view("pending"));
+        std::size_t closedKept = 0;
+        for (const auto& [id, p] : r.proposals())
+            closedKept += p.closed();
+        QVERIFY2(closedKept >= kConsoleClosedProposals + 50, std::to_string(closedKept).c_str());
+
+        const auto snapshot = buildSnapshot(**plane, &r, 1, "embedded");
+        std::vector<std::int64_t> closedShown;
+        bool steadyShown = false;
+        for (const ProposalRow& p : snapshot->proposals) {
+            if (p.state != "pending" && p.state != "approved")
+                closedShown.push_back(p.id);
+            steadyShown = steadyShown || p.id == *steady;
+        }
+        QVERIFY(steadyShown); // the oldest proposal of all, still pending
+        QCOMPARE(closedShown.size(), kConsoleClosedProposals);
+        // The newest closed ones: every closed proposal the rebalancer holds above the oldest shown is shown.
+        std::size_t newer = 0;
+        for (const auto& [id, p] : r.proposals())
+            newer += p.closed() && id >= closedShown.front();
+        QCOMPARE(newer, kConsoleClosedProposals);
+        QVERIFY(std::is_sorted(snapshot->proposals.begin(), snapshot->proposals.end(),
+            [](const ProposalRow& a, const ProposalRow& b) { return a.id < b.id; }));
+        (*plane)->stop();
+    }
+
     void stopsCleanlyAtAnyPoint_data()
     {
         QTest::addColumn<int>("snapshotsFirst");
@@ -245,7 +317,7 @@ private Q_SLOTS:
         bridge.setBackend(nullptr);
         core->stop();
         QCOMPARE(bridge.approve(approvedId, QString()), quint64(0));
-        core->submit(ProposalCommand { 99, approvedId, Decision::Approve, {} });
+        core->submit(ProposalCommand { 99, approvedId, ui::Decision::Approve, {} });
         QTRY_COMPARE_WITH_TIMEOUT(outcomes.count(), 1, 5'000);
         QVERIFY(!outcomes.takeFirst().at(0).value<CommandOutcome>().ok);
         core.reset();

@@ -137,6 +137,11 @@ struct AlertRow {
     bool operator==(const AlertRow&) const = default;
 };
 
+// How many closed proposals (decided or expired) a snapshot carries, newest first: about two days of a busy cluster's
+// (the 8-day scenario of BENCHMARKS §7 makes about 210 a day), so that a snapshot a second stays small however long
+// the daemon has run.
+inline constexpr std::size_t kConsoleClosedProposals = 500;
+
 struct ConsoleSnapshot {
     std::uint64_t sequence = 0; // grows with every snapshot of one core
     std::int64_t nowMs = 0; // the core's clock (simulated in the demo), Unix epoch ms
@@ -150,7 +155,9 @@ struct ConsoleSnapshot {
     std::string actor;
     std::vector<NodeRow> nodes; // by id
     std::vector<PoolRow> pools; // by id
-    std::vector<ProposalRow> proposals; // by id
+    // By id: every pending and approved proposal, and the newest `kConsoleClosedProposals` closed ones (a daemon
+    // keeps months of them; the rest are in `tidepoolctl proposals --before` and the audit log).
+    std::vector<ProposalRow> proposals;
     OverviewCounts overview;
     std::vector<WorkloadRow> workloads; // every workload waiting, launching, running or stopping, by id
     // The Accelerators, Forecasts and Events views (`view_rows.h`), filled by a `ViewCollector` when the backend has one.

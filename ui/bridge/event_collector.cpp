@@ -147,6 +147,8 @@ void EventCollector::fill(const api::ControlPlane& plane, const api::Rebalancer*
             row.detail = isNew ? p.reason : p.detail;
             add(std::move(row));
         }
+        // Proposals the rebalancer forgot (closed longer ago than it keeps them) are forgotten here too.
+        std::erase_if(m_proposalStates, [&](const auto& entry) { return !rebalancer->proposal(entry.first); });
     }
     snapshot.events.assign(m_rows.begin(), m_rows.end());
 }

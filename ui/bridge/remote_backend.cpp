@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <map>
 #include <utility>
 
 namespace tidepool::ui {
@@ -289,13 +290,28 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         return true;
     };
     ApiState state;
-    json nodes, pools, proposals, whoami;
+    json nodes, pools, pending, approved, recent, whoami;
+    // Proposals: the open ones whatever their age, and the newest closed ones (a daemon keeps months of them), in
+    // three pages that any tidepoold answers (one that knows no `limit` sends all, which is merged the same way).
     if (!get("/v1/summary", state.summary, false) || !get("/v1/nodes", nodes, false) || !get("/v1/pools", pools, false)
-        || !get("/v1/proposals", proposals, true) || !get("/v1/whoami", whoami, true))
+        || !get("/v1/proposals?state=pending", pending, true) || !get("/v1/proposals?state=approved", approved, true)
+        || !get("/v1/proposals?limit=" + std::to_string(kConsoleClosedProposals), recent, true)
+        || !get("/v1/whoami", whoami, true))
         return false;
     state.nodes = nodes.value("nodes", json::array());
     state.pools = pools.value("pools", json::array());
-    state.proposals = proposals.is_null() ? json() : proposals.value("proposals", json::array());
+    if (!pending.is_null() && !approved.is_null() && !recent.is_null()) {
+        std::map<std::int64_t, json> byId;
+        state.proposals = json::array();
+        for (json* page : { &pending, &approved, &recent })
+            for (json& p : page->value("proposals", json::array()))
+                if (p.is_object() && p.contains("id") && p["id"].is_number_integer())
+                    byId.emplace(p["id"].get<std::int64_t>(), std::move(p));
+                else
+                    state.proposals.push_back(std::move(p)); // the snapshot names what is wrong with it
+        for (auto it = byId.rbegin(); it != byId.rend(); ++it)
+            state.proposals.push_back(std::move(it->second));
+    }
     state.workloads = json::array();
     for (const char* phase : kLivePhases) {
         json page;

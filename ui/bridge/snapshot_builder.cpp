@@ -163,9 +163,15 @@ std::shared_ptr<ConsoleSnapshot> buildSnapshot(
             snapshot->nodes.push_back(nodeRow(plane, live));
     addPools(plane, *snapshot);
     addWorkloads(plane, *snapshot);
-    if (rebalancer)
-        for (const auto& [id, proposal] : rebalancer->proposals())
-            snapshot->proposals.push_back(proposalRow(proposal));
+    if (rebalancer) {
+        // Open ones whatever their age, and the newest closed ones.
+        std::size_t closed = 0;
+        const auto& all = rebalancer->proposals();
+        for (auto it = all.rbegin(); it != all.rend(); ++it)
+            if (!it->second.closed() || closed++ < kConsoleClosedProposals)
+                snapshot->proposals.push_back(proposalRow(it->second));
+        std::reverse(snapshot->proposals.begin(), snapshot->proposals.end());
+    }
     addOverview(plane, *snapshot);
     return snapshot;
 }
