@@ -11,6 +11,9 @@ namespace tidepool::api {
 
 namespace {
 
+// "booting:<node>" in the store's `meta` table → {"sinceMs": Unix ms}: a node powered up whose agent has not come back.
+constexpr std::string_view kBootingPrefix = "booting:";
+
 constexpr std::string_view kNodeStateNames[] = { "invalid", "joining", "ready", "suspect", "lost", "off", "booting" };
 constexpr std::string_view kPhaseNames[]
     = { "invalid", "pending", "launching", "running", "stopping", "succeeded", "failed", "killed", "oom_killed",
@@ -88,10 +91,20 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
             return tl::unexpected(restored.error());
         if (auto held = plane->restoreCarbonHold(snapshot->meta); !held)
             return tl::unexpected(held.error());
+        if (auto booting = plane->restoreBooting(snapshot->meta); !booting)
+            return tl::unexpected(booting.error());
         plane->m_restoredProposals = std::move(snapshot->proposals);
         plane->m_restoredMeta = std::move(snapshot->meta);
         plane->m_store = store;
         plane->markPool(id);
+        // Booting keys of nodes that are not booting after the restore (gone, or cordoned again) are dropped.
+        for (const auto& [key, value] : plane->m_restoredMeta)
+            if (key.starts_with(kBootingPrefix)) {
+                const auto found = plane->m_nodeByName.find(key.substr(kBootingPrefix.size()));
+                if (found == plane->m_nodeByName.end()
+                    || plane->m_nodes[static_cast<std::size_t>(found->second)].state != NodeState::Booting)
+                    store->putMeta(key, "");
+            }
     }
     return plane;
 }
@@ -294,9 +307,12 @@ void ControlPlane::setNodeState(LiveNode& node, NodeState state)
         + std::string(toString(state)));
     m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::NodeState, 0, m_cluster.node(node.id).name,
         std::string(toString(node.state)), std::string(toString(state)), m_cluster.node(node.id).name, {}, {} });
+    const bool bootingChanged = (node.state == NodeState::Booting) != (state == NodeState::Booting);
     node.state = state;
     ++m_stateVersion;
     refreshSchedulable(node);
+    if (bootingChanged)
+        persistBooting(node);
 }
 
 void ControlPlane::refreshSchedulable(const LiveNode& node)
@@ -451,8 +467,45 @@ void ControlPlane::setCarbonHold(std::int64_t untilMs, std::string reason)
 namespace {
 
 constexpr const char* kCarbonHoldKey = "carbon_hold"; // {"untilMs": Unix ms, "reason": text}; absent = no hold
-
 } // namespace
+
+void ControlPlane::persistBooting(const LiveNode& node)
+{
+    if (!m_store)
+        return;
+    const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - node.bootingSince).count();
+    m_store->putMeta(std::string(kBootingPrefix) + m_cluster.node(node.id).name,
+        node.state == NodeState::Booting ? nlohmann::json { { "sinceMs", nowMs() - since } }.dump() : std::string());
+    scheduleFlush();
+}
+
+Expected<void> ControlPlane::restoreBooting(const std::map<std::string, std::string>& meta)
+{
+    const auto nowUnix = nowMs();
+    for (auto it = meta.lower_bound(std::string(kBootingPrefix));
+         it != meta.end() && it->first.starts_with(kBootingPrefix); ++it) {
+        const std::string name = it->first.substr(kBootingPrefix.size());
+        const nlohmann::json booting = nlohmann::json::parse(it->second, nullptr, false);
+        if (booting.is_discarded() || !booting.is_object() || !booting.contains("sinceMs")
+            || !booting["sinceMs"].is_number_integer())
+            return makeError(ErrorCode::ParseError,
+                "stored setting " + it->first + ": field `sinceMs` must be a Unix time in milliseconds");
+        const auto found = m_nodeByName.find(name);
+        if (found == m_nodeByName.end())
+            continue; // the node is gone; the stale key is dropped below, once the store is attached
+        LiveNode& node = m_nodes[static_cast<std::size_t>(found->second)];
+        if (!node.cordon.empty())
+            continue; // cordoned again since (a rolled-back power-up): it is off, not booting
+        // Booting since then on this clock: the boot timeout counts the time the daemon was down as well.
+        const auto elapsed
+            = std::chrono::milliseconds(std::max<std::int64_t>(0, nowUnix - booting["sinceMs"].get<std::int64_t>()));
+        node.bootingSince = Clock::now() - elapsed;
+        setNodeState(node, NodeState::Booting);
+        logLine("control: restored node " + name + " as booting (powered up "
+            + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(elapsed).count()) + " s ago)");
+    }
+    return {};
+}
 
 void ControlPlane::persistCarbonHold()
 {

@@ -409,6 +409,10 @@ private:
     // Writes the carbon hold (or its end) with the next commit; reads it back from a restored `meta` table.
     void persistCarbonHold();
     Expected<void> restoreCarbonHold(const std::map<std::string, std::string>& meta);
+    // Writes whether `node` boots (and since when) with the next commit; restores the booting nodes of a `meta`
+    // table, so that a restart during a power-up neither forgets the boot nor declares the node lost after the grace.
+    void persistBooting(const LiveNode& node);
+    Expected<void> restoreBooting(const std::map<std::string, std::string>& meta);
     void flush();
 
     boost::asio::io_context& m_io;

@@ -7,6 +7,7 @@
 // `COMMIT` went unanswered is settled by asking the server (its audit entries written once), and a server process
 // that stops answering fails the commit within the store's answer timeout.
 #include "core/api/control_plane.h"
+#include "core/model/node.h"
 #include "core/store/store.h"
 #include "store_backend.h"
 
@@ -544,6 +545,72 @@ private slots:
         QCOMPARE(name(third->nodeByName("n1")->state), name(NodeState::Lost));
         QCOMPARE(name(third->workload(id)->phase), name(WorkloadPhase::Pending));
         QCOMPARE(third->stats().replacedAfterLoss, std::uint64_t { 1 });
+    }
+
+    // A node powered up (booting) when the daemon restarts is booting after it, not a silent node to be declared
+    // lost after the grace; its boot timeout counts the time the daemon was down; once its agent is back the stored
+    // state is gone. A damaged stored state is refused, named.
+    void aBootingNodeStaysBootingAcrossARestart()
+    {
+        const std::string key = "booting:n1";
+        {
+            auto opened = open();
+            auto first = plane(*opened, std::chrono::milliseconds(0));
+            for (const char* n : { "n1", "n2" }) {
+                first->onJoined(std::string("s-") + n, "127.0.0.1:1", protocol::Hello { n, "t", std::nullopt });
+                first->onInventory(std::string("s-") + n, inventory());
+            }
+            QVERIFY(first->setCordon("n1", std::string(kPowerDownCordon) + " by proposal 7"));
+            first->onLeft("s-n1", "switched off");
+            QCOMPARE(name(first->nodeByName("n1")->state), name(NodeState::Off));
+            QVERIFY(first->setCordon("n1", "")); // powered up
+            QCOMPARE(name(first->nodeByName("n1")->state), name(NodeState::Booting));
+            first->stop();
+        }
+        {
+            auto opened = open();
+            QVERIFY(opened->load()->meta.count(key));
+            auto second = plane(*opened, std::chrono::milliseconds(0)); // no grace: silence is judged at once
+            QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Booting));
+            QCOMPARE(name(second->nodeByName("n2")->state), name(NodeState::Suspect));
+            second->checkLiveness(Clock::now() + std::chrono::milliseconds(3500)); // past lostAfter
+            QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Booting));
+            QCOMPARE(name(second->nodeByName("n2")->state), name(NodeState::Lost));
+            QCOMPARE(second->stats().nodesLost, std::uint64_t { 1 });
+            second->onJoined("s-n1b", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+            second->onInventory("s-n1b", inventory());
+            second->onHeartbeat("s-n1b", protocol::Heartbeat { 1, {} });
+            QCOMPARE(name(second->nodeByName("n1")->state), name(NodeState::Ready));
+            second->stop();
+        }
+        {
+            auto opened = open();
+            QVERIFY(!opened->load()->meta.count(key)); // back: nothing boots any more
+            auto third = plane(*opened, std::chrono::milliseconds(0));
+            QCOMPARE(name(third->nodeByName("n1")->state), name(NodeState::Suspect));
+            third->stop();
+        }
+        // Powered up 20 minutes ago, before a long restart: past the 15-minute boot timeout, it is lost at once.
+        {
+            auto opened = open();
+            opened->putMeta(key, nlohmann::json { { "sinceMs", unixMillis() - 20 * 60'000 } }.dump());
+            QVERIFY(opened->commit());
+            auto fourth = plane(*opened, std::chrono::milliseconds(0));
+            QCOMPARE(name(fourth->nodeByName("n1")->state), name(NodeState::Booting));
+            fourth->checkLiveness(Clock::now());
+            QCOMPARE(name(fourth->nodeByName("n1")->state), name(NodeState::Lost));
+            fourth->stop();
+        }
+        auto opened = open();
+        opened->putMeta(key, R"({"sinceMs": "yesterday"})");
+        QVERIFY(opened->commit());
+        ControlPlaneConfig config;
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        const auto refused = ControlPlane::create(m_io, config, link, {}, opened.get());
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("booting:n1") != std::string::npos, refused.error().message.c_str());
+        QVERIFY2(refused.error().message.find("sinceMs") != std::string::npos, refused.error().message.c_str());
     }
 };
 
