@@ -146,7 +146,10 @@ void DemoCore::submit(MoveCommand command)
 
 void DemoCore::execute(const MoveCommand& command)
 {
+    // The snapshot that shows where it went, then the answer: `move` commits and answers before it returns, and the
+    // GUI must never get the answer while `latest()` is a snapshot from before the move.
     auto answer = [this](MoveResult result) {
+        publish();
         if (m_events.moved)
             m_events.moved(std::move(result));
     };
@@ -158,23 +161,21 @@ void DemoCore::execute(const MoveCommand& command)
         }
         return answer(std::move(result));
     }
-    // Answered once durable (the driver commits at once); the snapshot shows where it went.
-    m_driver->move(command, answer);
-    publish();
+    m_driver->move(command, answer); // answered once durable (the driver commits at once)
 }
 
 void DemoCore::execute(const ProposalCommand& command)
 {
+    // As for a move: the snapshot that shows the decision, then the outcome.
     auto answer = [this](CommandOutcome outcome) {
+        publish();
         if (m_events.outcome)
             m_events.outcome(std::move(outcome));
     };
     if (!m_driver || m_halted)
         return answer(CommandOutcome { command.requestId, command.proposalId, command.decision, false, {},
             m_halted ? "the core has stopped" : "the core is still starting" });
-    // The outcome comes once the decision is durable, during the next step; a fresh snapshot follows that step.
-    m_driver->decide(command, answer);
-    publish();
+    m_driver->decide(command, answer); // the outcome comes once the decision is durable, during the next step
 }
 
 void DemoCore::publish()

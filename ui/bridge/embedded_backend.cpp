@@ -128,11 +128,12 @@ void EmbeddedBackend::refresh()
 void EmbeddedBackend::execute(const ProposalCommand& command)
 {
     auto answer = [this](CommandOutcome outcome) {
-        if (m_events.outcome)
-            m_events.outcome(std::move(outcome));
-        // The decision is durable now: show its effect at once.
+        // The decision is durable now: the snapshot that shows its effect, then the outcome, so that the GUI never
+        // has the outcome while `latest()` is older than the decision.
         if (!m_halted)
             publish();
+        if (m_events.outcome)
+            m_events.outcome(std::move(outcome));
     };
     if (!m_host || m_halted)
         return answer(CommandOutcome { command.requestId, command.proposalId, command.decision, false, {},
@@ -143,10 +144,10 @@ void EmbeddedBackend::execute(const ProposalCommand& command)
 void EmbeddedBackend::execute(const MoveCommand& command)
 {
     auto answer = [this](MoveResult result) {
+        if (!m_halted)
+            publish(); // the snapshot first, as for a decision
         if (m_events.moved)
             m_events.moved(std::move(result));
-        if (!m_halted)
-            publish();
     };
     if (!m_host || m_halted) {
         MoveResult result;
