@@ -467,6 +467,7 @@ void ControlPlane::setCarbonHold(std::int64_t untilMs, std::string reason)
 namespace {
 
 constexpr const char* kCarbonHoldKey = "carbon_hold"; // {"untilMs": Unix ms, "reason": text}; absent = no hold
+
 } // namespace
 
 void ControlPlane::persistBooting(const LiveNode& node)
