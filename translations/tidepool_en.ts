@@ -1684,6 +1684,10 @@
         <source>Your token&apos;s role (%1) may look but not decide: deciding proposals needs an operator or an admin token.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Every open proposal and the newest %1 decided or expired ones. Older ones: tidepoolctl proposals --before ID, and the audit log.</source>
+        <translation>Every open proposal and the newest %1 decided or expired ones. Older ones: tidepoolctl proposals --before ID, and the audit log.</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::ReportDialog</name>

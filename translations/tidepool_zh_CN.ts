@@ -1682,6 +1682,10 @@
         <source>Your token&apos;s role (%1) may look but not decide: deciding proposals needs an operator or an admin token.</source>
         <translation>您的令牌角色（%1）只能查看不能决定：决定提案需要操作员或管理员令牌。</translation>
     </message>
+    <message>
+        <source>Every open proposal and the newest %1 decided or expired ones. Older ones: tidepoolctl proposals --before ID, and the audit log.</source>
+        <translation>所有未决的提案，以及最新的 %1 条已决定或已过期的提案。更早的提案：tidepoolctl proposals --before ID，以及审计日志。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::ReportDialog</name>

@@ -276,6 +276,12 @@ private Q_SLOTS:
         auto* comment = page->findChild<QLineEdit*>(QStringLiteral("commentEdit"));
         auto* status = page->findChild<QLabel*>(QStringLiteral("decisionStatus"));
         QVERIFY(approve && reject && comment && status);
+        // The list says what it holds: the newest closed proposals only, and where the older ones are.
+        auto* scope = page->findChild<QLabel*>(QStringLiteral("proposalsScope"));
+        QVERIFY(scope && !scope->isHidden());
+        QVERIFY2(scope->text().contains(QString::number(kConsoleClosedProposals))
+                && scope->text().contains(QStringLiteral("--before")),
+            qPrintable(scope->text()));
         QVERIFY(approve->isEnabled());
         QVERIFY2(!reject->isEnabled(), "rejecting needs a comment");
         QTest::keyClicks(comment, QStringLiteral("approved in the console test"));

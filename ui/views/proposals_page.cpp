@@ -29,6 +29,7 @@ ProposalsPage::ProposalsPage(CoreBridge& bridge, ProposalsModel* model, QWidget*
     , m_approve(new QPushButton(tr("&Approve"), this))
     , m_reject(new QPushButton(tr("&Reject"), this))
     , m_status(new QLabel(this))
+    , m_scope(new QLabel(this))
 {
     m_list->view()->sortByColumn(ProposalsModel::Id, Qt::DescendingOrder);
     m_comment->setObjectName(QStringLiteral("commentEdit"));
@@ -50,8 +51,20 @@ ProposalsPage::ProposalsPage(CoreBridge& bridge, ProposalsModel* model, QWidget*
     rightLayout->addLayout(buttons);
     rightLayout->addWidget(m_status);
 
+    // A daemon keeps months of decided proposals; snapshots carry the newest of them (`kConsoleClosedProposals`).
+    m_scope->setObjectName(QStringLiteral("proposalsScope"));
+    m_scope->setWordWrap(true);
+    m_scope->setText(tr("Every open proposal and the newest %1 decided or expired ones. Older ones: tidepoolctl "
+                        "proposals --before ID, and the audit log.")
+                         .arg(kConsoleClosedProposals));
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_list, 1);
+    leftLayout->addWidget(m_scope);
+
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_list);
+    splitter->addWidget(left);
     splitter->addWidget(right);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
