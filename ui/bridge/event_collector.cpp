@@ -147,8 +147,10 @@ void EventCollector::fill(const api::ControlPlane& plane, const api::Rebalancer*
             row.detail = isNew ? p.reason : p.detail;
             add(std::move(row));
         }
-        // Proposals the rebalancer forgot (closed longer ago than it keeps them) are forgotten here too.
-        std::erase_if(m_proposalStates, [&](const auto& entry) { return !rebalancer->proposal(entry.first); });
+        // Proposals the rebalancer forgot (closed longer ago than it keeps them) are forgotten here too; every id it
+        // holds is in the map, so the map is larger only when some were forgotten (not every snapshot walks it).
+        if (m_proposalStates.size() > rebalancer->proposals().size())
+            std::erase_if(m_proposalStates, [&](const auto& entry) { return !rebalancer->proposal(entry.first); });
     }
     snapshot.events.assign(m_rows.begin(), m_rows.end());
 }
