@@ -95,6 +95,8 @@ public:
     // Why `proposal(id)` is null, for a 404: no such proposal, or one closed so long ago that it was forgotten
     // (`keepClosedProposals`; the audit log still has its decision).
     std::string whyNoProposal(std::int64_t id) const;
+    // How long closed proposals are kept (`RebalanceConfig::keepClosedProposals`; 0 = forever).
+    std::chrono::milliseconds keepClosedProposals() const { return m_config.keepClosedProposals; }
     // Decisions; `actor` is who decided ("operator:<fingerprint>", "rule:..."). The error's status is 404 for an
     // unknown id, 409 for a proposal that is not pending, expired or re-planned (the message names the new one).
     ApiResult<const rebalance::Proposal*> approve(std::int64_t id, const std::string& actor, std::int64_t nowMs);

@@ -138,6 +138,9 @@ struct ClusterFacts {
     std::vector<PoolFacts> pools;
     std::vector<WorkloadFacts> workloads;
     std::vector<ProposalFacts> proposals;
+    // How long closed proposals are kept (tidepoold's `proposalDays`), so that a report reaching further back can say
+    // that its older ones are gone; 0 = forever.
+    std::int64_t closedProposalsKeptMs = 0;
     std::int64_t nowMs = 0;
 };
 

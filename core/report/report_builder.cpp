@@ -5,6 +5,7 @@
 #include "core/report/labels.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -442,10 +443,17 @@ struct Builder {
 
     Expected<void> proposals()
     {
+        // Closed proposals past the retention are dropped here too, so that what the report lists does not depend on
+        // whether the rebalancer's next evaluation has forgotten them yet (the note in `buildReport` says so).
+        const std::int64_t keptSince = facts.closedProposalsKeptMs > 0 ? facts.nowMs - facts.closedProposalsKeptMs
+                                                                       : std::numeric_limits<std::int64_t>::min();
         for (const ProposalFacts& p : facts.proposals) {
             const bool created = p.createdMs >= request.fromMs && p.createdMs < request.toMs;
             const bool decided = p.decidedMs >= request.fromMs && p.decidedMs < request.toMs;
             if (!created && !decided)
+                continue;
+            const bool closed = p.state != "pending" && p.state != "approved";
+            if (closed && p.createdMs < keptSince && p.decidedMs < keptSince)
                 continue;
             bool inScope = request.scope == ScopeKind::Cluster;
             for (const auto& [pool, quota] : p.poolQuotas)
@@ -668,6 +676,16 @@ Expected<ReportData> buildReport(
                 : std::to_string(b.m_estimatedPower) + " node(s) have no power model; their energy is estimated ("
                     + formatNumber(settings.idleWattsPerNode, 0) + " W idle, "
                     + formatNumber(settings.wattsPerBusyCore, 0) + " W per busy core).");
+    if (const std::int64_t cutoff = facts.nowMs - facts.closedProposalsKeptMs;
+        facts.closedProposalsKeptMs > 0 && request.fromMs < cutoff) {
+        const std::string days = std::to_string(facts.closedProposalsKeptMs / (24 * kHourMs));
+        b.data.notes.push_back(lang == Language::ZhCN
+                ? "已关闭的调整建议只保留 " + days + " 天（tidepoold 配置项 proposalDays）：本报告不含 "
+                    + formatTime(cutoff) + " UTC 之前已关闭的建议；其决定仍记录在审计日志中（tidepoolctl audit）。"
+                : "Closed proposals are kept for " + days
+                    + " days (tidepoold's `proposalDays`): this report lists none " + "closed before "
+                    + formatTime(cutoff) + " UTC. The audit log (`tidepoolctl audit`) still holds their decisions.");
+    }
     if (settings.prices.empty())
         b.data.notes.emplace_back(lang == Language::ZhCN
                 ? "未配置节点类别价格（tidepoold 配置项 reportPrices），成本未计算。"

@@ -92,9 +92,11 @@ ClusterFacts clusterFacts(const api::ControlPlane& plane, const api::Rebalancer*
         f.finishedMs = w.finishedMs;
         facts.workloads.push_back(std::move(f));
     }
-    if (rebalancer)
+    if (rebalancer) {
         for (const auto& [id, p] : rebalancer->proposals())
             facts.proposals.push_back(proposalFacts(p));
+        facts.closedProposalsKeptMs = rebalancer->keepClosedProposals().count();
+    }
     return facts;
 }
 

@@ -234,6 +234,19 @@ void TestReportCtl::apiAnswersTheSeededNumbersToAViewer()
     QCOMPARE(cpu["requested"].size(), j["buckets"].size());
     QCOMPARE(j["costs"][0]["businessLine"].get<std::string>(), std::string("网上商城"));
     QVERIFY(qAbs(j["costs"][0]["cpuCoreHours"].get<double>() - 72.0) < 0.5); // 3 cores for 24 hours
+    // Closed proposals are kept for 90 days by default: a report reaching further back says that it lacks the older
+    // ones; yesterday's does not.
+    const auto mentionsRetention = [](const json& report) {
+        return std::any_of(report["notes"].begin(), report["notes"].end(),
+            [](const json& n) { return n.get<std::string>().find("kept for 90 days") != std::string::npos; });
+    };
+    QVERIFY2(!mentionsRetention(j), j["notes"].dump().c_str());
+    const json old = fixture::call(m_apiPort, m_viewerToken, api::HttpMethod::Get,
+        "/v1/report?from=" + std::to_string(yesterday() - 91 * kDayMs)
+            + "&to=" + std::to_string(yesterday() - 90 * kDayMs),
+        {}, &status);
+    QCOMPARE(status, 200);
+    QVERIFY2(mentionsRetention(old), old["notes"].dump().c_str());
 
     const json missing
         = fixture::call(m_apiPort, m_viewerToken, api::HttpMethod::Get, "/v1/report?scope=pool&name=nope", {}, &status);
