@@ -212,7 +212,7 @@ std::optional<forecast::Series> Rebalancer::readSeries(const store::SeriesKey& k
             m_log("rebalance: cannot read the history of " + key.scope + " " + key.name + ": " + points.error().message);
         return std::nullopt;
     }
-    if (points->size() < m_config.minHistorySteps)
+    if (points->empty())
         return std::nullopt;
     // On the 5-minute grid from the first stored bucket to the last closed one; missing buckets are gaps.
     const std::int64_t first = points->front().atMs;
@@ -338,7 +338,10 @@ void Rebalancer::forecastAll(Job& job) const
     job.forecasts.assign(job.history.size(), std::nullopt);
     for (std::size_t i = 0; i < job.history.size(); ++i) {
         const auto& series = job.history[i];
-        if (!series || !m_model->unavailableReason(*series).empty())
+        if (!series || !m_model->unavailableReason(*series).empty()
+            || static_cast<std::size_t>(std::count_if(
+                   series->values.begin(), series->values.end(), [](double v) { return !forecast::isGap(v); }))
+                < m_config.minHistorySteps)
             continue;
         if (auto f = m_model->forecast(*series, horizon); f && f->size() >= m_config.lookaheadSteps)
             job.forecasts[i] = std::move(*f);
@@ -349,8 +352,33 @@ void Rebalancer::applyForecasts(Job& job, bool store)
 {
     for (std::size_t i = 0; i < job.forecasts.size(); ++i) {
         const auto& f = job.forecasts[i];
-        if (!f)
+        const bool hotSeries = i >= job.input.pools.size();
+        const std::string recentKey = "recent:"
+            + (hotSeries ? hotPeakKey(job.hotKinds[i - job.input.pools.size()]) : "pool:" + job.input.pools[i].name);
+        if (!f) {
+            // Too little history for a forecast: the highest 5-minute mean of the last day stands in for power
+            // planning.
+            const auto& history = job.history[i];
+            double recent = 0.0;
+            if (history)
+                for (std::size_t t = history->size() - std::min<std::size_t>(history->size(), 288); t < history->size();
+                     ++t)
+                    if (!forecast::isGap(history->values[t]))
+                        recent = std::max(recent, history->values[t]);
+            if (recent > 0.0 && hotSeries) {
+                const AcceleratorKind kind = job.hotKinds[i - job.input.pools.size()];
+                recent
+                    *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0; // milli-devices to the kind's units
+                job.input.accelerator(kind).hotRecentPeak = recent;
+            } else if (recent > 0.0)
+                job.input.pools[i].cpuRecentPeakMillis = recent;
+            if (recent > 0.0)
+                m_lastPeaks[recentKey] = { recent, job.endMs };
+            else
+                m_lastPeaks.erase(recentKey);
             continue;
+        }
+        m_lastPeaks.erase(recentKey);
         // The p90 peak over the lookahead, and when.
         double peak = -1.0;
         std::int64_t peakAt = 0;
@@ -410,10 +438,15 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
     // The state as it is now, with the peaks the latest evaluation forecast: a re-plan must not stall the core's
     // thread for the forecasts (tens of milliseconds per pool).
     Job job = collect(nowMs, false);
-    for (rebalance::PoolOutlook& pool : job.input.pools)
+    for (rebalance::PoolOutlook& pool : job.input.pools) {
         if (const auto it = m_lastPeaks.find("pool:" + pool.name); it != m_lastPeaks.end())
             std::tie(pool.cpuPeakMillis, pool.peakAtMs) = std::pair { std::optional<double>(it->second.first), it->second.second };
-    for (const AcceleratorKind kind : job.hotKinds)
+        if (const auto it = m_lastPeaks.find("recent:pool:" + pool.name); it != m_lastPeaks.end())
+            pool.cpuRecentPeakMillis = it->second.first;
+    }
+    for (const AcceleratorKind kind : job.hotKinds) {
+        if (const auto it = m_lastPeaks.find("recent:" + hotPeakKey(kind)); it != m_lastPeaks.end())
+            job.input.accelerator(kind).hotRecentPeak = it->second.first;
         if (const auto it = m_lastPeaks.find(hotPeakKey(kind)); it != m_lastPeaks.end()) {
             job.input.accelerator(kind).hotPeak = it->second.first;
             job.input.accelerator(kind).hotPeakAtMs = it->second.second;
@@ -421,6 +454,7 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
                 std::tie(job.input.accelerator(kind).drainPeak, job.input.accelerator(kind).drainPeakAtMs)
                     = std::pair { std::optional<double>(drain->second.first), drain->second.second };
         }
+    }
     return job.input;
 }
 

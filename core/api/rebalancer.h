@@ -50,7 +50,9 @@ struct RebalanceConfig {
     std::size_t drainSteps = 0;
     std::size_t forecastSteps = 288; // 5-minute steps stored for the console: the next day
     std::size_t historyDays = 14; // of 5-minute aggregates a forecast reads
-    std::size_t minHistorySteps = 288; // a pool with less history (one day) gets no forecast and no quota proposal
+    // A pool (or the hot tier) with less history (one day) gets no forecast and no quota proposal; power planning holds
+    // its highest load of the last day for it instead (`PoolOutlook::cpuRecentPeakMillis`).
+    std::size_t minHistorySteps = 288;
     std::string model = std::string(forecast::kSeasonalModel);
     std::vector<rebalance::ProposalKind> autoApprove; // low-risk kinds applied by rule
     std::size_t maxConsolidationMoves = 16; // per consolidation proposal

@@ -381,6 +381,15 @@ TierMask nodeTiers(const NodeOutlook& node)
 }
 
 // "warm", "hot or warm", "hot, warm or cold".
+// "a", "a and b", "a, b and c".
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return out;
+}
+
 std::string tierSetName(TierMask set)
 {
     std::vector<std::string> names;
@@ -395,12 +404,17 @@ std::string tierSetName(TierMask set)
 
 void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
-    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its demand now otherwise, split
-    // by the tiers its workloads may run on as its demand now is (all tiers where it has none now).
+    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its highest load of the last day
+    // where it has too little history for one, and at least its demand now, split by the tiers its workloads may run
+    // on as its demand now is (all tiers where it has none now).
     TierBudget budget;
     double demand = 0.0;
+    std::vector<std::string> heldAtRecentPeak; // pools counted at their highest recent load
     for (const PoolOutlook& pool : input.pools) {
-        const double peak = std::max(pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0));
+        const double peak
+            = std::max({ pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0), pool.cpuRecentPeakMillis });
+        if (!pool.cpuPeakMillis && pool.cpuRecentPeakMillis > pool.cpuDemandMillis)
+            heldAtRecentPeak.push_back(pool.name);
         demand += peak;
         if (!(pool.cpuDemandMillis > 0)) {
             budget.peak[kAllTiers] += peak;
@@ -456,7 +470,8 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
     for (std::size_t k = 1; k < inService.size(); ++k) {
         const auto kind = static_cast<AcceleratorKind>(k);
         const AcceleratorOutlook& demand = input.accelerator(kind);
-        hotNeeded[k] = std::max(demand.hotDemand, demand.hotPeak.value_or(0.0)) * config.headroom;
+        hotNeeded[k]
+            = std::max({ demand.hotDemand, demand.hotPeak.value_or(0.0), demand.hotRecentPeak }) * config.headroom;
         const double acceleratorsShort = demand.pending + std::max(0.0, hotNeeded[k] - inService[k]);
         if (!(acceleratorsShort > 0))
             continue;
@@ -564,7 +579,12 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
         p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
             + " minutes and the rest of the cluster holds the forecast CPU peak ("
-            + millicores(static_cast<std::int64_t>(demand)) + " p90) with headroom"
+            + millicores(static_cast<std::int64_t>(demand)) + " p90"
+            + (heldAtRecentPeak.empty() ? std::string()
+                                        : std::string(heldAtRecentPeak.size() == 1 ? ", and pool " : ", and pools ")
+                        + joined(heldAtRecentPeak)
+                        + " at the highest load of the last day: too little history for a forecast")
+            + ") with headroom"
             + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftForPeak, hotNeeded[k]) : std::string())
             + "; cordon it and power it down";
         p.effect.utilisationBefore = demand / std::max(1.0, budget.capacity[kAllTiers]);

@@ -20,9 +20,10 @@
 //   or the hot tier's forecast peak of its kind needs them. A node powered down earlier is proposed back up when the
 //   forecast peak of work it may run needs it, or when pending work or the hot tier's forecast peak of its
 //   accelerator kind needs its accelerators. A node powered up and still booting counts as in service; one powered
-//   down `maxPowerDownsPerNodePerDay` times in the last day stays on. Accelerators are counted kind by kind (GPU,
-//   NPU, FPGA), each in its own units: an FPGA slot is not a milli-GPU, and FPGA work waiting keeps only FPGA hosts
-//   on.
+//   down `maxPowerDownsPerNodePerDay` times in the last day stays on. A pool (or the hot tier) with too little history
+//   for a forecast counts at its highest load of the last day (`cpuRecentPeakMillis`, `hotRecentPeak`). Accelerators
+//   are counted kind by kind (GPU, NPU, FPGA), each in its own units: an FPGA slot is not a milli-GPU, and FPGA work
+//   waiting keeps only FPGA hosts on.
 //
 // Thread affinity: none; a pure function.
 
@@ -45,6 +46,10 @@ struct PoolOutlook {
     std::array<double, kTierMaskCount> cpuDemandByTiers {};
     std::optional<double> cpuPeakMillis; // forecast p90 peak over the lookahead; nullopt = too little history
     std::int64_t peakAtMs = 0; // when that peak is forecast
+    // Without a forecast (under a day of history): the highest 5-minute mean of its CPU demand recorded in the last
+    // day, 0 = none. Power planning holds at least this much for it, a cautious stand-in for the forecast it lacks:
+    // a new pool's trough now says nothing about its peak. Quota planning ignores it (no forecast, no proposal).
+    double cpuRecentPeakMillis = 0.0;
     std::optional<std::int64_t> baseCpuMillis; // the quota a quota proposal raised it from, while raised
 };
 
@@ -77,6 +82,9 @@ struct AcceleratorOutlook {
     double hotDemand = 0.0; // the hot tier's demand now (pending, launching and running)
     std::optional<double> hotPeak; // the hot tier's forecast p90 peak over the lookahead; nullopt = no forecast
     std::int64_t hotPeakAtMs = 0;
+    // Without a forecast: the hot tier's highest 5-minute mean of the last day, 0 = none; power planning keeps
+    // accelerators of the kind on for it as for a forecast peak (lending still waits for a forecast).
+    double hotRecentPeak = 0.0;
     // The same peak over the lookahead and the drain window after it (GPUs): hot nodes it needs beyond `hotPeak`
     // drain (no new batch) rather than stop their batch. nullopt = no drain window.
     std::optional<double> drainPeak;
