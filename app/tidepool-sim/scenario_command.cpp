@@ -20,19 +20,22 @@ namespace {
 
 int usage(const std::string& problem)
 {
-    std::cerr << "tidepool-sim: " << problem << "\n"
-              << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
-              << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
-              << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
-              << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
-              << "                             [--batch-load 0.8] [--inference-service-ms 30] [--json]\n"
-              << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
-              << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
-              << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n"
-              << "  --drain-minutes: how long before a hot node is reserved for a peak it stops taking new batch\n"
-              << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n"
-              << "  --boot-minutes: how long a node powered up again takes before it runs work (0 = at once).\n"
-              << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n";
+    std::cerr
+        << "tidepool-sim: " << problem << "\n"
+        << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
+        << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
+        << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
+        << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
+        << "                             [--batch-load 0.8] [--batch-start 0] [--inference-service-ms 30] [--json]\n"
+        << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
+        << "  time, under static allocation and/or Tidepool's evaluation loop with every proposal approved,\n"
+        << "  and reports utilisation, batch completion, cost, and inference p99 over the days after warm-up.\n"
+        << "  --drain-minutes: how long before a hot node is reserved for a peak it stops taking new batch\n"
+        << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n"
+        << "  --boot-minutes: how long a node powered up again takes before it runs work (0 = at once).\n"
+        << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n"
+        << "  --batch-start: where in the openb trace the batch replay starts, a share of its span in [0, 1);\n"
+        << "  the trace wraps around (the same load in another order, for the spread of a chaotic run).\n";
     return kExitBadArguments;
 }
 
@@ -130,6 +133,8 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             ok = parseNumber(value, config.coldNodes) && config.coldNodes >= 0;
         else if (arg == "--batch-load")
             ok = parseNumber(value, config.batchLoad) && config.batchLoad > 0;
+        else if (arg == "--batch-start")
+            ok = parseNumber(value, config.batchStart) && config.batchStart >= 0 && config.batchStart < 1;
         else if (arg == "--inference-service-ms")
             ok = parseNumber(value, config.inferenceServiceMs) && config.inferenceServiceMs > 0;
         else

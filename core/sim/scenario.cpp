@@ -271,12 +271,20 @@ Expected<void> Simulation::loadLoad()
         return makeError(ErrorCode::InvalidArgument, "the inference peak leaves static allocation no GPUs for batch");
     m_batchCompression = m_config.batchLoad * batchGpus * spanS / gpuSeconds;
     const double passMs = spanS * 1000.0 / m_batchCompression;
+    // Seconds into the trace each pod arrives, from `batchStart` on, wrapping around the span.
+    const auto startS = static_cast<std::int64_t>(m_config.batchStart * spanS);
+    const auto span = static_cast<std::int64_t>(spanS);
+    auto offsetS = [&](const OpenbPod& p) {
+        const std::int64_t intoTrace = p.creationS - ended.front().creationS;
+        return m_config.batchStart > 0 ? ((intoTrace - startS) % span + span) % span : intoTrace;
+    };
     for (int pass = 0; static_cast<double>(pass) * passMs < static_cast<double>(runMs); ++pass)
         for (const OpenbPod& p : ended) {
             BatchJob job;
             job.pod = p;
-            job.arriveMs = m_startMs + static_cast<std::int64_t>(static_cast<double>(pass) * passMs
-                               + static_cast<double>(p.creationS - ended.front().creationS) * 1000.0 / m_batchCompression);
+            job.arriveMs = m_startMs
+                + static_cast<std::int64_t>(
+                    static_cast<double>(pass) * passMs + static_cast<double>(offsetS(p)) * 1000.0 / m_batchCompression);
             job.runtimeMs = std::max<std::int64_t>(1000, (p.deletionS - p.creationS) * 1000);
             if (job.arriveMs < m_startMs + runMs)
                 m_jobs.push_back(std::move(job));
@@ -917,6 +925,9 @@ Expected<void> validate(const ScenarioConfig& config)
         return makeError(ErrorCode::InvalidArgument, "a cluster needs warm and hot nodes");
     if (config.fpgaNodes < 0 || config.npuNodes < 0)
         return makeError(ErrorCode::InvalidArgument, "the FPGA and NPU host counts must not be negative");
+    if (!(config.batchStart >= 0 && config.batchStart < 1))
+        return makeError(ErrorCode::InvalidArgument,
+            "the batch start is a share of the trace's span, in [0, 1), not " + std::to_string(config.batchStart));
     return {};
 }
 

@@ -78,6 +78,11 @@ struct ScenarioConfig {
     int npuNodes = 0;
     // Offered batch GPU load, as a share of the GPUs static allocation leaves to batch.
     double batchLoad = 0.8;
+    // Where in the openb trace the batch replay starts, as a share of its span, in [0, 1): the pods from there on
+    // arrive first and the trace wraps around, so that runs differing only in this see the same load in another
+    // order (the scenario is chaotic: `bench/scenario_spread.py` quotes medians over several starts). 0 = the trace
+    // as it is.
+    double batchStart = 0.0;
     // Inference: mean service time of one request on one replica, and the autoscaler's target utilisation.
     double inferenceServiceMs = 30.0;
     double inferenceTargetUtilisation = 0.6;

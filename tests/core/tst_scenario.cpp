@@ -229,6 +229,29 @@ private slots:
         plane.stop();
     }
 
+    // Another start in the batch trace replays other pods first: the books still balance, the batch figures differ;
+    // a start outside [0, 1) is refused, naming it.
+    void batchStartReplaysTheTraceFromElsewhere()
+    {
+        const auto first = runScenario(small(ScenarioMode::Static, "start0.db"));
+        auto c = small(ScenarioMode::Static, "start5.db");
+        c.batchStart = 0.5;
+        const auto later = runScenario(c);
+        QVERIFY2(first && later, later ? "" : later.error().message.c_str());
+        QVERIFY(later->batchSubmitted > 100);
+        QVERIFY(later->batchFinished + later->batchPendingAtEnd <= later->batchSubmitted);
+        QCOMPARE(later->invariantViolations, std::size_t { 0 });
+        QVERIFY(later->batchCompletionMeanS != first->batchCompletionMeanS
+            || later->batchSubmitted != first->batchSubmitted);
+        QCOMPARE(later->poweredNodeHours, first->poweredNodeHours); // static: the same cluster, always on
+        for (const double bad : { 1.0, -0.1 }) {
+            c.batchStart = bad;
+            const auto refused = runScenario(c);
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message.find("batch start") != std::string::npos, refused.error().message.c_str());
+        }
+    }
+
     void missingDataIsNamed()
     {
         auto c = small(ScenarioMode::Static, "missing.db");
