@@ -20,6 +20,7 @@ using rebalance::ProposalState;
 namespace {
 
 constexpr std::int64_t kStepMs = store::kAggregateBucketMs;
+constexpr std::size_t kStepsPerDay = 86'400'000 / kStepMs; // 5-minute buckets in a day
 
 // The key of the hot tier's latest forecast peak of one accelerator kind in `m_lastPeaks` ("tier:hot" for GPUs, as
 // before there were others).
@@ -269,7 +270,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     }
 
     job.endMs = nowMs / kStepMs * kStepMs;
-    const std::int64_t start = job.endMs - static_cast<std::int64_t>(m_config.historyDays) * 288 * kStepMs;
+    const std::int64_t start = job.endMs - static_cast<std::int64_t>(m_config.historyDays * kStepsPerDay) * kStepMs;
     for (const Pool& pool : cluster.pools()) {
         rebalance::PoolOutlook outlook;
         outlook.name = pool.name;
@@ -361,8 +362,8 @@ void Rebalancer::applyForecasts(Job& job, bool store)
             const auto& history = job.history[i];
             double recent = 0.0;
             if (history)
-                for (std::size_t t = history->size() - std::min<std::size_t>(history->size(), 288); t < history->size();
-                     ++t)
+                for (std::size_t t = history->size() - std::min<std::size_t>(history->size(), kStepsPerDay);
+                     t < history->size(); ++t)
                     if (!forecast::isGap(history->values[t]))
                         recent = std::max(recent, history->values[t]);
             if (recent > 0.0 && hotSeries) {

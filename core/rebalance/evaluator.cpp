@@ -8,6 +8,7 @@
 #include <ctime>
 #include <limits>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 namespace tidepool::rebalance {
@@ -380,26 +381,23 @@ TierMask nodeTiers(const NodeOutlook& node)
     return tier ? tierBit(*tier) : TierMask { 0 };
 }
 
-// "warm", "hot or warm", "hot, warm or cold".
-// "a", "a and b", "a, b and c".
-std::string joined(const std::vector<std::string>& names)
+// "a", "a <last> b", "a, b <last> c".
+std::string joined(const std::vector<std::string>& names, std::string_view last)
 {
     std::string out;
     for (std::size_t i = 0; i < names.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+        out += (i == 0 ? "" : i + 1 == names.size() ? std::string(last) : ", ") + names[i];
     return out;
 }
 
+// "warm", "hot or warm", "hot, warm or cold".
 std::string tierSetName(TierMask set)
 {
     std::vector<std::string> names;
     for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
         if (set & tierBit(tier))
             names.emplace_back(toString(tier));
-    std::string out;
-    for (std::size_t i = 0; i < names.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-    return out;
+    return joined(names, " or ");
 }
 
 void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
@@ -582,7 +580,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             + millicores(static_cast<std::int64_t>(demand)) + " p90"
             + (heldAtRecentPeak.empty() ? std::string()
                                         : std::string(heldAtRecentPeak.size() == 1 ? ", and pool " : ", and pools ")
-                        + joined(heldAtRecentPeak)
+                        + joined(heldAtRecentPeak, " and ")
                         + " at the highest load of the last day: too little history for a forecast")
             + ") with headroom"
             + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftForPeak, hotNeeded[k]) : std::string())

@@ -683,8 +683,8 @@ Expected<ReportData> buildReport(
                 ? "已关闭的调整建议只保留 " + days + " 天（tidepoold 配置项 proposalDays）：本报告不含 "
                     + formatTime(cutoff) + " UTC 之前已关闭的建议；其决定仍记录在审计日志中（tidepoolctl audit）。"
                 : "Closed proposals are kept for " + days
-                    + " days (tidepoold's `proposalDays`): this report lists none " + "closed before "
-                    + formatTime(cutoff) + " UTC. The audit log (`tidepoolctl audit`) still holds their decisions.");
+                    + " days (tidepoold's `proposalDays`): this report lists none closed before " + formatTime(cutoff)
+                    + " UTC. The audit log (`tidepoolctl audit`) still holds their decisions.");
     }
     if (settings.prices.empty())
         b.data.notes.emplace_back(lang == Language::ZhCN
