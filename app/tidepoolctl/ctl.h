@@ -66,6 +66,9 @@ Result<ParsedOptions> parseOptions(const std::string& command, const std::vector
 
 Result<std::int64_t> integerValue(
     const std::string& command, std::string_view option, const std::string& text, std::int64_t min, std::int64_t max);
+// When `option` ("--limit") was given, checks it as `integerValue` does and appends "&limit=N" to `query`.
+Result<void> addIntegerParameter(std::string& query, const std::string& command, const ParsedOptions& parsed,
+    std::string_view option, std::int64_t min, std::int64_t max);
 
 // Names of nodes, pools and workloads: letters, digits, '.', '_' and '-' (what the daemon accepts), which also
 // keeps them safe in a URL path or query without escaping.

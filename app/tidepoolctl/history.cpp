@@ -135,18 +135,10 @@ Result<void> audit(Session& session, const Words& words)
     if (auto none = noPositionals(cmd, *parsed); !none)
         return tl::unexpected(none.error());
     std::string query;
-    if (const auto after = parsed->last("--after")) {
-        auto id = integerValue(cmd, "--after", *after, 0, kMaxAuditId);
-        if (!id)
-            return tl::unexpected(id.error());
-        query += "&after=" + std::to_string(*id);
-    }
-    if (const auto limit = parsed->last("--limit")) {
-        auto n = integerValue(cmd, "--limit", *limit, 1, kMaxAuditPage);
-        if (!n)
-            return tl::unexpected(n.error());
-        query += "&limit=" + std::to_string(*n);
-    }
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--after", 0, kMaxAuditId); !added)
+        return tl::unexpected(added.error());
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--limit", 1, kMaxAuditPage); !added)
+        return tl::unexpected(added.error());
     auto range = timeRange(cmd, *parsed);
     if (!range)
         return tl::unexpected(range.error());

@@ -73,6 +73,19 @@ Result<std::int64_t> integerValue(
     return value;
 }
 
+Result<void> addIntegerParameter(std::string& query, const std::string& command, const ParsedOptions& parsed,
+    std::string_view option, std::int64_t min, std::int64_t max)
+{
+    const auto text = parsed.last(option);
+    if (!text)
+        return {};
+    auto value = integerValue(command, option, *text, min, max);
+    if (!value)
+        return tl::unexpected(value.error());
+    query += "&" + std::string(option.substr(2)) + "=" + std::to_string(*value);
+    return {};
+}
+
 bool isName(std::string_view text, std::size_t maxBytes)
 {
     return !text.empty() && text.size() <= maxBytes && std::all_of(text.begin(), text.end(), [](char c) {

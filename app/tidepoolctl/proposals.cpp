@@ -141,18 +141,10 @@ Result<void> proposals(Session& session, const Words& words)
                 cmd + ": --state: \"" + *state + "\" must be pending, approved, rejected, expired, applied or failed");
         query += "&state=" + *state;
     }
-    if (const auto limit = parsed->last("--limit")) {
-        auto n = integerValue(cmd, "--limit", *limit, 1, kMaxProposalPage);
-        if (!n)
-            return tl::unexpected(n.error());
-        query += "&limit=" + std::to_string(*n);
-    }
-    if (const auto before = parsed->last("--before")) {
-        auto id = integerValue(cmd, "--before", *before, 1, kMaxProposalId);
-        if (!id)
-            return tl::unexpected(id.error());
-        query += "&before=" + std::to_string(*id);
-    }
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--limit", 1, kMaxProposalPage); !added)
+        return tl::unexpected(added.error());
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--before", 1, kMaxProposalId); !added)
+        return tl::unexpected(added.error());
     if (!query.empty())
         query[0] = '?';
     return session.callAndShow(HttpMethod::Get, "/v1/proposals" + query, [](const json& j) {

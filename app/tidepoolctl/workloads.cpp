@@ -124,12 +124,8 @@ Result<void> list(Session& session, const std::vector<std::string>& words)
             return tl::unexpected(valid.error());
         query += "&node=" + *node;
     }
-    if (const auto limit = parsed->last("--limit")) {
-        auto n = integerValue(cmd, "--limit", *limit, 1, 1'000'000'000);
-        if (!n)
-            return tl::unexpected(n.error());
-        query += "&limit=" + std::to_string(*n);
-    }
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--limit", 1, 1'000'000'000); !added)
+        return tl::unexpected(added.error());
     if (!query.empty())
         query[0] = '?';
     return session.callAndShow(HttpMethod::Get, "/v1/workloads" + query,
