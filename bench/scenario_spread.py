@@ -4,13 +4,14 @@ median, lowest and highest change of each figure, so that BENCHMARKS.md section 
 chaotic simulation.
 
 usage: bench/scenario_spread.py [--build-dir build] [--loads 0.8,0.5] [--starts 0,0.2,0.4,0.6,0.8] [--jobs 2]
-                                [--db-dir /dev/shm] [--data ../shared/data]
+                                [--db-dir /dev/shm] [--data ../shared/data] [--headroom 1.2]
 
 Each start (`--batch-start`) replays the same openb pods in the same arrival pattern from another point of the trace,
 wrapping around; the services, inference and the cluster are the same. A run takes about 1 minute (static) and
 2 minutes (Tidepool) on the 2-core development VM; the defaults make 20 runs, about 16 minutes with two at a time.
 Prints one JSON object: every run's figures, and per load the median / min / max over the starts of Tidepool's change
-against static allocation on the same start.
+against static allocation on the same start, and of where each mode's hot node-hours went. `--headroom` is passed to
+both modes (`tidepool-sim scenario --headroom`).
 """
 
 import argparse
@@ -36,10 +37,10 @@ FIGURES = [
 ABSOLUTE = ["batch_restarts", "batch_gpu_hours_lost", "service_unmet_share", "inference_p99_ms", "invariant_violations"]
 
 
-def run(binary, data, db_dir, mode, load, start):
+def run(binary, data, db_dir, headroom, mode, load, start):
     db = os.path.join(db_dir, f"tidepool-spread-{os.getpid()}-{mode}-{load}-{start}")
     cmd = [binary, "scenario", "--mode", mode, "--batch-load", str(load), "--batch-start", str(start),
-           "--data", data, "--db", db, "--json"]
+           "--headroom", str(headroom), "--data", data, "--db", db, "--json"]
     try:
         done = subprocess.run(cmd, capture_output=True, text=True)
     finally:
@@ -63,6 +64,7 @@ def main():
     parser.add_argument("--starts", default="0,0.2,0.4,0.6,0.8")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--db-dir", default="/dev/shm" if os.path.isdir("/dev/shm") else "/tmp")
+    parser.add_argument("--headroom", type=float, default=1.2)
     args = parser.parse_args()
     binary = os.path.join(os.path.abspath(args.build_dir), "bin", "tidepool-sim")
     if not os.access(binary, os.X_OK):
@@ -74,9 +76,9 @@ def main():
 
     tasks = [(mode, load, start) for load in loads for start in starts for mode in ("tidepool", "static")]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = dict(pool.map(lambda t: run(binary, args.data, args.db_dir, *t), tasks))
+        results = dict(pool.map(lambda t: run(binary, args.data, args.db_dir, args.headroom, *t), tasks))
 
-    out = {"starts": starts, "loads": {}}
+    out = {"starts": starts, "headroom": args.headroom, "loads": {}}
     for load in loads:
         runs, changes = [], {name: [] for name, _, _ in FIGURES}
         for start in starts:
@@ -90,12 +92,17 @@ def main():
             for figure in ABSOLUTE:
                 row["static"][figure], row["tidepool"][figure] = s[figure], t[figure]
             row["tidepool"]["proposals_applied"] = t["proposals_applied"]
+            for mode, r in (("static", s), ("tidepool", t)):
+                row[mode]["hot_node_hours"] = r["hot_node_hours"]
             runs.append(row)
         absolute = {figure: summary([r["tidepool"][figure] for r in runs]) for figure in ABSOLUTE
                     if all(r["tidepool"][figure] is not None for r in runs)}
+        hot = {mode: {use: summary([r[mode]["hot_node_hours"][use] for r in runs])
+                      for use in runs[0][mode]["hot_node_hours"]} for mode in ("static", "tidepool")}
         out["loads"][str(load)] = {
             "change_vs_static": {name: summary(values) for name, values in changes.items()},
             "tidepool": absolute,
+            "hot_node_hours": hot,
             "runs": runs,
         }
     json.dump(out, sys.stdout, indent=1)

@@ -25,6 +25,7 @@ int usage(const std::string& problem)
         << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
         << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
         << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
+        << "                             [--headroom 1.2]\n"
         << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
         << "                             [--batch-load 0.8] [--batch-start 0] [--inference-service-ms 30] [--json]\n"
         << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
@@ -34,6 +35,8 @@ int usage(const std::string& problem)
         << "  (a multiple of 5; 0 = reserve and stop its batch only when the peak is within the hour).\n"
         << "  --boot-minutes: how long a node powered up again takes before it runs work (0 = at once).\n"
         << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n"
+        << "  --headroom: forecast peaks are planned with this much to spare, in [1, 3] (static allocation keeps\n"
+        << "  the inference peak with it as well).\n"
         << "  --batch-start: where in the openb trace the batch replay starts, a share of its span in [0, 1);\n"
         << "  the trace wraps around (the same load in another order, for the spread of a chaotic run).\n";
     return kExitBadArguments;
@@ -52,6 +55,10 @@ nlohmann::json toJson(const sim::ScenarioResult& r)
         { "cpu_allocation", r.cpuAllocation },
         { "gpu_allocation", r.gpuAllocation },
         { "powered_node_hours", r.poweredNodeHours },
+        { "hot_node_hours",
+            { { "inference", r.hotHoursInference }, { "batch_only", r.hotHoursBatch },
+                { "idle_reserved", r.hotHoursIdleReserved }, { "idle_lent", r.hotHoursIdleLent },
+                { "booting", r.hotHoursBooting } } },
         { "cost", r.cost },
         { "work_core_hours", r.workCoreHours },
         { "work_gpu_hours", r.workGpuHours },
@@ -119,6 +126,8 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             std::int64_t minutes = 0;
             ok = parseNumber(value, minutes) && minutes >= 0 && minutes % 5 == 0;
             config.drainSteps = static_cast<std::size_t>(minutes / 5);
+        } else if (arg == "--headroom") {
+            ok = parseNumber(value, config.headroom);
         } else if (arg == "--max-power-downs-per-day") {
             ok = parseNumber(value, config.maxPowerDownsPerNodePerDay);
         } else if (arg == "--boot-minutes") {

@@ -105,6 +105,8 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
                     + ", not a multiple of 5 (the evaluation's step)" };
         config.rebalance.drainSteps = static_cast<std::size_t>(minutes / 5);
     }
+    if (r.has("headroomPercent"))
+        config.rebalance.evaluator.headroom = 1.0 + static_cast<double>(r.integer("headroomPercent", 0, 200)) / 100.0;
     if (r.has("maxPowerDownsPerNodePerDay"))
         config.rebalance.evaluator.maxPowerDownsPerNodePerDay
             = static_cast<std::size_t>(r.integer("maxPowerDownsPerNodePerDay", 0, 288));
@@ -183,6 +185,10 @@ std::string daemonUsage()
                               no new batch starts there and the batch running there may end on its own; what is
                               left is stopped once the peak is within the hour (a multiple of 5; default 0:
                               reserve and stop the batch only within the hour)
+  --headroom-percent N        with --db: forecast (p90) peaks are planned with N% to spare: the quota raised for a
+                              pool's peak, the hot nodes reserved for the inference peak and the capacity kept on
+                              when nodes are powered down (0-200, default 20); less spare is cheaper and leaves
+                              less room for a peak above the forecast
   --max-power-downs-per-day N with --db: a node powered down N times in the last 24 hours is not proposed for
                               power-down again until a day has passed since the first (default 0: no limit)
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
@@ -354,6 +360,11 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
                 return makeError(ErrorCode::InvalidArgument,
                     "--drain-minutes " + std::string(value) + " is not a multiple of 5 (the evaluation's step)");
             config.rebalance.drainSteps = static_cast<std::size_t>(*n / 5);
+        } else if (option == "--headroom-percent") {
+            auto n = parseNumber(option, value, 0, 200);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.rebalance.evaluator.headroom = 1.0 + static_cast<double>(*n) / 100.0;
         } else if (option == "--max-power-downs-per-day") {
             auto n = parseNumber(option, value, 0, 288);
             if (!n)

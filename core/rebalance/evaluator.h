@@ -112,7 +112,7 @@ struct EvaluationInput {
 };
 
 struct EvaluatorConfig {
-    double headroom = 1.2; // a forecast peak is planned for with this much to spare
+    double headroom = 1.2; // a forecast peak is planned for with this much to spare (`tidepoold --headroom-percent`)
     std::int64_t quotaStepMillis = 500; // quotas move in whole steps
     std::chrono::milliseconds idleBeforePowerDown { 30 * 60'000 };
     std::size_t maxPowerDownsPerRound = 4;

@@ -18,12 +18,13 @@
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
-#include <charconv>
 #include <fstream>
 #include <map>
 #include <random>
@@ -151,14 +152,15 @@ private:
     void debugLine() const;
     bool measuring() const { return m_now >= m_measureFromMs; }
     const bool m_debug = std::getenv("TIDEPOOL_SIM_DEBUG") != nullptr;
-    // Static allocation's inference nodes: its peak in GPUs with the same headroom the evaluation plans with.
-    int staticReservedNodes() const
+    // Static allocation's inference nodes: its peak in GPUs with the headroom the evaluation plans with (this run's,
+    // or the daemon's default: the batch load is offered against the latter, so that runs differing in the headroom
+    // see the same batch).
+    int staticReservedNodes(double headroom) const
     {
-        const double peakGpus
-            = m_config.inferencePeakShare * static_cast<double>(m_config.hotNodes * kGpusPerHotNode);
-        const double headroom = rebalance::EvaluatorConfig {}.headroom;
+        const double peakGpus = m_config.inferencePeakShare * static_cast<double>(m_config.hotNodes * kGpusPerHotNode);
         return std::min(m_config.hotNodes, static_cast<int>(std::ceil(peakGpus * headroom / kGpusPerHotNode - 1e-9)));
     }
+    int staticReservedNodes() const { return staticReservedNodes(m_config.headroom); }
 
     ScenarioConfig m_config;
     std::int64_t m_startMs = 0;
@@ -194,6 +196,7 @@ private:
     double m_steps = 0;
     double m_cpuUse = 0, m_gpuUse = 0, m_cpuAlloc = 0, m_gpuAlloc = 0;
     double m_nodeHours = 0, m_cost = 0, m_coreHours = 0, m_gpuHours = 0;
+    std::array<double, 5> m_hotHours {}; // ScenarioResult::hotHours*, in that order
     double m_serviceWanted = 0, m_serviceMissing = 0;
     double m_inferenceWanted = 0, m_inferenceMissing = 0;
     std::vector<QueueMinute> m_queueMinutes;
@@ -260,12 +263,12 @@ Expected<void> Simulation::loadLoad()
     if (ended.size() < 2)
         return makeError(ErrorCode::ParseError, "openb_pod_list_default.csv: fewer than two pods with lifetimes");
     // Compress the gaps between arrivals so that the offered GPU load is `batchLoad` of the GPUs static allocation
-    // leaves to batch (the hot nodes its inference peak does not need).
+    // leaves to batch (the hot nodes its inference peak with the default headroom does not need).
     double gpuSeconds = 0;
     for (const OpenbPod& p : ended)
         gpuSeconds += static_cast<double>(p.requestedMilli()) / 1000.0 * static_cast<double>(p.deletionS - p.creationS);
     const double spanS = static_cast<double>(ended.back().creationS - ended.front().creationS);
-    const int reserved = staticReservedNodes();
+    const int reserved = staticReservedNodes(rebalance::EvaluatorConfig {}.headroom);
     const double batchGpus = static_cast<double>((m_config.hotNodes - reserved) * kGpusPerHotNode);
     if (batchGpus <= 0)
         return makeError(ErrorCode::InvalidArgument, "the inference peak leaves static allocation no GPUs for batch");
@@ -340,6 +343,7 @@ Expected<void> Simulation::buildCore()
         rebalance->period = std::chrono::milliseconds(m_config.evaluationPeriodMs);
         rebalance->drainSteps = m_config.drainSteps;
         rebalance->evaluator.maxPowerDownsPerNodePerDay = m_config.maxPowerDownsPerNodePerDay;
+        rebalance->evaluator.headroom = m_config.headroom;
     }
     auto core = buildSimulatedCore(
         m_io, m_config.dbPath, [this] { return m_now; }, m_outbox, rebalance);
@@ -692,6 +696,18 @@ void Simulation::account()
                                                                    : m_config.warmPrice;
         m_nodeHours += hours;
         m_cost += price * hours;
+        if (node.tier == Tier::Hot && accelerators == AcceleratorKind::Gpu) {
+            const bool inference = std::any_of(node.residents.begin(), node.residents.end(), [&](WorkloadId id) {
+                return std::find(m_inference.replicas.begin(), m_inference.replicas.end(), id)
+                    != m_inference.replicas.end();
+            });
+            const std::size_t use = live.state == api::NodeState::Booting ? 4
+                : inference                                               ? 0
+                : !node.residents.empty()                                 ? 1
+                : node.peakReserved                                       ? 2
+                                                                          : 3;
+            m_hotHours[use] += hours;
+        }
     }
     // What is in use: services use their demand (up to the replicas running), inference keeps its GPUs busy as its
     // load asks (and its CPU in proportion), batch uses what it requested.
@@ -756,6 +772,11 @@ ScenarioResult Simulation::result() const
     r.cpuAllocation = m_cpuAlloc / steps;
     r.gpuAllocation = m_gpuAlloc / steps;
     r.poweredNodeHours = m_nodeHours;
+    r.hotHoursInference = m_hotHours[0];
+    r.hotHoursBatch = m_hotHours[1];
+    r.hotHoursIdleReserved = m_hotHours[2];
+    r.hotHoursIdleLent = m_hotHours[3];
+    r.hotHoursBooting = m_hotHours[4];
     r.cost = m_cost;
     r.workCoreHours = m_coreHours;
     r.workGpuHours = m_gpuHours;
@@ -925,6 +946,9 @@ Expected<void> validate(const ScenarioConfig& config)
         return makeError(ErrorCode::InvalidArgument, "a cluster needs warm and hot nodes");
     if (config.fpgaNodes < 0 || config.npuNodes < 0)
         return makeError(ErrorCode::InvalidArgument, "the FPGA and NPU host counts must not be negative");
+    if (!(config.headroom >= 1 && config.headroom <= 3))
+        return makeError(ErrorCode::InvalidArgument,
+            "the headroom multiplies forecast peaks, in [1, 3], not " + std::to_string(config.headroom));
     if (!(config.batchStart >= 0 && config.batchStart < 1))
         return makeError(ErrorCode::InvalidArgument,
             "the batch start is a share of the trace's span, in [0, 1), not " + std::to_string(config.batchStart));

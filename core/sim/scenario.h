@@ -62,6 +62,11 @@ struct ScenarioConfig {
     std::int64_t bootMs = 5 * 60'000;
     // `rebalance::EvaluatorConfig::maxPowerDownsPerNodePerDay` (0 = no limit, the daemon's default).
     std::size_t maxPowerDownsPerNodePerDay = 0;
+    // What forecast peaks are planned with (`rebalance::EvaluatorConfig::headroom`, 1.2 in the daemon): in `tidepool`
+    // mode the evaluation's quotas, reservations and power planning; in `static` mode the hot nodes kept for
+    // inference (its peak with this headroom). In [1, 3]. The batch load stays offered against the GPUs static
+    // allocation leaves to batch at the default headroom.
+    double headroom = 1.2;
     // The rebalancer's drain window before the lookahead (`api::RebalanceConfig::drainSteps`), in 5-minute steps.
     std::size_t drainSteps = 0; // the daemon's default (off), checked in scenario.cpp
     std::uint64_t seed = 42;
@@ -76,7 +81,7 @@ struct ScenarioConfig {
     // aarch64 hosts of 4 NPUs of 8 cores each. 0 leaves them and their workloads out.
     int fpgaNodes = 0;
     int npuNodes = 0;
-    // Offered batch GPU load, as a share of the GPUs static allocation leaves to batch.
+    // Offered batch GPU load, as a share of the GPUs static allocation leaves to batch (at the default headroom).
     double batchLoad = 0.8;
     // Where in the openb trace the batch replay starts, as a share of its span, in [0, 1): the pods from there on
     // arrive first and the trace wraps around, so that runs differing only in this see the same load in another
@@ -104,6 +109,10 @@ struct ScenarioResult {
     double cpuAllocation = 0; // CPU requested by running workloads / powered CPU
     double gpuAllocation = 0;
     double poweredNodeHours = 0;
+    // The hot nodes' powered hours by what they held: inference replicas (with or without batch), batch only,
+    // nothing while reserved for the peak, nothing while lent, and booting.
+    double hotHoursInference = 0, hotHoursBatch = 0, hotHoursIdleReserved = 0, hotHoursIdleLent = 0,
+           hotHoursBooting = 0;
     double cost = 0; // Σ powered node-hours × price
     double workCoreHours = 0; // CPU core-hours of useful work served (services' demand, finished batch, inference)
     double workGpuHours = 0;

@@ -1,6 +1,7 @@
 // The scenario simulator: its queueing model against textbook values, and short runs of both modes through the
 // real core (control plane, SQLite store, history, and in `tidepool` mode the evaluation loop with approvals).
 
+#include "core/rebalance/evaluator.h"
 #include "core/rebalance/proposal.h"
 #include "core/sim/latency.h"
 #include "core/sim/load_shape.h"
@@ -109,8 +110,13 @@ private slots:
         for (double u : { r->cpuUtilisation, r->gpuUtilisation, r->cpuAllocation, r->gpuAllocation })
             QVERIFY(u > 0.0 && u <= 1.0);
         QVERIFY(r->cpuUtilisation <= r->cpuAllocation + 1e-9); // services use at most what their replicas hold
-        // Every node is on all the time: 12 nodes × 24 hours.
+        // Every node is on all the time: 12 nodes × 24 hours; the 4 hot nodes' hours split by what they held.
         QCOMPARE(r->poweredNodeHours, 12.0 * 24.0);
+        QCOMPARE(r->hotHoursInference + r->hotHoursBatch + r->hotHoursIdleReserved + r->hotHoursIdleLent
+                + r->hotHoursBooting,
+            4.0 * 24.0);
+        QVERIFY(r->hotHoursInference > 0 && r->hotHoursBatch > 0);
+        QCOMPARE(r->hotHoursBooting, 0.0); // nothing is powered up
         QCOMPARE(r->inferenceMinutes, std::size_t { 24 * 60 });
         QVERIFY(r->inferenceP99S > 0);
     }
@@ -126,6 +132,10 @@ private slots:
             applied += count;
         QVERIFY2(applied > 0, "the operator approved every proposal; some must have applied");
         QVERIFY(r->poweredNodeHours <= 12.0 * 24.0);
+        const double hotHours = r->hotHoursInference + r->hotHoursBatch + r->hotHoursIdleReserved + r->hotHoursIdleLent
+            + r->hotHoursBooting;
+        QVERIFY(hotHours > 0 && hotHours <= 4.0 * 24.0);
+        QVERIFY(r->hotHoursInference > 0);
         QVERIFY(r->batchFinished > 0);
         // The whole core runs on simulated time: a second run decides everything the same way.
         const auto again = runScenario(small(ScenarioMode::Tidepool, "tidepool-2.db"));
@@ -249,6 +259,32 @@ private slots:
             const auto refused = runScenario(c);
             QVERIFY(!refused);
             QVERIFY2(refused.error().message.find("batch start") != std::string::npos, refused.error().message.c_str());
+        }
+    }
+
+    // The headroom is what static allocation keeps for the inference peak (with 4 hot nodes of 8 GPUs and a peak of
+    // half of them: 3 nodes at 20%, 2 at 0%) and what the evaluation plans with; the batch offered stays the same.
+    void headroomSetsWhatIsKeptForThePeak()
+    {
+        QCOMPARE(ScenarioConfig {}.headroom, rebalance::EvaluatorConfig {}.headroom); // the daemon's default
+        auto c = small(ScenarioMode::Static, "headroom-20.db");
+        const auto twenty = runScenario(c);
+        c.dbPath = m_dir.filePath(QStringLiteral("headroom-0.db")).toStdString();
+        c.headroom = 1.0;
+        const auto none = runScenario(c);
+        QVERIFY2(twenty && none, none ? "" : none.error().message.c_str());
+        QCOMPARE(none->batchSubmitted, twenty->batchSubmitted);
+        // One hot node more for batch: its hours move from the reserved kinds to the lent ones.
+        const double reservedTwenty = twenty->hotHoursInference + twenty->hotHoursIdleReserved;
+        const double reservedNone = none->hotHoursInference + none->hotHoursIdleReserved;
+        QVERIFY2(reservedTwenty - reservedNone > 23.9,
+            qPrintable(QStringLiteral("reserved hot hours %1 at 20%, %2 at 0%").arg(reservedTwenty).arg(reservedNone)));
+        QVERIFY(none->batchCompletionMeanS < twenty->batchCompletionMeanS);
+        for (const double bad : { 0.9, 3.5 }) {
+            c.headroom = bad;
+            const auto refused = runScenario(c);
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message.find("headroom") != std::string::npos, refused.error().message.c_str());
         }
     }
 

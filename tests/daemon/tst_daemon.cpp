@@ -4,6 +4,9 @@
 // and --check-config.
 #include "harness.h"
 
+#include "core/api/daemon_config.h"
+#include "core/rebalance/evaluator.h"
+
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -480,6 +483,34 @@ private slots:
         writeFile(path(QStringLiteral("limit.json")), R"({"maxPowerDownsPerNodePerDay":1000})");
         QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("limit.json")) },
             QStringLiteral("maxPowerDownsPerNodePerDay")));
+        // The planning headroom: whole percent, 0-200, on the command line and in the file; the value reaches the
+        // evaluation, and the command line overrides the file.
+        QVERIFY(accepted({ QStringLiteral("--headroom-percent"), QStringLiteral("10") }));
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--headroom-percent"), QStringLiteral("250") }, QStringLiteral("--headroom-percent")));
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--headroom-percent"), QStringLiteral("1.1") }, QStringLiteral("--headroom-percent")));
+        writeFile(path(QStringLiteral("headroom.json")), R"({"headroomPercent":-5})");
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--config"), path(QStringLiteral("headroom.json")) }, QStringLiteral("headroomPercent")));
+        writeFile(path(QStringLiteral("headroom.json")), R"({"headroomPercent":35})");
+        const std::string headroomFile = path(QStringLiteral("headroom.json")).toStdString();
+        auto headroom = [&](const std::vector<const char*>& options) {
+            std::vector<std::string> words { "tidepoold" };
+            words.insert(words.end(), options.begin(), options.end());
+            for (const QString& word : base)
+                words.push_back(word.toStdString());
+            std::vector<const char*> argv;
+            for (const std::string& word : words)
+                argv.push_back(word.c_str());
+            const auto config = tidepool::api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
+            if (!config)
+                qWarning("refused: %s", config.error().message.c_str());
+            return config ? config->rebalance.evaluator.headroom : -1.0;
+        };
+        QCOMPARE(headroom({}), tidepool::rebalance::EvaluatorConfig {}.headroom);
+        QCOMPARE(headroom({ "--config", headroomFile.c_str() }), 1.35);
+        QCOMPARE(headroom({ "--config", headroomFile.c_str(), "--headroom-percent", "0" }), 1.0);
         // The PostgreSQL answer timeout: 1 s to an hour, on the command line and in the file.
         QVERIFY(accepted({ QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("5000") }));
         QVERIFY(refusedNaming({ QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("10") },
