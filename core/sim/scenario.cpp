@@ -18,7 +18,6 @@
 #include <boost/asio/io_context.hpp>
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -196,7 +195,7 @@ private:
     double m_steps = 0;
     double m_cpuUse = 0, m_gpuUse = 0, m_cpuAlloc = 0, m_gpuAlloc = 0;
     double m_nodeHours = 0, m_cost = 0, m_coreHours = 0, m_gpuHours = 0;
-    std::array<double, 5> m_hotHours {}; // ScenarioResult::hotHours*, in that order
+    ScenarioResult::HotNodeHours m_hotHours;
     double m_serviceWanted = 0, m_serviceMissing = 0;
     double m_inferenceWanted = 0, m_inferenceMissing = 0;
     std::vector<QueueMinute> m_queueMinutes;
@@ -701,12 +700,13 @@ void Simulation::account()
                 return std::find(m_inference.replicas.begin(), m_inference.replicas.end(), id)
                     != m_inference.replicas.end();
             });
-            const std::size_t use = live.state == api::NodeState::Booting ? 4
-                : inference                                               ? 0
-                : !node.residents.empty()                                 ? 1
-                : node.peakReserved                                       ? 2
-                                                                          : 3;
-            m_hotHours[use] += hours;
+            auto& h = m_hotHours;
+            double& held = live.state == api::NodeState::Booting ? h.booting
+                : inference                                      ? h.inference
+                : !node.residents.empty()                        ? h.batchOnly
+                : node.peakReserved                              ? h.idleReserved
+                                                                 : h.idleLent;
+            held += hours;
         }
     }
     // What is in use: services use their demand (up to the replicas running), inference keeps its GPUs busy as its
@@ -772,11 +772,7 @@ ScenarioResult Simulation::result() const
     r.cpuAllocation = m_cpuAlloc / steps;
     r.gpuAllocation = m_gpuAlloc / steps;
     r.poweredNodeHours = m_nodeHours;
-    r.hotHoursInference = m_hotHours[0];
-    r.hotHoursBatch = m_hotHours[1];
-    r.hotHoursIdleReserved = m_hotHours[2];
-    r.hotHoursIdleLent = m_hotHours[3];
-    r.hotHoursBooting = m_hotHours[4];
+    r.hotNodeHours = m_hotHours;
     r.cost = m_cost;
     r.workCoreHours = m_coreHours;
     r.workGpuHours = m_gpuHours;

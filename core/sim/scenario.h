@@ -111,8 +111,10 @@ struct ScenarioResult {
     double poweredNodeHours = 0;
     // The hot nodes' powered hours by what they held: inference replicas (with or without batch), batch only,
     // nothing while reserved for the peak, nothing while lent, and booting.
-    double hotHoursInference = 0, hotHoursBatch = 0, hotHoursIdleReserved = 0, hotHoursIdleLent = 0,
-           hotHoursBooting = 0;
+    struct HotNodeHours {
+        double inference = 0, batchOnly = 0, idleReserved = 0, idleLent = 0, booting = 0;
+        double total() const { return inference + batchOnly + idleReserved + idleLent + booting; }
+    } hotNodeHours;
     double cost = 0; // Σ powered node-hours × price
     double workCoreHours = 0; // CPU core-hours of useful work served (services' demand, finished batch, inference)
     double workGpuHours = 0;

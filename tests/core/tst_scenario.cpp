@@ -112,11 +112,9 @@ private slots:
         QVERIFY(r->cpuUtilisation <= r->cpuAllocation + 1e-9); // services use at most what their replicas hold
         // Every node is on all the time: 12 nodes × 24 hours; the 4 hot nodes' hours split by what they held.
         QCOMPARE(r->poweredNodeHours, 12.0 * 24.0);
-        QCOMPARE(r->hotHoursInference + r->hotHoursBatch + r->hotHoursIdleReserved + r->hotHoursIdleLent
-                + r->hotHoursBooting,
-            4.0 * 24.0);
-        QVERIFY(r->hotHoursInference > 0 && r->hotHoursBatch > 0);
-        QCOMPARE(r->hotHoursBooting, 0.0); // nothing is powered up
+        QCOMPARE(r->hotNodeHours.total(), 4.0 * 24.0);
+        QVERIFY(r->hotNodeHours.inference > 0 && r->hotNodeHours.batchOnly > 0);
+        QCOMPARE(r->hotNodeHours.booting, 0.0); // nothing is powered up
         QCOMPARE(r->inferenceMinutes, std::size_t { 24 * 60 });
         QVERIFY(r->inferenceP99S > 0);
     }
@@ -132,10 +130,9 @@ private slots:
             applied += count;
         QVERIFY2(applied > 0, "the operator approved every proposal; some must have applied");
         QVERIFY(r->poweredNodeHours <= 12.0 * 24.0);
-        const double hotHours = r->hotHoursInference + r->hotHoursBatch + r->hotHoursIdleReserved + r->hotHoursIdleLent
-            + r->hotHoursBooting;
+        const double hotHours = r->hotNodeHours.total();
         QVERIFY(hotHours > 0 && hotHours <= 4.0 * 24.0);
-        QVERIFY(r->hotHoursInference > 0);
+        QVERIFY(r->hotNodeHours.inference > 0);
         QVERIFY(r->batchFinished > 0);
         // The whole core runs on simulated time: a second run decides everything the same way.
         const auto again = runScenario(small(ScenarioMode::Tidepool, "tidepool-2.db"));
@@ -275,8 +272,8 @@ private slots:
         QVERIFY2(twenty && none, none ? "" : none.error().message.c_str());
         QCOMPARE(none->batchSubmitted, twenty->batchSubmitted);
         // One hot node more for batch: its hours move from the reserved kinds to the lent ones.
-        const double reservedTwenty = twenty->hotHoursInference + twenty->hotHoursIdleReserved;
-        const double reservedNone = none->hotHoursInference + none->hotHoursIdleReserved;
+        const double reservedTwenty = twenty->hotNodeHours.inference + twenty->hotNodeHours.idleReserved;
+        const double reservedNone = none->hotNodeHours.inference + none->hotNodeHours.idleReserved;
         QVERIFY2(reservedTwenty - reservedNone > 23.9,
             qPrintable(QStringLiteral("reserved hot hours %1 at 20%, %2 at 0%").arg(reservedTwenty).arg(reservedNone)));
         QVERIFY(none->batchCompletionMeanS < twenty->batchCompletionMeanS);
