@@ -19,10 +19,9 @@ import concurrent.futures
 import json
 import os
 import statistics
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from scenario_common import add_common_arguments, run_scenario, scenario_binary
 
 # (name in the output, scenario figure, how the change is expressed)
 FIGURES = [
@@ -39,17 +38,8 @@ ABSOLUTE = ["batch_restarts", "batch_gpu_hours_lost", "service_unmet_share", "in
 
 def run(binary, data, db_dir, headroom, mode, load, start):
     db = os.path.join(db_dir, f"tidepool-spread-{os.getpid()}-{mode}-{load}-{start}")
-    cmd = [binary, "scenario", "--mode", mode, "--batch-load", str(load), "--batch-start", str(start),
-           "--headroom", str(headroom), "--data", data, "--db", db, "--json"]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True)
-    finally:
-        for path in [db] + [f"{db}-{mode}.db{suffix}" for suffix in ("", "-wal", "-shm")]:
-            if os.path.exists(path):
-                os.remove(path)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
-    return (mode, load, start), json.loads(done.stdout)[mode]
+    options = ["--batch-load", load, "--batch-start", start, "--headroom", headroom]
+    return (mode, load, start), run_scenario(binary, data, db, mode, options)
 
 
 def summary(values):
@@ -58,17 +48,12 @@ def summary(values):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--data", default=os.path.normpath(os.path.join(ROOT, "..", "shared", "data")))
+    add_common_arguments(parser)
     parser.add_argument("--loads", default="0.8,0.5")
     parser.add_argument("--starts", default="0,0.2,0.4,0.6,0.8")
-    parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--db-dir", default="/dev/shm" if os.path.isdir("/dev/shm") else "/tmp")
     parser.add_argument("--headroom", type=float, default=1.2)
     args = parser.parse_args()
-    binary = os.path.join(os.path.abspath(args.build_dir), "bin", "tidepool-sim")
-    if not os.access(binary, os.X_OK):
-        parser.error(f"no tidepool-sim at {binary} (build it, or pass --build-dir)")
+    binary = scenario_binary(parser, args)
     loads = [float(x) for x in args.loads.split(",")]
     starts = [float(x) for x in args.starts.split(",")]
     if any(not 0 <= s < 1 for s in starts):

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -26,6 +27,8 @@ int usage(const std::string& problem)
         << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
         << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
         << "                             [--headroom 1.2]\n"
+        << "                             [--surprise-at-hour H --surprise-hours N [--surprise-factor 1]\n"
+        << "                              [--surprise-add 0] [--surprise-on inference|all]]\n"
         << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
         << "                             [--batch-load 0.8] [--batch-start 0] [--inference-service-ms 30] [--json]\n"
         << "  Replays real load (load-series, openb lifetimes) through the real core for --days of simulated\n"
@@ -37,9 +40,33 @@ int usage(const std::string& problem)
         << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n"
         << "  --headroom: forecast peaks are planned with this much to spare, in [1, 3] (static allocation keeps\n"
         << "  the inference peak with it as well).\n"
+        << "  --surprise-*: load no forecast knows of, from hour H of the run (inside the measured days) for N\n"
+        << "  hours: inference asks factor × its trace + add × its peak (with 'all', the services likewise);\n"
+        << "  the output's \"surprise\" object keeps the books of that window.\n"
         << "  --batch-start: where in the openb trace the batch replay starts, a share of its span in [0, 1);\n"
         << "  the trace wraps around (the same load in another order, for the spread of a chaotic run).\n";
     return kExitBadArguments;
+}
+
+nlohmann::json surpriseJson(const sim::ScenarioResult::SurpriseBooks& s)
+{
+    if (s.minutes == 0)
+        return nullptr;
+    const auto share = [](double missing, double wanted) { return wanted > 0 ? missing / wanted : 0.0; };
+    return {
+        { "minutes", s.minutes },
+        { "inference_unmet_replica_minutes", s.inferenceMissing },
+        { "inference_unmet_share", share(s.inferenceMissing, s.inferenceWanted) },
+        { "inference_short_minutes", s.inferenceShortMinutes },
+        { "inference_short_until_min", s.inferenceShortUntilMin },
+        { "inference_slow_minutes", s.inferenceSlowMinutes },
+        { "inference_p99_ms", s.inferenceP99S < 0 ? nlohmann::json(nullptr) : nlohmann::json(s.inferenceP99S * 1000) },
+        { "service_unmet_replica_minutes", s.serviceMissing },
+        { "service_unmet_share", share(s.serviceMissing, s.serviceWanted) },
+        { "service_short_minutes", s.serviceShortMinutes },
+        { "batch_restarts", s.batchRestarts },
+        { "nodes_booting", s.nodesBooting },
+    };
 }
 
 nlohmann::json toJson(const sim::ScenarioResult& r)
@@ -80,6 +107,7 @@ nlohmann::json toJson(const sim::ScenarioResult& r)
         { "proposals_created", r.proposalsCreated },
         { "proposals_applied", applied },
         { "invariant_violations", r.invariantViolations },
+        { "surprise", surpriseJson(r.surprise) },
         { "wall_ms", r.wallMs },
     };
 }
@@ -144,6 +172,17 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             ok = parseNumber(value, config.batchLoad) && config.batchLoad > 0;
         else if (arg == "--batch-start")
             ok = parseNumber(value, config.batchStart) && config.batchStart >= 0 && config.batchStart < 1;
+        else if (arg == "--surprise-at-hour" || arg == "--surprise-hours") {
+            double hours = 0;
+            ok = parseNumber(value, hours) && hours >= 0 && hours <= 1e5;
+            (arg == "--surprise-at-hour" ? config.surprise.atMs : config.surprise.durationMs)
+                = static_cast<std::int64_t>(std::llround(hours * 3'600'000.0));
+        } else if (arg == "--surprise-factor")
+            ok = parseNumber(value, config.surprise.factor);
+        else if (arg == "--surprise-add")
+            ok = parseNumber(value, config.surprise.add);
+        else if (arg == "--surprise-on")
+            config.surprise.services = value == "all", ok = value == "all" || value == "inference";
         else if (arg == "--inference-service-ms")
             ok = parseNumber(value, config.inferenceServiceMs) && config.inferenceServiceMs > 0;
         else

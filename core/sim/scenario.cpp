@@ -27,6 +27,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 
 namespace tidepool::sim {
 
@@ -150,7 +151,21 @@ private:
     void finish();
     void debugLine() const;
     bool measuring() const { return m_now >= m_measureFromMs; }
+    bool surprised() const
+    {
+        const auto& s = m_config.surprise;
+        return s.durationMs > 0 && m_now >= m_startMs + s.atMs && m_now < m_startMs + s.atMs + s.durationMs;
+    }
+    // A load's share of its peak now: its trace's, or what the surprise makes of it.
+    double loadNow(const Line& line, bool surprisable) const
+    {
+        const double traced = line.shape->at(m_now - m_startMs + line.offsetMs);
+        return surprisable && surprised() ? traced * m_config.surprise.factor + m_config.surprise.add : traced;
+    }
     const bool m_debug = std::getenv("TIDEPOOL_SIM_DEBUG") != nullptr;
+    // TIDEPOOL_SIM_DEBUG=<minutes>: a line that often (30 by default).
+    const std::int64_t m_debugEveryMs
+        = std::max(1, std::atoi(m_debug ? std::getenv("TIDEPOOL_SIM_DEBUG") : "30")) * kMinuteMs;
     // Static allocation's inference nodes: its peak in GPUs with the headroom the evaluation plans with (this run's,
     // or the daemon's default: the batch load is offered against the latter, so that runs differing in the headroom
     // see the same batch).
@@ -202,6 +217,9 @@ private:
     std::size_t m_slowMinutes = 0;
     std::size_t m_created = 0;
     std::size_t m_invariantViolations = 0;
+    ScenarioResult::SurpriseBooks m_surprise;
+    std::vector<QueueMinute> m_surpriseMinutes;
+    std::set<std::string> m_bootedInSurprise;
 };
 
 Expected<void> Simulation::loadLoad()
@@ -444,6 +462,8 @@ void Simulation::onMessage(const std::string& session, const protocol::Message& 
         if (auto batch = m_batch.find(stop->workloadId); batch != m_batch.end())
             batch->second.lostGpuHours += static_cast<double>(m_jobs[batch->second.job].pod.requestedMilli()) / 1000.0
                 * static_cast<double>(m_now - it->second.startMs) / kHourMs;
+        if (surprised() && m_batch.contains(stop->workloadId))
+            ++m_surprise.batchRestarts;
         m_running.erase(it); // the work done so far is lost
         m_plane->onWorkloadUpdate(
             session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
@@ -555,7 +575,7 @@ void Simulation::submitSlices()
 void Simulation::scaleLines()
 {
     for (Line& line : m_lines) {
-        line.demandMillis = line.peakMillis * line.shape->at(m_now - m_startMs + line.offsetMs);
+        line.demandMillis = line.peakMillis * loadNow(line, m_config.surprise.services);
         const auto wanted = static_cast<std::size_t>(std::ceil(line.demandMillis / kReplicaCpuMillis));
         while (line.replicas.size() < wanted) {
             api::SubmitRequest request;
@@ -580,7 +600,7 @@ void Simulation::scaleLines()
 void Simulation::scaleInference()
 {
     const double mu = 1000.0 / m_config.inferenceServiceMs;
-    m_inferenceQps = m_inference.peakMillis * m_inference.shape->at(m_now - m_startMs + m_inference.offsetMs);
+    m_inferenceQps = m_inference.peakMillis * loadNow(m_inference, true);
     const auto wanted = std::max<std::size_t>(
         1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation))));
     while (m_inference.replicas.size() < wanted) {
@@ -716,6 +736,7 @@ void Simulation::account()
         if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
             ++servingInference;
     double serviceUse = 0;
+    bool serviceShort = false;
     for (const Line& line : m_lines) {
         std::size_t running = 0;
         for (const WorkloadId id : line.replicas)
@@ -725,6 +746,11 @@ void Simulation::account()
         serviceUse += served;
         m_serviceWanted += static_cast<double>(line.replicas.size());
         m_serviceMissing += static_cast<double>(line.replicas.size() - running);
+        if (surprised()) {
+            m_surprise.serviceWanted += static_cast<double>(line.replicas.size());
+            m_surprise.serviceMissing += static_cast<double>(line.replicas.size() - running);
+            serviceShort = serviceShort || running < line.replicas.size();
+        }
     }
     const double inferenceBusy = std::min(m_inferenceQps / mu, static_cast<double>(servingInference));
     double batchCpu = 0, batchGpu = 0;
@@ -757,8 +783,26 @@ void Simulation::account()
     const QueueMinute minute { m_inferenceQps, servingInference, m_inferenceQps };
     m_queueMinutes.push_back(minute);
     const auto p99 = sojournQuantile({ minute }, mu, 0.99);
-    if (!p99 || *p99 > kSlowP99S)
-        ++m_slowMinutes;
+    const bool slow = !p99 || *p99 > kSlowP99S;
+    m_slowMinutes += slow;
+    if (surprised()) {
+        ScenarioResult::SurpriseBooks& b = m_surprise;
+        ++b.minutes;
+        b.serviceShortMinutes += serviceShort;
+        const std::size_t missing = m_inference.replicas.size() - servingInference;
+        b.inferenceWanted += static_cast<double>(m_inference.replicas.size());
+        b.inferenceMissing += static_cast<double>(missing);
+        if (missing > 0) {
+            ++b.inferenceShortMinutes;
+            b.inferenceShortUntilMin
+                = (m_now + m_config.stepMs - m_startMs - m_config.surprise.atMs + kMinuteMs - 1) / kMinuteMs;
+        }
+        b.inferenceSlowMinutes += slow;
+        m_surpriseMinutes.push_back(minute);
+        for (const api::LiveNode& live : m_plane->nodes())
+            if (live.state == api::NodeState::Booting)
+                m_bootedInSurprise.insert(m_plane->cluster().node(live.id).name);
+    }
 }
 
 ScenarioResult Simulation::result() const
@@ -819,6 +863,12 @@ ScenarioResult Simulation::result() const
     }
     r.proposalsCreated = m_created;
     r.invariantViolations = m_invariantViolations;
+    r.surprise = m_surprise;
+    r.surprise.nodesBooting = m_bootedInSurprise.size();
+    if (!m_surpriseMinutes.empty()) {
+        const auto windowP99 = sojournQuantile(m_surpriseMinutes, 1000.0 / m_config.inferenceServiceMs, 0.99);
+        r.surprise.inferenceP99S = windowP99 ? *windowP99 : -1;
+    }
     r.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_started).count();
     for (const auto& [id, b] : m_batch)
         if (b.measured && b.endMs == 0)
@@ -844,6 +894,18 @@ void Simulation::debugLine() const
     std::fprintf(stderr, "T %5.1fh batch pending %3zu, hot in service %2zu (reserved %2zu), cordoned %2zu, inference %zu\n",
         static_cast<double>(m_now - m_startMs) / kHourMs, pending, hotOn, hotReserved, down,
         m_inference.replicas.size());
+    for (const Line& line : m_lines) {
+        std::size_t waiting = 0;
+        std::string why;
+        for (const WorkloadId id : line.replicas)
+            if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Pending) {
+                ++waiting;
+                why = w->detail.substr(0, 160);
+            }
+        if (waiting > 0)
+            std::fprintf(stderr, "  %s: %zu of %zu replicas waiting: %s\n", line.name.c_str(), waiting,
+                line.replicas.size(), why.c_str());
+    }
 }
 
 Expected<void> Simulation::start()
@@ -892,7 +954,7 @@ void Simulation::step()
         account();
     if ((m_now - m_startMs) % kHourMs == 0 && !m_plane->cluster().checkInvariants().has_value())
         ++m_invariantViolations;
-    if (m_debug && (m_now - m_startMs) % (30 * kMinuteMs) == 0)
+    if (m_debug && (m_now - m_startMs) % (m_debugEveryMs) == 0)
         debugLine();
     m_now += m_config.stepMs;
     if (done())
@@ -945,6 +1007,20 @@ Expected<void> validate(const ScenarioConfig& config)
     if (!(config.headroom >= 1 && config.headroom <= 3))
         return makeError(ErrorCode::InvalidArgument,
             "the headroom multiplies forecast peaks, in [1, 3], not " + std::to_string(config.headroom));
+    const auto& surprise = config.surprise;
+    if (surprise.durationMs < 0)
+        return makeError(ErrorCode::InvalidArgument, "the surprise's duration must not be negative");
+    if (!(surprise.factor >= 0 && surprise.factor <= 10))
+        return makeError(ErrorCode::InvalidArgument,
+            "the surprise's factor multiplies the load, in [0, 10], not " + std::to_string(surprise.factor));
+    if (!(surprise.add >= 0 && surprise.add <= 10))
+        return makeError(ErrorCode::InvalidArgument,
+            "the surprise's addition is a share of the peak, in [0, 10], not " + std::to_string(surprise.add));
+    if (surprise.durationMs > 0
+        && (surprise.atMs < config.warmupDays * kDayMs || surprise.atMs + surprise.durationMs > config.days * kDayMs))
+        return makeError(ErrorCode::InvalidArgument,
+            "the surprise must fall inside the measured days, hours " + std::to_string(config.warmupDays * 24) + " to "
+                + std::to_string(config.days * 24) + " of the run");
     if (!(config.batchStart >= 0 && config.batchStart < 1))
         return makeError(ErrorCode::InvalidArgument,
             "the batch start is a share of the trace's span, in [0, 1), not " + std::to_string(config.batchStart));

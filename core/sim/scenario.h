@@ -98,6 +98,18 @@ struct ScenarioConfig {
     double hotPrice = 6.0;
     double fpgaPrice = 2.0; // an FPGA host
     double npuPrice = 2.5; // an NPU host
+    // Load no forecast knows of (none by default): for `durationMs` from `atMs` after the start (inside the measured
+    // days), real-time inference asks `factor` times the requests of its trace plus `add` times its peak, and, where
+    // `services`, each business line likewise of its CPU. A factor above 1 over hours is a peak larger than planned,
+    // a long one a level shift; an `add` in a trough is a burst when the hot tier is lent to batch or powered down.
+    // `ScenarioResult::surprise` keeps the books of the window.
+    struct Surprise {
+        std::int64_t atMs = 0;
+        std::int64_t durationMs = 0; // 0 = no surprise
+        double factor = 1.0;
+        double add = 0.0;
+        bool services = false;
+    } surprise;
 };
 
 struct ScenarioResult {
@@ -141,6 +153,19 @@ struct ScenarioResult {
     std::vector<std::pair<std::string, std::size_t>> proposalsApplied;
     std::size_t proposalsCreated = 0;
     std::size_t invariantViolations = 0; // hourly checks of the cluster's books (nothing over capacity) that failed
+    // The books of `ScenarioConfig::surprise`'s window, minute by minute (all zero without one).
+    struct SurpriseBooks {
+        std::size_t minutes = 0;
+        double inferenceWanted = 0, inferenceMissing = 0; // replica-minutes
+        double serviceWanted = 0, serviceMissing = 0;
+        std::size_t serviceShortMinutes = 0; // minutes with some service replica wanted and not running
+        std::size_t inferenceShortMinutes = 0; // minutes with some inference replica wanted and not running
+        std::int64_t inferenceShortUntilMin = 0; // the end of the last such minute, from the window's start
+        std::size_t inferenceSlowMinutes = 0; // minutes whose own p99 passed 200 ms
+        double inferenceP99S = 0; // over the window's requests; -1 = unbounded
+        std::size_t batchRestarts = 0; // batch runs stopped in the window (their work lost)
+        std::size_t nodesBooting = 0; // nodes that were booting at some minute of the window
+    } surprise;
     std::int64_t wallMs = 0;
 };
 

@@ -285,6 +285,55 @@ private slots:
         }
     }
 
+    // A surprise changes the load only inside its window and keeps the books of that window: a window with nothing
+    // added books its minutes and leaves the run as it was; a burst of 0.6 of the inference peak in the trough adds
+    // its GPU-hours of work (16 replicas at the peak, kept 60% busy: 5.76 GPUs for 2 hours over the trace's peak
+    // level), and Tidepool serves it by taking back GPUs lent to batch. A window outside the measured days, or a
+    // factor past 10, is refused, naming the surprise.
+    void surpriseLoadIsBookedInItsWindow()
+    {
+        const auto plain = runScenario(small(ScenarioMode::Static, "surprise-none.db"));
+        QVERIFY2(plain, plain ? "" : plain.error().message.c_str());
+        QCOMPARE(plain->surprise.minutes, std::size_t { 0 });
+
+        auto c = small(ScenarioMode::Static, "surprise-null.db");
+        c.surprise.atMs = 38 * 3'600'000LL; // 14:00 on the measured day: the inference trace's trough
+        c.surprise.durationMs = 2 * 3'600'000LL;
+        const auto null = runScenario(c);
+        QVERIFY2(null, null ? "" : null.error().message.c_str());
+        QCOMPARE(null->surprise.minutes, std::size_t { 120 });
+        QCOMPARE(null->workGpuHours, plain->workGpuHours);
+        QCOMPARE(null->cost, plain->cost);
+        QCOMPARE(null->batchCompletionMeanS, plain->batchCompletionMeanS);
+        QVERIFY(null->surprise.inferenceWanted > 0);
+
+        c.dbPath = m_dir.filePath(QStringLiteral("surprise-burst.db")).toStdString();
+        c.surprise.add = 0.6;
+        const auto burst = runScenario(c);
+        QVERIFY2(burst, burst ? "" : burst.error().message.c_str());
+        const double added = burst->workGpuHours - plain->workGpuHours;
+        QVERIFY2(added > 0.8 * 5.76 * 2 && added < 1.25 * 5.76 * 2, std::to_string(added).c_str());
+        QVERIFY(burst->surprise.inferenceWanted > null->surprise.inferenceWanted + 120 * 5);
+        QCOMPARE(burst->surprise.inferenceMissing, 0.0); // static allocation keeps 3 hot nodes for the peak
+
+        c.mode = ScenarioMode::Tidepool;
+        c.dbPath = m_dir.filePath(QStringLiteral("surprise-tidepool.db")).toStdString();
+        const auto tidepool = runScenario(c);
+        QVERIFY2(tidepool, tidepool ? "" : tidepool.error().message.c_str());
+        QCOMPARE(tidepool->surprise.minutes, std::size_t { 120 });
+        QCOMPARE(tidepool->surprise.inferenceMissing, 0.0);
+        QVERIFY2(tidepool->surprise.batchRestarts > 0, "the burst takes back GPUs lent to batch");
+        QCOMPARE(tidepool->invariantViolations, std::size_t { 0 });
+
+        for (const auto& [at, factor] : { std::pair { 20 * 3'600'000LL, 1.0 }, std::pair { 38 * 3'600'000LL, 11.0 } }) {
+            c.surprise.atMs = at;
+            c.surprise.factor = factor;
+            const auto refused = runScenario(c);
+            QVERIFY(!refused);
+            QVERIFY2(refused.error().message.find("surprise") != std::string::npos, refused.error().message.c_str());
+        }
+    }
+
     void missingDataIsNamed()
     {
         auto c = small(ScenarioMode::Static, "missing.db");
