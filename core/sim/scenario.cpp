@@ -218,7 +218,6 @@ private:
     std::size_t m_created = 0;
     std::size_t m_invariantViolations = 0;
     ScenarioResult::SurpriseBooks m_surprise;
-    std::vector<QueueMinute> m_surpriseMinutes;
     std::set<std::string> m_bootedInSurprise;
 };
 
@@ -699,6 +698,8 @@ void Simulation::account()
         if (!PowerSwitch::powered(live))
             continue;
         const Node& node = m_plane->cluster().node(live.id);
+        if (live.state == api::NodeState::Booting && surprised())
+            m_bootedInSurprise.insert(node.name);
         cpuCapacity += static_cast<double>(node.capacity.cpuMillis);
         cpuAlloc += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
         // The GPU figures are GPUs' only: an FPGA's slots and an NPU's cores are not GPUs.
@@ -798,10 +799,6 @@ void Simulation::account()
                 = (m_now + m_config.stepMs - m_startMs - m_config.surprise.atMs + kMinuteMs - 1) / kMinuteMs;
         }
         b.inferenceSlowMinutes += slow;
-        m_surpriseMinutes.push_back(minute);
-        for (const api::LiveNode& live : m_plane->nodes())
-            if (live.state == api::NodeState::Booting)
-                m_bootedInSurprise.insert(m_plane->cluster().node(live.id).name);
     }
 }
 
@@ -865,8 +862,12 @@ ScenarioResult Simulation::result() const
     r.invariantViolations = m_invariantViolations;
     r.surprise = m_surprise;
     r.surprise.nodesBooting = m_bootedInSurprise.size();
-    if (!m_surpriseMinutes.empty()) {
-        const auto windowP99 = sojournQuantile(m_surpriseMinutes, 1000.0 / m_config.inferenceServiceMs, 0.99);
+    if (m_surprise.minutes > 0) { // the window's minutes: a run of the measured ones, from its first
+        const auto first = m_queueMinutes.begin()
+            + (m_startMs + m_config.surprise.atMs - m_measureFromMs + m_config.stepMs - 1) / m_config.stepMs;
+        const auto windowP99
+            = sojournQuantile(std::vector<QueueMinute>(first, first + static_cast<std::ptrdiff_t>(m_surprise.minutes)),
+                1000.0 / m_config.inferenceServiceMs, 0.99);
         r.surprise.inferenceP99S = windowP99 ? *windowP99 : -1;
     }
     r.wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - m_started).count();
