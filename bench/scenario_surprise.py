@@ -6,9 +6,14 @@ booted. This is the risk side of the headroom: BENCHMARKS.md section 7 measures 
 buys.
 
 usage: bench/scenario_surprise.py [--build-dir build] [--loads 0.5] [--headrooms 1.2,1.0] [--starts 0]
-                                  [--surprises all|name,name] [--jobs 2] [--db-dir /dev/shm] [--data ../shared/data]
+                                  [--surprises all|name,name] [--launches 0/0/0,...] [--jobs 2] [--db-dir /dev/shm]
+                                  [--data ../shared/data]
 
-The surprises (hours of the run, which starts on a Monday at 00:00 UTC; the measured days are hours 48-192; the
+--launches: each I/S/D runs every surprise with inference replicas taking I seconds to load their model, service
+replicas S seconds to start, and the autoscalers removing a replica only when the load has wanted fewer for D minutes
+(`--inference-launch-seconds`, `--service-launch-seconds`, `--scale-down-minutes`); 0/0/0 = the scenario's default.
+
+The surprises (`none` runs without one; hours of the run, which starts on a Monday at 00:00 UTC; the measured days are hours 48-192; the
 inference trace is busy from about 01:00 to 10:00 UTC each day, peaking at 07:00-08:00, and nearly idle from 11:00 to
 24:00):
   peak_x1.3         inference asks 1.3 times its trace from 06:00 to 09:00 on day 4 (a peak 30% above the forecast)
@@ -31,6 +36,7 @@ from scenario_common import add_common_arguments, run_scenario, scenario_binary
 
 # name: (hour of the run it starts, hours, factor, add, on)
 SURPRISES = {
+    "none": (0, 0, 1.0, 0.0, "inference"),
     "peak_x1.3": (102, 3, 1.3, 0.0, "inference"),
     "peak_x1.6": (102, 3, 1.6, 0.0, "inference"),
     "burst_0.6": (111, 2, 1.0, 0.6, "inference"),
@@ -39,18 +45,30 @@ SURPRISES = {
     "services_x1.1": (96, 24, 1.1, 0.0, "all"),
     "services_x1.25": (96, 24, 1.25, 0.0, "all"),
 }
-WHOLE_RUN = ["cost", "inference_p99_ms", "inference_slow_minutes", "inference_unmet_share", "service_unmet_share",
+WHOLE_RUN = ["cost", "gpu_utilisation", "inference_p99_ms", "inference_slow_minutes", "inference_unmet_share", "service_unmet_share",
              "batch_completion_mean_s", "batch_restarts", "invariant_violations"]
 
 
 def run(binary, data, db_dir, task):
-    surprise, headroom, mode, load, start = task
+    surprise, headroom, mode, load, start, launch = task
     at, hours, factor, add, on = SURPRISES[surprise]
-    db = os.path.join(db_dir, f"tidepool-surprise-{os.getpid()}-{surprise}-{headroom}-{mode}-{load}-{start}")
+    inference_s, service_s, scale_down_min = launch
+    db = os.path.join(db_dir, f"tidepool-surprise-{os.getpid()}-{surprise}-{headroom}-{mode}-{load}-{start}-"
+                              f"{inference_s}-{service_s}-{scale_down_min}")
     options = ["--batch-load", load, "--batch-start", start, "--headroom", headroom, "--surprise-at-hour", at,
-               "--surprise-hours", hours, "--surprise-factor", factor, "--surprise-add", add, "--surprise-on", on]
+               "--surprise-hours", hours, "--surprise-factor", factor, "--surprise-add", add, "--surprise-on", on,
+               "--inference-launch-seconds", inference_s, "--service-launch-seconds", service_s,
+               "--scale-down-minutes", scale_down_min]
     result = run_scenario(binary, data, db, mode, options)
     return task, {"window": result["surprise"], **{k: result[k] for k in WHOLE_RUN}}
+
+
+def parse_launch(parser, text):
+    try:
+        inference_s, service_s, scale_down_min = (float(x) for x in text.split("/"))
+    except ValueError:
+        parser.error(f"--launches: '{text}' is not inference-seconds/service-seconds/scale-down-minutes")
+    return inference_s, service_s, scale_down_min
 
 
 def main():
@@ -60,26 +78,29 @@ def main():
     parser.add_argument("--headrooms", default="1.2,1.0")
     parser.add_argument("--starts", default="0")
     parser.add_argument("--surprises", default="all")
+    parser.add_argument("--launches", default="0/0/0")
     args = parser.parse_args()
     binary = scenario_binary(parser, args)
-    surprises = list(SURPRISES) if args.surprises == "all" else args.surprises.split(",")
+    surprises = [s for s in SURPRISES if s != "none"] if args.surprises == "all" else args.surprises.split(",")
     unknown = [s for s in surprises if s not in SURPRISES]
     if unknown:
         parser.error(f"unknown surprise {', '.join(unknown)}: one of {', '.join(SURPRISES)}")
     loads = [float(x) for x in args.loads.split(",")]
     headrooms = [float(x) for x in args.headrooms.split(",")]
     starts = [float(x) for x in args.starts.split(",")]
+    launches = [parse_launch(parser, x) for x in args.launches.split(",")]
 
-    tasks = [(s, h, mode, load, start) for s in surprises for load in loads for h in headrooms for start in starts
-             for mode in ("tidepool", "static")]
+    tasks = [(s, h, mode, load, start, launch) for s in surprises for load in loads for h in headrooms
+             for start in starts for launch in launches for mode in ("tidepool", "static")]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = dict(pool.map(lambda t: run(binary, args.data, args.db_dir, t), tasks))
 
     out = {"surprises": {s: dict(zip(("at_hour", "hours", "factor", "add", "on"), SURPRISES[s])) for s in surprises},
            "runs": []}
-    for (surprise, headroom, mode, load, start), result in results.items():
+    for (surprise, headroom, mode, load, start, launch), result in results.items():
         out["runs"].append({"surprise": surprise, "headroom": headroom, "mode": mode, "load": load, "start": start,
-                            **result})
+                            "inference_launch_s": launch[0], "service_launch_s": launch[1],
+                            "scale_down_minutes": launch[2], **result})
     json.dump(out, sys.stdout, indent=1)
     print()
     return 0

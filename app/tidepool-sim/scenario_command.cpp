@@ -26,7 +26,8 @@ int usage(const std::string& problem)
         << "usage: tidepool-sim scenario [--mode static|tidepool|both] [--data <dir>] [--db <file>]\n"
         << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
         << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
-        << "                             [--headroom 1.2]\n"
+        << "                             [--headroom 1.2] [--inference-launch-seconds 0]\n"
+        << "                             [--service-launch-seconds 0] [--scale-down-minutes 0]\n"
         << "                             [--surprise-at-hour H --surprise-hours N [--surprise-factor 1]\n"
         << "                              [--surprise-add 0] [--surprise-on inference|all]]\n"
         << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
@@ -40,6 +41,10 @@ int usage(const std::string& problem)
         << "  --max-power-downs-per-day: per node, in any 24 hours (0 = no limit).\n"
         << "  --headroom: forecast peaks are planned with this much to spare, in [1, 3] (static allocation keeps\n"
         << "  the inference peak with it as well).\n"
+        << "  --inference-launch-seconds, --service-launch-seconds: how long a replica takes from its launch\n"
+        << "  to serving (a model's load, a container's start), holding its resources (in whole minutes).\n"
+        << "  --scale-down-minutes: the autoscalers remove a replica only when the load has wanted fewer for\n"
+        << "  this long (0 = follow the load minute by minute; Kubernetes' HPA waits 5).\n"
         << "  --surprise-*: load no forecast knows of, from hour H of the run (inside the measured days) for N\n"
         << "  hours: inference asks factor × its trace + add × its peak (with 'all', the services likewise);\n"
         << "  the output's \"surprise\" object keeps the books of that window.\n"
@@ -162,6 +167,15 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
             std::int64_t minutes = 0;
             ok = parseNumber(value, minutes) && minutes >= 0 && minutes <= 24 * 60;
             config.bootMs = minutes * 60'000;
+        } else if (arg == "--inference-launch-seconds" || arg == "--service-launch-seconds") {
+            double seconds = 0;
+            ok = parseNumber(value, seconds) && seconds >= 0 && seconds <= 86'400;
+            (arg == "--inference-launch-seconds" ? config.inferenceLaunchMs : config.serviceLaunchMs)
+                = static_cast<std::int64_t>(std::llround(seconds * 1000.0));
+        } else if (arg == "--scale-down-minutes") {
+            double minutes = 0;
+            ok = parseNumber(value, minutes) && minutes >= 0 && minutes <= 24 * 60;
+            config.scaleDownDelayMs = static_cast<std::int64_t>(std::llround(minutes * 60'000.0));
         } else if (arg == "--warm-nodes")
             ok = parseNumber(value, config.warmNodes) && config.warmNodes > 0;
         else if (arg == "--hot-nodes")

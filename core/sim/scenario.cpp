@@ -62,6 +62,7 @@ struct Line {
     double peakMillis = 0; // CPU at the shape's peak over the run
     std::deque<WorkloadId> replicas; // oldest first
     double demandMillis = 0; // now
+    std::deque<std::pair<std::int64_t, std::size_t>> recentWanted; // the scale-down window's counts, oldest first
 };
 
 struct BatchJob {
@@ -109,6 +110,7 @@ struct Running {
     std::string node;
     std::int64_t startMs = 0;
     std::int32_t incarnation = 0;
+    std::int64_t readyMs = 0; // a replica still loading reports itself running then; 0 = reported
 };
 
 class Simulation {
@@ -138,11 +140,14 @@ private:
     void createPools();
     void pump();
     void onMessage(const std::string& session, const protocol::Message& message);
+    std::int64_t launchMs(WorkloadId id) const;
+    void reportReplicasReady();
     void finishBatch();
     void submitArrivals();
     void planSlices(std::int64_t runMs);
     void finishSlices();
     void submitSlices();
+    std::size_t stabilised(Line& line, std::size_t wanted) const;
     void scaleLines();
     void scaleInference();
     void heartbeat();
@@ -445,13 +450,16 @@ void Simulation::createPools()
 void Simulation::onMessage(const std::string& session, const protocol::Message& message)
 {
     if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
-        m_running[launch->workloadId] = Running { session, m_now, launch->incarnation };
+        const std::int64_t loading = launchMs(launch->workloadId);
+        m_running[launch->workloadId]
+            = Running { session, m_now, launch->incarnation, loading > 0 ? m_now + loading : 0 };
         if (auto it = m_batch.find(launch->workloadId); it != m_batch.end()) {
             if (it->second.starts++ == 0)
                 it->second.firstStartMs = m_now;
         }
-        m_plane->onWorkloadUpdate(
-            session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
+        if (loading == 0)
+            m_plane->onWorkloadUpdate(
+                session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_running.find(stop->workloadId);
         if (it == m_running.end() || it->second.node != session
@@ -467,6 +475,29 @@ void Simulation::onMessage(const std::string& session, const protocol::Message& 
         m_plane->onWorkloadUpdate(
             session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
     }
+}
+
+// How long the workload takes to serve once launched: replicas load (`ScenarioConfig::inferenceLaunchMs`,
+// `serviceLaunchMs`); batch and time-sliced jobs start at once.
+std::int64_t Simulation::launchMs(WorkloadId id) const
+{
+    if (m_batch.contains(id) || m_slices.contains(id))
+        return 0;
+    const bool inference
+        = std::find(m_inference.replicas.begin(), m_inference.replicas.end(), id) != m_inference.replicas.end();
+    return inference ? m_config.inferenceLaunchMs : m_config.serviceLaunchMs;
+}
+
+// The agents report the replicas whose load has finished by now as running; one stopped or moved meanwhile left
+// `m_running` (or holds a newer launch) and reports nothing.
+void Simulation::reportReplicasReady()
+{
+    for (auto& [id, running] : m_running)
+        if (running.readyMs != 0 && running.readyMs <= m_now) {
+            running.readyMs = 0;
+            m_plane->onWorkloadUpdate(
+                running.node, protocol::WorkloadStatus { id, "running", 4242, 0, "", running.incarnation });
+        }
 }
 
 void Simulation::pump()
@@ -571,11 +602,25 @@ void Simulation::submitSlices()
     }
 }
 
+// The replicas an autoscaler keeps when the load wants `wanted` now: the most wanted over the scale-down window.
+std::size_t Simulation::stabilised(Line& line, std::size_t wanted) const
+{
+    auto& recent = line.recentWanted;
+    while (!recent.empty() && recent.front().first <= m_now - m_config.scaleDownDelayMs)
+        recent.pop_front();
+    recent.emplace_back(m_now, wanted);
+    std::size_t most = 0;
+    for (const auto& [at, count] : recent)
+        most = std::max(most, count);
+    return most;
+}
+
 void Simulation::scaleLines()
 {
     for (Line& line : m_lines) {
         line.demandMillis = line.peakMillis * loadNow(line, m_config.surprise.services);
-        const auto wanted = static_cast<std::size_t>(std::ceil(line.demandMillis / kReplicaCpuMillis));
+        const auto wanted
+            = stabilised(line, static_cast<std::size_t>(std::ceil(line.demandMillis / kReplicaCpuMillis)));
         while (line.replicas.size() < wanted) {
             api::SubmitRequest request;
             request.name = line.name + "-replica";
@@ -600,8 +645,9 @@ void Simulation::scaleInference()
 {
     const double mu = 1000.0 / m_config.inferenceServiceMs;
     m_inferenceQps = m_inference.peakMillis * loadNow(m_inference, true);
-    const auto wanted = std::max<std::size_t>(
-        1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation))));
+    const auto wanted = stabilised(m_inference,
+        std::max<std::size_t>(
+            1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation)))));
     while (m_inference.replicas.size() < wanted) {
         api::SubmitRequest request;
         request.name = "inference-replica";
@@ -634,8 +680,8 @@ void Simulation::heartbeat()
             if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
                 ++running;
         const double factor = running == 0 ? 0.0 : std::min(1.0, used / static_cast<double>(running));
-        for (const WorkloadId id : replicas)
-            busy[id] = factor;
+        for (const WorkloadId id : replicas) // one still loading serves nothing yet
+            busy[id] = m_running.contains(id) && m_running.at(id).readyMs != 0 ? 0.0 : factor;
     };
     for (const Line& line : m_lines)
         share(line.replicas, line.demandMillis / static_cast<double>(kReplicaCpuMillis));
@@ -932,6 +978,7 @@ void Simulation::step()
 {
     if (done())
         return;
+    reportReplicasReady();
     finishBatch();
     submitArrivals();
     finishSlices();
@@ -1022,6 +1069,11 @@ Expected<void> validate(const ScenarioConfig& config)
         return makeError(ErrorCode::InvalidArgument,
             "the surprise must fall inside the measured days, hours " + std::to_string(config.warmupDays * 24) + " to "
                 + std::to_string(config.days * 24) + " of the run");
+    if (config.inferenceLaunchMs < 0 || config.serviceLaunchMs < 0 || config.inferenceLaunchMs > kDayMs
+        || config.serviceLaunchMs > kDayMs)
+        return makeError(ErrorCode::InvalidArgument, "a replica's launch time must be between 0 and a day");
+    if (config.scaleDownDelayMs < 0 || config.scaleDownDelayMs > kDayMs)
+        return makeError(ErrorCode::InvalidArgument, "the autoscalers' scale-down delay must be between 0 and a day");
     if (!(config.batchStart >= 0 && config.batchStart < 1))
         return makeError(ErrorCode::InvalidArgument,
             "the batch start is a share of the trace's span, in [0, 1), not " + std::to_string(config.batchStart));

@@ -92,6 +92,17 @@ struct ScenarioConfig {
     double inferenceServiceMs = 30.0;
     double inferenceTargetUtilisation = 0.6;
     double inferencePeakShare = 0.5; // the inference peak, as a share of the hot tier's GPUs
+    // How long a replica takes from its launch (or its relaunch after a migration) to serving: an inference replica
+    // loads its model, a service replica pulls and starts its container. It holds its resources meanwhile and serves
+    // nothing; its agent reports it running when it is ready. 0 = at once. Batch runs start at once (their run time
+    // is counted from the launch). Rounded up to whole steps.
+    std::int64_t inferenceLaunchMs = 0;
+    std::int64_t serviceLaunchMs = 0;
+    // The autoscalers' scale-down stabilisation: a replica is removed only when the load has wanted fewer for this
+    // long (the most wanted over the window is kept, as Kubernetes' HPA does, 5 minutes there by default), so that a
+    // dip of a minute does not throw away a replica the next minute would have to load again. 0 = follow the load
+    // minute by minute. Scaling up is never delayed.
+    std::int64_t scaleDownDelayMs = 0;
     // Relative hourly price of a node (for cost per unit of work): warm x86, cold aarch64, hot 8-GPU.
     double warmPrice = 1.0;
     double coldPrice = 0.85;

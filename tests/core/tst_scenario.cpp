@@ -334,6 +334,62 @@ private slots:
         }
     }
 
+    // A replica loads before it serves: it holds its place, wanted and not running, for its launch time in whole
+    // steps; inference and services load separately; the autoscalers' scale-down window keeps replicas through dips
+    // that would otherwise make them load again. Bad times are refused, naming them.
+    void replicasServeOnlyOnceLoaded()
+    {
+        const auto plain = runScenario(small(ScenarioMode::Static, "launch-plain.db"));
+        QVERIFY2(plain, plain ? "" : plain.error().message.c_str());
+
+        auto c = small(ScenarioMode::Static, "launch-inference.db");
+        c.inferenceLaunchMs = 3 * 60'000;
+        const auto inference = runScenario(c);
+        QVERIFY2(inference, inference ? "" : inference.error().message.c_str());
+        QVERIFY2(inference->inferenceUnmetShare > plain->inferenceUnmetShare + 0.005,
+            (std::to_string(inference->inferenceUnmetShare) + " " + std::to_string(plain->inferenceUnmetShare))
+                .c_str());
+        QVERIFY(inference->workGpuHours < plain->workGpuHours); // a loading replica serves nothing
+        QVERIFY(inference->inferenceSlowMinutes > plain->inferenceSlowMinutes);
+        QCOMPARE(inference->serviceUnmetShare, plain->serviceUnmetShare);
+        QCOMPARE(inference->invariantViolations, std::size_t { 0 });
+
+        c.dbPath = m_dir.filePath(QStringLiteral("launch-rounded.db")).toStdString();
+        c.inferenceLaunchMs = 150'000; // 2.5 minutes: ready at the third step, as 3 minutes
+        const auto rounded = runScenario(c);
+        QVERIFY2(rounded, rounded ? "" : rounded.error().message.c_str());
+        QCOMPARE(rounded->inferenceUnmetShare, inference->inferenceUnmetShare);
+
+        c.dbPath = m_dir.filePath(QStringLiteral("launch-stabilised.db")).toStdString();
+        c.scaleDownDelayMs = 5 * 60'000;
+        const auto stabilised = runScenario(c);
+        QVERIFY2(stabilised, stabilised ? "" : stabilised.error().message.c_str());
+        QVERIFY2(stabilised->inferenceUnmetShare < inference->inferenceUnmetShare,
+            (std::to_string(stabilised->inferenceUnmetShare) + " " + std::to_string(inference->inferenceUnmetShare))
+                .c_str());
+        QVERIFY(stabilised->cost >= inference->cost);
+
+        c.dbPath = m_dir.filePath(QStringLiteral("launch-service.db")).toStdString();
+        c.inferenceLaunchMs = 0;
+        c.scaleDownDelayMs = 0;
+        c.serviceLaunchMs = 60'000;
+        const auto service = runScenario(c);
+        QVERIFY2(service, service ? "" : service.error().message.c_str());
+        QVERIFY2(service->serviceUnmetShare > plain->serviceUnmetShare,
+            (std::to_string(service->serviceUnmetShare) + " " + std::to_string(plain->serviceUnmetShare)).c_str());
+        QCOMPARE(service->inferenceUnmetShare, plain->inferenceUnmetShare);
+
+        c.serviceLaunchMs = -1;
+        const auto negative = runScenario(c);
+        QVERIFY(!negative);
+        QVERIFY2(negative.error().message.find("launch") != std::string::npos, negative.error().message.c_str());
+        c.serviceLaunchMs = 0;
+        c.scaleDownDelayMs = 2 * 86'400'000LL;
+        const auto tooLong = runScenario(c);
+        QVERIFY(!tooLong);
+        QVERIFY2(tooLong.error().message.find("scale-down") != std::string::npos, tooLong.error().message.c_str());
+    }
+
     void missingDataIsNamed()
     {
         auto c = small(ScenarioMode::Static, "missing.db");
