@@ -2,17 +2,16 @@
 // database.
 //   tidepool-bench-evaluation [--pools N] [--days D] [--db PATH|postgresql://...]
 //                             [--closed-proposals P [--proposal-days K]] --json
-// It writes D days of 5-minute CPU history for N pools (a daily cycle with noise), as the history recorder would,
-// aggregates it, then runs the evaluation (forecast every pool, plan, keep the proposals) three times, then times 200
-// small commits of the kind an API call makes (a workload and two audit entries), and prints the median of each
-// timing as one JSON object. It empties the database first: the SQLite file is deleted, and in PostgreSQL the store's
-// tables are dropped.
-// With --closed-proposals P the store first holds P applied quota proposals, created evenly over the last year (a
-// daemon's proposals after a year), which the rebalancer restores; --proposal-days K is the retention of closed
-// proposals (`RebalanceConfig::keepClosedProposals` and `store::Retention::proposalMs`, default 90, 0 = forever). It
-// then also reports the restore, the store's pruning, the proposals kept, the time to turn every proposal kept into
-// JSON text (what `GET /v1/proposals` answered before it answered pages) and its first page of 1000, and the
-// process's resident memory after all that (the restore of every stored proposal included).
+// It writes D days of 5-minute CPU and memory history for N pools (a daily cycle with noise), as the history recorder
+// would, aggregates it, then runs the evaluation (forecast every pool, plan, keep the proposals) three times, then
+// times 200 small commits of the kind an API call makes (a workload and two audit entries), and prints the median of
+// each timing as one JSON object. It empties the database first: the SQLite file is deleted, and in PostgreSQL the
+// store's tables are dropped. With --closed-proposals P the store first holds P applied quota proposals, created evenly
+// over the last year (a daemon's proposals after a year), which the rebalancer restores; --proposal-days K is the
+// retention of closed proposals (`RebalanceConfig::keepClosedProposals` and `store::Retention::proposalMs`, default 90,
+// 0 = forever). It then also reports the restore, the store's pruning, the proposals kept, the time to turn every
+// proposal kept into JSON text (what `GET /v1/proposals` answered before it answered pages) and its first page of 1000,
+// and the process's resident memory after all that (the restore of every stored proposal included).
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "core/store/store.h"
@@ -185,9 +184,14 @@ int main(int argc, char** argv)
     for (int d = days; d > 0; --d) {
         std::vector<store::Sample> samples;
         for (std::int64_t t = now - d * 86'400'000LL; t < now - (d - 1) * 86'400'000LL; t += kStep)
-            for (int p = 0; p < pools; ++p)
-                samples.push_back({ { "pool", "pool-" + std::to_string(p), "cpu" }, t,
-                    3000 + 1500 * std::cos(2 * pi * static_cast<double>(t + p * 600'000) / 86'400'000.0) + noise(random) });
+            for (int p = 0; p < pools; ++p) {
+                const double day = std::cos(2 * pi * static_cast<double>(t + p * 600'000) / 86'400'000.0);
+                samples.push_back(
+                    { { "pool", "pool-" + std::to_string(p), "cpu" }, t, 3000 + 1500 * day + noise(random) });
+                // Memory follows the same day, less deeply (caches stay warm at night).
+                samples.push_back(
+                    { { "pool", "pool-" + std::to_string(p), "memory" }, t, 8192 + 2048 * day + 4 * noise(random) });
+            }
         rows += samples.size();
         s.addSamples(samples);
         if (auto done = s.commit(); !done) {

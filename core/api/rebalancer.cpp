@@ -246,15 +246,20 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
 
     // One pass over the workloads: demand now by pool (as the history recorder counts it), the deferrable batch's
     // CPU, and kind by kind the accelerator share waiting for a place and the hot tier's accelerator demand.
-    std::map<std::string, double> demand;
-    std::map<std::string, std::array<double, kTierMaskCount>> demandByTiers; // by the tiers it may run on
+    std::map<std::string, double> demand, memoryDemand;
+    std::map<std::string, std::array<double, kTierMaskCount>> demandByTiers,
+        memoryByTiers; // by the tiers it may run on
     for (const auto& [id, w] : m_plane.workloads()) {
         if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
             continue;
         const double cpu = static_cast<double>(w.workload.requests.cpuMillis);
+        const double memory = static_cast<double>(w.workload.requests.memoryMiB);
         const std::string& pool = w.poolName.empty() ? std::string(kDefaultPool) : w.poolName;
+        const TierMask tiers = filters::allowedTiers(w.workload);
         demand[pool] += cpu;
-        demandByTiers[pool][filters::allowedTiers(w.workload)] += cpu;
+        demandByTiers[pool][tiers] += cpu;
+        memoryDemand[pool] += memory;
+        memoryByTiers[pool][tiers] += memory;
         if (w.workload.deferrable)
             input.deferrableCpuMillis += cpu;
         const AcceleratorRequest& a = w.workload.accelerators;
@@ -277,11 +282,16 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         outlook.cpuQuotaMillis = pool.quota.cpuMillis;
         outlook.cpuDemandMillis = demand[pool.name];
         outlook.cpuDemandByTiers = demandByTiers[pool.name];
+        outlook.memoryDemandMiB = memoryDemand[pool.name];
+        outlook.memoryDemandByTiers = memoryByTiers[pool.name];
         if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
             outlook.baseCpuMillis = base->second;
         job.history.push_back(readHistory ? readSeries({ "pool", pool.name, "cpu" }, start, job.endMs) : std::nullopt);
         input.pools.push_back(std::move(outlook));
     }
+    for (const rebalance::PoolOutlook& pool : input.pools) // the pools' memory, in the same order
+        job.history.push_back(
+            readHistory ? readSeries({ "pool", pool.name, "memory" }, start, job.endMs) : std::nullopt);
     // Carbon: the intensity series the operator gave, the deferrable batch about, the hold in force.
     input.carbon = m_config.carbon;
     input.carbonHoldUntilMs = m_plane.carbonHoldUntilMs();
@@ -313,6 +323,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
             outlook.powerDownsToday = it->second;
         outlook.cordon = live.cordon;
         outlook.cpuMillis = node.capacity.cpuMillis;
+        outlook.memoryMiB = node.capacity.memoryMiB;
         outlook.residents = node.residents.size();
         outlook.accelerators = node.devices.size();
         outlook.peakReserved = node.peakReserved;
@@ -351,11 +362,16 @@ void Rebalancer::forecastAll(Job& job) const
 
 void Rebalancer::applyForecasts(Job& job, bool store)
 {
+    const std::size_t pools = job.input.pools.size();
     for (std::size_t i = 0; i < job.forecasts.size(); ++i) {
         const auto& f = job.forecasts[i];
-        const bool hotSeries = i >= job.input.pools.size();
-        const std::string recentKey = "recent:"
-            + (hotSeries ? hotPeakKey(job.hotKinds[i - job.input.pools.size()]) : "pool:" + job.input.pools[i].name);
+        // Which series: a pool's CPU, a pool's memory, or the hot tier's accelerators of one kind (`Job::history`).
+        const bool hotTier = i >= 2 * pools;
+        const bool memory = !hotTier && i >= pools;
+        rebalance::PoolOutlook* pool = hotTier ? nullptr : &job.input.pools[memory ? i - pools : i];
+        const AcceleratorKind kind = hotTier ? job.hotKinds[i - 2 * pools] : AcceleratorKind::None;
+        const std::string peakKey = hotTier ? hotPeakKey(kind) : (memory ? "pool-memory:" : "pool:") + pool->name;
+        const std::string recentKey = "recent:" + peakKey;
         if (!f) {
             // Too little history for a forecast: the highest 5-minute mean of the last day stands in for power
             // planning.
@@ -366,13 +382,12 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                      t < history->size(); ++t)
                     if (!forecast::isGap(history->values[t]))
                         recent = std::max(recent, history->values[t]);
-            if (recent > 0.0 && hotSeries) {
-                const AcceleratorKind kind = job.hotKinds[i - job.input.pools.size()];
+            if (recent > 0.0 && hotTier) {
                 recent
                     *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0; // milli-devices to the kind's units
                 job.input.accelerator(kind).hotRecentPeak = recent;
             } else if (recent > 0.0)
-                job.input.pools[i].cpuRecentPeakMillis = recent;
+                (memory ? pool->memoryRecentPeakMiB : pool->cpuRecentPeakMillis) = recent;
             if (recent > 0.0)
                 m_lastPeaks[recentKey] = { recent, job.endMs };
             else
@@ -397,8 +412,6 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 drainPeak = f->p90[h];
                 drainPeakAt = job.endMs + static_cast<std::int64_t>(h) * kStepMs;
             }
-        const bool hotTier = i >= job.input.pools.size();
-        const AcceleratorKind kind = hotTier ? job.hotKinds[i - job.input.pools.size()] : AcceleratorKind::None;
         if (peak >= 0.0) {
             if (hotTier) {
                 // The history is in milli-devices (history_recorder.h); the evaluation counts in the kind's units.
@@ -408,13 +421,14 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 job.input.accelerator(kind).hotPeakAtMs = peakAt;
                 job.input.accelerator(kind).drainPeak = drainPeak;
                 job.input.accelerator(kind).drainPeakAtMs = drainPeakAt;
-                m_lastPeaks[hotPeakKey(kind)] = { peak, peakAt };
-                m_lastPeaks[hotPeakKey(kind) + ":drain"] = { drainPeak, drainPeakAt };
+                m_lastPeaks[peakKey + ":drain"] = { drainPeak, drainPeakAt };
+            } else if (memory) {
+                pool->memoryPeakMiB = peak;
             } else {
-                m_lastPeaks["pool:" + job.input.pools[i].name] = { peak, peakAt };
-                job.input.pools[i].cpuPeakMillis = peak;
-                job.input.pools[i].peakAtMs = peakAt;
+                pool->cpuPeakMillis = peak;
+                pool->peakAtMs = peakAt;
             }
+            m_lastPeaks[peakKey] = { peak, peakAt };
         }
         if (!store)
             continue;
@@ -422,7 +436,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
         for (std::size_t h = 0; h < f->size(); ++h)
             points.push_back({ f->mean[h], f->p10[h], f->p90[h] });
         const store::SeriesKey key = hotTier ? store::SeriesKey { "tier", "hot", std::string(toString(kind)) }
-                                             : store::SeriesKey { "pool", job.input.pools[i].name, "cpu" };
+                                             : store::SeriesKey { "pool", pool->name, memory ? "memory" : "cpu" };
         m_plane.persistForecast(store::StoredForecast { key, job.endMs, m_model->name(), kStepMs, std::move(points) });
     }
 }
@@ -444,6 +458,10 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
             std::tie(pool.cpuPeakMillis, pool.peakAtMs) = std::pair { std::optional<double>(it->second.first), it->second.second };
         if (const auto it = m_lastPeaks.find("recent:pool:" + pool.name); it != m_lastPeaks.end())
             pool.cpuRecentPeakMillis = it->second.first;
+        if (const auto it = m_lastPeaks.find("pool-memory:" + pool.name); it != m_lastPeaks.end())
+            pool.memoryPeakMiB = it->second.first;
+        if (const auto it = m_lastPeaks.find("recent:pool-memory:" + pool.name); it != m_lastPeaks.end())
+            pool.memoryRecentPeakMiB = it->second.first;
     }
     for (const AcceleratorKind kind : job.hotKinds) {
         if (const auto it = m_lastPeaks.find("recent:" + hotPeakKey(kind)); it != m_lastPeaks.end())

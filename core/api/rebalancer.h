@@ -113,7 +113,8 @@ private:
     // What one evaluation works from: the cluster as it was, and each pool's history on the 5-minute grid.
     struct Job {
         rebalance::EvaluationInput input;
-        // By pool, as in `input.pools`; then the hot tier's accelerators, kind by kind as in `hotKinds`.
+        // Each pool's CPU, as in `input.pools`; then each pool's memory, likewise; then the hot tier's accelerators,
+        // kind by kind as in `hotKinds`.
         std::vector<std::optional<forecast::Series>> history;
         std::vector<AcceleratorKind> hotKinds;
         std::array<double, kAcceleratorKindCount> unitsPerDevice {}; // a device's share, by kind (GPU: 1000)
@@ -168,8 +169,9 @@ private:
     std::int64_t m_nextId = 1;
     std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
-    // The latest forecast peaks ("pool:<name>", "tier:hot" for GPUs, "tier:hot:<kind>") → (p90 peak in the kind's
-    // units, when), for re-planning without forecasting.
+    // The latest forecast peaks ("pool:<name>" CPU, "pool-memory:<name>", "tier:hot" for GPUs, "tier:hot:<kind>") →
+    // (p90 peak in the kind's units, when), for re-planning without forecasting; "recent:<key>" where a series had
+    // too little history and its highest recent load stands in.
     std::map<std::string, std::pair<double, std::int64_t>> m_lastPeaks;
 };
 

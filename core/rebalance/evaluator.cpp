@@ -400,42 +400,88 @@ std::string tierSetName(TierMask set)
     return joined(names, " or ");
 }
 
-void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+// The resources power planning holds the forecast of: a node powered down takes its cores and its memory alike.
+enum class Resource : std::size_t { Cpu, Memory };
+constexpr std::array kResources { Resource::Cpu, Resource::Memory };
+
+double capacityOf(const NodeOutlook& node, Resource resource)
 {
-    // The cluster's forecast CPU peak: each pool's p90 peak where it has a forecast, its highest load of the last day
-    // where it has too little history for one, and at least its demand now, split by the tiers its workloads may run
-    // on as its demand now is (all tiers where it has none now).
+    return static_cast<double>(resource == Resource::Cpu ? node.cpuMillis : node.memoryMiB);
+}
+
+// "12000 mCPU", "65536 MiB".
+std::string amount(double value, Resource resource)
+{
+    const auto whole = static_cast<std::int64_t>(value);
+    return resource == Resource::Cpu ? millicores(whole) : std::to_string(whole) + " MiB";
+}
+
+// One budget a resource, both changed together as nodes go and come.
+struct Budgets {
+    std::array<TierBudget, kResources.size()> of;
+    TierBudget& operator[](Resource r) { return of[static_cast<std::size_t>(r)]; }
+    const TierBudget& operator[](Resource r) const { return of[static_cast<std::size_t>(r)]; }
+    void add(const NodeOutlook& node, double sign = 1.0)
+    {
+        for (const Resource r : kResources)
+            of[static_cast<std::size_t>(r)].add(nodeTiers(node), sign * capacityOf(node, r));
+    }
+};
+
+// The cluster's forecast peak of one resource: each pool's p90 peak where it has a forecast, its highest load of the
+// last day where it has too little history for one, and at least its demand now, split by the tiers its workloads
+// may run on as its demand now is (all tiers where it has none now). `total` gets the whole peak; the pools held at
+// their recent peak are added to `heldAtRecentPeak`.
+TierBudget plannedPeak(const std::vector<PoolOutlook>& pools, Resource resource, double headroom, double& total,
+    std::vector<std::string>& heldAtRecentPeak)
+{
     TierBudget budget;
-    double demand = 0.0;
-    std::vector<std::string> heldAtRecentPeak; // pools counted at their highest recent load
-    for (const PoolOutlook& pool : input.pools) {
-        const double peak
-            = std::max({ pool.cpuDemandMillis, pool.cpuPeakMillis.value_or(0.0), pool.cpuRecentPeakMillis });
-        if (!pool.cpuPeakMillis && pool.cpuRecentPeakMillis > pool.cpuDemandMillis)
+    total = 0.0;
+    for (const PoolOutlook& pool : pools) {
+        const bool cpu = resource == Resource::Cpu;
+        const double now = cpu ? pool.cpuDemandMillis : pool.memoryDemandMiB;
+        const std::optional<double>& forecast = cpu ? pool.cpuPeakMillis : pool.memoryPeakMiB;
+        const double recent = cpu ? pool.cpuRecentPeakMillis : pool.memoryRecentPeakMiB;
+        const auto& byTiers = cpu ? pool.cpuDemandByTiers : pool.memoryDemandByTiers;
+        const double peak = std::max({ now, forecast.value_or(0.0), recent });
+        if (!forecast && recent > now
+            && std::find(heldAtRecentPeak.begin(), heldAtRecentPeak.end(), pool.name) == heldAtRecentPeak.end())
             heldAtRecentPeak.push_back(pool.name);
-        demand += peak;
-        if (!(pool.cpuDemandMillis > 0)) {
+        total += peak;
+        if (!(now > 0)) {
             budget.peak[kAllTiers] += peak;
             continue;
         }
-        const double scale = peak / pool.cpuDemandMillis;
+        const double scale = peak / now;
         double accounted = 0;
         for (TierMask allowed = 0; allowed <= kAllTiers; ++allowed) {
-            const double share = pool.cpuDemandByTiers[allowed];
+            const double share = byTiers[allowed];
             accounted += share;
             for (TierMask set = 1; set <= kAllTiers; ++set)
                 if ((allowed & set) == allowed)
                     budget.peak[set] += share * scale;
         }
-        budget.peak[kAllTiers] += std::max(0.0, pool.cpuDemandMillis - accounted) * scale;
+        budget.peak[kAllTiers] += std::max(0.0, now - accounted) * scale;
     }
-    budget.peak[kAllTiers] = std::max(budget.peak[kAllTiers], demand); // rounding aside, the whole demand
+    budget.peak[kAllTiers] = std::max(budget.peak[kAllTiers], total); // rounding aside, the whole demand
     for (TierMask set = 1; set <= kAllTiers; ++set)
-        budget.needed[set] = budget.peak[set] * config.headroom;
+        budget.needed[set] = budget.peak[set] * headroom;
+    return budget;
+}
+
+void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    Budgets budgets;
+    std::array<double, kResources.size()> peakOf {}; // the whole cluster's, by resource
+    std::vector<std::string> heldAtRecentPeak; // pools counted at their highest recent load
+    for (const Resource r : kResources)
+        budgets[r]
+            = plannedPeak(input.pools, r, config.headroom, peakOf[static_cast<std::size_t>(r)], heldAtRecentPeak);
+    const double demand = peakOf[static_cast<std::size_t>(Resource::Cpu)];
     std::map<std::string, std::size_t> readyPerTier;
     for (const NodeOutlook& node : input.nodes)
         if (serving(node)) {
-            budget.add(nodeTiers(node), static_cast<double>(node.cpuMillis));
+            budgets.add(node);
             ++readyPerTier[node.tier];
         }
     auto watts = [&](const NodeOutlook& node) {
@@ -463,7 +509,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             inService[kindIndex(node.acceleratorKind)] += node.acceleratorShare;
             if (node.acceleratorKind == AcceleratorKind::Gpu)
                 gpusFreeOfBatch += node.acceleratorShare;
-            budget.add(nodeTiers(node), static_cast<double>(node.cpuMillis));
+            budgets.add(node);
         }
     for (std::size_t k = 1; k < inService.size(); ++k) {
         const auto kind = static_cast<AcceleratorKind>(k);
@@ -496,49 +542,54 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             p.effect.sloRisk = "lowers it: waiting work gets a place";
             p.risk = Risk::Low;
             covered += node->acceleratorShare;
-            budget.add(nodeTiers(*node), static_cast<double>(node->cpuMillis));
+            budgets.add(*node);
             out.push_back(std::move(p));
         }
     }
 
-    // CPU: where the forecast of some set of tiers exceeds the capacity in service there, bring back nodes powered
-    // down earlier that serve the set, largest first, until it fits; the smallest sets first (a warm node brought
-    // back for the services counts for the whole cluster too).
-    bool shortOfCpu = false;
-    for (TierMask set : TierBudget::kSetsSmallestFirst) {
-        if (!(budget.needed[set] > budget.capacity[set]))
-            continue;
-        shortOfCpu = true;
-        std::vector<const NodeOutlook*> down;
-        for (const NodeOutlook& node : input.nodes)
-            if (poweredDown(node) && TierBudget::serves(nodeTiers(node), set))
-                down.push_back(&node);
-        std::sort(down.begin(), down.end(), [](const auto* a, const auto* b) { return a->cpuMillis > b->cpuMillis; });
-        for (const NodeOutlook* node : down) {
-            if (budget.needed[set] <= budget.capacity[set])
-                break;
-            if (proposedUp(*node))
-                continue; // brought back already: for the hot peak, waiting accelerator work or a smaller set of tiers
-            const auto capacity = static_cast<std::int64_t>(budget.capacity[set]);
-            Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
-            p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
-            const std::string of
-                = set == kAllTiers ? "" : " of work that may run only on " + tierSetName(set) + " nodes";
-            p.reason = "the forecast CPU peak" + of + " (" + millicores(static_cast<std::int64_t>(budget.peak[set]))
-                + " p90, " + millicores(static_cast<std::int64_t>(budget.needed[set])) + " with headroom) exceeds the "
-                + millicores(capacity) + " of " + (set == kAllTiers ? "" : tierSetName(set) + " ")
-                + "nodes in service; power node " + node->name + " up again";
-            p.effect.utilisationBefore = budget.peak[set] / std::max(1.0, budget.capacity[set]);
-            budget.add(nodeTiers(*node), static_cast<double>(node->cpuMillis));
-            p.effect.utilisationAfter = budget.peak[set] / std::max(1.0, budget.capacity[set]);
-            p.effect.wattsSaved = -watts(*node);
-            p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
-            p.effect.sloRisk = "lowers it: more capacity for the peak";
-            p.risk = Risk::Low;
-            out.push_back(std::move(p));
+    // CPU, then memory: where the forecast of some set of tiers exceeds the capacity in service there, bring back
+    // nodes powered down earlier that serve the set, largest first, until it fits; the smallest sets first (a warm
+    // node brought back for the services counts for the whole cluster too, and for both resources).
+    bool shortOfCapacity = false;
+    for (const Resource r : kResources)
+        for (TierMask set : TierBudget::kSetsSmallestFirst) {
+            TierBudget& budget = budgets[r];
+            if (!(budget.needed[set] > budget.capacity[set]))
+                continue;
+            shortOfCapacity = true;
+            std::vector<const NodeOutlook*> down;
+            for (const NodeOutlook& node : input.nodes)
+                if (poweredDown(node) && TierBudget::serves(nodeTiers(node), set))
+                    down.push_back(&node);
+            std::sort(down.begin(), down.end(),
+                [r](const auto* a, const auto* b) { return capacityOf(*a, r) > capacityOf(*b, r); });
+            for (const NodeOutlook* node : down) {
+                if (budget.needed[set] <= budget.capacity[set])
+                    break;
+                if (proposedUp(*node))
+                    continue; // brought back already: for the hot peak, waiting accelerator work, a smaller set of
+                              // tiers or the other resource
+                Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
+                p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
+                const std::string of
+                    = set == kAllTiers ? "" : " of work that may run only on " + tierSetName(set) + " nodes";
+                p.reason = std::string("the forecast ") + (r == Resource::Cpu ? "CPU" : "memory") + " peak" + of + " ("
+                    + amount(budget.peak[set], r) + " p90, " + amount(budget.needed[set], r)
+                    + " with headroom) exceeds the " + amount(std::floor(budget.capacity[set]), r) + " of "
+                    + (set == kAllTiers ? "" : tierSetName(set) + " ") + "nodes in service; power node " + node->name
+                    + " up again";
+                const TierBudget& cpu = budgets[Resource::Cpu];
+                p.effect.utilisationBefore = cpu.peak[set] / std::max(1.0, cpu.capacity[set]);
+                budgets.add(*node);
+                p.effect.utilisationAfter = cpu.peak[set] / std::max(1.0, cpu.capacity[set]);
+                p.effect.wattsSaved = -watts(*node);
+                p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
+                p.effect.sloRisk = "lowers it: more capacity for the peak";
+                p.risk = Risk::Low;
+                out.push_back(std::move(p));
+            }
         }
-    }
-    if (shortOfCpu)
+    if (shortOfCapacity)
         return;
 
     std::vector<const NodeOutlook*> idle;
@@ -556,8 +607,10 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             break;
         const TierMask tiers = nodeTiers(*node);
         const auto cpu = static_cast<double>(node->cpuMillis);
-        if (budget.shortWithout(tiers, cpu, config.powerDownMargin) != 0
-            || readyPerTier[node->tier] <= config.minReadyPerTier)
+        const bool leavesShort = std::any_of(kResources.begin(), kResources.end(), [&](Resource r) {
+            return budgets[r].shortWithout(tiers, capacityOf(*node, r), config.powerDownMargin) != 0;
+        });
+        if (leavesShort || readyPerTier[node->tier] <= config.minReadyPerTier)
             continue;
         if (config.maxPowerDownsPerNodePerDay > 0 && node->powerDownsToday >= config.maxPowerDownsPerNodePerDay)
             continue; // cycled enough for one day
@@ -575,9 +628,11 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
         p.plan.push_back(Action::onNode(Action::Type::Cordon, node->name,
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
         const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
+        const double memoryPeak = peakOf[static_cast<std::size_t>(Resource::Memory)];
         p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
             + " minutes and the rest of the cluster holds the forecast CPU peak ("
             + millicores(static_cast<std::int64_t>(demand)) + " p90"
+            + (memoryPeak > 0 ? ") and memory peak (" + amount(memoryPeak, Resource::Memory) + " p90" : std::string())
             + (heldAtRecentPeak.empty() ? std::string()
                                         : std::string(heldAtRecentPeak.size() == 1 ? ", and pool " : ", and pools ")
                         + joined(heldAtRecentPeak, " and ")
@@ -585,19 +640,21 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             + ") with headroom"
             + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftForPeak, hotNeeded[k]) : std::string())
             + "; cordon it and power it down";
-        p.effect.utilisationBefore = demand / std::max(1.0, budget.capacity[kAllTiers]);
-        p.effect.utilisationAfter = demand / std::max(1.0, budget.capacity[kAllTiers] - cpu);
+        const TierBudget& cpuBudget = budgets[Resource::Cpu];
+        p.effect.utilisationBefore = demand / std::max(1.0, cpuBudget.capacity[kAllTiers]);
+        p.effect.utilisationAfter = demand / std::max(1.0, cpuBudget.capacity[kAllTiers] - cpu);
         p.effect.wattsSaved = watts(*node);
         p.effect.co2GramsPerHour = watts(*node) * config.carbonGramsPerKWh / 1000.0;
-        // The tightest set of tiers the node serves: what is left of it over its forecast.
+        // The tightest set of tiers the node serves, in the tighter resource: what is left of it over its forecast.
         double margin = std::numeric_limits<double>::infinity();
-        for (TierMask set = 1; set <= kAllTiers; ++set)
-            if (TierBudget::serves(tiers, set) && budget.peak[set] > 0)
-                margin = std::min(margin, (budget.capacity[set] - cpu) / budget.peak[set]);
+        for (const Resource r : kResources)
+            for (TierMask set = 1; set <= kAllTiers; ++set)
+                if (const TierBudget& b = budgets[r]; TierBudget::serves(tiers, set) && b.peak[set] > 0)
+                    margin = std::min(margin, (b.capacity[set] - capacityOf(*node, r)) / b.peak[set]);
         p.effect.sloRisk = margin >= 2.0 ? "none: the rest holds twice the forecast peak"
                                          : "the rest holds the forecast peak with " + std::to_string(static_cast<int>((margin - 1.0) * 100)) + "% to spare";
         p.risk = margin >= 2.0 ? Risk::Low : Risk::Medium;
-        budget.add(tiers, -cpu);
+        budgets.add(*node, -1.0);
         --readyPerTier[node->tier];
         ++proposed;
         out.push_back(std::move(p));

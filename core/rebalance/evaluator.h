@@ -14,7 +14,8 @@
 //   `maxDeferral`, and deferrable batch is about, hold deferrable batch until the lowest window (each workload still
 //   starts by its own deadline).
 // - Energy (`power_down`, `power_up`): a ready node idle for `idleBeforePowerDown` is cordoned for power-down when the
-//   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin`, tier by tier: work that
+//   rest of the cluster still holds the forecast peak with headroom and `powerDownMargin`, of CPU and of memory
+//   alike (a memory-bound pool needs the nodes its memory fits on however idle their cores), tier by tier: work that
 //   may run only on some tiers (services on warm nodes) must still fit the nodes of those tiers. Never the last
 //   `minReadyPerTier` of a tier, never a node with accelerators while work for accelerators of its kind is pending
 //   or the hot tier's forecast peak of its kind needs them. A node powered down earlier is proposed back up when the
@@ -51,6 +52,12 @@ struct PoolOutlook {
     // a new pool's trough now says nothing about its peak. Quota planning ignores it (no forecast, no proposal).
     double cpuRecentPeakMillis = 0.0;
     std::optional<std::int64_t> baseCpuMillis; // the quota a quota proposal raised it from, while raised
+    // Memory, as the CPU above: requested now, by the tiers it may run on, the forecast p90 peak, and without a
+    // forecast the highest 5-minute mean of the last day. Power planning holds both; quota planning is CPU only.
+    double memoryDemandMiB = 0.0;
+    std::array<double, kTierMaskCount> memoryDemandByTiers {};
+    std::optional<double> memoryPeakMiB;
+    double memoryRecentPeakMiB = 0.0;
 };
 
 struct NodeOutlook {
@@ -63,6 +70,7 @@ struct NodeOutlook {
     std::size_t powerDownsToday = 0; // power-downs of it applied in the last 24 hours
     std::string cordon; // "" = schedulable when ready
     std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
     std::size_t residents = 0;
     std::size_t accelerators = 0;
     std::int64_t idleSinceMs = 0; // 0 = busy now

@@ -315,6 +315,51 @@ private slots:
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
     }
 
+    // A memory-bound pool keeps the nodes its memory needs however idle their cores: power-down holds the forecast
+    // memory peak as it holds the CPU one (or, without a forecast, the highest recent load), and a memory peak beyond
+    // the nodes in service brings powered-down ones back, saying so. Without memory figures the CPU alone decides.
+    void memoryIsHeldAsCpuIs()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        auto cache = pool("cache", kUnlimited, 2000.0); // 2400 mCPU with headroom: one node's cores would do
+        cache.memoryPeakMiB = 40'000.0; // 48000 MiB with headroom, 52800 with the power-down margin
+        input.pools = { cache };
+        input.nodes = { node("busy", 0), node("idle-1", 60 * kMinute), node("idle-2", 60 * kMinute) };
+        for (auto& n : input.nodes)
+            n.memoryMiB = 32768;
+        // 98304 MiB in service: one idle node may go (65536 left), not both (32768).
+        const auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(down.size(), std::size_t { 1 });
+        QVERIFY2(down[0].reason.find("and memory peak (40000 MiB p90)") != std::string::npos, down[0].reason.c_str());
+        // The risk is the tighter resource's: 65536 MiB over a 40000 MiB peak (CPU: 16000 over 2000).
+        QVERIFY2(down[0].effect.sloRisk.find("63% to spare") != std::string::npos, down[0].effect.sloRisk.c_str());
+
+        input.pools[0].memoryPeakMiB.reset();
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 2 });
+        input.pools[0].memoryRecentPeakMiB = 40'000.0; // too little history: the last day's highest load stands in
+        QCOMPARE(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).size(), std::size_t { 1 });
+        input.pools[0].memoryRecentPeakMiB = 0.0;
+        input.pools[0].memoryDemandMiB = 70'000.0; // and at least the demand now: no node can go
+        QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
+
+        cache.memoryPeakMiB = 60'000.0; // 72000 MiB with headroom
+        input.pools = { cache };
+        input.nodes = { node("busy", 0), node("down-small", 0, "powered down by proposal"),
+            node("down-large", 0, "powered down by proposal") };
+        input.nodes[0].memoryMiB = input.nodes[1].memoryMiB = 32768;
+        input.nodes[2].memoryMiB = 65536;
+        const auto all = rebalance::evaluate(input, {});
+        const auto up = ofKind(all, ProposalKind::PowerUp);
+        QCOMPARE(up.size(), std::size_t { 1 }); // 32768 + 65536 hold it: the larger alone comes back
+        QCOMPARE(up[0].key, std::string("power:down-large"));
+        QVERIFY2(up[0].reason.find("the forecast memory peak (60000 MiB p90, 72000 MiB with headroom) exceeds the "
+                                   "32768 MiB of nodes in service")
+                != std::string::npos,
+            up[0].reason.c_str());
+        QVERIFY(ofKind(all, ProposalKind::PowerDown).empty());
+    }
+
     // A pool with too little history for a forecast counts at its highest load of the last day, not at its demand
     // now: a new pool in its first night must not have its morning's capacity powered down. The same for the hot
     // tier's accelerators.
@@ -1513,6 +1558,45 @@ private slots:
         QCOMPARE(restored->decidedBy, std::string("operator:test"));
         QCOMPARE(restored->steps.size(), std::size_t { 2 });
         QVERIFY(p->cluster().pool(*p->poolByName("web")).quota.cpuMillis >= 5500);
+    }
+
+    // The loop forecasts each pool's memory from its history beside its CPU, stores the forecast for the console,
+    // and holds its peak in power planning: a pool whose cores fit one node and whose memory needs two keeps two on.
+    void theLoopForecastsMemoryAndHoldsItsPeak()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        QVERIFY(opened);
+        auto p = plane(**opened);
+        createPool(*p, "cache", 16000);
+        for (const char* n : { "n1", "n2", "n3" })
+            join(*p, n, 8000, 32768);
+        std::vector<store::Sample> samples;
+        const double pi = std::acos(-1.0);
+        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
+            const double phase = 2 * pi * static_cast<double>(t - kNow) / static_cast<double>(kDay);
+            samples.push_back({ { "pool", "cache", "cpu" }, t, 1000 + 200 * std::cos(phase) });
+            samples.push_back({ { "pool", "cache", "memory" }, t, 38'000 + 2'000 * std::cos(phase) });
+        }
+        (*opened)->addSamples(samples);
+        QVERIFY((*opened)->commit());
+        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+
+        RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        auto r = rebalancer(*p, config);
+        std::vector<std::string> reasons;
+        for (const std::int64_t id : r->evaluateNow(kNow))
+            if (r->proposal(id)->kind == ProposalKind::PowerDown)
+                reasons.push_back(r->proposal(id)->reason);
+        // About 40000 MiB at its p90 peak, 48000 with headroom: two of the three 32768 MiB nodes must stay.
+        QCOMPARE(reasons.size(), std::size_t { 1 });
+        QVERIFY2(reasons[0].find("memory peak") != std::string::npos, reasons[0].c_str());
+        p->stop();
+        const auto forecast = (*opened)->latestForecast({ "pool", "cache", "memory" });
+        QVERIFY(forecast && *forecast);
+        QCOMPARE((*forecast)->points.size(), std::size_t { 288 });
+        const double p90 = (*forecast)->points[0][2].get<double>();
+        QVERIFY2(p90 > 38'000 && p90 < 44'000, std::to_string(p90).c_str());
     }
 
     void staleApprovalIsReplanned()
