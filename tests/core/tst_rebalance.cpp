@@ -343,6 +343,26 @@ private slots:
         input.pools[0].memoryDemandMiB = 70'000.0; // and at least the demand now: no node can go
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown).empty());
 
+        // Tier by tier, as the CPU: memory that may live only on warm nodes must fit the warm ones, however much the
+        // hot tier has. 40000 MiB of it, on the busy warm node and an idle one; two idle hot nodes of 65536 MiB.
+        input.pools[0].memoryDemandMiB = 20'000.0;
+        input.pools[0].memoryDemandByTiers[tierBit(Tier::Warm)] = 20'000.0; // the peak is twice the demand now
+        input.pools[0].memoryPeakMiB = 40'000.0;
+        input.nodes = { node("busy", 0), node("idle-w", 60 * kMinute), node("idle-h1", 90 * kMinute),
+            node("idle-h2", 60 * kMinute) };
+        input.nodes[0].memoryMiB = input.nodes[1].memoryMiB = 32768;
+        for (const std::size_t hot : { 2, 3 }) {
+            input.nodes[hot].tier = "hot";
+            input.nodes[hot].memoryMiB = 65536;
+        }
+        auto tiered = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(tiered.size(), std::size_t { 1 }); // one hot node (the last of its tier stays), not the warm one
+        QCOMPARE(tiered[0].key, std::string("power:idle-h1"));
+        input.pools[0].memoryDemandByTiers = {}; // memory that may live anywhere: the warm node may go as well
+        tiered = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
+        QCOMPARE(tiered.size(), std::size_t { 2 });
+        QCOMPARE(tiered[1].key, std::string("power:idle-w"));
+
         cache.memoryPeakMiB = 60'000.0; // 72000 MiB with headroom
         input.pools = { cache };
         input.nodes = { node("busy", 0), node("down-small", 0, "powered down by proposal"),
