@@ -424,7 +424,7 @@ struct Budgets {
     void add(const NodeOutlook& node, double sign = 1.0)
     {
         for (const Resource r : kResources)
-            of[static_cast<std::size_t>(r)].add(nodeTiers(node), sign * capacityOf(node, r));
+            (*this)[r].add(nodeTiers(node), sign * capacityOf(node, r));
     }
 };
 
@@ -575,7 +575,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
                     = set == kAllTiers ? "" : " of work that may run only on " + tierSetName(set) + " nodes";
                 p.reason = std::string("the forecast ") + (r == Resource::Cpu ? "CPU" : "memory") + " peak" + of + " ("
                     + amount(budget.peak[set], r) + " p90, " + amount(budget.needed[set], r)
-                    + " with headroom) exceeds the " + amount(std::floor(budget.capacity[set]), r) + " of "
+                    + " with headroom) exceeds the " + amount(budget.capacity[set], r) + " of "
                     + (set == kAllTiers ? "" : tierSetName(set) + " ") + "nodes in service; power node " + node->name
                     + " up again";
                 const TierBudget& cpu = budgets[Resource::Cpu];

@@ -147,7 +147,7 @@ private:
     void planSlices(std::int64_t runMs);
     void finishSlices();
     void submitSlices();
-    std::size_t stabilised(Line& line, std::size_t wanted) const;
+    std::size_t stabilised(Line& line, std::size_t wanted);
     void scaleLines();
     void scaleInference();
     void heartbeat();
@@ -603,7 +603,7 @@ void Simulation::submitSlices()
 }
 
 // The replicas an autoscaler keeps when the load wants `wanted` now: the most wanted over the scale-down window.
-std::size_t Simulation::stabilised(Line& line, std::size_t wanted) const
+std::size_t Simulation::stabilised(Line& line, std::size_t wanted)
 {
     auto& recent = line.recentWanted;
     while (!recent.empty() && recent.front().first <= m_now - m_config.scaleDownDelayMs)
@@ -680,8 +680,10 @@ void Simulation::heartbeat()
             if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
                 ++running;
         const double factor = running == 0 ? 0.0 : std::min(1.0, used / static_cast<double>(running));
-        for (const WorkloadId id : replicas) // one still loading serves nothing yet
-            busy[id] = m_running.contains(id) && m_running.at(id).readyMs != 0 ? 0.0 : factor;
+        for (const WorkloadId id : replicas) { // one still loading serves nothing yet
+            const auto it = m_running.find(id);
+            busy[id] = it != m_running.end() && it->second.readyMs != 0 ? 0.0 : factor;
+        }
     };
     for (const Line& line : m_lines)
         share(line.replicas, line.demandMillis / static_cast<double>(kReplicaCpuMillis));
