@@ -69,11 +69,7 @@ struct JobRecord {
     bool measured = false;
 };
 
-struct Running {
-    std::string node;
-    std::int64_t startMs = 0;
-    std::int32_t incarnation = 0;
-};
+using Running = SimulatedAgents::Running;
 
 class FpgaSimulation {
 public:
@@ -92,8 +88,8 @@ private:
     Expected<void> planJobs();
     Expected<void> buildCore();
     void joinHosts();
+    std::int64_t launched(WorkloadId id);
     void pump();
-    void onMessage(const std::string& session, const protocol::Message& message);
     void finishJobs();
     void submitJobs();
     void heartbeat();
@@ -118,7 +114,7 @@ private:
     std::unique_ptr<api::HistoryRecorder> m_recorder;
     std::unique_ptr<api::Rebalancer> m_rebalancer; // `tidepool-power` only
     Outbox m_outbox;
-    std::map<WorkloadId, Running> m_running;
+    SimulatedAgents m_agents { { [this](WorkloadId id) { return launched(id); }, {} } };
     std::map<WorkloadId, JobRecord> m_records;
     std::uint64_t m_sequence = 0;
     PowerSwitch m_power { m_config.bootMs };
@@ -222,44 +218,28 @@ void FpgaSimulation::joinHosts()
     pump();
 }
 
-void FpgaSimulation::onMessage(const std::string& session, const protocol::Message& message)
+// A job's first start is noted; it runs at once (nothing to load).
+std::int64_t FpgaSimulation::launched(WorkloadId id)
 {
-    if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
-        m_running[launch->workloadId] = Running { session, m_now, launch->incarnation };
-        if (auto it = m_records.find(launch->workloadId); it != m_records.end() && it->second.startMs < 0)
-            it->second.startMs = m_now;
-        m_plane->onWorkloadUpdate(
-            session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
-    } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
-        const auto it = m_running.find(stop->workloadId);
-        if (it == m_running.end() || it->second.node != session
-            || (stop->incarnation && *stop->incarnation != it->second.incarnation))
-            return;
-        const std::int32_t incarnation = it->second.incarnation;
-        m_running.erase(it);
-        m_plane->onWorkloadUpdate(
-            session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
-    }
+    if (auto it = m_records.find(id); it != m_records.end() && it->second.startMs < 0)
+        it->second.startMs = m_now;
+    return 0;
 }
 
 void FpgaSimulation::pump()
 {
-    sim::pump(m_io, m_outbox,
-        [this](const std::string& session, const protocol::Message& message) { onMessage(session, message); });
+    sim::pump(m_io, m_outbox, [this](const std::string& session, const protocol::Message& message) {
+        m_agents.deliver(*m_plane, m_now, session, message);
+    });
 }
 
 void FpgaSimulation::finishJobs()
 {
-    std::vector<std::pair<WorkloadId, Running>> done;
-    for (const auto& [id, running] : m_running)
-        if (m_now >= running.startMs + m_jobs[m_records.at(id).job].runtimeMs)
-            done.emplace_back(id, running);
-    for (const auto& [id, running] : done) {
-        m_running.erase(id);
+    const auto ended = [this](WorkloadId id, const Running& running) {
+        return m_now >= running.startMs + m_jobs[m_records.at(id).job].runtimeMs;
+    };
+    for (const auto& [id, running] : m_agents.finish(*m_plane, ended))
         m_records.at(id).endMs = m_now;
-        m_plane->onWorkloadUpdate(
-            running.node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", running.incarnation });
-    }
 }
 
 void FpgaSimulation::submitJobs()
@@ -340,7 +320,7 @@ void FpgaSimulation::account()
         bool foreign = false;
     };
     std::map<std::pair<NodeId, std::int16_t>, Card> cards;
-    for (const auto& [id, running] : m_running) {
+    for (const auto& [id, running] : m_agents.running()) {
         const api::LiveWorkload* w = m_plane->workload(id);
         if (!w || w->node == kNoNode)
             continue;

@@ -106,12 +106,7 @@ struct SliceJob {
     std::int64_t runtimeMs = 0; // from each start: a restarted job runs again from the beginning
 };
 
-struct Running {
-    std::string node;
-    std::int64_t startMs = 0;
-    std::int32_t incarnation = 0;
-    std::int64_t readyMs = 0; // a replica still loading reports itself running then; 0 = reported
-};
+using Running = SimulatedAgents::Running;
 
 class Simulation {
 public:
@@ -139,9 +134,9 @@ private:
     void joinNodes();
     void createPools();
     void pump();
-    void onMessage(const std::string& session, const protocol::Message& message);
+    std::int64_t launched(WorkloadId id);
+    void stopped(WorkloadId id, const Running& running);
     std::int64_t launchMs(WorkloadId id) const;
-    void reportReplicasReady();
     void finishBatch();
     void submitArrivals();
     void planSlices(std::int64_t runMs);
@@ -203,7 +198,8 @@ private:
     std::unique_ptr<api::HistoryRecorder> m_recorder;
     std::unique_ptr<api::Rebalancer> m_rebalancer;
     Outbox m_outbox;
-    std::map<WorkloadId, Running> m_running; // what the simulated agents run
+    SimulatedAgents m_agents { { [this](WorkloadId id) { return launched(id); },
+        [this](WorkloadId id, const Running& running) { stopped(id, running); } } };
     std::map<WorkloadId, BatchRecord> m_batch;
     std::vector<SliceStream> m_streams; // none unless `fpgaNodes` or `npuNodes`
     std::map<WorkloadId, SliceJob> m_slices;
@@ -447,33 +443,24 @@ void Simulation::createPools()
     }
 }
 
-void Simulation::onMessage(const std::string& session, const protocol::Message& message)
+// A launch, as the agents see it: a batch run starts (its first start noted), a replica loads first.
+std::int64_t Simulation::launched(WorkloadId id)
 {
-    if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
-        const std::int64_t loading = launchMs(launch->workloadId);
-        m_running[launch->workloadId]
-            = Running { session, m_now, launch->incarnation, loading > 0 ? m_now + loading : 0 };
-        if (auto it = m_batch.find(launch->workloadId); it != m_batch.end()) {
-            if (it->second.starts++ == 0)
-                it->second.firstStartMs = m_now;
-        }
-        if (loading == 0)
-            m_plane->onWorkloadUpdate(
-                session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
-    } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
-        const auto it = m_running.find(stop->workloadId);
-        if (it == m_running.end() || it->second.node != session
-            || (stop->incarnation && *stop->incarnation != it->second.incarnation))
-            return; // nothing of it runs there
-        const std::int32_t incarnation = it->second.incarnation;
-        if (auto batch = m_batch.find(stop->workloadId); batch != m_batch.end())
-            batch->second.lostGpuHours += static_cast<double>(m_jobs[batch->second.job].pod.requestedMilli()) / 1000.0
-                * static_cast<double>(m_now - it->second.startMs) / kHourMs;
-        if (surprised() && m_batch.contains(stop->workloadId))
+    if (auto it = m_batch.find(id); it != m_batch.end()) {
+        if (it->second.starts++ == 0)
+            it->second.firstStartMs = m_now;
+    }
+    return launchMs(id);
+}
+
+// A stop: a batch run's work so far is lost.
+void Simulation::stopped(WorkloadId id, const Running& running)
+{
+    if (auto batch = m_batch.find(id); batch != m_batch.end()) {
+        batch->second.lostGpuHours += static_cast<double>(m_jobs[batch->second.job].pod.requestedMilli()) / 1000.0
+            * static_cast<double>(m_now - running.startMs) / kHourMs;
+        if (surprised())
             ++m_surprise.batchRestarts;
-        m_running.erase(it); // the work done so far is lost
-        m_plane->onWorkloadUpdate(
-            session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
     }
 }
 
@@ -488,38 +475,20 @@ std::int64_t Simulation::launchMs(WorkloadId id) const
     return inference ? m_config.inferenceLaunchMs : m_config.serviceLaunchMs;
 }
 
-// The agents report the replicas whose load has finished by now as running; one stopped or moved meanwhile left
-// `m_running` (or holds a newer launch) and reports nothing.
-void Simulation::reportReplicasReady()
-{
-    for (auto& [id, running] : m_running)
-        if (running.readyMs != 0 && running.readyMs <= m_now) {
-            running.readyMs = 0;
-            m_plane->onWorkloadUpdate(
-                running.node, protocol::WorkloadStatus { id, "running", 4242, 0, "", running.incarnation });
-        }
-}
-
 void Simulation::pump()
 {
     sim::pump(m_io, m_outbox, [this](const std::string& session, const protocol::Message& message) {
-        onMessage(session, message);
+        m_agents.deliver(*m_plane, m_now, session, message);
     });
 }
 
 void Simulation::finishBatch()
 {
-    std::vector<std::pair<WorkloadId, std::string>> done;
-    std::vector<std::int32_t> incarnations;
-    for (const auto& [id, running] : m_running) {
+    const auto ended = [this](WorkloadId id, const Running& running) {
         const auto it = m_batch.find(id);
-        if (it != m_batch.end() && m_now >= running.startMs + m_jobs[it->second.job].runtimeMs) {
-            done.emplace_back(id, running.node);
-            incarnations.push_back(running.incarnation);
-        }
-    }
-    for (std::size_t i = 0; i < done.size(); ++i) {
-        const auto& [id, node] = done[i];
+        return it != m_batch.end() && m_now >= running.startMs + m_jobs[it->second.job].runtimeMs;
+    };
+    for (const auto& [id, running] : m_agents.finish(*m_plane, ended)) {
         BatchRecord& record = m_batch[id];
         record.endMs = m_now;
         if (record.measured) {
@@ -528,8 +497,6 @@ void Simulation::finishBatch()
             m_coreHours += static_cast<double>(pod.cpuMillis) / 1000.0 * hours;
             m_gpuHours += static_cast<double>(pod.requestedMilli()) / 1000.0 * hours;
         }
-        m_running.erase(id);
-        m_plane->onWorkloadUpdate(node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", incarnations[i] });
     }
 }
 
@@ -559,16 +526,12 @@ void Simulation::submitArrivals()
 
 void Simulation::finishSlices()
 {
-    std::vector<std::pair<WorkloadId, Running>> done;
-    for (const auto& [id, running] : m_running)
-        if (const auto it = m_slices.find(id); it != m_slices.end() && m_now >= running.startMs + it->second.runtimeMs)
-            done.emplace_back(id, running);
-    for (const auto& [id, running] : done) {
-        m_running.erase(id);
+    const auto ended = [this](WorkloadId id, const Running& running) {
+        const auto it = m_slices.find(id);
+        return it != m_slices.end() && m_now >= running.startMs + it->second.runtimeMs;
+    };
+    for (const auto& [id, running] : m_agents.finish(*m_plane, ended))
         m_slices.erase(id);
-        m_plane->onWorkloadUpdate(
-            running.node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", running.incarnation });
-    }
 }
 
 void Simulation::submitSlices()
@@ -680,10 +643,8 @@ void Simulation::heartbeat()
             if (const auto* w = m_plane->workload(id); w && w->phase == api::WorkloadPhase::Running)
                 ++running;
         const double factor = running == 0 ? 0.0 : std::min(1.0, used / static_cast<double>(running));
-        for (const WorkloadId id : replicas) { // one still loading serves nothing yet
-            const auto it = m_running.find(id);
-            busy[id] = it != m_running.end() && it->second.readyMs != 0 ? 0.0 : factor;
-        }
+        for (const WorkloadId id : replicas) // one still loading serves nothing yet
+            busy[id] = m_agents.loading(id) ? 0.0 : factor;
     };
     for (const Line& line : m_lines)
         share(line.replicas, line.demandMillis / static_cast<double>(kReplicaCpuMillis));
@@ -803,7 +764,7 @@ void Simulation::account()
     }
     const double inferenceBusy = std::min(m_inferenceQps / mu, static_cast<double>(servingInference));
     double batchCpu = 0, batchGpu = 0;
-    for (const auto& [id, running] : m_running)
+    for (const auto& [id, running] : m_agents.running())
         if (const auto it = m_batch.find(id); it != m_batch.end()) {
             const OpenbPod& pod = m_jobs[it->second.job].pod;
             batchCpu += static_cast<double>(pod.cpuMillis);
@@ -811,7 +772,7 @@ void Simulation::account()
         }
     // Time-sliced work uses the CPU it requested while it runs.
     double sliceCpu = 0;
-    for (const auto& [id, running] : m_running)
+    for (const auto& [id, running] : m_agents.running())
         if (const auto it = m_slices.find(id); it != m_slices.end())
             sliceCpu += static_cast<double>(m_streams[it->second.stream].cpuMillis);
     const double inferenceCpu = servingInference == 0
@@ -980,7 +941,7 @@ void Simulation::step()
 {
     if (done())
         return;
-    reportReplicasReady();
+    m_agents.reportReady(*m_plane, m_now); // replicas whose load has finished
     finishBatch();
     submitArrivals();
     finishSlices();

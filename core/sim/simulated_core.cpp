@@ -94,4 +94,53 @@ void PowerSwitch::apply(api::ControlPlane& plane, std::int64_t nowMs)
     }
 }
 
+void SimulatedAgents::deliver(
+    api::ControlPlane& plane, std::int64_t nowMs, const std::string& session, const protocol::Message& message)
+{
+    if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
+        const std::int64_t loadMs = m_hooks.launched ? m_hooks.launched(launch->workloadId) : 0;
+        m_running[launch->workloadId]
+            = Running { session, nowMs, launch->incarnation, loadMs > 0 ? nowMs + loadMs : 0 };
+        if (loadMs <= 0)
+            plane.onWorkloadUpdate(
+                session, protocol::WorkloadStatus { launch->workloadId, "running", 4242, 0, "", launch->incarnation });
+    } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
+        const auto it = m_running.find(stop->workloadId);
+        if (it == m_running.end() || it->second.node != session
+            || (stop->incarnation && *stop->incarnation != it->second.incarnation))
+            return; // nothing of it runs there
+        if (m_hooks.stopped)
+            m_hooks.stopped(it->first, it->second);
+        const std::int32_t incarnation = it->second.incarnation;
+        m_running.erase(it);
+        plane.onWorkloadUpdate(
+            session, protocol::WorkloadStatus { stop->workloadId, "stopped", 0, 15, "", incarnation });
+    }
+}
+
+void SimulatedAgents::reportReady(api::ControlPlane& plane, std::int64_t nowMs)
+{
+    for (auto& [id, running] : m_running)
+        if (running.readyMs != 0 && running.readyMs <= nowMs) {
+            running.readyMs = 0;
+            plane.onWorkloadUpdate(
+                running.node, protocol::WorkloadStatus { id, "running", 4242, 0, "", running.incarnation });
+        }
+}
+
+std::vector<std::pair<WorkloadId, SimulatedAgents::Running>> SimulatedAgents::finish(
+    api::ControlPlane& plane, const std::function<bool(WorkloadId, const Running&)>& ended)
+{
+    std::vector<std::pair<WorkloadId, Running>> done;
+    for (const auto& [id, running] : m_running)
+        if (ended(id, running))
+            done.emplace_back(id, running);
+    for (const auto& [id, running] : done) {
+        m_running.erase(id);
+        plane.onWorkloadUpdate(
+            running.node, protocol::WorkloadStatus { id, "exited", 4242, 0, "", running.incarnation });
+    }
+    return done;
+}
+
 } // namespace tidepool::sim

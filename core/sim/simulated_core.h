@@ -72,4 +72,49 @@ private:
     std::map<std::string, std::int64_t> m_bootedAt; // booting nodes: when their agents join again
 };
 
+// The simulated nodes' agents: what each runs, answering the core as a real agent would. A launch runs at once, or
+// once the load time the simulation gives it has passed (`reportReady` then reports it running); a stop of what runs
+// there, in this incarnation, reports it stopped and forgets it (its work so far is lost); a job that ends is
+// reported exited (`finish`).
+class SimulatedAgents {
+public:
+    struct Running {
+        std::string node; // the agent's session (the node's name)
+        std::int64_t startMs = 0; // launched
+        std::int32_t incarnation = 0;
+        std::int64_t readyMs = 0; // loading until then; 0 = reported running
+    };
+    // What the simulation does when the core launches a workload (returns its load time, 0 = it runs at once) and
+    // when the core stops one (before it is forgotten).
+    struct Hooks {
+        std::function<std::int64_t(WorkloadId)> launched;
+        std::function<void(WorkloadId, const Running&)> stopped;
+    };
+
+    explicit SimulatedAgents(Hooks hooks)
+        : m_hooks(std::move(hooks))
+    {
+    }
+
+    // A message the core sent to agent `session` at `nowMs`.
+    void deliver(
+        api::ControlPlane& plane, std::int64_t nowMs, const std::string& session, const protocol::Message& message);
+    // Reports running what has finished loading by `nowMs`.
+    void reportReady(api::ControlPlane& plane, std::int64_t nowMs);
+    // The workloads for which `ended` holds exit: each is reported and forgotten. Returns them.
+    std::vector<std::pair<WorkloadId, Running>> finish(
+        api::ControlPlane& plane, const std::function<bool(WorkloadId, const Running&)>& ended);
+
+    const std::map<WorkloadId, Running>& running() const { return m_running; } // loading ones included
+    bool loading(WorkloadId id) const
+    {
+        const auto it = m_running.find(id);
+        return it != m_running.end() && it->second.readyMs != 0;
+    }
+
+private:
+    Hooks m_hooks;
+    std::map<WorkloadId, Running> m_running;
+};
+
 } // namespace tidepool::sim
