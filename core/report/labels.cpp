@@ -140,8 +140,10 @@ constexpr std::array kLabels {
         "成本：各业务线资源池申请的资源时数乘以其节点所属节点类别的价格（来自守护进程配置）。" },
     Entry { "note-forecast",
         "Forecast accuracy: a rolling-origin backtest of the forecasting model over the pool's 5-minute CPU history "
-        "before the period's end, one hour ahead; the held-out part is the last fifth of that history.",
-        "预测准确度：在时段结束前资源池 5 分钟粒度 CPU 历史上对预测模型做滚动起点回测（提前一小时）；"
+        "(and its memory history, where it has one) before the period's end, one hour ahead; the held-out part is "
+        "the last fifth of that history.",
+        "预测准确度：在时段结束前资源池 5 分钟粒度 CPU "
+        "历史（以及内存历史，如有）上对预测模型做滚动起点回测（提前一小时）；"
         "留出部分为该历史的最后五分之一。" },
     Entry { "note-realised",
         "Realised utilisation: measured over the hour after a proposal was applied (a pool's requested CPU against the "

@@ -389,7 +389,6 @@ struct Builder {
 
     Expected<void> forecasts()
     {
-        const auto registry = forecast::ModelRegistry::withBuiltins();
         const std::int64_t periodMs = request.toMs - request.fromMs;
         const std::int64_t step = store::kAggregateBucketMs;
         const std::int64_t windowEnd = request.toMs / step * step;
@@ -399,46 +398,61 @@ struct Builder {
         for (const PoolFacts* p : scope.pools) {
             if (done++ == kMaxForecastPools)
                 break;
-            ForecastAccuracy row;
-            row.pool = p->name;
-            row.resource = "cpu";
-            row.model = settings.forecastModel;
-            auto points = reader.meanOver({ "pool", p->name, "cpu" }, windowStart, windowEnd);
-            if (!points)
-                return tl::unexpected(points.error());
-            forecast::Series series;
-            series.stepSeconds = static_cast<double>(step) / 1000.0;
-            series.values.assign(static_cast<std::size_t>((windowEnd - windowStart) / step), kNotMeasured);
-            std::vector<int> counts(series.values.size(), 0);
-            for (const auto& [atMs, value] : *points) {
-                const auto i = static_cast<std::size_t>((atMs - windowStart) / step);
-                if (atMs < windowStart || i >= series.values.size())
+            // CPU always (a pool without history says so); memory where the pool has some, as the evaluation
+            // forecasts both for power planning.
+            for (const char* resource : { "cpu", "memory" }) {
+                auto points = reader.meanOver({ "pool", p->name, resource }, windowStart, windowEnd);
+                if (!points)
+                    return tl::unexpected(points.error());
+                if (points->empty() && std::string_view(resource) != "cpu")
                     continue;
-                series.values[i] = (counts[i] ? series.values[i] * counts[i] : 0.0) + value;
-                series.values[i] /= ++counts[i];
+                data.forecasts.push_back(backtestPool(p->name, resource, *points, windowStart, windowEnd));
             }
-            // Leading gaps (before the pool had history) say nothing; the backtest starts at the first value.
-            const auto first = std::find_if(series.values.begin(), series.values.end(), measured);
-            series.values.erase(series.values.begin(), first);
-            const auto model = registry.make(settings.forecastModel);
-            const auto split = forecast::makeSplit(series.size(), kForecastHorizonSteps);
-            if (!model)
-                row.note = "unknown model";
-            else if (!split)
-                row.note = request.language == Language::ZhCN ? "历史不足" : "not enough history";
-            else if (const auto scores
-                     = forecast::backtest(*model, series, *split, forecast::maseScale(series, *split));
-                     !scores)
-                row.note = scores.error().message;
-            else {
-                row.smapePct = scores->smapePct;
-                row.coveragePct = scores->coveragePct;
-                row.mase = scores->mase;
-                row.scoredPoints = scores->scoredPoints;
-            }
-            data.forecasts.push_back(std::move(row));
         }
         return {};
+    }
+
+    // The forecasting model's rolling-origin backtest, one hour ahead, on one pool resource's 5-minute means.
+    ForecastAccuracy backtestPool(const std::string& pool, const char* resource,
+        const std::vector<std::pair<std::int64_t, double>>& points, std::int64_t windowStart,
+        std::int64_t windowEnd) const
+    {
+        const std::int64_t step = store::kAggregateBucketMs;
+        const auto registry = forecast::ModelRegistry::withBuiltins();
+        ForecastAccuracy row;
+        row.pool = pool;
+        row.resource = resource;
+        row.model = settings.forecastModel;
+        forecast::Series series;
+        series.stepSeconds = static_cast<double>(step) / 1000.0;
+        series.values.assign(static_cast<std::size_t>((windowEnd - windowStart) / step), kNotMeasured);
+        std::vector<int> counts(series.values.size(), 0);
+        for (const auto& [atMs, value] : points) {
+            const auto i = static_cast<std::size_t>((atMs - windowStart) / step);
+            if (atMs < windowStart || i >= series.values.size())
+                continue;
+            series.values[i] = (counts[i] ? series.values[i] * counts[i] : 0.0) + value;
+            series.values[i] /= ++counts[i];
+        }
+        // Leading gaps (before the pool had history) say nothing; the backtest starts at the first value.
+        const auto first = std::find_if(series.values.begin(), series.values.end(), measured);
+        series.values.erase(series.values.begin(), first);
+        const auto model = registry.make(settings.forecastModel);
+        const auto split = forecast::makeSplit(series.size(), kForecastHorizonSteps);
+        if (!model)
+            row.note = "unknown model";
+        else if (!split)
+            row.note = request.language == Language::ZhCN ? "历史不足" : "not enough history";
+        else if (const auto scores = forecast::backtest(*model, series, *split, forecast::maseScale(series, *split));
+                 !scores)
+            row.note = scores.error().message;
+        else {
+            row.smapePct = scores->smapePct;
+            row.coveragePct = scores->coveragePct;
+            row.mase = scores->mase;
+            row.scoredPoints = scores->scoredPoints;
+        }
+        return row;
     }
 
     Expected<void> proposals()

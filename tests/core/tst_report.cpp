@@ -282,8 +282,10 @@ private slots:
         QVERIFY(!measured(d.proposals[1].realisedUtilisation));
         QCOMPARE(d.proposals[1].predictedWattsSaved, 200.0);
 
-        // A constant history is forecast without error.
-        QCOMPARE(d.forecasts.size(), std::size_t(2));
+        // A constant history is forecast without error: each pool's CPU, and web's memory (infer has no memory
+        // history, so no memory row).
+        QCOMPARE(d.forecasts.size(), std::size_t(3));
+        QCOMPARE(d.forecasts[1].pool + ":" + d.forecasts[1].resource, std::string("web:memory"));
         for (const ForecastAccuracy& f : d.forecasts) {
             QVERIFY2(f.note.empty(), f.note.c_str());
             QVERIFY(f.scoredPoints > 0);
