@@ -12,6 +12,7 @@ usage: bench/scenario_surprise.py [--build-dir build] [--loads 0.5] [--headrooms
 --launches: each I/S/D runs every surprise with inference replicas taking I seconds to load their model, service
 replicas S seconds to start, and the autoscalers removing a replica only when the load has wanted fewer for D minutes
 (`--inference-launch-seconds`, `--service-launch-seconds`, `--scale-down-minutes`); 0/0/0 = the scenario's default.
+I/S/D/ahead also has the inference autoscaler scale ahead of Tidepool's forecast (`--scale-ahead`, Tidepool only).
 
 The surprises (`none` runs without one; hours of the run, which starts on a Monday at 00:00 UTC; the measured days are hours 48-192; the
 inference trace is busy from about 01:00 to 10:00 UTC each day, peaking at 07:00-08:00, and nearly idle from 11:00 to
@@ -52,23 +53,27 @@ WHOLE_RUN = ["cost", "gpu_utilisation", "inference_p99_ms", "inference_slow_minu
 def run(binary, data, db_dir, task):
     surprise, headroom, mode, load, start, launch = task
     at, hours, factor, add, on = SURPRISES[surprise]
-    inference_s, service_s, scale_down_min = launch
+    inference_s, service_s, scale_down_min, ahead = launch
     db = os.path.join(db_dir, f"tidepool-surprise-{os.getpid()}-{surprise}-{headroom}-{mode}-{load}-{start}-"
-                              f"{inference_s}-{service_s}-{scale_down_min}")
+                              f"{inference_s}-{service_s}-{scale_down_min}-{ahead}")
     options = ["--batch-load", load, "--batch-start", start, "--headroom", headroom, "--surprise-at-hour", at,
                "--surprise-hours", hours, "--surprise-factor", factor, "--surprise-add", add, "--surprise-on", on,
                "--inference-launch-seconds", inference_s, "--service-launch-seconds", service_s,
-               "--scale-down-minutes", scale_down_min]
+               "--scale-down-minutes", scale_down_min] + (["--scale-ahead"] if ahead else [])
     result = run_scenario(binary, data, db, mode, options)
     return task, {"window": result["surprise"], **{k: result[k] for k in WHOLE_RUN}}
 
 
 def parse_launch(parser, text):
+    fields = text.split("/")
+    ahead = len(fields) == 4 and fields[3] == "ahead"
     try:
-        inference_s, service_s, scale_down_min = (float(x) for x in text.split("/"))
+        if len(fields) != 3 and not ahead:
+            raise ValueError
+        inference_s, service_s, scale_down_min = (float(x) for x in fields[:3])
     except ValueError:
-        parser.error(f"--launches: '{text}' is not inference-seconds/service-seconds/scale-down-minutes")
-    return inference_s, service_s, scale_down_min
+        parser.error(f"--launches: '{text}' is not inference-seconds/service-seconds/scale-down-minutes[/ahead]")
+    return inference_s, service_s, scale_down_min, ahead
 
 
 def main():
@@ -100,7 +105,7 @@ def main():
     for (surprise, headroom, mode, load, start, launch), result in results.items():
         out["runs"].append({"surprise": surprise, "headroom": headroom, "mode": mode, "load": load, "start": start,
                             "inference_launch_s": launch[0], "service_launch_s": launch[1],
-                            "scale_down_minutes": launch[2], **result})
+                            "scale_down_minutes": launch[2], "scale_ahead": launch[3], **result})
     json.dump(out, sys.stdout, indent=1)
     print()
     return 0

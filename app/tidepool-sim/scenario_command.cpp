@@ -27,7 +27,7 @@ int usage(const std::string& problem)
         << "                             [--days 8] [--warmup-days 2] [--evaluation-period-ms 300000]\n"
         << "                             [--drain-minutes 0] [--boot-minutes 5] [--max-power-downs-per-day 0]\n"
         << "                             [--headroom 1.2] [--inference-launch-seconds 0]\n"
-        << "                             [--service-launch-seconds 0] [--scale-down-minutes 0]\n"
+        << "                             [--service-launch-seconds 0] [--scale-down-minutes 0] [--scale-ahead]\n"
         << "                             [--surprise-at-hour H --surprise-hours N [--surprise-factor 1]\n"
         << "                              [--surprise-add 0] [--surprise-on inference|all]]\n"
         << "                             [--warm-nodes 24] [--hot-nodes 16] [--cold-nodes 4]\n"
@@ -45,6 +45,8 @@ int usage(const std::string& problem)
         << "  to serving (a model's load, a container's start), holding its resources (in whole minutes).\n"
         << "  --scale-down-minutes: the autoscalers remove a replica only when the load has wanted fewer for\n"
         << "  this long (0 = follow the load minute by minute; Kubernetes' HPA waits 5).\n"
+        << "  --scale-ahead: in tidepool mode the inference autoscaler adds the replicas Tidepool's forecast of\n"
+        << "  its pool rises by within one inference launch time, so that they have loaded when the load comes.\n"
         << "  --surprise-*: load no forecast knows of, from hour H of the run (inside the measured days) for N\n"
         << "  hours: inference asks factor × its trace + add × its peak (with 'all', the services likewise);\n"
         << "  the output's \"surprise\" object keeps the books of that window.\n"
@@ -135,6 +137,10 @@ int runScenarioCommand(int argc, char** argv, const std::string& defaultDataDir)
         const std::string arg = argv[i];
         if (arg == "--json") {
             json = true;
+            continue;
+        }
+        if (arg == "--scale-ahead") {
+            config.scaleAhead = true;
             continue;
         }
         if (arg == "--help")

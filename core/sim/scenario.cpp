@@ -143,6 +143,7 @@ private:
     void finishSlices();
     void submitSlices();
     std::size_t stabilised(Line& line, std::size_t wanted);
+    std::size_t forecastRise();
     void scaleLines();
     void scaleInference();
     void heartbeat();
@@ -215,6 +216,9 @@ private:
     double m_serviceWanted = 0, m_serviceMissing = 0;
     double m_inferenceWanted = 0, m_inferenceMissing = 0;
     std::vector<QueueMinute> m_queueMinutes;
+    std::optional<store::StoredForecast> m_inferenceForecast; // `forecastRise`'s, read at `m_forecastReadAtMs`
+    std::int64_t m_forecastReadAtMs = 0;
+    std::size_t m_aheadNow = 0; // inference replicas added ahead of the forecast now (the debug line's)
     std::size_t m_slowMinutes = 0;
     std::size_t m_created = 0;
     std::size_t m_invariantViolations = 0;
@@ -578,6 +582,30 @@ std::size_t Simulation::stabilised(Line& line, std::size_t wanted)
     return most;
 }
 
+// `ScenarioConfig::scaleAhead`: the replicas Tidepool's forecast of the inference pool rises by between now and one
+// launch time from now (its mean, step by step; 0 without a forecast yet). Re-read when the loop may have stored a
+// newer one.
+std::size_t Simulation::forecastRise()
+{
+    if (!m_config.scaleAhead || m_config.mode != ScenarioMode::Tidepool || m_config.inferenceLaunchMs <= 0)
+        return 0;
+    if (m_now >= m_forecastReadAtMs + m_config.evaluationPeriodMs || !m_inferenceForecast) {
+        auto latest = m_store->latestForecast({ "pool", "inference", "cpu" });
+        m_inferenceForecast = latest ? *latest : std::nullopt;
+        m_forecastReadAtMs = m_now;
+    }
+    if (!m_inferenceForecast || m_inferenceForecast->stepMs <= 0 || m_inferenceForecast->points.empty())
+        return 0;
+    const store::StoredForecast& f = *m_inferenceForecast;
+    const auto meanAt = [&](std::int64_t atMs) {
+        const auto last = static_cast<std::int64_t>(f.points.size()) - 1;
+        const std::int64_t i = std::clamp<std::int64_t>((atMs - f.madeMs) / f.stepMs, 0, last);
+        return f.points[static_cast<std::size_t>(i)][0].get<double>();
+    };
+    const double rise = meanAt(m_now + m_config.inferenceLaunchMs) - meanAt(m_now);
+    return rise > 0 ? static_cast<std::size_t>(std::ceil(rise / static_cast<double>(kInferenceCpuMillis))) : 0;
+}
+
 void Simulation::scaleLines()
 {
     for (Line& line : m_lines) {
@@ -610,7 +638,8 @@ void Simulation::scaleInference()
     m_inferenceQps = m_inference.peakMillis * loadNow(m_inference, true);
     const auto wanted = stabilised(m_inference,
         std::max<std::size_t>(
-            1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation)))));
+            1, static_cast<std::size_t>(std::ceil(m_inferenceQps / (mu * m_config.inferenceTargetUtilisation))))
+            + (m_aheadNow = forecastRise()));
     while (m_inference.replicas.size() < wanted) {
         api::SubmitRequest request;
         request.name = "inference-replica";
@@ -901,9 +930,10 @@ void Simulation::debugLine() const
             hotReserved += node.peakReserved;
         }
     }
-    std::fprintf(stderr, "T %5.1fh batch pending %3zu, hot in service %2zu (reserved %2zu), cordoned %2zu, inference %zu\n",
+    std::fprintf(stderr,
+        "T %5.1fh batch pending %3zu, hot in service %2zu (reserved %2zu), cordoned %2zu, inference %zu (%zu ahead)\n",
         static_cast<double>(m_now - m_startMs) / kHourMs, pending, hotOn, hotReserved, down,
-        m_inference.replicas.size());
+        m_inference.replicas.size(), m_aheadNow);
     for (const Line& line : m_lines) {
         std::size_t waiting = 0;
         std::string why;

@@ -103,6 +103,12 @@ struct ScenarioConfig {
     // dip of a minute does not throw away a replica the next minute would have to load again. 0 = follow the load
     // minute by minute. Scaling up is never delayed.
     std::int64_t scaleDownDelayMs = 0;
+    // In `tidepool` mode, the inference autoscaler also reads Tidepool's forecast of the inference pool (the latest
+    // the evaluation loop stored, as `GET /v1/forecasts` serves it) and adds to what the load wants now the replicas
+    // the forecast rises by within one launch time (`inferenceLaunchMs`), so that they have loaded when the load
+    // arrives. It adds the rise, not the forecast level, so that the replicas it adds, which the pool's history
+    // records, do not move the next day's forecast earlier. Static allocation has no forecast; ignored there.
+    bool scaleAhead = false;
     // Relative hourly price of a node (for cost per unit of work): warm x86, cold aarch64, hot 8-GPU.
     double warmPrice = 1.0;
     double coldPrice = 0.85;

@@ -390,6 +390,45 @@ private slots:
         QVERIFY2(tooLong.error().message.find("scale-down") != std::string::npos, tooLong.error().message.c_str());
     }
 
+    // Scaling ahead of Tidepool's forecast: with 5-minute model loads, an inference autoscaler that adds the replicas
+    // the forecast rises by within one load time has them loaded when the load comes: fewer slow minutes, for more
+    // replicas. Static allocation has no forecast: the option changes nothing there.
+    void inferenceScalesAheadOfTheForecast()
+    {
+        auto c = small(ScenarioMode::Tidepool, "ahead-off.db");
+        c.days = 3; // two days of history for the forecast
+        c.warmupDays = 2;
+        c.inferenceLaunchMs = 5 * 60'000;
+        c.scaleDownDelayMs = 5 * 60'000;
+        const auto reactive = runScenario(c);
+        QVERIFY2(reactive, reactive ? "" : reactive.error().message.c_str());
+
+        c.dbPath = m_dir.filePath(QStringLiteral("ahead-on.db")).toStdString();
+        c.scaleAhead = true;
+        const auto ahead = runScenario(c);
+        QVERIFY2(ahead, ahead ? "" : ahead.error().message.c_str());
+        QVERIFY2(ahead->inferenceSlowMinutes < reactive->inferenceSlowMinutes,
+            (std::to_string(ahead->inferenceSlowMinutes) + " " + std::to_string(reactive->inferenceSlowMinutes))
+                .c_str());
+        QVERIFY2(ahead->inferenceP99S >= 0
+                && (reactive->inferenceP99S < 0 || ahead->inferenceP99S < reactive->inferenceP99S),
+            (std::to_string(ahead->inferenceP99S) + " " + std::to_string(reactive->inferenceP99S)).c_str());
+        QVERIFY2(ahead->cost > reactive->cost, "the replicas added ahead are paid for");
+        QCOMPARE(ahead->invariantViolations, std::size_t { 0 });
+
+        c.mode = ScenarioMode::Static;
+        c.days = 2;
+        c.warmupDays = 1;
+        c.dbPath = m_dir.filePath(QStringLiteral("ahead-static.db")).toStdString();
+        const auto staticAhead = runScenario(c);
+        c.scaleAhead = false;
+        c.dbPath = m_dir.filePath(QStringLiteral("ahead-static-off.db")).toStdString();
+        const auto staticReactive = runScenario(c);
+        QVERIFY(staticAhead && staticReactive);
+        QCOMPARE(staticAhead->inferenceSlowMinutes, staticReactive->inferenceSlowMinutes);
+        QCOMPARE(staticAhead->inferenceUnmetShare, staticReactive->inferenceUnmetShare);
+    }
+
     void missingDataIsNamed()
     {
         auto c = small(ScenarioMode::Static, "missing.db");
