@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -597,10 +598,13 @@ std::size_t Simulation::forecastRise()
     if (!m_inferenceForecast || m_inferenceForecast->stepMs <= 0 || m_inferenceForecast->points.empty())
         return 0;
     const store::StoredForecast& f = *m_inferenceForecast;
+    // The mean at a time, step by step; NaN where a point holds none (a gap is stored as null).
     const auto meanAt = [&](std::int64_t atMs) {
         const auto last = static_cast<std::int64_t>(f.points.size()) - 1;
         const std::int64_t i = std::clamp<std::int64_t>((atMs - f.madeMs) / f.stepMs, 0, last);
-        return f.points[static_cast<std::size_t>(i)][0].get<double>();
+        const nlohmann::json& point = f.points[static_cast<std::size_t>(i)];
+        return point.is_array() && !point.empty() && point[0].is_number() ? point[0].get<double>()
+                                                                          : std::numeric_limits<double>::quiet_NaN();
     };
     const double rise = meanAt(m_now + m_config.inferenceLaunchMs) - meanAt(m_now);
     return rise > 0 ? static_cast<std::size_t>(std::ceil(rise / static_cast<double>(kInferenceCpuMillis))) : 0;
