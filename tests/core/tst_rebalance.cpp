@@ -211,6 +211,24 @@ private:
         QVERIFY(store.maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
     }
 
+    // Writes `samples` as history (aggregated into 5-minute buckets), runs one evaluation with nodes counted idle at
+    // once, and returns the reasons of the power-downs it proposes; nullopt when the history could not be written.
+    std::optional<std::vector<std::string>> powerDownReasons(
+        ControlPlane& plane, store::Store& store, const std::vector<store::Sample>& samples)
+    {
+        store.addSamples(samples);
+        if (!store.commit() || !store.maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }))
+            return std::nullopt;
+        RebalanceConfig config;
+        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        auto r = rebalancer(plane, config);
+        std::vector<std::string> reasons;
+        for (const std::int64_t id : r->evaluateNow(kNow))
+            if (r->proposal(id)->kind == ProposalKind::PowerDown)
+                reasons.push_back(r->proposal(id)->reason);
+        return reasons;
+    }
+
     static void createPool(ControlPlane& plane, const std::string& name, std::int64_t cpuMillis)
     {
         PoolRequest request;
@@ -433,20 +451,12 @@ private slots:
         std::vector<store::Sample> samples;
         for (std::int64_t t = kNow - 6 * 60 * kMinute; t < kNow - 60 * kMinute; t += 5 * kMinute)
             samples.push_back({ { "pool", "fresh", "cpu" }, t, 12000 });
-        (*store)->addSamples(samples);
-        QVERIFY((*store)->commit());
-        QVERIFY((*store)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
-        RebalanceConfig config;
-        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
-        auto r = rebalancer(*p, config);
-        std::vector<std::string> downs;
-        for (const std::int64_t id : r->evaluateNow(kNow))
-            if (r->proposal(id)->kind == ProposalKind::PowerDown)
-                downs.push_back(r->proposal(id)->reason);
+        const auto downs = powerDownReasons(*p, **store, samples);
+        QVERIFY(downs);
         // 32000 in service; 12000 × 1.2 × 1.1 = 15840 must stay: two may go (16000 left). At demand now (0) three
         // would (minReadyPerTier keeps the last).
-        QCOMPARE(downs.size(), std::size_t { 2 });
-        QVERIFY2(downs[0].find("pool fresh at the highest load") != std::string::npos, downs[0].c_str());
+        QCOMPARE(downs->size(), std::size_t { 2 });
+        QVERIFY2((*downs)[0].find("pool fresh at the highest load") != std::string::npos, (*downs)[0].c_str());
     }
 
     // Services may run only on warm nodes: idle CPU on the hot tier does not let a warm node be powered down that the
@@ -1597,20 +1607,11 @@ private slots:
             samples.push_back({ { "pool", "cache", "cpu" }, t, 1000 + 200 * std::cos(phase) });
             samples.push_back({ { "pool", "cache", "memory" }, t, 38'000 + 2'000 * std::cos(phase) });
         }
-        (*opened)->addSamples(samples);
-        QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
-
-        RebalanceConfig config;
-        config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
-        auto r = rebalancer(*p, config);
-        std::vector<std::string> reasons;
-        for (const std::int64_t id : r->evaluateNow(kNow))
-            if (r->proposal(id)->kind == ProposalKind::PowerDown)
-                reasons.push_back(r->proposal(id)->reason);
+        const auto reasons = powerDownReasons(*p, **opened, samples);
+        QVERIFY(reasons);
         // About 40000 MiB at its p90 peak, 48000 with headroom: two of the three 32768 MiB nodes must stay.
-        QCOMPARE(reasons.size(), std::size_t { 1 });
-        QVERIFY2(reasons[0].find("memory peak") != std::string::npos, reasons[0].c_str());
+        QCOMPARE(reasons->size(), std::size_t { 1 });
+        QVERIFY2((*reasons)[0].find("memory peak") != std::string::npos, (*reasons)[0].c_str());
         p->stop();
         const auto forecast = (*opened)->latestForecast({ "pool", "cache", "memory" });
         QVERIFY(forecast && *forecast);
