@@ -63,7 +63,8 @@ Rebalancing (needs tidepoold started with --db):
   proposal approve ID          applies it if the state it was planned on still holds
   proposal reject ID [--reason TEXT]
   evaluate                     evaluates the cluster now; prints the proposals it made
-  whatif [--profile P] [--pool NAME=MILLIS|unlimited]... [--remove-node NAME]...
+  whatif [--profile P] [--pool NAME=MILLIS|unlimited]... [--pool-memory NAME=MIB|unlimited]...
+         [--remove-node NAME]...
                                re-simulates the whole cluster with the change and prints the difference (moves,
                                work started or stopped, GPUs freed, latency-sensitive work at risk); changes nothing
 

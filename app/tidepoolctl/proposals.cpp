@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <tuple>
 
 namespace tidepool::ctl {
 
@@ -54,6 +55,13 @@ std::string change(const json& action)
     if (type == "take_cpu_quota" || type == "give_cpu_quota")
         return "CPU quota " + std::string(type == "take_cpu_quota" ? "-" : "+") + cores(integer(action, "cpuMillis"))
             + " cores (keeping at least " + cores(integer(action, "floorCpuMillis")) + ")";
+    if (type == "set_memory_quota")
+        return "memory quota " + mebibytes(integer(action, "expectMemoryMiB")) + " -> "
+            + mebibytes(integer(action, "memoryMiB"));
+    if (type == "take_memory_quota" || type == "give_memory_quota")
+        return "memory quota " + std::string(type == "take_memory_quota" ? "-" : "+")
+            + mebibytes(integer(action, "memoryMiB")) + " (keeping at least "
+            + mebibytes(integer(action, "floorMemoryMiB")) + ")";
     if (type == "cordon")
         return "cordon: " + text(action, "reason");
     // The workload restarts on the target node's device; its node and device now say where it runs until then.
@@ -199,7 +207,7 @@ Result<void> evaluate(Session& session, const Words& words)
 Result<void> whatIf(Session& session, const Words& words)
 {
     const std::string cmd = "whatif";
-    auto parsed = parseOptions(cmd, words, { { "--profile" }, { "--pool" }, { "--remove-node" } });
+    auto parsed = parseOptions(cmd, words, { { "--profile" }, { "--pool" }, { "--pool-memory" }, { "--remove-node" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (auto none = noPositionals(cmd, *parsed); !none)
@@ -211,24 +219,27 @@ Result<void> whatIf(Session& session, const Words& words)
             return tl::unexpected(name.error());
         body["profile"] = *name;
     }
-    for (const std::string& pool : parsed->all("--pool")) {
-        // NAME=MILLIS or NAME=unlimited: the CPU quota to try for that pool.
-        const auto eq = pool.find('=');
-        if (eq == std::string::npos || eq == 0)
-            return usageError(cmd + ": --pool: \"" + pool + "\" must read NAME=MILLICORES or NAME=unlimited");
-        auto name = nameValue(cmd, "--pool", pool.substr(0, eq));
-        if (!name)
-            return tl::unexpected(name.error());
-        const std::string value = pool.substr(eq + 1);
-        if (value == "unlimited") {
-            body["pools"][*name] = nullptr;
-            continue;
+    // --pool NAME=MILLICORES and --pool-memory NAME=MIB (or NAME=unlimited): the CPU or memory quota to try.
+    for (const auto& [option, field, unit] :
+        { std::tuple { "--pool", "pools", "MILLICORES" }, std::tuple { "--pool-memory", "poolMemory", "MIB" } })
+        for (const std::string& pool : parsed->all(option)) {
+            const auto eq = pool.find('=');
+            if (eq == std::string::npos || eq == 0)
+                return usageError(
+                    cmd + ": " + option + ": \"" + pool + "\" must read NAME=" + unit + " or NAME=unlimited");
+            auto name = nameValue(cmd, option, pool.substr(0, eq));
+            if (!name)
+                return tl::unexpected(name.error());
+            const std::string value = pool.substr(eq + 1);
+            if (value == "unlimited") {
+                body[field][*name] = nullptr;
+                continue;
+            }
+            auto amount = integerValue(cmd, option, value, 0, 1'000'000'000'000);
+            if (!amount)
+                return tl::unexpected(amount.error());
+            body[field][*name] = *amount;
         }
-        auto millis = integerValue(cmd, "--pool", value, 0, 1'000'000'000'000);
-        if (!millis)
-            return tl::unexpected(millis.error());
-        body["pools"][*name] = *millis;
-    }
     for (const std::string& node : parsed->all("--remove-node")) {
         auto name = nameValue(cmd, "--remove-node", node);
         if (!name)

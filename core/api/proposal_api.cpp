@@ -7,6 +7,7 @@
 
 #include <iterator>
 #include <limits>
+#include <tuple>
 
 namespace tidepool::api {
 
@@ -133,23 +134,31 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
         if (!body.is_object())
             return errorReply(400, "the body must be a JSON object");
         for (const auto& [key, value] : body.items())
-            if (key != "profile" && key != "pools" && key != "removeNodes")
-                return errorReply(400, "field `" + key.substr(0, 64) + "` is not known (profile, pools, removeNodes)");
+            if (key != "profile" && key != "pools" && key != "poolMemory" && key != "removeNodes")
+                return errorReply(
+                    400, "field `" + key.substr(0, 64) + "` is not known (profile, pools, poolMemory, removeNodes)");
         if (body.contains("profile")) {
             if (!body["profile"].is_string() || body["profile"].get<std::string>().size() > 64)
                 return errorReply(400, "field `profile` must be a profile name");
             change.profile = body["profile"].get<std::string>();
         }
-        if (body.contains("pools")) {
-            if (!body["pools"].is_object())
-                return errorReply(400, "field `pools` must map pool names to CPU quotas in millicores (or null)");
-            for (const auto& [name, quota] : body["pools"].items()) {
+        // Each pool's CPU quota (millicores) or memory quota (MiB) to try; null for none.
+        for (const auto& [field, quotas, unit] : { std::tuple { "pools", &change.poolCpuMillis, "millicores" },
+                 std::tuple { "poolMemory", &change.poolMemoryMiB, "MiB" } }) {
+            if (!body.contains(field))
+                continue;
+            if (!body[field].is_object())
+                return errorReply(
+                    400, "field `" + std::string(field) + "` must map pool names to quotas in " + unit + " (or null)");
+            for (const auto& [name, quota] : body[field].items()) {
                 if (quota.is_null())
-                    change.poolCpuMillis[name] = kUnlimited;
+                    (*quotas)[name] = kUnlimited;
                 else if (quota.is_number_integer() && quota.get<std::int64_t>() >= 0 && quota.get<std::int64_t>() < kUnlimited)
-                    change.poolCpuMillis[name] = quota.get<std::int64_t>();
+                    (*quotas)[name] = quota.get<std::int64_t>();
                 else
-                    return errorReply(400, "field `pools." + name.substr(0, 64) + "` must be a whole number of millicores or null");
+                    return errorReply(400,
+                        "field `" + std::string(field) + "." + name.substr(0, 64) + "` must be a whole number of "
+                            + unit + " or null");
             }
         }
         if (body.contains("removeNodes")) {

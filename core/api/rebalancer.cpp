@@ -29,16 +29,46 @@ std::string hotPeakKey(AcceleratorKind kind)
     return kind == AcceleratorKind::Gpu ? std::string("tier:hot") : "tier:hot:" + std::string(toString(kind));
 }
 
+// A quota action's resource: the quota it changes, its amount and what it expects, in the resource's unit.
+struct QuotaChange {
+    bool cpu = true;
+    std::int64_t Resources::*quota = &Resources::cpuMillis;
+    std::int64_t amount = 0; // Set: the new quota; Take, Give: how much
+    std::int64_t expect = 0; // Set: the quota it was planned on; Take: the floor to keep
+    bool set = false, take = false;
+    std::string what() const { return cpu ? "CPU quota" : "memory quota"; }
+    std::string unit() const { return cpu ? " mCPU" : " MiB"; }
+};
+
+QuotaChange quotaChange(const Action& a)
+{
+    using Type = Action::Type;
+    QuotaChange q;
+    q.cpu = a.changesCpuQuota();
+    q.quota = q.cpu ? &Resources::cpuMillis : &Resources::memoryMiB;
+    q.amount = q.cpu ? a.cpuMillis : a.memoryMiB;
+    q.expect = q.cpu ? a.expectCpuMillis : a.expectMemoryMiB;
+    q.set = a.type == Type::SetCpuQuota || a.type == Type::SetMemoryQuota;
+    q.take = a.type == Type::TakeCpuQuota || a.type == Type::TakeMemoryQuota;
+    return q;
+}
+
 std::string describe(const Action& a)
 {
     switch (a.type) {
     case Action::Type::SetCpuQuota:
-        return "set pool " + a.target + "'s CPU quota from " + std::to_string(a.expectCpuMillis) + " to "
-            + std::to_string(a.cpuMillis) + " mCPU";
     case Action::Type::TakeCpuQuota:
-        return "take " + std::to_string(a.cpuMillis) + " mCPU of pool " + a.target + "'s CPU quota";
     case Action::Type::GiveCpuQuota:
-        return "give " + std::to_string(a.cpuMillis) + " mCPU back to pool " + a.target + "'s CPU quota";
+    case Action::Type::SetMemoryQuota:
+    case Action::Type::TakeMemoryQuota:
+    case Action::Type::GiveMemoryQuota: {
+        const QuotaChange q = quotaChange(a);
+        if (q.set)
+            return "set pool " + a.target + "'s " + q.what() + " from " + std::to_string(q.expect) + " to "
+                + std::to_string(q.amount) + q.unit();
+        return (q.take ? "take " : "give ") + std::to_string(q.amount) + q.unit() + (q.take ? " of" : " back to")
+            + " pool " + a.target + "'s " + q.what();
+    }
     case Action::Type::Cordon:
         return "cordon node " + a.target;
     case Action::Type::Uncordon:
@@ -71,6 +101,9 @@ Action inverse(const Action& a)
     if (a.type == Action::Type::SetCpuQuota) {
         back.cpuMillis = a.expectCpuMillis;
         back.expectCpuMillis = a.cpuMillis;
+    } else if (a.type == Action::Type::SetMemoryQuota) {
+        back.memoryMiB = a.expectMemoryMiB;
+        back.expectMemoryMiB = a.memoryMiB;
     } else if (a.type == Action::Type::Cordon) {
         back.type = Action::Type::Uncordon;
     } else if (a.type == Action::Type::Uncordon) {
@@ -88,11 +121,57 @@ Action inverse(const Action& a)
         back.type = Action::Type::GiveCpuQuota;
     } else if (a.type == Action::Type::GiveCpuQuota) {
         back.type = Action::Type::TakeCpuQuota;
+    } else if (a.type == Action::Type::TakeMemoryQuota) {
+        back.type = Action::Type::GiveMemoryQuota;
+    } else if (a.type == Action::Type::GiveMemoryQuota) {
+        back.type = Action::Type::TakeMemoryQuota;
     } else if (a.type == Action::Type::Migrate) {
         std::swap(back.from, back.target);
         std::swap(back.fromDevice, back.device);
     }
     return back;
+}
+
+// Why a quota action no longer holds on the pool as it is now ("" when it does): a quota set other than the one it was
+// planned on, or a donor that would keep less than its own forecast need.
+std::string quotaStaleness(const ControlPlane& plane, const Action& a)
+{
+    const auto pool = plane.poolByName(a.target);
+    if (!pool)
+        return "pool " + a.target + " no longer exists";
+    const QuotaChange q = quotaChange(a);
+    const std::int64_t now = plane.cluster().pool(*pool).quota.*q.quota;
+    if (q.set && now != q.expect)
+        return "pool " + a.target + "'s " + q.what() + " is " + std::to_string(now) + q.unit() + ", not the "
+            + std::to_string(q.expect) + " it was planned on";
+    if (q.take && now - q.amount < q.expect)
+        return "pool " + a.target + "'s " + q.what() + " is " + std::to_string(now) + q.unit() + ": taking "
+            + std::to_string(q.amount) + " would leave less than the " + std::to_string(q.expect)
+            + " its forecast needs";
+    return {};
+}
+
+// Applies a quota action; "" when done, else what went wrong.
+std::string applyQuota(ControlPlane& plane, const Action& a)
+{
+    const auto pool = plane.poolByName(a.target);
+    if (!pool)
+        return "pool " + a.target + " no longer exists";
+    const QuotaChange q = quotaChange(a);
+    PoolRequest request = plane.poolRequestOf(*pool);
+    std::int64_t& quota = q.cpu ? request.cpuMillis : request.memoryMiB;
+    quota = q.set ? q.amount : quota + (q.take ? -q.amount : q.amount);
+    if (quota < 0)
+        return "pool " + a.target + "'s " + q.what() + " would go below zero";
+    // The agents enforce a memory quota in the pool's cgroups: below what its workloads hold, the kernel would
+    // reclaim their memory or kill them. Rolling back a raise is refused alike when the pool has grown into it.
+    const std::int64_t held = plane.cluster().pool(*pool).used.memoryMiB;
+    if (!q.cpu && quota < held)
+        return "pool " + a.target + "'s memory quota would go to " + std::to_string(quota) + " MiB, below the "
+            + std::to_string(held) + " MiB its workloads hold";
+    if (auto done = plane.updatePool(a.target, request); !done)
+        return done.error().message;
+    return {};
 }
 
 } // namespace
@@ -193,13 +272,17 @@ void Rebalancer::save(const Proposal& proposal)
 
 void Rebalancer::noteQuota(const Action& a)
 {
-    if (a.type != Action::Type::SetCpuQuota)
+    if (a.type != Action::Type::SetCpuQuota && a.type != Action::Type::SetMemoryQuota)
         return;
-    const auto base = m_baseQuota.find(a.target);
-    if (a.cpuMillis > a.expectCpuMillis && base == m_baseQuota.end())
-        m_baseQuota[a.target] = a.expectCpuMillis; // raised from its base
-    else if (base != m_baseQuota.end() && a.cpuMillis <= base->second)
-        m_baseQuota.erase(base); // back at (or below) its base
+    const bool cpu = a.type == Action::Type::SetCpuQuota;
+    auto& bases = cpu ? m_baseQuota : m_baseMemoryQuota;
+    const std::int64_t to = cpu ? a.cpuMillis : a.memoryMiB;
+    const std::int64_t from = cpu ? a.expectCpuMillis : a.expectMemoryMiB;
+    const auto base = bases.find(a.target);
+    if (to > from && base == bases.end())
+        bases[a.target] = from; // raised from its base
+    else if (base != bases.end() && to <= base->second)
+        bases.erase(base); // back at (or below) its base
 }
 
 std::optional<forecast::Series> Rebalancer::readSeries(const store::SeriesKey& key, std::int64_t fromMs, std::int64_t toMs)
@@ -286,6 +369,9 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         outlook.memoryDemandByTiers = memoryByTiers[pool.name];
         if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
             outlook.baseCpuMillis = base->second;
+        outlook.memoryQuotaMiB = pool.quota.memoryMiB;
+        if (const auto base = m_baseMemoryQuota.find(pool.name); base != m_baseMemoryQuota.end())
+            outlook.baseMemoryMiB = base->second;
         job.history.push_back(readHistory ? readSeries({ "pool", pool.name, "cpu" }, start, job.endMs) : std::nullopt);
         input.pools.push_back(std::move(outlook));
     }
@@ -424,6 +510,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 m_lastPeaks[peakKey + ":drain"] = { drainPeak, drainPeakAt };
             } else if (memory) {
                 pool->memoryPeakMiB = peak;
+                pool->memoryPeakAtMs = peakAt;
             } else {
                 pool->cpuPeakMillis = peak;
                 pool->peakAtMs = peakAt;
@@ -459,7 +546,8 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
         if (const auto it = m_lastPeaks.find("recent:pool:" + pool.name); it != m_lastPeaks.end())
             pool.cpuRecentPeakMillis = it->second.first;
         if (const auto it = m_lastPeaks.find("pool-memory:" + pool.name); it != m_lastPeaks.end())
-            pool.memoryPeakMiB = it->second.first;
+            std::tie(pool.memoryPeakMiB, pool.memoryPeakAtMs)
+                = std::pair { std::optional<double>(it->second.first), it->second.second };
         if (const auto it = m_lastPeaks.find("recent:pool-memory:" + pool.name); it != m_lastPeaks.end())
             pool.memoryRecentPeakMiB = it->second.first;
     }
@@ -596,7 +684,8 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
         if (existing != pendingByKey.end()) {
             Proposal& old = *existing->second;
             if (nowMs <= old.expiresMs
-                && rebalance::equivalentPlans(old.plan, p.plan, m_config.evaluator.quotaStepMillis)) {
+                && rebalance::equivalentPlans(
+                    old.plan, p.plan, { m_config.evaluator.quotaStepMillis, m_config.evaluator.quotaStepMiB })) {
                 // Still the same advice (to within a quota step): it stays, valid for another round, so that an
                 // operator is not chasing a target that moves by a step every evaluation. Its reasoning is renewed
                 // only when the plan is the very same; otherwise it keeps the reasoning that goes with its plan.
@@ -654,32 +743,19 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
 {
     for (const Action& a : proposal.plan) {
         switch (a.type) {
-        case Action::Type::SetCpuQuota: {
-            const auto pool = m_plane.poolByName(a.target);
-            if (!pool)
-                return "pool " + a.target + " no longer exists";
-            const std::int64_t now = m_plane.cluster().pool(*pool).quota.cpuMillis;
-            if (now != a.expectCpuMillis)
-                return "pool " + a.target + "'s CPU quota is " + std::to_string(now) + " mCPU, not the "
-                    + std::to_string(a.expectCpuMillis) + " it was planned on";
+        case Action::Type::SetCpuQuota:
+        case Action::Type::TakeCpuQuota:
+        case Action::Type::GiveCpuQuota:
+        case Action::Type::SetMemoryQuota:
+        case Action::Type::TakeMemoryQuota:
+        case Action::Type::GiveMemoryQuota:
+            if (std::string why = quotaStaleness(m_plane, a); !why.empty())
+                return why;
             break;
-        }
         case Action::Type::HoldDeferrable:
             if (m_plane.carbonHoldUntilMs() > m_plane.nowMs())
                 return "deferrable batch is already held until " + std::to_string(m_plane.carbonHoldUntilMs());
             break;
-        case Action::Type::TakeCpuQuota:
-        case Action::Type::GiveCpuQuota: {
-            const auto pool = m_plane.poolByName(a.target);
-            if (!pool)
-                return "pool " + a.target + " no longer exists";
-            const std::int64_t now = m_plane.cluster().pool(*pool).quota.cpuMillis;
-            if (a.type == Action::Type::TakeCpuQuota && now - a.cpuMillis < a.expectCpuMillis)
-                return "pool " + a.target + "'s CPU quota is " + std::to_string(now) + " mCPU: taking "
-                    + std::to_string(a.cpuMillis) + " would leave less than the " + std::to_string(a.expectCpuMillis)
-                    + " its forecast needs";
-            break;
-        }
         case Action::Type::Cordon: {
             const LiveNode* node = m_plane.nodeByName(a.target);
             if (!node)
@@ -747,28 +823,15 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
 std::string Rebalancer::applyAction(const Action& a)
 {
     switch (a.type) {
-    case Action::Type::SetCpuQuota: {
-        const auto pool = m_plane.poolByName(a.target);
-        if (!pool)
-            return "pool " + a.target + " no longer exists";
-        PoolRequest request = m_plane.poolRequestOf(*pool);
-        request.cpuMillis = a.cpuMillis;
-        if (auto done = m_plane.updatePool(a.target, request); !done)
-            return done.error().message;
-        noteQuota(a);
-        return {};
-    }
+    case Action::Type::SetCpuQuota:
     case Action::Type::TakeCpuQuota:
-    case Action::Type::GiveCpuQuota: {
-        const auto pool = m_plane.poolByName(a.target);
-        if (!pool)
-            return "pool " + a.target + " no longer exists";
-        PoolRequest request = m_plane.poolRequestOf(*pool);
-        request.cpuMillis += a.type == Action::Type::TakeCpuQuota ? -a.cpuMillis : a.cpuMillis;
-        if (request.cpuMillis < 0)
-            return "pool " + a.target + "'s CPU quota would go below zero";
-        if (auto done = m_plane.updatePool(a.target, request); !done)
-            return done.error().message;
+    case Action::Type::GiveCpuQuota:
+    case Action::Type::SetMemoryQuota:
+    case Action::Type::TakeMemoryQuota:
+    case Action::Type::GiveMemoryQuota: {
+        if (std::string failed = applyQuota(m_plane, a); !failed.empty())
+            return failed;
+        noteQuota(a);
         return {};
     }
     case Action::Type::Cordon:

@@ -168,6 +168,7 @@ private:
     std::uint64_t m_evaluations = 0;
     std::int64_t m_nextId = 1;
     std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
+    std::map<std::string, std::int64_t> m_baseMemoryQuota; // pool → the memory quota a quota proposal raised it from
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
     // The latest forecast peaks ("pool:<name>" CPU, "pool-memory:<name>", "tier:hot" for GPUs, "tier:hot:<kind>") →
     // (p90 peak in the kind's units, when), for re-planning without forecasting; "recent:<key>" where a series had

@@ -87,42 +87,63 @@ std::string acceleratorsLeft(const NodeOutlook& node, double leftInService, doub
         + std::to_string(static_cast<std::int64_t>(std::ceil(hotNeeded))) + " with headroom)";
 }
 
-bool limited(const PoolOutlook& pool)
+std::string mebibytes(std::int64_t value)
 {
-    return pool.cpuQuotaMillis < kUnlimited;
+    return std::to_string(value) + " MiB";
 }
 
-void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+// One resource that quotas hold (CPU in millicores, memory in MiB): where each pool's figures are, and how its
+// proposals' actions and amounts are written.
+struct QuotaResource {
+    std::string_view what; // in reasons: "CPU quota", "memory quota"
+    std::string_view keySuffix; // after "quota:<pool>"
+    std::int64_t step;
+    std::int64_t PoolOutlook::*quota;
+    std::optional<double> PoolOutlook::*peak;
+    std::int64_t PoolOutlook::*peakAt;
+    double PoolOutlook::*demand;
+    std::optional<std::int64_t> PoolOutlook::*base;
+    std::int64_t NodeOutlook::*capacity;
+    Action (*set)(std::string, std::int64_t, std::int64_t);
+    Action (*take)(std::string, std::int64_t, std::int64_t);
+    std::string (*amount)(std::int64_t);
+};
+
+void planQuotas(
+    const EvaluationInput& input, const EvaluatorConfig& config, const QuotaResource& r, std::vector<Proposal>& out)
 {
+    const auto limited = [&](const PoolOutlook& pool) { return pool.*r.quota < kUnlimited; };
     // What each pool needs at its forecast peak, and what it could give up.
     std::map<std::string, std::int64_t> slack, needOf;
     std::int64_t quotaTotal = 0;
     for (const PoolOutlook& pool : input.pools) {
         if (!limited(pool))
             continue;
-        quotaTotal += pool.cpuQuotaMillis;
-        if (pool.cpuPeakMillis) {
-            const std::int64_t need = roundUp(std::max(*pool.cpuPeakMillis, pool.cpuDemandMillis) * config.headroom,
-                config.quotaStepMillis);
+        quotaTotal += pool.*r.quota;
+        if (pool.*r.peak) {
+            const std::int64_t need = roundUp(std::max(*(pool.*r.peak), pool.*r.demand) * config.headroom, r.step);
             needOf[pool.name] = need;
-            if (pool.cpuQuotaMillis - need >= config.quotaStepMillis)
-                slack[pool.name] = (pool.cpuQuotaMillis - need) / config.quotaStepMillis * config.quotaStepMillis;
+            if (pool.*r.quota - need >= r.step)
+                slack[pool.name] = (pool.*r.quota - need) / r.step * r.step;
         }
     }
     std::int64_t capacity = 0;
     for (const NodeOutlook& node : input.nodes)
         if (serving(node))
-            capacity += node.cpuMillis;
-    std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / config.quotaStepMillis * config.quotaStepMillis;
+            capacity += node.*r.capacity;
+    std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / r.step * r.step;
 
+    const std::string what(r.what);
     for (const PoolOutlook& pool : input.pools) {
-        if (!limited(pool) || !pool.cpuPeakMillis)
+        if (!limited(pool) || !(pool.*r.peak))
             continue;
-        const double peak = std::max(*pool.cpuPeakMillis, pool.cpuDemandMillis);
-        const std::int64_t need = roundUp(peak * config.headroom, config.quotaStepMillis);
-        const std::int64_t quota = pool.cpuQuotaMillis;
+        const double peak = std::max(*(pool.*r.peak), pool.*r.demand);
+        const std::int64_t need = roundUp(peak * config.headroom, r.step);
+        const std::int64_t quota = pool.*r.quota;
+        const std::optional<std::int64_t>& base = pool.*r.base;
+        const std::string key = "quota:" + pool.name + std::string(r.keySuffix);
         if (need > quota) {
-            Proposal p = newProposal(ProposalKind::Quota, "quota:" + pool.name, input, config);
+            Proposal p = newProposal(ProposalKind::Quota, key, input, config);
             std::int64_t missing = need - quota;
             std::vector<std::pair<std::string, std::int64_t>> donors(slack.begin(), slack.end());
             std::erase_if(donors, [&](const auto& d) { return d.first == pool.name; });
@@ -133,44 +154,63 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
                 if (missing <= 0)
                     break;
                 const std::int64_t take = std::min(available, missing);
-                p.plan.push_back(Action::takeCpuQuota(donor, take, needOf[donor]));
+                p.plan.push_back(r.take(donor, take, needOf[donor]));
                 slack[donor] -= take;
                 missing -= take;
-                donorsTight = donorsTight || slack[donor] < config.quotaStepMillis;
-                sources += (sources.empty() ? "" : ", ") + millicores(take) + " from pool " + donor;
+                donorsTight = donorsTight || slack[donor] < r.step;
+                sources += (sources.empty() ? "" : ", ") + r.amount(take) + " from pool " + donor;
             }
             if (missing > 0 && unquoted > 0) {
                 const std::int64_t take = std::min(unquoted, missing);
                 unquoted -= take;
                 missing -= take;
-                sources += (sources.empty() ? "" : ", ") + millicores(take) + " of capacity no quota holds";
+                sources += (sources.empty() ? "" : ", ") + r.amount(take) + " of capacity no quota holds";
             }
             const std::int64_t raised = need - missing;
-            if (raised - quota < config.quotaStepMillis)
+            if (raised - quota < r.step)
                 continue; // nothing to shift: the operator sees the pool's forecast, not an empty proposal
-            p.plan.insert(p.plan.begin(), Action::setCpuQuota(pool.name, raised, quota));
-            p.reason = "pool " + pool.name + " is forecast to need " + millicores(static_cast<std::int64_t>(peak))
-                + " (p90) around " + clockTime(pool.peakAtMs) + ", above its quota of " + millicores(quota)
-                + "; raise it to " + millicores(raised) + " ahead of the peak (" + sources + ")";
+            p.plan.insert(p.plan.begin(), r.set(pool.name, raised, quota));
+            p.reason = "pool " + pool.name + " is forecast to need " + r.amount(static_cast<std::int64_t>(peak))
+                + " (p90) around " + clockTime(pool.*r.peakAt) + ", "
+                + r.amount(static_cast<std::int64_t>(std::ceil(peak * config.headroom))) + " with "
+                + std::to_string(static_cast<int>(std::lround((config.headroom - 1) * 100))) + "% headroom, above its "
+                + what + " of " + r.amount(quota) + "; raise it to " + r.amount(raised) + " ahead of the peak ("
+                + sources + ")";
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
             p.effect.utilisationAfter = peak / static_cast<double>(raised);
-            p.effect.sloRisk = raised >= peak ? "none: the p90 peak fits the raised quota"
-                                              : "the p90 peak still exceeds the raised quota: work will wait";
+            p.effect.sloRisk = raised >= peak ? "none: the p90 peak fits the raised " + what
+                                              : "the p90 peak still exceeds the raised " + what + ": work will wait";
             p.risk = donorsTight ? Risk::Medium : Risk::Low;
             out.push_back(std::move(p));
-        } else if (pool.baseCpuMillis && *pool.baseCpuMillis < quota && need <= *pool.baseCpuMillis) {
-            Proposal p = newProposal(ProposalKind::Quota, "quota:" + pool.name, input, config);
-            p.plan.push_back(Action::setCpuQuota(pool.name, *pool.baseCpuMillis, quota));
-            p.reason = "pool " + pool.name + "'s forecast peak (" + millicores(static_cast<std::int64_t>(peak))
-                + " p90) fits its base quota of " + millicores(*pool.baseCpuMillis) + " again; give back the "
-                + millicores(quota - *pool.baseCpuMillis) + " it was raised by";
+        } else if (base && *base < quota && need <= *base) {
+            Proposal p = newProposal(ProposalKind::Quota, key, input, config);
+            p.plan.push_back(r.set(pool.name, *base, quota));
+            p.reason = "pool " + pool.name + "'s forecast peak (" + r.amount(static_cast<std::int64_t>(peak))
+                + " p90) fits its base " + what + " of " + r.amount(*base) + " again; give back the "
+                + r.amount(quota - *base) + " it was raised by";
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
-            p.effect.utilisationAfter = peak / static_cast<double>(*pool.baseCpuMillis);
-            p.effect.sloRisk = "none: the p90 peak with headroom fits the base quota";
+            p.effect.utilisationAfter = peak / static_cast<double>(*base);
+            p.effect.sloRisk = "none: the p90 peak with headroom fits the base " + what;
             p.risk = Risk::Low;
             out.push_back(std::move(p));
         }
     }
+}
+
+void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
+{
+    planQuotas(input, config,
+        QuotaResource { "CPU quota", "", config.quotaStepMillis, &PoolOutlook::cpuQuotaMillis,
+            &PoolOutlook::cpuPeakMillis, &PoolOutlook::peakAtMs, &PoolOutlook::cpuDemandMillis,
+            &PoolOutlook::baseCpuMillis, &NodeOutlook::cpuMillis, &Action::setCpuQuota, &Action::takeCpuQuota,
+            &millicores },
+        out);
+    planQuotas(input, config,
+        QuotaResource { "memory quota", ":memory", config.quotaStepMiB, &PoolOutlook::memoryQuotaMiB,
+            &PoolOutlook::memoryPeakMiB, &PoolOutlook::memoryPeakAtMs, &PoolOutlook::memoryDemandMiB,
+            &PoolOutlook::baseMemoryMiB, &NodeOutlook::memoryMiB, &Action::setMemoryQuota, &Action::takeMemoryQuota,
+            &mebibytes },
+        out);
 }
 
 void planLending(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)

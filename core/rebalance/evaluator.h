@@ -5,7 +5,9 @@
 // - Peak shifting (`quota`): a pool whose forecast p90 peak over the lookahead, with headroom, exceeds its CPU quota
 //   gets a raise ahead of the peak, taken from pools whose own forecast leaves them slack (largest slack first) and
 //   from capacity no quota holds; a pool raised earlier whose forecast fits its base quota again is given its base
-//   back (the trough).
+//   back (the trough). Memory limits likewise, as proposals of their own (key `quota:<pool>:memory`): a memory-bound
+//   pool waits for memory however many cores it has; no donor is asked below its own forecast need with headroom,
+//   and applying never lowers a limit below what the pool's workloads hold (`Rebalancer`).
 // - Lending (`lend`, `reclaim`): the hot tier keeps reserved, for its forecast accelerator peak with headroom, as few
 //   hot nodes as hold it (those reserved already first, then those with the least batch on them); the other hot
 //   nodes' accelerators are lent to batch. A peak coming proposes reserving more (their batch moves to the cold
@@ -52,11 +54,15 @@ struct PoolOutlook {
     // a new pool's trough now says nothing about its peak. Quota planning ignores it (no forecast, no proposal).
     double cpuRecentPeakMillis = 0.0;
     std::optional<std::int64_t> baseCpuMillis; // the quota a quota proposal raised it from, while raised
-    // Memory, as the CPU above: requested now, by the tiers it may run on, the forecast p90 peak, and without a
-    // forecast the highest 5-minute mean of the last day. Power planning holds both; quota planning is CPU only.
+    // Memory, as the CPU above: the limit, requested now, by the tiers it may run on, the forecast p90 peak, without a
+    // forecast the highest 5-minute mean of the last day, and the limit a quota proposal raised it from. Power and
+    // quota planning hold both resources.
+    std::int64_t memoryQuotaMiB = kUnlimited;
+    std::optional<std::int64_t> baseMemoryMiB;
     double memoryDemandMiB = 0.0;
     std::array<double, kTierMaskCount> memoryDemandByTiers {};
     std::optional<double> memoryPeakMiB;
+    std::int64_t memoryPeakAtMs = 0;
     double memoryRecentPeakMiB = 0.0;
 };
 
@@ -122,6 +128,7 @@ struct EvaluationInput {
 struct EvaluatorConfig {
     double headroom = 1.2; // a forecast peak is planned for with this much to spare (`tidepoold --headroom-percent`)
     std::int64_t quotaStepMillis = 500; // quotas move in whole steps
+    std::int64_t quotaStepMiB = 512;
     std::chrono::milliseconds idleBeforePowerDown { 30 * 60'000 };
     std::size_t maxPowerDownsPerRound = 4;
     // Hysteresis: a node is powered down only when the rest holds the forecast peak with headroom and this much more,

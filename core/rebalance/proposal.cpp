@@ -13,8 +13,9 @@ constexpr std::array<std::string_view, 9> kKinds { "", "quota", "power_down", "p
     "migrate", "defer" };
 constexpr std::array<std::string_view, 7> kStates { "", "pending", "approved", "rejected", "expired", "applied", "failed" };
 constexpr std::array<std::string_view, 4> kRisks { "", "low", "medium", "high" };
-constexpr std::array<std::string_view, 12> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
-    "release", "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable", "drain", "evict" };
+constexpr std::array<std::string_view, 15> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
+    "release", "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable", "drain", "evict", "set_memory_quota",
+    "take_memory_quota", "give_memory_quota" };
 
 template <typename E, std::size_t N> std::optional<E> parseName(const std::array<std::string_view, N>& names, std::string_view text)
 {
@@ -33,11 +34,12 @@ std::optional<ProposalKind> parseProposalKind(std::string_view text) { return pa
 std::optional<ProposalState> parseProposalState(std::string_view text) { return parseName<ProposalState>(kStates, text); }
 std::optional<Risk> parseRisk(std::string_view text) { return parseName<Risk>(kRisks, text); }
 
-bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, std::int64_t quotaStepMillis)
+bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, QuotaSteps steps)
 {
     if (a.size() != b.size())
         return false;
-    const auto near = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= quotaStepMillis; };
+    const auto near = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= steps.cpuMillis; };
+    const auto nearMiB = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= steps.memoryMiB; };
     for (std::size_t i = 0; i < a.size(); ++i) {
         const Action& x = a[i];
         const Action& y = b[i];
@@ -51,6 +53,15 @@ bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b,
         case Action::Type::TakeCpuQuota: // a donor's share and floor, each within a step
         case Action::Type::GiveCpuQuota:
             if (!near(x.cpuMillis, y.cpuMillis) || !near(x.expectCpuMillis, y.expectCpuMillis))
+                return false;
+            break;
+        case Action::Type::SetMemoryQuota:
+            if (y.expectMemoryMiB != x.expectMemoryMiB || !nearMiB(x.memoryMiB, y.memoryMiB))
+                return false;
+            break;
+        case Action::Type::TakeMemoryQuota:
+        case Action::Type::GiveMemoryQuota:
+            if (!nearMiB(x.memoryMiB, y.memoryMiB) || !nearMiB(x.expectMemoryMiB, y.expectMemoryMiB))
                 return false;
             break;
         default:
@@ -71,6 +82,14 @@ json toJson(const Action& action)
     if (action.type == Action::Type::SetCpuQuota) {
         j["cpuMillis"] = action.cpuMillis;
         j["expectCpuMillis"] = action.expectCpuMillis;
+    }
+    if (action.type == Action::Type::TakeMemoryQuota || action.type == Action::Type::GiveMemoryQuota) {
+        j["memoryMiB"] = action.memoryMiB;
+        j["floorMemoryMiB"] = action.expectMemoryMiB;
+    }
+    if (action.type == Action::Type::SetMemoryQuota) {
+        j["memoryMiB"] = action.memoryMiB;
+        j["expectMemoryMiB"] = action.expectMemoryMiB;
     }
     if (action.type == Action::Type::Cordon)
         j["reason"] = action.reason;
@@ -141,6 +160,9 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
         action.target = a.value("target", std::string());
         action.cpuMillis = a.value("cpuMillis", std::int64_t { 0 });
         action.expectCpuMillis = a.value(a.contains("floorCpuMillis") ? "floorCpuMillis" : "expectCpuMillis", std::int64_t { 0 });
+        action.memoryMiB = a.value("memoryMiB", std::int64_t { 0 });
+        action.expectMemoryMiB
+            = a.value(a.contains("floorMemoryMiB") ? "floorMemoryMiB" : "expectMemoryMiB", std::int64_t { 0 });
         action.reason = a.value("reason", std::string());
         action.workload = a.value("workload", std::int64_t { 0 });
         action.from = a.value("from", std::string());

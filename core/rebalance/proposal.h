@@ -41,15 +41,35 @@ struct Action {
     // `device` (it restarts there).
     // TakeCpuQuota: lower a donor pool's CPU quota by `cpuMillis`, provided at least `expectCpuMillis` (its own
     // forecast need) stays: several raises may draw on one donor and each still holds after the others.
+    // SetMemoryQuota, TakeMemoryQuota, GiveMemoryQuota: the same for a pool's memory limit, in `memoryMiB` and
+    // `expectMemoryMiB`; a memory limit is never lowered below what the pool's workloads hold (the kernel would
+    // reclaim or kill to enforce it).
     // HoldDeferrable: deferrable batch waits for the low-carbon window at `untilMs` (each at most to its deadline).
     // Reserve: a hot node is kept for the peak and the batch on it is stopped; Drain: kept for the peak, but the
     // batch on it runs on to its end (no new batch lands); Evict: the batch still on a reserved node is stopped.
-    enum class Type : std::uint8_t { Invalid, SetCpuQuota, Cordon, Uncordon, Reserve, Release, Migrate, TakeCpuQuota,
-        GiveCpuQuota, HoldDeferrable, Drain, Evict };
+    enum class Type : std::uint8_t {
+        Invalid,
+        SetCpuQuota,
+        Cordon,
+        Uncordon,
+        Reserve,
+        Release,
+        Migrate,
+        TakeCpuQuota,
+        GiveCpuQuota,
+        HoldDeferrable,
+        Drain,
+        Evict,
+        SetMemoryQuota,
+        TakeMemoryQuota,
+        GiveMemoryQuota
+    };
     Type type = Type::Invalid;
     std::string target; // the pool or node
     std::int64_t cpuMillis = 0; // SetCpuQuota: the new quota
     std::int64_t expectCpuMillis = 0; // SetCpuQuota: the quota it was planned on
+    std::int64_t memoryMiB = 0; // SetMemoryQuota: the new limit; Take/GiveMemoryQuota: the amount
+    std::int64_t expectMemoryMiB = 0; // SetMemoryQuota: the limit it was planned on; TakeMemoryQuota: the floor
     std::string reason; // Cordon: the cordon's reason
     std::int64_t workload = 0; // Migrate
     std::string from; // Migrate: the node it runs on
@@ -76,6 +96,32 @@ struct Action {
         a.cpuMillis = cpuMillis;
         a.expectCpuMillis = floorMillis;
         return a;
+    }
+    static Action setMemoryQuota(std::string pool, std::int64_t memoryMiB, std::int64_t expectMemoryMiB)
+    {
+        Action a;
+        a.type = Type::SetMemoryQuota;
+        a.target = std::move(pool);
+        a.memoryMiB = memoryMiB;
+        a.expectMemoryMiB = expectMemoryMiB;
+        return a;
+    }
+    static Action takeMemoryQuota(std::string pool, std::int64_t memoryMiB, std::int64_t floorMiB)
+    {
+        Action a;
+        a.type = Type::TakeMemoryQuota;
+        a.target = std::move(pool);
+        a.memoryMiB = memoryMiB;
+        a.expectMemoryMiB = floorMiB;
+        return a;
+    }
+    bool changesCpuQuota() const
+    {
+        return type == Type::SetCpuQuota || type == Type::TakeCpuQuota || type == Type::GiveCpuQuota;
+    }
+    bool changesMemoryQuota() const
+    {
+        return type == Type::SetMemoryQuota || type == Type::TakeMemoryQuota || type == Type::GiveMemoryQuota;
     }
     // Cordon (with `reason`), Uncordon, Reserve or Release of `node`.
     static Action onNode(Type type, std::string node, std::string reason = {})
@@ -120,10 +166,16 @@ struct Proposal {
     bool closed() const { return state != ProposalState::Pending && state != ProposalState::Approved; }
 };
 
-// The same advice: the same steps on the same targets, quota amounts within `quotaStepMillis` of each other (and
-// each quota planned on the same quota). A pending proposal is kept when the next evaluation gives equivalent advice,
-// so that an operator is not asked to approve a target that moves by a step every five minutes.
-bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, std::int64_t quotaStepMillis);
+// How far apart two quota amounts may be and still be the same advice: a step of each resource.
+struct QuotaSteps {
+    std::int64_t cpuMillis = 500;
+    std::int64_t memoryMiB = 512;
+};
+
+// The same advice: the same steps on the same targets, quota amounts within a step of each other (and each quota
+// planned on the same quota). A pending proposal is kept when the next evaluation gives equivalent advice, so that an
+// operator is not asked to approve a target that moves by a step every five minutes.
+bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, QuotaSteps steps);
 
 nlohmann::json toJson(const Action& action);
 nlohmann::json toJson(const Effect& effect);

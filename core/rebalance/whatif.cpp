@@ -3,6 +3,7 @@
 #include "core/rebalance/planning.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace tidepool::rebalance {
 
@@ -101,12 +102,16 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
     });
 
     auto applyChange = [&](ClusterState& c) -> Expected<void> {
-        for (const auto& [name, cpuMillis] : change.poolCpuMillis) {
-            const auto pool = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
-            if (pool == c.pools().end())
-                return makeError(ErrorCode::NotFound, "field `pools`: no pool is named \"" + name + "\"");
-            c.mutablePool(pool->id).quota.cpuMillis = cpuMillis;
-        }
+        for (const auto& [field, quotas, set] : { std::tuple { "pools", &change.poolCpuMillis, &Resources::cpuMillis },
+                 { "poolMemory", &change.poolMemoryMiB, &Resources::memoryMiB } })
+            for (const auto& [name, amount] : *quotas) {
+                const auto pool
+                    = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
+                if (pool == c.pools().end())
+                    return makeError(
+                        ErrorCode::NotFound, "field `" + std::string(field) + "`: no pool is named \"" + name + "\"");
+                c.mutablePool(pool->id).quota.*set = amount;
+            }
         for (const std::string& name : change.removeNodes) {
             const auto node = std::find_if(c.nodes().begin(), c.nodes().end(), [&](const Node& n) { return n.name == name; });
             if (node == c.nodes().end())

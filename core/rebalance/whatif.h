@@ -20,6 +20,7 @@ namespace tidepool::rebalance {
 struct WhatIfChange {
     std::string profile; // "" = the profile the core runs
     std::map<std::string, std::int64_t> poolCpuMillis; // pool → the CPU quota to try (kUnlimited for none)
+    std::map<std::string, std::int64_t> poolMemoryMiB; // pool → the memory quota to try (kUnlimited for none)
     std::vector<std::string> removeNodes; // taken out of service (cordoned, powered down)
 };
 

@@ -146,9 +146,10 @@ constexpr std::array kLabels {
         "历史（以及内存历史，如有）上对预测模型做滚动起点回测（提前一小时）；"
         "留出部分为该历史的最后五分之一。" },
     Entry { "note-realised",
-        "Realised utilisation: measured over the hour after a proposal was applied (a pool's requested CPU against the "
-        "quota it set, or a node's used CPU against its capacity).",
-        "实际利用率：在建议执行后一小时内测得（资源池申请的 CPU 与所设配额之比，或节点 CPU 用量与其容量之比）。" },
+        "Realised utilisation: measured over the hour after a proposal was applied (a pool's requested CPU or memory "
+        "against the quota it set, or a node's used CPU against its capacity).",
+        "实际利用率：在建议执行后一小时内测得（资源池申请的 CPU 或内存与所设配额之比，或节点 CPU "
+        "用量与其容量之比）。" },
 };
 
 } // namespace

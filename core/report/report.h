@@ -128,8 +128,11 @@ struct ProposalFacts {
     double utilisationBefore = 0; // predicted, 0..1
     double utilisationAfter = 0;
     double wattsSaved = 0;
-    // The plan's targets: pools whose CPU quota it sets (with the quota in cores) and nodes it acts on.
+    // The plan's targets: pools whose quota it sets (the pool it raises or lowers first, with its new quota in the
+    // units of the pool's history, millicores or MiB; donors with 0) and nodes it acts on. `quotaSeries`: the history
+    // series the quota holds ("cpu" or "memory").
     std::vector<std::pair<std::string, double>> poolQuotas;
+    std::string quotaSeries = "cpu";
     std::vector<std::string> nodes;
 };
 

@@ -488,10 +488,10 @@ struct Builder {
             row.predictedUtilisation = p.utilisationAfter > 0 ? p.utilisationAfter : kNotMeasured;
             row.predictedWattsSaved = p.wattsSaved != 0 ? p.wattsSaved : kNotMeasured;
             if (p.state == "applied" && !p.poolQuotas.empty() && p.poolQuotas.front().second > 0) {
-                const auto& [pool, quotaCores] = p.poolQuotas.front();
-                TP_TRY(after, reader.meanBetween({ "pool", pool, "cpu" }, p.decidedMs, p.decidedMs + kHourMs));
+                const auto& [pool, quota] = p.poolQuotas.front();
+                TP_TRY(after, reader.meanBetween({ "pool", pool, p.quotaSeries }, p.decidedMs, p.decidedMs + kHourMs));
                 if (measured(*after))
-                    row.realisedUtilisation = *after / 1000.0 / quotaCores;
+                    row.realisedUtilisation = *after / quota;
             }
             data.proposals.push_back(std::move(row));
         }

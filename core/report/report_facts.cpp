@@ -29,9 +29,17 @@ ProposalFacts proposalFacts(const rebalance::Proposal& p)
     using Type = rebalance::Action::Type;
     for (const rebalance::Action& a : p.plan) {
         switch (a.type) {
-        case Type::SetCpuQuota: f.poolQuotas.insert(f.poolQuotas.begin(), { a.target, a.cpuMillis / 1000.0 }); break;
+        case Type::SetCpuQuota:
+            f.poolQuotas.insert(f.poolQuotas.begin(), { a.target, static_cast<double>(a.cpuMillis) });
+            break;
+        case Type::SetMemoryQuota:
+            f.poolQuotas.insert(f.poolQuotas.begin(), { a.target, static_cast<double>(a.memoryMiB) });
+            f.quotaSeries = "memory";
+            break;
         case Type::TakeCpuQuota:
-        case Type::GiveCpuQuota: f.poolQuotas.emplace_back(a.target, 0.0); break;
+        case Type::GiveCpuQuota:
+        case Type::TakeMemoryQuota:
+        case Type::GiveMemoryQuota: f.poolQuotas.emplace_back(a.target, 0.0); break;
         case Type::Migrate:
             f.nodes.push_back(a.from);
             f.nodes.push_back(a.target);

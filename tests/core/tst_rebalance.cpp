@@ -229,12 +229,14 @@ private:
         return reasons;
     }
 
-    static void createPool(ControlPlane& plane, const std::string& name, std::int64_t cpuMillis)
+    static void createPool(
+        ControlPlane& plane, const std::string& name, std::int64_t cpuMillis, std::int64_t memoryMiB = kUnlimited)
     {
         PoolRequest request;
         request.name = name;
         request.businessLine = name;
         request.cpuMillis = cpuMillis;
+        request.memoryMiB = memoryMiB;
         QVERIFY(plane.createPool(request));
     }
 
@@ -272,21 +274,21 @@ private slots:
     void equivalentAdviceWithinAQuotaStep()
     {
         const std::vector<Action> plan { Action::setCpuQuota("web", 5500, 4000), Action::takeCpuQuota("batch", 1500, 2500) };
-        QVERIFY(rebalance::equivalentPlans(plan, plan, 500));
+        QVERIFY(rebalance::equivalentPlans(plan, plan, {}));
         QVERIFY(rebalance::equivalentPlans(
-            plan, { Action::setCpuQuota("web", 6000, 4000), Action::takeCpuQuota("batch", 2000, 2000) }, 500));
+            plan, { Action::setCpuQuota("web", 6000, 4000), Action::takeCpuQuota("batch", 2000, 2000) }, {}));
         QVERIFY(!rebalance::equivalentPlans(
-            plan, { Action::setCpuQuota("web", 6500, 4000), Action::takeCpuQuota("batch", 2500, 2500) }, 500));
+            plan, { Action::setCpuQuota("web", 6500, 4000), Action::takeCpuQuota("batch", 2500, 2500) }, {}));
         QVERIFY(!rebalance::equivalentPlans(
-            plan, { Action::setCpuQuota("web", 5500, 4500), Action::takeCpuQuota("batch", 1000, 2500) }, 500));
+            plan, { Action::setCpuQuota("web", 5500, 4500), Action::takeCpuQuota("batch", 1000, 2500) }, {}));
         QVERIFY(!rebalance::equivalentPlans(
-            plan, { Action::setCpuQuota("web", 5500, 4000), Action::takeCpuQuota("ads", 1500, 2500) }, 500));
-        QVERIFY(!rebalance::equivalentPlans(plan, { Action::setCpuQuota("web", 5500, 4000) }, 500));
+            plan, { Action::setCpuQuota("web", 5500, 4000), Action::takeCpuQuota("ads", 1500, 2500) }, {}));
+        QVERIFY(!rebalance::equivalentPlans(plan, { Action::setCpuQuota("web", 5500, 4000) }, {}));
         // Other actions must match exactly.
         const std::vector<Action> cordon { Action::onNode(Action::Type::Cordon, "n1", "powered down by proposal") };
-        QVERIFY(rebalance::equivalentPlans(cordon, cordon, 500));
+        QVERIFY(rebalance::equivalentPlans(cordon, cordon, {}));
         QVERIFY(!rebalance::equivalentPlans(
-            cordon, { Action::onNode(Action::Type::Cordon, "n2", "powered down by proposal") }, 500));
+            cordon, { Action::onNode(Action::Type::Cordon, "n2", "powered down by proposal") }, {}));
     }
 
     void troughGivesTheBaseBack()
@@ -303,6 +305,96 @@ private slots:
         // Without a base there is nothing to give back.
         input.pools[0].baseCpuMillis.reset();
         QVERIFY(ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota).empty());
+    }
+
+    // Memory limits shift as CPU quotas do, as proposals of their own: a pool whose forecast memory peak (or the
+    // memory its workloads ask for now) exceeds its limit gets a raise from pools with memory to spare and from
+    // memory no limit holds, in 512 MiB steps, and its base back in the trough.
+    void memoryQuotaShiftsAsCpuDoes()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        auto web = pool("web", kUnlimited, 3000.0);
+        web.memoryQuotaMiB = 16384;
+        web.memoryPeakMiB = 16000.0;
+        web.memoryPeakAtMs = kNow + 90 * kMinute;
+        auto batch = pool("batch", kUnlimited, 1000.0);
+        batch.memoryQuotaMiB = 40960;
+        batch.memoryPeakMiB = 8000.0;
+        auto free = pool("free", kUnlimited, 1000.0); // no limit: neither raised nor a donor
+        free.memoryPeakMiB = 90000.0;
+        input.pools = { web, batch, free };
+        auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 }); // no CPU quota is limited
+        QCOMPARE(quota[0].key, std::string("quota:web:memory"));
+        // 16000 × 1.2 = 19200 → 19456 in 512 MiB steps; batch needs 8000 × 1.2 = 9600 → 9728 and gives 3072.
+        QCOMPARE(quota[0].plan,
+            (std::vector<Action> {
+                Action::setMemoryQuota("web", 19456, 16384), Action::takeMemoryQuota("batch", 3072, 9728) }));
+        QVERIFY2(quota[0].reason.find("memory quota of 16384 MiB") != std::string::npos
+                && quota[0].reason.find("09:30 UTC") != std::string::npos,
+            quota[0].reason.c_str());
+        QCOMPARE(name(quota[0].risk), name(rebalance::Risk::Low));
+
+        // What its workloads ask for now counts when above the forecast; a CPU quota in need is a proposal apart.
+        input.pools[0].memoryDemandMiB = 20000.0; // 24000 with headroom
+        input.pools[0].cpuQuotaMillis = 2000;
+        input.pools[1].cpuQuotaMillis = 8000;
+        quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 2 });
+        QCOMPARE(quota[0].key, std::string("quota:web"));
+        QCOMPARE(quota[1].key, std::string("quota:web:memory"));
+        QCOMPARE(quota[1].plan[0], Action::setMemoryQuota("web", 24064, 16384));
+
+        // Memory no limit holds pays for what donors cannot give.
+        input.pools[1].memoryQuotaMiB = 10000; // 272 above its need: less than a step to spare
+        input.nodes = { node("a", 0), node("b", 0) };
+        input.nodes[0].memoryMiB = input.nodes[1].memoryMiB = 32768; // 65536 against 26384 in limits
+        quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.back().plan, (std::vector<Action> { Action::setMemoryQuota("web", 24064, 16384) }));
+        QVERIFY2(quota.back().reason.find("7680 MiB of capacity no quota holds") != std::string::npos,
+            quota.back().reason.c_str());
+
+        // The trough: a pool raised earlier whose peak fits its base again gives back what it was raised by.
+        rebalance::EvaluationInput trough;
+        trough.nowMs = kNow;
+        auto raised = pool("web", kUnlimited, 1000.0);
+        raised.memoryQuotaMiB = 19456;
+        raised.baseMemoryMiB = 16384;
+        raised.memoryPeakMiB = 9000.0; // 10800 with headroom
+        trough.pools = { raised };
+        quota = ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].plan, (std::vector<Action> { Action::setMemoryQuota("web", 16384, 19456) }));
+        QVERIFY2(quota[0].reason.find("give back the 3072 MiB") != std::string::npos, quota[0].reason.c_str());
+        // Not while what its workloads ask for now needs more than the base.
+        trough.pools[0].memoryDemandMiB = 15000.0;
+        QVERIFY(ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota).empty());
+    }
+
+    // A memory quota action reads back from the store as it was written, and the next round's plan a step away is
+    // the same advice.
+    void memoryQuotaActionsRoundTrip()
+    {
+        rebalance::Proposal p;
+        p.id = 7;
+        p.kind = ProposalKind::Quota;
+        p.state = ProposalState::Pending;
+        p.risk = rebalance::Risk::Low;
+        p.key = "quota:web:memory";
+        p.plan = { Action::setMemoryQuota("web", 19456, 16384), Action::takeMemoryQuota("batch", 3072, 9728) };
+        p.plan.push_back(p.plan[1]);
+        p.plan.back().type = Action::Type::GiveMemoryQuota;
+        const auto back = rebalance::fromStored(rebalance::toStored(p));
+        QVERIFY(back);
+        QCOMPARE(back->plan, p.plan);
+        QCOMPARE(rebalance::toJson(p.plan[0]).value("action", std::string()), std::string("set_memory_quota"));
+        const std::vector<Action> next { Action::setMemoryQuota("web", 19968, 16384),
+            Action::takeMemoryQuota("batch", 3584, 9728), p.plan[2] };
+        QVERIFY(rebalance::equivalentPlans(p.plan, next, {}));
+        QVERIFY(!rebalance::equivalentPlans(p.plan, next, { 500, 256 }));
+        QVERIFY(!rebalance::equivalentPlans(
+            p.plan, { Action::setMemoryQuota("web", 19456, 16896), p.plan[1], p.plan[2] }, {}));
     }
 
     void idleNodesPowerDownWhileTheRestHoldsThePeak()
@@ -1030,6 +1122,18 @@ private slots:
         QCOMPARE(result->withChange.stopped, std::size_t { 2 });
 
         change = {};
+        change.poolMemoryMiB["web"] = 1024; // two of 512 MiB
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY(result);
+        QCOMPARE(result->withChange.placed, std::size_t { 2 });
+        QCOMPARE(result->withChange.waiting, std::size_t { 2 });
+        change = {};
+        change.poolMemoryMiB["nope"] = 1;
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY(!result);
+        QVERIFY(result.error().message.find("poolMemory") != std::string::npos);
+
+        change = {};
         change.poolCpuMillis["nope"] = 1;
         result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
         QVERIFY(!result);
@@ -1618,6 +1722,124 @@ private slots:
         QCOMPARE((*forecast)->points.size(), std::size_t { 288 });
         const double p90 = (*forecast)->points[0][2].get<double>();
         QVERIFY2(p90 > 38'000 && p90 < 44'000, std::to_string(p90).c_str());
+    }
+
+    // The loop raises a memory limit ahead of the pool's forecast peak, from a pool with memory to spare. Applying
+    // never takes a limit below what the pool's workloads hold (the agents enforce it in cgroups, where the kernel
+    // would reclaim or kill): that step fails and the raise before it is rolled back. Applied, the new limits reach
+    // the agents. After a restart the raise's base is remembered, and the trough gives it back.
+    void theLoopShiftsMemoryAndNeverCutsBelowWhatIsHeld()
+    {
+        std::vector<protocol::PoolConfig> sent;
+        const AgentLink link { [&](const std::string&, const protocol::Message& m) {
+                                  if (const auto* config = std::get_if<protocol::PoolConfig>(&m))
+                                      sent.push_back(*config);
+                                  return true;
+                              },
+            [](const std::string&, const std::string&) { return true; } };
+        const auto limitSent = [&](const std::string& pool) -> std::int64_t {
+            for (auto it = sent.rbegin(); it != sent.rend(); ++it)
+                for (const protocol::PoolLimits& limits : it->pools)
+                    if (limits.name == pool)
+                        return limits.memoryMiB;
+            return -1;
+        };
+        const auto memoryQuota
+            = [](ControlPlane& p, const char* pool) { return p.cluster().pool(*p.poolByName(pool)).quota.memoryMiB; };
+        std::vector<store::Sample>
+            samples; // web swings daily up to 16000 MiB, 30 minutes after `kNow`; batch holds 8000
+        const double pi = std::acos(-1.0);
+        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
+            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
+            samples.push_back({ { "pool", "web", "memory" }, t, 12'000 + 4'000 * std::cos(phase) });
+            samples.push_back({ { "pool", "batch", "memory" }, t, 8'000 });
+        }
+        std::int64_t raisedTo = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, opened->get());
+            QVERIFY(created);
+            ControlPlane& p = **created;
+            createPool(p, "web", kUnlimited, 16384);
+            createPool(p, "batch", kUnlimited, 65536);
+            (*opened)->addSamples(samples);
+            QVERIFY((*opened)->commit());
+            QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+            auto r = rebalancer(p);
+            auto ids = r->evaluateNow(kNow);
+            QCOMPARE(ids.size(), std::size_t { 1 });
+            const rebalance::Proposal* raise = r->proposal(ids[0]);
+            QCOMPARE(raise->key, std::string("quota:web:memory"));
+            QCOMPARE(raise->plan.size(), std::size_t { 2 });
+            QCOMPARE(raise->plan[0].expectMemoryMiB, std::int64_t { 16384 });
+            raisedTo = raise->plan[0].memoryMiB;
+            QVERIFY2(raisedTo >= 19456, raise->reason.c_str()); // the p90 peak is at least 16000, 19200 with headroom
+            const std::int64_t taken = raise->plan[1].memoryMiB;
+            QCOMPARE(taken, raisedTo - 16384);
+
+            // Batch grows after the plan: taking from it now would leave less than its running workload holds.
+            join(p, "n1", 8000, 131072);
+            SubmitRequest big;
+            big.name = "big";
+            big.pool = "batch";
+            big.requests = { 1000, 65536 - taken + 512, 0, 0 };
+            big.argv = { "/bin/true" };
+            const auto bigId = p.submit(big);
+            QVERIFY(bigId);
+            p.onWorkloadUpdate(
+                "n1", protocol::WorkloadStatus { *bigId, "running", 1, 0, {}, p.workload(*bigId)->incarnation });
+            auto applied = r->approve(ids[0], "operator:test", kNow + kMinute);
+            QVERIFY(applied);
+            QCOMPARE(name((*applied)->state), name(ProposalState::Failed));
+            QVERIFY2((*applied)->detail.find("its workloads hold") != std::string::npos
+                    && (*applied)->detail.find("every earlier step was rolled back") != std::string::npos,
+                (*applied)->detail.c_str());
+            QCOMPARE(memoryQuota(p, "web"), std::int64_t { 16384 }); // the raise was rolled back
+            QCOMPARE(memoryQuota(p, "batch"), std::int64_t { 65536 });
+            QCOMPARE(limitSent("web"), std::int64_t { 16384 });
+            QVERIFY(p.cluster().checkInvariants());
+
+            // The workload gone, the next round proposes the raise again and it applies.
+            QVERIFY(p.cancel(*bigId));
+            p.onWorkloadUpdate(
+                "n1", protocol::WorkloadStatus { *bigId, "stopped", 1, 0, {}, p.workload(*bigId)->incarnation });
+            ids = r->evaluateNow(kNow + 5 * kMinute);
+            QCOMPARE(ids.size(), std::size_t { 1 });
+            applied = r->approve(ids[0], "operator:test", kNow + 6 * kMinute);
+            QVERIFY2(applied && (*applied)->state == ProposalState::Applied,
+                applied ? (*applied)->detail.c_str() : applied.error().message.c_str());
+            raisedTo = (*applied)->plan[0].memoryMiB;
+            QCOMPARE(memoryQuota(p, "web"), raisedTo);
+            QCOMPARE(memoryQuota(p, "batch"), 65536 - (*applied)->plan[1].memoryMiB);
+            QCOMPARE(limitSent("web"), raisedTo); // the node has more than either limit
+            QCOMPARE(limitSent("batch"), 65536 - (*applied)->plan[1].memoryMiB);
+            p.stop();
+        }
+        // A restart later, two days of web at 4000 MiB: its forecast fits the base again, which gives the raise back.
+        samples.clear();
+        for (std::int64_t t = kNow; t < kNow + 2 * kDay; t += 5 * kMinute) {
+            samples.push_back({ { "pool", "web", "memory" }, t, 4'000 });
+            samples.push_back({ { "pool", "batch", "memory" }, t, 8'000 });
+        }
+        auto opened = store::openSqliteStore(dbPath());
+        QVERIFY(opened);
+        auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, opened->get());
+        QVERIFY(created);
+        ControlPlane& p = **created;
+        QCOMPARE(memoryQuota(p, "web"), raisedTo);
+        (*opened)->addSamples(samples);
+        QVERIFY((*opened)->commit());
+        QVERIFY((*opened)->maintain(kNow + 2 * kDay, store::Retention { 0, 0, 0, 0, 0 }));
+        auto r = rebalancer(p);
+        const auto ids = r->evaluateNow(kNow + 2 * kDay);
+        QCOMPARE(ids.size(), std::size_t { 1 });
+        const rebalance::Proposal* back = r->proposal(ids[0]);
+        QCOMPARE(back->key, std::string("quota:web:memory"));
+        QCOMPARE(back->plan, (std::vector<Action> { Action::setMemoryQuota("web", 16384, raisedTo) }));
+        QVERIFY(r->approve(ids[0], "operator:test", kNow + 2 * kDay + kMinute));
+        QCOMPARE(memoryQuota(p, "web"), std::int64_t { 16384 });
+        p.stop();
     }
 
     void staleApprovalIsReplanned()

@@ -5,6 +5,7 @@
 #include "core/report/html_report.h"
 #include "core/report/labels.h"
 #include "core/report/report_builder.h"
+#include "core/report/report_facts.h"
 #include "core/report/report_json.h"
 #include "core/store/store.h"
 
@@ -175,7 +176,7 @@ private slots:
         quota.decidedBy = "token:otto";
         quota.utilisationBefore = 0.9;
         quota.utilisationAfter = 0.5;
-        quota.poolQuotas = { { "web", 4.0 } };
+        quota.poolQuotas = { { "web", 4000.0 } };
         ProposalFacts power;
         power.id = 2;
         power.kind = "power_down";
@@ -365,6 +366,31 @@ private slots:
         for (const auto* d : { &*after, &*keepAll })
             QVERIFY(std::none_of(d->notes.begin(), d->notes.end(),
                 [](const std::string& n) { return n.find("proposalDays") != std::string::npos; }));
+    }
+
+    // A memory quota raise is measured against the memory its pool asked for: web's 4096 MiB of the 8192 it set.
+    void aMemoryQuotaIsRealisedAgainstMemory()
+    {
+        rebalance::Proposal raise;
+        raise.plan = { rebalance::Action::setMemoryQuota("web", 8192, 4096),
+            rebalance::Action::takeMemoryQuota("batch", 4096, 2048) };
+        const ProposalFacts read = proposalFacts(raise);
+        QCOMPARE(read.quotaSeries, std::string("memory"));
+        QCOMPARE(
+            read.poolQuotas, (std::vector<std::pair<std::string, double>> { { "web", 8192.0 }, { "batch", 0.0 } }));
+        ClusterFacts facts = m_facts;
+        ProposalFacts memory = facts.proposals[0];
+        memory.poolQuotas = read.poolQuotas;
+        memory.quotaSeries = read.quotaSeries;
+        facts.proposals = { memory };
+        const auto built = buildReport(request(), facts, *m_store, m_settings);
+        QVERIFY2(built, built ? "" : built.error().message.c_str());
+        QCOMPARE(built->proposals.size(), std::size_t(1));
+        QCOMPARE(built->proposals[0].realisedUtilisation, 0.5);
+        facts.proposals[0].quotaSeries = "cpu"; // 2 cores of 8192 millicores
+        const auto asCpu = buildReport(request(), facts, *m_store, m_settings);
+        QVERIFY(asCpu);
+        QVERIFY(qAbs(asCpu->proposals[0].realisedUtilisation - 2000.0 / 8192.0) < 1e-9);
     }
 
     void unknownScopeNamesTheKnownOnes()

@@ -893,6 +893,18 @@ void TestCtl::whatIfPrintsTheReSimulation()
     const CtlRun bad = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool"), QStringLiteral("web") });
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains(QStringLiteral("NAME=MILLICORES")), qPrintable(bad.err));
+    // A memory quota of nothing for the default pool: none of its work would be placed (the other pools' would).
+    const CtlRun memory = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("whatif"),
+        QStringLiteral("--pool-memory"), QStringLiteral("default=0") });
+    QCOMPARE(memory.exitCode, 0);
+    const json m = parsed(memory.out);
+    const int fewer = num(m, "/withoutChange/placed") - num(m, "/withChange/placed");
+    QVERIFY2(fewer > 0 && num(m, "/withChange/stopped") >= fewer, memory.out.toUtf8().constData());
+    QCOMPARE(num(m, "/withChange/waiting"), num(m, "/withoutChange/waiting") + fewer);
+    const CtlRun badMemory
+        = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool-memory"), QStringLiteral("default=lots") });
+    QCOMPARE(badMemory.exitCode, 2);
+    QVERIFY2(badMemory.err.contains(QStringLiteral("--pool-memory")), qPrintable(badMemory.err));
 }
 
 void TestCtl::proposalShowOfAnUnknownIdNamesIt()
@@ -909,17 +921,40 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
     seedWeekOfHistory(db.toStdString(), 2);
     if (QTest::currentTestFailed())
         return;
+    {
+        // And a memory-bound pool, "cache" (a 16 GiB limit; its memory swings daily up to 16000 MiB), beside
+        // "archive", whose steady 8000 MiB leave most of its 64 GiB limit to give.
+        auto opened = store::openSqliteStore(db.toStdString());
+        QVERIFY(opened);
+        store::Store& s = **opened;
+        constexpr std::int64_t kStep = store::kAggregateBucketMs;
+        const std::int64_t now = api::unixMillis() / kStep * kStep;
+        s.putPool({ "cache", "web", "", kUnlimited, 16384, 100 });
+        s.putPool({ "archive", "research", "", kUnlimited, 65536, 100 });
+        std::vector<store::Sample> samples;
+        for (std::int64_t t = now - 7 * 86'400'000LL; t < now; t += kStep) {
+            samples.push_back({ { "pool", "cache", "memory" }, t,
+                12'000
+                    + 4'000
+                        * std::cos(2 * std::acos(-1.0) * static_cast<double>(t - now - 1'800'000) / 86'400'000.0) });
+            samples.push_back({ { "pool", "archive", "memory" }, t, 8'000.0 });
+        }
+        s.addSamples(samples);
+        QVERIFY(s.commit());
+        QVERIFY(s.maintain(now, store::Retention { 0, 0, 0, 0, 0 }));
+    }
     m_seeded = std::make_unique<QProcess>();
     const std::uint16_t port = startDaemon(*m_seeded, db, m_dir.filePath(QStringLiteral("seeded.log")), {});
     QVERIFY2(port != 0, "the seeded tidepoold stopped before it was ready");
     const QStringList server { QStringLiteral("--server"), QStringLiteral("127.0.0.1:") + QString::number(port) };
     auto on = [&](const QStringList& args) { return ctl(server + args); };
 
-    // Both web pools are forecast above their quota: one proposal each, raised from batch's slack.
+    // Both web pools are forecast above their CPU quota: one proposal each, raised from batch's slack; and cache above
+    // its memory quota, raised from archive's.
     const CtlRun evaluated = on({ QStringLiteral("evaluate") });
     QCOMPARE(evaluated.exitCode, 0);
     const QStringList rows = lines(evaluated.out);
-    QCOMPARE(rows.size(), 3);
+    QCOMPARE(rows.size(), 4);
     QCOMPARE(cells(rows[0]).mid(0, 6),
         (QStringList { QStringLiteral("ID"), QStringLiteral("KIND"), QStringLiteral("STATE"), QStringLiteral("RISK"),
             QStringLiteral("AGE"), QStringLiteral("REASON") }));
@@ -930,7 +965,8 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
                                     .out);
     for (const json& p : at(pending, "/proposals"))
         byKey[str(p, "/key")] = p.value("id", std::int64_t { 0 });
-    QVERIFY2(byKey.count("quota:web-0") && byKey.count("quota:web-1"), pending.dump().c_str());
+    QVERIFY2(byKey.count("quota:web-0") && byKey.count("quota:web-1") && byKey.count("quota:cache:memory"),
+        pending.dump().c_str());
     const QString first = QString::number(byKey["quota:web-0"]);
     const QString second = QString::number(byKey["quota:web-1"]);
 
@@ -944,6 +980,21 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
         QVERIFY2(hasLine(shown.out, QString::fromUtf8(pattern)),
             qPrintable(QString::fromUtf8(pattern) + QLatin1Char('\n') + shown.out));
     QVERIFY(!shown.out.contains(QStringLiteral("STEP")));
+    const QString memory = QString::number(byKey["quota:cache:memory"]);
+    const CtlRun memoryShown = on({ QStringLiteral("proposal"), QStringLiteral("show"), memory });
+    QCOMPARE(memoryShown.exitCode, 0);
+    for (const char* pattern : { "^Reason:\\s+pool cache is forecast to need \\d+ MiB \\(p90\\) around \\d\\d:\\d\\d "
+                                 "UTC, \\d+ MiB with 20% headroom, above its memory quota of 16384 MiB; raise it to",
+             "^set_memory_quota\\s+cache\\s+memory quota 16Gi -> [\\d.]+Gi$",
+             "^take_memory_quota\\s+archive\\s+memory quota -[\\d.]+Gi \\(keeping at least [\\d.]+Gi\\)$" })
+        QVERIFY2(hasLine(memoryShown.out, QString::fromUtf8(pattern)),
+            qPrintable(QString::fromUtf8(pattern) + QLatin1Char('\n') + memoryShown.out));
+    const CtlRun memoryApproved = on({ QStringLiteral("proposal"), QStringLiteral("approve"), memory });
+    QCOMPARE(memoryApproved.exitCode, 0);
+    QVERIFY2(hasLine(memoryApproved.out, QStringLiteral("^State:\\s+applied$")), qPrintable(memoryApproved.out));
+    QVERIFY2(
+        hasLine(memoryApproved.out, QStringLiteral("^set pool cache's memory quota from 16384 to \\d+ MiB\\s+done$")),
+        qPrintable(memoryApproved.out));
 
     const CtlRun approved = on({ QStringLiteral("proposal"), QStringLiteral("approve"), first });
     QCOMPARE(approved.exitCode, 0);
@@ -956,9 +1007,14 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
     QVERIFY2(hasLine(approved.out, QStringLiteral("^set pool web-0's CPU quota from 4000 to \\d+ mCPU\\s+done$")),
         qPrintable(approved.out));
     const json pools = parsed(on({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools") }).out);
-    for (const json& p : at(pools, "/pools"))
+    for (const json& p : at(pools, "/pools")) {
         if (str(p, "/name") == "web-0")
             QVERIFY2(num(p, "/cpuMillis") > 4000, p.dump().c_str());
+        if (str(p, "/name") == "cache")
+            QVERIFY2(num(p, "/memoryMiB") >= 19456, p.dump().c_str());
+        if (str(p, "/name") == "archive")
+            QVERIFY2(num(p, "/memoryMiB") < 65536, p.dump().c_str());
+    }
 
     // Someone changes web-1's quota by hand after the second was planned: approving it is a 409 pointing at its
     // re-plan. (Taking from the shared donor, batch, does not make it stale: a donor's action only asks that batch

@@ -147,6 +147,16 @@ private slots:
         QCOMPARE(unknown.status, 400);
         QVERIFY2(unknown.body.find("nope") != std::string::npos, unknown.body.c_str());
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"colour": 1})").status, 400);
+        // A memory quota below the workload's 64 MiB: it would wait.
+        const auto memory
+            = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"poolMemory": {"default": 32}})");
+        QCOMPARE(memory.status, 200);
+        QCOMPARE(memory.data()["withChange"]["waiting"].get<int>(), 1);
+        for (const char* bad : { R"({"poolMemory": {"default": "lots"}})", R"({"poolMemory": [32]})" }) {
+            const auto refused = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, bad);
+            QCOMPARE(refused.status, 400);
+            QVERIFY2(refused.body.find("poolMemory") != std::string::npos, refused.body.c_str());
+        }
         QCOMPARE(get("/v1/proposals")["proposals"].size(), std::size_t { 0 });
         QCOMPARE(get("/v1/proposals")["more"], false);
         for (const char* bad : { "/v1/proposals?limit=0", "/v1/proposals?limit=10001", "/v1/proposals?before=x" }) {
