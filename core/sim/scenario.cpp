@@ -217,8 +217,9 @@ private:
     double m_serviceWanted = 0, m_serviceMissing = 0;
     double m_inferenceWanted = 0, m_inferenceMissing = 0;
     std::vector<QueueMinute> m_queueMinutes;
-    std::optional<store::StoredForecast> m_inferenceForecast; // `forecastRise`'s, read at `m_forecastReadAtMs`
-    std::int64_t m_forecastReadAtMs = 0;
+    // `forecastRise`'s, read once after each evaluation (which may have stored a newer one; before the first, none).
+    std::optional<store::StoredForecast> m_inferenceForecast;
+    bool m_forecastToRead = true;
     std::size_t m_aheadNow = 0; // inference replicas added ahead of the forecast now (the debug line's)
     std::size_t m_slowMinutes = 0;
     std::size_t m_created = 0;
@@ -590,10 +591,10 @@ std::size_t Simulation::forecastRise()
 {
     if (!m_config.scaleAhead || m_config.mode != ScenarioMode::Tidepool || m_config.inferenceLaunchMs <= 0)
         return 0;
-    if (m_now >= m_forecastReadAtMs + m_config.evaluationPeriodMs || !m_inferenceForecast) {
+    if (m_forecastToRead) {
         auto latest = m_store->latestForecast({ "pool", "inference", "cpu" });
         m_inferenceForecast = latest ? *latest : std::nullopt;
-        m_forecastReadAtMs = m_now;
+        m_forecastToRead = false;
     }
     if (!m_inferenceForecast || m_inferenceForecast->stepMs <= 0 || m_inferenceForecast->points.empty())
         return 0;
@@ -721,6 +722,7 @@ void Simulation::evaluate()
     if (!m_rebalancer)
         return;
     m_created += m_rebalancer->evaluateNow(m_now).size();
+    m_forecastToRead = true;
     if (!m_config.operatorApproves)
         return;
     // The operator approves every proposal.
