@@ -64,7 +64,9 @@ Expected<void> ClusterState::attach(PoolId poolId, NodeId nodeId)
         return makeError(ErrorCode::NotFound, "node " + std::to_string(nodeId) + " does not exist");
     Pool& pool = m_pools[static_cast<std::size_t>(poolId)];
     Node& node = m_nodes[static_cast<std::size_t>(nodeId)];
-    if (std::find(pool.nodes.begin(), pool.nodes.end(), nodeId) == pool.nodes.end()) {
+    // The node's list of pools is the short one (a pool may span thousands of nodes); the two lists hold the same
+    // pairs.
+    if (std::find(node.pools.begin(), node.pools.end(), poolId) == node.pools.end()) {
         pool.nodes.push_back(nodeId);
         node.pools.push_back(poolId);
     }

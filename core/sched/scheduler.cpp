@@ -107,7 +107,15 @@ Scheduler::~Scheduler() = default;
 
 void Scheduler::nodesChanged()
 {
+    m_indexStale = true;
+}
+
+void Scheduler::refreshIndex()
+{
+    if (!m_indexStale)
+        return;
     m_index.rebuild(m_cluster);
+    m_indexStale = false;
 }
 
 RejectReason Scheduler::check(const Node& node, const Workload& w, bool& translated)
@@ -149,6 +157,7 @@ Decision Scheduler::place(WorkloadId id, bool dryRun)
         decision.report.reject(RejectReason::None, 0);
         return decision;
     }
+    refreshIndex();
     const Workload& w = record->workload;
     const ScoreContext ctx { m_cluster, m_slowdowns };
     for (Weighted& p : m_policies)
@@ -247,6 +256,7 @@ Placement Scheduler::makePlacement(const Workload& w, const Candidate& c) const
 
 void Scheduler::notifyBind(const Workload& w, const Placement& p)
 {
+    refreshIndex();
     m_index.update(m_cluster.node(p.node));
     const ScoreContext ctx { m_cluster, m_slowdowns };
     for (Weighted& pol : m_policies)
@@ -269,6 +279,7 @@ Expected<void> Scheduler::release(WorkloadId id)
     const Placement placement = *record->placement;
     if (auto r = m_cluster.unbind(id); !r)
         return r;
+    refreshIndex();
     m_index.update(m_cluster.node(placement.node));
     const ScoreContext ctx { m_cluster, m_slowdowns };
     for (Weighted& pol : m_policies)

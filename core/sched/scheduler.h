@@ -52,7 +52,9 @@ public:
     Expected<void> release(WorkloadId id);
     // Binds a placement chosen elsewhere (an operator's drag, a migration), telling the policies.
     Expected<void> bindExternal(const Placement& placement);
-    // Must be called after nodes change outside the scheduler (added, cordoned, capacity changed).
+    // Must be called after nodes change outside the scheduler (added, cordoned, capacity changed). The index is
+    // rebuilt when next needed, once however many changes came before: ten thousand agents joining at once cost one
+    // rebuild, not one each.
     void nodesChanged();
 
     // Evaluates one node for a workload with the built-in filters and the policies' filters.
@@ -86,6 +88,8 @@ private:
     bool mayHoldVictims(const Node& node, std::int32_t priority);
     Placement makePlacement(const Workload& w, const Candidate& c) const;
     void notifyBind(const Workload& w, const Placement& p);
+    // Rebuilds the index if nodes changed since it was built; every use of `m_index` comes after one.
+    void refreshIndex();
 
     ClusterState& m_cluster;
     Profile m_profile;
@@ -93,6 +97,7 @@ private:
     SchedulerConfig m_config;
     SlowdownTable m_slowdowns;
     NodeIndex m_index;
+    bool m_indexStale = true;
     ClassMatcher m_classMatcher; // the static half of `walkIndex`
     // Scratch space reused across placements to keep the hot path free of allocations.
     std::vector<Candidate> m_candidates;
