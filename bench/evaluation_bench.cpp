@@ -12,6 +12,7 @@
 // 0 = forever). It then also reports the restore, the store's pruning, the proposals kept, the time to turn every
 // proposal kept into JSON text (what `GET /v1/proposals` answered before it answered pages) and its first page of 1000,
 // and the process's resident memory after all that (the restore of every stored proposal included).
+#include "bench/timing.h"
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "core/store/store.h"
@@ -34,20 +35,11 @@
 #include <string>
 
 using namespace tidepool;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
+using bench::millisSince;
 
 namespace {
-
-double millisSince(Clock::time_point start)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v)
-{
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
 
 // Runs `sql` on a connection of its own and returns the first value of its result ("" on failure, said on stderr).
 std::string postgresScalar(const std::string& conninfo, const char* sql)

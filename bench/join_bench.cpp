@@ -6,6 +6,7 @@
 // servers, 5% FPGA or NPU hosts), then W workloads are submitted and placed. It repeats this R times (a fresh control
 // plane each time) and prints the median of each timing as one JSON object: all the joins, the slowest thousand of
 // them, and the burst.
+#include "bench/timing.h"
 #include "core/api/control_plane.h"
 
 #include <boost/asio/io_context.hpp>
@@ -20,20 +21,11 @@
 #include <vector>
 
 using namespace tidepool;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::median;
+using bench::millisSince;
 
 namespace {
-
-double millisSince(Clock::time_point start)
-{
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0.0 : values[values.size() / 2];
-}
 
 protocol::Inventory inventoryOf(int n)
 {
