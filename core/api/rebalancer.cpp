@@ -274,14 +274,12 @@ void Rebalancer::noteQuota(const Action& a)
 {
     if (a.type != Action::Type::SetCpuQuota && a.type != Action::Type::SetMemoryQuota)
         return;
-    const bool cpu = a.type == Action::Type::SetCpuQuota;
-    auto& bases = cpu ? m_baseQuota : m_baseMemoryQuota;
-    const std::int64_t to = cpu ? a.cpuMillis : a.memoryMiB;
-    const std::int64_t from = cpu ? a.expectCpuMillis : a.expectMemoryMiB;
+    const QuotaChange q = quotaChange(a);
+    auto& bases = q.cpu ? m_baseQuota : m_baseMemoryQuota;
     const auto base = bases.find(a.target);
-    if (to > from && base == bases.end())
-        bases[a.target] = from; // raised from its base
-    else if (base != bases.end() && to <= base->second)
+    if (q.amount > q.expect && base == bases.end())
+        bases[a.target] = q.expect; // raised from its base
+    else if (base != bases.end() && q.amount <= base->second)
         bases.erase(base); // back at (or below) its base
 }
 
