@@ -218,7 +218,6 @@ struct Builder {
     HistoryReader reader;
     ReportData data;
     int m_estimatedPower = 0; // nodes whose power came from the estimates
-    const forecast::ModelRegistry m_models = forecast::ModelRegistry::withBuiltins(); // for the backtests, row by row
 
     std::size_t bucketCount() const { return data.buckets.size(); }
     double bucketHours(std::size_t i) const
@@ -419,6 +418,7 @@ struct Builder {
         std::int64_t windowEnd) const
     {
         const std::int64_t step = store::kAggregateBucketMs;
+        const auto registry = forecast::ModelRegistry::withBuiltins();
         ForecastAccuracy row;
         row.pool = pool;
         row.resource = resource;
@@ -437,7 +437,7 @@ struct Builder {
         // Leading gaps (before the pool had history) say nothing; the backtest starts at the first value.
         const auto first = std::find_if(series.values.begin(), series.values.end(), measured);
         series.values.erase(series.values.begin(), first);
-        const auto model = m_models.make(settings.forecastModel);
+        const auto model = registry.make(settings.forecastModel);
         const auto split = forecast::makeSplit(series.size(), kForecastHorizonSteps);
         if (!model)
             row.note = "unknown model";
