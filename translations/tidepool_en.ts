@@ -1500,6 +1500,14 @@
         <source>Accelerators used</source>
         <translation type="unfinished">Accelerators used</translation>
     </message>
+    <message>
+        <source>%1 %2 of %3 share units</source>
+        <translation>%1 %2 of %3 share units</translation>
+    </message>
+    <message>
+        <source>Accelerator quota: %1</source>
+        <translation>Accelerator quota: %1</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsPage</name>

@@ -1498,6 +1498,14 @@
         <source>Accelerators used</source>
         <translation>已使用加速器</translation>
     </message>
+    <message>
+        <source>%1 %2 of %3 share units</source>
+        <translation>%1 已用 %2 / 共 %3 份额单位</translation>
+    </message>
+    <message>
+        <source>Accelerator quota: %1</source>
+        <translation>加速器配额：%1</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsPage</name>

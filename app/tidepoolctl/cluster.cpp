@@ -81,15 +81,42 @@ void printNode(const json& n)
     table.print();
 }
 
+// "gpu 1000/2000, fpga 0/0": the accelerator kinds the pool has a quota for or uses, in share units; "-" for none.
+std::string acceleratorQuotas(const json& p)
+{
+    const json quota = p.value("acceleratorQuota", json::object());
+    const json used = p.value("acceleratorUsed", json::object());
+    std::string out;
+    for (const char* kind : { "gpu", "npu", "fpga" }) {
+        const bool limited = present(quota, kind);
+        const std::int64_t inUse = integer(used, kind);
+        if (!limited && inUse == 0)
+            continue;
+        out += (out.empty() ? "" : ", ") + std::string(kind) + " " + std::to_string(inUse) + "/"
+            + (limited ? std::to_string(integer(quota, kind)) : std::string("unlimited"));
+    }
+    return out.empty() ? "-" : out;
+}
+
+// "1200/unlimited": used against a bandwidth quota; "-" where neither is set.
+std::string bandwidth(const json& p, const char* field, const char* unit)
+{
+    if (!present(p, field))
+        return "-";
+    return std::to_string(integer(p, std::string(field) + "Used")) + "/" + std::to_string(integer(p, field)) + unit;
+}
+
 void printPools(const json& list)
 {
-    Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "NODES" });
+    Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "ACCEL(used/quota)",
+        "MEMBW(used/quota)", "NET(used/quota)", "NODES" });
     for (const json& p : list)
         table.add({ text(p, "name"), text(p, "businessLine"), text(p, "tier", "any"),
             cores(integer(p, "cpuMillisUsed")) + "/"
                 + (present(p, "cpuMillis") ? cores(integer(p, "cpuMillis")) : std::string("unlimited")),
             mebibytes(integer(p, "memoryMiBUsed")) + "/"
                 + (present(p, "memoryMiB") ? mebibytes(integer(p, "memoryMiB")) : std::string("unlimited")),
+            acceleratorQuotas(p), bandwidth(p, "memBandwidthMBps", "MB/s"), bandwidth(p, "netBandwidthMbps", "Mb/s"),
             text(p, "nodes") });
     table.print();
 }
@@ -133,20 +160,32 @@ void printSummary(const json& s)
 Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setting)
 {
     json body = json::object();
-    const std::pair<const char*, const char*> quotas[] = { { "--cpu", "cpuMillis" }, { "--memory", "memoryMiB" } };
-    for (const auto& [option, field] : quotas) {
-        const auto value = o.last(option);
+    struct Quota {
+        const char* option;
+        const char* field;
+        std::int64_t min, max;
+    };
+    constexpr std::int64_t kMaxBandwidth = std::int64_t { 1 } << 40;
+    const Quota quotas[] = { { "--cpu", "cpuMillis", 1, protocol::kMaxCpuMillis },
+        { "--memory", "memoryMiB", 1, protocol::kMaxMemoryMiB },
+        { "--mem-bandwidth", "memBandwidthMBps", 1, kMaxBandwidth },
+        { "--net-bandwidth", "netBandwidthMbps", 1, kMaxBandwidth }, { "--gpu", "gpu", 0, 64'000'000 },
+        { "--npu", "npu", 0, 64'000'000 }, { "--fpga", "fpga", 0, 64'000'000 } };
+    for (const Quota& q : quotas) {
+        const auto value = o.last(q.option);
         if (!value)
             continue;
+        // Accelerator quotas go into one object by kind; the others are fields of their own.
+        const bool accelerator = q.min == 0;
+        json& slot = accelerator ? body["acceleratorQuota"][q.field] : body[q.field];
         if (setting && *value == "unlimited") {
-            body[field] = nullptr;
+            slot = nullptr;
             continue;
         }
-        auto n = integerValue(cmd, option, *value, 1,
-            std::string_view(field) == "cpuMillis" ? protocol::kMaxCpuMillis : protocol::kMaxMemoryMiB);
+        auto n = integerValue(cmd, q.option, *value, q.min, q.max);
         if (!n)
             return tl::unexpected(n.error());
-        body[field] = *n;
+        slot = *n;
     }
     if (const auto tier = o.last("--tier")) {
         if (setting && *tier == "any")
@@ -205,7 +244,8 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
         return usageError("pools: unknown subcommand \"" + sub + "\" (create or set)");
     const std::string cmd = "pools " + sub;
     auto parsed = parseOptions(cmd, { words.begin() + 1, words.end() },
-        { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" } });
+        { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" }, { "--mem-bandwidth" },
+            { "--net-bandwidth" }, { "--gpu" }, { "--npu" }, { "--fpga" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (parsed->positionals.size() != 1)
@@ -223,7 +263,9 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
         response = session.call(HttpMethod::Post, "/v1/pools", body->dump());
     } else {
         if (parsed->values.empty())
-            return usageError(cmd + ": give at least one of --cpu, --memory, --tier, --business-line, --io-weight");
+            return usageError(cmd
+                + ": give at least one of --cpu, --memory, --mem-bandwidth, --net-bandwidth, --gpu, --npu, --fpga, "
+                  "--tier, --business-line, --io-weight");
         auto body = poolBody(cmd, *parsed, true);
         if (!body)
             return tl::unexpected(body.error());

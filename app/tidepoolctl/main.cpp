@@ -51,8 +51,12 @@ Commands:
   nodes [NAME]
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
+                 [--mem-bandwidth MBPS] [--net-bandwidth MBITPS] [--gpu SHARE] [--npu SHARE] [--fpga SHARE]
   pools set NAME [--cpu MILLIS|unlimited] [--memory MIB|unlimited] [--tier T|any] [--business-line B]
-                 [--io-weight W]   (fields not given keep their values)
+                 [--io-weight W] [--mem-bandwidth MBPS|unlimited] [--net-bandwidth MBITPS|unlimited]
+                 [--gpu|--npu|--fpga SHARE|unlimited]   (fields not given keep their values)
+                               accelerator quotas are in the share units workloads ask for: 1000 a whole GPU,
+                               NPU cores, FPGA time-slice slots; 0 keeps the pool off that kind
   summary
 
 Rebalancing (needs tidepoold started with --db):
@@ -64,7 +68,7 @@ Rebalancing (needs tidepoold started with --db):
   proposal reject ID [--reason TEXT]
   evaluate                     evaluates the cluster now; prints the proposals it made
   whatif [--profile P] [--pool NAME=MILLIS|unlimited]... [--pool-memory NAME=MIB|unlimited]...
-         [--remove-node NAME]...
+         [--pool-gpu|--pool-npu|--pool-fpga NAME=SHARE|unlimited]... [--remove-node NAME]...
                                re-simulates the whole cluster with the change and prints the difference (moves,
                                work started or stopped, GPUs freed, latency-sensitive work at risk); changes nothing
 

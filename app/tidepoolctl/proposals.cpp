@@ -207,7 +207,9 @@ Result<void> evaluate(Session& session, const Words& words)
 Result<void> whatIf(Session& session, const Words& words)
 {
     const std::string cmd = "whatif";
-    auto parsed = parseOptions(cmd, words, { { "--profile" }, { "--pool" }, { "--pool-memory" }, { "--remove-node" } });
+    auto parsed = parseOptions(cmd, words,
+        { { "--profile" }, { "--pool" }, { "--pool-memory" }, { "--pool-gpu" }, { "--pool-npu" }, { "--pool-fpga" },
+            { "--remove-node" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (auto none = noPositionals(cmd, *parsed); !none)
@@ -219,9 +221,11 @@ Result<void> whatIf(Session& session, const Words& words)
             return tl::unexpected(name.error());
         body["profile"] = *name;
     }
-    // --pool NAME=MILLICORES and --pool-memory NAME=MIB (or NAME=unlimited): the CPU or memory quota to try.
-    for (const auto& [option, field, unit] :
-        { std::tuple { "--pool", "pools", "MILLICORES" }, std::tuple { "--pool-memory", "poolMemory", "MIB" } })
+    // --pool NAME=MILLICORES, --pool-memory NAME=MIB and --pool-gpu|npu|fpga NAME=SHARE (or NAME=unlimited): the CPU,
+    // memory or accelerator quota to try.
+    for (const auto& [option, field, unit] : { std::tuple { "--pool", "pools", "MILLICORES" },
+             std::tuple { "--pool-memory", "poolMemory", "MIB" }, std::tuple { "--pool-gpu", "gpu", "SHARE" },
+             std::tuple { "--pool-npu", "npu", "SHARE" }, std::tuple { "--pool-fpga", "fpga", "SHARE" } })
         for (const std::string& pool : parsed->all(option)) {
             const auto eq = pool.find('=');
             if (eq == std::string::npos || eq == 0)
@@ -231,14 +235,16 @@ Result<void> whatIf(Session& session, const Words& words)
             if (!name)
                 return tl::unexpected(name.error());
             const std::string value = pool.substr(eq + 1);
+            const bool accelerator = std::string_view(unit) == "SHARE";
+            json& slot = accelerator ? body["poolAccelerators"][*name][field] : body[field][*name];
             if (value == "unlimited") {
-                body[field][*name] = nullptr;
+                slot = nullptr;
                 continue;
             }
             auto amount = integerValue(cmd, option, value, 0, 1'000'000'000'000);
             if (!amount)
                 return tl::unexpected(amount.error());
-            body[field][*name] = *amount;
+            slot = *amount;
         }
     for (const std::string& node : parsed->all("--remove-node")) {
         auto name = nameValue(cmd, "--remove-node", node);

@@ -1,6 +1,7 @@
 #include "core/api/control_plane.h"
 
 #include "core/api/workload_spec.h"
+#include "core/sched/filters.h"
 
 #include <boost/asio/post.hpp>
 
@@ -113,7 +114,8 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
 {
     for (const store::StoredPool& p : snapshot.pools) {
         PoolRequest request { p.name, p.businessLine, parseTier(p.tier).value_or(Tier::Invalid), p.cpuMillis,
-            p.memoryMiB, p.ioWeight };
+            p.memoryMiB, p.ioWeight, p.memBandwidthMBps, p.netBandwidthMbps,
+            { kUnlimited, p.gpuShare, p.npuShare, p.fpgaShare } };
         if (m_poolByName.count(p.name))
             (void)updatePool(p.name, request);
         else if (auto created = createPool(request); !created)
@@ -1090,9 +1092,11 @@ void ControlPlane::flush()
     std::vector<SavedCallback> waiters = std::exchange(m_saveWaiters, {});
     for (const PoolId id : m_dirtyPools) {
         const Pool& p = m_cluster.pool(id);
+        auto share = [&p](AcceleratorKind kind) { return p.acceleratorQuota[static_cast<std::size_t>(kind)]; };
         m_store->putPool(store::StoredPool { p.name, p.businessLine,
             p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier)), p.quota.cpuMillis,
-            p.quota.memoryMiB, poolIoWeight(id) });
+            p.quota.memoryMiB, poolIoWeight(id), p.quota.memBandwidthMBps, p.quota.netBandwidthMbps,
+            share(AcceleratorKind::Gpu), share(AcceleratorKind::Npu), share(AcceleratorKind::Fpga) });
     }
     for (const NodeId id : m_dirtyNodes) {
         const Node& n = m_cluster.node(id);
@@ -1222,9 +1226,32 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
     }
     // Older pending work of the same or a higher priority goes first: the new one waits behind it.
     const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -w.workload.priority;
+    if (queueAhead)
+        w.detail = "queued behind older pending work of the same or a higher priority; tried when capacity frees";
     if (queueAhead || !tryPlace(w))
         m_pending.insert({ -w.workload.priority, *id });
     return id;
+}
+
+// Which quota of its pool keeps `w` out, and by how much. A share of whole devices depends on a node's devices: it is
+// judged on the first of the pool's nodes that has one of the kind.
+std::string ControlPlane::poolShortfall(const Workload& w) const
+{
+    if (w.pool == kNoPool)
+        return "it has no pool";
+    const Pool& pool = m_cluster.pool(w.pool);
+    std::int64_t share = 0;
+    if (w.accelerators.any())
+        for (const NodeId id : pool.nodes) {
+            const Node& node = m_cluster.node(id);
+            if (std::any_of(node.devices.begin(), node.devices.end(),
+                    [&](const Device& d) { return d.kind == w.accelerators.kind; })) {
+                share = filters::acceleratorShare(node, w);
+                break;
+            }
+        }
+    const std::string words = quotaShortfall(pool, w.requests, w.accelerators.kind, share);
+    return "pool " + pool.name + (words.empty() ? " has no quota left for it" : " quota: " + words);
 }
 
 bool ControlPlane::tryPlace(LiveWorkload& w)
@@ -1243,6 +1270,10 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
     if (!decision.placement) {
         ++m_stats.placementFailures;
         w.detail = decision.reason();
+        // The pool's quota is judged at every node that could take the workload otherwise: where it refused any,
+        // say which quota and by how much, whatever refused the other nodes.
+        if (decision.report.rejected[static_cast<std::size_t>(RejectReason::PoolQuotaExhausted)] > 0)
+            w.detail += "; " + poolShortfall(w.workload);
         return false;
     }
     ++m_stats.placements;
@@ -1436,6 +1467,20 @@ std::string ControlPlane::why(const LiveWorkload& w) const
 
 // ---- pools -----------------------------------------------------------------------------------------------------
 
+namespace {
+
+void setQuotas(Pool& pool, const PoolRequest& request)
+{
+    pool.quota.cpuMillis = request.cpuMillis;
+    pool.quota.memoryMiB = request.memoryMiB;
+    pool.quota.memBandwidthMBps = request.memBandwidthMBps;
+    pool.quota.netBandwidthMbps = request.netBandwidthMbps;
+    pool.acceleratorQuota = request.acceleratorQuota;
+    pool.acceleratorQuota[static_cast<std::size_t>(AcceleratorKind::None)] = kUnlimited;
+}
+
+} // namespace
+
 ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
 {
     if (m_poolByName.count(request.name))
@@ -1444,8 +1489,7 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     pool.name = request.name;
     pool.businessLine = request.businessLine;
     pool.tier = request.tier;
-    pool.quota.cpuMillis = request.cpuMillis;
-    pool.quota.memoryMiB = request.memoryMiB;
+    setQuotas(pool, request);
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolByName.emplace(request.name, id);
     m_poolIoWeight.push_back(request.ioWeight);
@@ -1469,6 +1513,9 @@ PoolRequest ControlPlane::poolRequestOf(PoolId id) const
     r.cpuMillis = pool.quota.cpuMillis;
     r.memoryMiB = pool.quota.memoryMiB;
     r.ioWeight = poolIoWeight(id);
+    r.memBandwidthMBps = pool.quota.memBandwidthMBps;
+    r.netBandwidthMbps = pool.quota.netBandwidthMbps;
+    r.acceleratorQuota = pool.acceleratorQuota;
     return r;
 }
 
@@ -1478,8 +1525,7 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     if (!id)
         return tl::unexpected(ApiError { 404, "no pool is named \"" + name + "\"" });
     Pool& pool = m_cluster.mutablePool(*id);
-    pool.quota.cpuMillis = request.cpuMillis;
-    pool.quota.memoryMiB = request.memoryMiB;
+    setQuotas(pool, request);
     if (!request.businessLine.empty())
         pool.businessLine = request.businessLine;
     pool.tier = request.tier;

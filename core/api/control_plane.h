@@ -217,6 +217,10 @@ struct PoolRequest {
     std::int64_t cpuMillis = kUnlimited;
     std::int64_t memoryMiB = kUnlimited;
     std::int32_t ioWeight = 100;
+    std::int64_t memBandwidthMBps = kUnlimited; // admission only: the scheduler keeps the pool's requests within it
+    std::int64_t netBandwidthMbps = kUnlimited; // likewise (agents account a pool's traffic; no tc shaping)
+    // In share units per kind, as workloads request them (`Pool::acceleratorQuota`); the `None` entry is unused.
+    std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
 };
 
 // Where an operator moves a workload (the console's Tiers board and Pools tree, `POST /v1/workloads/{id}/move`): onto
@@ -356,6 +360,8 @@ public:
     std::int32_t poolIoWeight(PoolId id) const { return m_poolIoWeight[static_cast<std::size_t>(id)]; }
     // The request that would leave pool `id` as it is: the base of a partial update.
     PoolRequest poolRequestOf(PoolId id) const;
+    // Which of the quotas of `w`'s pool keeps it out, in words ("pool ml quota: gpu share: it asks for 1000 ...").
+    std::string poolShortfall(const Workload& w) const;
     const ControlPlaneStats& stats() const { return m_stats; }
     // What happened lately, for the console's timeline (bounded by `keepEvents`).
     const ClusterEventLog& events() const { return m_events; }

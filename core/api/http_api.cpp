@@ -146,20 +146,41 @@ json poolJson(const ControlPlane& plane, PoolId id)
     const Pool& p = plane.cluster().pool(id);
     auto limit = [](std::int64_t v) { return v >= kUnlimited ? json(nullptr) : json(v); };
     std::int64_t acceleratorShareUsed = 0;
-    for (const std::int64_t used : p.acceleratorUsed)
-        acceleratorShareUsed += used;
+    json acceleratorQuota = json::object(), acceleratorUsed = json::object();
+    for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
+        const auto k = static_cast<std::size_t>(kind);
+        acceleratorShareUsed += p.acceleratorUsed[k];
+        acceleratorQuota[std::string(toString(kind))] = limit(p.acceleratorQuota[k]);
+        acceleratorUsed[std::string(toString(kind))] = p.acceleratorUsed[k];
+    }
     return json { { "id", p.id }, { "name", p.name }, { "businessLine", p.businessLine },
         { "tier", p.tier == Tier::Invalid ? json(nullptr) : json(std::string(toString(p.tier))) },
         { "cpuMillis", limit(p.quota.cpuMillis) }, { "memoryMiB", limit(p.quota.memoryMiB) },
         { "memBandwidthMBps", limit(p.quota.memBandwidthMBps) },
-        { "netBandwidthMbps", limit(p.quota.netBandwidthMbps) },
-        { "cpuMillisUsed", p.used.cpuMillis }, { "memoryMiBUsed", p.used.memoryMiB },
-        { "acceleratorShareUsed", acceleratorShareUsed }, { "ioWeight", plane.poolIoWeight(id) },
-        { "nodes", p.nodes.size() } };
+        { "netBandwidthMbps", limit(p.quota.netBandwidthMbps) }, { "cpuMillisUsed", p.used.cpuMillis },
+        { "memoryMiBUsed", p.used.memoryMiB }, { "memBandwidthMBpsUsed", p.used.memBandwidthMBps },
+        { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
+        { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
+        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
+}
+
+// A quota field of a pool: a number within [min, max], or `null` for unlimited; absent keeps `value`.
+void readQuota(
+    JsonReader& r, const json& object, const char* key, std::int64_t min, std::int64_t max, std::int64_t& value)
+{
+    const auto it = object.find(key);
+    if (it != object.end() && it->is_null()) {
+        r.skip(key);
+        value = kUnlimited;
+    } else if (r.has(key)) {
+        value = r.integer(key, min, max);
+    }
 }
 
 // A new pool (`base` empty, `name` required) or a change to an existing one: fields absent from the body keep
-// their values in `base`; `null` sets a quota back to unlimited and a tier back to any.
+// their values in `base`; `null` sets a quota back to unlimited and a tier back to any. Accelerator quotas are an
+// object by kind in share units, as workloads request them (`{"gpu": 2000}`: two whole GPUs, or four halves); a kind
+// absent from it keeps its quota, 0 keeps the pool off that kind, and `null` (for a kind or the whole object) lifts it.
 ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequest> base)
 {
     std::optional<protocol::Error> readError;
@@ -168,21 +189,12 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     PoolRequest p = base.value_or(PoolRequest {});
     if (creating)
         p.name = r.string("name", Alphabet::Name, 64);
-    for (const char* key : { "cpuMillis", "memoryMiB", "tier" }) {
-        const auto it = body.find(key);
-        if (it != body.end() && it->is_null()) {
-            r.skip(key);
-            if (std::string_view(key) == "cpuMillis")
-                p.cpuMillis = kUnlimited;
-            else if (std::string_view(key) == "memoryMiB")
-                p.memoryMiB = kUnlimited;
-            else
-                p.tier = Tier::Invalid;
-        }
-    }
     if (r.has("businessLine"))
         p.businessLine = r.string("businessLine", Alphabet::Text, 256);
-    if (r.has("tier")) {
+    if (const auto tierField = body.find("tier"); tierField != body.end() && tierField->is_null()) {
+        r.skip("tier");
+        p.tier = Tier::Invalid;
+    } else if (r.has("tier")) {
         const std::string tier = r.string("tier", Alphabet::Name, 16);
         if (r.ok()) {
             const auto parsed = parseTier(tier);
@@ -192,10 +204,25 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
                 p.tier = *parsed;
         }
     }
-    if (r.has("cpuMillis"))
-        p.cpuMillis = r.integer("cpuMillis", 1, protocol::kMaxCpuMillis);
-    if (r.has("memoryMiB"))
-        p.memoryMiB = r.integer("memoryMiB", 1, protocol::kMaxMemoryMiB);
+    constexpr std::int64_t kMaxBandwidth = std::int64_t { 1 } << 40; // as a workload's request
+    readQuota(r, body, "cpuMillis", 1, protocol::kMaxCpuMillis, p.cpuMillis);
+    readQuota(r, body, "memoryMiB", 1, protocol::kMaxMemoryMiB, p.memoryMiB);
+    readQuota(r, body, "memBandwidthMBps", 1, kMaxBandwidth, p.memBandwidthMBps);
+    readQuota(r, body, "netBandwidthMbps", 1, kMaxBandwidth, p.netBandwidthMbps);
+    if (const auto all = body.find("acceleratorQuota"); all != body.end() && all->is_null()) {
+        r.skip("acceleratorQuota");
+        for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga })
+            p.acceleratorQuota[static_cast<std::size_t>(kind)] = kUnlimited;
+    } else if (const json* accelerators = r.optionalObject("acceleratorQuota")) {
+        JsonReader a = r.child(*accelerators, r.pathOf("acceleratorQuota"));
+        for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
+            const std::string key(toString(kind));
+            // A share of a device is at most 1,000,000 units and a workload takes at most 64 devices.
+            readQuota(a, *accelerators, key.c_str(), 0, std::int64_t { 64'000'000 },
+                p.acceleratorQuota[static_cast<std::size_t>(kind)]);
+        }
+        a.rejectUnknownFields();
+    }
     if (r.has("ioWeight"))
         p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
     r.rejectUnknownFields();
@@ -570,6 +597,12 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             for (const Pool& p : m_plane.cluster().pools())
                 list.push_back(poolJson(m_plane, p.id));
             return reply(http::status::ok, json { { "pools", std::move(list) } });
+        }
+        if (parts.size() == 3 && verb == http::verb::get) {
+            const auto existing = m_plane.poolByName(parts[2]);
+            if (!existing)
+                return fail(404, "no pool is named \"" + parts[2].substr(0, 64) + "\"");
+            return reply(http::status::ok, poolJson(m_plane, *existing));
         }
         if (parts.size() == 2 && verb == http::verb::post) {
             auto body = parseBody(request);

@@ -12,7 +12,11 @@
 //   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
 //   GET    /v1/nodes/{name}
-//   GET    /v1/pools    POST /v1/pools    PUT /v1/pools/{name}
+//   GET    /v1/pools    GET /v1/pools/{name}    POST /v1/pools    PUT /v1/pools/{name}
+//                                        quotas: cpuMillis, memoryMiB, memBandwidthMBps, netBandwidthMbps and
+//                                        acceleratorQuota {gpu, npu, fpga} in share units (null: unlimited); the
+//                                        bandwidths and accelerators are held by admission (the scheduler), CPU and
+//                                        memory also by each node's cgroups
 //   GET    /v1/series                    the history series the store holds
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]

@@ -134,9 +134,11 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
         if (!body.is_object())
             return errorReply(400, "the body must be a JSON object");
         for (const auto& [key, value] : body.items())
-            if (key != "profile" && key != "pools" && key != "poolMemory" && key != "removeNodes")
-                return errorReply(
-                    400, "field `" + key.substr(0, 64) + "` is not known (profile, pools, poolMemory, removeNodes)");
+            if (key != "profile" && key != "pools" && key != "poolMemory" && key != "poolAccelerators"
+                && key != "removeNodes")
+                return errorReply(400,
+                    "field `" + key.substr(0, 64)
+                        + "` is not known (profile, pools, poolMemory, poolAccelerators, removeNodes)");
         if (body.contains("profile")) {
             if (!body["profile"].is_string() || body["profile"].get<std::string>().size() > 64)
                 return errorReply(400, "field `profile` must be a profile name");
@@ -159,6 +161,34 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
                     return errorReply(400,
                         "field `" + std::string(field) + "." + name.substr(0, 64) + "` must be a whole number of "
                             + unit + " or null");
+            }
+        }
+        // Each pool's accelerator quotas to try, by kind in share units: {"ml": {"gpu": 2000, "fpga": null}}.
+        if (body.contains("poolAccelerators")) {
+            if (!body["poolAccelerators"].is_object())
+                return errorReply(400,
+                    "field `poolAccelerators` must map pool names to objects of quotas by kind (gpu, npu, fpga) in "
+                    "share units");
+            for (const auto& [name, quotas] : body["poolAccelerators"].items()) {
+                const std::string path = "poolAccelerators." + name.substr(0, 64);
+                if (!quotas.is_object())
+                    return errorReply(400, "field `" + path + "` must map kinds (gpu, npu, fpga) to share units");
+                for (const auto& [kindName, quota] : quotas.items()) {
+                    const auto kind = parseAcceleratorKind(kindName);
+                    if (!kind || *kind == AcceleratorKind::None)
+                        return errorReply(400,
+                            "field `" + path + "." + kindName.substr(0, 16)
+                                + "` is not an accelerator kind (gpu, npu, "
+                                  "fpga)");
+                    if (quota.is_null())
+                        change.poolAcceleratorShare[{ name, *kind }] = kUnlimited;
+                    else if (quota.is_number_integer() && quota.get<std::int64_t>() >= 0
+                        && quota.get<std::int64_t>() < kUnlimited)
+                        change.poolAcceleratorShare[{ name, *kind }] = quota.get<std::int64_t>();
+                    else
+                        return errorReply(
+                            400, "field `" + path + "." + kindName + "` must be a whole number of share units or null");
+                }
             }
         }
         if (body.contains("removeNodes")) {

@@ -37,4 +37,9 @@ struct Pool {
     }
 };
 
+// Which of `pool`'s quotas cannot hold `request` (and `share` units of accelerator `kind`), in words: "CPU: it asks
+// for 2000 millicores and 500 of the pool's 4000 are left (1500 short)"; empty when everything fits. Same test as
+// `Pool::fits`, dimension by dimension, so that the operator learns which one and by how much.
+std::string quotaShortfall(const Pool& pool, const Resources& request, AcceleratorKind kind, std::int64_t share);
+
 } // namespace tidepool

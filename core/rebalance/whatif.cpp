@@ -112,6 +112,14 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
                         ErrorCode::NotFound, "field `" + std::string(field) + "`: no pool is named \"" + name + "\"");
                 c.mutablePool(pool->id).quota.*set = amount;
             }
+        for (const auto& [key, share] : change.poolAcceleratorShare) {
+            const auto& [name, kind] = key;
+            const auto pool
+                = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
+            if (pool == c.pools().end())
+                return makeError(ErrorCode::NotFound, "field `poolAccelerators`: no pool is named \"" + name + "\"");
+            c.mutablePool(pool->id).acceleratorQuota[static_cast<std::size_t>(kind)] = share;
+        }
         for (const std::string& name : change.removeNodes) {
             const auto node = std::find_if(c.nodes().begin(), c.nodes().end(), [&](const Node& n) { return n.name == name; });
             if (node == c.nodes().end())

@@ -21,6 +21,8 @@ struct WhatIfChange {
     std::string profile; // "" = the profile the core runs
     std::map<std::string, std::int64_t> poolCpuMillis; // pool → the CPU quota to try (kUnlimited for none)
     std::map<std::string, std::int64_t> poolMemoryMiB; // pool → the memory quota to try (kUnlimited for none)
+    // (pool, kind) → the accelerator quota to try, in share units (kUnlimited for none)
+    std::map<std::pair<std::string, AcceleratorKind>, std::int64_t> poolAcceleratorShare;
     std::vector<std::string> removeNodes; // taken out of service (cordoned, powered down)
 };
 

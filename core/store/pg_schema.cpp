@@ -142,12 +142,21 @@ constexpr Migration kMigrations[] = {
         value TEXT NOT NULL
     );
     )sql" },
+    // As SQLite's 6 → 7: pool bandwidth and accelerator quotas (2305843009213693951 is the core's kUnlimited).
+    { 6, 7, R"sql(
+    ALTER TABLE pools ADD COLUMN mem_bandwidth_mbps BIGINT NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN net_bandwidth_mbps BIGINT NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN gpu_share BIGINT NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN npu_share BIGINT NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN fpga_share BIGINT NOT NULL DEFAULT 2305843009213693951;
+    )sql" },
 };
+static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);
 
 } // namespace
 
-Expected<void> migrate(Connection& connection)
+Expected<void> migrate(Connection& connection, int target)
 {
     Transaction transaction(connection);
     if (auto begun = transaction.begin(); !begun)
@@ -168,19 +177,19 @@ Expected<void> migrate(Connection& connection)
         return makeError(ErrorCode::InvalidArgument,
             connection.name() + " has schema version " + std::to_string(current) + ", newer than this tidepoold's "
                 + std::to_string(kSchemaVersion) + "; refusing to touch it");
-    if (current == kSchemaVersion)
+    if (current >= target)
         return transaction.commit();
     for (const Migration& m : kMigrations) {
-        if (m.from != current)
+        if (m.from != current || m.to > target)
             continue;
         if (auto applied = connection.exec(m.sql, "migrating to schema version " + std::to_string(m.to)); !applied)
             return applied;
         current = m.to;
     }
-    if (current != kSchemaVersion)
+    if (current != target)
         return makeError(ErrorCode::InvalidArgument,
             connection.name() + " has schema version " + std::to_string(current)
-                + ", which no migration of this tidepoold starts from");
+                + ", which no migration of this tidepoold takes to version " + std::to_string(target));
     if (auto set = connection.query("UPDATE schema_version SET version = $1", { number(std::int64_t { current }) },
             "cannot set the schema version");
         !set)

@@ -9,7 +9,8 @@
 
 namespace tidepool::store::pg {
 
-// Brings the database to `kSchemaVersion`, creating the tables in an empty one.
-Expected<void> migrate(Connection& connection);
+// Brings the database to `target` (`kSchemaVersion` but in tests; PostgreSQL support began at version 6, so an empty
+// database goes to 6 or beyond), creating the tables in an empty one.
+Expected<void> migrate(Connection& connection, int target);
 
 } // namespace tidepool::store::pg

@@ -68,7 +68,7 @@ public:
     {
         if (auto locked = lockDatabase(); !locked)
             return locked;
-        return pg::migrate(*m_db);
+        return pg::migrate(*m_db, kSchemaVersion);
     }
 
     Expected<Snapshot> load() override
@@ -281,14 +281,16 @@ private:
             list.push_back({ { "device", rows->integer(r, 1) }, { "share", rows->integer(r, 2) },
                 { "memoryMiB", rows->integer(r, 3) } });
         }
-        rows = m_db->query(
-            "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight FROM pools ORDER BY written", {},
-            "cannot read the pools");
+        rows = m_db->query("SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
+                           "net_bandwidth_mbps, gpu_share, npu_share, fpga_share FROM pools ORDER BY written",
+            {}, "cannot read the pools");
         if (!rows)
             return tl::unexpected(rows.error());
         for (int r = 0; r < rows->rows(); ++r)
-            snapshot.pools.push_back(StoredPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2),
-                rows->integer(r, 3), rows->integer(r, 4), static_cast<std::int32_t>(rows->integer(r, 5)) });
+            snapshot.pools.push_back(
+                StoredPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2), rows->integer(r, 3),
+                    rows->integer(r, 4), static_cast<std::int32_t>(rows->integer(r, 5)), rows->integer(r, 6),
+                    rows->integer(r, 7), rows->integer(r, 8), rows->integer(r, 9), rows->integer(r, 10) });
         rows = m_db->query("SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
                            "peak_reserved FROM nodes ORDER BY written",
             {}, "cannot read the nodes");
@@ -351,12 +353,17 @@ private:
     {
         for (const auto& [name, p] : m_pending.pools)
             pipeline.add(
-                "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) "
-                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (name) DO UPDATE SET "
+                "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
+                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (name) DO UPDATE SET "
                 "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
-                "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, written = EXCLUDED.written",
+                "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, "
+                "mem_bandwidth_mbps = EXCLUDED.mem_bandwidth_mbps, net_bandwidth_mbps = EXCLUDED.net_bandwidth_mbps, "
+                "gpu_share = EXCLUDED.gpu_share, npu_share = EXCLUDED.npu_share, fpga_share = EXCLUDED.fpga_share, "
+                "written = EXCLUDED.written",
                 { p.name, p.businessLine, p.tier, number(p.cpuMillis), number(p.memoryMiB),
-                    number(std::int64_t { p.ioWeight }) },
+                    number(std::int64_t { p.ioWeight }), number(p.memBandwidthMBps), number(p.netBandwidthMbps),
+                    number(p.gpuShare), number(p.npuShare), number(p.fpgaShare) },
                 "cannot write pool " + p.name);
         for (const auto& [name, n] : m_pending.nodes) {
             pipeline.add("INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
@@ -466,6 +473,17 @@ Expected<std::unique_ptr<Store>> openPostgresStore(const std::string& conninfo, 
     if (auto opened = store->open(); !opened)
         return tl::unexpected(opened.error());
     return std::unique_ptr<Store>(std::move(store));
+}
+
+Expected<void> migratePostgresDatabase(const std::string& conninfo, int version)
+{
+    if (version != 0 && (version < 6 || version > kSchemaVersion))
+        return makeError(ErrorCode::InvalidArgument,
+            "schema version " + std::to_string(version) + " does not exist for PostgreSQL (it begins at 6)");
+    auto connection = pg::Connection::open(conninfo, PostgresOptions {}.answerTimeout);
+    if (!connection)
+        return tl::unexpected(connection.error());
+    return pg::migrate(**connection, version);
 }
 
 bool isPostgresLocation(const std::string& location)

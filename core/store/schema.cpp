@@ -161,7 +161,17 @@ const char* const kMigrations[] = {
     ALTER TABLE audit ADD COLUMN stage TEXT NOT NULL DEFAULT 'completed';
     ALTER TABLE audit ADD COLUMN request TEXT NOT NULL DEFAULT '';
     )sql",
+    // 6 → 7: a pool's memory and network bandwidth quotas and its accelerator quotas (share units per kind) become
+    // settable; pools from before have none of them (2305843009213693951 is the core's kUnlimited).
+    R"sql(
+    ALTER TABLE pools ADD COLUMN mem_bandwidth_mbps INTEGER NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN net_bandwidth_mbps INTEGER NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN gpu_share INTEGER NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN npu_share INTEGER NOT NULL DEFAULT 2305843009213693951;
+    ALTER TABLE pools ADD COLUMN fpga_share INTEGER NOT NULL DEFAULT 2305843009213693951;
+    )sql",
 };
+static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 } // namespace

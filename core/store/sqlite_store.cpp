@@ -75,10 +75,13 @@ public:
                     list.push_back({ { "device", s.integer(1) }, { "share", s.integer(2) }, { "memoryMiB", s.integer(3) } });
                 });
         if (read)
-            read = readAll(*m_db, "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight FROM pools ORDER BY rowid",
+            read = readAll(*m_db,
+                "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
+                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share FROM pools ORDER BY rowid",
                 "pools", [&](Statement& s) {
                     snapshot.pools.push_back(StoredPool { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4),
-                        static_cast<std::int32_t>(s.integer(5)) });
+                        static_cast<std::int32_t>(s.integer(5)), s.integer(6), s.integer(7), s.integer(8), s.integer(9),
+                        s.integer(10) });
                 });
         if (read)
             read = readAll(*m_db,
@@ -182,7 +185,8 @@ private:
     Expected<void> writeState()
     {
         Statement pool(*m_db,
-            "INSERT OR REPLACE INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) VALUES (?,?,?,?,?,?)");
+            "INSERT OR REPLACE INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight, "
+            "mem_bandwidth_mbps, net_bandwidth_mbps, gpu_share, npu_share, fpga_share) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
         Statement node(*m_db,
             "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
             "peak_reserved) VALUES (?,?,?,?,?,?,?,?,?)");
@@ -211,6 +215,11 @@ private:
             pool.bind(4, p.cpuMillis);
             pool.bind(5, p.memoryMiB);
             pool.bind(6, std::int64_t { p.ioWeight });
+            pool.bind(7, p.memBandwidthMBps);
+            pool.bind(8, p.netBandwidthMbps);
+            pool.bind(9, p.gpuShare);
+            pool.bind(10, p.npuShare);
+            pool.bind(11, p.fpgaShare);
             if (!pool.run())
                 return m_db->failure("cannot write pool " + p.name);
         }

@@ -8,6 +8,7 @@
 //
 // Thread affinity: one thread (the core's); a store is not synchronised.
 
+#include "core/model/pool.h"
 #include "core/model/types.h"
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,11 @@ struct StoredPool {
     std::int64_t cpuMillis = 0; // the core's kUnlimited when unlimited
     std::int64_t memoryMiB = 0;
     std::int32_t ioWeight = 100;
+    std::int64_t memBandwidthMBps = kUnlimited; // added in schema version 7
+    std::int64_t netBandwidthMbps = kUnlimited;
+    std::int64_t gpuShare = kUnlimited; // accelerator quotas in share units
+    std::int64_t npuShare = kUnlimited;
+    std::int64_t fpgaShare = kUnlimited;
     bool operator==(const StoredPool&) const = default;
 };
 
@@ -213,6 +219,8 @@ Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
 
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);
+// The same for a PostgreSQL database (`conninfo` as for `openPostgresStore`): version 0, or 6 and later.
+Expected<void> migratePostgresDatabase(const std::string& conninfo, int version);
 
 // Opens the PostgreSQL database `conninfo` names (a libpq URI, `postgresql://user@host:port/database`, or a
 // `key=value` string; a password belongs in ~/.pgpass or PGPASSFILE, not in the string), creating or migrating the
@@ -236,6 +244,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 } // namespace tidepool::store

@@ -79,6 +79,24 @@ private slots:
     void init() { QVERIFY(m_backend.fresh()); }
     void cleanup() { m_backend.drop(); }
 
+    // PostgreSQL support began at schema version 6: a database left there, with a pool in it, opens at the current
+    // version with the pool as it was and the quotas added since unlimited.
+    void migratesPostgresFrom(int version)
+    {
+        if (version < 6)
+            QSKIP("PostgreSQL databases start at schema version 6");
+        QVERIFY(store::migratePostgresDatabase(dbPath(), version));
+        QVERIFY(m_backend.execute("INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight) "
+                                  "VALUES ('batch', 'research', 'cold', 2000, 4096, 50)"));
+        auto s = open();
+        const auto snapshot = s->load();
+        QVERIFY2(snapshot, snapshot ? "" : snapshot.error().message.c_str());
+        QCOMPARE(snapshot->pools.size(), std::size_t { 1 });
+        const store::StoredPool expected { "batch", "research", "cold", 2000, 4096, 50 };
+        QCOMPARE(snapshot->pools[0], expected); // the new quotas default to the core's kUnlimited
+        QVERIFY(!store::migratePostgresDatabase(dbPath(), 5));
+    }
+
     void migratesFromEveryEarlierVersion_data()
     {
         QTest::addColumn<int>("version");
@@ -90,10 +108,11 @@ private slots:
     // nothing lost and a clean integrity check.
     void migratesFromEveryEarlierVersion()
     {
-        if (m_backend.postgres())
-            QSKIP("SQLite only: PostgreSQL databases start at schema version 6, so there is no earlier one to migrate "
-                  "(a newer one is refused: tst_store_postgres)");
         QFETCH(int, version);
+        if (m_backend.postgres()) {
+            migratesPostgresFrom(version);
+            return;
+        }
         QVERIFY(store::migrateSqliteDatabase(dbPath(), version));
         QCOMPARE(scalar(dbPath(), "PRAGMA user_version"), std::to_string(version));
         if (version == 1) {
@@ -114,7 +133,7 @@ private slots:
                 " placed_ms, running_ms, finished_ms) VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
                 "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
         }
-        if (version == 5)
+        if (version >= 5)
             QVERIFY(execute(dbPath(), "UPDATE workloads SET incarnation = 3, highest_incarnation = 4;"));
         if (version >= 4)
             QVERIFY(execute(dbPath(), "UPDATE nodes SET cordon = 'powered down by proposal', peak_reserved = 1;"));
@@ -136,6 +155,12 @@ private slots:
         }
         QCOMPARE(snapshot->pools.size(), std::size_t { 1 });
         QCOMPARE(snapshot->pools[0].ioWeight, 50);
+        // Added in version 7: pools from before have no bandwidth or accelerator quotas.
+        QCOMPARE(snapshot->pools[0].memBandwidthMBps, kUnlimited);
+        QCOMPARE(snapshot->pools[0].netBandwidthMbps, kUnlimited);
+        QCOMPARE(snapshot->pools[0].gpuShare, kUnlimited);
+        QCOMPARE(snapshot->pools[0].npuShare, kUnlimited);
+        QCOMPARE(snapshot->pools[0].fpgaShare, kUnlimited);
         QCOMPARE(snapshot->nodes.size(), std::size_t { 1 });
         QCOMPARE(snapshot->nodes[0].devices.size(), std::size_t { 2 });
         QCOMPARE(snapshot->nodes[0].devices[1].value("model", ""), std::string("T4"));

@@ -1081,6 +1081,44 @@ private slots:
         QCOMPARE(p->setPeakReserved("nowhere", true, "test").error().status, 404);
     }
 
+    // What-if with a pool's GPU quota: three one-GPU jobs on two GPU nodes; a quota of one GPU leaves two waiting
+    // and frees GPUs, one of none keeps all three out, and the live cluster keeps all three.
+    void whatIfTriesAcceleratorQuotas()
+    {
+        auto opened = store::openSqliteStore(dbPath());
+        auto p = plane(**opened);
+        createPool(*p, "ml", 64000);
+        join(*p, "gpu-1", 8000, 16384, 2);
+        join(*p, "gpu-2", 8000, 16384, 2);
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 3; ++i) {
+            SubmitRequest job = oneGpuBatch("train-" + std::to_string(i));
+            job.pool = "ml";
+            ids.push_back(*p->submit(job));
+        }
+        QCOMPARE(p->cluster().placedCount(), std::size_t { 3 });
+        rebalance::WhatIfChange change;
+        change.poolAcceleratorShare[{ "ml", AcceleratorKind::Gpu }] = 1000;
+        auto result = rebalance::whatIf(p->cluster(), p->registry(), "default", ids, change);
+        QVERIFY2(result, result ? "" : result.error().message.c_str());
+        QCOMPARE(result->withoutChange.placed, std::size_t { 3 });
+        QCOMPARE(result->withChange.placed, std::size_t { 1 });
+        QCOMPARE(result->withChange.stopped, std::size_t { 2 });
+        QCOMPARE(result->withChange.idleGpus, result->withoutChange.idleGpus + 2.0);
+        change.poolAcceleratorShare[{ "ml", AcceleratorKind::Gpu }] = 0;
+        result = rebalance::whatIf(p->cluster(), p->registry(), "default", ids, change);
+        QVERIFY(result);
+        QCOMPARE(result->withChange.placed, std::size_t { 0 });
+        // Another kind's quota does not hold GPU work.
+        change = {};
+        change.poolAcceleratorShare[{ "ml", AcceleratorKind::Fpga }] = 0;
+        result = rebalance::whatIf(p->cluster(), p->registry(), "default", ids, change);
+        QVERIFY(result);
+        QCOMPARE(result->withChange.placed, std::size_t { 3 });
+        QCOMPARE(p->cluster().placedCount(), std::size_t { 3 });
+        QCOMPARE(p->cluster().pool(*p->poolByName("ml")).acceleratorQuota[1], kUnlimited);
+    }
+
     // What-if re-simulates everything placed or waiting on a copy: taking a node out or lowering a quota shows what
     // would stop, beside a re-simulation without the change; the live cluster is not touched.
     void whatIfShowsTheDifferenceAndChangesNothing()
@@ -1138,6 +1176,11 @@ private slots:
         result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
         QVERIFY(!result);
         QVERIFY(result.error().message.find("nope") != std::string::npos);
+        change = {};
+        change.poolAcceleratorShare[{ "nope", AcceleratorKind::Gpu }] = 1;
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change);
+        QVERIFY(!result);
+        QVERIFY(result.error().message.find("poolAccelerators") != std::string::npos);
         change = {};
         change.profile = "no-such-profile";
         QVERIFY(!rebalance::whatIf(p.cluster(), p.registry(), "default", ids, change));

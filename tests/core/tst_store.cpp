@@ -186,7 +186,8 @@ private slots:
         auto opened = m_backend.open();
         QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
         store::Store& s = **opened;
-        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50 };
+        // Every quota a value of its own, so that a column read into the wrong field shows.
+        const store::StoredPool pool { "batch", "research", "cold", 2000, 4096, 50, 7000, 900, 3000, 0, kUnlimited };
         const store::StoredNode node { "n1", "aarch64", "cold", 64000, 262144,
             nlohmann::json::array(
                 { { { "kind", "npu" }, { "model", "Ascend" }, { "memoryMiB", 1 }, { "shareCapacity", 32 } } }),

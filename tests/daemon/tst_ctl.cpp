@@ -621,10 +621,31 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
     QVERIFY(at(parsed(unlimited.out), "/memoryMiB").is_null());
     QCOMPARE(num(parsed(unlimited.out), "/cpuMillis"), 6000);
 
+    // Accelerator quotas (share units per kind) and bandwidth quotas; `unlimited` lifts one kind, the others stay.
+    const CtlRun accelerators = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--gpu"), QStringLiteral("2000"),
+        QStringLiteral("--fpga"), QStringLiteral("0"), QStringLiteral("--mem-bandwidth"), QStringLiteral("5000"),
+        QStringLiteral("--net-bandwidth"), QStringLiteral("800") });
+    QCOMPARE(accelerators.exitCode, 0);
+    j = parsed(accelerators.out);
+    QCOMPARE(num(j, "/acceleratorQuota/gpu"), 2000);
+    QCOMPARE(num(j, "/acceleratorQuota/fpga"), 0);
+    QVERIFY(at(j, "/acceleratorQuota/npu").is_null());
+    QCOMPARE(num(j, "/memBandwidthMBps"), 5000);
+    QCOMPARE(num(j, "/netBandwidthMbps"), 800);
+    QCOMPARE(num(j, "/cpuMillis"), 6000);
+    const CtlRun lifted = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--gpu"), QStringLiteral("unlimited") });
+    QCOMPARE(lifted.exitCode, 0);
+    QVERIFY(at(parsed(lifted.out), "/acceleratorQuota/gpu").is_null());
+    QCOMPARE(num(parsed(lifted.out), "/acceleratorQuota/fpga"), 0);
+
     const CtlRun listed = ctl({ QStringLiteral("pools") });
     QCOMPARE(listed.exitCode, 0);
-    QVERIFY2(listed.out.contains(QRegularExpression(QStringLiteral("^gold\\s+search\\s+warm\\s+0/6\\s+0Mi/unlimited"),
-                 QRegularExpression::MultilineOption)),
+    QVERIFY2(
+        listed.out.contains(QRegularExpression(
+            QStringLiteral("^gold\\s+search\\s+warm\\s+0/6\\s+0Mi/unlimited\\s+fpga 0/0\\s+0/5000MB/s\\s+0/800Mb/s"),
+            QRegularExpression::MultilineOption)),
         qPrintable(listed.out));
 
     const CtlRun twice = ctl({ QStringLiteral("pools"), QStringLiteral("create"), QStringLiteral("gold") });
@@ -905,6 +926,16 @@ void TestCtl::whatIfPrintsTheReSimulation()
         = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool-memory"), QStringLiteral("default=lots") });
     QCOMPARE(badMemory.exitCode, 2);
     QVERIFY2(badMemory.err.contains(QStringLiteral("--pool-memory")), qPrintable(badMemory.err));
+    // Accelerator quotas go to the daemon by pool and kind; an unknown pool is its error, named.
+    const CtlRun gpus
+        = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("whatif"), QStringLiteral("--pool-gpu"),
+            QStringLiteral("default=0"), QStringLiteral("--pool-fpga"), QStringLiteral("default=unlimited") });
+    QCOMPARE(gpus.exitCode, 0);
+    QVERIFY(parsed(gpus.out).contains("withChange"));
+    const CtlRun noPool = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool-npu"), QStringLiteral("nope=4") });
+    QCOMPARE(noPool.exitCode, 1);
+    QVERIFY2(noPool.err.contains(QStringLiteral("poolAccelerators")) && noPool.err.contains(QStringLiteral("nope")),
+        qPrintable(noPool.err));
 }
 
 void TestCtl::proposalShowOfAnUnknownIdNamesIt()
@@ -1146,6 +1177,9 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
                                        << QStringLiteral("ID: \"12x\"");
     QTest::newRow("pools set with nothing") << QStringList { QStringLiteral("pools"), QStringLiteral("set"),
         QStringLiteral("gold") } << QStringLiteral("--cpu, --memory");
+    QTest::newRow("pools create with a negative GPU quota") << QStringList { QStringLiteral("pools"),
+        QStringLiteral("create"), QStringLiteral("gold"), QStringLiteral("--gpu"), QStringLiteral("-5") }
+                                                            << QStringLiteral("--gpu");
     QTest::newRow("-o yaml") << QStringList { QStringLiteral("-o"), QStringLiteral("yaml"), QStringLiteral("nodes") }
                              << QStringLiteral("-o: \"yaml\"");
     QTest::newRow("unknown command") << QStringList { QStringLiteral("reboot") } << QStringLiteral("unknown command");

@@ -157,6 +157,22 @@ private slots:
             QCOMPARE(refused.status, 400);
             QVERIFY2(refused.body.find("poolMemory") != std::string::npos, refused.body.c_str());
         }
+        // Accelerator quotas by pool and kind, in share units: a CPU workload is not held by a GPU quota of none.
+        const auto gpus = request(
+            m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"poolAccelerators": {"default": {"gpu": 0}}})");
+        QCOMPARE(gpus.status, 200);
+        QCOMPARE(gpus.data()["withChange"]["placed"].get<int>(), 1);
+        const std::pair<const char*, const char*> badAccelerators[] = {
+            { R"({"poolAccelerators": {"default": {"tpu": 1}}})", "poolAccelerators.default.tpu" },
+            { R"({"poolAccelerators": {"default": {"gpu": -1}}})", "poolAccelerators.default.gpu" },
+            { R"({"poolAccelerators": {"default": 5}})", "poolAccelerators.default" },
+            { R"({"poolAccelerators": {"nope": {"gpu": 1}}})", "nope" },
+        };
+        for (const auto& [bad, named] : badAccelerators) {
+            const auto refused = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, bad);
+            QCOMPARE(refused.status, 400);
+            QVERIFY2(refused.body.find(named) != std::string::npos, refused.body.c_str());
+        }
         QCOMPARE(get("/v1/proposals")["proposals"].size(), std::size_t { 0 });
         QCOMPARE(get("/v1/proposals")["more"], false);
         for (const char* bad : { "/v1/proposals?limit=0", "/v1/proposals?limit=10001", "/v1/proposals?before=x" }) {
@@ -290,6 +306,111 @@ private slots:
         QCOMPARE(summary["readOnlyReason"].get<std::string>(), std::string());
         QCOMPARE(summary["activeWorkloadsByTier"],
             (json { { "hot", 0 }, { "warm", 0 }, { "cold", 1 } }));
+    }
+
+    // A pool's memory and network bandwidth quotas and its accelerator quotas (share units per kind) are set through
+    // the API, hold workloads out with a reason naming the resource and the shortfall, change with a PUT (null lifts
+    // one) and survive a restart; bad values are 400s naming the field.
+    void poolQuotasCoverBandwidthAndAccelerators()
+    {
+        startFleet(8, QStringLiteral("q"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+        int gpus = 0;
+        const json nodes = get("/v1/nodes")["nodes"];
+        for (const json& n : nodes)
+            for (const json& d : n["devices"])
+                gpus += d["kind"] == "gpu" ? 1 : 0;
+        QVERIFY2(gpus >= 2, nodes.dump().c_str()); // the generated fleet (seed 42) has GPU nodes among its first 8
+
+        const auto post = [&](const std::string& target, const json& body) {
+            return request(m_apiPort, http::verb::post, target, m_token, body.dump());
+        };
+        const auto put = [&](const json& body) {
+            return request(m_apiPort, http::verb::put, "/v1/pools/ml", m_token, body.dump());
+        };
+        QCOMPARE(post("/v1/pools",
+                     json { { "name", "ml" }, { "memBandwidthMBps", 5000 }, { "netBandwidthMbps", 800 },
+                         { "acceleratorQuota", { { "gpu", 1000 }, { "fpga", 0 } } } })
+                     .status,
+            201);
+        const json created = get("/v1/pools/ml");
+        QCOMPARE(created["memBandwidthMBps"].get<int>(), 5000);
+        QCOMPARE(created["netBandwidthMbps"].get<int>(), 800);
+        QCOMPARE(created["acceleratorQuota"], (json { { "gpu", 1000 }, { "npu", nullptr }, { "fpga", 0 } }));
+
+        // One whole GPU each: the first fits the quota of 1000 share units, the second waits and says why. The
+        // priorities keep preemption out of it (the first outranks both later ones) and let each later one be tried
+        // at once rather than queued behind the one before (the third outranks the second).
+        const auto submit = [&](const std::string& name, int priority, const json& extra) {
+            json body { { "name", name }, { "cpuMillis", 100 }, { "memoryMiB", 64 }, { "pool", "ml" },
+                { "latency", "real-time" }, { "priority", priority } };
+            body.update(extra);
+            const Reply reply = post("/v1/workloads", body);
+            return reply.status == 201 ? reply.data()["id"].get<int>() : -reply.status;
+        };
+        const auto detailOf = [&](int id) { return get("/v1/workloads/" + std::to_string(id)).value("detail", ""); };
+        const json gpu { { "accelerators", { { "kind", "gpu" } } }, { "memBandwidthMBps", 1000 } };
+        const int first = submit("train-0", 10, gpu);
+        QVERIFY(first > 0);
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(first))["phase"] == "running"; }, 10'000));
+        // Memory bandwidth: 1000 of 5000 MB/s are taken, a request of 4500 waits.
+        const int hungry = submit("stream", 0, json { { "memBandwidthMBps", 4500 } });
+        QVERIFY(hungry > 0);
+        QVERIFY(waitFor([&] { return !detailOf(hungry).empty(); }, 5'000));
+        QVERIFY2(detailOf(hungry).find("pool ml quota: memory bandwidth: it asks for 4500 MB/s and 4000 of the pool's "
+                                       "5000 are left (500 short)")
+                != std::string::npos,
+            detailOf(hungry).c_str());
+        const int second = submit("train-1", 5, gpu);
+        QVERIFY(second > 0);
+        QVERIFY(waitFor([&] { return !detailOf(second).empty(); }, 5'000));
+        QCOMPARE(get("/v1/workloads/" + std::to_string(second))["phase"].get<std::string>(), std::string("pending"));
+        QVERIFY2(detailOf(second).find("pool ml quota: gpu share: it asks for 1000 share units and 0 of the pool's "
+                                       "1000 are left (1000 short)")
+                != std::string::npos,
+            detailOf(second).c_str());
+        const json used = get("/v1/pools/ml");
+        QCOMPARE(used["acceleratorUsed"]["gpu"].get<int>(), 1000);
+        QCOMPARE(used["memBandwidthMBpsUsed"].get<int>(), 1000);
+
+        // Raising the GPU quota lets the second in; null lifts the memory bandwidth quota; the rest is kept.
+        QCOMPARE(
+            put(json { { "acceleratorQuota", { { "gpu", 2000 } } }, { "memBandwidthMBps", nullptr } }).status, 200);
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(second))["phase"] == "running"; }, 10'000));
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(hungry))["phase"] == "running"; }, 10'000));
+        const json changed = get("/v1/pools/ml");
+        QCOMPARE(changed["acceleratorQuota"], (json { { "gpu", 2000 }, { "npu", nullptr }, { "fpga", 0 } }));
+        QVERIFY(changed["memBandwidthMBps"].is_null());
+        QCOMPARE(changed["netBandwidthMbps"].get<int>(), 800);
+
+        // Bad values: each refused with the field named, and nothing changed.
+        const std::pair<json, std::string> bad[] = {
+            { json { { "acceleratorQuota", { { "tpu", 1 } } } }, "acceleratorQuota.tpu" },
+            { json { { "acceleratorQuota", { { "gpu", -1 } } } }, "acceleratorQuota.gpu" },
+            { json { { "acceleratorQuota", { { "gpu", "lots" } } } }, "acceleratorQuota.gpu" },
+            { json { { "acceleratorQuota", 4 } }, "acceleratorQuota" },
+            { json { { "netBandwidthMbps", 0 } }, "netBandwidthMbps" },
+        };
+        for (const auto& [body, field] : bad) {
+            const Reply reply = put(body);
+            QCOMPARE(reply.status, 400);
+            QVERIFY2(reply.body.find(field) != std::string::npos, (body.dump() + " -> " + reply.body).c_str());
+        }
+        QCOMPARE(get("/v1/pools/ml")["acceleratorQuota"], changed["acceleratorQuota"]);
+
+        // A restart keeps them (schema version 7).
+        const std::uint16_t agentPort = m_agentPort;
+        m_daemon->terminate();
+        QVERIFY(m_daemon->waitForFinished(5000));
+        QVERIFY2(startDaemon(agentPort), qPrintable(m_daemonLog));
+        const json restored = get("/v1/pools/ml");
+        QCOMPARE(restored["acceleratorQuota"], changed["acceleratorQuota"]);
+        QVERIFY(restored["memBandwidthMBps"].is_null());
+        QCOMPARE(restored["netBandwidthMbps"].get<int>(), 800);
+        // And null for the whole object lifts every accelerator quota.
+        QCOMPARE(put(json { { "acceleratorQuota", nullptr } }).status, 200);
+        QCOMPARE(get("/v1/pools/ml")["acceleratorQuota"],
+            (json { { "gpu", nullptr }, { "npu", nullptr }, { "fpga", nullptr } }));
     }
 
     void lostNodesWorkloadsArePlacedElsewhere()

@@ -225,6 +225,29 @@ private Q_SLOTS:
         QCOMPARE(resets.count(), 1);
     }
 
+    void poolsShowTheirAcceleratorQuotas()
+    {
+        // A pool's accelerator quotas are in the tooltip of its Accelerators cell; a pool without one has none.
+        auto snapshot = std::make_shared<ConsoleSnapshot>(*at(1));
+        QVERIFY(snapshot->pools.size() >= 2);
+        PoolRow& limited = snapshot->pools[0];
+        limited.acceleratorQuotaShare = { 2000, -1, 0 };
+        limited.acceleratorUsedShare = { 1500, 0, 0 };
+        PoolsModel model;
+        model.setSnapshot(snapshot);
+        std::map<std::string, QString> tips;
+        for (int l = 0; l < model.rowCount(); ++l) {
+            const QModelIndex line = model.index(l, 0);
+            for (int p = 0; p < model.rowCount(line); ++p)
+                tips[model.index(p, PoolsModel::Name, line).data().toString().toStdString()]
+                    = model.index(p, PoolsModel::Accelerators, line).data(Qt::ToolTipRole).toString();
+        }
+        QCOMPARE(tips.size(), snapshot->pools.size());
+        QCOMPARE(tips.at(limited.name),
+            QStringLiteral("Accelerator quota: gpu 1500 of 2000 share units, fpga 0 of 0 share units"));
+        QCOMPARE(tips.at(snapshot->pools[1].name), QString());
+    }
+
     void poolsShowWhereWorkRuns()
     {
         // Half an hour in, the services' pools hold replicas on warm nodes and the tree shows them under their pool.

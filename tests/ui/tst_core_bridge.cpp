@@ -126,6 +126,36 @@ private Q_SLOTS:
         (*plane)->stop();
     }
 
+    // The embedded console reads every quota of a pool from the core, as the remote one reads the API's.
+    void snapshotsCarryEveryPoolQuota()
+    {
+        boost::asio::io_context io;
+        api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto plane = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(plane);
+        api::PoolRequest limited;
+        limited.name = "ml";
+        limited.memBandwidthMBps = 9000;
+        limited.netBandwidthMbps = 400;
+        limited.acceleratorQuota[static_cast<std::size_t>(AcceleratorKind::Gpu)] = 3000;
+        limited.acceleratorQuota[static_cast<std::size_t>(AcceleratorKind::Fpga)] = 0;
+        QVERIFY((*plane)->createPool(limited));
+        api::PoolRequest open;
+        open.name = "open";
+        QVERIFY((*plane)->createPool(open));
+        const auto snapshot = buildSnapshot(**plane, nullptr, 1, "embedded");
+        std::map<std::string, PoolRow> rows;
+        for (const PoolRow& p : snapshot->pools)
+            rows[p.name] = p;
+        QCOMPARE(rows.at("ml").memBandwidthQuotaMBps, std::int64_t { 9000 });
+        QCOMPARE(rows.at("ml").netBandwidthQuotaMbps, std::int64_t { 400 });
+        QCOMPARE(rows.at("ml").acceleratorQuotaShare, (std::array<std::int64_t, 3> { 3000, -1, 0 }));
+        QCOMPARE(rows.at("open").memBandwidthQuotaMBps, std::int64_t { -1 });
+        QCOMPARE(rows.at("open").acceleratorQuotaShare, (std::array<std::int64_t, 3> { -1, -1, -1 }));
+        (*plane)->stop();
+    }
+
     void stopsCleanlyAtAnyPoint_data()
     {
         QTest::addColumn<int>("snapshotsFirst");

@@ -211,8 +211,13 @@ void TestRemoteBackend::parsesConnectUrls()
 
 void TestRemoteBackend::snapshotIsTheApis()
 {
-    Console console(config(m_apiPort));
     const std::string token = m_token.toStdString();
+    // Quotas beyond CPU and memory on the batch pool (its one workload asks for neither), so that the console's
+    // reading of them is checked against values, not only against "unlimited".
+    const json quotas = fixture::call(m_apiPort, token, HttpMethod::Put, "/v1/pools/batch",
+        json { { "memBandwidthMBps", 20000 }, { "acceleratorQuota", { { "npu", 64 }, { "fpga", 0 } } } }.dump());
+    QVERIFY2(quotas.value("memBandwidthMBps", 0) == 20000, quotas.dump().c_str());
+    Console console(config(m_apiPort));
     // The console's snapshot, then the API's view of the same moment (nothing changes in between but utilisation).
     QTRY_VERIFY_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes
             && proposal(console.bridge.latest(), m_raiseWeb1) != nullptr && !console.bridge.latest()->workloads.empty(),
@@ -254,6 +259,16 @@ void TestRemoteBackend::snapshotIsTheApis()
         QCOMPARE(row->id, p["id"].get<std::int32_t>());
         QCOMPARE(row->cpuQuotaMillis, p["cpuMillis"].is_null() ? -1 : p["cpuMillis"].get<std::int64_t>());
         QCOMPARE(row->cpuUsedMillis, p["cpuMillisUsed"].get<std::int64_t>());
+        const auto limit = [](const json& v) { return v.is_null() ? std::int64_t { -1 } : v.get<std::int64_t>(); };
+        QCOMPARE(row->memBandwidthQuotaMBps, limit(p["memBandwidthMBps"]));
+        QCOMPARE(row->netBandwidthQuotaMbps, limit(p["netBandwidthMbps"]));
+        QCOMPARE(row->acceleratorQuotaShare,
+            (std::array<std::int64_t, 3> { limit(p["acceleratorQuota"]["gpu"]), limit(p["acceleratorQuota"]["npu"]),
+                limit(p["acceleratorQuota"]["fpga"]) }));
+        if (row->name == "batch") {
+            QCOMPARE(row->memBandwidthQuotaMBps, std::int64_t { 20000 });
+            QCOMPARE(row->acceleratorQuotaShare, (std::array<std::int64_t, 3> { -1, 64, 0 }));
+        }
         if (row->name == "web-0")
             QCOMPARE(row->businessLine, std::string("web"));
     }

@@ -8,6 +8,7 @@
 #include "ui/bridge/view_rows.h"
 #include "ui/bridge/workload_rows.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -73,6 +74,9 @@ struct PoolRow {
     std::int64_t memBandwidthUsedMBps = 0; // requested by its placed workloads
     std::int64_t netBandwidthQuotaMbps = -1;
     std::int64_t netBandwidthUsedMbps = 0;
+    // Accelerator quotas and what placed workloads take of them, in share units, for gpu, npu and fpga; -1: no quota.
+    std::array<std::int64_t, 3> acceleratorQuotaShare { -1, -1, -1 };
+    std::array<std::int64_t, 3> acceleratorUsedShare {};
     double accelerators = 0.0; // requested by its placed workloads, in devices
     std::int64_t cpuMeasuredMillis = 0; // measured, split by requests
     std::int64_t memoryMeasuredMiB = 0;

@@ -100,6 +100,14 @@ PoolRow poolRow(const json& j)
     row.acceleratorShareUsed = j.at("acceleratorShareUsed").get<std::int64_t>();
     row.memBandwidthQuotaMBps = limitOf(j.at("memBandwidthMBps"));
     row.netBandwidthQuotaMbps = limitOf(j.at("netBandwidthMbps"));
+    // Daemons before the accelerator quotas (schema version 7) send neither object: no quota.
+    const json quota = j.value("acceleratorQuota", json::object());
+    const json used = j.value("acceleratorUsed", json::object());
+    const char* const kinds[] = { "gpu", "npu", "fpga" };
+    for (std::size_t k = 0; k < std::size(kinds); ++k) {
+        row.acceleratorQuotaShare[k] = quota.contains(kinds[k]) ? limitOf(quota.at(kinds[k])) : -1;
+        row.acceleratorUsedShare[k] = used.value(kinds[k], std::int64_t { 0 });
+    }
     return row;
 }
 

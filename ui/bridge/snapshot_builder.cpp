@@ -91,8 +91,14 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         row.cpuUsedMillis = pool.used.cpuMillis;
         row.memoryQuotaMiB = quotaOrUnlimited(pool.quota.memoryMiB);
         row.memoryUsedMiB = pool.used.memoryMiB;
-        for (const std::int64_t used : pool.acceleratorUsed)
-            row.acceleratorShareUsed += used;
+        row.memBandwidthQuotaMBps = quotaOrUnlimited(pool.quota.memBandwidthMBps);
+        row.netBandwidthQuotaMbps = quotaOrUnlimited(pool.quota.netBandwidthMbps);
+        for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
+            const auto k = static_cast<std::size_t>(kind);
+            row.acceleratorShareUsed += pool.acceleratorUsed[k];
+            row.acceleratorQuotaShare[k - 1] = quotaOrUnlimited(pool.acceleratorQuota[k]);
+            row.acceleratorUsedShare[k - 1] = pool.acceleratorUsed[k];
+        }
         snapshot.pools.push_back(std::move(row));
     }
 }

@@ -478,6 +478,8 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
     if (role != Qt::DisplayRole && role != SortRole && role != RawTextRole && role != ShareRole
         && role != Qt::ToolTipRole)
         return {};
+    if (role == Qt::ToolTipRole && level == 1 && column == Accelerators)
+        return acceleratorQuotaTip(*m_lines[lineOf(index.internalId())].pools[at(index.row())].row.row);
     if (role == Qt::ToolTipRole && level != 2)
         return {};
     if (column == Name && role != Qt::ToolTipRole && role != ShareRole) // what sorting asks for most: the name alone
@@ -563,6 +565,20 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
     case ColumnCount: break;
     }
     return {};
+}
+
+// "Accelerator quota: gpu 1000 of 2000 share units": the kinds the pool has a quota for; nothing without one.
+QString PoolsModel::acceleratorQuotaTip(const PoolRow& pool)
+{
+    static const char* const kinds[] = { "gpu", "npu", "fpga" };
+    QStringList parts;
+    for (std::size_t k = 0; k < pool.acceleratorQuotaShare.size(); ++k)
+        if (pool.acceleratorQuotaShare[k] >= 0)
+            parts << tr("%1 %2 of %3 share units")
+                         .arg(QString::fromLatin1(kinds[k]))
+                         .arg(pool.acceleratorUsedShare[k])
+                         .arg(pool.acceleratorQuotaShare[k]);
+    return parts.isEmpty() ? QString() : tr("Accelerator quota: %1").arg(parts.join(QStringLiteral(", ")));
 }
 
 QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int role) const

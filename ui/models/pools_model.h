@@ -122,6 +122,7 @@ private:
     // The same business lines with the same pools (their nodes and workloads may differ).
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
     Cells cells(const QModelIndex& index) const;
+    static QString acceleratorQuotaTip(const PoolRow& pool);
     // The Name column's text; `shown`: as displayed (the waiting row's label), else raw (sorting, filtering).
     QString name(const QModelIndex& index, bool shown) const;
     const std::string& rawName(const QModelIndex& index) const;
