@@ -65,6 +65,8 @@ def main():
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--inventory", default="pai2020")
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--console-reads", type=int, default=0,
+                        help="after the burst, time this many reads of what a remote console reads every second")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="tidepool-scale-")
@@ -148,6 +150,40 @@ def main():
                 "pending": summary["workloads"]["pending"],
             }
 
+        console = None
+        if args.console_reads > 0:
+            # What `tidepool --connect` reads each second (ui/bridge/remote_backend.cpp): the nodes and the live
+            # workloads. Its first poll lists every live workload by phase (as every poll did before the cursor);
+            # the later ones ask only for the workloads changed since (`changedSince`). Each timed at the client,
+            # with the daemon's CPU time over the same reads; the workloads are steady here (all running).
+            phases = [f"/v1/workloads?phase={p}&limit=10000000" for p in ("pending", "launching", "running", "stopping")]
+
+            def timed(paths_of):
+                times, sizes = [], []
+                c0 = cpu_seconds(daemon.pid)
+                for _ in range(args.console_reads):
+                    begun, size = time.monotonic(), 0
+                    for path in paths_of():
+                        status, data = api.call("GET", path)
+                        if status != 200:
+                            sys.exit(f"GET {path}: {status} {data[:200]!r}")
+                        size += len(data)
+                    times.append((time.monotonic() - begun) * 1000)
+                    sizes.append(size)
+                c1 = cpu_seconds(daemon.pid)
+                times.sort()
+                return {"ms_p50": round(times[len(times) // 2], 1), "ms_max": round(times[-1], 1),
+                        "bytes": sizes[-1], "daemon_cpu_ms": round((c1 - c0) * 1000 / args.console_reads, 1)}
+
+            status, data = api.call("GET", phases[0])
+            cursor = json.loads(data)["cursor"]
+            console = {
+                "reads": args.console_reads,
+                "nodes": timed(lambda: ["/v1/nodes"]),
+                "workloads_full": timed(lambda: phases),
+                "workloads_changed_since": timed(lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000"]),
+            }
+
         print(json.dumps({
             "nodes": args.nodes,
             "inventory": args.inventory,
@@ -158,6 +194,7 @@ def main():
             "daemon_cores": round((d1 - d0) / (t1 - t0), 4),
             "fleet_cores": round((f1 - f0) / (t1 - t0), 4),
             "burst": burst,
+            "console": console,
         }))
     finally:
         for p in (fleet, daemon):

@@ -6,6 +6,8 @@
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <random>
 #include <tuple>
 
 namespace tidepool::api {
@@ -231,6 +233,11 @@ ControlPlane::ControlPlane(
     , m_startedAt(Clock::now())
     , m_events(m_config.keepEvents)
 {
+    // Told apart from other runs without any clock: 64 random bits.
+    std::random_device random;
+    char id[17];
+    std::snprintf(id, sizeof id, "%08x%08x", random(), random());
+    m_runId = id;
 }
 
 ControlPlane::~ControlPlane() = default;
@@ -975,9 +982,19 @@ void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
 
 // ---- persistence -----------------------------------------------------------------------------------------------
 
+void ControlPlane::noteWorkloadChange(LiveWorkload& w)
+{
+    if (w.changeSequence != 0)
+        m_workloadChanges.erase(w.changeSequence);
+    w.changeSequence = ++m_workloadSequence;
+    m_workloadChanges.emplace(w.changeSequence, w.workload.id);
+}
+
 void ControlPlane::markWorkload(WorkloadId id)
 {
     ++m_stateVersion;
+    if (const auto it = m_workloads.find(id); it != m_workloads.end())
+        noteWorkloadChange(it->second);
     if (!m_store)
         return;
     m_dirtyWorkloads.insert(id);
@@ -1267,6 +1284,7 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
     ++m_stats.placementMicrosBuckets[bucket];
     ++w.attempts;
     w.lastReport = decision.report;
+    noteWorkloadChange(w); // its attempts, and its detail below (not stored: only a placement is)
     if (!decision.placement) {
         ++m_stats.placementFailures;
         w.detail = decision.reason();
@@ -1370,6 +1388,7 @@ void ControlPlane::forgetOldFinished()
             continue;
         --m_phaseCounts[static_cast<std::size_t>(it->second.phase)];
         (void)m_cluster.removeWorkload(id);
+        m_workloadChanges.erase(it->second.changeSequence);
         m_workloads.erase(it);
         m_dirtyWorkloads.erase(id);
         if (m_store)
@@ -1450,8 +1469,10 @@ void ControlPlane::retryPending()
         }
         Shape shape = shapeOf(it->second.workload);
         if (failed.count(shape)) {
-            if (it->second.detail.empty()) // never tried: say why it waits
+            if (it->second.detail.empty()) { // never tried: say why it waits
                 it->second.detail = "waiting: a workload of the same shape and priority found no place in this pass";
+                noteWorkloadChange(it->second);
+            }
             m_pending.insert(key);
         } else if (!tryPlace(it->second)) {
             failed.insert(std::move(shape));

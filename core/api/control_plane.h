@@ -144,6 +144,7 @@ struct LiveWorkload {
     // launch it has seen.
     std::int32_t incarnation = 0;
     std::int32_t highestIncarnation = 0;
+    std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
 struct LiveNode {
@@ -340,6 +341,13 @@ public:
     void releaseHeld(std::int64_t nowMs);
     // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.
     std::uint64_t stateVersion() const { return m_stateVersion; }
+    // Workload changes in order, for readers that follow them (the remote console) instead of reading every workload
+    // each time: each change of a workload (phase, node, detail, a placement attempt) gives it the next number of
+    // this run of the core; `workloadsChangedSince(n)` lists, oldest change first, those whose latest change is
+    // after n. Numbers start again with each run, which `runId` (random, set at start) tells apart.
+    std::uint64_t workloadSequence() const { return m_workloadSequence; }
+    const std::map<std::uint64_t, WorkloadId>& workloadChanges() const { return m_workloadChanges; }
+    const std::string& runId() const { return m_runId; }
     // Now on the configured wall clock, Unix epoch ms.
     std::int64_t nowMs() const { return m_config.clock ? m_config.clock() : unixMillis(); }
 
@@ -407,6 +415,7 @@ private:
     void logLine(const std::string& line) const;
     Expected<void> restore(const store::Snapshot& snapshot);
     void markWorkload(WorkloadId id);
+    void noteWorkloadChange(LiveWorkload& w); // for `workloadChanges` only (markWorkload does it too)
     void markNode(NodeId id);
     void markPool(PoolId id);
     void scheduleFlush();
@@ -444,6 +453,9 @@ private:
     bool m_retryPosted = false;
     bool m_stopped = false;
     std::uint64_t m_stateVersion = 1;
+    std::uint64_t m_workloadSequence = 0;
+    std::map<std::uint64_t, WorkloadId> m_workloadChanges; // each workload's latest change, by its number
+    std::string m_runId;
     std::int64_t m_carbonHoldUntilMs = 0;
     std::set<std::pair<std::int32_t, WorkloadId>> m_held; // deferrable work waiting for a low-carbon window
     std::string m_carbonHoldReason;

@@ -540,17 +540,50 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
                     return fail(400, "query `limit` must be a positive integer");
                 limit = static_cast<std::size_t>(*parsed);
             }
+            const auto wanted = [&](const LiveWorkload& w) {
+                return (!phase || w.phase == *phase)
+                    && (!nodeFilter || (w.node != kNoNode && m_plane.cluster().node(w.node).name == *nodeFilter));
+            };
+            // The cursor names this run of the core and its latest workload change: a reader that lists everything
+            // once can then ask for only what changed since (`changedSince`), ended workloads included.
+            const auto cursor
+                = [this](std::uint64_t sequence) { return m_plane.runId() + "." + std::to_string(sequence); };
             json list = json::array();
+            if (const auto since = queryValue(query, "changedSince")) {
+                const auto dot = since->find('.');
+                std::optional<std::int64_t> sequence;
+                if (dot != std::string::npos)
+                    sequence = since->substr(dot + 1) == "0" ? std::optional<std::int64_t> { 0 }
+                                                             : parseId(since->substr(dot + 1));
+                if (!sequence)
+                    return fail(400, "query `changedSince` must be a cursor a workload list answered (RUN.SEQUENCE)");
+                if (since->substr(0, dot) != m_plane.runId())
+                    return fail(410,
+                        "query `changedSince`: the cursor is from another run of tidepoold (it restarted); list the "
+                        "workloads again");
+                std::uint64_t last = m_plane.workloadSequence();
+                const auto& changes = m_plane.workloadChanges();
+                for (auto it = changes.upper_bound(static_cast<std::uint64_t>(*sequence)); it != changes.end(); ++it) {
+                    if (list.size() >= limit) {
+                        last = std::prev(it)->first; // the rest comes with the next read
+                        break;
+                    }
+                    const LiveWorkload* w = m_plane.workload(it->second);
+                    if (w && wanted(*w))
+                        list.push_back(workloadJson(m_plane, *w));
+                }
+                const bool more = last != m_plane.workloadSequence();
+                return reply(http::status::ok,
+                    json { { "workloads", std::move(list) }, { "cursor", cursor(last) }, { "more", more } });
+            }
             for (const auto& [id, w] : m_plane.workloads()) {
                 if (list.size() >= limit)
                     break;
-                if (phase && w.phase != *phase)
-                    continue;
-                if (nodeFilter && (w.node == kNoNode || m_plane.cluster().node(w.node).name != *nodeFilter))
-                    continue;
-                list.push_back(workloadJson(m_plane, w));
+                if (wanted(w))
+                    list.push_back(workloadJson(m_plane, w));
             }
-            return reply(http::status::ok, json { { "workloads", std::move(list) } });
+            return reply(http::status::ok,
+                json { { "workloads", std::move(list) }, { "cursor", cursor(m_plane.workloadSequence()) } });
         }
         if (parts.size() >= 3) {
             const auto id = parseId(parts[2]);

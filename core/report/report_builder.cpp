@@ -418,7 +418,8 @@ struct Builder {
         std::int64_t windowEnd) const
     {
         const std::int64_t step = store::kAggregateBucketMs;
-        const auto registry = forecast::ModelRegistry::withBuiltins();
+        // Built once (thread-safe initialisation; only read afterwards, so reports on several threads may share it).
+        static const auto registry = forecast::ModelRegistry::withBuiltins();
         ForecastAccuracy row;
         row.pool = pool;
         row.resource = resource;

@@ -308,6 +308,71 @@ private slots:
             (json { { "hot", 0 }, { "warm", 0 }, { "cold", 1 } }));
     }
 
+    // `changedSince`: after a full list, only what changed since, ended workloads included, oldest change first; a
+    // limit cuts it short with `more`; a cursor of another run of the daemon is a 410, a malformed one a 400.
+    void workloadChangesFollowACursor()
+    {
+        startFleet(2, QStringLiteral("cur"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 2; }, 10'000));
+        const auto submit = [&](const std::string& name) {
+            const Reply reply = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+                json { { "name", name }, { "cpuMillis", 100 }, { "memoryMiB", 64 } }.dump());
+            return reply.status == 201 ? reply.data()["id"].get<int>() : -1;
+        };
+        const int a = submit("a");
+        const int b = submit("b");
+        QVERIFY(waitFor([&] { return allPhases("running", 2); }, 10'000));
+        const json full = get("/v1/workloads");
+        QCOMPARE(full["workloads"].size(), std::size_t { 2 });
+        const std::string cursor = full["cursor"].get<std::string>();
+        const auto changes = [&](const std::string& since, const std::string& extra = {}) {
+            return request(m_apiPort, http::verb::get, "/v1/workloads?changedSince=" + since + extra, m_token);
+        };
+        QCOMPARE(changes(cursor).data()["workloads"].size(), std::size_t { 0 });
+        QCOMPARE(changes(cursor).data()["cursor"].get<std::string>(), cursor);
+
+        const int c = submit("c");
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(c))["phase"] == "running"; }, 10'000));
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(a), m_token).status, 200);
+        QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(a))["phase"] == "cancelled"; }, 10'000));
+        const json changed = changes(cursor).data();
+        std::vector<int> ids;
+        for (const json& w : changed["workloads"])
+            ids.push_back(w["id"].get<int>());
+        // c ran before a was cancelled: oldest change first.
+        QCOMPARE(ids, (std::vector<int> { c, a }));
+        QCOMPARE(changed["workloads"][1]["phase"].get<std::string>(), std::string("cancelled"));
+        QCOMPARE(changed["more"].get<bool>(), false);
+        const std::string next = changed["cursor"].get<std::string>();
+        QVERIFY(next != cursor);
+        QCOMPARE(changes(next).data()["workloads"].size(), std::size_t { 0 });
+        (void)b;
+
+        const json first = changes(cursor, "&limit=1").data();
+        QCOMPARE(first["workloads"].size(), std::size_t { 1 });
+        QCOMPARE(first["more"].get<bool>(), true);
+        const json rest = changes(first["cursor"].get<std::string>()).data();
+        QCOMPARE(rest["workloads"].size(), std::size_t { 1 });
+        QCOMPARE(rest["workloads"][0]["id"].get<int>(), a);
+
+        const std::string run = cursor.substr(0, cursor.find('.'));
+        const Reply stale = changes("0123456789abcdef.5");
+        QCOMPARE(stale.status, 410);
+        QVERIFY2(stale.body.find("another run of tidepoold") != std::string::npos, stale.body.c_str());
+        for (const std::string& bad : { std::string("nonsense"), run + ".x", run + ".-1" }) {
+            const Reply refused = changes(bad);
+            QCOMPARE(refused.status, 400);
+            QVERIFY2(refused.body.find("changedSince") != std::string::npos, refused.body.c_str());
+        }
+        // A restarted daemon is another run: the old cursor is refused and a new full list gives a new one.
+        const std::uint16_t agentPort = m_agentPort;
+        m_daemon->terminate();
+        QVERIFY(m_daemon->waitForFinished(5000));
+        QVERIFY2(startDaemon(agentPort), qPrintable(m_daemonLog));
+        QCOMPARE(changes(next).status, 410);
+        QVERIFY(get("/v1/workloads")["cursor"].get<std::string>().rfind(run, 0) != 0);
+    }
+
     // A pool's memory and network bandwidth quotas and its accelerator quotas (share units per kind) are set through
     // the API, hold workloads out with a reason naming the resource and the shortfall, change with a PUT (null lifts
     // one) and survive a restart; bad values are 400s naming the field.

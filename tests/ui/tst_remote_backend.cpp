@@ -81,6 +81,7 @@ private Q_SLOTS:
     void wrongTokenIsAClearFailure();
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
     void aMoveIsTheDaemonsAndTheNextSnapshotShowsIt();
+    void theConsoleFollowsWorkloadChanges();
     void aRefusedMoveSaysWhyWithTheSchedulersReasons();
     void commandsAfterStopAreRefused();
     void theViewsAreTheDaemonsFeed();
@@ -219,9 +220,9 @@ void TestRemoteBackend::snapshotIsTheApis()
     QVERIFY2(quotas.value("memBandwidthMBps", 0) == 20000, quotas.dump().c_str());
     Console console(config(m_apiPort));
     // The console's snapshot, then the API's view of the same moment (nothing changes in between but utilisation).
-    QTRY_VERIFY_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes
+    QTRY_VERIFY2_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes
             && proposal(console.bridge.latest(), m_raiseWeb1) != nullptr && !console.bridge.latest()->workloads.empty(),
-        10'000);
+        qPrintable(console.failures.join(QLatin1Char('\n'))), 10'000);
     const SnapshotPtr s = console.bridge.latest();
     QVERIFY2(console.failures.isEmpty(), qPrintable(console.failures.join(QLatin1Char('\n'))));
     QCOMPARE(s->source, "http://127.0.0.1:" + std::to_string(m_apiPort));
@@ -438,6 +439,36 @@ void TestRemoteBackend::aMoveIsTheDaemonsAndTheNextSnapshotShowsIt()
             return false;
         }(),
         5'000);
+}
+
+// After its first full read the console asks only for the workloads changed since (`changedSince`): a new one
+// appears in its next snapshot, a cancelled one leaves it, and the rest stay as they were.
+void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
+{
+    Console console(config(m_apiPort));
+    const auto shown = [&](std::int64_t id) -> const WorkloadRow* {
+        const SnapshotPtr s = console.bridge.latest();
+        for (const WorkloadRow& w : s ? s->workloads : std::vector<WorkloadRow> {})
+            if (w.id == id)
+                return &w;
+        return nullptr;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(shown(m_workload) != nullptr, 10'000);
+    const std::size_t before = console.bridge.latest()->workloads.size();
+    const std::string token = m_token.toStdString();
+    const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "late-arrival" }, { "pool", "batch" }, { "latency", "batch" }, { "cpuMillis", 100 },
+            { "memoryMiB", 64 } }
+            .dump());
+    QVERIFY2(submitted.contains("id"), submitted.dump().c_str());
+    const auto id = submitted["id"].get<std::int64_t>();
+    QTRY_VERIFY_WITH_TIMEOUT(shown(id) && shown(id)->phase == "running", 10'000);
+    QCOMPARE(console.bridge.latest()->workloads.size(), before + 1);
+    const json cancelled = fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(id));
+    QVERIFY2(cancelled.contains("phase"), cancelled.dump().c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(shown(id) == nullptr, 10'000);
+    QCOMPARE(console.bridge.latest()->workloads.size(), before);
+    QVERIFY(shown(m_workload) != nullptr);
 }
 
 // A refusal comes back with the core's code, its words and the scheduler's reasons per node, as an embedded core

@@ -312,15 +312,66 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         for (auto it = byId.rbegin(); it != byId.rend(); ++it)
             state.proposals.push_back(std::move(it->second));
     }
+    // The live workloads: what changed since the last poll where the daemon can say, else every one of them. A
+    // console polls every second, and reading 10,000 workloads cost the daemon's core thread 200 ms each time.
     state.workloads = json::array();
-    for (const char* phase : kLivePhases) {
-        json page;
-        // Every workload of the phase: a limit far above what one daemon keeps.
-        if (!get(std::string("/v1/workloads?phase=") + phase + "&limit=10000000", page, false))
-            return false;
-        for (json& w : page["workloads"])
-            state.workloads.push_back(std::move(w));
+    const auto live = [](const json& w) {
+        const std::string phase = w.value("phase", std::string());
+        return std::find(std::begin(kLivePhases), std::end(kLivePhases), phase) != std::end(kLivePhases);
+    };
+    bool changesRead = false;
+    while (!m_workloadCursor.empty()) {
+        const auto response
+            = client.request(HttpMethod::Get, "/v1/workloads?changedSince=" + m_workloadCursor + "&limit=10000000");
+        json page = response && response->status == 200 ? json::parse(response->body, nullptr, false) : json();
+        if (!page.is_object() || !page.contains("cursor") || !page["cursor"].is_string() || !page.contains("workloads")
+            || !page["workloads"].is_array()) {
+            m_workloadCursor.clear(); // a 410 (the daemon restarted) or anything unexpected: read them all
+            break;
+        }
+        for (json& w : page["workloads"]) {
+            if (!w.is_object() || !w.contains("id") || !w["id"].is_number_integer()) {
+                state.workloads.push_back(std::move(w)); // the snapshot names what is wrong with it
+                continue;
+            }
+            const auto id = w["id"].get<std::int64_t>();
+            if (live(w))
+                m_liveWorkloads[id] = std::move(w);
+            else
+                m_liveWorkloads.erase(id);
+        }
+        m_workloadCursor = page["cursor"].get<std::string>();
+        if (!page.value("more", false)) {
+            changesRead = true;
+            break;
+        }
     }
+    if (!changesRead) {
+        std::map<std::int64_t, json> all;
+        std::string cursor;
+        for (const char* phase : kLivePhases) {
+            json page;
+            // Every workload of the phase: a limit far above what one daemon keeps.
+            if (!get(std::string("/v1/workloads?phase=") + phase + "&limit=10000000", page, false))
+                return false;
+            // The first page's cursor: whatever changed while the others were read comes with the next poll.
+            if (cursor.empty() && page.contains("cursor") && page["cursor"].is_string())
+                cursor = page["cursor"].get<std::string>();
+            for (json& w : page["workloads"]) {
+                if (w.is_object() && w.contains("id") && w["id"].is_number_integer()) {
+                    // The id first: the right side of an assignment is evaluated first, and json's operator= takes
+                    // its argument by value, so `all[w["id"]...] = std::move(w)` would read the moved-from `w`.
+                    const auto id = w["id"].get<std::int64_t>();
+                    all[id] = std::move(w);
+                } else
+                    state.workloads.push_back(std::move(w));
+            }
+        }
+        m_liveWorkloads = std::move(all);
+        m_workloadCursor = cursor;
+    }
+    for (const auto& [id, w] : m_liveWorkloads)
+        state.workloads.push_back(w);
     auto snapshot = snapshotFromApi(state, ++m_sequence, m_config.endpoint.url);
     if (!snapshot) {
         fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, snapshot.error().message, 0, retryIn });

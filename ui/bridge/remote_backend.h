@@ -115,6 +115,11 @@ private:
     const ConsoleEvents m_events;
     std::uint64_t m_sequence = 0; // backend thread only
     RemoteViews m_views; // backend thread only
+    // The live workloads as of `m_workloadCursor` (backend thread only): after one full read, each poll asks the
+    // daemon only for the workloads changed since (`GET /v1/workloads?changedSince=`). Empty cursor: read them all
+    // (the first poll, after a failed read of the changes, a restarted daemon, or a daemon too old to give cursors).
+    std::map<std::int64_t, nlohmann::json> m_liveWorkloads;
+    std::string m_workloadCursor;
 
     std::mutex m_mutex; // guards the three below
     std::condition_variable m_wake;
