@@ -147,11 +147,24 @@ json poolJson(const ControlPlane& plane, PoolId id)
     auto limit = [](std::int64_t v) { return v >= kUnlimited ? json(nullptr) : json(v); };
     std::int64_t acceleratorShareUsed = 0;
     json acceleratorQuota = json::object(), acceleratorUsed = json::object();
+    // A quota lowered below what the pool's running work holds keeps that work (nothing is evicted for it) and lets
+    // nothing new in until the use falls below it: say which, so that whoever lowered it sees it.
+    json overQuota = json::array();
+    const std::tuple<const char*, std::int64_t, std::int64_t> resources[]
+        = { { "cpuMillis", p.used.cpuMillis, p.quota.cpuMillis }, { "memoryMiB", p.used.memoryMiB, p.quota.memoryMiB },
+              { "memBandwidthMBps", p.used.memBandwidthMBps, p.quota.memBandwidthMBps },
+              { "netBandwidthMbps", p.used.netBandwidthMbps, p.quota.netBandwidthMbps } };
+    for (const auto& [name, used, quota] : resources)
+        if (used > quota)
+            overQuota.push_back(json { { "resource", name }, { "used", used }, { "quota", quota } });
     for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
         const auto k = static_cast<std::size_t>(kind);
         acceleratorShareUsed += p.acceleratorUsed[k];
         acceleratorQuota[std::string(toString(kind))] = limit(p.acceleratorQuota[k]);
         acceleratorUsed[std::string(toString(kind))] = p.acceleratorUsed[k];
+        if (p.acceleratorUsed[k] > p.acceleratorQuota[k])
+            overQuota.push_back(json { { "resource", "acceleratorQuota." + std::string(toString(kind)) },
+                { "used", p.acceleratorUsed[k] }, { "quota", p.acceleratorQuota[k] } });
     }
     return json { { "id", p.id }, { "name", p.name }, { "businessLine", p.businessLine },
         { "tier", p.tier == Tier::Invalid ? json(nullptr) : json(std::string(toString(p.tier))) },
@@ -161,7 +174,7 @@ json poolJson(const ControlPlane& plane, PoolId id)
         { "memoryMiBUsed", p.used.memoryMiB }, { "memBandwidthMBpsUsed", p.used.memBandwidthMBps },
         { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
         { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
-        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
+        { "overQuota", std::move(overQuota) }, { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
 }
 
 // A quota field of a pool: a number within [min, max], or `null` for unlimited; absent keeps `value`.

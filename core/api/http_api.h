@@ -19,7 +19,8 @@
 //                                        quotas: cpuMillis, memoryMiB, memBandwidthMBps, netBandwidthMbps and
 //                                        acceleratorQuota {gpu, npu, fpga} in share units (null: unlimited); the
 //                                        bandwidths and accelerators are held by admission (the scheduler), CPU and
-//                                        memory also by each node's cgroups
+//                                        memory also by each node's cgroups; `overQuota` lists the quotas the
+//                                        pool's running work exceeds (one lowered below it: nothing is evicted)
 //   GET    /v1/series                    the history series the store holds
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]

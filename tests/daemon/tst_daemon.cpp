@@ -443,6 +443,14 @@ private slots:
             put(json { { "acceleratorQuota", { { "gpu", 2000 } } }, { "memBandwidthMBps", nullptr } }).status, 200);
         QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(second))["phase"] == "running"; }, 10'000));
         QVERIFY(waitFor([&] { return get("/v1/workloads/" + std::to_string(hungry))["phase"] == "running"; }, 10'000));
+        QCOMPARE(get("/v1/pools/ml")["overQuota"], json::array());
+        // Lowered below what runs: nothing is evicted, and the pool says it is over its quota, by how much.
+        const Reply lowered = put(json { { "acceleratorQuota", { { "gpu", 1000 } } } });
+        QCOMPARE(lowered.status, 200);
+        QCOMPARE(lowered.data()["overQuota"],
+            (json::array({ json { { "resource", "acceleratorQuota.gpu" }, { "used", 2000 }, { "quota", 1000 } } })));
+        QCOMPARE(get("/v1/workloads/" + std::to_string(second))["phase"].get<std::string>(), std::string("running"));
+        QCOMPARE(put(json { { "acceleratorQuota", { { "gpu", 2000 } } } }).status, 200);
         const json changed = get("/v1/pools/ml");
         QCOMPARE(changed["acceleratorQuota"], (json { { "gpu", 2000 }, { "npu", nullptr }, { "fpga", 0 } }));
         QVERIFY(changed["memBandwidthMBps"].is_null());
