@@ -106,10 +106,19 @@ std::string bandwidth(const json& p, const char* field, const char* unit)
     return std::to_string(integer(p, std::string(field) + "Used")) + "/" + std::to_string(integer(p, field)) + unit;
 }
 
+// "cpuMillis, acceleratorQuota.gpu": the quotas the pool's running work exceeds (the daemon's `overQuota`); "-".
+std::string overQuota(const json& p)
+{
+    std::string out;
+    for (const json& o : p.value("overQuota", json::array()))
+        out += (out.empty() ? "" : ", ") + text(o, "resource");
+    return out.empty() ? "-" : out;
+}
+
 void printPools(const json& list)
 {
     Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "ACCEL(used/quota)",
-        "MEMBW(used/quota)", "NET(used/quota)", "NODES" });
+        "MEMBW(used/quota)", "NET(used/quota)", "NODES", "OVER-QUOTA" });
     for (const json& p : list)
         table.add({ text(p, "name"), text(p, "businessLine"), text(p, "tier", "any"),
             cores(integer(p, "cpuMillisUsed")) + "/"
@@ -117,7 +126,7 @@ void printPools(const json& list)
             mebibytes(integer(p, "memoryMiBUsed")) + "/"
                 + (present(p, "memoryMiB") ? mebibytes(integer(p, "memoryMiB")) : std::string("unlimited")),
             acceleratorQuotas(p), bandwidth(p, "memBandwidthMBps", "MB/s"), bandwidth(p, "netBandwidthMbps", "Mb/s"),
-            text(p, "nodes") });
+            text(p, "nodes"), overQuota(p) });
     table.print();
 }
 

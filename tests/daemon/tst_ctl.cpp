@@ -663,6 +663,25 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
                 QStringLiteral("64"), QStringLiteral("--pool"), QStringLiteral("gold") })
             .out);
     QCOMPARE(str(placed, "/pool"), std::string("gold"));
+
+    // A CPU quota lowered below what runs: the workload keeps running and the table says the pool is over it.
+    const std::string placedId = std::to_string(num(placed, "/id"));
+    QTRY_COMPARE_WITH_TIMEOUT(str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
+                                                 QString::fromStdString(placedId) })
+                                             .out),
+                                  "/phase"),
+        std::string("running"), 10'000);
+    QCOMPARE(ctl({ QStringLiteral("pools"), QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--cpu"),
+                     QStringLiteral("50") })
+                 .exitCode,
+        0);
+    const CtlRun over = ctl({ QStringLiteral("pools") });
+    QVERIFY2(over.out.contains(
+                 QRegularExpression(QStringLiteral("^gold\\s.*\\scpuMillis$"), QRegularExpression::MultilineOption)),
+        qPrintable(over.out));
+    QVERIFY2(over.out.contains(
+                 QRegularExpression(QStringLiteral("^default\\s.*\\s-$"), QRegularExpression::MultilineOption)),
+        qPrintable(over.out));
 }
 
 // `move` over the real daemon: into a pool (the core picks the node) and onto a node of it, the table naming where it
