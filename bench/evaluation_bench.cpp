@@ -1,17 +1,19 @@
 // tidepool-bench-evaluation: what the store and the 5-minute evaluation cost, on a real SQLite file or PostgreSQL
 // database.
-//   tidepool-bench-evaluation [--pools N] [--days D] [--db PATH|postgresql://...]
+//   tidepool-bench-evaluation [--pools N] [--gpu-pools G] [--days D] [--db PATH|postgresql://...]
 //                             [--closed-proposals P [--proposal-days K]] --json
 // It writes D days of 5-minute CPU and memory history for N pools (a daily cycle with noise), as the history recorder
-// would, aggregates it, then runs the evaluation (forecast every pool, plan, keep the proposals) three times, then
-// times 200 small commits of the kind an API call makes (a workload and two audit entries), and prints the median of
-// each timing as one JSON object. It empties the database first: the SQLite file is deleted, and in PostgreSQL the
-// store's tables are dropped. With --closed-proposals P the store first holds P applied quota proposals, created evenly
-// over the last year (a daemon's proposals after a year), which the rebalancer restores; --proposal-days K is the
-// retention of closed proposals (`RebalanceConfig::keepClosedProposals` and `store::Retention::proposalMs`, default 90,
-// 0 = forever). It then also reports the restore, the store's pruning, the proposals kept, the time to turn every
-// proposal kept into JSON text (what `GET /v1/proposals` answered before it answered pages) and its first page of 1000,
-// and the process's resident memory after all that (the restore of every stored proposal included).
+// would, and GPU history for the first G of them (default 0), which hold a GPU quota of two GPUs that the loop then
+// forecasts and shifts as well (the even ones peak above it daily, the odd ones use half a GPU); aggregates it, then
+// runs the evaluation (forecast every pool, plan, keep the proposals) three times, then times 200 small commits of the
+// kind an API call makes (a workload and two audit entries), and prints the median of each timing as one JSON object.
+// It empties the database first: the SQLite file is deleted, and in PostgreSQL the store's tables are dropped. With
+// --closed-proposals P the store first holds P applied quota proposals, created evenly over the last year (a daemon's
+// proposals after a year), which the rebalancer restores; --proposal-days K is the retention of closed proposals
+// (`RebalanceConfig::keepClosedProposals` and `store::Retention::proposalMs`, default 90, 0 = forever). It then also
+// reports the restore, the store's pruning, the proposals kept, the time to turn every proposal kept into JSON text
+// (what `GET /v1/proposals` answered before it answered pages) and its first page of 1000, and the process's resident
+// memory after all that (the restore of every stored proposal included).
 #include "bench/timing.h"
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
@@ -100,13 +102,14 @@ store::StoredProposal closedProposal(std::int64_t id, std::int64_t createdMs)
 int main(int argc, char** argv)
 {
     int pools = 100;
+    int gpuPools = 0;
     int days = 14;
     long closedProposals = 0;
     long proposalDays = 90;
     std::string db = (std::filesystem::temp_directory_path() / "tidepool-evaluation-bench.db").string();
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if ((arg == "--pools" || arg == "--days" || arg == "--db" || arg == "--closed-proposals"
+        if ((arg == "--pools" || arg == "--gpu-pools" || arg == "--days" || arg == "--db" || arg == "--closed-proposals"
                 || arg == "--proposal-days")
             && i + 1 < argc) {
             const std::string value = argv[++i];
@@ -118,15 +121,18 @@ int main(int argc, char** argv)
                 proposalDays = std::max(0L, std::atol(value.c_str()));
             else if (arg == "--pools")
                 pools = std::max(1, std::atoi(value.c_str()));
+            else if (arg == "--gpu-pools")
+                gpuPools = std::max(0, std::atoi(value.c_str()));
             else
                 days = std::max(2, std::atoi(value.c_str()));
         } else if (arg != "--json") {
             std::fprintf(stderr,
-                "usage: tidepool-bench-evaluation [--pools N] [--days D] [--db PATH|URI] [--closed-proposals P "
-                "[--proposal-days K]] --json\n");
+                "usage: tidepool-bench-evaluation [--pools N] [--gpu-pools G] [--days D] [--db PATH|URI] "
+                "[--closed-proposals P [--proposal-days K]] --json\n");
             return 2;
         }
     }
+    gpuPools = std::min(gpuPools, pools);
     const bool postgres = store::isPostgresLocation(db);
     if (postgres)
         postgresScalar(db, "SET client_min_messages TO warning; DROP TABLE IF EXISTS schema_version, pools, nodes, devices, "
@@ -162,6 +168,8 @@ int main(int argc, char** argv)
         request.name = "pool-" + std::to_string(p);
         request.businessLine = "line-" + std::to_string(p % 7);
         request.cpuMillis = 4000;
+        if (p < gpuPools)
+            request.acceleratorQuota[static_cast<std::size_t>(AcceleratorKind::Gpu)] = 2000;
         (void)(*plane)->createPool(request);
     }
 
@@ -183,6 +191,11 @@ int main(int argc, char** argv)
                 // Memory follows the same day, less deeply (caches stay warm at night).
                 samples.push_back(
                     { { "pool", "pool-" + std::to_string(p), "memory" }, t, 8192 + 2048 * day + 4 * noise(random) });
+                // GPUs in milli-devices: the even pools up to about two and a half GPUs at the daily peak, the odd
+                // ones a steady half GPU, which leaves them GPUs to give.
+                if (p < gpuPools)
+                    samples.push_back({ { "pool", "pool-" + std::to_string(p), "gpu" }, t,
+                        std::max(0.0, p % 2 ? 500 + noise(random) / 3 : 1500 + 700 * day + noise(random)) });
             }
         rows += samples.size();
         s.addSamples(samples);
@@ -262,12 +275,12 @@ int main(int argc, char** argv)
     const std::uintmax_t dbBytes = postgres
         ? std::strtoull(postgresScalar(db, "SELECT pg_database_size(current_database())").c_str(), nullptr, 10)
         : std::filesystem::file_size(db) + (std::filesystem::exists(db + "-wal") ? std::filesystem::file_size(db + "-wal") : 0);
-    const nlohmann::json out { { "pools", pools }, { "days", days }, { "history_rows", rows },
-        { "history_write_rows_per_s", static_cast<double>(rows) / (writeMs / 1000.0) }, { "aggregate_ms", maintainMs },
-        { "evaluation_ms_median", evaluationMs }, { "evaluation_ms_per_pool", evaluationMs / pools },
-        { "proposals", (*rebalancer)->proposals().size() }, { "small_commit_ms_median", median(commits) },
-        { "store", postgres ? "postgresql" : "sqlite" }, { "db_bytes", dbBytes },
-        { "closed_proposals_written", closedProposals }, { "proposal_days", proposalDays },
+    const nlohmann::json out { { "pools", pools }, { "gpu_pools", gpuPools }, { "days", days },
+        { "history_rows", rows }, { "history_write_rows_per_s", static_cast<double>(rows) / (writeMs / 1000.0) },
+        { "aggregate_ms", maintainMs }, { "evaluation_ms_median", evaluationMs },
+        { "evaluation_ms_per_pool", evaluationMs / pools }, { "proposals", (*rebalancer)->proposals().size() },
+        { "small_commit_ms_median", median(commits) }, { "store", postgres ? "postgresql" : "sqlite" },
+        { "db_bytes", dbBytes }, { "closed_proposals_written", closedProposals }, { "proposal_days", proposalDays },
         { "proposals_restored", restored }, { "restore_ms", restoreMs }, { "store_prune_ms", pruneMs },
         { "proposals_kept", (*rebalancer)->proposals().size() }, { "list_proposals_ms_median", median(lists) },
         { "list_proposals_bytes", listBytes }, { "first_page_ms_median", median(pages) },

@@ -9,6 +9,7 @@
 #include "core/rebalance/proposal.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -62,6 +63,15 @@ std::string change(const json& action)
         return "memory quota " + std::string(type == "take_memory_quota" ? "-" : "+")
             + mebibytes(integer(action, "memoryMiB")) + " (keeping at least "
             + mebibytes(integer(action, "floorMemoryMiB")) + ")";
+    // Share units as pools count them: 1000 a GPU, NPU cores, FPGA slots.
+    std::string kind = text(action, "accelerator", ""); // "GPU"
+    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::toupper(c); });
+    if (type == "set_accelerator_quota")
+        return kind + " quota " + text(action, "expectQuotaShare") + " -> " + text(action, "quotaShare")
+            + " share units";
+    if (type == "take_accelerator_quota" || type == "give_accelerator_quota")
+        return kind + " quota " + std::string(type == "take_accelerator_quota" ? "-" : "+") + text(action, "quotaShare")
+            + " share units (keeping at least " + text(action, "floorQuotaShare") + ")";
     if (type == "cordon")
         return "cordon: " + text(action, "reason");
     // The workload restarts on the target node's device; its node and device now say where it runs until then.

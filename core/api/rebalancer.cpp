@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -31,25 +32,62 @@ std::string hotPeakKey(AcceleratorKind kind)
 
 // A quota action's resource: the quota it changes, its amount and what it expects, in the resource's unit.
 struct QuotaChange {
-    bool cpu = true;
-    std::int64_t Resources::*quota = &Resources::cpuMillis;
+    enum class Of : std::uint8_t { Cpu, Memory, Accelerator };
+    Of of = Of::Cpu;
+    AcceleratorKind kind = AcceleratorKind::None; // Accelerator
     std::int64_t amount = 0; // Set: the new quota; Take, Give: how much
     std::int64_t expect = 0; // Set: the quota it was planned on; Take: the floor to keep
     bool set = false, take = false;
-    std::string what() const { return cpu ? "CPU quota" : "memory quota"; }
-    std::string unit() const { return cpu ? " mCPU" : " MiB"; }
+    std::string what() const
+    {
+        std::string name(toString(kind)); // "GPU quota"
+        std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+        return of == Of::Cpu ? "CPU quota" : of == Of::Memory ? "memory quota" : name + " quota";
+    }
+    // As the history names it: "cpu", "memory", "gpu", "npu", "fpga".
+    std::string resource() const
+    {
+        return of == Of::Cpu ? "cpu" : of == Of::Memory ? "memory" : std::string(toString(kind));
+    }
+    std::string unit() const { return of == Of::Cpu ? " mCPU" : of == Of::Memory ? " MiB" : " share units"; }
+    std::int64_t quotaOf(const Pool& pool) const
+    {
+        return of == Of::Cpu   ? pool.quota.cpuMillis
+            : of == Of::Memory ? pool.quota.memoryMiB
+                               : pool.acceleratorQuota[static_cast<std::size_t>(kind)];
+    }
+    std::int64_t& quotaIn(PoolRequest& request) const
+    {
+        return of == Of::Cpu   ? request.cpuMillis
+            : of == Of::Memory ? request.memoryMiB
+                               : request.acceleratorQuota[static_cast<std::size_t>(kind)];
+    }
+    // What the pool's workloads hold of it: a memory limit or an accelerator quota is never lowered below that (the
+    // kernel would reclaim or kill to enforce a limit; workloads would outlive a quota they exceed). CPU may be
+    // lowered: the kernel throttles.
+    std::optional<std::int64_t> heldIn(const Pool& pool) const
+    {
+        if (of == Of::Memory)
+            return pool.used.memoryMiB;
+        if (of == Of::Accelerator)
+            return pool.acceleratorUsed[static_cast<std::size_t>(kind)];
+        return std::nullopt;
+    }
 };
 
 QuotaChange quotaChange(const Action& a)
 {
     using Type = Action::Type;
     QuotaChange q;
-    q.cpu = a.changesCpuQuota();
-    q.quota = q.cpu ? &Resources::cpuMillis : &Resources::memoryMiB;
-    q.amount = q.cpu ? a.cpuMillis : a.memoryMiB;
-    q.expect = q.cpu ? a.expectCpuMillis : a.expectMemoryMiB;
-    q.set = a.type == Type::SetCpuQuota || a.type == Type::SetMemoryQuota;
-    q.take = a.type == Type::TakeCpuQuota || a.type == Type::TakeMemoryQuota;
+    q.of = a.changesCpuQuota()   ? QuotaChange::Of::Cpu
+        : a.changesMemoryQuota() ? QuotaChange::Of::Memory
+                                 : QuotaChange::Of::Accelerator;
+    q.kind = a.accelerator;
+    const rebalance::QuotaAmounts amounts = rebalance::quotaAmounts(a);
+    q.amount = amounts.amount;
+    q.expect = amounts.expect;
+    q.set = a.type == Type::SetCpuQuota || a.type == Type::SetMemoryQuota || a.type == Type::SetAcceleratorQuota;
+    q.take = a.type == Type::TakeCpuQuota || a.type == Type::TakeMemoryQuota || a.type == Type::TakeAcceleratorQuota;
     return q;
 }
 
@@ -61,7 +99,10 @@ std::string describe(const Action& a)
     case Action::Type::GiveCpuQuota:
     case Action::Type::SetMemoryQuota:
     case Action::Type::TakeMemoryQuota:
-    case Action::Type::GiveMemoryQuota: {
+    case Action::Type::GiveMemoryQuota:
+    case Action::Type::SetAcceleratorQuota:
+    case Action::Type::TakeAcceleratorQuota:
+    case Action::Type::GiveAcceleratorQuota: {
         const QuotaChange q = quotaChange(a);
         if (q.set)
             return "set pool " + a.target + "'s " + q.what() + " from " + std::to_string(q.expect) + " to "
@@ -104,6 +145,9 @@ Action inverse(const Action& a)
     } else if (a.type == Action::Type::SetMemoryQuota) {
         back.memoryMiB = a.expectMemoryMiB;
         back.expectMemoryMiB = a.memoryMiB;
+    } else if (a.type == Action::Type::SetAcceleratorQuota) {
+        back.quotaShare = a.expectQuotaShare;
+        back.expectQuotaShare = a.quotaShare;
     } else if (a.type == Action::Type::Cordon) {
         back.type = Action::Type::Uncordon;
     } else if (a.type == Action::Type::Uncordon) {
@@ -125,6 +169,10 @@ Action inverse(const Action& a)
         back.type = Action::Type::GiveMemoryQuota;
     } else if (a.type == Action::Type::GiveMemoryQuota) {
         back.type = Action::Type::TakeMemoryQuota;
+    } else if (a.type == Action::Type::TakeAcceleratorQuota) {
+        back.type = Action::Type::GiveAcceleratorQuota;
+    } else if (a.type == Action::Type::GiveAcceleratorQuota) {
+        back.type = Action::Type::TakeAcceleratorQuota;
     } else if (a.type == Action::Type::Migrate) {
         std::swap(back.from, back.target);
         std::swap(back.fromDevice, back.device);
@@ -140,7 +188,7 @@ std::string quotaStaleness(const ControlPlane& plane, const Action& a)
     if (!pool)
         return "pool " + a.target + " no longer exists";
     const QuotaChange q = quotaChange(a);
-    const std::int64_t now = plane.cluster().pool(*pool).quota.*q.quota;
+    const std::int64_t now = q.quotaOf(plane.cluster().pool(*pool));
     if (q.set && now != q.expect)
         return "pool " + a.target + "'s " + q.what() + " is " + std::to_string(now) + q.unit() + ", not the "
             + std::to_string(q.expect) + " it was planned on";
@@ -159,16 +207,16 @@ std::string applyQuota(ControlPlane& plane, const Action& a)
         return "pool " + a.target + " no longer exists";
     const QuotaChange q = quotaChange(a);
     PoolRequest request = plane.poolRequestOf(*pool);
-    std::int64_t& quota = q.cpu ? request.cpuMillis : request.memoryMiB;
+    std::int64_t& quota = q.quotaIn(request);
     quota = q.set ? q.amount : quota + (q.take ? -q.amount : q.amount);
     if (quota < 0)
         return "pool " + a.target + "'s " + q.what() + " would go below zero";
     // The agents enforce a memory quota in the pool's cgroups: below what its workloads hold, the kernel would
-    // reclaim their memory or kill them. Rolling back a raise is refused alike when the pool has grown into it.
-    const std::int64_t held = plane.cluster().pool(*pool).used.memoryMiB;
-    if (!q.cpu && quota < held)
-        return "pool " + a.target + "'s memory quota would go to " + std::to_string(quota) + " MiB, below the "
-            + std::to_string(held) + " MiB its workloads hold";
+    // reclaim their memory or kill them; an accelerator quota below what they hold leaves the pool over its quota.
+    // Rolling back a raise is refused alike when the pool has grown into it.
+    if (const auto held = q.heldIn(plane.cluster().pool(*pool)); held && quota < *held)
+        return "pool " + a.target + "'s " + q.what() + " would go to " + std::to_string(quota) + q.unit()
+            + ", below the " + std::to_string(*held) + q.unit() + " its workloads hold";
     if (auto done = plane.updatePool(a.target, request); !done)
         return done.error().message;
     return {};
@@ -272,15 +320,16 @@ void Rebalancer::save(const Proposal& proposal)
 
 void Rebalancer::noteQuota(const Action& a)
 {
-    if (a.type != Action::Type::SetCpuQuota && a.type != Action::Type::SetMemoryQuota)
+    if (a.type != Action::Type::SetCpuQuota && a.type != Action::Type::SetMemoryQuota
+        && a.type != Action::Type::SetAcceleratorQuota)
         return;
     const QuotaChange q = quotaChange(a);
-    auto& bases = q.cpu ? m_baseQuota : m_baseMemoryQuota;
-    const auto base = bases.find(a.target);
-    if (q.amount > q.expect && base == bases.end())
-        bases[a.target] = q.expect; // raised from its base
-    else if (base != bases.end() && q.amount <= base->second)
-        bases.erase(base); // back at (or below) its base
+    const std::pair<std::string, std::string> key { a.target, q.resource() };
+    const auto base = m_baseQuotas.find(key);
+    if (q.amount > q.expect && base == m_baseQuotas.end())
+        m_baseQuotas[key] = q.expect; // raised from its base
+    else if (base != m_baseQuotas.end() && q.amount <= base->second)
+        m_baseQuotas.erase(base); // back at (or below) its base
 }
 
 std::optional<forecast::Series> Rebalancer::readSeries(const store::SeriesKey& key, std::int64_t fromMs, std::int64_t toMs)
@@ -330,6 +379,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     std::map<std::string, double> demand, memoryDemand;
     std::map<std::string, std::array<double, kTierMaskCount>> demandByTiers,
         memoryByTiers; // by the tiers it may run on
+    std::map<std::string, std::array<double, kAcceleratorKindCount>> acceleratorDemand; // in each kind's units
     for (const auto& [id, w] : m_plane.workloads()) {
         if (w.phase != WorkloadPhase::Pending && w.phase != WorkloadPhase::Launching && w.phase != WorkloadPhase::Running)
             continue;
@@ -349,6 +399,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         const auto kind = static_cast<std::size_t>(a.kind);
         const double share = a.wholeDevices() ? std::max(1.0, job.unitsPerDevice[kind]) * a.count
                                               : static_cast<double>(a.sharePerDevice);
+        acceleratorDemand[pool][kind] += share;
         if (w.phase == WorkloadPhase::Pending)
             input.accelerators[kind].pending += share;
         if (w.workload.tier() == Tier::Hot)
@@ -365,11 +416,19 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         outlook.cpuDemandByTiers = demandByTiers[pool.name];
         outlook.memoryDemandMiB = memoryDemand[pool.name];
         outlook.memoryDemandByTiers = memoryByTiers[pool.name];
-        if (const auto base = m_baseQuota.find(pool.name); base != m_baseQuota.end())
+        if (const auto base = m_baseQuotas.find({ pool.name, "cpu" }); base != m_baseQuotas.end())
             outlook.baseCpuMillis = base->second;
         outlook.memoryQuotaMiB = pool.quota.memoryMiB;
-        if (const auto base = m_baseMemoryQuota.find(pool.name); base != m_baseMemoryQuota.end())
+        if (const auto base = m_baseQuotas.find({ pool.name, "memory" }); base != m_baseQuotas.end())
             outlook.baseMemoryMiB = base->second;
+        for (std::size_t k = 1; k < kAcceleratorKindCount; ++k) {
+            rebalance::QuotaOutlook& a = outlook.accelerators[k];
+            a.quota = pool.acceleratorQuota[k];
+            a.demand = acceleratorDemand[pool.name][k];
+            const std::string kind(toString(static_cast<AcceleratorKind>(k)));
+            if (const auto base = m_baseQuotas.find({ pool.name, kind }); base != m_baseQuotas.end())
+                a.base = base->second;
+        }
         job.history.push_back(readHistory ? readSeries({ "pool", pool.name, "cpu" }, start, job.endMs) : std::nullopt);
         input.pools.push_back(std::move(outlook));
     }
@@ -389,6 +448,19 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         job.history.push_back(
             readHistory ? readSeries({ "tier", "hot", std::string(toString(kind)) }, start, job.endMs) : std::nullopt);
     }
+    // Each pool's accelerators of a kind it holds a quota of (neither unlimited nor 0: those are never shifted), the
+    // last series of the job.
+    for (std::size_t i = 0; i < input.pools.size(); ++i)
+        for (std::size_t k = 1; k < kAcceleratorKindCount; ++k) {
+            const std::int64_t quota = input.pools[i].accelerators[k].quota;
+            if (quota <= 0 || quota >= kUnlimited)
+                continue;
+            const auto kind = static_cast<AcceleratorKind>(k);
+            job.poolAccelerators.emplace_back(i, kind);
+            job.history.push_back(readHistory
+                    ? readSeries({ "pool", input.pools[i].name, std::string(toString(kind)) }, start, job.endMs)
+                    : std::nullopt);
+        }
 
     // Power-downs applied in the last day, by node (`maxPowerDownsPerNodePerDay`).
     std::map<std::string, std::size_t> powerDowns;
@@ -447,15 +519,27 @@ void Rebalancer::forecastAll(Job& job) const
 void Rebalancer::applyForecasts(Job& job, bool store)
 {
     const std::size_t pools = job.input.pools.size();
+    const std::size_t hotEnd = 2 * pools + job.hotKinds.size();
     for (std::size_t i = 0; i < job.forecasts.size(); ++i) {
         const auto& f = job.forecasts[i];
-        // Which series: a pool's CPU, a pool's memory, or the hot tier's accelerators of one kind (`Job::history`).
-        const bool hotTier = i >= 2 * pools;
-        const bool memory = !hotTier && i >= pools;
-        rebalance::PoolOutlook* pool = hotTier ? nullptr : &job.input.pools[memory ? i - pools : i];
-        const AcceleratorKind kind = hotTier ? job.hotKinds[i - 2 * pools] : AcceleratorKind::None;
-        const std::string peakKey = hotTier ? hotPeakKey(kind) : (memory ? "pool-memory:" : "pool:") + pool->name;
+        // Which series: a pool's CPU, a pool's memory, the hot tier's accelerators of one kind, or a pool's
+        // accelerators of one kind (`Job::history`).
+        const bool poolAccelerators = i >= hotEnd;
+        const bool hotTier = !poolAccelerators && i >= 2 * pools;
+        const bool memory = !hotTier && !poolAccelerators && i >= pools;
+        rebalance::PoolOutlook* pool = hotTier ? nullptr
+            : poolAccelerators                 ? &job.input.pools[job.poolAccelerators[i - hotEnd].first]
+                                               : &job.input.pools[memory ? i - pools : i];
+        const AcceleratorKind kind = hotTier ? job.hotKinds[i - 2 * pools]
+            : poolAccelerators               ? job.poolAccelerators[i - hotEnd].second
+                                             : AcceleratorKind::None;
+        const std::string resource = poolAccelerators ? std::string(toString(kind)) : memory ? "memory" : "cpu";
+        const std::string peakKey = hotTier ? hotPeakKey(kind)
+            : poolAccelerators              ? "pool-" + resource + ":" + pool->name
+                                            : (memory ? "pool-memory:" : "pool:") + pool->name;
         const std::string recentKey = "recent:" + peakKey;
+        if (!f && poolAccelerators)
+            continue; // no forecast, no quota proposal; power planning goes by the hot tier's accelerators
         if (!f) {
             // Too little history for a forecast: the highest 5-minute mean of the last day stands in for power
             // planning.
@@ -506,6 +590,11 @@ void Rebalancer::applyForecasts(Job& job, bool store)
                 job.input.accelerator(kind).drainPeak = drainPeak;
                 job.input.accelerator(kind).drainPeakAtMs = drainPeakAt;
                 m_lastPeaks[peakKey + ":drain"] = { drainPeak, drainPeakAt };
+            } else if (poolAccelerators) {
+                // Milli-devices too; a pool's quota counts in the kind's share units.
+                peak *= job.unitsPerDevice[static_cast<std::size_t>(kind)] / 1000.0;
+                pool->accelerators[static_cast<std::size_t>(kind)].peak = peak;
+                pool->accelerators[static_cast<std::size_t>(kind)].peakAtMs = peakAt;
             } else if (memory) {
                 pool->memoryPeakMiB = peak;
                 pool->memoryPeakAtMs = peakAt;
@@ -521,7 +610,7 @@ void Rebalancer::applyForecasts(Job& job, bool store)
         for (std::size_t h = 0; h < f->size(); ++h)
             points.push_back({ f->mean[h], f->p10[h], f->p90[h] });
         const store::SeriesKey key = hotTier ? store::SeriesKey { "tier", "hot", std::string(toString(kind)) }
-                                             : store::SeriesKey { "pool", pool->name, memory ? "memory" : "cpu" };
+                                             : store::SeriesKey { "pool", pool->name, resource };
         m_plane.persistForecast(store::StoredForecast { key, job.endMs, m_model->name(), kStepMs, std::move(points) });
     }
 }
@@ -548,6 +637,14 @@ rebalance::EvaluationInput Rebalancer::snapshot(std::int64_t nowMs)
                 = std::pair { std::optional<double>(it->second.first), it->second.second };
         if (const auto it = m_lastPeaks.find("recent:pool-memory:" + pool.name); it != m_lastPeaks.end())
             pool.memoryRecentPeakMiB = it->second.first;
+    }
+    for (const auto& [index, kind] : job.poolAccelerators) {
+        rebalance::PoolOutlook& pool = job.input.pools[index];
+        if (const auto it = m_lastPeaks.find("pool-" + std::string(toString(kind)) + ":" + pool.name);
+            it != m_lastPeaks.end())
+            std::tie(pool.accelerators[static_cast<std::size_t>(kind)].peak,
+                pool.accelerators[static_cast<std::size_t>(kind)].peakAtMs)
+                = std::pair { std::optional<double>(it->second.first), it->second.second };
     }
     for (const AcceleratorKind kind : job.hotKinds) {
         if (const auto it = m_lastPeaks.find("recent:" + hotPeakKey(kind)); it != m_lastPeaks.end())
@@ -682,8 +779,9 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
         if (existing != pendingByKey.end()) {
             Proposal& old = *existing->second;
             if (nowMs <= old.expiresMs
-                && rebalance::equivalentPlans(
-                    old.plan, p.plan, { m_config.evaluator.quotaStepMillis, m_config.evaluator.quotaStepMiB })) {
+                && rebalance::equivalentPlans(old.plan, p.plan,
+                    { m_config.evaluator.quotaStepMillis, m_config.evaluator.quotaStepMiB,
+                        m_config.evaluator.acceleratorQuotaStep })) {
                 // Still the same advice (to within a quota step): it stays, valid for another round, so that an
                 // operator is not chasing a target that moves by a step every evaluation. Its reasoning is renewed
                 // only when the plan is the very same; otherwise it keeps the reasoning that goes with its plan.
@@ -747,6 +845,9 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
         case Action::Type::SetMemoryQuota:
         case Action::Type::TakeMemoryQuota:
         case Action::Type::GiveMemoryQuota:
+        case Action::Type::SetAcceleratorQuota:
+        case Action::Type::TakeAcceleratorQuota:
+        case Action::Type::GiveAcceleratorQuota:
             if (std::string why = quotaStaleness(m_plane, a); !why.empty())
                 return why;
             break;
@@ -826,7 +927,10 @@ std::string Rebalancer::applyAction(const Action& a)
     case Action::Type::GiveCpuQuota:
     case Action::Type::SetMemoryQuota:
     case Action::Type::TakeMemoryQuota:
-    case Action::Type::GiveMemoryQuota: {
+    case Action::Type::GiveMemoryQuota:
+    case Action::Type::SetAcceleratorQuota:
+    case Action::Type::TakeAcceleratorQuota:
+    case Action::Type::GiveAcceleratorQuota: {
         if (std::string failed = applyQuota(m_plane, a); !failed.empty())
             return failed;
         noteQuota(a);

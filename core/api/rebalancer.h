@@ -1,9 +1,9 @@
 #pragma once
-// The 5-minute evaluation loop and the life of its proposals. Every `period` it forecasts each pool's CPU demand
-// from the stored 5-minute history (`core/forecast`), stores the forecasts, runs the evaluation
-// (`rebalance::evaluate`), and keeps one pending proposal per subject: an unchanged proposal stays, a changed one
-// supersedes it, one no longer proposed and one past its expiry expire. Low-risk proposals of the kinds configured
-// for it are approved by rule.
+// The 5-minute evaluation loop and the life of its proposals. Every `period` it forecasts each pool's CPU and memory
+// demand, and its accelerators of each kind it holds a quota of, from the stored 5-minute history (`core/forecast`),
+// stores the forecasts, runs the evaluation (`rebalance::evaluate`), and keeps one pending proposal per subject: an
+// unchanged proposal stays, a changed one supersedes it, one no longer proposed and one past its expiry expire.
+// Low-risk proposals of the kinds configured for it are approved by rule.
 //
 // Approving applies a proposal only if the state it was planned on still holds (each action names what it expects:
 // a pool's quota, a node idle and in service); otherwise it is re-planned on the state as it is now and the
@@ -114,9 +114,10 @@ private:
     struct Job {
         rebalance::EvaluationInput input;
         // Each pool's CPU, as in `input.pools`; then each pool's memory, likewise; then the hot tier's accelerators,
-        // kind by kind as in `hotKinds`.
+        // kind by kind as in `hotKinds`; then pools' accelerators of one kind, as in `poolAccelerators`.
         std::vector<std::optional<forecast::Series>> history;
         std::vector<AcceleratorKind> hotKinds;
+        std::vector<std::pair<std::size_t, AcceleratorKind>> poolAccelerators; // (index in `input.pools`, kind)
         std::array<double, kAcceleratorKindCount> unitsPerDevice {}; // a device's share, by kind (GPU: 1000)
         std::vector<std::optional<forecast::Forecast>> forecasts; // filled by `forecastAll`
         std::int64_t endMs = 0; // the first bucket not closed yet: where the forecasts start
@@ -167,10 +168,11 @@ private:
     std::map<std::int64_t, rebalance::Proposal> m_proposals;
     std::uint64_t m_evaluations = 0;
     std::int64_t m_nextId = 1;
-    std::map<std::string, std::int64_t> m_baseQuota; // pool → the CPU quota a quota proposal raised it from
-    std::map<std::string, std::int64_t> m_baseMemoryQuota; // pool → the memory quota a quota proposal raised it from
+    // (pool, "cpu" | "memory" | "gpu" | "npu" | "fpga") → the quota a quota proposal raised it from, in its unit.
+    std::map<std::pair<std::string, std::string>, std::int64_t> m_baseQuotas;
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing
-    // The latest forecast peaks ("pool:<name>" CPU, "pool-memory:<name>", "tier:hot" for GPUs, "tier:hot:<kind>") →
+    // The latest forecast peaks ("pool:<name>" CPU, "pool-memory:<name>", "pool-<kind>:<name>" a pool's accelerators
+    // of a kind, "tier:hot" for GPUs, "tier:hot:<kind>") →
     // (p90 peak in the kind's units, when), for re-planning without forecasting; "recent:<key>" where a series had
     // too little history and its highest recent load stands in.
     std::map<std::string, std::pair<double, std::int64_t>> m_lastPeaks;

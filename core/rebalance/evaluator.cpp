@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <ctime>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -92,61 +93,58 @@ std::string mebibytes(std::int64_t value)
     return std::to_string(value) + " MiB";
 }
 
-// One resource that quotas hold (CPU in millicores, memory in MiB): where each pool's figures are, and how its
-// proposals' actions and amounts are written.
+// One resource that quotas hold (CPU in millicores, memory in MiB, an accelerator kind in its share units): where each
+// pool's figures are, what nodes hold of it, and how its proposals' actions and amounts are written.
 struct QuotaResource {
-    std::string_view what; // in reasons: "CPU quota", "memory quota"
-    std::string_view keySuffix; // after "quota:<pool>"
+    std::string what; // in reasons: "CPU quota", "memory quota", "GPU quota"
+    std::string keySuffix; // after "quota:<pool>"
     std::int64_t step;
-    std::int64_t PoolOutlook::*quota;
-    std::optional<double> PoolOutlook::*peak;
-    std::int64_t PoolOutlook::*peakAt;
-    double PoolOutlook::*demand;
-    std::optional<std::int64_t> PoolOutlook::*base;
-    std::int64_t NodeOutlook::*capacity;
-    Action (*set)(std::string, std::int64_t, std::int64_t);
-    Action (*take)(std::string, std::int64_t, std::int64_t);
-    std::string (*amount)(std::int64_t);
+    std::function<QuotaOutlook(const PoolOutlook&)> figures;
+    std::function<std::int64_t(const NodeOutlook&)> capacity;
+    std::function<Action(std::string, std::int64_t, std::int64_t)> set;
+    std::function<Action(std::string, std::int64_t, std::int64_t)> take;
+    std::function<std::string(std::int64_t)> amount;
 };
 
 void planQuotas(
     const EvaluationInput& input, const EvaluatorConfig& config, const QuotaResource& r, std::vector<Proposal>& out)
 {
-    const auto limited = [&](const PoolOutlook& pool) { return pool.*r.quota < kUnlimited; };
+    // A quota of 0 keeps a pool off the resource (an accelerator kind it must not use): not a quota to shift.
+    std::vector<std::pair<const PoolOutlook*, QuotaOutlook>> limited;
+    for (const PoolOutlook& pool : input.pools)
+        if (QuotaOutlook f = r.figures(pool); f.quota > 0 && f.quota < kUnlimited)
+            limited.emplace_back(&pool, std::move(f));
     // What each pool needs at its forecast peak, and what it could give up.
     std::map<std::string, std::int64_t> slack, needOf;
     std::int64_t quotaTotal = 0;
-    for (const PoolOutlook& pool : input.pools) {
-        if (!limited(pool))
-            continue;
-        quotaTotal += pool.*r.quota;
-        if (pool.*r.peak) {
-            const std::int64_t need = roundUp(std::max(*(pool.*r.peak), pool.*r.demand) * config.headroom, r.step);
-            needOf[pool.name] = need;
-            if (pool.*r.quota - need >= r.step)
-                slack[pool.name] = (pool.*r.quota - need) / r.step * r.step;
+    for (const auto& [pool, f] : limited) {
+        quotaTotal += f.quota;
+        if (f.peak) {
+            const std::int64_t need = roundUp(std::max(*f.peak, f.demand) * config.headroom, r.step);
+            needOf[pool->name] = need;
+            if (f.quota - need >= r.step)
+                slack[pool->name] = (f.quota - need) / r.step * r.step;
         }
     }
     std::int64_t capacity = 0;
     for (const NodeOutlook& node : input.nodes)
         if (serving(node))
-            capacity += node.*r.capacity;
+            capacity += r.capacity(node);
     std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / r.step * r.step;
 
-    const std::string what(r.what);
-    for (const PoolOutlook& pool : input.pools) {
-        if (!limited(pool) || !(pool.*r.peak))
+    const std::string& what = r.what;
+    for (const auto& [pool, f] : limited) {
+        if (!f.peak)
             continue;
-        const double peak = std::max(*(pool.*r.peak), pool.*r.demand);
+        const double peak = std::max(*f.peak, f.demand);
         const std::int64_t need = roundUp(peak * config.headroom, r.step);
-        const std::int64_t quota = pool.*r.quota;
-        const std::optional<std::int64_t>& base = pool.*r.base;
-        const std::string key = "quota:" + pool.name + std::string(r.keySuffix);
+        const std::int64_t quota = f.quota;
+        const std::string key = "quota:" + pool->name + r.keySuffix;
         if (need > quota) {
             Proposal p = newProposal(ProposalKind::Quota, key, input, config);
             std::int64_t missing = need - quota;
             std::vector<std::pair<std::string, std::int64_t>> donors(slack.begin(), slack.end());
-            std::erase_if(donors, [&](const auto& d) { return d.first == pool.name; });
+            std::erase_if(donors, [&](const auto& d) { return d.first == pool->name; });
             std::sort(donors.begin(), donors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
             std::string sources;
             bool donorsTight = false;
@@ -169,9 +167,9 @@ void planQuotas(
             const std::int64_t raised = need - missing;
             if (raised - quota < r.step)
                 continue; // nothing to shift: the operator sees the pool's forecast, not an empty proposal
-            p.plan.insert(p.plan.begin(), r.set(pool.name, raised, quota));
-            p.reason = "pool " + pool.name + " is forecast to need " + r.amount(static_cast<std::int64_t>(peak))
-                + " (p90) around " + clockTime(pool.*r.peakAt) + ", "
+            p.plan.insert(p.plan.begin(), r.set(pool->name, raised, quota));
+            p.reason = "pool " + pool->name + " is forecast to need " + r.amount(static_cast<std::int64_t>(peak))
+                + " (p90) around " + clockTime(f.peakAtMs) + ", "
                 + r.amount(static_cast<std::int64_t>(std::ceil(peak * config.headroom))) + " with "
                 + std::to_string(static_cast<int>(std::lround((config.headroom - 1) * 100))) + "% headroom, above its "
                 + what + " of " + r.amount(quota) + "; raise it to " + r.amount(raised) + " ahead of the peak ("
@@ -182,14 +180,14 @@ void planQuotas(
                                               : "the p90 peak still exceeds the raised " + what + ": work will wait";
             p.risk = donorsTight ? Risk::Medium : Risk::Low;
             out.push_back(std::move(p));
-        } else if (base && *base < quota && need <= *base) {
+        } else if (f.base && *f.base < quota && need <= *f.base) {
             Proposal p = newProposal(ProposalKind::Quota, key, input, config);
-            p.plan.push_back(r.set(pool.name, *base, quota));
-            p.reason = "pool " + pool.name + "'s forecast peak (" + r.amount(static_cast<std::int64_t>(peak))
-                + " p90) fits its base " + what + " of " + r.amount(*base) + " again; give back the "
-                + r.amount(quota - *base) + " it was raised by";
+            p.plan.push_back(r.set(pool->name, *f.base, quota));
+            p.reason = "pool " + pool->name + "'s forecast peak (" + r.amount(static_cast<std::int64_t>(peak))
+                + " p90) fits its base " + what + " of " + r.amount(*f.base) + " again; give back the "
+                + r.amount(quota - *f.base) + " it was raised by";
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
-            p.effect.utilisationAfter = peak / static_cast<double>(*base);
+            p.effect.utilisationAfter = peak / static_cast<double>(*f.base);
             p.effect.sloRisk = "none: the p90 peak with headroom fits the base " + what;
             p.risk = Risk::Low;
             out.push_back(std::move(p));
@@ -200,17 +198,44 @@ void planQuotas(
 void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
     planQuotas(input, config,
-        QuotaResource { "CPU quota", "", config.quotaStepMillis, &PoolOutlook::cpuQuotaMillis,
-            &PoolOutlook::cpuPeakMillis, &PoolOutlook::peakAtMs, &PoolOutlook::cpuDemandMillis,
-            &PoolOutlook::baseCpuMillis, &NodeOutlook::cpuMillis, &Action::setCpuQuota, &Action::takeCpuQuota,
+        QuotaResource { "CPU quota", "", config.quotaStepMillis,
+            [](const PoolOutlook& p) {
+                return QuotaOutlook { p.cpuQuotaMillis, p.baseCpuMillis, p.cpuDemandMillis, p.cpuPeakMillis,
+                    p.peakAtMs };
+            },
+            [](const NodeOutlook& n) { return n.cpuMillis; }, &Action::setCpuQuota, &Action::takeCpuQuota,
             &millicores },
         out);
     planQuotas(input, config,
-        QuotaResource { "memory quota", ":memory", config.quotaStepMiB, &PoolOutlook::memoryQuotaMiB,
-            &PoolOutlook::memoryPeakMiB, &PoolOutlook::memoryPeakAtMs, &PoolOutlook::memoryDemandMiB,
-            &PoolOutlook::baseMemoryMiB, &NodeOutlook::memoryMiB, &Action::setMemoryQuota, &Action::takeMemoryQuota,
+        QuotaResource { "memory quota", ":memory", config.quotaStepMiB,
+            [](const PoolOutlook& p) {
+                return QuotaOutlook { p.memoryQuotaMiB, p.baseMemoryMiB, p.memoryDemandMiB, p.memoryPeakMiB,
+                    p.memoryPeakAtMs };
+            },
+            [](const NodeOutlook& n) { return n.memoryMiB; }, &Action::setMemoryQuota, &Action::takeMemoryQuota,
             &mebibytes },
         out);
+    // Accelerators kind by kind, in the kind's share units: a pool's share of GPUs is shifted like its cores.
+    for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
+        const std::size_t k = kindIndex(kind);
+        const std::string unit = unitName(kind);
+        planQuotas(input, config,
+            QuotaResource { kindName(kind) + " quota", ":" + std::string(toString(kind)),
+                std::max<std::int64_t>(1, config.acceleratorQuotaStep[k]),
+                [k](const PoolOutlook& p) { return p.accelerators[k]; },
+                [kind](const NodeOutlook& n) {
+                    return n.acceleratorKind == kind ? static_cast<std::int64_t>(n.acceleratorShare)
+                                                     : std::int64_t { 0 };
+                },
+                [kind](std::string pool, std::int64_t share, std::int64_t expect) {
+                    return Action::setAcceleratorQuota(std::move(pool), kind, share, expect);
+                },
+                [kind](std::string pool, std::int64_t share, std::int64_t floor) {
+                    return Action::takeAcceleratorQuota(std::move(pool), kind, share, floor);
+                },
+                [unit](std::int64_t value) { return std::to_string(value) + " " + unit; } },
+            out);
+    }
 }
 
 void planLending(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)

@@ -7,7 +7,10 @@
 //   from capacity no quota holds; a pool raised earlier whose forecast fits its base quota again is given its base
 //   back (the trough). Memory limits likewise, as proposals of their own (key `quota:<pool>:memory`): a memory-bound
 //   pool waits for memory however many cores it has; no donor is asked below its own forecast need with headroom,
-//   and applying never lowers a limit below what the pool's workloads hold (`Rebalancer`).
+//   and applying never lowers a limit below what the pool's workloads hold (`Rebalancer`). Accelerator quotas
+//   likewise, kind by kind in the kind's share units (key `quota:<pool>:gpu`, `:npu`, `:fpga`): a pool whose forecast
+//   GPU peak exceeds its GPU quota takes the share other pools' forecasts leave idle, and gives it back in the
+//   trough. A quota of 0 (a pool kept off a kind) is neither raised nor drawn on.
 // - Lending (`lend`, `reclaim`): the hot tier keeps reserved, for its forecast accelerator peak with headroom, as few
 //   hot nodes as hold it (those reserved already first, then those with the least batch on them); the other hot
 //   nodes' accelerators are lent to batch. A peak coming proposes reserving more (their batch moves to the cold
@@ -40,6 +43,18 @@
 
 namespace tidepool::rebalance {
 
+// A pool's quota of one resource and its demand, in the resource's unit (accelerators: the kind's share units,
+// milli-GPUs, NPU cores, FPGA slots): the quota (`kUnlimited` when unlimited), the base a quota proposal raised it
+// from, what its pending, launching and running workloads ask for now, and the forecast p90 peak over the lookahead
+// and when (nullopt: no forecast, no proposal).
+struct QuotaOutlook {
+    std::int64_t quota = kUnlimited;
+    std::optional<std::int64_t> base;
+    double demand = 0.0;
+    std::optional<double> peak;
+    std::int64_t peakAtMs = 0;
+};
+
 struct PoolOutlook {
     std::string name;
     std::int64_t cpuQuotaMillis = 0; // the core's kUnlimited when unlimited
@@ -64,6 +79,8 @@ struct PoolOutlook {
     std::optional<double> memoryPeakMiB;
     std::int64_t memoryPeakAtMs = 0;
     double memoryRecentPeakMiB = 0.0;
+    // Accelerator quotas, indexed by `AcceleratorKind` (None unused).
+    std::array<QuotaOutlook, kAcceleratorKindCount> accelerators {};
 };
 
 struct NodeOutlook {
@@ -129,6 +146,8 @@ struct EvaluatorConfig {
     double headroom = 1.2; // a forecast peak is planned for with this much to spare (`tidepoold --headroom-percent`)
     std::int64_t quotaStepMillis = 500; // quotas move in whole steps
     std::int64_t quotaStepMiB = 512;
+    // Accelerator quotas' steps by kind, in share units (None unused): half a GPU, one NPU core, one FPGA slot.
+    std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuotaStep { 0, 500, 1, 1 };
     std::chrono::milliseconds idleBeforePowerDown { 30 * 60'000 };
     std::size_t maxPowerDownsPerRound = 4;
     // Hysteresis: a node is powered down only when the rest holds the forecast peak with headroom and this much more,

@@ -13,9 +13,10 @@ constexpr std::array<std::string_view, 9> kKinds { "", "quota", "power_down", "p
     "migrate", "defer" };
 constexpr std::array<std::string_view, 7> kStates { "", "pending", "approved", "rejected", "expired", "applied", "failed" };
 constexpr std::array<std::string_view, 4> kRisks { "", "low", "medium", "high" };
-constexpr std::array<std::string_view, 15> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
+constexpr std::array<std::string_view, 18> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
     "release", "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable", "drain", "evict", "set_memory_quota",
-    "take_memory_quota", "give_memory_quota" };
+    "take_memory_quota", "give_memory_quota", "set_accelerator_quota", "take_accelerator_quota",
+    "give_accelerator_quota" };
 
 template <typename E, std::size_t N> std::optional<E> parseName(const std::array<std::string_view, N>& names, std::string_view text)
 {
@@ -26,6 +27,15 @@ template <typename E, std::size_t N> std::optional<E> parseName(const std::array
 }
 
 } // namespace
+
+QuotaAmounts quotaAmounts(const Action& a)
+{
+    if (a.changesCpuQuota())
+        return { a.cpuMillis, a.expectCpuMillis };
+    if (a.changesMemoryQuota())
+        return { a.memoryMiB, a.expectMemoryMiB };
+    return { a.quotaShare, a.expectQuotaShare };
+}
 
 std::string_view toString(ProposalKind kind) { return kKinds[static_cast<std::size_t>(kind)]; }
 std::string_view toString(ProposalState state) { return kStates[static_cast<std::size_t>(state)]; }
@@ -38,36 +48,26 @@ bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b,
 {
     if (a.size() != b.size())
         return false;
-    const auto near = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= steps.cpuMillis; };
-    const auto nearMiB = [&](std::int64_t u, std::int64_t v) { return std::abs(u - v) <= steps.memoryMiB; };
     for (std::size_t i = 0; i < a.size(); ++i) {
         const Action& x = a[i];
         const Action& y = b[i];
-        if (x.type != y.type || x.target != y.target)
+        if (x.type != y.type || x.target != y.target || x.accelerator != y.accelerator)
             return false;
-        switch (x.type) {
-        case Action::Type::SetCpuQuota: // on the same quota, to within a step
-            if (y.expectCpuMillis != x.expectCpuMillis || !near(x.cpuMillis, y.cpuMillis))
-                return false;
-            break;
-        case Action::Type::TakeCpuQuota: // a donor's share and floor, each within a step
-        case Action::Type::GiveCpuQuota:
-            if (!near(x.cpuMillis, y.cpuMillis) || !near(x.expectCpuMillis, y.expectCpuMillis))
-                return false;
-            break;
-        case Action::Type::SetMemoryQuota:
-            if (y.expectMemoryMiB != x.expectMemoryMiB || !nearMiB(x.memoryMiB, y.memoryMiB))
-                return false;
-            break;
-        case Action::Type::TakeMemoryQuota:
-        case Action::Type::GiveMemoryQuota:
-            if (!nearMiB(x.memoryMiB, y.memoryMiB) || !nearMiB(x.expectMemoryMiB, y.expectMemoryMiB))
-                return false;
-            break;
-        default:
+        if (!x.changesQuota()) {
             if (!(x == y))
                 return false;
+            continue;
         }
+        // A set: on the same quota, to within a step. A take or give: the amount and the donor's floor, each within a
+        // step.
+        const QuotaAmounts u = quotaAmounts(x), v = quotaAmounts(y);
+        const std::int64_t step = x.changesCpuQuota() ? steps.cpuMillis
+            : x.changesMemoryQuota()                  ? steps.memoryMiB
+                                                      : steps.acceleratorShare[static_cast<std::size_t>(x.accelerator)];
+        const bool set = x.type == Action::Type::SetCpuQuota || x.type == Action::Type::SetMemoryQuota
+            || x.type == Action::Type::SetAcceleratorQuota;
+        if (std::abs(u.amount - v.amount) > step || (set ? u.expect != v.expect : std::abs(u.expect - v.expect) > step))
+            return false;
     }
     return true;
 }
@@ -90,6 +90,12 @@ json toJson(const Action& action)
     if (action.type == Action::Type::SetMemoryQuota) {
         j["memoryMiB"] = action.memoryMiB;
         j["expectMemoryMiB"] = action.expectMemoryMiB;
+    }
+    if (action.changesAcceleratorQuota()) {
+        j["accelerator"] = std::string(toString(action.accelerator));
+        j["quotaShare"] = action.quotaShare;
+        j[action.type == Action::Type::SetAcceleratorQuota ? "expectQuotaShare" : "floorQuotaShare"]
+            = action.expectQuotaShare;
     }
     if (action.type == Action::Type::Cordon)
         j["reason"] = action.reason;
@@ -163,6 +169,16 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
         action.memoryMiB = a.value("memoryMiB", std::int64_t { 0 });
         action.expectMemoryMiB
             = a.value(a.contains("floorMemoryMiB") ? "floorMemoryMiB" : "expectMemoryMiB", std::int64_t { 0 });
+        if (action.changesAcceleratorQuota()) {
+            const auto kind = parseAcceleratorKind(a.value("accelerator", std::string()));
+            if (!kind || *kind == AcceleratorKind::None)
+                return makeError(
+                    ErrorCode::ParseError, where + "field `plan.actions.accelerator` names no accelerator kind");
+            action.accelerator = *kind;
+            action.quotaShare = a.value("quotaShare", std::int64_t { 0 });
+            action.expectQuotaShare
+                = a.value(a.contains("floorQuotaShare") ? "floorQuotaShare" : "expectQuotaShare", std::int64_t { 0 });
+        }
         action.reason = a.value("reason", std::string());
         action.workload = a.value("workload", std::int64_t { 0 });
         action.from = a.value("from", std::string());

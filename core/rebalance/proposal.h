@@ -11,10 +11,12 @@
 //
 // Thread affinity: none; plain values.
 
+#include "core/model/pool.h"
 #include "core/store/store.h"
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,6 +46,9 @@ struct Action {
     // SetMemoryQuota, TakeMemoryQuota, GiveMemoryQuota: the same for a pool's memory limit, in `memoryMiB` and
     // `expectMemoryMiB`; a memory limit is never lowered below what the pool's workloads hold (the kernel would
     // reclaim or kill to enforce it).
+    // SetAcceleratorQuota, TakeAcceleratorQuota, GiveAcceleratorQuota: the same for a pool's quota of the accelerator
+    // kind `accelerator`, in that kind's share units (milli-GPUs, NPU cores, FPGA slots), in `quotaShare` and
+    // `expectQuotaShare`; never below the share the pool's workloads hold (they would outlive a quota they exceed).
     // HoldDeferrable: deferrable batch waits for the low-carbon window at `untilMs` (each at most to its deadline).
     // Reserve: a hot node is kept for the peak and the batch on it is stopped; Drain: kept for the peak, but the
     // batch on it runs on to its end (no new batch lands); Evict: the batch still on a reserved node is stopped.
@@ -62,7 +67,10 @@ struct Action {
         Evict,
         SetMemoryQuota,
         TakeMemoryQuota,
-        GiveMemoryQuota
+        GiveMemoryQuota,
+        SetAcceleratorQuota,
+        TakeAcceleratorQuota,
+        GiveAcceleratorQuota
     };
     Type type = Type::Invalid;
     std::string target; // the pool or node
@@ -77,6 +85,9 @@ struct Action {
     std::int32_t device = -1;
     std::int32_t share = 0; // Migrate: the share it holds, planned on
     std::int64_t untilMs = 0; // HoldDeferrable
+    AcceleratorKind accelerator = AcceleratorKind::None; // Set/Take/GiveAcceleratorQuota: the quota's kind
+    std::int64_t quotaShare = 0; // SetAcceleratorQuota: the new quota; Take/Give: the amount
+    std::int64_t expectQuotaShare = 0; // SetAcceleratorQuota: the quota it was planned on; Take: the floor
     bool operator==(const Action&) const = default;
 
     static Action setCpuQuota(std::string pool, std::int64_t cpuMillis, std::int64_t expectCpuMillis)
@@ -115,6 +126,22 @@ struct Action {
         a.expectMemoryMiB = floorMiB;
         return a;
     }
+    static Action setAcceleratorQuota(std::string pool, AcceleratorKind kind, std::int64_t share, std::int64_t expect)
+    {
+        Action a;
+        a.type = Type::SetAcceleratorQuota;
+        a.target = std::move(pool);
+        a.accelerator = kind;
+        a.quotaShare = share;
+        a.expectQuotaShare = expect;
+        return a;
+    }
+    static Action takeAcceleratorQuota(std::string pool, AcceleratorKind kind, std::int64_t share, std::int64_t floor)
+    {
+        Action a = setAcceleratorQuota(std::move(pool), kind, share, floor);
+        a.type = Type::TakeAcceleratorQuota;
+        return a;
+    }
     bool changesCpuQuota() const
     {
         return type == Type::SetCpuQuota || type == Type::TakeCpuQuota || type == Type::GiveCpuQuota;
@@ -123,6 +150,12 @@ struct Action {
     {
         return type == Type::SetMemoryQuota || type == Type::TakeMemoryQuota || type == Type::GiveMemoryQuota;
     }
+    bool changesAcceleratorQuota() const
+    {
+        return type == Type::SetAcceleratorQuota || type == Type::TakeAcceleratorQuota
+            || type == Type::GiveAcceleratorQuota;
+    }
+    bool changesQuota() const { return changesCpuQuota() || changesMemoryQuota() || changesAcceleratorQuota(); }
     // Cordon (with `reason`), Uncordon, Reserve or Release of `node`.
     static Action onNode(Type type, std::string node, std::string reason = {})
     {
@@ -133,6 +166,14 @@ struct Action {
         return a;
     }
 };
+
+// A quota action's amount (Set: the new quota; Take, Give: how much) and what it expects (Set: the quota it was planned
+// on; Take, Give: the donor's floor), in its resource's unit.
+struct QuotaAmounts {
+    std::int64_t amount = 0;
+    std::int64_t expect = 0;
+};
+QuotaAmounts quotaAmounts(const Action& a);
 
 // What a proposal is predicted to change. Zero where it does not apply.
 struct Effect {
@@ -166,10 +207,12 @@ struct Proposal {
     bool closed() const { return state != ProposalState::Pending && state != ProposalState::Approved; }
 };
 
-// How far apart two quota amounts may be and still be the same advice: a step of each resource.
+// How far apart two quota amounts may be and still be the same advice: a step of each resource (accelerators: by
+// kind, in share units; the `None` entry is unused).
 struct QuotaSteps {
     std::int64_t cpuMillis = 500;
     std::int64_t memoryMiB = 512;
+    std::array<std::int64_t, kAcceleratorKindCount> acceleratorShare { 0, 500, 1, 1 };
 };
 
 // The same advice: the same steps on the same targets, quota amounts within a step of each other (and each quota

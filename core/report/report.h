@@ -129,8 +129,9 @@ struct ProposalFacts {
     double utilisationAfter = 0;
     double wattsSaved = 0;
     // The plan's targets: pools whose quota it sets (the pool it raises or lowers first, with its new quota in the
-    // units of the pool's history, millicores or MiB; donors with 0) and nodes it acts on. `quotaSeries`: the history
-    // series the quota holds ("cpu" or "memory").
+    // units of the pool's history, millicores, MiB or milli-GPUs; donors, and NPU or FPGA quotas, whose share units
+    // are not the history's milli-devices, with 0) and nodes it acts on. `quotaSeries`: the history series the quota
+    // holds ("cpu", "memory", "gpu", ...).
     std::vector<std::pair<std::string, double>> poolQuotas;
     std::string quotaSeries = "cpu";
     std::vector<std::string> nodes;

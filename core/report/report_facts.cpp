@@ -36,10 +36,19 @@ ProposalFacts proposalFacts(const rebalance::Proposal& p)
             f.poolQuotas.insert(f.poolQuotas.begin(), { a.target, static_cast<double>(a.memoryMiB) });
             f.quotaSeries = "memory";
             break;
+        case Type::SetAcceleratorQuota:
+            // The history counts accelerators in milli-devices, which are a GPU quota's share units but not NPU cores
+            // or FPGA slots: only a GPU quota's realised utilisation can be read from it.
+            f.poolQuotas.insert(f.poolQuotas.begin(),
+                { a.target, a.accelerator == AcceleratorKind::Gpu ? static_cast<double>(a.quotaShare) : 0.0 });
+            f.quotaSeries = std::string(toString(a.accelerator));
+            break;
         case Type::TakeCpuQuota:
         case Type::GiveCpuQuota:
         case Type::TakeMemoryQuota:
-        case Type::GiveMemoryQuota: f.poolQuotas.emplace_back(a.target, 0.0); break;
+        case Type::GiveMemoryQuota:
+        case Type::TakeAcceleratorQuota:
+        case Type::GiveAcceleratorQuota: f.poolQuotas.emplace_back(a.target, 0.0); break;
         case Type::Migrate:
             f.nodes.push_back(a.from);
             f.nodes.push_back(a.target);

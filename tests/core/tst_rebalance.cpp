@@ -101,6 +101,21 @@ std::vector<rebalance::Proposal> ofKind(const std::vector<rebalance::Proposal>& 
     return out;
 }
 
+// A pending quota proposal about `key` with `plan` (a set and a take) and, last, the take again as a `give`.
+rebalance::Proposal pendingQuota(std::string key, std::vector<Action> plan, Action::Type give)
+{
+    rebalance::Proposal p;
+    p.id = 7;
+    p.kind = ProposalKind::Quota;
+    p.state = ProposalState::Pending;
+    p.risk = rebalance::Risk::Low;
+    p.key = std::move(key);
+    p.plan = std::move(plan);
+    p.plan.push_back(p.plan[1]);
+    p.plan.back().type = give;
+    return p;
+}
+
 } // namespace
 
 class TestRebalance : public QObject {
@@ -376,15 +391,9 @@ private slots:
     // the same advice.
     void memoryQuotaActionsRoundTrip()
     {
-        rebalance::Proposal p;
-        p.id = 7;
-        p.kind = ProposalKind::Quota;
-        p.state = ProposalState::Pending;
-        p.risk = rebalance::Risk::Low;
-        p.key = "quota:web:memory";
-        p.plan = { Action::setMemoryQuota("web", 19456, 16384), Action::takeMemoryQuota("batch", 3072, 9728) };
-        p.plan.push_back(p.plan[1]);
-        p.plan.back().type = Action::Type::GiveMemoryQuota;
+        const rebalance::Proposal p = pendingQuota("quota:web:memory",
+            { Action::setMemoryQuota("web", 19456, 16384), Action::takeMemoryQuota("batch", 3072, 9728) },
+            Action::Type::GiveMemoryQuota);
         const auto back = rebalance::fromStored(rebalance::toStored(p));
         QVERIFY(back);
         QCOMPARE(back->plan, p.plan);
@@ -395,6 +404,105 @@ private slots:
         QVERIFY(!rebalance::equivalentPlans(p.plan, next, { 500, 256 }));
         QVERIFY(!rebalance::equivalentPlans(
             p.plan, { Action::setMemoryQuota("web", 19456, 16896), p.plan[1], p.plan[2] }, {}));
+    }
+
+    // Accelerator quotas shift as CPU quotas do, kind by kind in share units, as proposals of their own: a pool whose
+    // forecast GPU peak exceeds its GPU quota takes what other pools' forecasts leave idle, in half-GPU steps, and NPU
+    // cores no quota holds in steps of one core; a pool kept off a kind (quota 0) is neither raised nor drawn on.
+    void acceleratorQuotasShiftAsCpuDoes()
+    {
+        const auto gpu = static_cast<std::size_t>(AcceleratorKind::Gpu);
+        const auto npu = static_cast<std::size_t>(AcceleratorKind::Npu);
+        const auto limit = [](rebalance::PoolOutlook p, std::size_t kind, std::int64_t quota,
+                               std::optional<double> peak, double demand = 0.0) {
+            p.accelerators[kind].quota = quota;
+            p.accelerators[kind].peak = peak;
+            p.accelerators[kind].peakAtMs = kNow + 90 * kMinute;
+            p.accelerators[kind].demand = demand;
+            return p;
+        };
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        auto ml = limit(pool("ml", kUnlimited, 1000.0), gpu, 2000, 3000.0, 1000.0); // 3600 with headroom: 4000
+        ml = limit(ml, npu, 8, 10.0); // 12 with headroom
+        const auto batch = limit(pool("batch", kUnlimited, 1000.0), gpu, 6000, 1500.0); // needs 2000, 4000 to spare
+        const auto off = limit(pool("off", kUnlimited, 1000.0), gpu, 0, 5000.0); // kept off GPUs
+        const auto free = limit(pool("free", kUnlimited, 1000.0), gpu, kUnlimited, 100.0);
+        input.pools = { ml, batch, off, free };
+        input.nodes = { node("npu-1", 0) };
+        input.nodes[0].acceleratorKind = AcceleratorKind::Npu;
+        input.nodes[0].acceleratorShare = 32.0; // 24 NPU cores no quota holds
+        auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 2 });
+        QCOMPARE(quota[0].key, std::string("quota:ml:gpu"));
+        QCOMPARE(quota[0].plan,
+            (std::vector<Action> { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4000, 2000),
+                Action::takeAcceleratorQuota("batch", AcceleratorKind::Gpu, 2000, 2000) }));
+        QVERIFY2(quota[0].reason.find("above its GPU quota of 2000 milli-devices") != std::string::npos
+                && quota[0].reason.find("2000 milli-devices from pool batch") != std::string::npos
+                && quota[0].reason.find("09:30 UTC") != std::string::npos,
+            quota[0].reason.c_str());
+        QCOMPARE(name(quota[0].risk), name(rebalance::Risk::Low)); // batch keeps 2000 to spare
+        QCOMPARE(quota[1].key, std::string("quota:ml:npu"));
+        QCOMPARE(
+            quota[1].plan, (std::vector<Action> { Action::setAcceleratorQuota("ml", AcceleratorKind::Npu, 12, 8) }));
+        QVERIFY2(quota[1].reason.find("4 NPU cores of capacity no quota holds") != std::string::npos,
+            quota[1].reason.c_str());
+
+        // What its workloads ask for now counts when above the forecast.
+        input.pools[0].accelerators[gpu].demand = 3500.0; // 4200 with headroom: 4500
+        quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota[0].plan[0], Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4500, 2000));
+
+        // The trough: a pool raised earlier whose peak fits its base again gives back what it was raised by.
+        rebalance::EvaluationInput trough;
+        trough.nowMs = kNow;
+        auto raised = limit(pool("ml", kUnlimited, 1000.0), gpu, 4000, 1000.0); // 1200 with headroom: 1500
+        raised.accelerators[gpu].base = 2000;
+        trough.pools = { raised };
+        quota = ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].plan,
+            (std::vector<Action> { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 2000, 4000) }));
+        QVERIFY2(
+            quota[0].reason.find("give back the 2000 milli-devices") != std::string::npos, quota[0].reason.c_str());
+        // Not while what its workloads ask for now needs more than the base.
+        trough.pools[0].accelerators[gpu].demand = 1800.0;
+        QVERIFY(ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota).empty());
+    }
+
+    // An accelerator quota action reads back from the store as it was written, names its kind in JSON, and the next
+    // round's plan a step away is the same advice; a stored action with no kind is an error that names the field.
+    void acceleratorQuotaActionsRoundTrip()
+    {
+        const rebalance::Proposal p = pendingQuota("quota:ml:gpu",
+            { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4000, 2000),
+                Action::takeAcceleratorQuota("batch", AcceleratorKind::Gpu, 2000, 2000) },
+            Action::Type::GiveAcceleratorQuota);
+        auto stored = rebalance::toStored(p);
+        const auto back = rebalance::fromStored(stored);
+        QVERIFY(back);
+        QCOMPARE(back->plan, p.plan);
+        const auto json = rebalance::toJson(p.plan[0]);
+        QCOMPARE(json.value("action", std::string()), std::string("set_accelerator_quota"));
+        QCOMPARE(json.value("accelerator", std::string()), std::string("gpu"));
+        QCOMPARE(json.value("expectQuotaShare", 0), 2000);
+        QCOMPARE(rebalance::toJson(p.plan[1]).value("floorQuotaShare", 0), 2000);
+        const std::vector<Action> next { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4500, 2000),
+            Action::takeAcceleratorQuota("batch", AcceleratorKind::Gpu, 2500, 2000), p.plan[2] };
+        QVERIFY(rebalance::equivalentPlans(p.plan, next, {}));
+        rebalance::QuotaSteps finer;
+        finer.acceleratorShare[static_cast<std::size_t>(AcceleratorKind::Gpu)] = 250;
+        QVERIFY(!rebalance::equivalentPlans(p.plan, next, finer));
+        auto npu = p.plan;
+        for (Action& a : npu)
+            a.accelerator = AcceleratorKind::Npu;
+        QVERIFY(!rebalance::equivalentPlans(p.plan, npu, {}));
+        stored.plan["actions"][0].erase("accelerator");
+        const auto broken = rebalance::fromStored(stored);
+        QVERIFY(!broken);
+        QVERIFY2(broken.error().message.find("plan.actions.accelerator") != std::string::npos,
+            broken.error().message.c_str());
     }
 
     void idleNodesPowerDownWhileTheRestHoldsThePeak()
@@ -1883,6 +1991,115 @@ private slots:
         QVERIFY(r->approve(ids[0], "operator:test", kNow + 2 * kDay + kMinute));
         QCOMPARE(memoryQuota(p, "web"), std::int64_t { 16384 });
         p.stop();
+    }
+
+    // The loop forecasts each pool's GPUs from their history and shifts GPU quota as it does memory: the raise comes
+    // from a pool whose forecast leaves GPUs idle, is refused whole when that pool's workloads have grown into what
+    // would be taken (nothing half-applied), applies once they are gone, and is given back in the trough after a
+    // restart (the base quota survives it).
+    void theLoopShiftsGpuQuotaAndNeverCutsBelowWhatIsHeld()
+    {
+        const auto gpu = static_cast<std::size_t>(AcceleratorKind::Gpu);
+        const auto gpuQuota = [gpu](ControlPlane& p, const char* pool) {
+            return p.cluster().pool(*p.poolByName(pool)).acceleratorQuota[gpu];
+        };
+        const auto createGpuPool = [gpu](ControlPlane& p, const std::string& name, std::int64_t share) {
+            PoolRequest request;
+            request.name = name;
+            request.businessLine = name;
+            request.acceleratorQuota[gpu] = share;
+            QVERIFY(p.createPool(request));
+        };
+        std::vector<store::Sample> samples; // ml swings daily up to 3000 milli-GPUs, 30 minutes after `kNow`
+        const double pi = std::acos(-1.0);
+        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
+            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
+            samples.push_back({ { "pool", "ml", "gpu" }, t, 2'000 + 1'000 * std::cos(phase) });
+            samples.push_back({ { "pool", "batch", "gpu" }, t, 1'000 });
+        }
+        std::int64_t raisedTo = 0;
+        {
+            auto opened = store::openSqliteStore(dbPath());
+            QVERIFY(opened);
+            auto p = plane(**opened);
+            createGpuPool(*p, "ml", 2000);
+            createGpuPool(*p, "batch", 6000);
+            (*opened)->addSamples(samples);
+            QVERIFY((*opened)->commit());
+            QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+            auto r = rebalancer(*p);
+            auto ids = r->evaluateNow(kNow);
+            QCOMPARE(ids.size(), std::size_t { 1 });
+            const rebalance::Proposal* raise = r->proposal(ids[0]);
+            QCOMPARE(raise->key, std::string("quota:ml:gpu"));
+            QCOMPARE(raise->plan.size(), std::size_t { 2 });
+            QCOMPARE(raise->plan[0].type, Action::Type::SetAcceleratorQuota);
+            QCOMPARE(raise->plan[0].expectQuotaShare, std::int64_t { 2000 });
+            raisedTo = raise->plan[0].quotaShare;
+            QVERIFY2(raisedTo >= 4000, raise->reason.c_str()); // the p90 peak is at least 3000, 3600 with headroom
+            QCOMPARE(raise->plan[1].target, std::string("batch"));
+            const std::int64_t taken = raise->plan[1].quotaShare;
+            QCOMPARE(taken, raisedTo - 2000);
+            QVERIFY(p->store()->latestForecast({ "pool", "ml", "gpu" })); // stored for the console
+
+            // Batch grows after the plan: taking from it now would leave it below what its workloads hold.
+            join(*p, "n1", 64000, 262144, 8);
+            SubmitRequest big = oneGpuBatch("big");
+            big.pool = "batch";
+            big.accelerators.count = static_cast<std::int32_t>((6000 - taken) / 1000 + 1);
+            const auto bigId = p->submit(big);
+            QVERIFY(bigId);
+            p->onWorkloadUpdate(
+                "n1", protocol::WorkloadStatus { *bigId, "running", 1, 0, {}, p->workload(*bigId)->incarnation });
+            QVERIFY(p->cluster().pool(*p->poolByName("batch")).acceleratorUsed[gpu] > 6000 - taken);
+            auto applied = r->approve(ids[0], "operator:test", kNow + kMinute);
+            QVERIFY(applied);
+            QCOMPARE(name((*applied)->state), name(ProposalState::Failed));
+            QVERIFY2((*applied)->detail.find("its workloads hold") != std::string::npos
+                    && (*applied)->detail.find("every earlier step was rolled back") != std::string::npos,
+                (*applied)->detail.c_str());
+            QCOMPARE(gpuQuota(*p, "ml"), std::int64_t { 2000 }); // the raise was rolled back
+            QCOMPARE(gpuQuota(*p, "batch"), std::int64_t { 6000 });
+            QVERIFY(p->cluster().checkInvariants());
+
+            // The workload gone, the next round proposes the raise again and it applies.
+            QVERIFY(p->cancel(*bigId));
+            p->onWorkloadUpdate(
+                "n1", protocol::WorkloadStatus { *bigId, "stopped", 1, 0, {}, p->workload(*bigId)->incarnation });
+            ids = r->evaluateNow(kNow + 5 * kMinute);
+            QCOMPARE(ids.size(), std::size_t { 1 });
+            applied = r->approve(ids[0], "operator:test", kNow + 6 * kMinute);
+            QVERIFY2(applied && (*applied)->state == ProposalState::Applied,
+                applied ? (*applied)->detail.c_str() : applied.error().message.c_str());
+            raisedTo = (*applied)->plan[0].quotaShare;
+            QCOMPARE(gpuQuota(*p, "ml"), raisedTo);
+            QCOMPARE(gpuQuota(*p, "batch"), 6000 - (*applied)->plan[1].quotaShare);
+            p->stop();
+        }
+        // A restart later, two days of ml at 500 milli-GPUs: its forecast fits the base again, which gives the raise
+        // back.
+        samples.clear();
+        for (std::int64_t t = kNow; t < kNow + 2 * kDay; t += 5 * kMinute) {
+            samples.push_back({ { "pool", "ml", "gpu" }, t, 500 });
+            samples.push_back({ { "pool", "batch", "gpu" }, t, 1'000 });
+        }
+        auto opened = store::openSqliteStore(dbPath());
+        QVERIFY(opened);
+        auto p = plane(**opened);
+        QCOMPARE(gpuQuota(*p, "ml"), raisedTo);
+        (*opened)->addSamples(samples);
+        QVERIFY((*opened)->commit());
+        QVERIFY((*opened)->maintain(kNow + 2 * kDay, store::Retention { 0, 0, 0, 0, 0 }));
+        auto r = rebalancer(*p);
+        const auto ids = r->evaluateNow(kNow + 2 * kDay);
+        QCOMPARE(ids.size(), std::size_t { 1 });
+        const rebalance::Proposal* back = r->proposal(ids[0]);
+        QCOMPARE(back->key, std::string("quota:ml:gpu"));
+        QCOMPARE(back->plan,
+            (std::vector<Action> { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 2000, raisedTo) }));
+        QVERIFY(r->approve(ids[0], "operator:test", kNow + 2 * kDay + kMinute));
+        QCOMPARE(gpuQuota(*p, "ml"), std::int64_t { 2000 });
+        p->stop();
     }
 
     void staleApprovalIsReplanned()

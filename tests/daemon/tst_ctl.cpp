@@ -973,7 +973,9 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
         return;
     {
         // And a memory-bound pool, "cache" (a 16 GiB limit; its memory swings daily up to 16000 MiB), beside
-        // "archive", whose steady 8000 MiB leave most of its 64 GiB limit to give.
+        // "archive", whose steady 8000 MiB leave most of its 64 GiB limit to give; and a GPU-bound pool, "vision" (a
+        // quota of two GPUs; its GPUs swing daily up to three), beside "render", whose steady one GPU leaves most of
+        // its eight to give.
         auto opened = store::openSqliteStore(db.toStdString());
         QVERIFY(opened);
         store::Store& s = **opened;
@@ -981,8 +983,15 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
         const std::int64_t now = api::unixMillis() / kStep * kStep;
         s.putPool({ "cache", "web", "", kUnlimited, 16384, 100 });
         s.putPool({ "archive", "research", "", kUnlimited, 65536, 100 });
+        s.putPool({ "vision", "ml", "", kUnlimited, kUnlimited, 100, kUnlimited, kUnlimited, 2000 });
+        s.putPool({ "render", "media", "", kUnlimited, kUnlimited, 100, kUnlimited, kUnlimited, 8000 });
         std::vector<store::Sample> samples;
         for (std::int64_t t = now - 7 * 86'400'000LL; t < now; t += kStep) {
+            samples.push_back({ { "pool", "vision", "gpu" }, t,
+                2'000
+                    + 1'000
+                        * std::cos(2 * std::acos(-1.0) * static_cast<double>(t - now - 1'800'000) / 86'400'000.0) });
+            samples.push_back({ { "pool", "render", "gpu" }, t, 1'000.0 });
             samples.push_back({ { "pool", "cache", "memory" }, t,
                 12'000
                     + 4'000
@@ -999,12 +1008,12 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
     const QStringList server { QStringLiteral("--server"), QStringLiteral("127.0.0.1:") + QString::number(port) };
     auto on = [&](const QStringList& args) { return ctl(server + args); };
 
-    // Both web pools are forecast above their CPU quota: one proposal each, raised from batch's slack; and cache above
-    // its memory quota, raised from archive's.
+    // Both web pools are forecast above their CPU quota: one proposal each, raised from batch's slack; cache above
+    // its memory quota, raised from archive's; vision above its GPU quota, raised from render's.
     const CtlRun evaluated = on({ QStringLiteral("evaluate") });
     QCOMPARE(evaluated.exitCode, 0);
     const QStringList rows = lines(evaluated.out);
-    QCOMPARE(rows.size(), 4);
+    QCOMPARE(rows.size(), 5);
     QCOMPARE(cells(rows[0]).mid(0, 6),
         (QStringList { QStringLiteral("ID"), QStringLiteral("KIND"), QStringLiteral("STATE"), QStringLiteral("RISK"),
             QStringLiteral("AGE"), QStringLiteral("REASON") }));
@@ -1015,7 +1024,8 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
                                     .out);
     for (const json& p : at(pending, "/proposals"))
         byKey[str(p, "/key")] = p.value("id", std::int64_t { 0 });
-    QVERIFY2(byKey.count("quota:web-0") && byKey.count("quota:web-1") && byKey.count("quota:cache:memory"),
+    QVERIFY2(byKey.count("quota:web-0") && byKey.count("quota:web-1") && byKey.count("quota:cache:memory")
+            && byKey.count("quota:vision:gpu"),
         pending.dump().c_str());
     const QString first = QString::number(byKey["quota:web-0"]);
     const QString second = QString::number(byKey["quota:web-1"]);
@@ -1046,6 +1056,23 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
         hasLine(memoryApproved.out, QStringLiteral("^set pool cache's memory quota from 16384 to \\d+ MiB\\s+done$")),
         qPrintable(memoryApproved.out));
 
+    const QString gpus = QString::number(byKey["quota:vision:gpu"]);
+    const CtlRun gpusShown = on({ QStringLiteral("proposal"), QStringLiteral("show"), gpus });
+    QCOMPARE(gpusShown.exitCode, 0);
+    for (const char* pattern : { "^Reason:\\s+pool vision is forecast to need \\d+ milli-devices \\(p90\\) around "
+                                 "\\d\\d:\\d\\d UTC, \\d+ milli-devices with 20% headroom, above its GPU quota of 2000 "
+                                 "milli-devices; raise it to",
+             "^set_accelerator_quota\\s+vision\\s+GPU quota 2000 -> \\d+ share units$",
+             "^take_accelerator_quota\\s+render\\s+GPU quota -\\d+ share units \\(keeping at least \\d+\\)$" })
+        QVERIFY2(hasLine(gpusShown.out, QString::fromUtf8(pattern)),
+            qPrintable(QString::fromUtf8(pattern) + QLatin1Char('\n') + gpusShown.out));
+    const CtlRun gpusApproved = on({ QStringLiteral("proposal"), QStringLiteral("approve"), gpus });
+    QCOMPARE(gpusApproved.exitCode, 0);
+    QVERIFY2(hasLine(gpusApproved.out, QStringLiteral("^State:\\s+applied$")), qPrintable(gpusApproved.out));
+    QVERIFY2(hasLine(gpusApproved.out,
+                 QStringLiteral("^set pool vision's GPU quota from 2000 to \\d+ share units\\s+done$")),
+        qPrintable(gpusApproved.out));
+
     const CtlRun approved = on({ QStringLiteral("proposal"), QStringLiteral("approve"), first });
     QCOMPARE(approved.exitCode, 0);
     QVERIFY2(hasLine(approved.out, QStringLiteral("^State:\\s+applied$")), qPrintable(approved.out));
@@ -1064,6 +1091,10 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
             QVERIFY2(num(p, "/memoryMiB") >= 19456, p.dump().c_str());
         if (str(p, "/name") == "archive")
             QVERIFY2(num(p, "/memoryMiB") < 65536, p.dump().c_str());
+        if (str(p, "/name") == "vision")
+            QVERIFY2(num(p, "/acceleratorQuota/gpu") >= 4000, p.dump().c_str());
+        if (str(p, "/name") == "render")
+            QVERIFY2(num(p, "/acceleratorQuota/gpu") < 8000, p.dump().c_str());
     }
 
     // Someone changes web-1's quota by hand after the second was planned: approving it is a 409 pointing at its
