@@ -344,6 +344,77 @@
     </message>
 </context>
 <context>
+    <name>PlanStep</name>
+    <message>
+        <source>Set pool %1&apos;s %2 from %3 to %4</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take %1 of pool %2&apos;s %3 (it keeps at least %4)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give %1 back to pool %2&apos;s %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU quota</source>
+        <translation type="unfinished">CPU quota</translation>
+    </message>
+    <message>
+        <source>memory quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 share units</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cordon node %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Uncordon node %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reserve hot node %1 for the peak (the batch on it stops)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drain hot node %1 for the peak (no new batch; the batch there runs on)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop the batch still on reserved hot node %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lend hot node %1 to batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hold deferrable batch until %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lift the hold on deferrable batch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move workload %1 from node %2 to node %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Move workload %1 from node %2 device %3 to node %4 device %5 (share %6)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RemoteText</name>
     <message>
         <source>Cannot reach tidepoold at %1: %2</source>

@@ -344,6 +344,77 @@
     </message>
 </context>
 <context>
+    <name>PlanStep</name>
+    <message>
+        <source>Set pool %1&apos;s %2 from %3 to %4</source>
+        <translation>将资源池 %1 的%2从 %3 调整为 %4</translation>
+    </message>
+    <message>
+        <source>Take %1 of pool %2&apos;s %3 (it keeps at least %4)</source>
+        <translation>从资源池 %2 的%3中取出 %1（至少保留 %4）</translation>
+    </message>
+    <message>
+        <source>Give %1 back to pool %2&apos;s %3</source>
+        <translation>将 %1 归还给资源池 %2 的%3</translation>
+    </message>
+    <message>
+        <source>CPU quota</source>
+        <translation>CPU 配额</translation>
+    </message>
+    <message>
+        <source>memory quota</source>
+        <translation>内存配额</translation>
+    </message>
+    <message>
+        <source>%1 share units</source>
+        <translation>%1 份额单位</translation>
+    </message>
+    <message>
+        <source>%1 quota</source>
+        <translation>%1 配额</translation>
+    </message>
+    <message>
+        <source>Cordon node %1: %2</source>
+        <translation>隔离节点 %1：%2</translation>
+    </message>
+    <message>
+        <source>Uncordon node %1</source>
+        <translation>解除隔离节点 %1</translation>
+    </message>
+    <message>
+        <source>Reserve hot node %1 for the peak (the batch on it stops)</source>
+        <translation>为高峰预留热层节点 %1（其上的批处理作业停止）</translation>
+    </message>
+    <message>
+        <source>Drain hot node %1 for the peak (no new batch; the batch there runs on)</source>
+        <translation>为高峰排空热层节点 %1（不再接收新的批处理作业；已在运行的继续运行）</translation>
+    </message>
+    <message>
+        <source>Stop the batch still on reserved hot node %1</source>
+        <translation>停止仍在已预留热层节点 %1 上运行的批处理作业</translation>
+    </message>
+    <message>
+        <source>Lend hot node %1 to batch</source>
+        <translation>将热层节点 %1 借给批处理作业</translation>
+    </message>
+    <message>
+        <source>Hold deferrable batch until %1</source>
+        <translation>将可延后的批处理作业推迟到 %1</translation>
+    </message>
+    <message>
+        <source>Lift the hold on deferrable batch</source>
+        <translation>解除对可延后批处理作业的推迟</translation>
+    </message>
+    <message>
+        <source>Move workload %1 from node %2 to node %3</source>
+        <translation>将工作负载 %1 从节点 %2 迁移到节点 %3</translation>
+    </message>
+    <message>
+        <source>Move workload %1 from node %2 device %3 to node %4 device %5 (share %6)</source>
+        <translation>将工作负载 %1 从节点 %2 的设备 %3 迁移到节点 %4 的设备 %5（份额 %6）</translation>
+    </message>
+</context>
+<context>
     <name>RemoteText</name>
     <message>
         <source>Cannot reach tidepoold at %1: %2</source>

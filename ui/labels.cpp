@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <QDateTime>
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <utility>
 
@@ -101,6 +103,79 @@ QString percentText(double share)
     if (share < 0)
         return QStringLiteral("—");
     return QCoreApplication::translate("Labels", "%1 %").arg(share * 100.0, 0, 'f', 1);
+}
+
+QString planStepText(const std::string& actionJson)
+{
+    const nlohmann::json a = nlohmann::json::parse(actionJson, nullptr, false);
+    if (!a.is_object() || !a.contains("action") || !a["action"].is_string())
+        return QString::fromStdString(actionJson);
+    // The sentences are marked for lupdate in the context "PlanStep", and translated there.
+    const auto say = [](const char* text) { return QCoreApplication::translate("PlanStep", text); };
+    const auto str = [&](const char* key) { return QString::fromStdString(a.value(key, std::string())); };
+    const auto num = [&](const char* key, std::int64_t fallback = 0) {
+        const auto it = a.find(key);
+        return it != a.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+    };
+    const std::string type = a["action"].get<std::string>();
+    const QString target = str("target");
+    const auto quota = [&](const QString& what, const QString& amount, const QString& expect, const QString& floor) {
+        if (type.rfind("set_", 0) == 0)
+            return say(QT_TRANSLATE_NOOP("PlanStep", "Set pool %1's %2 from %3 to %4"))
+                .arg(target, what, expect, amount);
+        if (type.rfind("take_", 0) == 0)
+            return say(QT_TRANSLATE_NOOP("PlanStep", "Take %1 of pool %2's %3 (it keeps at least %4)"))
+                .arg(amount, target, what, floor);
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Give %1 back to pool %2's %3")).arg(amount, target, what);
+    };
+    if (type.find("_cpu_quota") != std::string::npos)
+        return quota(say(QT_TRANSLATE_NOOP("PlanStep", "CPU quota")), coresText(num("cpuMillis")),
+            coresText(num("expectCpuMillis")), coresText(num("floorCpuMillis")));
+    if (type.find("_memory_quota") != std::string::npos)
+        return quota(say(QT_TRANSLATE_NOOP("PlanStep", "memory quota")), memoryText(num("memoryMiB")),
+            memoryText(num("expectMemoryMiB")), memoryText(num("floorMemoryMiB")));
+    if (type.find("_accelerator_quota") != std::string::npos) {
+        const auto shares
+            = [&](const char* key) { return say(QT_TRANSLATE_NOOP("PlanStep", "%1 share units")).arg(num(key)); };
+        return quota(
+            say(QT_TRANSLATE_NOOP("PlanStep", "%1 quota")).arg(acceleratorLabel(a.value("accelerator", std::string()))),
+            shares("quotaShare"), shares("expectQuotaShare"), shares("floorQuotaShare"));
+    }
+    if (type == "cordon")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Cordon node %1: %2")).arg(target, str("reason"));
+    if (type == "uncordon")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Uncordon node %1")).arg(target);
+    if (type == "reserve")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Reserve hot node %1 for the peak (the batch on it stops)"))
+            .arg(target);
+    if (type == "drain")
+        return say(
+            QT_TRANSLATE_NOOP("PlanStep", "Drain hot node %1 for the peak (no new batch; the batch there runs on)"))
+            .arg(target);
+    if (type == "evict")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Stop the batch still on reserved hot node %1")).arg(target);
+    if (type == "release")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Lend hot node %1 to batch")).arg(target);
+    if (type == "hold_deferrable")
+        return num("untilMs") > 0
+            ? say(QT_TRANSLATE_NOOP("PlanStep", "Hold deferrable batch until %1")).arg(timeText(num("untilMs")))
+            : say(QT_TRANSLATE_NOOP("PlanStep", "Lift the hold on deferrable batch"));
+    if (type == "migrate") {
+        const std::int64_t fromDevice = num("fromDevice", -1);
+        if (fromDevice < 0)
+            return say(QT_TRANSLATE_NOOP("PlanStep", "Move workload %1 from node %2 to node %3"))
+                .arg(num("workload"))
+                .arg(str("from"), target);
+        return say(
+            QT_TRANSLATE_NOOP("PlanStep", "Move workload %1 from node %2 device %3 to node %4 device %5 (share %6)"))
+            .arg(num("workload"))
+            .arg(str("from"))
+            .arg(fromDevice)
+            .arg(target)
+            .arg(num("device", -1))
+            .arg(num("share"));
+    }
+    return QString::fromStdString(actionJson);
 }
 
 QString coresText(std::int64_t millis)

@@ -20,6 +20,11 @@ QString proposalKindLabel(const std::string& kind);
 QString proposalStateLabel(const std::string& state);
 QString riskLabel(const std::string& risk);
 
+// One step of a proposal's plan, from its action's JSON (`rebalance::toJson(Action)`, as `ProposalRow::plan` holds
+// it), as a sentence: "Set pool web's CPU quota from 4.0 cores to 5.5 cores". An action this console does not know,
+// or text that is not an action, is shown as it is.
+QString planStepText(const std::string& actionJson);
+
 // "37.5 %"; "—" for a negative value (not known).
 QString percentText(double share);
 // "12.0 cores" from millicores; "unlimited" for -1.

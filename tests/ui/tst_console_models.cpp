@@ -1,12 +1,14 @@
 // The console's item models over real snapshots of a real core (the demo's simulated fleet through the control plane,
 // rebalancer and SQLite store): each under QAbstractItemModelTester while snapshots add, remove and change rows, in
 // both directions of time, through an empty snapshot, and with nodes leaving and returning.
+#include "core/rebalance/proposal.h"
 #include "demo_fixture.h"
 #include "ui/labels.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/pools_model.h"
 #include "ui/models/proposals_model.h"
 #include "ui/models/roles.h"
+#include "ui/views/proposal_detail.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -146,6 +148,69 @@ private Q_SLOTS:
                 QCOMPARE(model.rowOf(row.id), r);
             }
         }
+    }
+
+    // A proposal's plan reads as sentences in the detail pane, whatever the action: every step of every proposal the
+    // demo's rebalancer made, and one of each kind of action the core writes (a move from device 0 included, which
+    // once read as a move off no device), with the amounts in the units the console shows elsewhere.
+    void proposalPlansReadAsSentences()
+    {
+        std::size_t steps = 0;
+        for (const SnapshotPtr& snapshot : m_snapshots)
+            for (const ProposalRow& row : snapshot->proposals)
+                for (const std::string& step : row.plan) {
+                    ++steps;
+                    const QString text = planStepText(step);
+                    QVERIFY2(!text.contains(QLatin1Char('{')) && !text.isEmpty(), qPrintable(text));
+                }
+        QVERIFY(steps > 0);
+
+        using tidepool::rebalance::Action;
+        Action migrate;
+        migrate.type = Action::Type::Migrate;
+        migrate.workload = 42;
+        migrate.from = "g1";
+        migrate.target = "g2";
+        migrate.fromDevice = 0;
+        migrate.device = 1;
+        migrate.share = 500;
+        Action hold;
+        hold.type = Action::Type::HoldDeferrable;
+        hold.untilMs = 0;
+        const std::vector<std::pair<Action, QString>> cases {
+            { Action::setCpuQuota("web", 5500, 4000),
+                QStringLiteral("Set pool web's CPU quota from 4.0 cores to 5.5 cores") },
+            { Action::takeMemoryQuota("batch", 3072, 9728),
+                QStringLiteral("Take 3.0 GiB of pool batch's memory quota (it keeps at least 9.5 GiB)") },
+            { Action::setAcceleratorQuota("ml", tidepool::AcceleratorKind::Gpu, 4000, 2000),
+                QStringLiteral("Set pool ml's GPU quota from 2000 share units to 4000 share units") },
+            { migrate, QStringLiteral("Move workload 42 from node g1 device 0 to node g2 device 1 (share 500)") },
+            { Action::onNode(Action::Type::Cordon, "cold-1", "power-down <idle>"),
+                QStringLiteral("Cordon node cold-1: power-down <idle>") },
+            { Action::onNode(Action::Type::Release, "hot-2"), QStringLiteral("Lend hot node hot-2 to batch") },
+            { hold, QStringLiteral("Lift the hold on deferrable batch") },
+        };
+        ProposalRow row;
+        row.id = 1;
+        row.kind = "quota";
+        row.state = "pending";
+        for (const auto& [action, expected] : cases) {
+            const std::string json = tidepool::rebalance::toJson(action).dump();
+            QCOMPARE(planStepText(json), expected);
+            row.plan.push_back(json);
+        }
+        // Not an action this console knows, or not JSON at all: shown as it is.
+        QCOMPARE(planStepText(R"({"action":"teleport","target":"n1"})"),
+            QStringLiteral(R"({"action":"teleport","target":"n1"})"));
+        QCOMPARE(planStepText("set quota"), QStringLiteral("set quota"));
+        // In the detail pane, each a list item, escaped.
+        ProposalDetail detail;
+        detail.showProposal(&row);
+        QVERIFY2(
+            detail.text().contains(QStringLiteral("<li>Set pool web's CPU quota from 4.0 cores to 5.5 cores</li>")),
+            qPrintable(detail.text()));
+        QVERIFY2(detail.text().contains(QStringLiteral("power-down &lt;idle&gt;")), qPrintable(detail.text()));
+        QVERIFY(!detail.text().contains(QStringLiteral("set_cpu_quota")));
     }
 
     void proposalStateChangesInPlace()

@@ -2,6 +2,7 @@
 // Chinese, the core's names shown in the models are translated, and the `key=value` filter keys stay the same.
 #include "demo_fixture.h"
 #include "ui/bridge/core_bridge.h"
+#include "ui/labels.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/nodes_model.h"
 #include "ui/translations.h"
@@ -60,6 +61,10 @@ private Q_SLOTS:
         // Filter keys are the columns' stable names, whatever the language.
         window.nodesPage()->proxy()->setFilterText(QStringLiteral("tier=hot"));
         QCOMPARE(window.nodesPage()->proxy()->rowCount(), 4);
+        // A proposal's plan steps are translated in the context they are marked in.
+        QCOMPARE(planStepText(R"({"action":"set_accelerator_quota","target":"ml","accelerator":"gpu",)"
+                              R"("quotaShare":4000,"expectQuotaShare":2000})"),
+            QStringLiteral("将资源池 ml 的GPU 配额从 2000 份额单位 调整为 4000 份额单位"));
     }
 };
 

@@ -119,14 +119,8 @@ void addOverview(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
 
 } // namespace
 
-std::string describeAction(nlohmann::json action)
+std::string describeAction(const nlohmann::json& action)
 {
-    // The action's JSON, without the fields it leaves at their defaults, reads well enough for a first console.
-    for (auto it = action.begin(); it != action.end();) {
-        const bool empty = (it->is_number() && it->get<double>() == 0.0) || (it->is_string() && it->empty())
-            || (it.key() == "fromDevice" && *it == -1) || (it.key() == "device" && *it == -1);
-        it = empty && it.key() != "type" ? action.erase(it) : std::next(it);
-    }
     return action.dump();
 }
 

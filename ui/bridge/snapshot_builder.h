@@ -15,8 +15,9 @@ class Rebalancer;
 namespace tidepool::ui {
 
 // One action of a proposal's plan (its JSON, `rebalance::toJson(Action)`, as the API sends it too) as the console's
-// plan line: the JSON without the fields left at their defaults.
-std::string describeAction(nlohmann::json action);
+// plan line: the whole JSON text, which the views turn into a sentence (`planStepText`). (Fields at their defaults
+// were once left out, which made a move from device 0 read as a move off no device.)
+std::string describeAction(const nlohmann::json& action);
 
 // The overview counts that follow from the snapshot's own rows: nodes by ISA and state, accelerators by kind, the
 // tiers' load, proposals waiting. (Workloads by phase and by tier come from the core.)

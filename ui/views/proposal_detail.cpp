@@ -58,7 +58,7 @@ void ProposalDetail::showProposal(const ProposalRow* p)
     if (!p->plan.empty()) {
         QStringList steps;
         for (const std::string& step : p->plan)
-            steps << QStringLiteral("<li><code>%1</code></li>").arg(escaped(step));
+            steps << QStringLiteral("<li>%1</li>").arg(planStepText(step).toHtmlEscaped());
         html << tr("<p><b>Plan:</b></p><ol>%1</ol>").arg(steps.join(QString()));
     }
     if (!p->decidedBy.empty())
