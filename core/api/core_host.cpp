@@ -118,7 +118,7 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
             httpConfig.tls = std::move(*context);
         }
         h.m_api = std::make_unique<HttpApi>(
-            core, std::move(h.m_config.tokens), [&h](std::string& out) { h.appendAgentMetrics(out); });
+            io, core, std::move(h.m_config.tokens), [&h](std::string& out) { h.appendAgentMetrics(out); });
         h.m_api->setRebalancer(h.m_rebalancer.get());
         h.m_api->setReportSettings(h.m_config.report.settings);
         HttpApi& api = *h.m_api;

@@ -59,7 +59,8 @@
 // Every body is validated before anything changes: a 4xx names the bad field by its JSON path
 // (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
 //
-// Thread affinity: the core's io_context thread (the HTTP server calls `handle` there).
+// Thread affinity: the core's io_context thread (the HTTP server calls `handle` there). `GET /v1/nodes` is written as
+// JSON on a serialiser thread of the API's own, from a copy the core's thread takes, and answered on the core's thread.
 
 #include "core/api/access.h"
 #include "core/api/control_plane.h"
@@ -68,6 +69,8 @@
 #include "core/api/workload_spec.h"
 #include "core/net/http_server.h"
 #include "core/report/report.h"
+
+#include <boost/asio/thread_pool.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -92,7 +95,10 @@ struct HttpApiStats {
 
 class HttpApi {
 public:
-    HttpApi(ControlPlane& plane, std::vector<OperatorToken> tokens, MetricsSource extraMetrics = {});
+    // `io` is the core's io_context, which runs `handle`; it must outlive the API.
+    HttpApi(boost::asio::io_context& io, ControlPlane& plane, std::vector<OperatorToken> tokens,
+        MetricsSource extraMetrics = {});
+    ~HttpApi() { m_serialiser.join(); } // a list being written finishes; its answer finds `m_alive` gone
 
     // Answers through `respond`: a read at once; a change once it is durable in the store (or a 503 naming why it
     // could not be saved). `peer` is the client's address, for the audit log.
@@ -121,7 +127,10 @@ private:
     // and answers.
     void answerChange(net::HttpResponse response, store::AuditEntry entry, const std::string& target,
         net::HttpRespond respond);
+    // GET /v1/nodes: copied here, written on `m_serialiser`, answered back on the core's thread.
+    void listNodes(net::HttpRespond respond);
 
+    boost::asio::io_context& m_io;
     ControlPlane& m_plane;
     std::vector<OperatorToken> m_tokens;
     std::string m_requestPrefix; // this run's start time, so that request ids stay unique across restarts
@@ -133,6 +142,8 @@ private:
     MetricsSource m_extraMetrics;
     report::ReportSettings m_reportSettings;
     HttpApiStats m_stats;
+    std::shared_ptr<int> m_alive = std::make_shared<int>(0); // answers posted back check it is still there
+    boost::asio::thread_pool m_serialiser { 1 };
 };
 
 
