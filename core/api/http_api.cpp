@@ -65,21 +65,55 @@ json reportJson(const FilterReport& report)
         { "mainReason", std::string(toString(report.mainReason())) }, { "rejected", std::move(rejected) } };
 }
 
-json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
+// What a workload's JSON says, copied out of the core (`workloadView`), so that the JSON can be written on another
+// thread.
+struct WorkloadView {
+    WorkloadId id = 0;
+    std::string name;
+    std::string pool;
+    WorkloadPhase phase = WorkloadPhase::Pending;
+    std::int32_t priority = 0;
+    LatencyClass latency = LatencyClass::Batch;
+    Tier tier = Tier::Invalid;
+    Resources requests;
+    AcceleratorKind acceleratorKind = AcceleratorKind::None;
+    std::int32_t acceleratorCount = 0;
+    std::int32_t acceleratorShare = 0;
+    std::string detail;
+    std::int64_t submittedMs = 0, placedMs = 0, runningMs = 0, finishedMs = 0;
+    std::uint32_t attempts = 0;
+    std::int32_t incarnation = 0;
+    std::string node; // "" = not placed
+    bool translated = false;
+    std::vector<DeviceShare> devices;
+    std::int32_t pid = 0;
+    std::int32_t exitCode = 0;
+    std::vector<std::string> argv;
+};
+
+WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
 {
-    json j { { "id", w.workload.id }, { "name", w.workload.name }, { "pool", w.poolName },
-        { "phase", std::string(toString(w.phase)) }, { "priority", w.workload.priority },
-        { "latency", std::string(toString(w.workload.latency)) }, { "tier", std::string(toString(w.workload.tier())) },
-        { "cpuMillis", w.workload.requests.cpuMillis }, { "memoryMiB", w.workload.requests.memoryMiB },
-        { "memBandwidthMBps", w.workload.requests.memBandwidthMBps },
-        { "netBandwidthMbps", w.workload.requests.netBandwidthMbps }, { "detail", w.detail },
-        { "submittedMs", w.submittedMs },
+    const Workload& x = w.workload;
+    return WorkloadView { x.id, x.name, w.poolName, w.phase, x.priority, x.latency, x.tier(), x.requests,
+        x.accelerators.any() ? x.accelerators.kind : AcceleratorKind::None, x.accelerators.count,
+        x.accelerators.sharePerDevice, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.attempts,
+        w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
+        w.pid, w.exitCode, w.argv };
+}
+
+json workloadJson(const WorkloadView& w)
+{
+    json j { { "id", w.id }, { "name", w.name }, { "pool", w.pool }, { "phase", std::string(toString(w.phase)) },
+        { "priority", w.priority }, { "latency", std::string(toString(w.latency)) },
+        { "tier", std::string(toString(w.tier)) }, { "cpuMillis", w.requests.cpuMillis },
+        { "memoryMiB", w.requests.memoryMiB }, { "memBandwidthMBps", w.requests.memBandwidthMBps },
+        { "netBandwidthMbps", w.requests.netBandwidthMbps }, { "detail", w.detail }, { "submittedMs", w.submittedMs },
         { "attempts", w.attempts }, { "incarnation", w.incarnation } };
-    if (w.workload.accelerators.any())
-        j["accelerators"] = json { { "kind", std::string(toString(w.workload.accelerators.kind)) },
-            { "count", w.workload.accelerators.count }, { "share", w.workload.accelerators.sharePerDevice } };
-    if (w.node != kNoNode) {
-        j["node"] = plane.cluster().node(w.node).name;
+    if (w.acceleratorKind != AcceleratorKind::None)
+        j["accelerators"] = json { { "kind", std::string(toString(w.acceleratorKind)) },
+            { "count", w.acceleratorCount }, { "share", w.acceleratorShare } };
+    if (!w.node.empty()) {
+        j["node"] = w.node;
         j["translated"] = w.translated;
         json devices = json::array();
         for (const DeviceShare& d : w.devices)
@@ -99,6 +133,11 @@ json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
     if (!w.argv.empty())
         j["command"] = w.argv;
     return j;
+}
+
+json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
+{
+    return workloadJson(workloadView(plane, w));
 }
 
 // What a node's JSON says, copied out of the core (`nodeView`), so that the JSON can be written on another thread.
@@ -418,12 +457,15 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         return respond(whatIfRoute(m_plane, request));
     if (verb == http::verb::get && parts.size() == 2 && parts[1] == "nodes")
         return listNodes(std::move(respond));
+    if (verb == http::verb::get && parts.size() == 2 && parts[1] == "workloads")
+        return listWorkloads(query, std::move(respond));
     const bool proposals = parts.size() >= 2 && (parts[1] == "proposals" || parts[1] == "evaluate");
     m_auditTarget = path;
     m_auditDetail = json::object();
     if (!changes)
-        return respond(proposals ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)
-                                 : route(request, parts, query));
+        return respond(proposals
+                ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)
+                : route(request, parts));
 
     // A change: audited as received before it acts.
     store::AuditEntry entry = received(caller, peer, action, path);
@@ -448,31 +490,111 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     }
     net::HttpResponse response = proposals
         ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)
-        : route(request, parts, query);
+        : route(request, parts);
     answerChange(std::move(response), std::move(entry), m_auditTarget, std::move(respond));
 }
 
-void HttpApi::listNodes(net::HttpRespond respond)
+void HttpApi::answerOffThread(std::function<net::HttpResponse()> write, net::HttpRespond respond)
 {
-    // The API's largest regular read: every remote console asks for it each second, and writing 2,000 nodes as JSON
-    // took the core's thread 33-47 ms (BENCHMARKS.md §3c), during which no heartbeat or placement ran. So the core only
-    // copies what the answer says; the serialiser thread writes it, and the answer goes out on the core's thread.
-    std::vector<NodeView> views;
-    views.reserve(m_plane.nodes().size());
-    for (const LiveNode& n : m_plane.nodes())
-        views.push_back(nodeView(m_plane, n));
     boost::asio::post(m_serialiser,
-        [views = std::move(views), respond = std::move(respond), io = &m_io,
+        [write = std::move(write), respond = std::move(respond), io = &m_io,
             alive = std::weak_ptr<int>(m_alive)]() mutable {
-            json list = json::array();
-            for (const NodeView& n : views)
-                list.push_back(nodeJson(n));
-            net::HttpResponse response = reply(http::status::ok, json { { "nodes", std::move(list) } });
+            net::HttpResponse response = write();
             boost::asio::post(*io, [respond = std::move(respond), response = std::move(response), alive]() mutable {
                 if (alive.lock())
                     respond(std::move(response));
             });
         });
+}
+
+void HttpApi::listNodes(net::HttpRespond respond)
+{
+    std::vector<NodeView> views;
+    views.reserve(m_plane.nodes().size());
+    for (const LiveNode& n : m_plane.nodes())
+        views.push_back(nodeView(m_plane, n));
+    answerOffThread(
+        [views = std::move(views)] {
+            json list = json::array();
+            for (const NodeView& n : views)
+                list.push_back(nodeJson(n));
+            return reply(http::status::ok, json { { "nodes", std::move(list) } });
+        },
+        std::move(respond));
+}
+
+void HttpApi::listWorkloads(std::string_view query, net::HttpRespond respond)
+{
+    const auto fail = [&](int status, const std::string& message) {
+        ++m_stats.clientErrors;
+        respond(errorReply(status, message));
+    };
+    std::optional<WorkloadPhase> phase;
+    if (const auto p = queryValue(query, "phase")) {
+        phase = parseWorkloadPhase(*p);
+        if (!phase)
+            return fail(400, "query `phase` names no workload phase");
+    }
+    const auto nodeFilter = queryValue(query, "node");
+    std::size_t limit = 1000;
+    if (const auto l = queryValue(query, "limit")) {
+        const auto parsed = parseId(*l);
+        if (!parsed)
+            return fail(400, "query `limit` must be a positive integer");
+        limit = static_cast<std::size_t>(*parsed);
+    }
+    const auto wanted = [&](const LiveWorkload& w) {
+        return (!phase || w.phase == *phase)
+            && (!nodeFilter || (w.node != kNoNode && m_plane.cluster().node(w.node).name == *nodeFilter));
+    };
+    // The cursor names this run of the core and its latest workload change: a reader that lists everything once can
+    // then ask for only what changed since (`changedSince`), ended workloads included.
+    const auto cursor = [this](std::uint64_t sequence) { return m_plane.runId() + "." + std::to_string(sequence); };
+    std::vector<WorkloadView> views;
+    json answer;
+    if (const auto since = queryValue(query, "changedSince")) {
+        const auto dot = since->find('.');
+        std::optional<std::int64_t> sequence;
+        if (dot != std::string::npos)
+            sequence
+                = since->substr(dot + 1) == "0" ? std::optional<std::int64_t> { 0 } : parseId(since->substr(dot + 1));
+        if (!sequence)
+            return fail(400, "query `changedSince` must be a cursor a workload list answered (RUN.SEQUENCE)");
+        if (since->substr(0, dot) != m_plane.runId())
+            return fail(410,
+                "query `changedSince`: the cursor is from another run of tidepoold (it restarted); list the workloads "
+                "again");
+        std::uint64_t last = m_plane.workloadSequence();
+        const auto& changes = m_plane.workloadChanges();
+        for (auto it = changes.upper_bound(static_cast<std::uint64_t>(*sequence)); it != changes.end(); ++it) {
+            if (views.size() >= limit) {
+                last = std::prev(it)->first; // the rest comes with the next read
+                break;
+            }
+            const LiveWorkload* w = m_plane.workload(it->second);
+            if (w && wanted(*w))
+                views.push_back(workloadView(m_plane, *w));
+        }
+        answer = json { { "cursor", cursor(last) }, { "more", last != m_plane.workloadSequence() } };
+    } else {
+        for (const auto& [id, w] : m_plane.workloads()) {
+            if (views.size() >= limit)
+                break;
+            if (wanted(w))
+                views.push_back(workloadView(m_plane, w));
+        }
+        answer = json { { "cursor", cursor(m_plane.workloadSequence()) } };
+    }
+    // Listing 10,000 workloads as JSON took the core's thread 120-186 ms (BENCHMARKS.md §3c): written off it.
+    answerOffThread(
+        [views = std::move(views), answer = std::move(answer)]() mutable {
+            json list = json::array();
+            for (const WorkloadView& w : views)
+                list.push_back(workloadJson(w));
+            answer["workloads"] = std::move(list);
+            return reply(http::status::ok, answer);
+        },
+        std::move(respond));
 }
 
 store::AuditEntry HttpApi::received(const OperatorToken& caller, const std::string& peer, const std::string& action,
@@ -522,8 +644,7 @@ void HttpApi::answerChange(net::HttpResponse response, store::AuditEntry entry, 
     });
 }
 
-net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vector<std::string>& parts,
-    std::string_view query)
+net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vector<std::string>& parts)
 {
     const std::string_view target(request.target().data(), request.target().size());
     const http::verb verb = request.method();
@@ -601,66 +722,6 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             if (items != body->end())
                 return reply(http::status::created, json { { "workloads", std::move(results) } });
             return reply(http::status::created, results.front());
-        }
-        if (parts.size() == 2 && verb == http::verb::get) {
-            std::optional<WorkloadPhase> phase;
-            if (const auto p = queryValue(query, "phase")) {
-                phase = parseWorkloadPhase(*p);
-                if (!phase)
-                    return fail(400, "query `phase` names no workload phase");
-            }
-            const auto nodeFilter = queryValue(query, "node");
-            std::size_t limit = 1000;
-            if (const auto l = queryValue(query, "limit")) {
-                const auto parsed = parseId(*l);
-                if (!parsed)
-                    return fail(400, "query `limit` must be a positive integer");
-                limit = static_cast<std::size_t>(*parsed);
-            }
-            const auto wanted = [&](const LiveWorkload& w) {
-                return (!phase || w.phase == *phase)
-                    && (!nodeFilter || (w.node != kNoNode && m_plane.cluster().node(w.node).name == *nodeFilter));
-            };
-            // The cursor names this run of the core and its latest workload change: a reader that lists everything
-            // once can then ask for only what changed since (`changedSince`), ended workloads included.
-            const auto cursor
-                = [this](std::uint64_t sequence) { return m_plane.runId() + "." + std::to_string(sequence); };
-            json list = json::array();
-            if (const auto since = queryValue(query, "changedSince")) {
-                const auto dot = since->find('.');
-                std::optional<std::int64_t> sequence;
-                if (dot != std::string::npos)
-                    sequence = since->substr(dot + 1) == "0" ? std::optional<std::int64_t> { 0 }
-                                                             : parseId(since->substr(dot + 1));
-                if (!sequence)
-                    return fail(400, "query `changedSince` must be a cursor a workload list answered (RUN.SEQUENCE)");
-                if (since->substr(0, dot) != m_plane.runId())
-                    return fail(410,
-                        "query `changedSince`: the cursor is from another run of tidepoold (it restarted); list the "
-                        "workloads again");
-                std::uint64_t last = m_plane.workloadSequence();
-                const auto& changes = m_plane.workloadChanges();
-                for (auto it = changes.upper_bound(static_cast<std::uint64_t>(*sequence)); it != changes.end(); ++it) {
-                    if (list.size() >= limit) {
-                        last = std::prev(it)->first; // the rest comes with the next read
-                        break;
-                    }
-                    const LiveWorkload* w = m_plane.workload(it->second);
-                    if (w && wanted(*w))
-                        list.push_back(workloadJson(m_plane, *w));
-                }
-                const bool more = last != m_plane.workloadSequence();
-                return reply(http::status::ok,
-                    json { { "workloads", std::move(list) }, { "cursor", cursor(last) }, { "more", more } });
-            }
-            for (const auto& [id, w] : m_plane.workloads()) {
-                if (list.size() >= limit)
-                    break;
-                if (wanted(w))
-                    list.push_back(workloadJson(m_plane, w));
-            }
-            return reply(http::status::ok,
-                json { { "workloads", std::move(list) }, { "cursor", cursor(m_plane.workloadSequence()) } });
         }
         if (parts.size() >= 3) {
             const auto id = parseId(parts[2]);

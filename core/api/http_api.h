@@ -59,8 +59,9 @@
 // Every body is validated before anything changes: a 4xx names the bad field by its JSON path
 // (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
 //
-// Thread affinity: the core's io_context thread (the HTTP server calls `handle` there). `GET /v1/nodes` is written as
-// JSON on a serialiser thread of the API's own, from a copy the core's thread takes, and answered on the core's thread.
+// Thread affinity: the core's io_context thread (the HTTP server calls `handle` there). `GET /v1/nodes` and `GET
+// /v1/workloads` are written as JSON on a serialiser thread of the API's own, from a copy the core's thread takes, and
+// answered on the core's thread.
 
 #include "core/api/access.h"
 #include "core/api/control_plane.h"
@@ -118,7 +119,7 @@ public:
 
 private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
-    net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view query);
+    net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts);
     std::string renderMetrics() const;
     // Writes the "received" audit entry of a call and returns it, to be completed by `answerChange`.
     store::AuditEntry received(const OperatorToken& caller, const std::string& peer, const std::string& action,
@@ -127,8 +128,13 @@ private:
     // and answers.
     void answerChange(net::HttpResponse response, store::AuditEntry entry, const std::string& target,
         net::HttpRespond respond);
-    // GET /v1/nodes: copied here, written on `m_serialiser`, answered back on the core's thread.
+    // Runs `write` (which owns a copy of what it answers) on `m_serialiser`, and answers with its response back on
+    // the core's thread.
+    void answerOffThread(std::function<net::HttpResponse()> write, net::HttpRespond respond);
+    // GET /v1/nodes and GET /v1/workloads: the largest regular reads (a remote console's polls) are copied here and
+    // written as JSON off the core's thread.
     void listNodes(net::HttpRespond respond);
+    void listWorkloads(std::string_view query, net::HttpRespond respond);
 
     boost::asio::io_context& m_io;
     ControlPlane& m_plane;
