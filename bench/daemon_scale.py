@@ -181,8 +181,21 @@ def main():
 
             status, data = api.call("GET", phases[0])
             cursor = json.loads(data)["cursor"]
+            # The console's views (ui/bridge/console_feed.h): the devices in full (the first poll), then each poll's
+            # four reads with what the console already has (frames, events and forecasts since).
+            status, data = api.call("GET", "/v1/devices")
+            frames = json.loads(data).get("history", {}).get("frames", [])
+            after = max([f.get("atMs", 0) for f in frames], default=0)
+            status, data = api.call("GET", "/v1/events")
+            latest = json.loads(data).get("latest", 0)
+            status, data = api.call("GET", "/v1/forecasts")
+            revision = json.loads(data).get("revision", -1)
+            feed = [f"/v1/devices?framesAfter={after}", f"/v1/events?after={latest}",
+                    f"/v1/forecasts?ifRevision={revision}", "/v1/alerts"]
             console = {
                 "reads": args.console_reads,
+                "devices_full": timed(lambda: ["/v1/devices"]),
+                "views_steady": timed(lambda: feed),
                 "nodes": timed(lambda: ["/v1/nodes"]),
                 "workloads_full": timed(lambda: phases),
                 "workloads_changed_since": timed(lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000"]),

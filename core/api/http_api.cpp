@@ -451,7 +451,10 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         if (const auto served = m_readRoutes.find(parts[1]); served != m_readRoutes.end()) {
             if (verb != http::verb::get)
                 return respond(errorReply(405, "/v1/" + parts[1] + " is read-only"));
-            return respond(served->second(parts, query));
+            ReadAnswer answer = served->second(parts, query);
+            if (auto* write = std::get_if<OffThreadWriter>(&answer))
+                return answerOffThread(std::move(*write), std::move(respond));
+            return respond(std::move(std::get<net::HttpResponse>(answer)));
         }
     if (whatIf)
         return respond(whatIfRoute(m_plane, request));
@@ -494,7 +497,7 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     answerChange(std::move(response), std::move(entry), m_auditTarget, std::move(respond));
 }
 
-void HttpApi::answerOffThread(std::function<net::HttpResponse()> write, net::HttpRespond respond)
+void HttpApi::answerOffThread(OffThreadWriter write, net::HttpRespond respond)
 {
     boost::asio::post(m_serialiser,
         [write = std::move(write), respond = std::move(respond), io = &m_io,

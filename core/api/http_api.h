@@ -79,6 +79,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace tidepool::api {
@@ -114,7 +115,11 @@ public:
     // A read-only resource another layer serves: `GET /v1/<resource>[/...]` is answered by `route` (on the core's
     // thread, with the path's parts and the query), with the viewer role like every GET; other methods get a 405. The
     // console's views for `--connect` (ui/bridge/console_feed.h) come this way, so that the core needs no console code.
-    using ReadRoute = std::function<net::HttpResponse(const std::vector<std::string>& parts, std::string_view query)>;
+    // A route answers a response, or a writer that makes it on the API's serialiser thread from copies it owns (for
+    // answers too large to write on the core's thread).
+    using OffThreadWriter = std::function<net::HttpResponse()>;
+    using ReadAnswer = std::variant<net::HttpResponse, OffThreadWriter>;
+    using ReadRoute = std::function<ReadAnswer(const std::vector<std::string>& parts, std::string_view query)>;
     void addReadRoute(std::string resource, ReadRoute route) { m_readRoutes[std::move(resource)] = std::move(route); }
 
 private:
@@ -130,7 +135,7 @@ private:
         net::HttpRespond respond);
     // Runs `write` (which owns a copy of what it answers) on `m_serialiser`, and answers with its response back on
     // the core's thread.
-    void answerOffThread(std::function<net::HttpResponse()> write, net::HttpRespond respond);
+    void answerOffThread(OffThreadWriter write, net::HttpRespond respond);
     // GET /v1/nodes and GET /v1/workloads: the largest regular reads (a remote console's polls) are copied here and
     // written as JSON off the core's thread.
     void listNodes(net::HttpRespond respond);

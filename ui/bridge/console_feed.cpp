@@ -45,9 +45,12 @@ void ConsoleFeed::sample()
 
 void ConsoleFeed::install(api::HttpApi& api)
 {
-    api.addReadRoute("devices", [this](const std::vector<std::string>& parts, std::string_view query) {
-        return parts.size() == 2 ? devices(query) : api::errorReply(404, "no resource under /v1/devices");
-    });
+    api.addReadRoute(
+        "devices", [this](const std::vector<std::string>& parts, std::string_view query) -> api::HttpApi::ReadAnswer {
+            if (parts.size() != 2)
+                return api::errorReply(404, "no resource under /v1/devices");
+            return devices(query);
+        });
     api.addReadRoute("events", [this](const std::vector<std::string>& parts, std::string_view query) {
         return parts.size() == 2 ? events(query) : api::errorReply(404, "no resource under /v1/events");
     });
@@ -59,23 +62,26 @@ void ConsoleFeed::install(api::HttpApi& api)
     });
 }
 
-net::HttpResponse ConsoleFeed::devices(std::string_view query)
+api::HttpApi::ReadAnswer ConsoleFeed::devices(std::string_view query)
 {
     const auto after = queryNumber(query, "framesAfter", -1);
     if (!after)
         return api::errorReply(400, "query `framesAfter` must be a time in Unix epoch milliseconds");
     m_scratch.nowMs = m_plane.nowMs();
     m_devices.fill(m_plane, m_scratch);
-    json rows = json::array();
-    for (const DeviceRow& row : m_scratch.devices)
-        rows.push_back(toJson(row));
-    std::vector<DeviceFramePtr> frames;
+    std::vector<DeviceFramePtr> frames; // immutable once taken: shared with the writer
     for (const DeviceFramePtr& frame : m_scratch.deviceHistory)
         if (frame->atMs > *after)
             frames.push_back(frame);
-    return api::reply(http::status::ok,
-        json { { "devices", std::move(rows) }, { "history", deviceHistoryToJson(frames) },
-            { "sampleMs", m_devices.sampleMs() }, { "maxFrames", m_devices.maxFrames() } });
+    return api::HttpApi::OffThreadWriter([rows = m_scratch.devices, frames = std::move(frames),
+                                             sampleMs = m_devices.sampleMs(), maxFrames = m_devices.maxFrames()] {
+        json list = json::array();
+        for (const DeviceRow& row : rows)
+            list.push_back(toJson(row));
+        return api::reply(http::status::ok,
+            json { { "devices", std::move(list) }, { "history", deviceHistoryToJson(frames) }, { "sampleMs", sampleMs },
+                { "maxFrames", maxFrames } });
+    });
 }
 
 net::HttpResponse ConsoleFeed::events(std::string_view query)

@@ -3,7 +3,7 @@
 // an embedded console shows: the Accelerators view's devices and their sample history, the Events view's timeline, the
 // Forecasts view's series with their backtests, and the alerts of the machine the daemon runs on (its database's disk,
 // its certificates). The very collectors an embedded console uses (`view_collector.h`, `alerts.h`) run here, on the
-// core's thread, and their rows go out as `view_json.h` has them:
+// core's thread, and their rows go out as `view_json.h` has them (the devices' written on the API's serialiser thread):
 //   GET /v1/devices[?framesAfter=MS]  {"devices": [...], "history": {"layouts", "frames"}, "sampleMs", "maxFrames"}:
 //                                     every device now, and the history frames taken after MS (default: all kept)
 //   GET /v1/events[?after=SEQ&limit=N]  {"events": [...], "latest": SEQ}: events after SEQ, oldest first, at most N
@@ -37,7 +37,8 @@ public:
     // Adds the four routes to `api`.
     void install(api::HttpApi& api);
 
-    net::HttpResponse devices(std::string_view query);
+    // Every device's row goes out at every poll (about 2 MB with 16,000 devices): written off the core's thread.
+    api::HttpApi::ReadAnswer devices(std::string_view query);
     net::HttpResponse events(std::string_view query);
     net::HttpResponse forecasts(std::string_view query);
     net::HttpResponse alerts();
