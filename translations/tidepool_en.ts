@@ -415,6 +415,213 @@
     </message>
 </context>
 <context>
+    <name>Reason</name>
+    <message>
+        <source>pool %1 is forecast to need %2 (p90) around %3, %4 with %5% headroom, above its %6 quota of %7</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>raise it to %1 ahead of the peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>take %1 from pool %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>take %1 of capacity no quota holds</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pool %1&apos;s forecast peak (%2 p90) fits its base %3 quota of %4 again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>give back the %1 it was raised by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hot-tier accelerator demand is forecast to reach %1 devices (p90) around %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>it is forecast to reach %1 devices (p90) around %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>power hot node %1 up again and reserve its %2 accelerators for it, rather than stop the batch on lent nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reserve %1 more hot nodes (%2 devices) for it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>make room on %1 drained hot nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>move the %1 batch workloads on them to the cold tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>drain %1 hot nodes (%2 devices) for it, starting no new batch there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>let the %1 batch workloads running there end on their own until then</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hot-tier accelerator demand is forecast to stay under %1 devices (p90) for the lookahead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lend %1 reserved hot nodes (%2 devices) to batch until the next peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the grid&apos;s carbon intensity is %1 g/kWh now and forecast to fall to %2 g/kWh at %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>hold deferrable batch until then (each still starts by its own deadline)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 accelerators in service fall %2 short of the hot tier&apos;s forecast %1 peak with headroom and the %1 work waiting for them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>power node %1 up again for its %2 %3 accelerators</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the forecast %1 peak (%2 p90, %3 with headroom) exceeds the %4 of nodes in service</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the forecast %1 peak of work that may run only on %2 nodes (%3 p90, %4 with headroom) exceeds the %5 of %2 nodes in service</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>power node %1 up again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>node %1 has run nothing for %2 minutes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the rest of the cluster holds the forecast CPU peak (%1 p90) with headroom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the rest of the cluster holds the forecast CPU peak (%1 p90) and memory peak (%2 p90) with headroom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pools %1 are counted at the highest load of the last day: too little history for a forecast</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no %1 work waits, and the %2 left in service hold the hot tier&apos;s forecast %1 peak (%3 with headroom)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no %1 work waits, and the %2 left in service with no batch on them hold the hot tier&apos;s forecast %1 peak (%3 with headroom)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cordon it and power it down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPUs are fragmented: moving %1 batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees %2 whole GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting work wants %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>each moved workload restarts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>node %1 runs at or above %2% CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>nodes %1 run at or above %2% CPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>move %1 batch workloads to the coolest nodes that take them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation type="unfinished">CPU</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation type="unfinished">GPU</translation>
+    </message>
+    <message>
+        <source>NPU</source>
+        <translation type="unfinished">NPU</translation>
+    </message>
+    <message>
+        <source>FPGA</source>
+        <translation type="unfinished">FPGA</translation>
+    </message>
+    <message>
+        <source>hot</source>
+        <translation type="unfinished">hot</translation>
+    </message>
+    <message>
+        <source>warm</source>
+        <translation type="unfinished">warm</translation>
+    </message>
+    <message>
+        <source>cold</source>
+        <translation type="unfinished">cold</translation>
+    </message>
+    <message>
+        <source>%1 mCPU</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 milli-devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 NPU cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 FPGA slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>RemoteText</name>
     <message>
         <source>Cannot reach tidepoold at %1: %2</source>

@@ -415,6 +415,213 @@
     </message>
 </context>
 <context>
+    <name>Reason</name>
+    <message>
+        <source>pool %1 is forecast to need %2 (p90) around %3, %4 with %5% headroom, above its %6 quota of %7</source>
+        <translation>资源池 %1 预计在 %3 前后需要 %2（p90），留 %5% 余量为 %4，超出其 %6 配额 %7</translation>
+    </message>
+    <message>
+        <source>raise it to %1 ahead of the peak</source>
+        <translation>在高峰前将其提高到 %1</translation>
+    </message>
+    <message>
+        <source>take %1 from pool %2</source>
+        <translation>从资源池 %2 调用 %1</translation>
+    </message>
+    <message>
+        <source>take %1 of capacity no quota holds</source>
+        <translation>调用未被任何配额占用的容量 %1</translation>
+    </message>
+    <message>
+        <source>pool %1&apos;s forecast peak (%2 p90) fits its base %3 quota of %4 again</source>
+        <translation>资源池 %1 的预测峰值（%2，p90）重新落在其基础 %3 配额 %4 之内</translation>
+    </message>
+    <message>
+        <source>give back the %1 it was raised by</source>
+        <translation>归还此前提高的 %1</translation>
+    </message>
+    <message>
+        <source>hot-tier accelerator demand is forecast to reach %1 devices (p90) around %2</source>
+        <translation>热层加速器需求预计在 %2 前后达到 %1 个设备（p90）</translation>
+    </message>
+    <message>
+        <source>it is forecast to reach %1 devices (p90) around %2</source>
+        <translation>预计在 %2 前后达到 %1 个设备（p90）</translation>
+    </message>
+    <message>
+        <source>power hot node %1 up again and reserve its %2 accelerators for it, rather than stop the batch on lent nodes</source>
+        <translation>重新开启热层节点 %1 并为高峰预留其 %2 个加速器，而不是停止借出节点上的批处理作业</translation>
+    </message>
+    <message>
+        <source>reserve %1 more hot nodes (%2 devices) for it</source>
+        <translation>为此再预留 %1 个热层节点（%2 个设备）</translation>
+    </message>
+    <message>
+        <source>make room on %1 drained hot nodes</source>
+        <translation>在 %1 个已排空的热层节点上腾出空间</translation>
+    </message>
+    <message>
+        <source>move the %1 batch workloads on them to the cold tier</source>
+        <translation>将其上的 %1 个批处理作业移到冷层</translation>
+    </message>
+    <message>
+        <source>drain %1 hot nodes (%2 devices) for it, starting no new batch there</source>
+        <translation>为此排空 %1 个热层节点（%2 个设备），不再在其上启动新的批处理作业</translation>
+    </message>
+    <message>
+        <source>let the %1 batch workloads running there end on their own until then</source>
+        <translation>让其上正在运行的 %1 个批处理作业在此之前自行结束</translation>
+    </message>
+    <message>
+        <source>hot-tier accelerator demand is forecast to stay under %1 devices (p90) for the lookahead</source>
+        <translation>热层加速器需求在预测窗口内预计保持在 %1 个设备以下（p90）</translation>
+    </message>
+    <message>
+        <source>lend %1 reserved hot nodes (%2 devices) to batch until the next peak</source>
+        <translation>在下一次高峰前将 %1 个预留的热层节点（%2 个设备）借给批处理作业</translation>
+    </message>
+    <message>
+        <source>the grid&apos;s carbon intensity is %1 g/kWh now and forecast to fall to %2 g/kWh at %3</source>
+        <translation>电网碳强度当前为 %1 g/kWh，预计在 %3 降至 %2 g/kWh</translation>
+    </message>
+    <message>
+        <source>hold deferrable batch until then (each still starts by its own deadline)</source>
+        <translation>将可延后的批处理作业推迟到那时（每个作业仍在其截止时间前启动）</translation>
+    </message>
+    <message>
+        <source>%1 accelerators in service fall %2 short of the hot tier&apos;s forecast %1 peak with headroom and the %1 work waiting for them</source>
+        <translation>在役的 %1 加速器比热层的 %1 预测峰值（含余量）加上等待中的 %1 作业少 %2</translation>
+    </message>
+    <message>
+        <source>power node %1 up again for its %2 %3 accelerators</source>
+        <translation>为其 %2 个 %3 加速器重新开启节点 %1</translation>
+    </message>
+    <message>
+        <source>the forecast %1 peak (%2 p90, %3 with headroom) exceeds the %4 of nodes in service</source>
+        <translation>预测的 %1 峰值（%2，p90；含余量 %3）超出在役节点的 %4</translation>
+    </message>
+    <message>
+        <source>the forecast %1 peak of work that may run only on %2 nodes (%3 p90, %4 with headroom) exceeds the %5 of %2 nodes in service</source>
+        <translation>只能运行在%2层节点上的作业的预测 %1 峰值（%3，p90；含余量 %4）超出在役%2层节点的 %5</translation>
+    </message>
+    <message>
+        <source>power node %1 up again</source>
+        <translation>重新开启节点 %1</translation>
+    </message>
+    <message>
+        <source>node %1 has run nothing for %2 minutes</source>
+        <translation>节点 %1 已有 %2 分钟未运行任何作业</translation>
+    </message>
+    <message>
+        <source>the rest of the cluster holds the forecast CPU peak (%1 p90) with headroom</source>
+        <translation>集群其余部分能以余量承载预测的 CPU 峰值（%1，p90）</translation>
+    </message>
+    <message>
+        <source>the rest of the cluster holds the forecast CPU peak (%1 p90) and memory peak (%2 p90) with headroom</source>
+        <translation>集群其余部分能以余量承载预测的 CPU 峰值（%1，p90）和内存峰值（%2，p90）</translation>
+    </message>
+    <message>
+        <source>pools %1 are counted at the highest load of the last day: too little history for a forecast</source>
+        <translation>资源池 %1 按最近一天的最高负载计算：历史数据不足以预测</translation>
+    </message>
+    <message>
+        <source>no %1 work waits, and the %2 left in service hold the hot tier&apos;s forecast %1 peak (%3 with headroom)</source>
+        <translation>没有等待中的 %1 作业，且留在役的 %2 能承载热层的 %1 预测峰值（含余量 %3）</translation>
+    </message>
+    <message>
+        <source>no %1 work waits, and the %2 left in service with no batch on them hold the hot tier&apos;s forecast %1 peak (%3 with headroom)</source>
+        <translation>没有等待中的 %1 作业，且留在役、其上无批处理作业的 %2 能承载热层的 %1 预测峰值（含余量 %3）</translation>
+    </message>
+    <message>
+        <source>cordon it and power it down</source>
+        <translation>隔离并关闭该节点</translation>
+    </message>
+    <message>
+        <source>GPUs are fragmented: moving %1 batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees %2 whole GPUs</source>
+        <translation>GPU 已碎片化：将 %1 个占用部分使用中 GPU 份额的批处理作业迁到其他部分使用中的 GPU 上，可腾出 %2 块整 GPU</translation>
+    </message>
+    <message>
+        <source>waiting work wants %1</source>
+        <translation>等待中的作业需要 %1 块</translation>
+    </message>
+    <message>
+        <source>each moved workload restarts</source>
+        <translation>每个被迁移的作业都会重启</translation>
+    </message>
+    <message>
+        <source>node %1 runs at or above %2% CPU</source>
+        <translation>节点 %1 的 CPU 使用率达到或超过 %2%</translation>
+    </message>
+    <message>
+        <source>nodes %1 run at or above %2% CPU</source>
+        <translation>节点 %1 的 CPU 使用率达到或超过 %2%</translation>
+    </message>
+    <message>
+        <source>move %1 batch workloads to the coolest nodes that take them</source>
+        <translation>将 %1 个批处理作业迁到能接收它们的最空闲节点</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>NPU</source>
+        <translation>NPU</translation>
+    </message>
+    <message>
+        <source>FPGA</source>
+        <translation>FPGA</translation>
+    </message>
+    <message>
+        <source>hot</source>
+        <translation>热</translation>
+    </message>
+    <message>
+        <source>warm</source>
+        <translation>温</translation>
+    </message>
+    <message>
+        <source>cold</source>
+        <translation>冷</translation>
+    </message>
+    <message>
+        <source>%1 mCPU</source>
+        <translation>%1 mCPU</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 milli-devices</source>
+        <translation>%1 毫设备</translation>
+    </message>
+    <message>
+        <source>%1 NPU cores</source>
+        <translation>%1 个 NPU 核心</translation>
+    </message>
+    <message>
+        <source>%1 FPGA slots</source>
+        <translation>%1 个 FPGA 槽位</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation>或</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+</context>
+<context>
     <name>RemoteText</name>
     <message>
         <source>Cannot reach tidepoold at %1: %2</source>

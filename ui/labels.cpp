@@ -1,11 +1,15 @@
 #include "ui/labels.h"
 
+#include "core/rebalance/reason.h"
+
 #include <QCoreApplication>
 #include <QDateTime>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <optional>
 #include <utility>
 
 namespace tidepool::ui {
@@ -96,6 +100,78 @@ QString proposalStateLabel(const std::string& state)
 QString riskLabel(const std::string& risk)
 {
     return lookup("Labels", kRisks, risk);
+}
+
+namespace {
+
+// One argument of a reason's clause (`core/rebalance/reason.h`); nullopt when it is none of the kinds there are.
+std::optional<QString> reasonArgText(const nlohmann::json& arg)
+{
+    const auto say
+        = [](std::string_view text) { return QCoreApplication::translate("Reason", std::string(text).c_str()); };
+    if (arg.is_string())
+        return QString::fromStdString(arg.get<std::string>());
+    if (arg.is_number_integer())
+        return QString::number(arg.get<std::int64_t>());
+    if (!arg.is_object())
+        return std::nullopt;
+    if (const auto n = arg.find("n"); n != arg.end() && n->is_number_integer()) {
+        const std::int64_t amount = n->get<std::int64_t>();
+        const std::string unit = arg.value("unit", std::string());
+        if (unit == "cpu")
+            return coresText(amount);
+        if (unit == "memory")
+            return memoryText(amount);
+        const rebalance::ReasonForm* form = nullptr;
+        for (const rebalance::ReasonForm& f : rebalance::reasonTerms())
+            if (f.code == "unit-" + unit)
+                form = &f;
+        return form ? std::optional(say(form->english).arg(amount)) : std::nullopt;
+    }
+    if (const auto ms = arg.find("ms"); ms != arg.end() && ms->is_number_integer())
+        return timeText(ms->get<std::int64_t>());
+    if (const auto term = arg.find("term"); term != arg.end() && term->is_string()) {
+        QStringList words;
+        for (const QString& code : QString::fromStdString(term->get<std::string>()).split(u'+')) {
+            const auto& terms = rebalance::reasonTerms();
+            const auto it = std::find_if(terms.begin(), terms.end(), [&](const rebalance::ReasonForm& f) {
+                return QString::fromUtf8(f.code.data(), f.code.size()) == code;
+            });
+            if (it == terms.end())
+                return std::nullopt;
+            words << say(it->english);
+        }
+        return words.join(QCoreApplication::translate("Reason", " or "));
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QString reasonText(const std::string& whyJson, const std::string& english)
+{
+    const QString fallback = QString::fromStdString(english);
+    const nlohmann::json why = nlohmann::json::parse(whyJson, nullptr, false);
+    if (!why.is_array() || why.empty())
+        return fallback;
+    QStringList clauses;
+    for (const nlohmann::json& c : why) {
+        const rebalance::ReasonForm* form = c.is_object() && c.value("code", nlohmann::json()).is_string()
+            ? rebalance::reasonForm(c["code"].get<std::string>())
+            : nullptr;
+        if (!form || !c.value("args", nlohmann::json::array()).is_array())
+            return fallback;
+        QString text = QCoreApplication::translate("Reason", std::string(form->english).c_str());
+        std::vector<std::string> args;
+        for (const nlohmann::json& arg : c.value("args", nlohmann::json::array())) {
+            const auto word = reasonArgText(arg);
+            if (!word)
+                return fallback;
+            args.push_back(word->toStdString());
+        }
+        clauses << QString::fromStdString(rebalance::fillForm(text.toStdString(), args));
+    }
+    return clauses.join(QCoreApplication::translate("Reason", "; "));
 }
 
 QString percentText(double share)

@@ -25,6 +25,12 @@ QString riskLabel(const std::string& risk);
 // or text that is not an action, is shown as it is.
 QString planStepText(const std::string& actionJson);
 
+// A proposal's reason in this console's language, from its clauses (`rebalance::Why` as JSON, as `ProposalRow::why`
+// holds it): each clause's form translated in context "Reason" (the core marks the forms), amounts of CPU and memory
+// in cores and GiB, times local. Where the clauses cannot all be read (none: a proposal from before them; a form this
+// build does not know; arguments that do not fit), `english` as it is.
+QString reasonText(const std::string& whyJson, const std::string& english);
+
 // "37.5 %"; "—" for a negative value (not known).
 QString percentText(double share);
 // "12.0 cores" from millicores; "unlimited" for -1.

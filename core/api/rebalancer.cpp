@@ -720,10 +720,9 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     if (wantedWhole > 0 && consolidation.gpusFreed >= m_config.minGpusFreed) {
         Proposal p = rebalance::newProposal(ProposalKind::Consolidate, "consolidate:gpu", input, m_config.evaluator);
         p.plan = consolidation.moves;
-        p.reason = "GPUs are fragmented: moving " + std::to_string(consolidation.moves.size())
-            + " batch workloads that hold shares of partly used GPUs onto other partly used GPUs frees "
-            + std::to_string(consolidation.gpusFreed) + " whole GPUs; waiting work wants " + std::to_string(wantedWhole)
-            + "; each moved workload restarts";
+        rebalance::explain(p,
+            { rebalance::clause("gpus-fragmented", { consolidation.moves.size(), consolidation.gpusFreed }),
+                rebalance::clause("whole-gpus-wanted", { wantedWhole }), rebalance::clause("moved-restart") });
         p.effect.gpusFreed = static_cast<double>(consolidation.gpusFreed);
         p.effect.sloRisk = "none for services: only batch moves; the moved batch loses the progress it did not checkpoint";
         p.risk = rebalance::Risk::Medium;
@@ -746,10 +745,10 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
         std::string nodes;
         for (const std::string& n : hotSpots.hotNodes)
             nodes += (nodes.empty() ? "" : ", ") + n;
-        p.reason = "node" + std::string(hotSpots.hotNodes.size() > 1 ? "s " : " ") + nodes + " run"
-            + (hotSpots.hotNodes.size() > 1 ? "" : "s") + " at or above "
-            + std::to_string(static_cast<int>(m_config.hotSpots.hotAbove * 100)) + "% CPU; move "
-            + std::to_string(hotSpots.moves.size()) + " batch workloads to the coolest nodes that take them";
+        rebalance::explain(p,
+            { rebalance::clause(hotSpots.hotNodes.size() > 1 ? "hot-spots" : "hot-spot",
+                  { nodes, static_cast<int>(m_config.hotSpots.hotAbove * 100) }),
+                rebalance::clause("hot-spot-moves", { hotSpots.moves.size() }) });
         p.effect.sloRisk = "lowers it for what stays on the hot nodes; the moved batch restarts";
         p.risk = rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
@@ -788,6 +787,7 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
                 old.expiresMs = p.expiresMs;
                 if (old.plan == p.plan) {
                     old.reason = p.reason;
+                    old.why = p.why;
                     old.effect = p.effect;
                     old.stateVersion = p.stateVersion;
                 }

@@ -16,24 +16,9 @@ namespace tidepool::rebalance {
 
 namespace {
 
-std::string clockTime(std::int64_t unixMs)
-{
-    const std::time_t seconds = static_cast<std::time_t>(unixMs / 1000);
-    std::tm utc {};
-    gmtime_r(&seconds, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%H:%M UTC", &utc);
-    return text;
-}
-
 std::int64_t roundUp(double value, std::int64_t step)
 {
     return static_cast<std::int64_t>(std::ceil(value / static_cast<double>(step))) * step;
-}
-
-std::string millicores(std::int64_t value)
-{
-    return std::to_string(value) + " mCPU";
 }
 
 bool poweredDown(const NodeOutlook& node)
@@ -53,57 +38,26 @@ std::size_t kindIndex(AcceleratorKind kind)
     return static_cast<std::size_t>(kind);
 }
 
-std::string kindName(AcceleratorKind kind)
-{
-    switch (kind) {
-    case AcceleratorKind::Gpu: return "GPU";
-    case AcceleratorKind::Npu: return "NPU";
-    case AcceleratorKind::Fpga: return "FPGA";
-    case AcceleratorKind::None: break;
-    }
-    return "accelerator";
-}
-
-// The unit a kind's share is counted in (`Device::shareCapacity`).
-std::string unitName(AcceleratorKind kind)
-{
-    switch (kind) {
-    case AcceleratorKind::Gpu: return "milli-devices";
-    case AcceleratorKind::Npu: return "NPU cores";
-    case AcceleratorKind::Fpga: return "FPGA slots";
-    case AcceleratorKind::None: break;
-    }
-    return "units";
-}
-
 // Why an idle accelerator node may go: nothing of its kind waits, and what stays in service holds the hot tier's
 // forecast peak of its kind.
-std::string acceleratorsLeft(const NodeOutlook& node, double leftInService, double hotNeeded)
+Clause acceleratorsLeft(const NodeOutlook& node, double leftInService, double hotNeeded)
 {
-    const std::string kind = kindName(node.acceleratorKind);
+    const std::string kind(toString(node.acceleratorKind));
     const bool lent = node.acceleratorKind == AcceleratorKind::Gpu; // GPUs: those running batch do not count
-    return "; no " + kind + " work waits, and the " + std::to_string(static_cast<std::int64_t>(leftInService)) + " "
-        + unitName(node.acceleratorKind) + " left in service" + (lent ? " with no batch on them" : "")
-        + " hold the hot tier's forecast " + kind + " peak ("
-        + std::to_string(static_cast<std::int64_t>(std::ceil(hotNeeded))) + " with headroom)";
-}
-
-std::string mebibytes(std::int64_t value)
-{
-    return std::to_string(value) + " MiB";
+    return clause(lent ? "accelerators-left-free" : "accelerators-left",
+        { termArg(kind), amountArg(leftInService, kind), amountArg(std::ceil(hotNeeded), kind) });
 }
 
 // One resource that quotas hold (CPU in millicores, memory in MiB, an accelerator kind in its share units): where each
 // pool's figures are, what nodes hold of it, and how its proposals' actions and amounts are written.
 struct QuotaResource {
-    std::string what; // in reasons: "CPU quota", "memory quota", "GPU quota"
+    std::string term; // in reasons (`reasonTerms`) and amounts' units: "cpu", "memory", "gpu", "npu", "fpga"
     std::string keySuffix; // after "quota:<pool>"
     std::int64_t step;
     std::function<QuotaOutlook(const PoolOutlook&)> figures;
     std::function<std::int64_t(const NodeOutlook&)> capacity;
     std::function<Action(std::string, std::int64_t, std::int64_t)> set;
     std::function<Action(std::string, std::int64_t, std::int64_t)> take;
-    std::function<std::string(std::int64_t)> amount;
 };
 
 void planQuotas(
@@ -126,13 +80,22 @@ void planQuotas(
                 slack[pool->name] = (f.quota - need) / r.step * r.step;
         }
     }
+    // Capacity no quota holds is what nodes in service have beyond the quotas, less what the pools with no limit of
+    // it ask for now: a GPU lent to batch of such a pool is held by that batch, not idle.
     std::int64_t capacity = 0;
     for (const NodeOutlook& node : input.nodes)
         if (serving(node))
             capacity += r.capacity(node);
-    std::int64_t unquoted = std::max<std::int64_t>(0, capacity - quotaTotal) / r.step * r.step;
+    double unlimitedDemand = 0.0;
+    for (const PoolOutlook& pool : input.pools)
+        if (const QuotaOutlook f = r.figures(pool); f.quota >= kUnlimited)
+            unlimitedDemand += f.demand;
+    std::int64_t unquoted
+        = std::max<std::int64_t>(0, capacity - quotaTotal - static_cast<std::int64_t>(std::ceil(unlimitedDemand)))
+        / r.step * r.step;
 
-    const std::string& what = r.what;
+    const std::string what = std::string(englishArg(termArg(r.term))) + " quota"; // in the effect's words
+    const auto amount = [&](double value) { return amountArg(value, r.term); };
     for (const auto& [pool, f] : limited) {
         if (!f.peak)
             continue;
@@ -146,7 +109,7 @@ void planQuotas(
             std::vector<std::pair<std::string, std::int64_t>> donors(slack.begin(), slack.end());
             std::erase_if(donors, [&](const auto& d) { return d.first == pool->name; });
             std::sort(donors.begin(), donors.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-            std::string sources;
+            Why sources;
             bool donorsTight = false;
             for (auto& [donor, available] : donors) {
                 if (missing <= 0)
@@ -156,24 +119,25 @@ void planQuotas(
                 slack[donor] -= take;
                 missing -= take;
                 donorsTight = donorsTight || slack[donor] < r.step;
-                sources += (sources.empty() ? "" : ", ") + r.amount(take) + " from pool " + donor;
+                sources.push_back(clause("quota-from-pool", { amount(static_cast<double>(take)), donor }));
             }
             if (missing > 0 && unquoted > 0) {
                 const std::int64_t take = std::min(unquoted, missing);
                 unquoted -= take;
                 missing -= take;
-                sources += (sources.empty() ? "" : ", ") + r.amount(take) + " of capacity no quota holds";
+                sources.push_back(clause("quota-from-capacity", { amount(static_cast<double>(take)) }));
             }
             const std::int64_t raised = need - missing;
             if (raised - quota < r.step)
                 continue; // nothing to shift: the operator sees the pool's forecast, not an empty proposal
             p.plan.insert(p.plan.begin(), r.set(pool->name, raised, quota));
-            p.reason = "pool " + pool->name + " is forecast to need " + r.amount(static_cast<std::int64_t>(peak))
-                + " (p90) around " + clockTime(f.peakAtMs) + ", "
-                + r.amount(static_cast<std::int64_t>(std::ceil(peak * config.headroom))) + " with "
-                + std::to_string(static_cast<int>(std::lround((config.headroom - 1) * 100))) + "% headroom, above its "
-                + what + " of " + r.amount(quota) + "; raise it to " + r.amount(raised) + " ahead of the peak ("
-                + sources + ")";
+            Why why { clause("quota-above",
+                          { pool->name, amount(peak), timeArg(f.peakAtMs), amount(std::ceil(peak * config.headroom)),
+                              std::lround((config.headroom - 1) * 100), termArg(r.term),
+                              amount(static_cast<double>(quota)) }),
+                clause("quota-raise", { amount(static_cast<double>(raised)) }) };
+            why.insert(why.end(), sources.begin(), sources.end());
+            explain(p, std::move(why));
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
             p.effect.utilisationAfter = peak / static_cast<double>(raised);
             p.effect.sloRisk = raised >= peak ? "none: the p90 peak fits the raised " + what
@@ -183,9 +147,10 @@ void planQuotas(
         } else if (f.base && *f.base < quota && need <= *f.base) {
             Proposal p = newProposal(ProposalKind::Quota, key, input, config);
             p.plan.push_back(r.set(pool->name, *f.base, quota));
-            p.reason = "pool " + pool->name + "'s forecast peak (" + r.amount(static_cast<std::int64_t>(peak))
-                + " p90) fits its base " + what + " of " + r.amount(*f.base) + " again; give back the "
-                + r.amount(quota - *f.base) + " it was raised by";
+            explain(p,
+                { clause("quota-fits-base",
+                      { pool->name, amount(peak), termArg(r.term), amount(static_cast<double>(*f.base)) }),
+                    clause("quota-give-back", { amount(static_cast<double>(quota - *f.base)) }) });
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
             p.effect.utilisationAfter = peak / static_cast<double>(*f.base);
             p.effect.sloRisk = "none: the p90 peak with headroom fits the base " + what;
@@ -198,29 +163,26 @@ void planQuotas(
 void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
     planQuotas(input, config,
-        QuotaResource { "CPU quota", "", config.quotaStepMillis,
+        QuotaResource { "cpu", "", config.quotaStepMillis,
             [](const PoolOutlook& p) {
                 return QuotaOutlook { p.cpuQuotaMillis, p.baseCpuMillis, p.cpuDemandMillis, p.cpuPeakMillis,
                     p.peakAtMs };
             },
-            [](const NodeOutlook& n) { return n.cpuMillis; }, &Action::setCpuQuota, &Action::takeCpuQuota,
-            &millicores },
+            [](const NodeOutlook& n) { return n.cpuMillis; }, &Action::setCpuQuota, &Action::takeCpuQuota },
         out);
     planQuotas(input, config,
-        QuotaResource { "memory quota", ":memory", config.quotaStepMiB,
+        QuotaResource { "memory", ":memory", config.quotaStepMiB,
             [](const PoolOutlook& p) {
                 return QuotaOutlook { p.memoryQuotaMiB, p.baseMemoryMiB, p.memoryDemandMiB, p.memoryPeakMiB,
                     p.memoryPeakAtMs };
             },
-            [](const NodeOutlook& n) { return n.memoryMiB; }, &Action::setMemoryQuota, &Action::takeMemoryQuota,
-            &mebibytes },
+            [](const NodeOutlook& n) { return n.memoryMiB; }, &Action::setMemoryQuota, &Action::takeMemoryQuota },
         out);
     // Accelerators kind by kind, in the kind's share units: a pool's share of GPUs is shifted like its cores.
     for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
         const std::size_t k = kindIndex(kind);
-        const std::string unit = unitName(kind);
         planQuotas(input, config,
-            QuotaResource { kindName(kind) + " quota", ":" + std::string(toString(kind)),
+            QuotaResource { std::string(toString(kind)), ":" + std::string(toString(kind)),
                 std::max<std::int64_t>(1, config.acceleratorQuotaStep[k]),
                 [k](const PoolOutlook& p) { return p.accelerators[k]; },
                 [kind](const NodeOutlook& n) {
@@ -232,8 +194,7 @@ void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std
                 },
                 [kind](std::string pool, std::int64_t share, std::int64_t floor) {
                     return Action::takeAcceleratorQuota(std::move(pool), kind, share, floor);
-                },
-                [unit](std::int64_t value) { return std::to_string(value) + " " + unit; } },
+                } },
             out);
     }
 }
@@ -294,15 +255,15 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
     double total = 0.0;
     for (const NodeOutlook* node : hot)
         total += node->acceleratorShare;
-    auto devices = [](double milli) { return std::to_string(static_cast<std::int64_t>(std::lround(milli / 1000.0))); };
+    auto devices = [](double milli) { return static_cast<std::int64_t>(std::lround(milli / 1000.0)); };
     for (const NodeOutlook* node : wake) {
         Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
         p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
         if (!node->peakReserved)
             p.plan.push_back(Action::onNode(Action::Type::Reserve, node->name));
-        p.reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
-            + clockTime(gpus.hotPeakAtMs) + "; power hot node " + node->name + " up again and reserve its "
-            + std::to_string(node->accelerators) + " accelerators for it, rather than stop the batch on lent nodes";
+        explain(p,
+            { clause("hot-peak", { devices(peak), timeArg(gpus.hotPeakAtMs) }),
+                clause("hot-power-up", { node->name, node->accelerators }) });
         const double watts
             = config.idleWattsPerNode + config.idleWattsPerAccelerator * static_cast<double>(node->accelerators);
         p.effect.wattsSaved = -watts;
@@ -331,28 +292,24 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
             drained += node->acceleratorShare;
             runningOn += node->batchResidents;
         }
-        std::string reason;
+        Why why;
         if (now) {
-            reason = "hot-tier accelerator demand is forecast to reach " + devices(peak) + " devices (p90) around "
-                + clockTime(gpus.hotPeakAtMs) + "; ";
+            why.push_back(clause("hot-peak", { devices(peak), timeArg(gpus.hotPeakAtMs) }));
             if (!reserve.empty())
-                reason += "reserve " + std::to_string(reserve.size()) + " more hot nodes (" + devices(milli)
-                    + " devices) for it";
+                why.push_back(clause("hot-reserve", { reserve.size(), devices(milli) }));
             if (!evict.empty())
-                reason += std::string(reserve.empty() ? "" : ", ") + "make room on " + std::to_string(evict.size())
-                    + " drained hot nodes";
+                why.push_back(clause("hot-make-room", { evict.size() }));
             if (stopped)
-                reason += ", moving the " + std::to_string(stopped) + " batch workloads on them to the cold tier";
+                why.push_back(clause("hot-move-batch", { stopped }));
         }
-        if (!drain.empty())
-            reason += std::string(now ? "; it" : "hot-tier accelerator demand") + " is forecast to reach "
-                + devices(drainPeak) + " devices (p90) around " + clockTime(gpus.drainPeakAtMs) + ": drain "
-                + std::to_string(drain.size()) + " hot nodes (" + devices(drained)
-                + " devices) for it, starting no new batch there"
-                + (runningOn ? " and letting the " + std::to_string(runningOn)
-                            + " batch workloads running there end on their own until then"
-                             : std::string());
-        p.reason = reason;
+        if (!drain.empty()) {
+            why.push_back(
+                clause(now ? "hot-peak-later" : "hot-peak", { devices(drainPeak), timeArg(gpus.drainPeakAtMs) }));
+            why.push_back(clause("hot-drain", { drain.size(), devices(drained) }));
+            if (runningOn)
+                why.push_back(clause("hot-drain-batch-ends", { runningOn }));
+        }
+        explain(p, std::move(why));
         p.effect.utilisationBefore = total > 0 ? peak / std::max(1.0, reservedBefore) : 0.0;
         p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore + milli + drained);
         p.effect.gpusFreed = (milli + drained) / 1000.0; // for the hot tier
@@ -366,9 +323,9 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
             p.plan.push_back(Action::onNode(Action::Type::Release, node->name));
             milli += node->acceleratorShare;
         }
-        p.reason = "hot-tier accelerator demand is forecast to stay under " + devices(drainPeak)
-            + " devices (p90) for the lookahead; lend " + std::to_string(release.size()) + " reserved hot nodes ("
-            + devices(milli) + " devices) to batch until the next peak";
+        explain(p,
+            { clause("hot-stays-under", { devices(drainPeak) }),
+                clause("hot-lend", { release.size(), devices(milli) }) });
         p.effect.utilisationBefore = drainPeak / std::max(1.0, reservedBefore);
         p.effect.utilisationAfter = drainPeak / std::max(1.0, reservedBefore - milli);
         p.effect.gpusFreed = milli / 1000.0; // for batch
@@ -401,9 +358,9 @@ void planCarbon(const EvaluationInput& input, const EvaluatorConfig& config, std
     hold.type = Action::Type::HoldDeferrable;
     hold.untilMs = best->first;
     p.plan.push_back(hold);
-    p.reason = "the grid's carbon intensity is " + std::to_string(static_cast<int>(now)) + " g/kWh now and forecast to fall to "
-        + std::to_string(static_cast<int>(best->second)) + " g/kWh at " + clockTime(best->first)
-        + "; hold deferrable batch until then (each still starts by its own deadline)";
+    explain(p,
+        { clause("carbon-falls", { static_cast<int>(now), static_cast<int>(best->second), timeArg(best->first) }),
+            clause("carbon-hold") });
     const double cores = input.deferrableCpuMillis / 1000.0;
     p.effect.co2GramsPerHour = cores * config.wattsPerBusyCore / 1000.0 * (now - best->second);
     p.effect.sloRisk = "none: only deferrable batch waits, and never past its deadline";
@@ -455,14 +412,14 @@ std::string joined(const std::vector<std::string>& names, std::string_view last)
     return out;
 }
 
-// "warm", "hot or warm", "hot, warm or cold".
+// A term of tiers: "warm", "hot+warm" ("hot or warm").
 std::string tierSetName(TierMask set)
 {
     std::vector<std::string> names;
     for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
         if (set & tierBit(tier))
             names.emplace_back(toString(tier));
-    return joined(names, " or ");
+    return joined(names, "+");
 }
 
 // The resources power planning holds the forecast of: a node powered down takes its cores and its memory alike.
@@ -474,11 +431,15 @@ double capacityOf(const NodeOutlook& node, Resource resource)
     return static_cast<double>(resource == Resource::Cpu ? node.cpuMillis : node.memoryMiB);
 }
 
-// "12000 mCPU", "65536 MiB".
-std::string amount(double value, Resource resource)
+// The term of a resource, and its amounts ("12000 mCPU", "65536 MiB").
+std::string termOf(Resource resource)
 {
-    const auto whole = static_cast<std::int64_t>(value);
-    return resource == Resource::Cpu ? millicores(whole) : std::to_string(whole) + " MiB";
+    return resource == Resource::Cpu ? "cpu" : "memory";
+}
+
+nlohmann::json amount(double value, Resource resource)
+{
+    return amountArg(value, termOf(resource));
 }
 
 // One budget a resource, both changed together as nodes go and come.
@@ -596,12 +557,10 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
                 break;
             Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
             p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
-            // GPUs keep the words they always had; another kind is named, with its units.
-            const std::string named = kind == AcceleratorKind::Gpu ? "" : kindName(kind) + " ";
-            p.reason = named + "accelerators in service fall " + std::to_string(static_cast<std::int64_t>(acceleratorsShort))
-                + " " + unitName(kind) + " short of the hot tier's forecast " + named + "peak with headroom and the "
-                + named + "work waiting for them; power node " + node->name + " up again for its "
-                + std::to_string(node->accelerators) + " " + named + "accelerators";
+            const std::string named(toString(kind));
+            explain(p,
+                { clause("accelerators-short", { termArg(named), amountArg(acceleratorsShort, named) }),
+                    clause("power-up-for-accelerators", { node->name, node->accelerators, termArg(named) }) });
             p.effect.wattsSaved = -watts(*node);
             p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
             p.effect.sloRisk = "lowers it: waiting work gets a place";
@@ -636,13 +595,15 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
                               // tiers or the other resource
                 Proposal p = newProposal(ProposalKind::PowerUp, "power:" + node->name, input, config);
                 p.plan.push_back(Action::onNode(Action::Type::Uncordon, node->name));
-                const std::string of
-                    = set == kAllTiers ? "" : " of work that may run only on " + tierSetName(set) + " nodes";
-                p.reason = std::string("the forecast ") + (r == Resource::Cpu ? "CPU" : "memory") + " peak" + of + " ("
-                    + amount(budget.peak[set], r) + " p90, " + amount(budget.needed[set], r)
-                    + " with headroom) exceeds the " + amount(budget.capacity[set], r) + " of "
-                    + (set == kAllTiers ? "" : tierSetName(set) + " ") + "nodes in service; power node " + node->name
-                    + " up again";
+                const auto what = termArg(termOf(r));
+                explain(p,
+                    { set == kAllTiers ? clause("capacity-short",
+                          { what, amount(budget.peak[set], r), amount(budget.needed[set], r),
+                              amount(budget.capacity[set], r) })
+                                       : clause("capacity-short-tiers",
+                                           { what, termArg(tierSetName(set)), amount(budget.peak[set], r),
+                                               amount(budget.needed[set], r), amount(budget.capacity[set], r) }),
+                        clause("power-up", { node->name }) });
                 const TierBudget& cpu = budgets[Resource::Cpu];
                 p.effect.utilisationBefore = cpu.peak[set] / std::max(1.0, cpu.capacity[set]);
                 budgets.add(*node);
@@ -694,17 +655,16 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             std::string(kPowerDownCordon) + " by proposal (idle since " + clockTime(node->idleSinceMs) + ")"));
         const double idleMinutes = static_cast<double>(input.nowMs - node->idleSinceMs) / 60'000.0;
         const double memoryPeak = peakOf[static_cast<std::size_t>(Resource::Memory)];
-        p.reason = "node " + node->name + " has run nothing for " + std::to_string(static_cast<int>(idleMinutes))
-            + " minutes and the rest of the cluster holds the forecast CPU peak ("
-            + millicores(static_cast<std::int64_t>(demand)) + " p90"
-            + (memoryPeak > 0 ? ") and memory peak (" + amount(memoryPeak, Resource::Memory) + " p90" : std::string())
-            + (heldAtRecentPeak.empty() ? std::string()
-                                        : std::string(heldAtRecentPeak.size() == 1 ? ", and pool " : ", and pools ")
-                        + joined(heldAtRecentPeak, " and ")
-                        + " at the highest load of the last day: too little history for a forecast")
-            + ") with headroom"
-            + (node->acceleratorShare > 0 ? acceleratorsLeft(*node, leftForPeak, hotNeeded[k]) : std::string())
-            + "; cordon it and power it down";
+        Why why { clause("node-idle", { node->name, static_cast<int>(idleMinutes) }),
+            memoryPeak > 0 ? clause(
+                "rest-holds-cpu-memory", { amount(demand, Resource::Cpu), amount(memoryPeak, Resource::Memory) })
+                           : clause("rest-holds-cpu", { amount(demand, Resource::Cpu) }) };
+        if (!heldAtRecentPeak.empty())
+            why.push_back(clause("recent-peak-pools", { joined(heldAtRecentPeak, ", ") }));
+        if (node->acceleratorShare > 0)
+            why.push_back(acceleratorsLeft(*node, leftForPeak, hotNeeded[k]));
+        why.push_back(clause("power-down"));
+        explain(p, std::move(why));
         const TierBudget& cpuBudget = budgets[Resource::Cpu];
         p.effect.utilisationBefore = demand / std::max(1.0, cpuBudget.capacity[kAllTiers]);
         p.effect.utilisationAfter = demand / std::max(1.0, cpuBudget.capacity[kAllTiers] - cpu);

@@ -4,7 +4,8 @@
 //
 // - Peak shifting (`quota`): a pool whose forecast p90 peak over the lookahead, with headroom, exceeds its CPU quota
 //   gets a raise ahead of the peak, taken from pools whose own forecast leaves them slack (largest slack first) and
-//   from capacity no quota holds; a pool raised earlier whose forecast fits its base quota again is given its base
+//   from capacity no quota holds (beyond the quotas, less what pools with no limit ask for now: a GPU lent to their
+//   batch is not idle); a pool raised earlier whose forecast fits its base quota again is given its base
 //   back (the trough). Memory limits likewise, as proposals of their own (key `quota:<pool>:memory`): a memory-bound
 //   pool waits for memory however many cores it has; no donor is asked below its own forecast need with headroom,
 //   and applying never lowers a limit below what the pool's workloads hold (`Rebalancer`). Accelerator quotas

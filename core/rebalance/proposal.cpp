@@ -123,11 +123,11 @@ json toJson(const Proposal& p)
     json plan = json::array();
     for (const Action& a : p.plan)
         plan.push_back(toJson(a));
-    return json { { "id", p.id }, { "kind", std::string(toString(p.kind)) }, { "state", std::string(toString(p.state)) },
-        { "risk", std::string(toString(p.risk)) }, { "key", p.key }, { "reason", p.reason }, { "effect", toJson(p.effect) },
-        { "plan", std::move(plan) }, { "stateVersion", p.stateVersion }, { "createdMs", p.createdMs },
-        { "expiresMs", p.expiresMs }, { "decidedBy", p.decidedBy }, { "decidedMs", p.decidedMs }, { "steps", p.steps },
-        { "detail", p.detail } };
+    return json { { "id", p.id }, { "kind", std::string(toString(p.kind)) },
+        { "state", std::string(toString(p.state)) }, { "risk", std::string(toString(p.risk)) }, { "key", p.key },
+        { "reason", p.reason }, { "why", toJson(p.why) }, { "effect", toJson(p.effect) }, { "plan", std::move(plan) },
+        { "stateVersion", p.stateVersion }, { "createdMs", p.createdMs }, { "expiresMs", p.expiresMs },
+        { "decidedBy", p.decidedBy }, { "decidedMs", p.decidedMs }, { "steps", p.steps }, { "detail", p.detail } };
 }
 
 store::StoredProposal toStored(const Proposal& p)
@@ -136,8 +136,10 @@ store::StoredProposal toStored(const Proposal& p)
     for (const Action& a : p.plan)
         actions.push_back(toJson(a));
     return store::StoredProposal { p.id, std::string(toString(p.kind)), std::string(toString(p.state)),
-        std::string(toString(p.risk)), p.reason, toJson(p.effect), json { { "key", p.key }, { "actions", std::move(actions) } },
-        static_cast<std::int64_t>(p.stateVersion), p.createdMs, p.expiresMs, p.decidedBy, p.decidedMs, p.steps, p.detail };
+        std::string(toString(p.risk)), p.reason, toJson(p.effect),
+        json { { "key", p.key }, { "actions", std::move(actions) }, { "why", toJson(p.why) } },
+        static_cast<std::int64_t>(p.stateVersion), p.createdMs, p.expiresMs, p.decidedBy, p.decidedMs, p.steps,
+        p.detail };
 }
 
 Expected<Proposal> fromStored(const store::StoredProposal& s)
@@ -157,6 +159,12 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
     if (!s.plan.is_object() || !s.plan.contains("actions") || !s.plan["actions"].is_array())
         return makeError(ErrorCode::ParseError, where + "field `plan` holds no actions");
     p.key = s.plan.value("key", std::string());
+    if (const auto why = s.plan.find("why"); why != s.plan.end()) { // proposals stored before session 22 have none
+        auto clauses = whyFromJson(*why);
+        if (!clauses)
+            return makeError(ErrorCode::ParseError, where + "field `plan." + clauses.error().message.substr(7));
+        p.why = std::move(*clauses);
+    }
     for (const json& a : s.plan["actions"]) {
         Action action;
         const auto type = parseName<Action::Type>(kActionTypes, a.value("action", std::string()));
@@ -204,6 +212,12 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
     p.steps = s.steps.is_array() ? s.steps : json::array();
     p.detail = s.detail;
     return p;
+}
+
+void explain(Proposal& p, Why why)
+{
+    p.reason = english(why);
+    p.why = std::move(why);
 }
 
 } // namespace tidepool::rebalance

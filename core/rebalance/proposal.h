@@ -12,6 +12,7 @@
 // Thread affinity: none; plain values.
 
 #include "core/model/pool.h"
+#include "core/rebalance/reason.h"
 #include "core/store/store.h"
 
 #include <nlohmann/json.hpp>
@@ -192,7 +193,8 @@ struct Proposal {
     ProposalState state = ProposalState::Invalid;
     Risk risk = Risk::Invalid;
     std::string key; // what it is about ("quota:batch", "power:node-7"): one pending proposal per key
-    std::string reason;
+    std::string reason; // in English: what `why` says
+    Why why; // the reason in clauses, for a console to word in its own language; empty in proposals stored before it
     Effect effect;
     std::vector<Action> plan;
     std::uint64_t stateVersion = 0;
@@ -219,6 +221,9 @@ struct QuotaSteps {
 // planned on the same quota). A pending proposal is kept when the next evaluation gives equivalent advice, so that an
 // operator is not asked to approve a target that moves by a step every five minutes.
 bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b, QuotaSteps steps);
+
+// Sets the proposal's reason: `why`, and the English it makes.
+void explain(Proposal& p, Why why);
 
 nlohmann::json toJson(const Action& action);
 nlohmann::json toJson(const Effect& effect);

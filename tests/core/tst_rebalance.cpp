@@ -92,13 +92,32 @@ template <typename E> std::string name(E value)
     return std::string(toString(value));
 }
 
+// Every proposal the tests looked at, for `cleanupTestCase` to check their reasons' clauses.
+std::vector<rebalance::Proposal>& seenProposals()
+{
+    static std::vector<rebalance::Proposal> seen;
+    return seen;
+}
+
 std::vector<rebalance::Proposal> ofKind(const std::vector<rebalance::Proposal>& all, ProposalKind kind)
 {
     std::vector<rebalance::Proposal> out;
-    for (const auto& p : all)
+    for (const auto& p : all) {
+        seenProposals().push_back(p);
         if (p.kind == kind)
             out.push_back(p);
+    }
     return out;
+}
+
+// The highest %n in a reason's form: how many arguments it takes.
+std::size_t placeholders(std::string_view form)
+{
+    std::size_t most = 0;
+    for (std::size_t i = 0; i + 1 < form.size(); ++i)
+        if (form[i] == '%' && form[i + 1] >= '1' && form[i + 1] <= '9')
+            most = std::max(most, static_cast<std::size_t>(form[i + 1] - '0'));
+    return most;
 }
 
 // A pending quota proposal about `key` with `plan` (a set and a take) and, last, the take again as a `give`.
@@ -210,20 +229,48 @@ private:
         return { std::move(r), id };
     }
 
-    // A week of 5-minute history: pool "web" swings daily between 1500 and 4500 mCPU, peaking 30 minutes after
-    // `kNow`; pool "batch" holds 2000 mCPU.
-    static void writeHistory(store::Store& store)
+    // A week of 5-minute history of one resource (`pool/<name>/<resource>`, as the recorder writes it) before `kNow`:
+    // pool `swinging` swings daily between `mean` - `amplitude` and `mean` + `amplitude`, peaking at `peakAtMs` (and
+    // a whole number of days before it); pool `steady`, where named, holds `level`.
+    static std::vector<store::Sample> dailySwing(const std::string& resource, const std::string& swinging, double mean,
+        double amplitude, const std::string& steady = {}, double level = 0.0,
+        std::int64_t peakAtMs = kNow + 30 * kMinute)
     {
         std::vector<store::Sample> samples;
         const double pi = std::acos(-1.0);
         for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
-            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
-            samples.push_back({ { "pool", "web", "cpu" }, t, 3000 + 1500 * std::cos(phase) });
-            samples.push_back({ { "pool", "batch", "cpu" }, t, 2000 });
+            const double phase = 2 * pi * static_cast<double>(t - peakAtMs) / static_cast<double>(kDay);
+            samples.push_back({ { "pool", swinging, resource }, t, mean + amplitude * std::cos(phase) });
+            if (!steady.empty())
+                samples.push_back({ { "pool", steady, resource }, t, level });
         }
+        return samples;
+    }
+
+    // Every 5 minutes from `fromMs` until `untilMs`, each pool's `resource` at its level.
+    static std::vector<store::Sample> levels(const std::string& resource,
+        const std::vector<std::pair<std::string, double>>& pools, std::int64_t fromMs, std::int64_t untilMs)
+    {
+        std::vector<store::Sample> samples;
+        for (std::int64_t t = fromMs; t < untilMs; t += 5 * kMinute)
+            for (const auto& [pool, level] : pools)
+                samples.push_back({ { "pool", pool, resource }, t, level });
+        return samples;
+    }
+
+    // Writes `samples` as history and aggregates it into 5-minute buckets, as the store has it at `nowMs`.
+    [[nodiscard]] static bool writeSamples(
+        store::Store& store, const std::vector<store::Sample>& samples, std::int64_t nowMs = kNow)
+    {
         store.addSamples(samples);
-        QVERIFY(store.commit());
-        QVERIFY(store.maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+        return store.commit() && store.maintain(nowMs, store::Retention { 0, 0, 0, 0, 0 });
+    }
+
+    // A week of 5-minute history: pool "web" swings daily between 1500 and 4500 mCPU, peaking 30 minutes after
+    // `kNow`; pool "batch" holds 2000 mCPU.
+    static void writeHistory(store::Store& store)
+    {
+        QVERIFY(writeSamples(store, dailySwing("cpu", "web", 3000, 1500, "batch", 2000)));
     }
 
     // Writes `samples` as history (aggregated into 5-minute buckets), runs one evaluation with nodes counted idle at
@@ -231,8 +278,7 @@ private:
     std::optional<std::vector<std::string>> powerDownReasons(
         ControlPlane& plane, store::Store& store, const std::vector<store::Sample>& samples)
     {
-        store.addSamples(samples);
-        if (!store.commit() || !store.maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }))
+        if (!writeSamples(store, samples))
             return std::nullopt;
         RebalanceConfig config;
         config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
@@ -256,6 +302,25 @@ private:
     }
 
 private slots:
+    // The reasons of every proposal the tests saw are made of known clauses, each with the arguments its form takes,
+    // and read in English as the proposal's reason.
+    void cleanupTestCase()
+    {
+        QVERIFY(seenProposals().size() > 50);
+        std::set<std::string> codes;
+        for (const rebalance::Proposal& p : seenProposals()) {
+            QVERIFY2(!p.why.empty(), p.reason.c_str());
+            QCOMPARE(rebalance::english(p.why), p.reason);
+            for (const rebalance::Clause& c : p.why) {
+                const rebalance::ReasonForm* form = rebalance::reasonForm(c.code);
+                QVERIFY2(form, c.code.c_str());
+                QVERIFY2(c.args.is_array() && c.args.size() == placeholders(form->english), c.code.c_str());
+                codes.insert(c.code);
+            }
+        }
+        QVERIFY2(codes.size() >= 25, std::to_string(codes.size()).c_str()); // most forms were seen
+    }
+
     void init()
     {
         m_ioHolder = std::make_unique<boost::asio::io_context>();
@@ -454,6 +519,34 @@ private slots:
         quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
         QCOMPARE(quota[0].plan[0], Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4500, 2000));
 
+        // GPUs that pools with no GPU quota use are not capacity no quota holds: two hot nodes of 4 GPUs, one reserved,
+        // one lent to the batch of a pool with no limit, which holds 5 GPUs (one waits); 8000 - 2000 in quotas - 5000
+        // held leaves 1000 for ml, which asks for 2000 more.
+        rebalance::EvaluationInput lent;
+        lent.nowMs = kNow;
+        auto cold = limit(pool("cold", kUnlimited, 1000.0), gpu, kUnlimited, std::nullopt, 5000.0);
+        lent.pools = { limit(pool("ml", kUnlimited, 1000.0), gpu, 2000, 3000.0), cold };
+        lent.nodes = { node("hot-1", 0), node("hot-2", 0) };
+        for (rebalance::NodeOutlook& n : lent.nodes) {
+            n.tier = "hot";
+            n.accelerators = 4;
+            n.acceleratorKind = AcceleratorKind::Gpu;
+            n.acceleratorShare = 4000.0;
+        }
+        lent.nodes[0].peakReserved = true;
+        lent.nodes[1].batchResidents = 4;
+        quota = ofKind(rebalance::evaluate(lent, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].plan,
+            (std::vector<Action> { Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 3000, 2000) }));
+        QVERIFY2(quota[0].reason.find("1000 milli-devices of capacity no quota holds") != std::string::npos,
+            quota[0].reason.c_str());
+        QCOMPARE(quota[0].effect.utilisationAfter, 1.0); // the p90 peak fills it, without headroom
+        // Its batch done, the lent node's GPUs are idle capacity again.
+        lent.pools[1].accelerators[gpu].demand = 0.0;
+        quota = ofKind(rebalance::evaluate(lent, {}), ProposalKind::Quota);
+        QCOMPARE(quota[0].plan[0], Action::setAcceleratorQuota("ml", AcceleratorKind::Gpu, 4000, 2000));
+
         // The trough: a pool raised earlier whose peak fits its base again gives back what it was raised by.
         rebalance::EvaluationInput trough;
         trough.nowMs = kNow;
@@ -469,6 +562,62 @@ private slots:
         // Not while what its workloads ask for now needs more than the base.
         trough.pools[0].accelerators[gpu].demand = 1800.0;
         QVERIFY(ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota).empty());
+    }
+
+    // A proposal's reason is kept as clauses (a code and its arguments) beside the English they make: stored and read
+    // back whole, served in its JSON as `why`. A stored clause with no code is an error that names it; a proposal
+    // stored before clauses existed reads with none (the console shows its English); a clause this build does not
+    // know reads as its code.
+    void reasonsAreClausesAConsoleCanWord()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        input.pools = { pool("web", 4000, 5000.0), pool("batch", 8000, 2000.0) };
+        const auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        rebalance::Proposal p = quota[0];
+        p.id = 3;
+        p.state = ProposalState::Pending;
+        QCOMPARE(p.why.size(), std::size_t { 3 });
+        QCOMPARE(p.why[0].code, std::string("quota-above"));
+        const nlohmann::json& args = p.why[0].args;
+        QVERIFY(args[0] == "web");
+        QVERIFY(args[1] == rebalance::amountArg(5000.0, "cpu"));
+        QVERIFY(args[2] == rebalance::timeArg(kNow + 30 * kMinute));
+        QVERIFY(args[4] == 20); // % headroom
+        QVERIFY(args[5] == rebalance::termArg("cpu"));
+        QVERIFY2(p.reason.find("above its CPU quota of 4000 mCPU; raise it to 6000 mCPU ahead of the peak; take 2000 "
+                               "mCPU from pool batch")
+                != std::string::npos,
+            p.reason.c_str());
+        QCOMPARE(rebalance::toJson(p)["why"][2]["code"].get<std::string>(), std::string("quota-from-pool"));
+
+        auto stored = rebalance::toStored(p);
+        const auto back = rebalance::fromStored(stored);
+        QVERIFY(back);
+        QVERIFY(back->why == p.why);
+        QCOMPARE(back->reason, p.reason);
+
+        stored.plan["why"][1] = nlohmann::json { { "args", nlohmann::json::array() } };
+        auto broken = rebalance::fromStored(stored);
+        QVERIFY(!broken);
+        QVERIFY2(
+            broken.error().message.find("stored proposal 3: field `plan.why[1]` has no `code`") != std::string::npos,
+            broken.error().message.c_str());
+        stored.plan["why"] = "raise it";
+        broken = rebalance::fromStored(stored);
+        QVERIFY(!broken);
+        QVERIFY2(broken.error().message.find("field `plan.why` is not an array of clauses") != std::string::npos,
+            broken.error().message.c_str());
+        stored.plan.erase("why");
+        const auto old = rebalance::fromStored(stored);
+        QVERIFY(old && old->why.empty());
+        QCOMPARE(old->reason, p.reason);
+
+        QCOMPARE(rebalance::english({ rebalance::clause("from-a-newer-daemon", { 1 }), p.why[1] }),
+            std::string("from-a-newer-daemon; raise it to 6000 mCPU ahead of the peak"));
+        // Tiers are a term each, a set of them joined.
+        QCOMPARE(rebalance::englishArg(rebalance::termArg("hot+warm")), std::string("hot or warm"));
     }
 
     // An accelerator quota action reads back from the store as it was written, names its kind in JSON, and the next
@@ -614,8 +763,9 @@ private slots:
         input.pools[0].cpuRecentPeakMillis = 12000;
         const auto down = ofKind(rebalance::evaluate(input, {}), ProposalKind::PowerDown);
         QCOMPARE(down.size(), std::size_t { 1 });
-        QVERIFY2(down[0].reason.find("pool fresh at the highest load of the last day: too little history for a "
-                                     "forecast")
+        QVERIFY2(
+            down[0].reason.find("pools fresh are counted at the highest load of the last day: too little history for a "
+                                "forecast")
                 != std::string::npos,
             down[0].reason.c_str());
         // With a forecast, the forecast decides (quota planning ignores the recent peak as well: no proposal).
@@ -656,7 +806,8 @@ private slots:
         // 32000 in service; 12000 × 1.2 × 1.1 = 15840 must stay: two may go (16000 left). At demand now (0) three
         // would (minReadyPerTier keeps the last).
         QCOMPARE(downs->size(), std::size_t { 2 });
-        QVERIFY2((*downs)[0].find("pool fresh at the highest load") != std::string::npos, (*downs)[0].c_str());
+        QVERIFY2(
+            (*downs)[0].find("pools fresh are counted at the highest load") != std::string::npos, (*downs)[0].c_str());
     }
 
     // Services may run only on warm nodes: idle CPU on the hot tier does not let a warm node be powered down that the
@@ -807,7 +958,7 @@ private slots:
             (std::set<std::string> { "power:cpu-idle", "power:fpga-1", "power:fpga-2", "power:gpu-1" }));
         const auto fpgaDown = std::find_if(down.begin(), down.end(), [](const auto& p) { return p.key == "power:fpga-2"; });
         QVERIFY2(fpgaDown->reason.find("no FPGA work waits, and the 0 FPGA slots left in service hold the hot tier's "
-                                       "forecast FPGA peak (0 with headroom)")
+                                       "forecast FPGA peak (0 FPGA slots with headroom)")
                 != std::string::npos,
             fpgaDown->reason.c_str());
 
@@ -1103,7 +1254,7 @@ private slots:
                 Action::onNode(Action::Type::Drain, "h3"), Action::onNode(Action::Type::Drain, "h2") }));
         QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Low));
         QVERIFY2(
-            reclaim[0].reason.find("letting the 2 batch workloads running there end on their own") != std::string::npos,
+            reclaim[0].reason.find("let the 2 batch workloads running there end on their own") != std::string::npos,
             reclaim[0].reason.c_str());
         QCOMPARE(reclaim[0].effect.gpusFreed, 16.0);
 
@@ -1115,8 +1266,8 @@ private slots:
         QCOMPARE(reclaim.size(), std::size_t { 1 });
         QCOMPARE(reclaim[0].plan, (std::vector<Action> { Action::onNode(Action::Type::Evict, "h2") }));
         QCOMPARE(name(reclaim[0].risk), name(rebalance::Risk::Medium));
-        QVERIFY2(reclaim[0].reason.find("make room on 1 drained hot nodes, moving the 1 batch workloads")
-                != std::string::npos,
+        QVERIFY2(
+            reclaim[0].reason.find("make room on 1 drained hot nodes; move the 1 batch workloads") != std::string::npos,
             reclaim[0].reason.c_str());
         // Nothing left on them: nothing to reclaim, nothing to lend.
         input.nodes = { hotNode("h1", true, 0), hotNode("h2", true, 0), hotNode("h3", true, 0) };
@@ -1855,13 +2006,8 @@ private slots:
         createPool(*p, "cache", 16000);
         for (const char* n : { "n1", "n2", "n3" })
             join(*p, n, 8000, 32768);
-        std::vector<store::Sample> samples;
-        const double pi = std::acos(-1.0);
-        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
-            const double phase = 2 * pi * static_cast<double>(t - kNow) / static_cast<double>(kDay);
-            samples.push_back({ { "pool", "cache", "cpu" }, t, 1000 + 200 * std::cos(phase) });
-            samples.push_back({ { "pool", "cache", "memory" }, t, 38'000 + 2'000 * std::cos(phase) });
-        }
+        auto samples = dailySwing("cpu", "cache", 1000, 200, {}, 0.0, kNow);
+        std::ranges::copy(dailySwing("memory", "cache", 38'000, 2'000, {}, 0.0, kNow), std::back_inserter(samples));
         const auto reasons = powerDownReasons(*p, **opened, samples);
         QVERIFY(reasons);
         // About 40000 MiB at its p90 peak, 48000 with headroom: two of the three 32768 MiB nodes must stay.
@@ -1897,14 +2043,8 @@ private slots:
         };
         const auto memoryQuota
             = [](ControlPlane& p, const char* pool) { return p.cluster().pool(*p.poolByName(pool)).quota.memoryMiB; };
-        std::vector<store::Sample>
-            samples; // web swings daily up to 16000 MiB, 30 minutes after `kNow`; batch holds 8000
-        const double pi = std::acos(-1.0);
-        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
-            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
-            samples.push_back({ { "pool", "web", "memory" }, t, 12'000 + 4'000 * std::cos(phase) });
-            samples.push_back({ { "pool", "batch", "memory" }, t, 8'000 });
-        }
+        // Web swings daily up to 16000 MiB, 30 minutes after `kNow`; batch holds 8000.
+        const auto samples = dailySwing("memory", "web", 12'000, 4'000, "batch", 8'000);
         std::int64_t raisedTo = 0;
         {
             auto opened = store::openSqliteStore(dbPath());
@@ -1914,9 +2054,7 @@ private slots:
             ControlPlane& p = **created;
             createPool(p, "web", kUnlimited, 16384);
             createPool(p, "batch", kUnlimited, 65536);
-            (*opened)->addSamples(samples);
-            QVERIFY((*opened)->commit());
-            QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+            QVERIFY(writeSamples(**opened, samples));
             auto r = rebalancer(p);
             auto ids = r->evaluateNow(kNow);
             QCOMPARE(ids.size(), std::size_t { 1 });
@@ -1968,20 +2106,14 @@ private slots:
             p.stop();
         }
         // A restart later, two days of web at 4000 MiB: its forecast fits the base again, which gives the raise back.
-        samples.clear();
-        for (std::int64_t t = kNow; t < kNow + 2 * kDay; t += 5 * kMinute) {
-            samples.push_back({ { "pool", "web", "memory" }, t, 4'000 });
-            samples.push_back({ { "pool", "batch", "memory" }, t, 8'000 });
-        }
         auto opened = store::openSqliteStore(dbPath());
         QVERIFY(opened);
         auto created = ControlPlane::create(io(), ControlPlaneConfig {}, link, {}, opened->get());
         QVERIFY(created);
         ControlPlane& p = **created;
         QCOMPARE(memoryQuota(p, "web"), raisedTo);
-        (*opened)->addSamples(samples);
-        QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow + 2 * kDay, store::Retention { 0, 0, 0, 0, 0 }));
+        QVERIFY(writeSamples(**opened,
+            levels("memory", { { "web", 4'000 }, { "batch", 8'000 } }, kNow, kNow + 2 * kDay), kNow + 2 * kDay));
         auto r = rebalancer(p);
         const auto ids = r->evaluateNow(kNow + 2 * kDay);
         QCOMPARE(ids.size(), std::size_t { 1 });
@@ -2010,13 +2142,6 @@ private slots:
             request.acceleratorQuota[gpu] = share;
             QVERIFY(p.createPool(request));
         };
-        std::vector<store::Sample> samples; // ml swings daily up to 3000 milli-GPUs, 30 minutes after `kNow`
-        const double pi = std::acos(-1.0);
-        for (std::int64_t t = kNow - 7 * kDay; t < kNow; t += 5 * kMinute) {
-            const double phase = 2 * pi * static_cast<double>(t - (kNow + 30 * kMinute)) / static_cast<double>(kDay);
-            samples.push_back({ { "pool", "ml", "gpu" }, t, 2'000 + 1'000 * std::cos(phase) });
-            samples.push_back({ { "pool", "batch", "gpu" }, t, 1'000 });
-        }
         std::int64_t raisedTo = 0;
         {
             auto opened = store::openSqliteStore(dbPath());
@@ -2024,9 +2149,8 @@ private slots:
             auto p = plane(**opened);
             createGpuPool(*p, "ml", 2000);
             createGpuPool(*p, "batch", 6000);
-            (*opened)->addSamples(samples);
-            QVERIFY((*opened)->commit());
-            QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+            // ml swings daily up to 3000 milli-GPUs, 30 minutes after `kNow`; batch holds 1000.
+            QVERIFY(writeSamples(**opened, dailySwing("gpu", "ml", 2'000, 1'000, "batch", 1'000)));
             auto r = rebalancer(*p);
             auto ids = r->evaluateNow(kNow);
             QCOMPARE(ids.size(), std::size_t { 1 });
@@ -2078,18 +2202,12 @@ private slots:
         }
         // A restart later, two days of ml at 500 milli-GPUs: its forecast fits the base again, which gives the raise
         // back.
-        samples.clear();
-        for (std::int64_t t = kNow; t < kNow + 2 * kDay; t += 5 * kMinute) {
-            samples.push_back({ { "pool", "ml", "gpu" }, t, 500 });
-            samples.push_back({ { "pool", "batch", "gpu" }, t, 1'000 });
-        }
         auto opened = store::openSqliteStore(dbPath());
         QVERIFY(opened);
         auto p = plane(**opened);
         QCOMPARE(gpuQuota(*p, "ml"), raisedTo);
-        (*opened)->addSamples(samples);
-        QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow + 2 * kDay, store::Retention { 0, 0, 0, 0, 0 }));
+        QVERIFY(writeSamples(
+            **opened, levels("gpu", { { "ml", 500 }, { "batch", 1'000 } }, kNow, kNow + 2 * kDay), kNow + 2 * kDay));
         auto r = rebalancer(*p);
         const auto ids = r->evaluateNow(kNow + 2 * kDay);
         QCOMPARE(ids.size(), std::size_t { 1 });
@@ -2147,9 +2265,7 @@ private slots:
         auto web = (*opened)->history({ "pool", "web", "cpu" }, 0, kNow, store::Resolution::Raw);
         for (const auto& point : *web)
             samples.push_back({ { "pool", "web2", "cpu" }, point.atMs, point.mean });
-        (*opened)->addSamples(samples);
-        QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+        QVERIFY(writeSamples(**opened, samples));
         auto r = rebalancer(*p);
         const auto created = r->evaluateNow(kNow);
         QCOMPARE(created.size(), std::size_t { 2 });
@@ -2259,9 +2375,7 @@ private slots:
         std::vector<store::Sample> samples;
         for (std::int64_t t = kNow - 6 * 60 * kMinute; t < kNow; t += 5 * kMinute)
             samples.push_back({ { "pool", "web", "cpu" }, t, 5000 }); // far above the quota, but only six hours
-        (*opened)->addSamples(samples);
-        QVERIFY((*opened)->commit());
-        QVERIFY((*opened)->maintain(kNow, store::Retention { 0, 0, 0, 0, 0 }));
+        QVERIFY(writeSamples(**opened, samples));
         auto r = rebalancer(*p);
         QVERIFY(r->evaluateNow(kNow).empty());
     }

@@ -144,7 +144,7 @@ private Q_SLOTS:
                 const ProposalRow& row = rows[static_cast<std::size_t>(r)];
                 QCOMPARE(model.index(r, ProposalsModel::Id).data().toLongLong(), row.id);
                 QCOMPARE(model.index(r, ProposalsModel::State).data().toString(), proposalStateLabel(row.state));
-                QCOMPARE(model.index(r, ProposalsModel::Reason).data().toString(), QString::fromStdString(row.reason));
+                QCOMPARE(model.index(r, ProposalsModel::Reason).data().toString(), reasonText(row.why, row.reason));
                 QCOMPARE(model.rowOf(row.id), r);
             }
         }
@@ -211,6 +211,58 @@ private Q_SLOTS:
             qPrintable(detail.text()));
         QVERIFY2(detail.text().contains(QStringLiteral("power-down &lt;idle&gt;")), qPrintable(detail.text()));
         QVERIFY(!detail.text().contains(QStringLiteral("set_cpu_quota")));
+    }
+
+    // A proposal's reason is worded from its clauses in the console's units: every proposal the demo's rebalancer made
+    // has them, and reads as its English with CPU in cores and memory in GiB; a name is shown as it is (a pool called
+    // "%2" is not a placeholder) and escaped in the detail pane. Without clauses (a daemon from before them), with a
+    // clause this console does not know, or with an argument it cannot read, the daemon's English is shown.
+    void proposalReasonsReadInTheConsolesWords()
+    {
+        std::size_t worded = 0;
+        for (const SnapshotPtr& snapshot : m_snapshots)
+            for (const ProposalRow& row : snapshot->proposals) {
+                const auto why = nlohmann::json::parse(row.why);
+                QVERIFY2(why.is_array() && !why.empty(), row.reason.c_str());
+                const QString text = reasonText(row.why, row.reason);
+                QVERIFY2(!text.contains(QLatin1Char('{')) && !text.contains(QStringLiteral("%1")), qPrintable(text));
+                worded += text != QString::fromStdString(row.reason) ? 1 : 0;
+            }
+        QVERIFY(worded > 0); // some with amounts the console words its own way
+
+        namespace rb = tidepool::rebalance;
+        const rb::Why why { rb::clause("quota-above",
+                                { "%2<b>", rb::amountArg(5000, "cpu"), rb::timeArg(0), rb::amountArg(6000, "cpu"), 20,
+                                    rb::termArg("memory"), rb::amountArg(4096, "memory") }),
+            rb::clause("quota-from-capacity", { rb::amountArg(1500, "gpu") }), rb::clause("power-down") };
+        const std::string json = rb::toJson(why).dump();
+        const std::string english = rb::english(why);
+        QCOMPARE(reasonText(json, english),
+            QStringLiteral("pool %2<b> is forecast to need 5.0 cores (p90) around ") + timeText(0)
+                + QStringLiteral(", 6.0 cores with 20% headroom, above its memory quota of 4.0 GiB; take 1500 "
+                                 "milli-devices of capacity no quota holds; cordon it and power it down"));
+        QCOMPARE(reasonText("[]", english), QString::fromStdString(english));
+        QCOMPARE(reasonText("not json", english), QString::fromStdString(english));
+        const auto unreadable = [&](rb::Clause c) {
+            rb::Why changed = why;
+            changed.push_back(std::move(c));
+            return reasonText(rb::toJson(changed).dump(), english) == QString::fromStdString(english);
+        };
+        QVERIFY(unreadable(rb::clause("from-a-newer-daemon", { 1 })));
+        QVERIFY(unreadable(rb::clause("power-up", { nlohmann::json { { "shape", "unknown" } } })));
+        QVERIFY(unreadable(rb::clause("power-up-for-accelerators", { "n1", 2, rb::termArg("qpu") })));
+        QVERIFY(unreadable(rb::clause("quota-raise", { rb::amountArg(3, "qubits") })));
+
+        ProposalRow row;
+        row.id = 9;
+        row.kind = "quota";
+        row.state = "pending";
+        row.reason = english;
+        row.why = json;
+        ProposalDetail detail;
+        detail.showProposal(&row);
+        QVERIFY2(detail.text().contains(QStringLiteral("pool %2&lt;b&gt; is forecast to need 5.0 cores")),
+            qPrintable(detail.text()));
     }
 
     void proposalStateChangesInPlace()

@@ -11,6 +11,7 @@
 #include "daemon_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/remote_backend.h"
+#include "ui/labels.h"
 #include "ui/move_text.h"
 #include "ui/remote_text.h"
 
@@ -295,6 +296,14 @@ void TestRemoteBackend::snapshotIsTheApis()
     QCOMPARE(raise->kind, std::string("quota"));
     QCOMPARE(raise->subject, std::string("quota:web-0"));
     QVERIFY(!raise->reason.empty());
+    // Its reason comes as clauses too, which the console words (CPU in cores) instead of showing the daemon's English.
+    const json why = json::parse(raise->why);
+    QVERIFY2(why.is_array() && !why.empty(), raise->why.c_str());
+    QCOMPARE(why[0]["code"].get<std::string>(), std::string("quota-above"));
+    const QString reason = reasonText(raise->why, raise->reason);
+    QVERIFY2(reason.startsWith(QStringLiteral("pool web-0 is forecast to need "))
+            && reason.contains(QStringLiteral(" cores")) && reason != QString::fromStdString(raise->reason),
+        qPrintable(reason));
     QVERIFY(!raise->plan.empty());
     QVERIFY2(QString::fromStdString(raise->plan.front()).contains(QStringLiteral("set_cpu_quota")),
         raise->plan.front().c_str());

@@ -1,5 +1,6 @@
 // The console's catalogues are built into it and loaded by locale: in Simplified Chinese the window's text is
 // Chinese, the core's names shown in the models are translated, and the `key=value` filter keys stay the same.
+#include "core/rebalance/reason.h"
 #include "demo_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/labels.h"
@@ -65,6 +66,25 @@ private Q_SLOTS:
         QCOMPARE(planStepText(R"({"action":"set_accelerator_quota","target":"ml","accelerator":"gpu",)"
                               R"("quotaShare":4000,"expectQuotaShare":2000})"),
             QStringLiteral("将资源池 ml 的GPU 配额从 2000 份额单位 调整为 4000 份额单位"));
+        // So is a proposal's reason, clause by clause, with its amounts in the console's units and terms translated.
+        namespace rb = tidepool::rebalance;
+        const rb::Why why { rb::clause("quota-above",
+                                { "web", rb::amountArg(5000, "cpu"), rb::timeArg(0), rb::amountArg(6000, "cpu"), 20,
+                                    rb::termArg("cpu"), rb::amountArg(4000, "cpu") }),
+            rb::clause("quota-from-pool", { rb::amountArg(2000, "cpu"), "batch" }),
+            rb::clause("capacity-short-tiers",
+                { rb::termArg("memory"), rb::termArg("hot+warm"), rb::amountArg(1024, "memory"),
+                    rb::amountArg(2048, "memory"), rb::amountArg(512, "memory") }),
+            rb::clause("accelerators-short", { rb::termArg("npu"), rb::amountArg(3, "npu") }) };
+        QCOMPARE(reasonText(rb::toJson(why).dump(), rb::english(why)),
+            QStringLiteral("资源池 web 预计在 ") + timeText(0) + QStringLiteral(" 前后需要 ") + coresText(5000)
+                + QStringLiteral("（p90），留 20% 余量为 ") + coresText(6000) + QStringLiteral("，超出其 CPU 配额 ")
+                + coresText(4000) + QStringLiteral("；从资源池 batch 调用 ") + coresText(2000)
+                + QStringLiteral("；只能运行在热或温层节点上的作业的预测 内存 峰值（") + memoryText(1024)
+                + QStringLiteral("，p90；含余量 ") + memoryText(2048) + QStringLiteral("）超出在役热或温层节点的 ")
+                + memoryText(512)
+                + QStringLiteral(
+                    "；在役的 NPU 加速器比热层的 NPU 预测峰值（含余量）加上等待中的 NPU 作业少 3 个 NPU 核心"));
     }
 };
 

@@ -91,7 +91,9 @@ struct ProposalRow {
     std::string state;
     std::string risk;
     std::string subject; // the proposal's key: "quota:batch", "power:cold-1"
-    std::string reason;
+    std::string reason; // in English
+    std::string
+        why; // the reason's clauses as JSON (`rebalance::toJson(Why)`), for `reasonText`; "[]" from an older core
     double utilisationBefore = 0.0;
     double utilisationAfter = 0.0;
     double gpusFreed = 0.0;

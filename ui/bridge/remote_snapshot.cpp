@@ -120,6 +120,7 @@ ProposalRow proposalRow(const json& j)
     row.risk = j.at("risk").get<std::string>();
     row.subject = j.at("key").get<std::string>();
     row.reason = j.at("reason").get<std::string>();
+    row.why = j.value("why", json::array()).dump(); // a daemon before session 22 sends none
     const json& effect = j.at("effect");
     row.utilisationBefore = effect.at("utilisationBefore").get<double>();
     row.utilisationAfter = effect.at("utilisationAfter").get<double>();

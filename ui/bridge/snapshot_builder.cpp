@@ -61,6 +61,7 @@ ProposalRow proposalRow(const rebalance::Proposal& p)
     row.risk = std::string(rebalance::toString(p.risk));
     row.subject = p.key;
     row.reason = p.reason;
+    row.why = rebalance::toJson(p.why).dump();
     row.utilisationBefore = p.effect.utilisationBefore;
     row.utilisationAfter = p.effect.utilisationAfter;
     row.gpusFreed = p.effect.gpusFreed;

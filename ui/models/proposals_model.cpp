@@ -73,7 +73,7 @@ QVariant ProposalsModel::data(const QModelIndex& index, int role) const
             return {};
     }
     if (role == Qt::ToolTipRole && (column == Reason || column == Effect))
-        return QString::fromStdString(row->reason);
+        return reasonText(row->why, row->reason);
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (column) {
@@ -82,7 +82,7 @@ QVariant ProposalsModel::data(const QModelIndex& index, int role) const
     case State: return proposalStateLabel(row->state);
     case Risk: return riskLabel(row->risk);
     case Subject: return QString::fromStdString(row->subject);
-    case Reason: return QString::fromStdString(row->reason);
+    case Reason: return reasonText(row->why, row->reason);
     case Effect: return effectText(*row);
     case Expires: return timeText(row->expiresMs);
     case DecidedBy: return QString::fromStdString(row->decidedBy);

@@ -50,7 +50,7 @@ void ProposalDetail::showProposal(const ProposalRow* p)
     html << tr("<h3>#%1 %2 — %3</h3>").arg(p->id).arg(proposalKindLabel(p->kind), escaped(p->subject));
     html << tr("<p><b>State:</b> %1 &nbsp; <b>Risk:</b> %2 &nbsp; <b>Expires:</b> %3</p>")
                 .arg(proposalStateLabel(p->state), riskLabel(p->risk), timeText(p->expiresMs));
-    html << tr("<p><b>Why:</b> %1</p>").arg(escaped(p->reason));
+    html << tr("<p><b>Why:</b> %1</p>").arg(reasonText(p->why, p->reason).toHtmlEscaped());
     const QString effect = ProposalsModel::effectText(*p);
     html << tr("<p><b>Predicted effect:</b> %1</p>").arg(effect.isEmpty() ? tr("none stated") : effect.toHtmlEscaped());
     if (!p->sloRisk.empty())
