@@ -620,6 +620,58 @@
         <source>; </source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>none: the p90 peak fits the raised %1 quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the p90 peak still exceeds the raised %1 quota: work will wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: the p90 peak with headroom fits the base %1 quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowers it: the forecast peak finds reserved accelerators</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: what stays reserved holds the peak with 50% to spare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>what stays reserved holds the forecast peak with headroom</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: only deferrable batch waits, and never past its deadline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowers it: waiting work gets a place</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowers it: more capacity for the peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: the rest holds twice the forecast peak</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the rest holds the forecast peak with %1% to spare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none for services: only batch moves; the moved batch loses the progress it did not checkpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowers it for what stays on the hot nodes; the moved batch restarts</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

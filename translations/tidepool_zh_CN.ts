@@ -620,6 +620,58 @@
         <source>; </source>
         <translation>；</translation>
     </message>
+    <message>
+        <source>none: the p90 peak fits the raised %1 quota</source>
+        <translation>无：p90 峰值在提高后的 %1 配额之内</translation>
+    </message>
+    <message>
+        <source>the p90 peak still exceeds the raised %1 quota: work will wait</source>
+        <translation>p90 峰值仍超出提高后的 %1 配额：作业将等待</translation>
+    </message>
+    <message>
+        <source>none: the p90 peak with headroom fits the base %1 quota</source>
+        <translation>无：含余量的 p90 峰值在基础 %1 配额之内</translation>
+    </message>
+    <message>
+        <source>lowers it: the forecast peak finds reserved accelerators</source>
+        <translation>降低风险：预测峰值有预留的加速器可用</translation>
+    </message>
+    <message>
+        <source>none: what stays reserved holds the peak with 50% to spare</source>
+        <translation>无：保留的预留资源能承载峰值，并有 50% 的富余</translation>
+    </message>
+    <message>
+        <source>what stays reserved holds the forecast peak with headroom</source>
+        <translation>保留的预留资源能以余量承载预测峰值</translation>
+    </message>
+    <message>
+        <source>none: only deferrable batch waits, and never past its deadline</source>
+        <translation>无：只有可延后的批处理作业等待，且不会超过其截止时间</translation>
+    </message>
+    <message>
+        <source>lowers it: waiting work gets a place</source>
+        <translation>降低风险：等待中的作业获得位置</translation>
+    </message>
+    <message>
+        <source>lowers it: more capacity for the peak</source>
+        <translation>降低风险：为高峰提供更多容量</translation>
+    </message>
+    <message>
+        <source>none: the rest holds twice the forecast peak</source>
+        <translation>无：其余部分能承载两倍的预测峰值</translation>
+    </message>
+    <message>
+        <source>the rest holds the forecast peak with %1% to spare</source>
+        <translation>其余部分能承载预测峰值，并有 %1% 的富余</translation>
+    </message>
+    <message>
+        <source>none for services: only batch moves; the moved batch loses the progress it did not checkpoint</source>
+        <translation>对服务无影响：只迁移批处理作业；被迁移的批处理作业会丢失未保存检查点的进度</translation>
+    </message>
+    <message>
+        <source>lowers it for what stays on the hot nodes; the moved batch restarts</source>
+        <translation>降低留在过热节点上的作业的风险；被迁移的批处理作业会重启</translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

@@ -29,6 +29,7 @@ QString planStepText(const std::string& actionJson);
 // holds it): each clause's form translated in context "Reason" (the core marks the forms), amounts of CPU and memory
 // in cores and GiB, times local. Where the clauses cannot all be read (none: a proposal from before them; a form this
 // build does not know; arguments that do not fit), `english` as it is.
+// A proposal's service-level risk likewise (`ProposalRow::sloRiskWhy`).
 QString reasonText(const std::string& whyJson, const std::string& english);
 
 // "37.5 %"; "—" for a negative value (not known).

@@ -724,7 +724,7 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
             { rebalance::clause("gpus-fragmented", { consolidation.moves.size(), consolidation.gpusFreed }),
                 rebalance::clause("whole-gpus-wanted", { wantedWhole }), rebalance::clause("moved-restart") });
         p.effect.gpusFreed = static_cast<double>(consolidation.gpusFreed);
-        p.effect.sloRisk = "none for services: only batch moves; the moved batch loses the progress it did not checkpoint";
+        rebalance::explainRisk(p.effect, { rebalance::clause("risk-batch-moves") });
         p.risk = rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
     }
@@ -749,7 +749,7 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
             { rebalance::clause(hotSpots.hotNodes.size() > 1 ? "hot-spots" : "hot-spot",
                   { nodes, static_cast<int>(m_config.hotSpots.hotAbove * 100) }),
                 rebalance::clause("hot-spot-moves", { hotSpots.moves.size() }) });
-        p.effect.sloRisk = "lowers it for what stays on the hot nodes; the moved batch restarts";
+        rebalance::explainRisk(p.effect, { rebalance::clause("risk-hot-spots") });
         p.risk = rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
     }

@@ -94,7 +94,6 @@ void planQuotas(
         = std::max<std::int64_t>(0, capacity - quotaTotal - static_cast<std::int64_t>(std::ceil(unlimitedDemand)))
         / r.step * r.step;
 
-    const std::string what = std::string(englishArg(termArg(r.term))) + " quota"; // in the effect's words
     const auto amount = [&](double value) { return amountArg(value, r.term); };
     for (const auto& [pool, f] : limited) {
         if (!f.peak)
@@ -140,8 +139,8 @@ void planQuotas(
             explain(p, std::move(why));
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
             p.effect.utilisationAfter = peak / static_cast<double>(raised);
-            p.effect.sloRisk = raised >= peak ? "none: the p90 peak fits the raised " + what
-                                              : "the p90 peak still exceeds the raised " + what + ": work will wait";
+            explainRisk(
+                p.effect, { clause(raised >= peak ? "risk-fits-raised" : "risk-exceeds-raised", { termArg(r.term) }) });
             p.risk = donorsTight ? Risk::Medium : Risk::Low;
             out.push_back(std::move(p));
         } else if (f.base && *f.base < quota && need <= *f.base) {
@@ -153,7 +152,7 @@ void planQuotas(
                     clause("quota-give-back", { amount(static_cast<double>(quota - *f.base)) }) });
             p.effect.utilisationBefore = peak / static_cast<double>(quota);
             p.effect.utilisationAfter = peak / static_cast<double>(*f.base);
-            p.effect.sloRisk = "none: the p90 peak with headroom fits the base " + what;
+            explainRisk(p.effect, { clause("risk-fits-base", { termArg(r.term) }) });
             p.risk = Risk::Low;
             out.push_back(std::move(p));
         }
@@ -269,7 +268,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         p.effect.wattsSaved = -watts;
         p.effect.co2GramsPerHour = -watts * config.carbonGramsPerKWh / 1000.0;
         p.effect.gpusFreed = node->acceleratorShare / 1000.0; // for the hot tier
-        p.effect.sloRisk = "lowers it: the forecast peak finds reserved accelerators";
+        explainRisk(p.effect, { clause("risk-reserved") });
         p.risk = Risk::Low;
         out.push_back(std::move(p));
     }
@@ -313,7 +312,7 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         p.effect.utilisationBefore = total > 0 ? peak / std::max(1.0, reservedBefore) : 0.0;
         p.effect.utilisationAfter = peak / std::max(1.0, reservedBefore + milli + drained);
         p.effect.gpusFreed = (milli + drained) / 1000.0; // for the hot tier
-        p.effect.sloRisk = "lowers it: the forecast peak finds reserved accelerators";
+        explainRisk(p.effect, { clause("risk-reserved") });
         p.risk = stopped > 0 ? Risk::Medium : Risk::Low;
         out.push_back(std::move(p));
     } else if (!release.empty()) {
@@ -329,9 +328,8 @@ void planLending(const EvaluationInput& input, const EvaluatorConfig& config, st
         p.effect.utilisationBefore = drainPeak / std::max(1.0, reservedBefore);
         p.effect.utilisationAfter = drainPeak / std::max(1.0, reservedBefore - milli);
         p.effect.gpusFreed = milli / 1000.0; // for batch
-        p.effect.sloRisk = keptForDrain >= drainNeed * 1.5
-            ? "none: what stays reserved holds the peak with 50% to spare"
-            : "what stays reserved holds the forecast peak with headroom";
+        explainRisk(
+            p.effect, { clause(keptForDrain >= drainNeed * 1.5 ? "risk-reserved-spare" : "risk-reserved-headroom") });
         p.risk = keptForDrain >= drainNeed * 1.5 ? Risk::Low : Risk::Medium;
         out.push_back(std::move(p));
     }
@@ -363,7 +361,7 @@ void planCarbon(const EvaluationInput& input, const EvaluatorConfig& config, std
             clause("carbon-hold") });
     const double cores = input.deferrableCpuMillis / 1000.0;
     p.effect.co2GramsPerHour = cores * config.wattsPerBusyCore / 1000.0 * (now - best->second);
-    p.effect.sloRisk = "none: only deferrable batch waits, and never past its deadline";
+    explainRisk(p.effect, { clause("risk-deferrable") });
     p.risk = Risk::Low;
     out.push_back(std::move(p));
 }
@@ -563,7 +561,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
                     clause("power-up-for-accelerators", { node->name, node->accelerators, termArg(named) }) });
             p.effect.wattsSaved = -watts(*node);
             p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
-            p.effect.sloRisk = "lowers it: waiting work gets a place";
+            explainRisk(p.effect, { clause("risk-waiting-placed") });
             p.risk = Risk::Low;
             covered += node->acceleratorShare;
             budgets.add(*node);
@@ -610,7 +608,7 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
                 p.effect.utilisationAfter = cpu.peak[set] / std::max(1.0, cpu.capacity[set]);
                 p.effect.wattsSaved = -watts(*node);
                 p.effect.co2GramsPerHour = -watts(*node) * config.carbonGramsPerKWh / 1000.0;
-                p.effect.sloRisk = "lowers it: more capacity for the peak";
+                explainRisk(p.effect, { clause("risk-more-capacity") });
                 p.risk = Risk::Low;
                 out.push_back(std::move(p));
             }
@@ -676,8 +674,9 @@ void planPower(const EvaluationInput& input, const EvaluatorConfig& config, std:
             for (TierMask set = 1; set <= kAllTiers; ++set)
                 if (const TierBudget& b = budgets[r]; TierBudget::serves(tiers, set) && b.peak[set] > 0)
                     margin = std::min(margin, (b.capacity[set] - capacityOf(*node, r)) / b.peak[set]);
-        p.effect.sloRisk = margin >= 2.0 ? "none: the rest holds twice the forecast peak"
-                                         : "the rest holds the forecast peak with " + std::to_string(static_cast<int>((margin - 1.0) * 100)) + "% to spare";
+        explainRisk(p.effect,
+            { margin >= 2.0 ? clause("risk-rest-twice")
+                            : clause("risk-rest-spare", { static_cast<int>((margin - 1.0) * 100) }) });
         p.risk = margin >= 2.0 ? Risk::Low : Risk::Medium;
         budgets.add(*node, -1.0);
         --readyPerTier[node->tier];

@@ -115,7 +115,8 @@ json toJson(const Effect& effect)
 {
     return json { { "utilisationBefore", effect.utilisationBefore }, { "utilisationAfter", effect.utilisationAfter },
         { "gpusFreed", effect.gpusFreed }, { "wattsSaved", effect.wattsSaved },
-        { "co2GramsPerHour", effect.co2GramsPerHour }, { "sloRisk", effect.sloRisk } };
+        { "co2GramsPerHour", effect.co2GramsPerHour }, { "sloRisk", effect.sloRisk },
+        { "sloRiskWhy", toJson(effect.sloRiskWhy) } };
 }
 
 json toJson(const Proposal& p)
@@ -160,9 +161,9 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
         return makeError(ErrorCode::ParseError, where + "field `plan` holds no actions");
     p.key = s.plan.value("key", std::string());
     if (const auto why = s.plan.find("why"); why != s.plan.end()) { // proposals stored before session 22 have none
-        auto clauses = whyFromJson(*why);
+        auto clauses = whyFromJson(*why, "plan.why");
         if (!clauses)
-            return makeError(ErrorCode::ParseError, where + "field `plan." + clauses.error().message.substr(7));
+            return makeError(ErrorCode::ParseError, where + clauses.error().message);
         p.why = std::move(*clauses);
     }
     for (const json& a : s.plan["actions"]) {
@@ -203,6 +204,12 @@ Expected<Proposal> fromStored(const store::StoredProposal& s)
         p.effect.wattsSaved = s.effect.value("wattsSaved", 0.0);
         p.effect.co2GramsPerHour = s.effect.value("co2GramsPerHour", 0.0);
         p.effect.sloRisk = s.effect.value("sloRisk", std::string());
+        if (const auto why = s.effect.find("sloRiskWhy"); why != s.effect.end()) {
+            auto clauses = whyFromJson(*why, "effect.sloRiskWhy");
+            if (!clauses)
+                return makeError(ErrorCode::ParseError, where + clauses.error().message);
+            p.effect.sloRiskWhy = std::move(*clauses);
+        }
     }
     p.stateVersion = static_cast<std::uint64_t>(s.stateVersion);
     p.createdMs = s.createdMs;
@@ -218,6 +225,12 @@ void explain(Proposal& p, Why why)
 {
     p.reason = english(why);
     p.why = std::move(why);
+}
+
+void explainRisk(Effect& effect, Why why)
+{
+    effect.sloRisk = english(why);
+    effect.sloRiskWhy = std::move(why);
 }
 
 } // namespace tidepool::rebalance

@@ -184,6 +184,7 @@ struct Effect {
     double wattsSaved = 0.0; // negative: watts added
     double co2GramsPerHour = 0.0; // at the region's carbon intensity
     std::string sloRisk; // in words: "none", "p90 peak within 5% of the quota", ...
+    Why sloRiskWhy; // the same as clauses (`reason.h`); empty in proposals stored before them
     bool operator==(const Effect&) const = default;
 };
 
@@ -224,6 +225,8 @@ bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b,
 
 // Sets the proposal's reason: `why`, and the English it makes.
 void explain(Proposal& p, Why why);
+// Sets the effect's service-level risk likewise.
+void explainRisk(Effect& effect, Why why);
 
 nlohmann::json toJson(const Action& action);
 nlohmann::json toJson(const Effect& effect);

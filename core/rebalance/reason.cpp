@@ -98,6 +98,29 @@ constexpr std::array kForms {
     ReasonForm { "hot-spots", QT_TRANSLATE_NOOP("Reason", "nodes %1 run at or above %2% CPU") },
     ReasonForm {
         "hot-spot-moves", QT_TRANSLATE_NOOP("Reason", "move %1 batch workloads to the coolest nodes that take them") },
+    // Service-level risk (`Effect::sloRiskWhy`).
+    ReasonForm { "risk-fits-raised", QT_TRANSLATE_NOOP("Reason", "none: the p90 peak fits the raised %1 quota") },
+    ReasonForm { "risk-exceeds-raised",
+        QT_TRANSLATE_NOOP("Reason", "the p90 peak still exceeds the raised %1 quota: work will wait") },
+    ReasonForm {
+        "risk-fits-base", QT_TRANSLATE_NOOP("Reason", "none: the p90 peak with headroom fits the base %1 quota") },
+    ReasonForm {
+        "risk-reserved", QT_TRANSLATE_NOOP("Reason", "lowers it: the forecast peak finds reserved accelerators") },
+    ReasonForm { "risk-reserved-spare",
+        QT_TRANSLATE_NOOP("Reason", "none: what stays reserved holds the peak with 50% to spare") },
+    ReasonForm { "risk-reserved-headroom",
+        QT_TRANSLATE_NOOP("Reason", "what stays reserved holds the forecast peak with headroom") },
+    ReasonForm { "risk-deferrable",
+        QT_TRANSLATE_NOOP("Reason", "none: only deferrable batch waits, and never past its deadline") },
+    ReasonForm { "risk-waiting-placed", QT_TRANSLATE_NOOP("Reason", "lowers it: waiting work gets a place") },
+    ReasonForm { "risk-more-capacity", QT_TRANSLATE_NOOP("Reason", "lowers it: more capacity for the peak") },
+    ReasonForm { "risk-rest-twice", QT_TRANSLATE_NOOP("Reason", "none: the rest holds twice the forecast peak") },
+    ReasonForm { "risk-rest-spare", QT_TRANSLATE_NOOP("Reason", "the rest holds the forecast peak with %1% to spare") },
+    ReasonForm { "risk-batch-moves",
+        QT_TRANSLATE_NOOP("Reason",
+            "none for services: only batch moves; the moved batch loses the progress it did not checkpoint") },
+    ReasonForm { "risk-hot-spots",
+        QT_TRANSLATE_NOOP("Reason", "lowers it for what stays on the hot nodes; the moved batch restarts") },
 };
 
 // Terms, and the units of amounts ("unit-<resource>", %1 the number).
@@ -246,14 +269,14 @@ json toJson(const Why& why)
     return out;
 }
 
-Expected<Why> whyFromJson(const json& in)
+Expected<Why> whyFromJson(const json& in, std::string_view field)
 {
     if (!in.is_array())
-        return makeError(ErrorCode::ParseError, "field `why` is not an array of clauses");
+        return makeError(ErrorCode::ParseError, "field `" + std::string(field) + "` is not an array of clauses");
     Why why;
     for (std::size_t i = 0; i < in.size(); ++i) {
         const json& c = in[i];
-        const std::string where = "field `why[" + std::to_string(i) + "]` ";
+        const std::string where = "field `" + std::string(field) + "[" + std::to_string(i) + "]` ";
         if (!c.is_object() || !c.contains("code") || !c["code"].is_string())
             return makeError(ErrorCode::ParseError, where + "has no `code`");
         if (c.contains("args") && !c["args"].is_array())

@@ -66,7 +66,8 @@ std::string english(const Why& why);
 
 // [{"code": ..., "args": [...]}, ...]
 nlohmann::json toJson(const Why& why);
-// The error names the clause and what is wrong with it (an unknown code is not an error: a newer daemon may have it).
-Expected<Why> whyFromJson(const nlohmann::json& json);
+// The error names the clause (as `field`, `field[i]`) and what is wrong with it (an unknown code is not an error: a
+// newer daemon may have it).
+Expected<Why> whyFromJson(const nlohmann::json& json, std::string_view field = "why");
 
 } // namespace tidepool::rebalance

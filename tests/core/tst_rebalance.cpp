@@ -311,7 +311,11 @@ private slots:
         for (const rebalance::Proposal& p : seenProposals()) {
             QVERIFY2(!p.why.empty(), p.reason.c_str());
             QCOMPARE(rebalance::english(p.why), p.reason);
-            for (const rebalance::Clause& c : p.why) {
+            QVERIFY2(!p.effect.sloRiskWhy.empty(), p.reason.c_str());
+            QCOMPARE(rebalance::english(p.effect.sloRiskWhy), p.effect.sloRisk);
+            rebalance::Why all = p.why;
+            all.insert(all.end(), p.effect.sloRiskWhy.begin(), p.effect.sloRiskWhy.end());
+            for (const rebalance::Clause& c : all) {
                 const rebalance::ReasonForm* form = rebalance::reasonForm(c.code);
                 QVERIFY2(form, c.code.c_str());
                 QVERIFY2(c.args.is_array() && c.args.size() == placeholders(form->english), c.code.c_str());
@@ -597,6 +601,14 @@ private slots:
         QVERIFY(back);
         QVERIFY(back->why == p.why);
         QCOMPARE(back->reason, p.reason);
+        QCOMPARE(back->effect.sloRiskWhy.at(0).code, std::string("risk-fits-raised"));
+        QVERIFY(back->effect == p.effect);
+        auto badRisk = stored;
+        badRisk.effect["sloRiskWhy"] = nlohmann::json::array({ 7 });
+        QVERIFY2(!rebalance::fromStored(badRisk)
+                && rebalance::fromStored(badRisk).error().message.find("field `effect.sloRiskWhy[0]` has no `code`")
+                    != std::string::npos,
+            "a service-level risk clause with no code");
 
         stored.plan["why"][1] = nlohmann::json { { "args", nlohmann::json::array() } };
         auto broken = rebalance::fromStored(stored);

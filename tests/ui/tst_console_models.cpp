@@ -259,9 +259,14 @@ private Q_SLOTS:
         row.state = "pending";
         row.reason = english;
         row.why = json;
+        const rb::Why risk { rb::clause("risk-rest-spare", { 15 }) };
+        row.sloRisk = rb::english(risk);
+        row.sloRiskWhy = rb::toJson(risk).dump();
         ProposalDetail detail;
         detail.showProposal(&row);
         QVERIFY2(detail.text().contains(QStringLiteral("pool %2&lt;b&gt; is forecast to need 5.0 cores")),
+            qPrintable(detail.text()));
+        QVERIFY2(detail.text().contains(QStringLiteral("the rest holds the forecast peak with 15% to spare")),
             qPrintable(detail.text()));
     }
 

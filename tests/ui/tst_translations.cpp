@@ -85,6 +85,9 @@ private Q_SLOTS:
                 + memoryText(512)
                 + QStringLiteral(
                     "；在役的 NPU 加速器比热层的 NPU 预测峰值（含余量）加上等待中的 NPU 作业少 3 个 NPU 核心"));
+        const rb::Why risk { rb::clause("risk-rest-spare", { 15 }) };
+        QCOMPARE(reasonText(rb::toJson(risk).dump(), rb::english(risk)),
+            QStringLiteral("其余部分能承载预测峰值，并有 15% 的富余"));
     }
 };
 

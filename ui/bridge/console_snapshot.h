@@ -99,7 +99,8 @@ struct ProposalRow {
     double gpusFreed = 0.0;
     double wattsSaved = 0.0;
     double co2GramsPerHour = 0.0;
-    std::string sloRisk;
+    std::string sloRisk; // in English
+    std::string sloRiskWhy; // the same as clauses, as `why`
     std::vector<std::string> plan; // one line per action
     std::int64_t createdMs = 0;
     std::int64_t expiresMs = 0;

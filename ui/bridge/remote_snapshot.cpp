@@ -128,6 +128,7 @@ ProposalRow proposalRow(const json& j)
     row.wattsSaved = effect.at("wattsSaved").get<double>();
     row.co2GramsPerHour = effect.at("co2GramsPerHour").get<double>();
     row.sloRisk = effect.at("sloRisk").get<std::string>();
+    row.sloRiskWhy = effect.value("sloRiskWhy", json::array()).dump();
     for (const json& action : j.at("plan"))
         row.plan.push_back(describeAction(action));
     row.createdMs = j.at("createdMs").get<std::int64_t>();

@@ -68,6 +68,7 @@ ProposalRow proposalRow(const rebalance::Proposal& p)
     row.wattsSaved = p.effect.wattsSaved;
     row.co2GramsPerHour = p.effect.co2GramsPerHour;
     row.sloRisk = p.effect.sloRisk;
+    row.sloRiskWhy = rebalance::toJson(p.effect.sloRiskWhy).dump();
     for (const rebalance::Action& action : p.plan)
         row.plan.push_back(describeAction(rebalance::toJson(action)));
     row.createdMs = p.createdMs;

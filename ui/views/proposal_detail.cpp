@@ -54,7 +54,7 @@ void ProposalDetail::showProposal(const ProposalRow* p)
     const QString effect = ProposalsModel::effectText(*p);
     html << tr("<p><b>Predicted effect:</b> %1</p>").arg(effect.isEmpty() ? tr("none stated") : effect.toHtmlEscaped());
     if (!p->sloRisk.empty())
-        html << tr("<p><b>Service-level risk:</b> %1</p>").arg(escaped(p->sloRisk));
+        html << tr("<p><b>Service-level risk:</b> %1</p>").arg(reasonText(p->sloRiskWhy, p->sloRisk).toHtmlEscaped());
     if (!p->plan.empty()) {
         QStringList steps;
         for (const std::string& step : p->plan)
