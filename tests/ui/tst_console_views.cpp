@@ -2,6 +2,7 @@
 // the control plane, rebalancer and SQLite store): their models under QAbstractItemModelTester as snapshots come, go
 // back and repeat; the pages built from those snapshots, their charts holding the points the snapshots carry, and the
 // events filtered by kind and by the filter bar.
+#include "core/rebalance/reason.h"
 #include "demo_fixture.h"
 #include "ui/models/device_history_model.h"
 #include "ui/models/devices_model.h"
@@ -135,6 +136,16 @@ private Q_SLOTS:
             categories.insert(e->category);
         for (const char* expected : { "placement", "approval", "proposal" })
             QVERIFY2(categories.count(expected), expected);
+        // A new proposal's event carries its reason as clauses too, which make its English detail.
+        std::size_t proposed = 0;
+        for (const EventRowPtr& e : last->events)
+            if (e->category == "proposal" && e->from.empty()) {
+                ++proposed;
+                const auto why = tidepool::rebalance::whyFromJson(nlohmann::json::parse(e->detailWhy));
+                QVERIFY2(why && !why->empty(), e->detailWhy.c_str());
+                QCOMPARE(tidepool::rebalance::english(*why), e->detail);
+            }
+        QVERIFY(proposed > 0);
         QVERIFY(last->events.size() <= kMaxEventRows);
         // An unchanged series is shared, not copied, between snapshots.
         const auto series = forecastSeries(m_snapshots[2]);
@@ -419,7 +430,7 @@ private Q_SLOTS:
         for (std::uint64_t i = 1; i <= kMaxEventRows; ++i)
             before->events.push_back(std::make_shared<const EventRow>(
                 EventRow { i, static_cast<std::int64_t>(i) * 1000, "placement", "batch-" + std::to_string(i), "pending",
-                    "launching", "hot-" + std::to_string(i % 3400), "", "placed" }));
+                    "launching", "hot-" + std::to_string(i % 3400), "", "placed", "" }));
         before->deviceHistory = m_snapshots.back()->deviceHistory;
         auto after = std::make_shared<ConsoleSnapshot>(*before);
         // Every GPU reports a new utilisation at each heartbeat: all rows change.
@@ -427,8 +438,9 @@ private Q_SLOTS:
             row.utilisation = 0.9;
         after->events.erase(after->events.begin(), after->events.begin() + 500);
         for (std::uint64_t i = kMaxEventRows + 1; i <= kMaxEventRows + 500; ++i)
-            after->events.push_back(std::make_shared<const EventRow>(EventRow { i, static_cast<std::int64_t>(i) * 1000,
-                "finish", "batch-" + std::to_string(i), "running", "succeeded", "hot-1", "", "exited with code 0" }));
+            after->events.push_back(
+                std::make_shared<const EventRow>(EventRow { i, static_cast<std::int64_t>(i) * 1000, "finish",
+                    "batch-" + std::to_string(i), "running", "succeeded", "hot-1", "", "exited with code 0", "" }));
 
         DevicesModel devices;
         AcceleratorsPage accelerators(&devices);

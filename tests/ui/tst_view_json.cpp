@@ -1,6 +1,7 @@
 // The console views' JSON (ui/bridge/view_json.h) and how a remote console merges what tidepoold's feed sends
 // (ui/bridge/remote_views.h): every field makes the trip, a bad field is named with its place, and polls take only
 // what is new.
+#include "core/rebalance/reason.h"
 #include "ui/bridge/remote_views.h"
 #include "ui/bridge/view_json.h"
 
@@ -69,7 +70,7 @@ json eventsAnswer(std::uint64_t first, std::uint64_t last)
     json rows = json::array();
     for (std::uint64_t s = first; s <= last; ++s)
         rows.push_back(toJson(EventRow { s, static_cast<std::int64_t>(s) * 1000, "placement", "w" + std::to_string(s),
-            "pending", "launching", "n1", "", "" }));
+            "pending", "launching", "n1", "", "", "" }));
     return json { { "events", rows }, { "latest", last } };
 }
 
@@ -112,11 +113,19 @@ void TestViewJson::rowsMakeTheTrip()
     QCOMPARE(series->backtest.scoredPoints, std::size_t { 72 });
     QCOMPARE(series->key(), f.key());
 
-    const EventRow e { 12, 3000, "approval", "proposal/4", "pending", "applied", "", "token:alice", "ahead of the peak" };
+    const EventRow e { 12, 3000, "approval", "proposal/4", "pending", "applied", "", "token:alice", "ahead of the peak",
+        "" };
     auto event = eventFromJson(json::parse(toJson(e).dump()), "events[0]");
     QVERIFY(event);
     QCOMPARE(event->detail, e.detail);
     QCOMPARE(event->sequence, e.sequence);
+    QVERIFY(event->detailWhy.empty());
+    // A new proposal's event carries its reason's clauses.
+    EventRow proposed = e;
+    proposed.detailWhy = tidepool::rebalance::toJson({ tidepool::rebalance::clause("power-down") }).dump();
+    event = eventFromJson(json::parse(toJson(proposed).dump()), "events[1]");
+    QVERIFY(event);
+    QCOMPARE(event->detailWhy, proposed.detailWhy);
 
     const AlertRow a { "certificate-expiring", "/etc/tidepool/core.pem", "", 1'800'000'000'000, 0 };
     auto alert = alertFromJson(json::parse(toJson(a).dump()), "alerts[0]");

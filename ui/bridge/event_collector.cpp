@@ -145,6 +145,8 @@ void EventCollector::fill(const api::ControlPlane& plane, const api::Rebalancer*
             row.to = state;
             row.actor = p.decidedBy;
             row.detail = isNew ? p.reason : p.detail;
+            if (isNew)
+                row.detailWhy = rebalance::toJson(p.why).dump();
             add(std::move(row));
         }
         // Proposals the rebalancer forgot (closed longer ago than it keeps them) are forgotten here too; every id it

@@ -148,7 +148,8 @@ json toJson(const EventRow& row)
 {
     return json { { "sequence", row.sequence }, { "atMs", row.atMs }, { "category", row.category },
         { "subject", row.subject }, { "from", row.from }, { "to", row.to }, { "node", row.node },
-        { "actor", row.actor }, { "detail", row.detail } };
+        { "actor", row.actor }, { "detail", row.detail },
+        { "detailWhy", row.detailWhy.empty() ? json() : json::parse(row.detailWhy, nullptr, false) } };
 }
 
 json toJson(const ForecastSeries& series)
@@ -265,6 +266,9 @@ Expected<EventRow> eventFromJson(const json& j, const std::string& where)
         row.node = f.text("node");
         row.actor = f.text("actor");
         row.detail = f.text("detail");
+        // A daemon before session 22 sends none; anything but clauses is left to the English detail.
+        if (const auto why = j.find("detailWhy"); why != j.end() && why->is_array())
+            row.detailWhy = why->dump();
         return row;
     });
 }

@@ -173,7 +173,8 @@ struct EventRow {
     std::string to; // after (or the audit outcome)
     std::string node;
     std::string actor;
-    std::string detail;
+    std::string detail; // in English
+    std::string detailWhy; // a new proposal's reason as clauses (JSON, as `ProposalRow::why`); "" otherwise
 };
 using EventRowPtr = std::shared_ptr<const EventRow>;
 

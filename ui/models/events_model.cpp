@@ -94,7 +94,7 @@ QVariant EventsModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole && column == Detail && !row.detail.empty())
-        return QString::fromStdString(row.detail);
+        return reasonText(row.detailWhy, row.detail);
     if (role != Qt::DisplayRole && role != SortRole)
         return {};
     switch (column) {
@@ -104,7 +104,7 @@ QVariant EventsModel::data(const QModelIndex& index, int role) const
     case Change: return changeText(row);
     case Node: return QString::fromStdString(row.node);
     case Actor: return QString::fromStdString(row.actor);
-    case Detail: return QString::fromStdString(row.detail);
+    case Detail: return reasonText(row.detailWhy, row.detail);
     case ColumnCount: break;
     }
     return {};
