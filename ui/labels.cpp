@@ -122,10 +122,7 @@ std::optional<QString> reasonArgText(const nlohmann::json& arg)
             return coresText(amount);
         if (unit == "memory")
             return memoryText(amount);
-        const rebalance::ReasonForm* form = nullptr;
-        for (const rebalance::ReasonForm& f : rebalance::reasonTerms())
-            if (f.code == "unit-" + unit)
-                form = &f;
+        const rebalance::ReasonForm* form = rebalance::reasonTerm("unit-" + unit);
         return form ? std::optional(say(form->english).arg(amount)) : std::nullopt;
     }
     if (const auto ms = arg.find("ms"); ms != arg.end() && ms->is_number_integer())
@@ -133,13 +130,10 @@ std::optional<QString> reasonArgText(const nlohmann::json& arg)
     if (const auto term = arg.find("term"); term != arg.end() && term->is_string()) {
         QStringList words;
         for (const QString& code : QString::fromStdString(term->get<std::string>()).split(u'+')) {
-            const auto& terms = rebalance::reasonTerms();
-            const auto it = std::find_if(terms.begin(), terms.end(), [&](const rebalance::ReasonForm& f) {
-                return QString::fromUtf8(f.code.data(), f.code.size()) == code;
-            });
-            if (it == terms.end())
+            const rebalance::ReasonForm* form = rebalance::reasonTerm(code.toStdString());
+            if (!form)
                 return std::nullopt;
-            words << say(it->english);
+            words << say(form->english);
         }
         return words.join(QCoreApplication::translate("Reason", " or "));
     }

@@ -195,6 +195,11 @@ const ReasonForm* reasonForm(std::string_view code)
     return find(kForms, code);
 }
 
+const ReasonForm* reasonTerm(std::string_view code)
+{
+    return find(kTerms, code);
+}
+
 json amountArg(double value, std::string_view unit)
 {
     return json { { "n", static_cast<std::int64_t>(std::floor(value)) }, { "unit", unit } };

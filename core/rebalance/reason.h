@@ -42,8 +42,9 @@ struct ReasonForm {
 };
 std::span<const ReasonForm> reasonForms();
 std::span<const ReasonForm> reasonTerms();
-// The form of `code`; nullptr when there is none.
+// The form of `code`, the term (or unit: "unit-gpu") of `code`; nullptr when there is none.
 const ReasonForm* reasonForm(std::string_view code);
+const ReasonForm* reasonTerm(std::string_view code);
 
 // Arguments.
 nlohmann::json amountArg(double value, std::string_view unit); // rounded down to a whole unit, as figures are shown
