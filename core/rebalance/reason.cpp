@@ -148,17 +148,48 @@ const ReasonForm* find(std::span<const ReasonForm> forms, std::string_view code)
     return it == forms.end() ? nullptr : &*it;
 }
 
-std::string termEnglish(std::string_view code)
+// A term, or a set of them ("hot+warm"), in `translate`'s language; nullopt for a word that is no term.
+std::optional<std::string> termText(std::string_view code, const Translate& translate)
 {
     std::string text;
     for (std::size_t start = 0; start <= code.size();) {
         const std::size_t plus = std::min(code.find('+', start), code.size());
-        const std::string_view part = code.substr(start, plus - start);
-        const ReasonForm* term = find(kTerms, part);
-        text += (text.empty() ? "" : std::string(kTermsJoined)) + std::string(term ? term->english : part);
+        const ReasonForm* term = find(kTerms, code.substr(start, plus - start));
+        if (!term)
+            return std::nullopt;
+        text += (start == 0 ? "" : translate(kTermsJoined)) + translate(term->english);
         start = plus + 1;
     }
     return text;
+}
+
+// One argument in `translate`'s language; nullopt when it is none of the kinds in the header.
+std::optional<std::string> argText(const json& arg, const Translate& translate)
+{
+    if (arg.is_string())
+        return arg.get<std::string>();
+    if (arg.is_number_integer())
+        return std::to_string(arg.get<std::int64_t>());
+    if (arg.is_number())
+        return std::to_string(static_cast<std::int64_t>(arg.get<double>()));
+    if (!arg.is_object())
+        return std::nullopt;
+    if (const auto n = arg.find("n"); n != arg.end() && n->is_number()) {
+        const ReasonForm* unit = find(kTerms, "unit-" + arg.value("unit", std::string()));
+        if (!unit)
+            return std::nullopt;
+        return fillForm(translate(unit->english), { std::to_string(n->get<std::int64_t>()) });
+    }
+    if (const auto ms = arg.find("ms"); ms != arg.end() && ms->is_number_integer())
+        return clockTime(ms->get<std::int64_t>());
+    if (const auto term = arg.find("term"); term != arg.end() && term->is_string())
+        return termText(term->get<std::string>(), translate);
+    return std::nullopt;
+}
+
+std::string asIs(std::string_view english)
+{
+    return std::string(english);
 }
 
 } // namespace
@@ -232,22 +263,14 @@ std::string clockTime(std::int64_t unixMs)
 
 std::string englishArg(const json& arg)
 {
-    if (arg.is_string())
-        return arg.get<std::string>();
-    if (arg.is_number_integer())
-        return std::to_string(arg.get<std::int64_t>());
-    if (arg.is_number())
-        return std::to_string(static_cast<std::int64_t>(arg.get<double>()));
+    if (auto text = argText(arg, asIs))
+        return *std::move(text);
+    // What the English has always shown of an argument it cannot read: a term or unit as it is, else the JSON.
     if (arg.is_object()) {
-        if (const auto n = arg.find("n"); n != arg.end() && n->is_number()) {
-            const std::string number = std::to_string(n->get<std::int64_t>());
-            const ReasonForm* unit = find(kTerms, "unit-" + arg.value("unit", std::string()));
-            return unit ? fillForm(unit->english, { number }) : number + " " + arg.value("unit", std::string());
-        }
-        if (const auto ms = arg.find("ms"); ms != arg.end() && ms->is_number_integer())
-            return clockTime(ms->get<std::int64_t>());
+        if (const auto n = arg.find("n"); n != arg.end() && n->is_number())
+            return std::to_string(n->get<std::int64_t>()) + " " + arg.value("unit", std::string());
         if (const auto term = arg.find("term"); term != arg.end() && term->is_string())
-            return termEnglish(term->get<std::string>());
+            return term->get<std::string>();
     }
     return arg.dump();
 }
@@ -262,6 +285,26 @@ std::string english(const Why& why)
                 args.push_back(englishArg(arg));
         const ReasonForm* form = reasonForm(c.code);
         text += (text.empty() ? "" : "; ") + (form ? fillForm(form->english, args) : c.code);
+    }
+    return text;
+}
+
+std::optional<std::string> worded(const Why& why, const Translate& translate)
+{
+    std::string text;
+    for (std::size_t i = 0; i < why.size(); ++i) {
+        const Clause& c = why[i];
+        const ReasonForm* form = reasonForm(c.code);
+        if (!form || !c.args.is_array())
+            return std::nullopt;
+        std::vector<std::string> args;
+        for (const json& arg : c.args) {
+            auto word = argText(arg, translate);
+            if (!word)
+                return std::nullopt;
+            args.push_back(*std::move(word));
+        }
+        text += (i == 0 ? "" : translate("; ")) + fillForm(translate(form->english), args);
     }
     return text;
 }

@@ -21,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,6 +66,13 @@ std::string clockTime(std::int64_t unixMs);
 // One argument in English: "2000 milli-devices", "09:30 UTC", "memory", "web", "12".
 std::string englishArg(const nlohmann::json& arg);
 std::string english(const Why& why);
+
+// The clauses in another language: `translate` gives the text, in that language, of a form, a term, a unit
+// ("%1 mCPU") or the joiners "; " and " or ", from its English (the English itself where it has none); numbers and
+// names are as `englishArg` writes them, times in UTC. nullopt when a clause's code is no known form or an argument is
+// none of the kinds above (a newer daemon's): the caller shows the English then.
+using Translate = std::function<std::string(std::string_view english)>;
+std::optional<std::string> worded(const Why& why, const Translate& translate);
 
 // [{"code": ..., "args": [...]}, ...]
 nlohmann::json toJson(const Why& why);

@@ -1,5 +1,6 @@
 #include "core/report/labels.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -152,7 +153,29 @@ constexpr std::array kLabels {
         "用量与其容量之比）。" },
 };
 
+// The console's Chinese of the reasons' forms, terms and units, by their English (generated; see core/CMakeLists.txt).
+struct Translated {
+    std::string_view english;
+    std::string_view zh;
+};
+constexpr Translated kReasonsZh[] = {
+#include "reason_zh_CN.inc"
+    Translated { "", "" }, // so that the array is never empty
+};
+
 } // namespace
+
+std::string reasonText(Language language, const rebalance::Why& why, const std::string& english)
+{
+    if (language != Language::ZhCN || why.empty())
+        return english;
+    const auto zh = [](std::string_view text) {
+        const auto it = std::find_if(
+            std::begin(kReasonsZh), std::end(kReasonsZh), [&](const Translated& t) { return t.english == text; });
+        return std::string(it == std::end(kReasonsZh) ? text : it->zh);
+    };
+    return rebalance::worded(why, zh).value_or(english);
+}
 
 std::string_view label(Language language, std::string_view key)
 {

@@ -5,6 +5,7 @@
 //
 // Thread affinity: none; a constant table.
 
+#include "core/rebalance/reason.h"
 #include "core/report/report.h"
 
 #include <string>
@@ -13,6 +14,12 @@
 namespace tidepool::report {
 
 std::string_view label(Language language, std::string_view key);
+
+// A proposal's reason in the report's language: its clauses worded with the console's catalogue of them
+// (`translations/tidepool_zh_CN.ts`, context "Reason", compiled into a table at build time), amounts in the units the
+// daemon's English uses and times in UTC; `english` (the proposal's `reason`) for English, for a proposal stored
+// before clauses, or where a clause is one this build cannot word.
+std::string reasonText(Language language, const rebalance::Why& why, const std::string& english);
 
 // The scope as a heading: "Cluster", "Pool web-0", "业务线 shop".
 std::string scopeTitle(const ReportRequest& request);

@@ -15,6 +15,7 @@
 // Thread affinity: none; plain values.
 
 #include "core/model/types.h"
+#include "core/rebalance/reason.h"
 
 #include <cmath>
 #include <cstdint>
@@ -121,7 +122,8 @@ struct ProposalFacts {
     std::string kind;
     std::string state;
     std::string risk;
-    std::string reason;
+    std::string reason; // in English
+    rebalance::Why why; // the reason in clauses, which the report words in its language; empty before clauses
     std::int64_t createdMs = 0;
     std::int64_t decidedMs = 0;
     std::string decidedBy;
@@ -199,7 +201,7 @@ struct ProposalOutcome {
     std::string kind;
     std::string state;
     std::string risk;
-    std::string reason;
+    std::string reason; // in the report's language
     std::int64_t createdMs = 0;
     std::int64_t decidedMs = 0;
     std::string decidedBy;

@@ -482,7 +482,7 @@ struct Builder {
             row.kind = p.kind;
             row.state = p.state;
             row.risk = p.risk;
-            row.reason = p.reason;
+            row.reason = reasonText(request.language, p.why, p.reason);
             row.createdMs = p.createdMs;
             row.decidedMs = p.decidedMs;
             row.decidedBy = p.decidedBy;

@@ -20,6 +20,7 @@ ProposalFacts proposalFacts(const rebalance::Proposal& p)
     f.state = std::string(rebalance::toString(p.state));
     f.risk = std::string(rebalance::toString(p.risk));
     f.reason = p.reason;
+    f.why = p.why;
     f.createdMs = p.createdMs;
     f.decidedMs = p.decidedMs;
     f.decidedBy = p.decidedBy;

@@ -393,6 +393,70 @@ private slots:
         QVERIFY(qAbs(asCpu->proposals[0].realisedUtilisation - 2000.0 / 8192.0) < 1e-9);
     }
 
+    // A proposal's reason is worded from its clauses in the report's language, with the console's catalogue of them
+    // (the table the build makes from translations/tidepool_zh_CN.ts); the English report, a proposal stored before
+    // clauses and a clause this build cannot word keep the daemon's English.
+    void proposalReasonsInTheReportsLanguage()
+    {
+        using namespace rebalance;
+        Proposal p;
+        p.kind = ProposalKind::Quota;
+        p.state = ProposalState::Applied;
+        p.plan = { Action::setCpuQuota("web", 6000, 4000), Action::takeCpuQuota("<b>batch</b>", 2000, 1000) };
+        explain(p,
+            { clause("quota-raise", { amountArg(6000, "cpu") }),
+                clause("quota-from-pool", { amountArg(2000, "cpu"), "<b>batch</b>" }),
+                clause("capacity-short-tiers",
+                    { termArg("cpu"), termArg("hot+warm"), amountArg(9000, "cpu"), amountArg(10800, "cpu"),
+                        amountArg(8000, "cpu") }) });
+        ProposalFacts worded = proposalFacts(p);
+        worded.createdMs = day() + kHour;
+        worded.decidedMs = day() + 2 * kHour;
+        ProposalFacts before = worded; // stored before clauses
+        before.id = 2;
+        before.why.clear();
+        before.reason = "pool web needs more";
+        ProposalFacts newer = worded; // a clause from a newer daemon
+        newer.id = 3;
+        newer.why.push_back(clause("from-a-newer-daemon", { "x" }));
+        newer.reason = p.reason + "; something newer";
+        ClusterFacts facts = m_facts;
+        facts.proposals = { worded, before, newer };
+
+        ReportRequest zhRequest = request();
+        zhRequest.language = Language::ZhCN;
+        const auto zh = buildReport(zhRequest, facts, *m_store, m_settings);
+        QVERIFY2(zh, zh ? "" : zh.error().message.c_str());
+        QCOMPARE(zh->proposals.size(), std::size_t(3));
+        const std::string chinese = "在高峰前将其提高到 6000 mCPU；从资源池 <b>batch</b> 调用 2000 mCPU；"
+                                    "只能运行在热或温层节点上的作业的预测 CPU 峰值（9000 mCPU，p90；含余量 10800 mCPU）"
+                                    "超出在役热或温层节点的 8000 mCPU";
+        QCOMPARE(zh->proposals[0].reason, chinese);
+        QCOMPARE(zh->proposals[1].reason, std::string("pool web needs more"));
+        QCOMPARE(zh->proposals[2].reason, p.reason + "; something newer");
+        const auto en = buildReport(request(), facts, *m_store, m_settings);
+        QVERIFY(en);
+        QCOMPARE(en->proposals[0].reason, p.reason);
+        QVERIFY(p.reason.find("take 2000 mCPU from pool <b>batch</b>") != std::string::npos);
+
+        // Every renderer of the core shows it, escaped where it must be.
+        const std::string html = renderHtml(*zh);
+        QVERIFY(html.find("从资源池 &lt;b&gt;batch&lt;/b&gt; 调用 2000 mCPU") != std::string::npos);
+        QVERIFY(renderCsv(*zh).find("超出在役热或温层节点的 8000 mCPU") != std::string::npos);
+        // The JSON a remote console renders carries the worded reason.
+        const auto back = reportFromJson(toJson(*zh));
+        QVERIFY(back);
+        QCOMPARE(back->proposals[0].reason, chinese);
+
+        // Every form has its Chinese in the table (a catalogue the build could not read would leave them English).
+        for (const ReasonForm& form : reasonForms()) {
+            const std::string text(form.english);
+            nlohmann::json::array_t args(static_cast<std::size_t>(std::count(text.begin(), text.end(), '%')), "x");
+            const Why why { clause(form.code, args) };
+            QVERIFY2(reasonText(Language::ZhCN, why, english(why)) != english(why), text.c_str());
+        }
+    }
+
     void unknownScopeNamesTheKnownOnes()
     {
         const auto pool = buildReport(request(ScopeKind::Pool, "nope"), m_facts, *m_store, m_settings);

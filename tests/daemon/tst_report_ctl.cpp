@@ -7,6 +7,7 @@
 // Every process started here is stopped in `cleanupTestCase` (and dies with the test, `PR_SET_PDEATHSIG`).
 
 #include "core/api/operator_tokens.h"
+#include "core/rebalance/proposal.h"
 #include "core/report/report.h"
 #include "tests/ui/daemon_fixture.h"
 #include "ui/bridge/core_bridge.h"
@@ -40,6 +41,7 @@ QString dayText(std::int64_t ms)
 
 // Yesterday's history: pool web-0 (business line 网上商城, on the warm node n1) asks for 3 cores, pool calc (business
 // line "=SUM(A1)+1", on the hot node g1) for 6 cores and 1 GPU; n1 uses 2 cores, g1 5 cores and its two GPUs at 40 %.
+// A quota raise of web-0 was applied at 07:00, its reason in clauses.
 void seedYesterday(const std::string& path)
 {
     auto opened = store::openSqliteStore(path);
@@ -79,6 +81,18 @@ void seedYesterday(const std::string& path)
         samples.push_back({ { "node", "g1", "gpu_util" }, t, 0.4 });
     }
     s.addSamples(samples);
+    rebalance::Proposal raise;
+    raise.id = 1;
+    raise.kind = rebalance::ProposalKind::Quota;
+    raise.state = rebalance::ProposalState::Applied;
+    raise.risk = rebalance::Risk::Low;
+    raise.plan = { rebalance::Action::setCpuQuota("web-0", 10000, 8000) };
+    rebalance::explain(raise, { rebalance::clause("quota-raise", { rebalance::amountArg(10000, "cpu") }) });
+    raise.createdMs = yesterday() + 6 * 3'600'000;
+    raise.expiresMs = raise.createdMs + 3'600'000;
+    raise.decidedMs = yesterday() + 7 * 3'600'000;
+    raise.decidedBy = "token:otto";
+    s.putProposal(rebalance::toStored(raise));
     QVERIFY(s.commit());
     QVERIFY(s.maintain(api::unixMillis(), store::Retention { 0, 0, 0, 0, 0 }));
 }
@@ -286,6 +300,8 @@ void TestReportCtl::htmlInChinese()
     QVERIFY(html.contains(QStringLiteral("利用率：申请量与实际用量")));
     QVERIFY(html.contains(QStringLiteral("<svg")));
     QVERIFY(html.contains(QStringLiteral("=SUM(A1)+1"))); // text in HTML, nothing to neutralise
+    // The stored proposal's reason, worded from its clauses through the daemon's API.
+    QVERIFY2(html.contains(QStringLiteral("在高峰前将其提高到 10000 mCPU")), qPrintable(html.right(3000)));
 }
 
 void TestReportCtl::pdfWithChartsAndChineseLabels_data()
@@ -294,10 +310,12 @@ void TestReportCtl::pdfWithChartsAndChineseLabels_data()
     QTest::addColumn<QStringList>("words");
     QTest::newRow("en") << QStringLiteral("en")
                         << QStringList { QStringLiteral("Utilisation: requested vs used"),
-                               QStringLiteral("Tier occupancy"), QStringLiteral("Cost per business line") };
+                               QStringLiteral("Tier occupancy"), QStringLiteral("Cost per business line"),
+                               QStringLiteral("raise it to 10000 mCPU") };
     QTest::newRow("zh_CN") << QStringLiteral("zh_CN")
                            << QStringList { QStringLiteral("利用率：申请量与实际用量"), QStringLiteral("层级占用"),
-                                  QStringLiteral("各业务线成本"), QStringLiteral("网上商城") };
+                                  QStringLiteral("各业务线成本"), QStringLiteral("网上商城"),
+                                  QStringLiteral("在高峰前将其提高到") };
 }
 
 void TestReportCtl::pdfWithChartsAndChineseLabels()
