@@ -840,6 +840,7 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
         return;
     node->lastSeen = Clock::now();
     ++node->heartbeats;
+    node->usageSequence = ++m_usageSequence;
     if (!heartbeat.samples.empty()) {
         const protocol::UtilisationSample& s = heartbeat.samples.back();
         node->lastHeartbeatMs = s.timestampMs;

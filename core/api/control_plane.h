@@ -163,6 +163,7 @@ struct LiveNode {
     std::int64_t memoryUsedMiB = 0;
     std::vector<protocol::DeviceSample> devices;
     std::uint64_t heartbeats = 0;
+    std::uint64_t usageSequence = 0; // its latest heartbeat's number (`ControlPlane::usageSequence`)
     // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
     // restarts and reconnects.
     std::string cordon;
@@ -348,6 +349,9 @@ public:
     std::uint64_t workloadSequence() const { return m_workloadSequence; }
     const std::map<std::uint64_t, WorkloadId>& workloadChanges() const { return m_workloadChanges; }
     const std::string& runId() const { return m_runId; }
+    // Heartbeats in order, likewise: each gives its node (`LiveNode::usageSequence`) the next number of this run, so
+    // that a reader can ask which nodes' utilisation changed since it last read them.
+    std::uint64_t usageSequence() const { return m_usageSequence; }
     // Now on the configured wall clock, Unix epoch ms.
     std::int64_t nowMs() const { return m_config.clock ? m_config.clock() : unixMillis(); }
 
@@ -454,6 +458,7 @@ private:
     bool m_stopped = false;
     std::uint64_t m_stateVersion = 1;
     std::uint64_t m_workloadSequence = 0;
+    std::uint64_t m_usageSequence = 0;
     std::map<std::uint64_t, WorkloadId> m_workloadChanges; // each workload's latest change, by its number
     std::string m_runId;
     std::int64_t m_carbonHoldUntilMs = 0;

@@ -138,7 +138,7 @@ private:
     void answerOffThread(OffThreadWriter write, net::HttpRespond respond);
     // GET /v1/nodes and GET /v1/workloads: the largest regular reads (a remote console's polls) are copied here and
     // written as JSON off the core's thread.
-    void listNodes(net::HttpRespond respond);
+    void listNodes(std::string_view query, net::HttpRespond respond);
     void listWorkloads(std::string_view query, net::HttpRespond respond);
 
     boost::asio::io_context& m_io;

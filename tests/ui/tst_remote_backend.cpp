@@ -4,9 +4,12 @@
 // protects: the snapshot's nodes, pools, workloads and proposals are the API's; an approval and a rejection made in the
 // console are the daemon's (state, decider, audit entry) and a second console sees them; a refusal says why; a wrong
 // token and a dead port are clear failures, and the console keeps retrying until a daemon answers; a move is the
-// daemon's (into another pool, shown by the next snapshot) or its refusal with the scheduler's reasons.
+// daemon's (into another pool, shown by the next snapshot) or its refusal with the scheduler's reasons. After its first
+// read the console follows the nodes by their fingerprints and the usage heard since (`core/api/node_rows.h`), and
+// the rows it makes are the rows the daemon sends.
 // QT_QPA_PLATFORM=offscreen; no mocks.
 
+#include "core/api/node_rows.h"
 #include "core/api/operator_tokens.h"
 #include "daemon_fixture.h"
 #include "ui/bridge/core_bridge.h"
@@ -83,6 +86,7 @@ private Q_SLOTS:
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
     void aMoveIsTheDaemonsAndTheNextSnapshotShowsIt();
     void theConsoleFollowsWorkloadChanges();
+    void nodeRowsAreFollowedByFingerprintsAndUsage();
     void aRefusedMoveSaysWhyWithTheSchedulersReasons();
     void commandsAfterStopAreRefused();
     void theViewsAreTheDaemonsFeed();
@@ -482,6 +486,142 @@ void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
 
 // A refusal comes back with the core's code, its words and the scheduler's reasons per node, as an embedded core
 // answers it: five hundred cores fit on no node of pool batch. A daemon that cannot be reached is a refusal saying so.
+void TestRemoteBackend::nodeRowsAreFollowedByFingerprintsAndUsage()
+{
+    const std::string token = m_token.toStdString();
+    const auto get = [&](const std::string& target, int* status = nullptr) {
+        return fixture::call(m_apiPort, token, HttpMethod::Get, target, {}, status);
+    };
+    const auto byId = [](const json& answer) {
+        std::map<std::int64_t, json> rows;
+        for (const json& row : answer["nodes"])
+            rows[row["id"].get<std::int64_t>()] = row;
+        return rows;
+    };
+    // A full read: each row carries the fingerprint of what is not usage, and the answer a cursor of heartbeats.
+    const json full = get("/v1/nodes");
+    QVERIFY2(full.contains("usageCursor") && full["usageCursor"].is_string(), full.dump().c_str());
+    QCOMPARE(full["nodes"].size(), std::size_t(kNodes));
+    for (const json& row : full["nodes"]) {
+        json rest = row;
+        for (const char* field : api::kNodeUsageFields)
+            rest.erase(field);
+        rest.erase("fingerprint");
+        for (json& device : rest["devices"])
+            for (const char* field : api::kDeviceUsageFields)
+                device.erase(field);
+        QCOMPARE(row.value("fingerprint", std::string()), api::nodeFingerprint(rest));
+    }
+
+    // The usage heard since a cursor, merged into the rows read before, makes the rows a full read answers. Agents
+    // beat every 200 ms here, so it is checked where no heartbeat fell between the usage and the full read.
+    std::map<std::int64_t, json> rows = byId(full);
+    std::string cursor = full["usageCursor"].get<std::string>();
+    bool compared = false;
+    std::size_t heardFrom = 0;
+    for (int attempt = 0; attempt < 20 && !compared; ++attempt) {
+        QTest::qWait(300);
+        const json since = get("/v1/nodes?usageSince=" + cursor);
+        QVERIFY2(since.contains("usageCursor") && since["nodes"].size() == std::size_t(kNodes), since.dump().c_str());
+        for (const json& entry : since["nodes"]) {
+            QVERIFY2(!entry.contains("cpuMillis") && !entry.contains("devices"), entry.dump().c_str()); // compact
+            json& row = rows[entry["id"].get<std::int64_t>()];
+            QCOMPARE(entry.value("fingerprint", std::string()), row.value("fingerprint", std::string()));
+            if (entry.contains("usage")) {
+                ++heardFrom;
+                QVERIFY2(api::applyNodeUsage(row, entry["usage"]), entry.dump().c_str());
+            }
+        }
+        cursor = since["usageCursor"].get<std::string>();
+        const json now = get("/v1/nodes");
+        const json after = get("/v1/nodes?usageSince=" + cursor);
+        if (std::none_of(
+                after["nodes"].begin(), after["nodes"].end(), [](const json& e) { return e.contains("usage"); })) {
+            QCOMPARE(json(rows).dump(), json(byId(now)).dump());
+            compared = true;
+        }
+    }
+    QVERIFY2(compared, "a heartbeat fell between every usage read and full read");
+    // Usage of another shape changes nothing in the row.
+    for (const char* bad : { R"({"cpuUtilisation": 0.5})",
+             R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": "many"})",
+             R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": 2,
+                 "devices": [{"index": 0, "utilisation": 0.5}]})",
+             "[]" }) {
+        json row = rows.begin()->second;
+        QVERIFY2(!api::applyNodeUsage(row, json::parse(bad)), bad);
+        QCOMPARE(row, rows.begin()->second);
+    }
+    QVERIFY(heardFrom >= std::size_t(kNodes));
+    for (const auto& [id, row] : rows)
+        QVERIFY2(row["heartbeats"].get<std::int64_t>() > byId(full)[id]["heartbeats"].get<std::int64_t>(),
+            row.dump().c_str());
+
+    // A placement changes the node's fingerprint, and `ids` reads that row alone.
+    std::vector<std::string> started;
+    const auto startWorkload = [&](const std::string& name) {
+        const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+            json { { "name", name }, { "pool", "batch" }, { "latency", "batch" }, { "cpuMillis", 300 },
+                { "memoryMiB", 128 } }
+                .dump());
+        QVERIFY2(submitted.contains("id"), submitted.dump().c_str());
+        started.push_back("/v1/workloads/" + std::to_string(submitted["id"].get<std::int64_t>()));
+        QTRY_COMPARE_WITH_TIMEOUT(get(started.back()).value("phase", std::string()), std::string("running"), 15'000);
+    };
+    startWorkload("fingerprinted");
+    if (QTest::currentTestFailed())
+        return;
+    const std::string workload = started.back();
+    const std::string node = get(workload).value("node", std::string());
+    const json since = get("/v1/nodes?usageSince=" + cursor);
+    std::vector<std::int64_t> changed;
+    for (const json& entry : since["nodes"])
+        if (entry["fingerprint"] != rows[entry["id"].get<std::int64_t>()]["fingerprint"]) {
+            changed.push_back(entry["id"].get<std::int64_t>());
+            QCOMPARE(entry.value("name", std::string()), node);
+        }
+    QCOMPARE(changed.size(), std::size_t(1));
+    const json one = get("/v1/nodes?ids=" + std::to_string(changed[0]));
+    QVERIFY2(one.contains("nodes") && one["nodes"].size() == 1, one.dump().c_str());
+    QCOMPARE(one["nodes"][0]["name"].get<std::string>(), node);
+    QCOMPARE(one["nodes"][0]["workloads"].get<std::int64_t>(), rows[changed[0]]["workloads"].get<std::int64_t>() + 1);
+
+    // A console that has read the nodes once shows the next placement through the fingerprint.
+    Console console(config(m_apiPort));
+    QTRY_VERIFY_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes, 10'000);
+    startWorkload("fingerprinted-2");
+    if (QTest::currentTestFailed())
+        return;
+    const std::map<std::int64_t, json> expected = byId(get("/v1/nodes"));
+    const auto shown = [&] {
+        const SnapshotPtr s = console.bridge.latest();
+        for (const NodeRow& row : s->nodes)
+            if (row.workloads != expected.at(row.id)["workloads"].get<int>()
+                || row.cpuAllocatedMillis
+                    != expected.at(row.id)["cpuMillis"].get<std::int64_t>()
+                        - expected.at(row.id)["cpuMillisFree"].get<std::int64_t>())
+                return false;
+        return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(shown(), 5'000);
+    QVERIFY2(console.failures.isEmpty(), qPrintable(console.failures.join(QLatin1Char('\n'))));
+
+    // Bad cursors and ids are refused naming the query.
+    int status = 0;
+    json refused = get("/v1/nodes?usageSince=yesterday", &status);
+    QCOMPARE(status, 400);
+    QVERIFY2(refused.value("error", std::string()).find("usageSince") != std::string::npos, refused.dump().c_str());
+    refused = get("/v1/nodes?usageSince=another-run.12", &status);
+    QCOMPARE(status, 410);
+    QVERIFY2(refused.value("error", std::string()).find("restarted") != std::string::npos, refused.dump().c_str());
+    refused = get("/v1/nodes?ids=1,x", &status);
+    QCOMPARE(status, 400);
+    QVERIFY2(refused.value("error", std::string()).find("`ids`") != std::string::npos, refused.dump().c_str());
+    // The workloads stop, so that the other tests see the cluster as before.
+    for (const std::string& path : started)
+        fixture::call(m_apiPort, token, HttpMethod::Delete, path);
+}
+
 void TestRemoteBackend::aRefusedMoveSaysWhyWithTheSchedulersReasons()
 {
     const std::string token = m_token.toStdString();

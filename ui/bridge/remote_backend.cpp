@@ -3,6 +3,7 @@
 #include "core/report/report_json.h"
 
 #include "core/api/api_client.h"
+#include "core/api/node_rows.h"
 #include "core/net/http_server.h"
 #include "ui/bridge/remote_snapshot.h"
 
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace tidepool::ui {
@@ -254,6 +256,90 @@ void RemoteBackend::run()
     }
 }
 
+void RemoteBackend::keepNodes(const json& answer)
+{
+    m_nodeRows.clear();
+    m_nodeCursor.clear();
+    const json rows = answer.value("nodes", json::array());
+    for (const json& row : rows) {
+        // A daemon too old to fingerprint its rows, or a row the snapshot will name as wrong: read them all each time.
+        if (!row.is_object() || !row.contains("id") || !row["id"].is_number_integer() || !row.contains("fingerprint")
+            || !row["fingerprint"].is_string()) {
+            m_nodeRows.clear();
+            return;
+        }
+        m_nodeRows[row["id"].get<std::int64_t>()] = row;
+    }
+    if (answer.contains("usageCursor") && answer["usageCursor"].is_string())
+        m_nodeCursor = answer["usageCursor"].get<std::string>();
+}
+
+std::optional<json> RemoteBackend::nodesSinceLastPoll(api::ApiClient& client)
+{
+    // More changed rows than this are read in full (their ids would make a long URL).
+    constexpr std::size_t kMaxRowsRefreshed = 256;
+    if (m_nodeCursor.empty())
+        return std::nullopt;
+    const auto readAll = [this]() -> std::optional<json> {
+        m_nodeCursor.clear(); // a 410 (the daemon restarted), an error or anything unexpected
+        m_nodeRows.clear();
+        return std::nullopt;
+    };
+    const auto read = [&](const std::string& target) {
+        const auto response = client.request(HttpMethod::Get, target);
+        json page = response && response->status == 200 ? json::parse(response->body, nullptr, false) : json();
+        return page.is_object() && page.contains("nodes") && page["nodes"].is_array() ? page : json();
+    };
+    const json page = read("/v1/nodes?usageSince=" + m_nodeCursor);
+    if (page.is_null() || !page.contains("usageCursor") || !page["usageCursor"].is_string())
+        return readAll();
+    std::set<std::int64_t> stale;
+    std::string ids;
+    for (const json& entry : page["nodes"]) {
+        if (!entry.is_object() || !entry.contains("id") || !entry["id"].is_number_integer()
+            || !entry.contains("fingerprint") || !entry["fingerprint"].is_string())
+            return readAll();
+        const auto id = entry["id"].get<std::int64_t>();
+        const auto kept = m_nodeRows.find(id);
+        if (kept == m_nodeRows.end() || kept->second.value("fingerprint", std::string()) != entry["fingerprint"]) {
+            stale.insert(id);
+            ids += (ids.empty() ? "" : ",") + std::to_string(id);
+        }
+    }
+    if (stale.size() > kMaxRowsRefreshed)
+        return readAll();
+    std::map<std::int64_t, json> fetched;
+    if (!stale.empty()) {
+        const json rows = read("/v1/nodes?ids=" + ids);
+        if (rows.is_null())
+            return readAll();
+        for (const json& row : rows["nodes"])
+            if (row.is_object() && row.contains("id") && row["id"].is_number_integer())
+                fetched[row["id"].get<std::int64_t>()] = row;
+    }
+    json out = json::array();
+    std::map<std::int64_t, json> rows;
+    for (const json& entry : page["nodes"]) {
+        const auto id = entry["id"].get<std::int64_t>();
+        json row;
+        if (stale.count(id)) {
+            const auto it = fetched.find(id);
+            if (it == fetched.end())
+                continue; // gone between the two reads
+            row = std::move(it->second);
+        } else {
+            row = std::move(m_nodeRows[id]);
+            if (entry.contains("usage") && !api::applyNodeUsage(row, entry["usage"]))
+                return readAll();
+        }
+        out.push_back(row);
+        rows.emplace(id, std::move(row));
+    }
+    m_nodeRows = std::move(rows);
+    m_nodeCursor = page["usageCursor"].get<std::string>();
+    return out;
+}
+
 bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backoff)
 {
     const int retryIn = static_cast<int>((backoff.count() + 999) / 1000);
@@ -293,8 +379,16 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     json nodes, pools, pending, approved, recent, whoami;
     // Proposals: the open ones whatever their age, and the newest closed ones (a daemon keeps months of them), in
     // three pages that any tidepoold answers (one that knows no `limit` sends all, which is merged the same way).
-    if (!get("/v1/summary", state.summary, false) || !get("/v1/nodes", nodes, false) || !get("/v1/pools", pools, false)
-        || !get("/v1/proposals?state=pending", pending, true) || !get("/v1/proposals?state=approved", approved, true)
+    if (!get("/v1/summary", state.summary, false))
+        return false;
+    if (auto rows = nodesSinceLastPoll(client))
+        nodes = json { { "nodes", *std::move(rows) } };
+    else if (get("/v1/nodes", nodes, false))
+        keepNodes(nodes);
+    else
+        return false;
+    if (!get("/v1/pools", pools, false) || !get("/v1/proposals?state=pending", pending, true)
+        || !get("/v1/proposals?state=approved", approved, true)
         || !get("/v1/proposals?limit=" + std::to_string(kConsoleClosedProposals), recent, true)
         || !get("/v1/whoami", whoami, true))
         return false;
