@@ -197,7 +197,9 @@ def main():
                 # of those heard from since the last poll, a second before; the pause is not timed, and the CPU is
                 # read around each read alone. No placement changes here, so no row is read again.
                 status, data = api.call("GET", "/v1/nodes")
-                usage_cursor = json.loads(data)["usageCursor"]
+                usage_cursor = json.loads(data).get("usageCursor")
+                if usage_cursor is None:
+                    return None  # a tidepoold from before usageSince (--bin)
                 times, sizes, cpu, core, heard = [], [], 0.0, 0.0, []
                 for _ in range(args.console_reads):
                     time.sleep(1.0)
@@ -215,19 +217,19 @@ def main():
                     heard.append(sum(1 for n in answer["nodes"] if "usage" in n))
                 times.sort()
                 return {"ms_p50": round(times[len(times) // 2], 1), "ms_max": round(times[-1], 1),
-                        "bytes_p50": sorted(sizes)[len(sizes) // 2], "nodes_heard_from_p50": sorted(heard)[len(heard) // 2],
+                        "bytes_p50": sorted(sizes)[len(sizes) // 2], "bytes_mean": round(sum(sizes) / len(sizes)), "nodes_heard_from_p50": sorted(heard)[len(heard) // 2],
                         "daemon_cpu_ms": round(cpu * 1000 / args.console_reads, 1),
                         "core_thread_cpu_ms": round(core * 1000 / args.console_reads, 1)}
 
             console = {
                 "reads": args.console_reads,
-                "nodes_usage_since": nodes_polled(),
                 "devices_full": timed(lambda: ["/v1/devices"]),
                 "views_steady": timed(lambda: feed),
                 "nodes": timed(lambda: ["/v1/nodes"]),
                 "workloads_full": timed(lambda: phases),
                 "workloads_changed_since": timed(lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000"]),
             }
+            console["nodes_usage_since"] = nodes_polled()  # last: its pauses would shift the reads above in time
 
         print(json.dumps({
             "nodes": args.nodes,

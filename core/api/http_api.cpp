@@ -20,6 +20,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace tidepool::api {
@@ -162,8 +164,10 @@ json workloadJson(const ControlPlane& plane, const LiveWorkload& w)
     return workloadJson(workloadView(plane, w));
 }
 
-// What a node's JSON says, copied out of the core (`nodeView`), so that the JSON can be written on another thread.
-struct NodeView {
+// What a node's JSON says but its usage (`node_rows.h`), copied out of the core (`nodeView`), so that the JSON can be
+// written on another thread. Equal rests make equal rows, whatever field is added here: the fingerprint cache relies
+// on it.
+struct NodeRest {
     NodeId id = kNoNode;
     std::string name;
     NodeState state = NodeState::Joining;
@@ -177,14 +181,19 @@ struct NodeView {
     bool connected = false;
     std::string remote;
     Resources capacity, free;
-    double cpuUtilisation = 0.0;
-    std::int64_t memoryUsedMiB = 0;
     std::size_t workloads = 0;
     std::vector<Device> devices;
     std::vector<std::string> deviceModels; // by device: the model's name, "" for none
-    std::vector<protocol::DeviceSample> deviceSamples;
     std::vector<std::string> pools;
     std::vector<protocol::TranslationFactor> translation;
+    bool operator==(const NodeRest&) const = default;
+};
+
+struct NodeView {
+    NodeRest rest;
+    double cpuUtilisation = 0.0;
+    std::int64_t memoryUsedMiB = 0;
+    std::vector<protocol::DeviceSample> deviceSamples;
     std::int64_t lastHeartbeatMs = 0;
     std::uint64_t heartbeats = 0;
 };
@@ -193,21 +202,21 @@ NodeView nodeView(const ControlPlane& plane, const LiveNode& live)
 {
     const ClusterState& cluster = plane.cluster();
     const Node& n = cluster.node(live.id);
-    NodeView v { live.id, n.name, live.state, live.cordon, n.peakReserved, n.isa, n.tier, live.cpuModel, live.numaNodes,
-        live.agentVersion, !live.sessionId.empty(), live.remote, n.capacity, n.free, live.cpuUtilisation,
-        live.memoryUsedMiB, n.residents.size(), n.devices, {}, live.devices, {}, live.translation, live.lastHeartbeatMs,
-        live.heartbeats };
-    v.deviceModels.reserve(n.devices.size());
+    NodeView v { NodeRest { live.id, n.name, live.state, live.cordon, n.peakReserved, n.isa, n.tier, live.cpuModel,
+                     live.numaNodes, live.agentVersion, !live.sessionId.empty(), live.remote, n.capacity, n.free,
+                     n.residents.size(), n.devices, {}, {}, live.translation },
+        live.cpuUtilisation, live.memoryUsedMiB, live.devices, live.lastHeartbeatMs, live.heartbeats };
+    v.rest.deviceModels.reserve(n.devices.size());
     for (const Device& d : n.devices)
-        v.deviceModels.push_back(d.model == kNoModel ? std::string() : cluster.modelName(d.model));
-    v.pools.reserve(n.pools.size());
+        v.rest.deviceModels.push_back(d.model == kNoModel ? std::string() : cluster.modelName(d.model));
+    v.rest.pools.reserve(n.pools.size());
     for (const PoolId p : n.pools)
-        v.pools.push_back(cluster.pool(p).name);
+        v.rest.pools.push_back(cluster.pool(p).name);
     return v;
 }
 
 // A node's row less its usage (`core/api/node_rows.h`).
-json nodeRestJson(const NodeView& n)
+json nodeRestJson(const NodeRest& n)
 {
     json devices = json::array();
     for (std::size_t i = 0; i < n.devices.size(); ++i) {
@@ -240,12 +249,11 @@ json nodeUsageJson(const NodeView& n)
 }
 
 // The whole row: the rest, its fingerprint and the usage merged in as a reader that keeps rows merges it.
-json nodeJson(const NodeView& n)
+json nodeJson(const NodeView& n, const std::string& fingerprint)
 {
-    json row = nodeRestJson(n);
-    std::string fingerprint = nodeFingerprint(row);
+    json row = nodeRestJson(n.rest);
     applyNodeUsage(row, nodeUsageJson(n));
-    row["fingerprint"] = std::move(fingerprint);
+    row["fingerprint"] = fingerprint;
     return row;
 }
 
@@ -381,6 +389,30 @@ void appendSample(std::string& out, std::string_view name, std::string_view labe
 
 } // namespace
 
+// The fingerprint of each node's row as last written: a rest equal to the one kept keeps its fingerprint, so that a
+// poll hashes only the rows that changed. On the serialiser thread only.
+struct NodeFingerprints {
+    std::unordered_map<NodeId, std::pair<NodeRest, std::string>> byNode;
+
+    const std::string& of(const NodeRest& rest)
+    {
+        auto& [kept, fingerprint] = byNode[rest.id];
+        if (fingerprint.empty() || !(kept == rest)) {
+            kept = rest;
+            fingerprint = nodeFingerprint(nodeRestJson(rest));
+        }
+        return fingerprint;
+    }
+    // Forgets the nodes that a listing of all of them did not have.
+    void keepOnly(const std::vector<NodeView>& views)
+    {
+        std::unordered_set<NodeId> listed;
+        for (const NodeView& v : views)
+            listed.insert(v.rest.id);
+        std::erase_if(byNode, [&](const auto& entry) { return !listed.count(entry.first); });
+    }
+};
+
 HttpApi::HttpApi(
     boost::asio::io_context& io, ControlPlane& plane, std::vector<OperatorToken> tokens, MetricsSource extraMetrics)
     : m_io(io)
@@ -388,6 +420,7 @@ HttpApi::HttpApi(
     , m_tokens(std::move(tokens))
     , m_requestPrefix(std::to_string(unixMillis()) + ".")
     , m_extraMetrics(std::move(extraMetrics))
+    , m_fingerprints(std::make_shared<NodeFingerprints>())
 {
 }
 
@@ -586,19 +619,22 @@ void HttpApi::listNodes(std::string_view query, net::HttpRespond respond)
     // Writing 2,000 nodes as JSON took the core's thread 50-80 ms (BENCHMARKS.md §3c): written off it.
     answerOffThread(
         [views = std::move(views), heardFrom = std::move(heardFrom), answer = std::move(answer),
-            compact = usageSince.has_value()]() mutable {
+            compact = usageSince.has_value(), all = !ids, fingerprints = m_fingerprints]() mutable {
             json list = json::array();
             for (std::size_t i = 0; i < views.size(); ++i) {
+                const std::string& fingerprint = fingerprints->of(views[i].rest);
                 if (!compact) {
-                    list.push_back(nodeJson(views[i]));
+                    list.push_back(nodeJson(views[i], fingerprint));
                     continue;
                 }
-                json entry { { "id", views[i].id }, { "name", views[i].name },
-                    { "fingerprint", nodeFingerprint(nodeRestJson(views[i])) } };
+                json entry { { "id", views[i].rest.id }, { "name", views[i].rest.name },
+                    { "fingerprint", fingerprint } };
                 if (heardFrom[i])
                     entry["usage"] = nodeUsageJson(views[i]);
                 list.push_back(std::move(entry));
             }
+            if (all)
+                fingerprints->keepOnly(views);
             answer["nodes"] = std::move(list);
             return reply(http::status::ok, answer);
         },
@@ -826,7 +862,10 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             const LiveNode* n = m_plane.nodeByName(parts[2]);
             if (!n)
                 return fail(404, "no node is named \"" + parts[2].substr(0, 253) + "\"");
-            return reply(http::status::ok, nodeJson(nodeView(m_plane, *n)));
+            {
+                const NodeView view = nodeView(m_plane, *n);
+                return reply(http::status::ok, nodeJson(view, nodeFingerprint(nodeRestJson(view.rest))));
+            }
         }
     }
 

@@ -87,6 +87,8 @@ namespace tidepool::api {
 // Extra metric lines from other parts of the daemon (the agent server's counters), appended to /metrics.
 using MetricsSource = std::function<void(std::string& out)>;
 
+struct NodeFingerprints; // http_api.cpp
+
 struct HttpApiStats {
     std::uint64_t requests = 0;
     std::uint64_t unauthorised = 0;
@@ -154,6 +156,8 @@ private:
     report::ReportSettings m_reportSettings;
     HttpApiStats m_stats;
     std::shared_ptr<int> m_alive = std::make_shared<int>(0); // answers posted back check it is still there
+    // What each node's fingerprint was made from, so that a poll hashes only the rows that changed.
+    std::shared_ptr<NodeFingerprints> m_fingerprints;
     boost::asio::thread_pool m_serialiser { 1 };
 };
 

@@ -32,6 +32,7 @@ struct Device {
     std::int64_t memoryFreeMiB = 0;
 
     bool idle() const { return shareFree == shareCapacity && memoryFreeMiB == memoryMiB; }
+    bool operator==(const Device&) const = default;
 };
 
 // Power draw is linear in CPU and accelerator busy share between idle and peak, a common model for energy-aware
