@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <tuple>
 
 namespace tidepool::api {
 
@@ -93,7 +94,10 @@ void HistoryRecorder::record(std::int64_t nowMs)
     // history too.
     // Tiers likewise, by the tier each workload belongs to: the hot tier's accelerator demand is what lending idle
     // hot accelerators to batch and reclaiming them before a peak are planned on.
-    std::map<std::string, PoolDemand> pools, tiers;
+    // Placed, beside each demand: what the scope's nodes hold now. A pool's placed workloads (they run on its nodes);
+    // a tier's nodes' allocations, whatever tier the work is of (hot accelerators lent to cold batch count as hot).
+    // Occupancy is placed over capacity; demand can pass capacity, as it counts work still waiting.
+    std::map<std::string, PoolDemand> pools, tiers, poolsPlaced, tiersPlaced;
     std::array<double, kAcceleratorKindCount> shareOfDevice {}; // the largest device of each kind
     for (const LiveNode& live : m_plane.nodes())
         for (const Device& d : cluster.node(live.id).devices)
@@ -101,13 +105,21 @@ void HistoryRecorder::record(std::int64_t nowMs)
                 = std::max(shareOfDevice[static_cast<std::size_t>(d.kind)], static_cast<double>(d.shareCapacity));
     for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
         pools[cluster.pool(id).name];
-    for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold })
+    for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
+        poolsPlaced[cluster.pool(id).name];
+    for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold }) {
         tiers[std::string(toString(tier))].milliDevices["gpu"];
+        tiersPlaced[std::string(toString(tier))];
+    }
     for (const auto& [id, w] : m_plane.workloads()) {
         if (!demanding(w.phase))
             continue;
-        for (PoolDemand* demand : { &pools[w.poolName.empty() ? std::string(kDefaultPool) : w.poolName],
-                 &tiers[std::string(toString(w.workload.tier()))] }) {
+        const std::string& pool = w.poolName.empty() ? std::string(kDefaultPool) : w.poolName;
+        const bool placed = w.node != kNoNode;
+        for (PoolDemand* demand :
+            { &pools[pool], placed ? &poolsPlaced[pool] : nullptr, &tiers[std::string(toString(w.workload.tier()))] }) {
+            if (!demand)
+                continue;
             demand->cpuMillis += static_cast<double>(w.workload.requests.cpuMillis);
             demand->memoryMiB += static_cast<double>(w.workload.requests.memoryMiB);
             if (w.workload.accelerators.any())
@@ -115,12 +127,26 @@ void HistoryRecorder::record(std::int64_t nowMs)
                     += milliDevices(w, cluster, shareOfDevice);
         }
     }
-    for (const auto& [scope, demands] : { std::pair { "pool", &pools }, std::pair { "tier", &tiers } })
+    for (const LiveNode& live : m_plane.nodes()) {
+        const Node& node = cluster.node(live.id);
+        if (node.tier == Tier::Invalid)
+            continue;
+        PoolDemand& held = tiersPlaced[std::string(toString(node.tier))];
+        held.cpuMillis += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
+        held.memoryMiB += static_cast<double>(node.capacity.memoryMiB - node.free.memoryMiB);
+        for (const Device& d : node.devices)
+            if (d.shareCapacity > 0)
+                held.milliDevices[std::string(toString(d.kind))]
+                    += 1000.0 * static_cast<double>(d.shareCapacity - d.shareFree) / d.shareCapacity;
+    }
+    for (const auto& [scope, suffix, demands] : { std::tuple { "pool", "", &pools }, std::tuple { "tier", "", &tiers },
+             std::tuple { "pool", "_placed", &poolsPlaced }, std::tuple { "tier", "_placed", &tiersPlaced } })
         for (const auto& [name, demand] : *demands) {
-            samples.push_back(store::Sample { { scope, name, "cpu" }, nowMs, demand.cpuMillis });
-            samples.push_back(store::Sample { { scope, name, "memory" }, nowMs, demand.memoryMiB });
+            const std::string s(suffix);
+            samples.push_back(store::Sample { { scope, name, "cpu" + s }, nowMs, demand.cpuMillis });
+            samples.push_back(store::Sample { { scope, name, "memory" + s }, nowMs, demand.memoryMiB });
             for (const auto& [kind, milli] : demand.milliDevices)
-                samples.push_back(store::Sample { { scope, name, kind }, nowMs, milli });
+                samples.push_back(store::Sample { { scope, name, kind + s }, nowMs, milli });
         }
 
     // Nodes: the mean of the agent's samples per interval bucket, at the bucket's start.

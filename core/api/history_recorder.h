@@ -5,6 +5,8 @@
 //   pool/<name>/memory   MiB requested, likewise
 //   pool/<name>/<kind>   accelerators requested, in milli-devices (a whole device is 1000)
 //   tier/<tier>/...      the same by the tier the workloads belong to (hot, warm, cold); tier/<t>/gpu always
+//   pool/<name>/<resource>_placed  what the pool's placed (launching, running) workloads hold, same units
+//   tier/<tier>/<resource>_placed  what the tier's nodes hold, whatever tier the work is of, same units
 //   node/<name>/cpu      CPU millis in use, the mean of the agent's samples in the interval
 //   node/<name>/memory   MiB in use, likewise
 //   node/<name>/<kind>_util  mean utilisation (0..1) of the node's accelerators of that kind

@@ -101,9 +101,11 @@ std::string renderCsv(const ReportData& d)
     for (const TierOccupancy& t : d.tiers) {
         csv.number("tiers", t.tier, "nodes", t.nodes);
         csv.number("tiers", t.tier, "cpu_capacity", t.cpuCapacity, "cores");
+        csv.number("tiers", t.tier, "cpu_allocated_mean", t.cpuAllocatedMean, "cores");
         csv.number("tiers", t.tier, "cpu_requested_mean", t.cpuRequestedMean, "cores");
         csv.number("tiers", t.tier, "cpu_used_mean", t.cpuUsedMean, "cores");
         csv.number("tiers", t.tier, "accelerator_capacity", t.acceleratorCapacity, "devices");
+        csv.number("tiers", t.tier, "accelerator_allocated_mean", t.acceleratorAllocatedMean, "devices");
         csv.number("tiers", t.tier, "accelerator_requested_mean", t.acceleratorRequestedMean, "devices");
     }
     const PendingStats& p = d.pending;

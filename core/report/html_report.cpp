@@ -210,12 +210,13 @@ std::string renderHtml(const ReportData& d)
     out += "<h2>" + L("tiers") + "</h2>\n";
     {
         Table t(out, lang,
-            { "tier", "nodes", "cpu-capacity", "cpu-requested", "cpu-used", "occupancy", "accelerators",
-                "accelerators-requested" });
+            { "tier", "nodes", "cpu-capacity", "cpu-allocated", "cpu-used", "occupancy", "cpu-requested",
+                "accelerators", "accelerators-allocated", "accelerators-requested" });
         for (const TierOccupancy& r : d.tiers)
             t.row({ valueLabel(lang, r.tier), std::to_string(r.nodes), formatNumber(r.cpuCapacity),
-                formatNumber(r.cpuRequestedMean), formatNumber(r.cpuUsedMean), ratio(r.cpuRequestedMean, r.cpuCapacity),
-                formatNumber(r.acceleratorCapacity, 0), formatNumber(r.acceleratorRequestedMean, 2) });
+                formatNumber(r.cpuAllocatedMean), formatNumber(r.cpuUsedMean), ratio(r.cpuAllocatedMean, r.cpuCapacity),
+                formatNumber(r.cpuRequestedMean), formatNumber(r.acceleratorCapacity, 0),
+                formatNumber(r.acceleratorAllocatedMean, 2), formatNumber(r.acceleratorRequestedMean, 2) });
     }
 
     out += "<h2>" + L("pending") + "</h2>\n";

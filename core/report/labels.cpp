@@ -51,11 +51,13 @@ constexpr std::array kLabels {
     Entry { "requested-share", "Requested / capacity", "申请量占容量" },
     Entry { "used-share", "Used / capacity", "用量占容量" },
     Entry { "cpu-capacity", "CPU capacity (cores)", "CPU 容量（核）" },
+    Entry { "cpu-allocated", "CPU allocated (cores)", "CPU 已分配（核）" },
     Entry { "cpu-requested", "CPU requested (cores)", "CPU 申请量（核）" },
     Entry { "cpu-used", "CPU used (cores)", "CPU 用量（核）" },
     Entry { "accelerators", "Accelerators (devices)", "加速器（块）" },
+    Entry { "accelerators-allocated", "Accelerators allocated", "加速器已分配量" },
     Entry { "accelerators-requested", "Accelerators requested", "加速器申请量" },
-    Entry { "occupancy", "Occupancy", "占用率" },
+    Entry { "occupancy", "Occupancy (allocated / capacity)", "占用率（已分配/容量）" },
     Entry { "submitted", "Submitted", "提交数" },
     Entry { "placed", "Placed", "已放置" },
     Entry { "waiting", "Still waiting", "仍在等待" },
@@ -131,6 +133,12 @@ constexpr std::array kLabels {
         "and averaged per 5 minutes. Used: what the scope's nodes measured.",
         "申请量：范围内资源池（等待、启动中和运行中的工作负载）申请的资源，每分钟记录一次并按 5 分钟取平均。"
         "实际用量：范围内节点测得的用量。" },
+    Entry { "note-tiers",
+        "Tier occupancy: what the tier's nodes hold (allocated to workloads of any tier, lent accelerators included) "
+        "over their capacity. Requested there counts the tier's workloads wherever they run, and those still waiting, "
+        "so it can pass the capacity.",
+        "层级占用：该层级节点已分配的资源（分配给任何层级的工作负载，包括借出的加速器）占其容量的比例。"
+        "该表中的申请量统计该层级的工作负载（无论运行在哪里）以及仍在等待的工作负载，因此可能超过容量。" },
     Entry { "note-energy",
         "Energy: each node's power is linear in its CPU and accelerator use between its idle and peak watts; a node "
         "with no samples in an interval counts as off.",

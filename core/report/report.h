@@ -165,13 +165,17 @@ struct ResourceUse {
     std::vector<double> used;
 };
 
+// A tier's nodes in the scope: what they hold (allocated) against their capacity, which is the occupancy, and what the
+// tier's work asks for, placed or still waiting, wherever it runs (so it can pass the capacity).
 struct TierOccupancy {
     std::string tier;
     int nodes = 0;
     double cpuCapacity = 0; // cores
+    double cpuAllocatedMean = kNotMeasured;
     double cpuRequestedMean = kNotMeasured;
     double cpuUsedMean = kNotMeasured;
     double acceleratorCapacity = 0; // devices of every kind
+    double acceleratorAllocatedMean = kNotMeasured;
     double acceleratorRequestedMean = kNotMeasured;
 };
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 namespace tidepool::report {
 
@@ -322,29 +323,36 @@ struct Builder {
                 accumulate(cpuUsed, *series, 1.0 / 1000.0);
             }
             row.cpuUsedMean = mean(cpuUsed);
-            Buckets cpuAsked(bucketCount(), kNotMeasured);
-            Buckets acceleratorsAsked(bucketCount(), kNotMeasured);
-            if (request.scope == ScopeKind::Cluster || scope.tier == tier) {
-                TP_TRY(cpu, reader.read({ "tier", tier, "cpu" }));
-                accumulate(cpuAsked, *cpu, 1.0 / 1000.0);
-                for (const std::string& kind : kAcceleratorKinds) {
-                    TP_TRY(series, reader.read({ "tier", tier, kind }));
-                    accumulate(acceleratorsAsked, *series, 1.0 / 1000.0);
-                }
-            } else {
-                for (const PoolFacts* p : scope.pools) {
-                    if (p->tier != tier)
-                        continue;
-                    TP_TRY(cpu, reader.read({ "pool", p->name, "cpu" }));
-                    accumulate(cpuAsked, *cpu, 1.0 / 1000.0);
+            // Asked: the tier's work (or the scope's pools of the tier), placed or waiting. Held: the tier's nodes'
+            // allocations (or those pools' placed work).
+            Buckets cpuAsked(bucketCount(), kNotMeasured), cpuHeld(bucketCount(), kNotMeasured);
+            Buckets acceleratorsAsked(bucketCount(), kNotMeasured), acceleratorsHeld(bucketCount(), kNotMeasured);
+            const auto add = [&](const std::string& scopeKind, const std::string& name) -> Expected<void> {
+                for (const auto& [suffix, cpuInto, acceleratorsInto] :
+                    { std::tuple { "", &cpuAsked, &acceleratorsAsked },
+                        std::tuple { "_placed", &cpuHeld, &acceleratorsHeld } }) {
+                    TP_TRY(cpu, reader.read({ scopeKind, name, "cpu" + std::string(suffix) }));
+                    accumulate(*cpuInto, *cpu, 1.0 / 1000.0);
                     for (const std::string& kind : kAcceleratorKinds) {
-                        TP_TRY(series, reader.read({ "pool", p->name, kind }));
-                        accumulate(acceleratorsAsked, *series, 1.0 / 1000.0);
+                        TP_TRY(series, reader.read({ scopeKind, name, kind + suffix }));
+                        accumulate(*acceleratorsInto, *series, 1.0 / 1000.0);
                     }
                 }
+                return {};
+            };
+            if (request.scope == ScopeKind::Cluster || scope.tier == tier) {
+                if (auto added = add("tier", tier); !added)
+                    return added;
+            } else {
+                for (const PoolFacts* p : scope.pools)
+                    if (p->tier == tier)
+                        if (auto added = add("pool", p->name); !added)
+                            return added;
             }
             row.cpuRequestedMean = mean(cpuAsked);
+            row.cpuAllocatedMean = mean(cpuHeld);
             row.acceleratorRequestedMean = mean(acceleratorsAsked);
+            row.acceleratorAllocatedMean = mean(acceleratorsHeld);
             if (row.nodes > 0 || measured(row.cpuRequestedMean))
                 data.tiers.push_back(row);
         }
@@ -681,7 +689,8 @@ Expected<ReportData> buildReport(
             return tl::unexpected(done.error());
     b.pending();
     const Language lang = request.language;
-    for (const char* key : { "note-requested", "note-energy", "note-cost", "note-forecast", "note-realised" })
+    for (const char* key :
+        { "note-requested", "note-tiers", "note-energy", "note-cost", "note-forecast", "note-realised" })
         b.data.notes.emplace_back(label(lang, key));
     if (b.m_estimatedPower > 0)
         b.data.notes.push_back(lang == Language::ZhCN

@@ -137,8 +137,9 @@ json toJson(const ReportData& d)
     json tiers = json::array();
     for (const TierOccupancy& t : d.tiers)
         tiers.push_back({ { "tier", t.tier }, { "nodes", t.nodes }, { "cpuCapacity", number(t.cpuCapacity) },
-            { "cpuRequestedMean", number(t.cpuRequestedMean) }, { "cpuUsedMean", number(t.cpuUsedMean) },
-            { "acceleratorCapacity", number(t.acceleratorCapacity) },
+            { "cpuAllocatedMean", number(t.cpuAllocatedMean) }, { "cpuRequestedMean", number(t.cpuRequestedMean) },
+            { "cpuUsedMean", number(t.cpuUsedMean) }, { "acceleratorCapacity", number(t.acceleratorCapacity) },
+            { "acceleratorAllocatedMean", number(t.acceleratorAllocatedMean) },
             { "acceleratorRequestedMean", number(t.acceleratorRequestedMean) } });
     json forecasts = json::array();
     for (const ForecastAccuracy& f : d.forecasts)
@@ -218,7 +219,8 @@ Expected<ReportData> reportFromJson(const json& j)
     for (std::size_t i = 0; i < tiers.size(); ++i) {
         Reader t(tiers[i], item(r, "tiers", i), &error);
         d.tiers.push_back({ t.text("tier"), static_cast<int>(t.integer("nodes")), t.number("cpuCapacity"),
-            t.number("cpuRequestedMean"), t.number("cpuUsedMean"), t.number("acceleratorCapacity"),
+            t.number("cpuAllocatedMean"), t.number("cpuRequestedMean"), t.number("cpuUsedMean"),
+            t.number("acceleratorCapacity"), t.number("acceleratorAllocatedMean"),
             t.number("acceleratorRequestedMean") });
     }
     Reader p(r.object("pending"), "pending", &error);

@@ -403,6 +403,17 @@ private slots:
         QCOMPARE(value({ "pool", "batch", "memory" }), 1536.0);
         QCOMPARE(value({ "pool", "batch", "gpu" }), 250.0);
         QCOMPARE(value(poolCpu("default")), 0.0); // idle pools are history too
+        // Placed: a holds 1.5 cores, 1 GiB and a quarter of the GPU; b waits.
+        QCOMPARE(value({ "pool", "batch", "cpu_placed" }), 1500.0);
+        QCOMPARE(value({ "pool", "batch", "memory_placed" }), 1024.0);
+        QCOMPARE(value({ "pool", "batch", "gpu_placed" }), 250.0);
+        QCOMPARE(value({ "pool", "default", "cpu_placed" }), 0.0);
+        const std::string tier(toString(plane.cluster().node(0).tier));
+        QCOMPARE(value({ "tier", tier, "cpu_placed" }), 1500.0); // what the node holds
+        QCOMPARE(value({ "tier", tier, "gpu_placed" }), 250.0);
+        for (const char* other : { "hot", "warm", "cold" })
+            if (tier != other)
+                QCOMPARE(value({ "tier", other, "cpu_placed" }), 0.0);
         auto nodeCpu = s->history({ "node", "n1", "cpu" }, 0, kT0 + kDay, store::Resolution::Raw);
         QVERIFY(nodeCpu);
         QCOMPARE(nodeCpu->size(), std::size_t { 2 });

@@ -125,8 +125,9 @@ private:
 
 private slots:
     // One day of constant history, known by hand: pool web (business line shop, warm, on node n1) asks for 2 cores and
-    // 4 GiB; pool infer (ai, hot, on node g1 with two GPUs) for 4 cores and one GPU; n1 uses 1 core and 2 GiB, g1 uses
-    // 8 cores and its GPUs at 50 %.
+    // 4 GiB, of which 1.5 cores are placed; pool infer (ai, hot, on node g1 with two GPUs) for 4 cores and one GPU, all
+    // placed; g1 also holds 2.4 cores and half a GPU of cold batch (lent); n1 uses 1 core and 2 GiB, g1 uses 8 cores
+    // and its GPUs at 50 %.
     void initTestCase()
     {
         QVERIFY(m_dir.isValid());
@@ -145,6 +146,12 @@ private slots:
         add("tier", "warm", "cpu", 2000);
         add("tier", "hot", "cpu", 4000);
         add("tier", "hot", "gpu", 1000);
+        add("pool", "web", "cpu_placed", 1500);
+        add("pool", "infer", "cpu_placed", 4000);
+        add("pool", "infer", "gpu_placed", 1000);
+        add("tier", "warm", "cpu_placed", 1500);
+        add("tier", "hot", "cpu_placed", 6400);
+        add("tier", "hot", "gpu_placed", 1500);
         add("node", "n1", "cpu", 1000);
         add("node", "n1", "memory", 2048);
         add("node", "g1", "cpu", 8000);
@@ -231,16 +238,26 @@ private slots:
             QCOMPARE(t.nodes, 1);
             if (t.tier == "hot") {
                 QCOMPARE(t.cpuCapacity, 16.0);
-                QCOMPARE(t.cpuRequestedMean, 4.0);
+                QCOMPARE(t.cpuRequestedMean, 4.0); // the hot tier's work
+                QCOMPARE(t.cpuAllocatedMean, 6.4); // what its node holds, the lent batch included
                 QCOMPARE(t.cpuUsedMean, 8.0);
                 QCOMPARE(t.acceleratorCapacity, 2.0);
                 QCOMPARE(t.acceleratorRequestedMean, 1.0);
+                QCOMPARE(t.acceleratorAllocatedMean, 1.5);
             } else {
                 QCOMPARE(t.tier, std::string("warm"));
-                QCOMPARE(t.cpuRequestedMean, 2.0);
+                QCOMPARE(t.cpuRequestedMean, 2.0); // half a core still waiting
+                QCOMPARE(t.cpuAllocatedMean, 1.5);
                 QCOMPARE(t.cpuUsedMean, 1.0);
+                QVERIFY(!measured(t.acceleratorAllocatedMean));
             }
         }
+        // Occupancy is what the nodes hold over their capacity: 6.4 of 16 cores, 1.5 of 8 (what the tiers ask for
+        // would be 25 % of each).
+        const std::string html = renderHtml(d);
+        QVERIFY(html.find("Occupancy (allocated / capacity)") != std::string::npos);
+        QVERIFY(html.find("<td>16.0</td><td>6.4</td><td>8.0</td><td>40 %</td><td>4.0</td>") != std::string::npos);
+        QVERIFY(html.find("<td>8.0</td><td>1.5</td><td>1.0</td><td>19 %</td><td>2.0</td>") != std::string::npos);
 
         // Waits of 10 and 20 minutes (placed) and 30 (still waiting at "now"); the one submitted before is left out.
         QCOMPARE(d.pending.submitted, 3);
@@ -306,6 +323,10 @@ private slots:
         QCOMPARE(pool->pending.submitted, 2);
         QCOMPARE(pool->pending.meanMs, double(15 * kMin));
         QCOMPARE(pool->proposals.size(), std::size_t(1)); // the power-down acts on g1, outside the pool
+        QCOMPARE(pool->tiers.size(), std::size_t(1)); // the pool's tier, from the pool's series
+        QCOMPARE(pool->tiers[0].tier, std::string("warm"));
+        QCOMPARE(pool->tiers[0].cpuAllocatedMean, 1.5);
+        QCOMPARE(pool->tiers[0].cpuRequestedMean, 2.0);
         QVERIFY(qAbs(pool->energy.kWh - 3.0) < 1e-9); // 125 W for 24 h
 
         const auto line = buildReport(request(ScopeKind::BusinessLine, "ai"), m_facts, *m_store, m_settings);
@@ -318,6 +339,8 @@ private slots:
         QVERIFY(tier);
         QCOMPARE(resource(*tier, "cpu")->requestedMean, 4.0); // the tier's own series
         QCOMPARE(resource(*tier, "cpu")->capacity, 16.0);
+        QCOMPARE(tier->tiers.size(), std::size_t(1));
+        QCOMPARE(tier->tiers[0].cpuAllocatedMean, 6.4); // the tier's own series
         QCOMPARE(tier->pending.submitted, 1);
     }
 

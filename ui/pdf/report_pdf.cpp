@@ -269,7 +269,7 @@ public:
         m_y += 4;
     }
 
-    // Per tier, the share of its CPU capacity requested and used, as horizontal bars.
+    // Per tier, the share of its CPU capacity allocated and used, as horizontal bars.
     void tierBars(const std::vector<report::TierOccupancy>& tiers)
     {
         const double rowHeight = 22;
@@ -287,7 +287,7 @@ public:
             m_painter.drawRect(QRectF(x0, m_y + 2, barWidth, rowHeight - 4));
             double row = m_y + 3;
             for (const auto& [share, colour] :
-                { std::pair { t.cpuRequestedMean, kRequested }, std::pair { t.cpuUsedMean, kUsed } }) {
+                { std::pair { t.cpuAllocatedMean, kRequested }, std::pair { t.cpuUsedMean, kUsed } }) {
                 if (report::measured(share) && t.cpuCapacity > 0) {
                     const double fraction = std::clamp(share / t.cpuCapacity, 0.0, 1.0);
                     m_painter.fillRect(QRectF(x0 + 1, row, (barWidth - 2) * fraction, (rowHeight - 8) / 2), colour);
@@ -300,7 +300,7 @@ public:
             }
             m_y += rowHeight;
         }
-        legend({ { L("cpu-requested"), kRequested }, { L("cpu-used"), kUsed } });
+        legend({ { L("cpu-allocated"), kRequested }, { L("cpu-used"), kUsed } });
     }
 
 private:
@@ -443,11 +443,11 @@ bool paint(QPdfWriter& writer, const ReportData& d)
     page.heading(L("tiers"));
     rows.clear();
     for (const report::TierOccupancy& t : d.tiers)
-        rows.append({ page.value(t.tier), QString::number(t.nodes), n(t.cpuCapacity), n(t.cpuRequestedMean),
-            n(t.cpuUsedMean), percent(t.cpuRequestedMean, t.cpuCapacity), n(t.acceleratorCapacity, 0),
-            n(t.acceleratorRequestedMean, 2) });
-    page.table({ L("tier"), L("nodes"), L("cpu-capacity"), L("cpu-requested"), L("cpu-used"), L("occupancy"),
-                   L("accelerators"), L("accelerators-requested") },
+        rows.append({ page.value(t.tier), QString::number(t.nodes), n(t.cpuCapacity), n(t.cpuAllocatedMean),
+            n(t.cpuUsedMean), percent(t.cpuAllocatedMean, t.cpuCapacity), n(t.cpuRequestedMean),
+            n(t.acceleratorCapacity, 0), n(t.acceleratorAllocatedMean, 2), n(t.acceleratorRequestedMean, 2) });
+    page.table({ L("tier"), L("nodes"), L("cpu-capacity"), L("cpu-allocated"), L("cpu-used"), L("occupancy"),
+                   L("cpu-requested"), L("accelerators"), L("accelerators-allocated"), L("accelerators-requested") },
         rows);
     if (!d.tiers.empty())
         page.tierBars(d.tiers);
