@@ -11,6 +11,7 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
     submit.
 
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
+                             [--load-series CSV] [--console-reads N] [--bin DIR]
 """
 import argparse
 import http.client
@@ -66,6 +67,9 @@ def main():
     parser.add_argument("--burst", type=int, default=10000)
     parser.add_argument("--batch", type=int, default=1000)
     parser.add_argument("--inventory", default="pai2020")
+    parser.add_argument("--load-series", default=None,
+                        help="CSV whose CPU and memory columns drive the agents' utilisation (tidepool-fleet "
+                             "--load-series); without it every agent reports a steady 30%% CPU and devices")
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("--console-reads", type=int, default=0,
                         help="after the burst, time this many reads of what a remote console reads every second")
@@ -103,7 +107,8 @@ def main():
         started = time.monotonic()
         fleet = subprocess.Popen([os.path.join(args.bin, "tidepool-fleet"), "--core", f"127.0.0.1:{ports[0]}",
                                   "--join-token-file", join_token, "--nodes", str(args.nodes), "--inventory",
-                                  args.inventory, "--report-every", "0"])
+                                  args.inventory, "--report-every", "0"]
+                                 + (["--load-series", args.load_series] if args.load_series else []))
         join_s = None
         while time.monotonic() - started < 120:
             if api.metric('tidepool_nodes{state="ready"}') == args.nodes:
@@ -192,34 +197,66 @@ def main():
             revision = json.loads(data).get("revision", -1)
             feed = [f"/v1/devices?framesAfter={after}", f"/v1/events?after={latest}",
                     f"/v1/forecasts?ifRevision={revision}", "/v1/alerts"]
-            def nodes_polled():
-                # A console's later polls of the nodes (core/api/node_rows.h): every node's fingerprint and the usage
-                # of those heard from since the last poll, a second before; the pause is not timed, and the CPU is
-                # read around each read alone. No placement changes here, so no row is read again.
-                status, data = api.call("GET", "/v1/nodes")
-                usage_cursor = json.loads(data).get("usageCursor")
-                if usage_cursor is None:
-                    return None  # a tidepoold from before usageSince (--bin)
-                times, sizes, cpu, core, heard = [], [], 0.0, 0.0, []
+            def polled(first_path, next_path, counts):
+                # A console's later polls: `console_reads` reads a second apart, each of `next_path(answer before)`
+                # after a first of `first_path`; the pause is not timed, and the daemon's CPU is read around each read
+                # alone. `counts(answer)` says what each answer held.
+                status, data = api.call("GET", first_path)
+                answer = json.loads(data)
+                times, sizes, cpu, core, held = [], [], 0.0, 0.0, []
                 for _ in range(args.console_reads):
                     time.sleep(1.0)
+                    path = next_path(answer)
                     c0, k0 = cpu_seconds(daemon.pid), cpu_seconds(daemon.pid, daemon.pid)
                     begun = time.monotonic()
-                    status, data = api.call("GET", f"/v1/nodes?usageSince={usage_cursor}")
+                    status, data = api.call("GET", path)
                     times.append((time.monotonic() - begun) * 1000)
                     c1, k1 = cpu_seconds(daemon.pid), cpu_seconds(daemon.pid, daemon.pid)
                     if status != 200:
-                        sys.exit(f"GET /v1/nodes?usageSince: {status} {data[:200]!r}")
+                        sys.exit(f"GET {path}: {status} {data[:200]!r}")
                     cpu, core = cpu + c1 - c0, core + k1 - k0
                     answer = json.loads(data)
-                    usage_cursor = answer["usageCursor"]
                     sizes.append(len(data))
-                    heard.append(sum(1 for n in answer["nodes"] if "usage" in n))
+                    held.append(counts(answer))
                 times.sort()
-                return {"ms_p50": round(times[len(times) // 2], 1), "ms_max": round(times[-1], 1),
-                        "bytes_p50": sorted(sizes)[len(sizes) // 2], "bytes_mean": round(sum(sizes) / len(sizes)), "nodes_heard_from_p50": sorted(heard)[len(heard) // 2],
-                        "daemon_cpu_ms": round(cpu * 1000 / args.console_reads, 1),
-                        "core_thread_cpu_ms": round(core * 1000 / args.console_reads, 1)}
+                result = {"ms_p50": round(times[len(times) // 2], 1), "ms_max": round(times[-1], 1),
+                          "bytes_p50": sorted(sizes)[len(sizes) // 2], "bytes_mean": round(sum(sizes) / len(sizes)),
+                          "daemon_cpu_ms": round(cpu * 1000 / args.console_reads, 1),
+                          "core_thread_cpu_ms": round(core * 1000 / args.console_reads, 1)}
+                for key in held[0]:
+                    result[key + "_p50"] = sorted(h[key] for h in held)[len(held) // 2]
+                return result
+
+            def nodes_polled():
+                # The nodes (core/api/node_rows.h): every node's fingerprint and the usage of those heard from since
+                # the last poll. No placement changes here, so no row is read again.
+                status, data = api.call("GET", "/v1/nodes")
+                cursor = json.loads(data).get("usageCursor")
+                if cursor is None:
+                    return None  # a tidepoold from before usageSince (--bin)
+                return polled(f"/v1/nodes?usageSince={cursor}",
+                              lambda answer: f"/v1/nodes?usageSince={answer['usageCursor']}",
+                              lambda answer: {"nodes_heard_from": sum(1 for n in answer["nodes"] if "usage" in n)})
+
+            def devices_polled():
+                # The devices (ui/bridge/console_feed.h): the rows changed since the cursor of the last answer, only
+                # the usage of those whose usage alone changed, and the frames after the newest held. A tidepoold from
+                # before the cursor (--bin) answers every row each poll, which is what the console then reads.
+                frames_after = [0]
+
+                def next_path(answer):
+                    frames = answer.get("history", {}).get("frames", [])
+                    frames_after[0] = max([f.get("atMs", 0) for f in frames], default=frames_after[0])
+                    cursor = answer.get("cursor")
+                    return f"/v1/devices?framesAfter={frames_after[0]}" + (f"&changedSince={cursor}" if cursor else "")
+
+                result = polled("/v1/devices", next_path,
+                                lambda answer: {"rows_whole": len(answer["devices"]),
+                                                "usage_entries": len(answer.get("usage", []))})
+                status, data = api.call("GET", "/v1/devices")
+                answer = json.loads(data)
+                result.update({"cursor": "cursor" in answer, "devices": len(answer["devices"])})
+                return result
 
             console = {
                 "reads": args.console_reads,
@@ -230,6 +267,7 @@ def main():
                 "workloads_changed_since": timed(lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000"]),
             }
             console["nodes_usage_since"] = nodes_polled()  # last: its pauses would shift the reads above in time
+            console["devices_changed_since"] = devices_polled()
 
         print(json.dumps({
             "nodes": args.nodes,

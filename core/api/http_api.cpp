@@ -41,26 +41,6 @@ std::optional<std::int64_t> parseId(std::string_view text)
     return value && *value > 0 ? value : std::nullopt;
 }
 
-// The sequence of a cursor that a list of `what`s answered in this run of the core (RUN.SEQUENCE), given as query
-// `name`: 400 when it is not one, 410 when it is from another run (the reader lists them all again).
-ApiResult<std::uint64_t> cursorSequence(
-    std::string_view cursor, const std::string& runId, std::string_view name, std::string_view what)
-{
-    const std::string query = "query `" + std::string(name) + "`";
-    const auto dot = cursor.find('.');
-    std::optional<std::int64_t> sequence;
-    if (dot != std::string_view::npos)
-        sequence = parseInteger(cursor.substr(dot + 1));
-    if (!sequence || *sequence < 0)
-        return tl::unexpected(
-            ApiError { 400, query + " must be a cursor a " + std::string(what) + " list answered (RUN.SEQUENCE)" });
-    if (cursor.substr(0, dot) != runId)
-        return tl::unexpected(ApiError { 410,
-            query + ": the cursor is from another run of tidepoold (it restarted); list the " + std::string(what)
-                + "s again" });
-    return static_cast<std::uint64_t>(*sequence);
-}
-
 ApiResult<json> parseBody(const net::HttpRequest& request)
 {
     try {
@@ -388,6 +368,24 @@ void appendSample(std::string& out, std::string_view name, std::string_view labe
 }
 
 } // namespace
+
+ApiResult<std::uint64_t> cursorSequence(
+    std::string_view cursor, const std::string& runId, std::string_view name, std::string_view what)
+{
+    const std::string query = "query `" + std::string(name) + "`";
+    const auto dot = cursor.find('.');
+    std::optional<std::int64_t> sequence;
+    if (dot != std::string_view::npos)
+        sequence = parseInteger(cursor.substr(dot + 1));
+    if (!sequence || *sequence < 0)
+        return tl::unexpected(
+            ApiError { 400, query + " must be a cursor a " + std::string(what) + " list answered (RUN.SEQUENCE)" });
+    if (cursor.substr(0, dot) != runId)
+        return tl::unexpected(ApiError { 410,
+            query + ": the cursor is from another run of tidepoold (it restarted); list the " + std::string(what)
+                + "s again" });
+    return static_cast<std::uint64_t>(*sequence);
+}
 
 // The fingerprint of each node's row as last written: a rest equal to the one kept keeps its fingerprint, so that a
 // poll hashes only the rows that changed. On the serialiser thread only.

@@ -89,6 +89,12 @@ using MetricsSource = std::function<void(std::string& out)>;
 
 struct NodeFingerprints; // http_api.cpp
 
+// The sequence of a cursor that a list of `what`s answered in this run of the core (RUN.SEQUENCE, `runId` the
+// control plane's), given as query `name`: 400 when it is not one, 410 when it is from another run (the reader lists
+// them all again). The workloads', the nodes' and the console feed's devices' cursors.
+ApiResult<std::uint64_t> cursorSequence(
+    std::string_view cursor, const std::string& runId, std::string_view name, std::string_view what);
+
 struct HttpApiStats {
     std::uint64_t requests = 0;
     std::uint64_t unauthorised = 0;

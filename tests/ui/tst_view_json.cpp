@@ -1,7 +1,9 @@
 // The console views' JSON (ui/bridge/view_json.h) and how a remote console merges what tidepoold's feed sends
 // (ui/bridge/remote_views.h): every field makes the trip, a bad field is named with its place, and polls take only
 // what is new.
+#include "core/api/control_plane.h"
 #include "core/rebalance/reason.h"
+#include "ui/bridge/console_feed.h"
 #include "ui/bridge/remote_views.h"
 #include "ui/bridge/view_json.h"
 
@@ -84,6 +86,7 @@ private slots:
     void badFieldsAreNamedWithTheirPlace();
     void remoteViewsTakeOnlyWhatIsNew();
     void aBadAnswerTakesNothing();
+    void theFeedSendsWhatChangedSinceACursor();
 };
 
 void TestViewJson::rowsMakeTheTrip()
@@ -270,6 +273,141 @@ void TestViewJson::aBadAnswerTakesNothing()
                  .contains(QStringLiteral("GET /v1/events: events[2].atMs is not a whole number")),
         taken.error().message.c_str());
     QCOMPARE(views.newestEvent(), std::uint64_t { 3 }); // nothing of that answer was taken
+}
+
+// A real control plane and the feed tidepoold serves: after a full read, each answer since a cursor holds the rows
+// that changed whole, the usage of those whose usage alone changed, and the keys when devices came or went; merged
+// by `RemoteViews`, they make the rows a full read answers.
+void TestViewJson::theFeedSendsWhatChangedSinceACursor()
+{
+    boost::asio::io_context io;
+    api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+        [](const std::string&, const std::string&) { return true; } };
+    auto created = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+    QVERIFY(created);
+    api::ControlPlane& plane = **created;
+    const auto join = [&](const std::string& session, const std::string& name, int gpus) {
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 8000;
+        inv.memoryMiB = 16384;
+        for (int d = 0; d < gpus; ++d)
+            inv.devices.push_back(protocol::DeviceInfo { d, "gpu", "T4", 16384, 1000 });
+        plane.onJoined(session, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
+        plane.onInventory(session, inv);
+    };
+    join("s1", "n1", 2);
+    ConsoleFeed feed(plane, nullptr, HostAlertSources {});
+    const auto get = [&](const std::string& query, unsigned expected = 200) {
+        auto answer = feed.devices(query);
+        const net::HttpResponse r = std::holds_alternative<net::HttpResponse>(answer)
+            ? std::get<net::HttpResponse>(answer)
+            : std::get<api::HttpApi::OffThreadWriter>(answer)();
+        if (r.result_int() != expected)
+            qWarning("%s: %u %s", query.c_str(), r.result_int(), r.body().c_str());
+        return r.result_int() == expected ? json::parse(r.body()) : json();
+    };
+    const auto sameRows = [&](const RemoteViews& views) {
+        ConsoleSnapshot s;
+        views.fill(s);
+        std::vector<DeviceRow> full;
+        const json answer = get("");
+        for (const json& row : answer["devices"])
+            full.push_back(*deviceFromJson(row, "devices[]"));
+        return s.devices == full;
+    };
+
+    RemoteViews views;
+    const json first = get("");
+    QCOMPARE(first["devices"].size(), std::size_t(2));
+    QVERIFY(views.take(first, json(), json(), json()));
+    QVERIFY(QString::fromStdString(views.devicesTarget()).startsWith(QStringLiteral("/v1/devices?framesAfter=")));
+    QVERIFY(QString::fromStdString(views.devicesTarget())
+                .endsWith(QString::fromStdString("&changedSince=" + views.deviceCursor())));
+    const std::string query = "changedSince=" + views.deviceCursor();
+
+    // Nothing changed: nothing but the cursor.
+    json since = get(query);
+    QCOMPARE(since["devices"].size(), std::size_t(0));
+    QCOMPARE(since["usage"].size(), std::size_t(0));
+    QVERIFY(!since.contains("keys"));
+    QCOMPARE(since["cursor"], first["cursor"]);
+
+    // A heartbeat measures GPU 1: its usage alone.
+    protocol::Heartbeat hb;
+    hb.samples.push_back(protocol::UtilisationSample { 1000, 0.5, 2048, { protocol::DeviceSample { 1, 0.4, 100 } } });
+    plane.onHeartbeat("s1", hb);
+    since = get(query);
+    QCOMPARE(since["devices"].size(), std::size_t(0));
+    QCOMPARE(since["usage"].dump(), json::array({ json::array({ DeviceRow::keyOf(0, 1), 0.4, 100 }) }).dump());
+    QVERIFY(since["cursor"] != first["cursor"]);
+    QVERIFY(views.take(since, json(), json(), json()));
+    QVERIFY(sameRows(views));
+
+    // A placement on a GPU: that row whole (its holder), not as usage.
+    api::SubmitRequest a;
+    a.name = "a";
+    a.requests = { 500, 256, 0, 0 };
+    a.accelerators.kind = AcceleratorKind::Gpu;
+    a.accelerators.count = 1;
+    a.accelerators.sharePerDevice = 250;
+    a.argv = { "/bin/true" };
+    QVERIFY(plane.submit(a));
+    const std::string cursorBefore = views.deviceCursor();
+    since = get("changedSince=" + cursorBefore);
+    QCOMPARE(since["devices"].size(), std::size_t(1));
+    QCOMPARE(since["devices"][0]["holders"].size(), std::size_t(1));
+    QCOMPARE(since["usage"].size(), std::size_t(0));
+    QVERIFY(views.take(since, json(), json(), json()));
+    QVERIFY(sameRows(views));
+    // Asked again from an older cursor, the answer holds every change since that one.
+    const json older = get(query);
+    QCOMPARE(older["devices"].size(), std::size_t(1));
+    QCOMPARE(older["usage"].size(), std::size_t(1));
+
+    // A node with one more GPU joins: the keys, and its row whole.
+    join("s2", "n2", 1);
+    since = get("changedSince=" + views.deviceCursor());
+    QCOMPARE(since["keys"].size(), std::size_t(3));
+    QVERIFY(views.take(since, json(), json(), json()));
+    QVERIFY(sameRows(views));
+    ConsoleSnapshot shown;
+    views.fill(shown);
+    QCOMPARE(shown.devices.size(), std::size_t(3));
+    QCOMPARE(shown.devices.back().node, std::string("n2"));
+
+    // Cursors: malformed, ahead of the daemon, of another run.
+    for (const auto& [cursor, status, words] : { std::tuple { std::string("soon"), 400u, "query `changedSince`" },
+             std::tuple { plane.runId() + ".999", 400u, "query `changedSince`" },
+             std::tuple { std::string("other-run.1"), 410u, "restarted" } }) {
+        const std::string error = get("changedSince=" + cursor, status).value("error", std::string());
+        QVERIFY2(error.find(words) != std::string::npos, cursor.c_str());
+    }
+
+    // Bad changes are refused naming the field; usage of a device the console does not hold makes it read all again.
+    json bad = get("changedSince=" + views.deviceCursor());
+    bad["usage"] = json::array({ json::array({ DeviceRow::keyOf(0, 0), 1.5, 0 }) });
+    auto taken = views.take(bad, json(), json(), json());
+    QVERIFY(!taken);
+    QVERIFY2(taken.error().message.find("usage[0][1] is not a utilisation") != std::string::npos,
+        taken.error().message.c_str());
+    QVERIFY(!views.deviceCursor().empty());
+    bad["usage"] = json::array({ json::array({ DeviceRow::keyOf(7, 0), 0.5, 0 }) });
+    taken = views.take(bad, json(), json(), json());
+    QVERIFY(!taken);
+    QVERIFY2(taken.error().message.find("device " + std::to_string(DeviceRow::keyOf(7, 0))) != std::string::npos,
+        taken.error().message.c_str());
+    QVERIFY(views.deviceCursor().empty());
+    QVERIFY(!QString::fromStdString(views.devicesTarget()).contains(QStringLiteral("changedSince")));
+    bad["changedSince"] = "someone-else.3";
+    QVERIFY(!views.take(bad, json(), json(), json())); // a cursor it did not ask with
+    // An older tidepoold answers every row and no cursor: the console keeps reading them all.
+    json old = get("");
+    old.erase("cursor");
+    QVERIFY(views.take(old, json(), json(), json()));
+    QVERIFY(views.deviceCursor().empty());
+    QVERIFY(sameRows(views));
+    plane.stop();
 }
 
 QTEST_GUILESS_MAIN(TestViewJson)

@@ -62,25 +62,107 @@ void ConsoleFeed::install(api::HttpApi& api)
     });
 }
 
+void ConsoleFeed::trackDeviceChanges()
+{
+    const std::vector<DeviceRow>& now = m_scratch.devices;
+    const std::uint64_t next = m_deviceSequence + 1;
+    bool changed = false;
+    bool keysChanged = !std::is_sorted(now.begin(), now.end(),
+        [](const DeviceRow& a, const DeviceRow& b) { return a.key < b.key; }); // never: the collector orders them
+    std::vector<DeviceChange> changes(now.size());
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < now.size() && !keysChanged; ++i) {
+        while (j < m_sentDevices.size() && m_sentDevices[j].key < now[i].key) {
+            ++j; // gone
+            keysChanged = true;
+        }
+        if (j == m_sentDevices.size() || m_sentDevices[j].key != now[i].key) {
+            keysChanged = true; // new
+            changes[i] = { next, next };
+            continue;
+        }
+        const DeviceRow& before = m_sentDevices[j];
+        changes[i] = m_deviceChanges[j++];
+        if (before == now[i])
+            continue;
+        changed = true;
+        DeviceRow rest = before; // the row before with the usage of now: equal when only the usage changed
+        rest.utilisation = now[i].utilisation;
+        rest.memoryUsedMiB = now[i].memoryUsedMiB;
+        (rest == now[i] ? changes[i].usage : changes[i].rest) = next;
+    }
+    keysChanged = keysChanged || j != m_sentDevices.size();
+    if (keysChanged) {
+        // Devices came or went (or the order was not the keys'): every row is new to a reader with a cursor.
+        for (DeviceChange& c : changes)
+            c = { next, next };
+        m_deviceKeysChanged = next;
+    }
+    if (changed || keysChanged)
+        m_deviceSequence = next;
+    m_sentDevices.swap(m_scratch.devices); // the collector fills the scratch rows anew each time
+    m_deviceChanges = std::move(changes);
+}
+
 api::HttpApi::ReadAnswer ConsoleFeed::devices(std::string_view query)
 {
     const auto after = queryNumber(query, "framesAfter", -1);
     if (!after)
         return api::errorReply(400, "query `framesAfter` must be a time in Unix epoch milliseconds");
+    std::optional<std::uint64_t> since;
+    const auto cursorText = api::queryValue(query, "changedSince");
+    if (cursorText) {
+        const auto sequence = api::cursorSequence(*cursorText, m_plane.runId(), "changedSince", "device");
+        if (!sequence)
+            return api::errorReply(sequence.error().status, sequence.error().message);
+        if (*sequence > m_deviceSequence)
+            return api::errorReply(400, "query `changedSince` must be a cursor a device list answered (RUN.SEQUENCE)");
+        since = *sequence;
+    }
     m_scratch.nowMs = m_plane.nowMs();
     m_devices.fill(m_plane, m_scratch);
+    trackDeviceChanges();
     std::vector<DeviceFramePtr> frames; // immutable once taken: shared with the writer
     for (const DeviceFramePtr& frame : m_scratch.deviceHistory)
         if (frame->atMs > *after)
             frames.push_back(frame);
-    return api::HttpApi::OffThreadWriter([rows = m_scratch.devices, frames = std::move(frames),
-                                             sampleMs = m_devices.sampleMs(), maxFrames = m_devices.maxFrames()] {
+    json answer { { "sampleMs", m_devices.sampleMs() }, { "maxFrames", m_devices.maxFrames() },
+        { "cursor", m_plane.runId() + "." + std::to_string(m_deviceSequence) } };
+    // The rows to write in full, and with a cursor the usage of those of which only that changed.
+    std::vector<DeviceRow> rows;
+    std::vector<DeviceUsage> usage;
+    if (!since)
+        rows = m_sentDevices;
+    else {
+        answer["changedSince"] = *cursorText;
+        for (std::size_t i = 0; i < m_sentDevices.size(); ++i) {
+            const DeviceRow& row = m_sentDevices[i];
+            if (m_deviceChanges[i].rest > *since)
+                rows.push_back(row);
+            else if (m_deviceChanges[i].usage > *since)
+                usage.push_back(DeviceUsage { row.key, row.utilisation, row.memoryUsedMiB });
+        }
+        if (m_deviceKeysChanged > *since) {
+            json keys = json::array();
+            for (const DeviceRow& row : m_sentDevices)
+                keys.push_back(row.key);
+            answer["keys"] = std::move(keys);
+        }
+    }
+    return api::HttpApi::OffThreadWriter([rows = std::move(rows), usage = std::move(usage), frames = std::move(frames),
+                                             answer = std::move(answer), compact = since.has_value()]() mutable {
         json list = json::array();
         for (const DeviceRow& row : rows)
             list.push_back(toJson(row));
-        return api::reply(http::status::ok,
-            json { { "devices", std::move(list) }, { "history", deviceHistoryToJson(frames) }, { "sampleMs", sampleMs },
-                { "maxFrames", maxFrames } });
+        answer["devices"] = std::move(list);
+        if (compact) {
+            json changed = json::array();
+            for (const DeviceUsage& u : usage)
+                changed.push_back(toJson(u));
+            answer["usage"] = std::move(changed);
+        }
+        answer["history"] = deviceHistoryToJson(frames);
+        return api::reply(http::status::ok, answer);
     });
 }
 

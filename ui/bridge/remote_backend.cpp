@@ -343,8 +343,8 @@ std::optional<json> RemoteBackend::nodesSinceLastPoll(api::ApiClient& client)
 bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backoff)
 {
     const int retryIn = static_cast<int>((backoff.count() + 999) / 1000);
-    // One GET; a failure is reported and ends the poll.
-    auto get = [&](const std::string& target, json& into, bool absentIsNull) -> bool {
+    // One GET; a failure is reported and ends the poll. With `gone`, a 410 (a cursor of another run) sets it instead.
+    auto get = [&](const std::string& target, json& into, bool absentIsNull, bool* gone = nullptr) -> bool {
         auto response = client.request(HttpMethod::Get, target);
         if (!response) {
             // The client names the daemon by host:port first; the message names it by its URL already.
@@ -356,6 +356,10 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         }
         if (response->status == 404 && absentIsNull) {
             into = json(); // tidepoold runs without a database: no proposals
+            return true;
+        }
+        if (response->status == 410 && gone) {
+            *gone = true;
             return true;
         }
         if (response->status == 401) {
@@ -473,8 +477,16 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     }
     // The Accelerators, Forecasts and Events views and the host alerts: only what is new since the last poll.
     json devices, events, forecasts, alerts;
-    if (!get(m_views.devicesTarget(), devices, true) || !get(m_views.eventsTarget(), events, true)
-        || !get(m_views.forecastsTarget(), forecasts, true) || !get(RemoteViews::alertsTarget(), alerts, true))
+    bool devicesGone = false; // the device cursor is of another run of the daemon: read them all
+    if (!get(m_views.devicesTarget(), devices, true, &devicesGone))
+        return false;
+    if (devicesGone) {
+        m_views.forgetDeviceCursor();
+        if (!get(m_views.devicesTarget(), devices, true))
+            return false;
+    }
+    if (!get(m_views.eventsTarget(), events, true) || !get(m_views.forecastsTarget(), forecasts, true)
+        || !get(RemoteViews::alertsTarget(), alerts, true))
         return false;
     if (auto taken = m_views.take(devices, events, forecasts, alerts); !taken) {
         fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, taken.error().message, 0, retryIn });

@@ -4,6 +4,10 @@
 #include "ui/bridge/event_collector.h"
 #include "ui/bridge/view_json.h"
 
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
 namespace tidepool::ui {
 
 using nlohmann::json;
@@ -47,7 +51,12 @@ auto rowsOf(const json& answer, const char* field, const char* route, Read read)
 
 std::string RemoteViews::devicesTarget() const
 {
-    return m_frames.empty() ? "/v1/devices" : "/v1/devices?framesAfter=" + std::to_string(m_frames.back()->atMs);
+    std::string target = "/v1/devices";
+    if (!m_frames.empty())
+        target += "?framesAfter=" + std::to_string(m_frames.back()->atMs);
+    if (!m_deviceCursor.empty())
+        target += (m_frames.empty() ? "?changedSince=" : "&changedSince=") + m_deviceCursor;
+    return target;
 }
 
 std::string RemoteViews::eventsTarget() const
@@ -64,6 +73,10 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
 {
     // Everything is read first, and taken only when all of it could be.
     std::vector<DeviceRow> deviceRows;
+    std::vector<DeviceUsage> deviceUsage;
+    std::optional<std::vector<std::int64_t>> deviceKeys;
+    std::string deviceCursor;
+    bool changedOnly = false;
     std::vector<DeviceFramePtr> frames;
     std::size_t maxFrames = 0;
     if (!devices.is_null()) {
@@ -73,6 +86,52 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
         deviceRows = std::move(*rows);
         if (!devices.contains("history") || !devices.contains("maxFrames") || !isCount(devices["maxFrames"]))
             return misread("/v1/devices", Error { ErrorCode::ParseError, "`history` or `maxFrames` is missing" });
+        if (devices.contains("cursor")) { // else an older tidepoold: every row, every poll
+            if (!devices["cursor"].is_string())
+                return misread("/v1/devices", Error { ErrorCode::ParseError, "`cursor` is not a string" });
+            deviceCursor = devices["cursor"].get<std::string>();
+        }
+        if (devices.contains("changedSince")) {
+            if (m_deviceCursor.empty() || devices["changedSince"] != m_deviceCursor)
+                return misread("/v1/devices",
+                    Error { ErrorCode::ParseError, "`changedSince` is not the cursor the console asked with" });
+            changedOnly = true;
+            auto usage = rowsOf(devices, "usage", "/v1/devices", deviceUsageFromJson);
+            if (!usage)
+                return tl::unexpected(usage.error());
+            deviceUsage = std::move(*usage);
+            if (devices.contains("keys")) {
+                if (!devices["keys"].is_array())
+                    return misread("/v1/devices", Error { ErrorCode::ParseError, "`keys` is not an array" });
+                deviceKeys.emplace();
+                for (const json& key : devices["keys"]) {
+                    if (!key.is_number_integer())
+                        return misread("/v1/devices", Error { ErrorCode::ParseError, "`keys` holds a non-integer" });
+                    deviceKeys->push_back(key.get<std::int64_t>());
+                }
+            }
+            // What changed must fit what is held: usage and keys only of devices held or sent now. Else the rows
+            // held are not what the cursor says (a bug on one side): the next poll reads them all.
+            std::unordered_set<std::int64_t> known;
+            for (const DeviceRow& row : m_devices)
+                known.insert(row.key);
+            for (const DeviceRow& row : deviceRows)
+                known.insert(row.key);
+            const auto unknown = [&](std::int64_t key, const char* field) -> Expected<void> {
+                m_deviceCursor.clear();
+                return misread("/v1/devices",
+                    Error { ErrorCode::ParseError,
+                        "`" + std::string(field) + "` names device " + std::to_string(key)
+                            + ", which the console does not hold; it reads every device again" });
+            };
+            for (const DeviceUsage& u : deviceUsage)
+                if (!known.count(u.key))
+                    return unknown(u.key, "usage");
+            if (deviceKeys)
+                for (const std::int64_t key : *deviceKeys)
+                    if (!known.count(key))
+                        return unknown(key, "keys");
+        }
         maxFrames = devices["maxFrames"].get<std::size_t>();
         auto read = deviceHistoryFromJson(devices["history"], m_frames.empty() ? nullptr : m_frames.back()->layout);
         if (!read)
@@ -116,7 +175,33 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
     }
 
     if (!devices.is_null()) {
-        m_devices = std::move(deviceRows);
+        if (!changedOnly)
+            m_devices = std::move(deviceRows);
+        else {
+            std::unordered_map<std::int64_t, std::size_t> at;
+            for (std::size_t i = 0; i < m_devices.size(); ++i)
+                at.emplace(m_devices[i].key, i);
+            for (DeviceRow& row : deviceRows) {
+                if (const auto it = at.find(row.key); it != at.end())
+                    m_devices[it->second] = std::move(row);
+                else {
+                    at.emplace(row.key, m_devices.size());
+                    m_devices.push_back(std::move(row));
+                }
+            }
+            for (const DeviceUsage& u : deviceUsage) {
+                DeviceRow& row = m_devices[at.at(u.key)];
+                row.utilisation = u.utilisation;
+                row.memoryUsedMiB = u.memoryUsedMiB;
+            }
+            if (deviceKeys) {
+                const std::unordered_set<std::int64_t> keep(deviceKeys->begin(), deviceKeys->end());
+                std::erase_if(m_devices, [&](const DeviceRow& row) { return !keep.count(row.key); });
+            }
+            std::sort(m_devices.begin(), m_devices.end(),
+                [](const DeviceRow& a, const DeviceRow& b) { return a.key < b.key; });
+        }
+        m_deviceCursor = std::move(deviceCursor);
         for (DeviceFramePtr& frame : frames)
             if (m_frames.empty() || frame->atMs > m_frames.back()->atMs)
                 m_frames.push_back(std::move(frame));
@@ -124,6 +209,7 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
             m_frames.pop_front();
     } else {
         m_devices.clear(); // a daemon without the route
+        m_deviceCursor.clear();
         m_frames.clear();
     }
     if (restarted)

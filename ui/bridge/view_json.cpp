@@ -144,6 +144,12 @@ json toJson(const DeviceRow& row)
         { "slotsUnnumbered", row.slotsUnnumbered } };
 }
 
+json toJson(const DeviceUsage& usage)
+{
+    return json::array({ usage.key, usage.utilisation < 0.0 ? json() : number(usage.utilisation),
+        usage.memoryUsedMiB < 0 ? json() : json(usage.memoryUsedMiB) });
+}
+
 json toJson(const EventRow& row)
 {
     return json { { "sequence", row.sequence }, { "atMs", row.atMs }, { "category", row.category },
@@ -209,6 +215,26 @@ json deviceHistoryToJson(const std::vector<DeviceFramePtr>& frames)
             { "slots", std::move(slots) } });
     }
     return json { { "layouts", std::move(layouts) }, { "frames", std::move(out) } };
+}
+
+Expected<DeviceUsage> deviceUsageFromJson(const json& j, const std::string& where)
+{
+    // As `deviceFromJson` reads the same fields of a whole row: utilisation 0..1 where measured, memory not negative.
+    if (!j.is_array() || j.size() != 3 || !j[0].is_number_integer() || (!j[1].is_null() && !j[1].is_number())
+        || (!j[2].is_null() && !isCount(j[2]))
+        || (j[0].is_number_unsigned() && j[0].get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max())
+        || (j[2].is_number_unsigned() && j[2].get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()))
+        return makeError(ErrorCode::ParseError, where + " is not [key, utilisation, memoryUsedMiB]");
+    DeviceUsage usage;
+    usage.key = j[0].get<std::int64_t>();
+    if (!j[1].is_null()) {
+        usage.utilisation = j[1].get<double>();
+        if (!(usage.utilisation >= 0.0 && usage.utilisation <= 1.0))
+            return makeError(ErrorCode::ParseError, where + "[1] is not a utilisation from 0 to 1");
+    }
+    if (!j[2].is_null())
+        usage.memoryUsedMiB = j[2].get<std::int64_t>();
+    return usage;
 }
 
 Expected<DeviceRow> deviceFromJson(const json& j, const std::string& where)

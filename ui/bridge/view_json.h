@@ -39,6 +39,14 @@ nlohmann::json toJson(const DeviceRow& row);
 nlohmann::json toJson(const EventRow& row);
 nlohmann::json toJson(const ForecastSeries& series);
 nlohmann::json toJson(const AlertRow& row);
+// A device's usage as `GET /v1/devices?changedSince=` sends it: [key, utilisation, memoryUsedMiB], each null where
+// not measured.
+struct DeviceUsage {
+    std::int64_t key = 0;
+    double utilisation = -1.0; // as `DeviceRow`: -1 not measured
+    std::int64_t memoryUsedMiB = -1;
+};
+nlohmann::json toJson(const DeviceUsage& usage);
 // Frames with the layouts they use, each layout once.
 nlohmann::json deviceHistoryToJson(const std::vector<DeviceFramePtr>& frames);
 
@@ -47,6 +55,7 @@ Expected<DeviceRow> deviceFromJson(const nlohmann::json& j, const std::string& w
 Expected<EventRow> eventFromJson(const nlohmann::json& j, const std::string& where);
 Expected<ForecastSeries> forecastFromJson(const nlohmann::json& j, const std::string& where);
 Expected<AlertRow> alertFromJson(const nlohmann::json& j, const std::string& where);
+Expected<DeviceUsage> deviceUsageFromJson(const nlohmann::json& j, const std::string& where);
 // A frame whose layout equals `previous` shares it, so that frames read at different times share one layout as the
 // collector's do. Fails when a frame names a layout that is not there or has fewer values than its layout's devices.
 Expected<std::vector<DeviceFramePtr>> deviceHistoryFromJson(
