@@ -333,16 +333,18 @@ void TestViewJson::theFeedSendsWhatChangedSinceACursor()
     QVERIFY(!since.contains("keys"));
     QCOMPARE(since["cursor"], first["cursor"]);
 
-    // A heartbeat measures GPU 1: its usage alone.
+    // A heartbeat measures GPU 1: its usage alone, the utilisation to a hundredth of a percent (as in a whole row).
     protocol::Heartbeat hb;
-    hb.samples.push_back(protocol::UtilisationSample { 1000, 0.5, 2048, { protocol::DeviceSample { 1, 0.4, 100 } } });
+    hb.samples.push_back(
+        protocol::UtilisationSample { 1000, 0.5, 2048, { protocol::DeviceSample { 1, 0.123456, 100 } } });
     plane.onHeartbeat("s1", hb);
     since = get(query);
     QCOMPARE(since["devices"].size(), std::size_t(0));
-    QCOMPARE(since["usage"].dump(), json::array({ json::array({ DeviceRow::keyOf(0, 1), 0.4, 100 }) }).dump());
+    QCOMPARE(since["usage"].dump(), std::string("[[1,0.1235,100]]"));
     QVERIFY(since["cursor"] != first["cursor"]);
     QVERIFY(views.take(since, json(), json(), json()));
     QVERIFY(sameRows(views));
+    QCOMPARE(get("")["devices"][1]["utilisation"].dump(), std::string("0.1235"));
 
     // A placement on a GPU: that row whole (its holder), not as usage.
     api::SubmitRequest a;

@@ -22,6 +22,13 @@ json number(double value)
     return std::isfinite(value) ? json(value) : json();
 }
 
+// A utilisation (0..1) to a hundredth of a percent, or null where it is not measured: agents measure whole percents
+// (NVML) or a few digits more, and the 17 digits of a double would double the size of a poll's usage.
+json utilisation(double value)
+{
+    return value < 0.0 || !std::isfinite(value) ? json() : json(std::round(value * 10'000.0) / 10'000.0);
+}
+
 // Why a field could not be read, with its place; caught at the edge of each reader.
 struct FieldError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -138,7 +145,7 @@ json toJson(const DeviceRow& row)
         { "tier", row.tier }, { "nodeState", row.nodeState }, { "kind", row.kind }, { "model", row.model },
         { "shareCapacity", row.shareCapacity }, { "shareAllocated", row.shareAllocated },
         { "memoryMiB", row.memoryMiB }, { "memoryAllocatedMiB", row.memoryAllocatedMiB },
-        { "utilisation", row.utilisation < 0.0 ? json() : number(row.utilisation) },
+        { "utilisation", utilisation(row.utilisation) },
         { "memoryUsedMiB", row.memoryUsedMiB < 0 ? json() : json(row.memoryUsedMiB) },
         { "holders", std::move(holders) }, { "slotHolders", row.slotHolders },
         { "slotsUnnumbered", row.slotsUnnumbered } };
@@ -146,8 +153,8 @@ json toJson(const DeviceRow& row)
 
 json toJson(const DeviceUsage& usage)
 {
-    return json::array({ usage.key, usage.utilisation < 0.0 ? json() : number(usage.utilisation),
-        usage.memoryUsedMiB < 0 ? json() : json(usage.memoryUsedMiB) });
+    return json::array(
+        { usage.key, utilisation(usage.utilisation), usage.memoryUsedMiB < 0 ? json() : json(usage.memoryUsedMiB) });
 }
 
 json toJson(const EventRow& row)
