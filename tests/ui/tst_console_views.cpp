@@ -154,6 +154,12 @@ private Q_SLOTS:
         QVERIFY(series->backtest.scoredPoints > 0);
         QVERIFY(!series->forecast.empty());
         QVERIFY(series->history.size() >= 288);
+        // The series of what the scopes' nodes hold (`<resource>_placed`, the reports' occupancy) are not forecast:
+        // the pools' and tiers' demand series are.
+        for (const ForecastSeriesPtr& s : last->forecasts)
+            QVERIFY2(!s->resource.ends_with("_placed"), s->key().c_str());
+        QVERIFY(std::any_of(last->forecasts.begin(), last->forecasts.end(),
+            [](const ForecastSeriesPtr& s) { return s->scope == "tier" && s->resource == "cpu"; }));
         // The history keeps up with the core's clock: its last bucket closed at most two buckets ago.
         for (const ForecastSeriesPtr& s : last->forecasts)
             QVERIFY2(last->nowMs - s->history.back().atMs <= 3 * 5 * 60'000,
