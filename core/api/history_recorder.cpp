@@ -98,18 +98,29 @@ void HistoryRecorder::record(std::int64_t nowMs)
     // a tier's nodes' allocations, whatever tier the work is of (hot accelerators lent to cold batch count as hot).
     // Occupancy is placed over capacity; demand can pass capacity, as it counts work still waiting.
     std::map<std::string, PoolDemand> pools, tiers, poolsPlaced, tiersPlaced;
-    std::array<double, kAcceleratorKindCount> shareOfDevice {}; // the largest device of each kind
-    for (const LiveNode& live : m_plane.nodes())
-        for (const Device& d : cluster.node(live.id).devices)
-            shareOfDevice[static_cast<std::size_t>(d.kind)]
-                = std::max(shareOfDevice[static_cast<std::size_t>(d.kind)], static_cast<double>(d.shareCapacity));
-    for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
+    for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id) {
         pools[cluster.pool(id).name];
-    for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id)
         poolsPlaced[cluster.pool(id).name];
+    }
     for (const Tier tier : { Tier::Hot, Tier::Warm, Tier::Cold }) {
         tiers[std::string(toString(tier))].milliDevices["gpu"];
         tiersPlaced[std::string(toString(tier))];
+    }
+    std::array<double, kAcceleratorKindCount> shareOfDevice {}; // the largest device of each kind
+    for (const LiveNode& live : m_plane.nodes()) {
+        const Node& node = cluster.node(live.id);
+        for (const Device& d : node.devices)
+            shareOfDevice[static_cast<std::size_t>(d.kind)]
+                = std::max(shareOfDevice[static_cast<std::size_t>(d.kind)], static_cast<double>(d.shareCapacity));
+        if (node.tier == Tier::Invalid)
+            continue;
+        PoolDemand& held = tiersPlaced[std::string(toString(node.tier))];
+        held.cpuMillis += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
+        held.memoryMiB += static_cast<double>(node.capacity.memoryMiB - node.free.memoryMiB);
+        for (const Device& d : node.devices)
+            if (d.shareCapacity > 0)
+                held.milliDevices[std::string(toString(d.kind))]
+                    += 1000.0 * static_cast<double>(d.shareCapacity - d.shareFree) / d.shareCapacity;
     }
     for (const auto& [id, w] : m_plane.workloads()) {
         if (!demanding(w.phase))
@@ -126,18 +137,6 @@ void HistoryRecorder::record(std::int64_t nowMs)
                 demand->milliDevices[std::string(toString(w.workload.accelerators.kind))]
                     += milliDevices(w, cluster, shareOfDevice);
         }
-    }
-    for (const LiveNode& live : m_plane.nodes()) {
-        const Node& node = cluster.node(live.id);
-        if (node.tier == Tier::Invalid)
-            continue;
-        PoolDemand& held = tiersPlaced[std::string(toString(node.tier))];
-        held.cpuMillis += static_cast<double>(node.capacity.cpuMillis - node.free.cpuMillis);
-        held.memoryMiB += static_cast<double>(node.capacity.memoryMiB - node.free.memoryMiB);
-        for (const Device& d : node.devices)
-            if (d.shareCapacity > 0)
-                held.milliDevices[std::string(toString(d.kind))]
-                    += 1000.0 * static_cast<double>(d.shareCapacity - d.shareFree) / d.shareCapacity;
     }
     for (const auto& [scope, suffix, demands] : { std::tuple { "pool", "", &pools }, std::tuple { "tier", "", &tiers },
              std::tuple { "pool", "_placed", &poolsPlaced }, std::tuple { "tier", "_placed", &tiersPlaced } })

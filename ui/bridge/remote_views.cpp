@@ -77,6 +77,7 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
     std::optional<std::vector<std::int64_t>> deviceKeys;
     std::string deviceCursor;
     bool changedOnly = false;
+    std::unordered_map<std::int64_t, std::size_t> heldAt; // with changes only: where each device held is
     std::vector<DeviceFramePtr> frames;
     std::size_t maxFrames = 0;
     if (!devices.is_null()) {
@@ -112,11 +113,12 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
             }
             // What changed must fit what is held: usage and keys only of devices held or sent now. Else the rows
             // held are not what the cursor says (a bug on one side): the next poll reads them all.
-            std::unordered_set<std::int64_t> known;
-            for (const DeviceRow& row : m_devices)
-                known.insert(row.key);
+            for (std::size_t i = 0; i < m_devices.size(); ++i)
+                heldAt.emplace(m_devices[i].key, i);
+            std::unordered_set<std::int64_t> sent; // rows sent whole: usually none or a few
             for (const DeviceRow& row : deviceRows)
-                known.insert(row.key);
+                sent.insert(row.key);
+            const auto known = [&](std::int64_t key) { return heldAt.count(key) || sent.count(key); };
             const auto unknown = [&](std::int64_t key, const char* field) -> Expected<void> {
                 m_deviceCursor.clear();
                 return misread("/v1/devices",
@@ -125,11 +127,11 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
                             + ", which the console does not hold; it reads every device again" });
             };
             for (const DeviceUsage& u : deviceUsage)
-                if (!known.count(u.key))
+                if (!known(u.key))
                     return unknown(u.key, "usage");
             if (deviceKeys)
                 for (const std::int64_t key : *deviceKeys)
-                    if (!known.count(key))
+                    if (!known(key))
                         return unknown(key, "keys");
         }
         maxFrames = devices["maxFrames"].get<std::size_t>();
@@ -178,19 +180,18 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
         if (!changedOnly)
             m_devices = std::move(deviceRows);
         else {
-            std::unordered_map<std::int64_t, std::size_t> at;
-            for (std::size_t i = 0; i < m_devices.size(); ++i)
-                at.emplace(m_devices[i].key, i);
+            bool appended = false;
             for (DeviceRow& row : deviceRows) {
-                if (const auto it = at.find(row.key); it != at.end())
+                if (const auto it = heldAt.find(row.key); it != heldAt.end())
                     m_devices[it->second] = std::move(row);
                 else {
-                    at.emplace(row.key, m_devices.size());
+                    heldAt.emplace(row.key, m_devices.size());
                     m_devices.push_back(std::move(row));
+                    appended = true;
                 }
             }
             for (const DeviceUsage& u : deviceUsage) {
-                DeviceRow& row = m_devices[at.at(u.key)];
+                DeviceRow& row = m_devices[heldAt.at(u.key)];
                 row.utilisation = u.utilisation;
                 row.memoryUsedMiB = u.memoryUsedMiB;
             }
@@ -198,8 +199,9 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
                 const std::unordered_set<std::int64_t> keep(deviceKeys->begin(), deviceKeys->end());
                 std::erase_if(m_devices, [&](const DeviceRow& row) { return !keep.count(row.key); });
             }
-            std::sort(m_devices.begin(), m_devices.end(),
-                [](const DeviceRow& a, const DeviceRow& b) { return a.key < b.key; });
+            if (appended) // by key, as the daemon sends them
+                std::sort(m_devices.begin(), m_devices.end(),
+                    [](const DeviceRow& a, const DeviceRow& b) { return a.key < b.key; });
         }
         m_deviceCursor = std::move(deviceCursor);
         for (DeviceFramePtr& frame : frames)
