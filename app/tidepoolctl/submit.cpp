@@ -1,5 +1,5 @@
 // `submit`: one workload from options (and optionally a JSON file they override), or a batch from a file. The
-// request is checked here with the daemon's own validation (`api::parseSubmitRequest`), so that a bad value is a
+// request is checked here with the daemon's own validation (`api::parseNewSubmission`), so that a bad value is a
 // usage error naming the option or the file's field, and nothing is sent.
 #include "app/tidepoolctl/commands.h"
 
@@ -190,7 +190,7 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
     for (const auto& [path, item] : items) {
         if (!item->is_object())
             return usageError(cmd + ": " + inFile + "field `" + path + "` must be an object");
-        if (auto valid = api::parseSubmitRequest(*item, path); !valid)
+        if (auto valid = api::parseNewSubmission(*item, path); !valid)
             return usageError(cmd + ": " + inFile + valid.error().message);
     }
 

@@ -678,6 +678,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
 
     markNode(node->id);
     sendPools(*node);
+    forgetLaunches(*node); // a (re)join: the inventory says which launches arrived, the reconciliation sends the rest
     reconcile(*node, inventory.workloads);
     setNodeState(*node, NodeState::Ready);
 }
@@ -717,9 +718,19 @@ void ControlPlane::reconcile(LiveNode& node, const std::vector<protocol::Workloa
 void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory)
 {
     const std::string& nodeName = m_cluster.node(node.id).name;
+    launchAnswered(node, status.workloadId, status.incarnation);
     auto it = m_workloads.find(status.workloadId);
     const bool running = status.state == "running";
     if (it == m_workloads.end()) {
+        // An id the core does not hold: one it forgot, or one its database never had (a database replaced, or restored
+        // from an older copy, numbers workloads from where it was). The agent keeps a record of it, so giving the id to
+        // a new workload would make that launch look like this record's: the next id is past it.
+        if (status.workloadId >= m_nextId) {
+            logLine("control: node " + nodeName + " holds workload " + std::to_string(status.workloadId)
+                + ", an id this core has not given out; new workloads are numbered from "
+                + std::to_string(status.workloadId + 1));
+            m_nextId = status.workloadId + 1;
+        }
         if (running && m_cancelledAway.erase(status.workloadId)) {
             stopOn(node, status.workloadId);
         } else if (running && fromInventory) {
@@ -878,11 +889,14 @@ void ControlPlane::onLeft(const std::string& sessionId, const std::string& reaso
         return;
     m_nodeBySession.erase(sessionId);
     node->sessionId.clear();
+    forgetLaunches(*node);
     logLine("control: node " + m_cluster.node(node->id).name + " disconnected: " + reason);
     // Disconnected is not lost: the agent keeps its workloads running and reconnects; liveness decides. A node
     // powered down by a proposal and holding nothing is off: its agent leaving is what powering it down does.
     if (poweredDownAndEmpty(*node) && node->state != NodeState::Joining)
         setNodeState(*node, NodeState::Off);
+    else if (node->state == NodeState::Ready)
+        setNodeState(*node, NodeState::Suspect); // no new work onto a node that cannot be told to run it
 }
 
 bool ControlPlane::poweredDownAndEmpty(const LiveNode& node) const
@@ -1242,12 +1256,18 @@ ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
         m_held.insert({ -w.workload.priority, *id });
         return id;
     }
-    // Older pending work of the same or a higher priority goes first: the new one waits behind it.
+    // Older pending work of the same or a higher priority goes first: the new one is queued behind it and tried in the
+    // pass this posts, after it. That older work has found no place at the capacity there is (a pass follows every
+    // change that frees some), so the new one takes only what the older could not use, and a workload that waits for
+    // its pool's quota or another ISA does not hold up the rest.
     const bool queueAhead = !m_pending.empty() && m_pending.begin()->first <= -w.workload.priority;
-    if (queueAhead)
-        w.detail = "queued behind older pending work of the same or a higher priority; tried when capacity frees";
-    if (queueAhead || !tryPlace(w))
+    if (queueAhead) {
+        w.detail = "queued behind older pending work of the same or a higher priority; tried after it";
         m_pending.insert({ -w.workload.priority, *id });
+        schedulePendingRetry(false);
+    } else if (!tryPlace(w)) {
+        m_pending.insert({ -w.workload.priority, *id });
+    }
     return id;
 }
 
@@ -1313,6 +1333,8 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
         setPhase(v, WorkloadPhase::Pending);
         m_pending.insert({ -v.workload.priority, victim });
     }
+    if (!decision.victims.empty())
+        schedulePendingRetry(false); // the victims may fit elsewhere now
     w.node = decision.placement->node;
     w.devices = decision.placement->shares;
     w.translated = decision.placement->translated;
@@ -1326,9 +1348,22 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
 
 void ControlPlane::launch(LiveWorkload& w)
 {
-    const LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
     if (!m_link.send || node.sessionId.empty())
         return; // sent again by the reconciliation when the node returns
+    const std::pair key { w.workload.id, w.incarnation };
+    if (node.launchesInFlight.count(key) || node.launchesWaiting.count(key))
+        return; // on its way already
+    if (node.launchesInFlight.size() >= m_config.launchWindow) {
+        node.launchesWaiting.insert(key);
+        node.launchQueue.push_back(key);
+        return;
+    }
+    sendLaunch(node, w);
+}
+
+void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
+{
     protocol::Launch launch;
     launch.workloadId = w.workload.id;
     launch.name = w.workload.name;
@@ -1340,8 +1375,33 @@ void ControlPlane::launch(LiveWorkload& w)
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
     launch.incarnation = w.incarnation;
-    if (m_link.send(node.sessionId, launch))
+    if (m_link.send(node.sessionId, launch)) {
         ++m_stats.launchesSent;
+        node.launchesInFlight.emplace(w.workload.id, w.incarnation);
+    }
+}
+
+void ControlPlane::launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation)
+{
+    if (!node.launchesInFlight.erase({ id, incarnation }))
+        return;
+    while (node.launchesInFlight.size() < m_config.launchWindow && !node.launchQueue.empty()) {
+        const auto [waiting, waitingIncarnation] = node.launchQueue.front();
+        node.launchQueue.pop_front();
+        node.launchesWaiting.erase({ waiting, waitingIncarnation });
+        // Still to launch here, as it was when it was queued: not cancelled, moved or relaunched meanwhile.
+        const auto it = m_workloads.find(waiting);
+        if (it != m_workloads.end() && it->second.phase == WorkloadPhase::Launching && it->second.node == node.id
+            && it->second.incarnation == waitingIncarnation)
+            sendLaunch(node, it->second);
+    }
+}
+
+void ControlPlane::forgetLaunches(LiveNode& node)
+{
+    node.launchesInFlight.clear();
+    node.launchesWaiting.clear();
+    node.launchQueue.clear();
 }
 
 void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail)
@@ -1412,7 +1472,12 @@ ApiResult<void> ControlPlane::cancel(WorkloadId id)
     }
     if (w.phase == WorkloadPhase::Stopping)
         return {};
-    const LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    if (node.launchesWaiting.erase({ id, w.incarnation })) {
+        // Its launch has not gone out (`launchWindow`): nothing runs to stop, and the agent would not answer a stop.
+        finish(w, WorkloadPhase::Cancelled, 0, "cancelled before its launch was sent");
+        return {};
+    }
     if (node.sessionId.empty()) {
         // The node is unreachable: the stop goes out when it returns.
         m_cancelledAway.insert(id);
@@ -1424,24 +1489,22 @@ ApiResult<void> ControlPlane::cancel(WorkloadId id)
     return {};
 }
 
-void ControlPlane::schedulePendingRetry()
+void ControlPlane::schedulePendingRetry(bool capacityFreed)
 {
+    if (capacityFreed)
+        m_failedShapes.clear();
     if (m_retryPosted || m_pending.empty())
         return;
     m_retryPosted = true;
     boost::asio::post(m_io, [this] {
         m_retryPosted = false;
-        retryPending();
+        retryPass();
     });
 }
 
 namespace {
 
-// Everything placement looks at, so that two workloads with the same shape are placed or refused alike.
-using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, AcceleratorKind, std::int32_t,
-    std::int32_t, std::int64_t, std::vector<ModelId>, PoolId, Tier, LatencyClass, IsaMask, bool, std::int32_t, bool>;
-
-Shape shapeOf(const Workload& w)
+PlacementShape shapeOf(const Workload& w)
 {
     const AcceleratorRequest& a = w.accelerators;
     return { w.requests.cpuMillis, w.requests.memoryMiB, w.requests.memBandwidthMBps, w.requests.netBandwidthMbps,
@@ -1453,12 +1516,19 @@ Shape shapeOf(const Workload& w)
 
 void ControlPlane::retryPending()
 {
-    // One pass in priority order; what still does not fit waits for the next change of capacity. Within a pass
-    // capacity only shrinks, so once a shape has failed every later workload of that shape fails too: it is not
-    // tried again, and a pass costs one placement per distinct shape rather than one per pending workload.
+    m_failedShapes.clear();
+    retryPass();
+}
+
+void ControlPlane::retryPass()
+{
+    // One pass in priority order; what still does not fit waits for the next change of capacity. Capacity only
+    // shrinks between two changes that free some, so once a shape has failed every later workload of that shape fails
+    // too until then: it is not tried again, and a pass costs one placement per distinct shape not known to fail
+    // rather than one per pending workload. A pass after work arrived therefore tries the new work alone.
     std::vector<std::pair<std::int32_t, WorkloadId>> queue(m_pending.begin(), m_pending.end());
     m_pending.clear();
-    std::set<Shape> failed;
+    std::set<PlacementShape>& failed = m_failedShapes;
     const std::int64_t now = nowMs();
     for (const auto& key : queue) {
         auto it = m_workloads.find(key.second);
@@ -1468,7 +1538,7 @@ void ControlPlane::retryPending()
             m_held.insert(key);
             continue;
         }
-        Shape shape = shapeOf(it->second.workload);
+        PlacementShape shape = shapeOf(it->second.workload);
         if (failed.count(shape)) {
             if (it->second.detail.empty()) { // never tried: say why it waits
                 it->second.detail = "waiting: a workload of the same shape and priority found no place in this pass";

@@ -91,6 +91,11 @@ struct ControlPlaneConfig {
     std::chrono::milliseconds bootTimeout { 15 * 60'000 };
     std::chrono::milliseconds tick { 500 }; // how often liveness is checked
     std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
+    // Launches sent to one node that its agent has not answered yet: the rest wait and go as answers come. A burst onto
+    // one node (a batch of thousands of small workloads, or every launch it missed while away) would otherwise overrun
+    // its connection's queue (`AgentServerConfig::maxQueuedFrames`: the session is closed, and on its return the same
+    // launches go again) and the agent's answers its own (`AgentClientConfig::maxQueuedFrames`, 256).
+    std::size_t launchWindow = 128;
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
     std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
     std::size_t keepEvents = 10'000; // the latest placements, phase and node changes and audited actions (`events`)
@@ -164,6 +169,10 @@ struct LiveNode {
     std::vector<protocol::DeviceSample> devices;
     std::uint64_t heartbeats = 0;
     std::uint64_t usageSequence = 0; // its latest heartbeat's number (`ControlPlane::usageSequence`)
+    // Launches on this session not answered yet, and those waiting for room (`ControlPlaneConfig::launchWindow`), by
+    // (workload, incarnation); both are forgotten when the session ends (its next inventory says what arrived).
+    std::set<std::pair<WorkloadId, std::int32_t>> launchesInFlight, launchesWaiting;
+    std::deque<std::pair<WorkloadId, std::int32_t>> launchQueue;
     // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
     // restarts and reconnects.
     std::string cordon;
@@ -211,6 +220,10 @@ template <typename T> ApiResult<T> checkedRead(const std::optional<protocol::Err
         return tl::unexpected(ApiError { 400, readError->message });
     return value;
 }
+
+// Everything placement looks at, so that two workloads with the same shape are placed or refused alike.
+using PlacementShape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, AcceleratorKind, std::int32_t,
+    std::int32_t, std::int64_t, std::vector<ModelId>, PoolId, Tier, LatencyClass, IsaMask, bool, std::int32_t, bool>;
 
 struct PoolRequest {
     std::string name;
@@ -357,7 +370,7 @@ public:
 
     // Liveness check, normally run by the timer; public for tests that drive time.
     void checkLiveness(Clock::time_point now);
-    // Tries every pending workload, in priority order; normally posted after capacity frees.
+    // Tries every pending workload, in priority order; normally posted (`schedulePendingRetry`).
     void retryPending();
 
     const ClusterState& cluster() const { return m_cluster; }
@@ -404,6 +417,10 @@ private:
     void setPhase(LiveWorkload& w, WorkloadPhase phase);
     bool tryPlace(LiveWorkload& w);
     void launch(LiveWorkload& w);
+    void sendLaunch(LiveNode& node, const LiveWorkload& w);
+    // The agent answered about (id, incarnation): a launch in flight leaves the window and waiting ones go.
+    void launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation);
+    void forgetLaunches(LiveNode& node);
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
     void sendPools(const LiveNode& node);
@@ -413,7 +430,11 @@ private:
     void setNodeState(LiveNode& node, NodeState state);
     // Brings the scheduler's view of `node` in line with its state and cordon.
     void refreshSchedulable(const LiveNode& node);
-    void schedulePendingRetry();
+    // Posts one pass over the pending work. `capacityFreed`: what placement can use may have grown (work ended, a node
+    // joined, a quota rose), so shapes that found no place are tried again; otherwise (work arrived behind older
+    // pending work, or preemption queued its victims) capacity has only shrunk since they failed, and they are not.
+    void schedulePendingRetry(bool capacityFreed = true);
+    void retryPass();
     void forgetOldFinished();
     void onTick();
     void logLine(const std::string& line) const;
@@ -455,6 +476,8 @@ private:
     std::array<std::size_t, kWorkloadPhaseCount> m_phaseCounts {};
     WorkloadId m_nextId = 1;
     bool m_retryPosted = false;
+    // The shapes that found no place since capacity last grew (`schedulePendingRetry`).
+    std::set<PlacementShape> m_failedShapes;
     bool m_stopped = false;
     std::uint64_t m_stateVersion = 1;
     std::uint64_t m_workloadSequence = 0;

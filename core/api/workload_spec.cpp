@@ -107,6 +107,23 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
     return checkedRead(readError, std::move(s));
 }
 
+ApiResult<SubmitRequest> parseNewSubmission(const json& body, const std::string& path)
+{
+    auto request = parseSubmitRequest(body, path);
+    if (!request)
+        return request;
+    const std::string field = path.empty() ? std::string("env") : path + ".env";
+    for (std::size_t i = 0; i < request->env.size(); ++i) {
+        const std::string_view name = std::string_view(request->env[i]).substr(0, request->env[i].find('='));
+        if (name.starts_with("TIDEPOOL_") || name == "CUDA_VISIBLE_DEVICES")
+            return tl::unexpected(ApiError { 400,
+                "field `" + field + "[" + std::to_string(i) + "]`: " + std::string(name)
+                    + " is set by the agent for each workload (its id, its incarnation, the GPUs it was given) and "
+                      "may not be set by a submission" });
+    }
+    return request;
+}
+
 json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
 {
     const Workload& w = live.workload;

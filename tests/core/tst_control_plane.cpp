@@ -7,6 +7,8 @@
 
 #include <QtTest>
 
+#include <set>
+
 #include <boost/asio/io_context.hpp>
 
 using namespace tidepool;
@@ -194,6 +196,72 @@ private slots:
         QCOMPARE(name(m_plane->workload(small)->phase), name(WorkloadPhase::Launching));
     }
 
+    // A workload waiting for its pool's quota does not hold up later work that has room (it waited for the next change
+    // of capacity, nodes idle): later work is tried after it, in a pass of its own, and a shape known to fail at the
+    // capacity there is is not tried again. A preempted workload that fits elsewhere goes there at once.
+    void workWaitingForItsQuotaDoesNotHoldUpTheRest()
+    {
+        join("s1", "n1"); // 4000 millicores
+        PoolRequest small;
+        small.name = "small";
+        small.cpuMillis = 500;
+        QVERIFY(m_plane->createPool(small));
+        SubmitRequest a = request("a", 400);
+        a.pool = "small";
+        SubmitRequest b = a;
+        b.name = "b";
+        const WorkloadId first = *m_plane->submit(a);
+        const WorkloadId held = *m_plane->submit(b);
+        QCOMPARE(name(m_plane->workload(first)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(name(m_plane->workload(held)->phase), name(WorkloadPhase::Pending));
+        QVERIFY(m_plane->why(*m_plane->workload(held)).find("pool small quota") != std::string::npos);
+
+        const WorkloadId later = submit("later", 100);
+        QVERIFY(m_plane->why(*m_plane->workload(later)).find("queued behind") != std::string::npos);
+        m_io.poll(); // the pass it posted: `held` is tried first and fails again, then `later` is placed
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(later)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(name(m_plane->workload(held)->phase), name(WorkloadPhase::Pending));
+        // Another arrival: `held`'s shape is known to fail at this capacity and is not tried again.
+        const auto failures = m_plane->stats().placementFailures;
+        const WorkloadId another = submit("another", 100);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(another)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(m_plane->stats().placementFailures, failures);
+        // Capacity frees (`first` ends): the pool's quota has room, and `held` is placed.
+        m_plane->onWorkloadUpdate("s1", status(first, "exited", 1, 0));
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(held)->phase), name(WorkloadPhase::Launching));
+
+        // Preemption: a victim that fits on another node goes there in the pass the preemption posts, not at the
+        // next change of capacity. `urgent` runs natively on x86 only, so it can only take n1, from `low`; `low` runs
+        // anywhere, and an aarch64 node has room.
+        for (const WorkloadId id : { held, later, another })
+            m_plane->onWorkloadUpdate("s1", status(id, "exited", 1, 0));
+        m_io.poll();
+        m_io.restart();
+        const WorkloadId low = submit("low", 3000);
+        QCOMPARE(nodeOf(low), std::string("n1"));
+        m_plane->onJoined("s2", "127.0.0.1:2", hello("n2"));
+        protocol::Inventory arm = inventory();
+        arm.isa = "aarch64";
+        m_plane->onInventory("s2", arm);
+        m_io.poll();
+        m_io.restart();
+        SubmitRequest urgent = request("urgent", 3000);
+        urgent.priority = 100;
+        urgent.nativeIsas = isaBit(Isa::X86_64);
+        const WorkloadId high = *m_plane->submit(urgent);
+        QCOMPARE(nodeOf(high), std::string("n1"));
+        QCOMPARE(name(m_plane->workload(low)->phase), name(WorkloadPhase::Pending));
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(low)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(low), std::string("n2"));
+    }
+
     void reconnectResendsUnreceivedLaunches()
     {
         join("s1", "n1");
@@ -211,6 +279,74 @@ private slots:
         QCOMPARE(m_plane->nodes().size(), std::size_t { 1 }); // the same node, not a second one
     }
 
+    // At most `launchWindow` launches are in flight to a node: a burst onto one node goes as the agent answers, so
+    // that its connection's queue never overflows (a batch of 5,000 tiny workloads on one node closed its session,
+    // and every rejoin sent them all again). A rejoin forgets what was in flight and sends again what did not arrive,
+    // within the window too.
+    void launchesToOneNodeGoAsTheAgentAnswers()
+    {
+        join("s1", "n1");
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 300; ++i) {
+            SubmitRequest tiny = request("tiny-" + std::to_string(i), 10);
+            tiny.requests.memoryMiB = 1;
+            ids.push_back(*m_plane->submit(tiny));
+        }
+        const std::size_t window = ControlPlaneConfig {}.launchWindow;
+        QCOMPARE(sentOf<protocol::Launch>("s1").size(), window);
+        for (const WorkloadId id : ids)
+            QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching)); // placed, all of them
+        // Each answer lets one more go, in the order they were placed; a repeated answer lets none.
+        m_plane->onWorkloadUpdate("s1", status(ids[0], "running"));
+        m_plane->onWorkloadUpdate("s1", status(ids[0], "running"));
+        auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), window + 1);
+        QCOMPARE(launches.back().workloadId, ids[window]);
+        // One waiting is cancelled meanwhile: it ends at once (nothing runs to stop) and is skipped, not launched.
+        QVERIFY(m_plane->cancel(ids[window + 1]));
+        QCOMPARE(name(m_plane->workload(ids[window + 1])->phase), name(WorkloadPhase::Cancelled));
+        QCOMPARE(sentOf<protocol::Stop>("s1").size(), std::size_t { 0 });
+        m_plane->onWorkloadUpdate("s1", status(ids[1], "failed", 0, 1));
+        launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), window + 2);
+        QCOMPARE(launches.back().workloadId, ids[window + 2]);
+        // The agent comes back holding the first launches, running: what it lacks goes again, within the window.
+        m_plane->onLeft("s1", "connection reset");
+        std::vector<protocol::WorkloadStatus> held;
+        for (std::size_t i = 0; i < 100; ++i)
+            if (i != 1) // ended
+                held.push_back(status(ids[i], "running"));
+        join("s2", "n1", held);
+        launches = sentOf<protocol::Launch>("s2");
+        QCOMPARE(launches.size(), window);
+        for (const protocol::Launch& l : launches)
+            QVERIFY(l.workloadId >= ids[100]);
+        // Answering every launch as it comes sends the rest, each once.
+        std::set<WorkloadId> launched;
+        for (std::size_t answered = 0; answered < sentOf<protocol::Launch>("s2").size(); ++answered) {
+            const protocol::Launch l = sentOf<protocol::Launch>("s2")[answered];
+            QVERIFY(launched.insert(l.workloadId).second);
+            m_plane->onWorkloadUpdate("s2", status(l.workloadId, "running"));
+        }
+        QCOMPARE(launched.size(), std::size_t { 300 - 100 - 1 }); // less the cancelled one
+        for (const WorkloadId id : ids)
+            if (id != ids[window + 1] && id != ids[1])
+                QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+    }
+
+    // An agent keeps the records of the workloads it ran for a day. A core whose database was replaced numbers
+    // workloads from 1 again: an id an agent reports and the core does not know is not given to a new workload, whose
+    // launch the agent would take for the record's.
+    void anIdAnAgentHoldsIsNotGivenToANewWorkload()
+    {
+        join("s1", "n1", { status(12, "running", 55), status(7, "succeeded") });
+        QCOMPARE(submit("after-running"), WorkloadId { 13 });
+        join("s2", "n2", { status(20, "succeeded") }); // a finished record counts as well
+        QCOMPARE(submit("after-finished"), WorkloadId { 21 });
+        join("s3", "n3", { status(3, "failed") }); // below the next id: nothing changes
+        QCOMPARE(submit("next"), WorkloadId { 22 });
+    }
+
     // A node powered down by a proposal goes off, not lost, when its agent leaves or falls silent; lifting the cordon
     // (a power-up) makes it booting, which takes no work until its agent is back; one whose agent never comes back is
     // declared lost after the boot timeout.
@@ -219,17 +355,19 @@ private slots:
         join("s1", "n1");
         join("s2", "n2");
         join("s3", "n3");
-        // An operator's cordon is not a power-down: its agent leaving changes nothing until liveness says so.
+        // An operator's cordon is not a power-down: its agent leaving makes it suspect (no new work goes to a node
+        // that cannot be told to run it), and liveness decides whether it is lost.
         QVERIFY(m_plane->setCordon("n3", "maintenance"));
         m_plane->onLeft("s3", "connection closed");
-        QCOMPARE(name(m_plane->nodeByName("n3")->state), name(NodeState::Ready));
+        QCOMPARE(name(m_plane->nodeByName("n3")->state), name(NodeState::Suspect));
         // n1 holds a workload when it is cordoned for power-down: it is not off while it holds it.
         const WorkloadId id = submit("w", 4000);
         QCOMPARE(nodeOf(id), std::string("n1"));
         QVERIFY(m_plane->setCordon("n1", std::string(kPowerDownCordon) + " by proposal"));
         m_plane->onLeft("s1", "connection closed");
-        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Suspect));
         join("s1b", "n1", { status(id, "running") });
+        QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
         m_plane->onWorkloadUpdate("s1b", status(id, "exited", 100, 0));
         QVERIFY(m_plane->cluster().node(m_plane->nodeByName("n1")->id).residents.empty());
         m_plane->onLeft("s1b", "switched off");
@@ -348,15 +486,15 @@ private slots:
         QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
     }
 
-    // Moved while its node was away: on return the node still runs the old incarnation. That copy alone is stopped
-    // and the current one is launched.
+    // Moved just before its node went away (the stop and the launch never reached it): on return the node still runs
+    // the old incarnation. That copy alone is stopped and the current one is launched.
     void reconnectStopsAnOlderIncarnationAndLaunchesTheCurrent()
     {
         join("s1", "n1");
         const WorkloadId id = submit("w");
         m_plane->onWorkloadUpdate("s1", status(id, "running", 10));
-        m_plane->onLeft("s1", "connection reset");
-        QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1)); // nothing reaches the node now
+        QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1));
+        m_plane->onLeft("s1", "connection reset"); // before the stop and the launch reached the agent
         m_sent.clear();
         join("s2", "n1", { status(id, "running", 10, 0, 0) });
         const auto stops = sentOf<protocol::Stop>("s2");
