@@ -2,6 +2,7 @@
 
 #include "core/api/history_api.h"
 #include "core/api/http_reply.h"
+#include "core/api/metrics.h"
 #include "core/api/move_api.h"
 #include "core/api/node_rows.h"
 #include "core/api/proposal_api.h"
@@ -341,30 +342,6 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
         p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
     r.rejectUnknownFields();
     return checkedRead(readError, std::move(p));
-}
-
-void appendMetric(std::string& out, std::string_view name, std::string_view type, std::string_view help)
-{
-    out += "# HELP ";
-    out += name;
-    out += ' ';
-    out += help;
-    out += "\n# TYPE ";
-    out += name;
-    out += ' ';
-    out += type;
-    out += '\n';
-}
-
-void appendSample(std::string& out, std::string_view name, std::string_view labels, double value)
-{
-    out += name;
-    out += labels;
-    out += ' ';
-    char buffer[64];
-    const int n = std::snprintf(buffer, sizeof buffer, "%.17g", value);
-    out.append(buffer, static_cast<std::size_t>(n));
-    out += '\n';
 }
 
 } // namespace
@@ -801,13 +778,13 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
                     const std::string path = "workloads[" + std::to_string(i) + "]";
                     if (!(*items)[i].is_object())
                         return fail(400, "field `" + path + "` must be an object");
-                    auto parsed = parseSubmitRequest((*items)[i], path);
+                    auto parsed = parseNewSubmission((*items)[i], path);
                     if (!parsed)
                         return failWith(parsed.error());
                     batch.push_back(std::move(*parsed));
                 }
             } else {
-                auto parsed = parseSubmitRequest(*body);
+                auto parsed = parseNewSubmission(*body);
                 if (!parsed)
                     return failWith(parsed.error());
                 batch.push_back(std::move(*parsed));
@@ -1014,6 +991,9 @@ std::string HttpApi::renderMetrics() const
     appendSample(out, "tidepool_cluster_accelerator_share", "{kind=\"allocated\"}",
         static_cast<double>(shareCapacity - shareFree));
 
+    appendPoolTierAcceleratorMetrics(out, m_plane);
+    if (m_rebalancer)
+        appendRebalancerMetrics(out, *m_rebalancer);
     if (m_extraMetrics)
         m_extraMetrics(out);
 

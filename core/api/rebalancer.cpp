@@ -250,6 +250,7 @@ Expected<std::unique_ptr<Rebalancer>> Rebalancer::create(
                     step["outcome"] = "unknown: interrupted by a restart";
             rebalancer->save(*proposal);
         }
+        rebalancer->m_savedStates.try_emplace(proposal->id, proposal->state); // restored: entered in an earlier run
         rebalancer->m_proposals.emplace(proposal->id, std::move(*proposal));
     }
     return rebalancer;
@@ -277,6 +278,8 @@ Rebalancer::~Rebalancer()
 void Rebalancer::start()
 {
     m_running = true;
+    if (m_stats.lastEvaluationMs == 0)
+        m_stats.lastEvaluationMs = m_plane.nowMs(); // an alert on the loop's age counts from here until the first
     arm();
 }
 
@@ -315,6 +318,12 @@ std::string Rebalancer::whyNoProposal(std::int64_t id) const
 
 void Rebalancer::save(const Proposal& proposal)
 {
+    // An approval is counted where it is decided: `approve` saves the outcome, or `approved` while a power command
+    // runs.
+    const auto [saved, first] = m_savedStates.try_emplace(proposal.id, proposal.state);
+    if ((first || saved->second != proposal.state) && proposal.state != ProposalState::Approved)
+        ++m_stats.entered[static_cast<std::size_t>(proposal.state)];
+    saved->second = proposal.state;
     m_plane.persistProposal(rebalance::toStored(proposal));
 }
 
@@ -618,7 +627,10 @@ void Rebalancer::applyForecasts(Job& job, bool store)
 std::vector<std::int64_t> Rebalancer::finish(Job& job)
 {
     applyForecasts(job, true);
-    ++m_evaluations;
+    ++m_stats.evaluations;
+    m_stats.lastEvaluationMs = m_plane.nowMs();
+    m_stats.lastEvaluationSeconds
+        = std::chrono::duration<double>(std::chrono::steady_clock::now() - job.started).count();
     return decide(job.input);
 }
 
@@ -815,9 +827,12 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
     // Closed proposals past the retention leave memory (the store's maintenance deletes them on its own schedule).
     if (m_config.keepClosedProposals > std::chrono::milliseconds::zero()) {
         const std::int64_t cutoff = nowMs - m_config.keepClosedProposals.count();
-        std::erase_if(m_proposals, [cutoff](const auto& entry) {
+        std::erase_if(m_proposals, [this, cutoff](const auto& entry) {
             const Proposal& p = entry.second;
-            return p.closed() && p.createdMs < cutoff && p.decidedMs < cutoff;
+            const bool forget = p.closed() && p.createdMs < cutoff && p.decidedMs < cutoff;
+            if (forget)
+                m_savedStates.erase(p.id);
+            return forget;
         });
     }
     // Rules: low-risk proposals of the configured kinds are applied without waiting for an operator.
@@ -1125,6 +1140,7 @@ ApiResult<const Proposal*> Rebalancer::approve(std::int64_t id, const std::strin
         return tl::unexpected(ApiError { 409, message });
     }
     p.state = ProposalState::Approved;
+    ++m_stats.entered[static_cast<std::size_t>(ProposalState::Approved)];
     p.decidedBy = actor;
     p.decidedMs = nowMs;
     const auto powered = powerTarget(p);

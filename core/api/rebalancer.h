@@ -38,6 +38,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include <array>
+#include <chrono>
+#include <unordered_map>
+
 namespace tidepool::api {
 
 struct RebalanceConfig {
@@ -75,6 +79,16 @@ struct RebalanceConfig {
     std::chrono::milliseconds keepClosedProposals { 90LL * 24 * 3'600'000 };
 };
 
+// What /metrics says of the loop (metrics.h).
+struct RebalancerStats {
+    std::uint64_t evaluations = 0; // finished, their forecasts stored
+    std::int64_t lastEvaluationMs = 0; // Unix ms the last one finished; before the first, when the loop started
+    double lastEvaluationSeconds = 0.0; // its wall time, from reading the history to the proposals
+    // Proposals that entered each state since the daemon started, by `ProposalState`: pending when created, approved
+    // when an operator or a rule approves (whatever the outcome), the others as they close.
+    std::array<std::uint64_t, rebalance::kProposalStateCount> entered {};
+};
+
 class Rebalancer {
 public:
     // Fails when `config.model` names no forecasting model. Restores the proposals the control plane's store held.
@@ -92,7 +106,8 @@ public:
 
     const std::map<std::int64_t, rebalance::Proposal>& proposals() const { return m_proposals; }
     // Evaluations finished so far, their forecasts stored: a reader of the store's forecasts reads again when it grows.
-    std::uint64_t evaluations() const { return m_evaluations; }
+    std::uint64_t evaluations() const { return m_stats.evaluations; }
+    const RebalancerStats& stats() const { return m_stats; }
     const rebalance::Proposal* proposal(std::int64_t id) const;
     // Why `proposal(id)` is null, for a 404: no such proposal, or one closed so long ago that it was forgotten
     // (`keepClosedProposals`; the audit log still has its decision).
@@ -121,6 +136,7 @@ private:
         std::array<double, kAcceleratorKindCount> unitsPerDevice {}; // a device's share, by kind (GPU: 1000)
         std::vector<std::optional<forecast::Forecast>> forecasts; // filled by `forecastAll`
         std::int64_t endMs = 0; // the first bucket not closed yet: where the forecasts start
+        std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     };
     // The core's thread. Without `readHistory` the job holds no history (and so gets no forecasts).
     Job collect(std::int64_t nowMs, bool readHistory = true);
@@ -166,7 +182,10 @@ private:
     bool m_running = false;
     bool m_evaluating = false; // one evaluation at a time
     std::map<std::int64_t, rebalance::Proposal> m_proposals;
-    std::uint64_t m_evaluations = 0;
+    RebalancerStats m_stats;
+    // The state each proposal was last saved in, so that saving it again in the same state is not counted as entering
+    // it (`RebalancerStats::entered`).
+    std::unordered_map<std::int64_t, rebalance::ProposalState> m_savedStates;
     std::int64_t m_nextId = 1;
     // (pool, "cpu" | "memory" | "gpu" | "npu" | "fpga") → the quota a quota proposal raised it from, in its unit.
     std::map<std::pair<std::string, std::string>, std::int64_t> m_baseQuotas;

@@ -27,7 +27,11 @@
 namespace tidepool::rebalance {
 
 enum class ProposalKind : std::uint8_t { Invalid, Quota, PowerDown, PowerUp, Lend, Reclaim, Consolidate, Migrate, Defer };
+inline constexpr std::size_t kProposalKindCount = 9;
 enum class ProposalState : std::uint8_t { Invalid, Pending, Approved, Rejected, Expired, Applied, Failed };
+inline constexpr std::size_t kProposalStateCount = 7;
+static_assert(static_cast<std::size_t>(ProposalKind::Defer) + 1 == kProposalKindCount);
+static_assert(static_cast<std::size_t>(ProposalState::Failed) + 1 == kProposalStateCount);
 enum class Risk : std::uint8_t { Invalid, Low, Medium, High };
 
 std::string_view toString(ProposalKind kind);

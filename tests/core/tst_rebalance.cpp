@@ -2246,9 +2246,16 @@ private slots:
         PoolRequest changed = p->poolRequestOf(*p->poolByName("web"));
         changed.cpuMillis = 4500;
         QVERIFY(p->updatePool("web", changed));
+        const auto entered = [&](ProposalState state) { return r->stats().entered[static_cast<std::size_t>(state)]; };
+        QCOMPARE(r->stats().evaluations, std::uint64_t { 1 });
+        QCOMPARE(entered(ProposalState::Pending), std::uint64_t { 1 });
         const auto refused = r->approve(created[0], "operator:test", kNow + kMinute);
         QVERIFY(!refused);
         QCOMPARE(refused.error().status, 409);
+        // For /metrics: the stale one expired, unapproved, and the re-plan is a new pending proposal.
+        QCOMPARE(entered(ProposalState::Expired), std::uint64_t { 1 });
+        QCOMPARE(entered(ProposalState::Approved), std::uint64_t { 0 });
+        QCOMPARE(entered(ProposalState::Pending), std::uint64_t { 2 });
         QVERIFY2(refused.error().message.find("4500") != std::string::npos, refused.error().message.c_str());
         QVERIFY2(refused.error().message.find("re-planned as proposal") != std::string::npos, refused.error().message.c_str());
         QCOMPARE(name(r->proposal(created[0])->state), name(ProposalState::Expired));
@@ -2261,6 +2268,9 @@ private slots:
         QVERIFY(replanned);
         QCOMPARE(replanned->plan[0].expectCpuMillis, std::int64_t { 4500 });
         QVERIFY(r->approve(replanned->id, "operator:test", kNow + kMinute));
+        QCOMPARE(entered(ProposalState::Approved), std::uint64_t { 1 });
+        QCOMPARE(entered(ProposalState::Applied), std::uint64_t { 1 });
+        QCOMPARE(entered(ProposalState::Pending), std::uint64_t { 2 });
     }
 
     // Two pools raised from one donor: approving the first leaves the second valid, because a donor's action takes
@@ -2302,7 +2312,9 @@ private slots:
         config.keepClosedProposals = std::chrono::milliseconds(2 * kDay);
         auto r = rebalancer(*plane, config);
         std::vector<std::int64_t> downs;
-        for (const std::int64_t id : r->evaluateNow(kNow))
+        const std::vector<std::int64_t> firstRound = r->evaluateNow(kNow);
+        std::size_t created = firstRound.size();
+        for (const std::int64_t id : firstRound)
             if (r->proposal(id)->kind == ProposalKind::PowerDown)
                 downs.push_back(id);
         QVERIFY2(downs.size() >= 2, "three idle nodes give at least two power-downs");
@@ -2310,8 +2322,12 @@ private slots:
         // Evaluated every 5 minutes for two days: the rejected one is still there at the end (created two days ago,
         // decided a minute later), and the other power-down stays pending, the same advice every round.
         for (std::int64_t t = kNow + 5 * kMinute; t <= kNow + 2 * kDay; t += 5 * kMinute)
-            r->evaluateNow(t);
+            created += r->evaluateNow(t).size();
         QVERIFY(r->proposal(downs[0]));
+        // For /metrics: a proposal saved again every round in the same state entered it once.
+        QCOMPARE(r->stats().entered[static_cast<std::size_t>(ProposalState::Pending)], std::uint64_t { created });
+        QCOMPARE(r->stats().entered[static_cast<std::size_t>(ProposalState::Rejected)], std::uint64_t { 1 });
+        QCOMPARE(r->stats().evaluations, std::uint64_t { 2 * kDay / (5 * kMinute) + 1 });
         // Past the retention: the rejected one is forgotten, the pending one (created as long ago) is not.
         r->evaluateNow(kNow + 2 * kDay + 5 * kMinute);
         QVERIFY(!r->proposal(downs[0]));

@@ -5,11 +5,15 @@
 #include "harness.h"
 
 #include "core/api/daemon_config.h"
+#include "core/api/metrics.h"
 #include "core/rebalance/evaluator.h"
 
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cmath>
+#include <map>
 #include <set>
 
 #include <memory>
@@ -133,6 +137,105 @@ private slots:
 
     // The rebalance routes on a fresh daemon: what-if answers the re-simulation and validates its body, proposals
     // are empty, decisions on unknown ids are 404s, and an evaluation without history proposes nothing.
+    // /metrics says what each pool, tier and accelerator kind holds and how the evaluation loop is doing, in numbers
+    // the test works out from the API's own rows; promtool (where installed) checks the format.
+    void metricsShowPoolsTiersAcceleratorsAndTheLoop()
+    {
+        startFleet(8, QStringLiteral("m"));
+        QVERIFY(waitFor([&] { return metric("tidepool_nodes{state=\"ready\"}") == 8; }, 15'000));
+        const auto post = [&](const std::string& target, const json& body) {
+            return request(m_apiPort, http::verb::post, target, m_token, body.dump());
+        };
+        QCOMPARE(post("/v1/pools",
+                     json { { "name", "ml" }, { "cpuMillis", 20000 }, { "acceleratorQuota", { { "gpu", 1500 } } } })
+                     .status,
+            201);
+        std::vector<int> ids;
+        for (int i = 0; i < 2; ++i) {
+            const Reply r = post("/v1/workloads",
+                json { { "name", "infer-" + std::to_string(i) }, { "pool", "ml" }, { "cpuMillis", 1000 },
+                    { "memoryMiB", 256 }, { "accelerators", { { "kind", "gpu" }, { "share", 500 } } },
+                    { "command", { "/bin/sleep", "600" } } });
+            QCOMPARE(r.status, 201);
+            ids.push_back(r.data()["id"].get<int>());
+        }
+        QVERIFY(waitFor([&] { return allPhases("running", 2); }, 10'000));
+        // A heartbeat after the placements, so that every device has reported its utilisation.
+        const double beats = metric("tidepool_agent_heartbeats_total");
+        QVERIFY(waitFor([&] { return metric("tidepool_agent_heartbeats_total") >= beats + 8; }, 10'000));
+
+        // Expected figures, from the nodes' rows.
+        std::map<std::string, std::int64_t> tierCpu, tierCpuAllocated;
+        std::int64_t gpus = 0, gpuShare = 0, gpuShareFree = 0;
+        const json nodes = get("/v1/nodes")["nodes"];
+        for (const json& n : nodes) {
+            const std::string tier = n["tier"];
+            tierCpu[tier] += n["cpuMillis"].get<std::int64_t>();
+            tierCpuAllocated[tier] += n["cpuMillis"].get<std::int64_t>() - n["cpuMillisFree"].get<std::int64_t>();
+            for (const json& d : n["devices"])
+                if (d["kind"] == "gpu") {
+                    ++gpus;
+                    gpuShare += d["shareCapacity"].get<std::int64_t>();
+                    gpuShareFree += d["shareFree"].get<std::int64_t>();
+                }
+        }
+        QVERIFY(gpus >= 2);
+        QCOMPARE(metric(R"(tidepool_pool_cpu_millis{pool="ml",kind="allocated"})"), 2000.0);
+        QCOMPARE(metric(R"(tidepool_pool_cpu_millis{pool="ml",kind="quota"})"), 20000.0);
+        QCOMPARE(metric(R"(tidepool_pool_memory_mib{pool="ml",kind="allocated"})"), 512.0);
+        QCOMPARE(metric(R"(tidepool_pool_accelerator_share{pool="ml",accelerator="gpu",kind="allocated"})"), 1000.0);
+        QCOMPARE(metric(R"(tidepool_pool_accelerator_share{pool="ml",accelerator="gpu",kind="quota"})"), 1500.0);
+        QCOMPARE(metric(R"(tidepool_pool_workloads{pool="ml",phase="running"})"), 2.0);
+        QCOMPARE(metric(R"(tidepool_pool_workloads{pool="ml",phase="pending"})"), 0.0);
+        QCOMPARE(metric(R"(tidepool_pool_cpu_millis{pool="default",kind="allocated"})"), 0.0);
+        QCOMPARE(metric(R"(tidepool_pool_cpu_millis{pool="default",kind="quota"})"), -1.0); // no quota: no series
+        for (const auto& [tier, cpu] : tierCpu) {
+            QCOMPARE(metric("tidepool_tier_cpu_millis{tier=\"" + tier + "\",kind=\"capacity\"}"), double(cpu));
+            QCOMPARE(metric("tidepool_tier_cpu_millis{tier=\"" + tier + "\",kind=\"allocated\"}"),
+                double(tierCpuAllocated[tier]));
+        }
+        QCOMPARE(metric(R"(tidepool_tier_cpu_millis{tier="hot",kind="allocated"})"), 2000.0); // the GPUs are hot
+        QCOMPARE(metric(R"(tidepool_accelerator_devices{accelerator="gpu"})"), double(gpus));
+        QCOMPARE(metric(R"(tidepool_accelerator_share{accelerator="gpu",kind="capacity"})"), double(gpuShare));
+        QCOMPARE(metric(R"(tidepool_accelerator_share{accelerator="gpu",kind="allocated"})"),
+            double(gpuShare - gpuShareFree));
+        QCOMPARE(gpuShare - gpuShareFree, std::int64_t { 1000 });
+        // The fleet's devices report the node's utilisation, a steady 30%.
+        QVERIFY(std::abs(metric(R"(tidepool_accelerator_busy_ratio{accelerator="gpu"})") - 0.3) < 1e-6);
+
+        // The loop: an evaluation asked for counts, and moves the last one's time; its proposals wait.
+        QCOMPARE(metric("tidepool_evaluations_total"), 0.0);
+        const double startedAt = metric("tidepool_evaluation_last_timestamp_seconds");
+        QVERIFY(startedAt > 1.7e9); // the loop's start, before the first evaluation
+        const Reply evaluated = post("/v1/evaluate", json::object());
+        QCOMPARE(evaluated.status, 200);
+        QCOMPARE(metric("tidepool_evaluations_total"), 1.0);
+        QVERIFY(metric("tidepool_evaluation_last_timestamp_seconds") >= startedAt);
+        QVERIFY(metric("tidepool_evaluation_duration_seconds") > 0.0);
+        const double created = double(evaluated.data()["created"].size());
+        QCOMPARE(metric(R"(tidepool_proposal_state_changes_total{state="pending"})"), created);
+        double pending = 0;
+        for (const char* kind :
+            { "quota", "power_down", "power_up", "lend", "reclaim", "consolidate", "migrate", "defer" })
+            pending += metric(std::string("tidepool_proposals_pending{kind=\"") + kind + "\"}");
+        QCOMPARE(pending, created);
+
+        // Label values are escaped as the text format asks.
+        QCOMPARE(tidepool::api::labelPair("pool", "a\"b\\c\nd"), std::string("pool=\"a\\\"b\\\\c\\nd\""));
+        const QString promtool = QStandardPaths::findExecutable(QStringLiteral("promtool"));
+        if (promtool.isEmpty()) {
+            qInfo("promtool is not installed: the format is not checked by it here (scripts/package does)");
+            return;
+        }
+        QProcess check;
+        check.start(promtool, { QStringLiteral("check"), QStringLiteral("metrics") });
+        QVERIFY(check.waitForStarted(5000));
+        check.write(QByteArray::fromStdString(request(m_apiPort, http::verb::get, "/metrics", {}).body));
+        check.closeWriteChannel();
+        QVERIFY(check.waitForFinished(10'000));
+        QVERIFY2(check.exitCode() == 0, check.readAllStandardError().constData());
+    }
+
     void whatIfAndProposalRoutesAnswer()
     {
         QProcess* fleet = startFleet(2, QStringLiteral("wi"));
@@ -211,6 +314,20 @@ private slots:
         QVERIFY(r.data()["error"].get<std::string>().find("`name`") != std::string::npos);
         r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, "{not json");
         QCOMPARE(r.status, 400);
+        // What the agent sets for each workload may not be set by a submission: a workload could otherwise claim
+        // another id or GPUs it was not given.
+        for (const char* env : { "TIDEPOOL_WORKLOAD_ID=9", "CUDA_VISIBLE_DEVICES=0,1" }) {
+            r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+                json { { "workloads",
+                           { json { { "name", "w" }, { "cpuMillis", 1 }, { "memoryMiB", 1 },
+                               { "env", { "A=1", env } } } } } }
+                    .dump());
+            QCOMPARE(r.status, 400);
+            QVERIFY2(r.data()["error"].get<std::string>().find("`workloads[0].env[1]`") != std::string::npos,
+                r.body.c_str());
+            QVERIFY2(
+                r.data()["error"].get<std::string>().find("set by the agent") != std::string::npos, r.body.c_str());
+        }
         // Nothing of the refused requests was submitted.
         QCOMPARE(metric("tidepool_workloads_submitted_total"), 0.0);
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads/99", m_token).status, 404);
