@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,6 +112,62 @@ int writeFileAtomic(const char* tmpPath, const char* finalPath, const char* dirP
         ::close(dir);
     }
     return 0;
+}
+
+int writeFileInSlot(const char* slotPath, const char* finalPath, const char* dirPath, const iovec* parts, int count)
+{
+    const int fd = ::open(slotPath, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno;
+    struct stat st { };
+    std::size_t total = 0;
+    for (int i = 0; i < count; ++i)
+        total += parts[i].iov_len;
+    int err = 0;
+    if (::fstat(fd, &st) != 0)
+        err = errno;
+    else if (!S_ISREG(st.st_mode) || static_cast<std::size_t>(st.st_size) < total)
+        err = EFBIG; // writing past the reserved bytes could need space the file system no longer has
+    // Over the reserved bytes, from the start: no new blocks. Then cut the spaces left after the record.
+    off_t offset = 0;
+    for (int i = 0; i < count && err == 0; ++i) {
+        const char* data = static_cast<const char*>(parts[i].iov_base);
+        std::size_t left = parts[i].iov_len;
+        while (left > 0 && err == 0) {
+            const ssize_t n = ::pwrite(fd, data, left, offset);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                err = n < 0 ? errno : EIO;
+                break;
+            }
+            data += n;
+            left -= static_cast<std::size_t>(n);
+            offset += n;
+        }
+    }
+    if (err == 0 && ::ftruncate(fd, offset) != 0)
+        err = errno;
+    if (err == 0 && ::fsync(fd) != 0)
+        err = errno;
+    if (::close(fd) != 0 && err == 0 && errno != EINTR)
+        err = errno;
+    if (err == 0 && ::rename(slotPath, finalPath) != 0)
+        err = errno;
+    if (err != 0)
+        return err; // the slot stays, for another try
+    const int dir = ::open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        ::fsync(dir);
+        ::close(dir);
+    }
+    return 0;
+}
+
+void sleepMs(std::int64_t ms)
+{
+    timespec left { static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1'000'000L };
+    while (::nanosleep(&left, &left) != 0 && errno == EINTR) { }
 }
 
 int writeSmallFile(const char* path, const char* text, std::size_t size)

@@ -34,6 +34,15 @@ int writeAll(int fd, const char* data, std::size_t size);
 // that a reader finds either the old record or the complete new one, never a part.
 int writeFileAtomic(const char* tmpPath, const char* finalPath, const char* dirPath, const iovec* parts, int count);
 
+// Writes the concatenation of `parts` over the start of the existing file `slotPath` (space reserved beforehand),
+// truncates it to that length, fsyncs it, renames it to `finalPath` and fsyncs `dirPath`: the same whole-or-nothing
+// record as `writeFileAtomic` for a reader of `finalPath`, without allocating new space for data on the way (so it
+// works on a full file system). ENOENT when there is no slot; EFBIG when the parts do not fit in it.
+int writeFileInSlot(const char* slotPath, const char* finalPath, const char* dirPath, const iovec* parts, int count);
+
+// Sleeps `ms` milliseconds (nanosleep, resumed after signals).
+void sleepMs(std::int64_t ms);
+
 // Writes `text` to an existing file in one write(2) (cgroup control files).
 int writeSmallFile(const char* path, const char* text, std::size_t length);
 

@@ -4,6 +4,7 @@
 #include "agents/runner/async_safe.h"
 #include "agents/runner/shim.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -218,6 +219,8 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     record.wrapper = spec.wrapper;
     record.executable = *executable;
     record.workingDir = spec.workingDir;
+    record.name = spec.name;
+    record.launchDigest = spec.launchDigest;
     record.cgroup = *cgroup;
     record.procsFile = (cgroup->memory / "cgroup.procs").string();
     record.killFile = m_cgroups->killFile(*cgroup).string();
@@ -245,10 +248,17 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     plan.launchPrefix = launchRecordPrefix(record);
     plan.exitPath = (dir / "exit.json").string();
     plan.exitTmpPath = (dir / "exit.json.tmp").string();
+    plan.exitSlotPath = (dir / "exit.slot").string();
     if (const int err = shim::writeLaunchRecord(plan, 0, 0, 0, 0, false); err != 0) {
         abandon();
         return makeIsolationError(IsolationErrorCode::SystemCall, plan.launchPath,
             "writing " + plan.launchPath + ": " + sysfs::errnoText(err));
+    }
+    // Nothing starts that could not record its end.
+    if (const int err = shim::reserveExitSlot(plan); err != 0) {
+        abandon();
+        return makeIsolationError(IsolationErrorCode::SystemCall, plan.exitSlotPath,
+            "reserving the exit record " + plan.exitSlotPath + ": " + sysfs::errnoText(err));
     }
 
     const auto result = shim::spawn(plan, m_config.launchTimeout);
@@ -267,6 +277,8 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     entry.status.stdoutPath = plan.stdoutPath;
     entry.status.stderrPath = plan.stderrPath;
     entry.status.recordDir = dir;
+    entry.status.name = spec.name;
+    entry.status.launchDigest = spec.launchDigest;
     entry.record = record;
     entry.recordRead = true;
     if (result.reported) {
@@ -439,6 +451,8 @@ std::vector<WorkloadStatus> Runner::poll()
         refresh(entry);
         if (!isFinal(entry.status.state) && entry.stopDeadlineMs && now >= *entry.stopDeadlineMs)
             signalWorkload(entry, SIGKILL);
+        if (!isFinal(entry.status.state))
+            capLogs(entry);
         if (entry.status.state != entry.reported) {
             entry.reported = entry.status.state;
             changed.push_back(entry.status);
@@ -467,6 +481,8 @@ Runner::Entry Runner::load(const std::string& id, std::uint32_t incarnation) con
     entry.record = *record;
     entry.recordRead = true;
     entry.status.pool = record->pool;
+    entry.status.name = record->name;
+    entry.status.launchDigest = record->launchDigest;
     entry.status.cgroup = record->cgroup;
     entry.status.pid = record->pid;
     entry.status.shimPid = record->shimPid;
@@ -502,7 +518,8 @@ IsolationExpected<std::vector<WorkloadStatus>> Runner::adopt()
     return found;
 }
 
-IsolationExpected<void> Runner::forget(const std::string& id, std::uint32_t incarnation)
+IsolationExpected<std::map<std::pair<std::string, std::uint32_t>, Runner::Entry>::iterator> Runner::releasable(
+    const std::string& id, std::uint32_t incarnation)
 {
     const auto it = m_entries.find(Key { id, incarnation });
     const std::string name = recordName(id, incarnation);
@@ -519,10 +536,18 @@ IsolationExpected<void> Runner::forget(const std::string& id, std::uint32_t inca
     for (const auto& dir : entry.record.cgroup.distinct())
         if (dir.filename() == "wl-" + name)
             if (auto removed = sysfs::removeDirectory(dir); !removed)
-                return removed;
+                return tl::unexpected(removed.error());
+    return it;
+}
+
+IsolationExpected<void> Runner::forget(const std::string& id, std::uint32_t incarnation)
+{
+    auto it = releasable(id, incarnation);
+    if (!it)
+        return tl::unexpected(it.error());
     // A lost workload's shim may still be renaming a record into the directory: try again when the tree changed
     // under the removal.
-    const auto dir = m_workloadsDir / name;
+    const auto dir = m_workloadsDir / recordName(id, incarnation);
     std::error_code ec;
     for (int attempt = 0; attempt < 3; ++attempt) {
         ec.clear();
@@ -533,8 +558,71 @@ IsolationExpected<void> Runner::forget(const std::string& id, std::uint32_t inca
     if (ec && std::filesystem::exists(dir))
         return makeIsolationError(
             IsolationErrorCode::SystemCall, dir.string(), "removing " + dir.string() + ": " + ec.message());
-    m_entries.erase(it);
+    m_entries.erase(*it);
     return {};
+}
+
+IsolationExpected<std::filesystem::path> Runner::setAside(const std::string& id, std::uint32_t incarnation)
+{
+    auto it = releasable(id, incarnation);
+    if (!it)
+        return tl::unexpected(it.error());
+    const auto dir = m_workloadsDir / recordName(id, incarnation);
+    const auto asideDir = m_config.stateDir / "replaced";
+    const auto aside = asideDir / (recordName(id, incarnation) + "." + std::to_string(asyncsafe::nowUnixMs()));
+    std::error_code ec;
+    std::filesystem::create_directories(asideDir, ec);
+    if (!ec)
+        std::filesystem::rename(dir, aside, ec);
+    if (ec)
+        return makeIsolationError(IsolationErrorCode::SystemCall, dir.string(),
+            "moving " + dir.string() + " to " + aside.string() + ": " + ec.message());
+    m_entries.erase(*it);
+    return aside;
+}
+
+void Runner::capLogs(const Entry& entry) const
+{
+    const std::uint64_t cap = m_config.logCapBytes;
+    if (cap == 0)
+        return;
+    for (const auto& file : { entry.status.stdoutPath, entry.status.stderrPath }) {
+        struct stat st { };
+        if (file.empty() || ::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)
+            || static_cast<std::uint64_t>(st.st_size) <= cap)
+            continue;
+        // O_NOFOLLOW: the workload may write in its record directory; what it put there is not followed elsewhere.
+        const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd < 0)
+            continue;
+        // The newest half of the cap goes to `<file>.1` (best effort: on a full file system it may not fit), then the
+        // file is emptied. The workload's descriptor has O_APPEND (shim.cpp), so it goes on at the new end, 0, and
+        // leaves no hole; what it writes between the copy and the truncation is lost, as with logrotate's copytruncate.
+        const auto rotated = file.string() + ".1";
+        const auto tmp = rotated + ".tmp";
+        const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        bool copied = out >= 0;
+        if (out >= 0 && ::fstat(fd, &st) == 0) {
+            const std::uint64_t keep = std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(st.st_size));
+            off_t from = static_cast<off_t>(static_cast<std::uint64_t>(st.st_size) - keep);
+            const off_t end = st.st_size;
+            char buffer[64 * 1024];
+            while (copied && from < end) {
+                const ssize_t n
+                    = ::pread(fd, buffer, static_cast<std::size_t>(std::min<off_t>(sizeof buffer, end - from)), from);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                copied = n > 0 && asyncsafe::writeAll(out, buffer, static_cast<std::size_t>(n)) == 0;
+                from += n > 0 ? n : 0;
+            }
+        }
+        if (out >= 0 && ::close(out) != 0)
+            copied = false;
+        if (!copied || ::rename(tmp.c_str(), rotated.c_str()) != 0)
+            ::unlink(tmp.c_str());
+        if (::ftruncate(fd, 0) != 0) { } // nothing better to do: the next poll tries again
+        ::close(fd);
+    }
 }
 
 std::optional<WorkloadStatus> Runner::status(const std::string& id) const

@@ -56,6 +56,8 @@ struct LaunchSpec {
     // added (RunnerConfig::defaultPath) when missing, as container runtimes do.
     std::vector<std::string> env;
     std::string workingDir = "/"; // absolute
+    std::string name; // the core's name of the workload, recorded for logs
+    std::string launchDigest; // what the core asked for (core_launch.h), recorded to tell its launches apart
 };
 
 struct WorkloadStatus {
@@ -68,6 +70,8 @@ struct WorkloadStatus {
     std::optional<int> exitCode;
     std::optional<int> signal;
     std::string reason; // why, for FailedToStart and Lost
+    std::string name; // LaunchSpec::name, from the launch record
+    std::string launchDigest; // LaunchSpec::launchDigest, from the launch record; empty in records from before it
     CgroupPaths cgroup;
     std::filesystem::path stdoutPath;
     std::filesystem::path stderrPath;
@@ -88,6 +92,10 @@ struct RunnerConfig {
     std::string defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     // The SIGTERM → SIGKILL grace of an older incarnation that a launch of a newer one stops.
     std::chrono::milliseconds supersedeGrace { 10'000 };
+    // The most bytes each of a running workload's stdout.log and stderr.log may hold; 0: no limit. `poll` checks them:
+    // a file past the cap has its newest `logCapBytes / 2` bytes copied to `<file>.1` and is truncated, so a
+    // workload's output takes at most 1.5 × the cap per file, plus what it writes between two polls.
+    std::uint64_t logCapBytes = std::uint64_t { 64 } << 20;
 };
 
 class Runner {
@@ -122,6 +130,10 @@ public:
     // Removes a finished launch's records and cgroup, so that its (id, incarnation) may be used again. `Busy` while it
     // runs or while processes remain in its cgroup.
     IsolationExpected<void> forget(const std::string& id, std::uint32_t incarnation = 0);
+    // As `forget`, but the records are moved aside, to `<state-dir>/replaced/<id>[@<n>].<unix ms>/` (which nothing
+    // reads or sweeps: the operator's to look at and remove), not deleted; returns where they went. For a finished
+    // launch whose (id, incarnation) another workload is given (a core whose database was replaced).
+    IsolationExpected<std::filesystem::path> setAside(const std::string& id, std::uint32_t incarnation = 0);
 
     // The latest incarnation of `id` this runner knows, or the given one.
     std::optional<WorkloadStatus> status(const std::string& id) const;
@@ -148,6 +160,10 @@ private:
     void refresh(Entry& entry) const;
     bool applyExitRecord(Entry& entry) const;
     void signalWorkload(const Entry& entry, int signal) const;
+    void capLogs(const Entry& entry) const;
+    // The checks and the cgroup removal of `forget` and `setAside`; the entry, or an error.
+    IsolationExpected<std::map<std::pair<std::string, std::uint32_t>, Entry>::iterator> releasable(
+        const std::string& id, std::uint32_t incarnation);
     IsolationExpected<void> stopEntry(Entry& entry, std::chrono::milliseconds grace);
 
     RunnerConfig m_config;

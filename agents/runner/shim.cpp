@@ -1,6 +1,7 @@
 #include "agents/runner/shim.h"
 
 #include "agents/runner/async_safe.h"
+#include "agents/runner/workload_records.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 
 namespace tidepool::agent::shim {
 
@@ -204,7 +206,22 @@ void writeExitRecord(const ShimPlan& plan, int waitStatus, ShimStage startError,
     record.appendSigned(asyncsafe::nowUnixMs());
     record.append("}\n");
     const iovec part { record.data, record.size };
-    asyncsafe::writeFileAtomic(plan.exitTmpPath.c_str(), plan.exitPath.c_str(), plan.recordDir.c_str(), &part, 1);
+    // In the space reserved at launch first: no new space needed. Failing that, the classic way. Failing both, again
+    // later: the shim stays alive meanwhile, so its workload never reads as lost (see shim.h).
+    std::int64_t backoffMs = 100;
+    for (;;) {
+        int err = asyncsafe::writeFileInSlot(
+            plan.exitSlotPath.c_str(), plan.exitPath.c_str(), plan.recordDir.c_str(), &part, 1);
+        if (err != 0)
+            err = asyncsafe::writeFileAtomic(
+                plan.exitTmpPath.c_str(), plan.exitPath.c_str(), plan.recordDir.c_str(), &part, 1);
+        if (err == 0)
+            return;
+        if (::access(plan.recordDir.c_str(), F_OK) != 0 && errno == ENOENT)
+            return; // the records were removed: nobody is left to read this one
+        asyncsafe::sleepMs(backoffMs);
+        backoffMs = std::min<std::int64_t>(backoffMs * 2, 10'000);
+    }
 }
 
 [[noreturn]] void runShim(const ShimPlan& plan, const Prepared& c, int statusFd)
@@ -349,6 +366,24 @@ int writeLaunchRecord(
     };
     return asyncsafe::writeFileAtomic(
         plan.launchTmpPath.c_str(), plan.launchPath.c_str(), plan.recordDir.c_str(), parts, 2);
+}
+
+int reserveExitSlot(const ShimPlan& plan)
+{
+    const int fd = ::open(plan.exitSlotPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return errno;
+    // Written, not only sized: a sparse file would need its blocks at the shim's write, when there may be none.
+    char spaces[kExitSlotBytes];
+    std::fill(std::begin(spaces), std::end(spaces), ' ');
+    int err = asyncsafe::writeAll(fd, spaces, sizeof spaces);
+    if (err == 0 && ::fsync(fd) != 0)
+        err = errno;
+    if (::close(fd) != 0 && err == 0 && errno != EINTR)
+        err = errno;
+    if (err != 0)
+        ::unlink(plan.exitSlotPath.c_str());
+    return err;
 }
 
 SpawnResult spawn(const ShimPlan& plan, std::chrono::milliseconds timeout)

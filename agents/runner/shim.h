@@ -22,6 +22,13 @@
 //             the child's exec outcome (a close-on-exec error pipe) → reported to the agent;
 //             waitpid → SIGKILL whatever is left in the cgroup → exit.json {exit code or signal, oom_killed}.
 //
+// The exit record must not be lost to a full state filesystem (the workload's own output may have filled it): the
+// agent reserves its space at launch (exit.slot, `reserveExitSlot`); the shim overwrites that in place and renames it
+// to exit.json, which needs no new data blocks. Should that fail all the same (the slot removed, an I/O error), the
+// shim falls back to the temp-file-and-rename write and keeps trying, with a back-off up to 10 s, for as long as the
+// record directory exists: a live shim keeps the workload running in the runner's eyes instead of lost, and the true
+// exit status arrives once the record can be written.
+//
 // Thread affinity: `spawn` is called on the agent's thread; it blocks until the shim reports (at most `timeout`).
 
 #include <chrono>
@@ -49,6 +56,7 @@ struct ShimPlan {
     std::string launchPrefix; // the launch record's JSON up to the pid fields: `{"id":...,` ; see writeLaunchRecord
     std::string exitPath; // exit.json
     std::string exitTmpPath; // exit.json.tmp
+    std::string exitSlotPath; // exit.slot: the exit record's space, reserved by `reserveExitSlot`
 };
 
 // Where a start failed; the names appear in exit.json's "startError".
@@ -78,6 +86,10 @@ struct SpawnResult {
 // 0 or an errno value. Async-signal-safe (the shim uses it after the fork).
 int writeLaunchRecord(
     const ShimPlan& plan, int pid, std::uint64_t startTime, int shimPid, std::uint64_t shimStartTime, bool execed);
+
+// Creates exit.slot: `kExitSlotBytes` spaces, fsynced. 0 or an errno value (ENOSPC on a full file system: the launch is
+// refused rather than started with nowhere to record its end). Called by the agent before `spawn`.
+int reserveExitSlot(const ShimPlan& plan);
 
 SpawnResult spawn(const ShimPlan& plan, std::chrono::milliseconds timeout);
 

@@ -42,6 +42,8 @@ std::string launchRecordPrefix(const LaunchRecord& record)
         { "wrapper", record.wrapper },
         { "executable", record.executable },
         { "workingDir", record.workingDir },
+        { "name", record.name },
+        { "launchDigest", record.launchDigest },
         { "cgroup",
             {
                 { "cpu", record.cgroup.cpu.string() },
@@ -77,6 +79,8 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
         r.wrapper = j.value("wrapper", std::vector<std::string>());
         r.executable = j.value("executable", std::string());
         r.workingDir = j.value("workingDir", std::string());
+        r.name = j.value("name", std::string());
+        r.launchDigest = j.value("launchDigest", std::string());
         const json& cg = j.at("cgroup");
         r.cgroup.cpu = cg.value("cpu", std::string());
         r.cgroup.cpuacct = cg.value("cpuacct", std::string());

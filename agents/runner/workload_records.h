@@ -5,15 +5,19 @@
 //                 the shim with the workload's and its own pid and start times before the workload may exec;
 //   stop.json     a stop in progress (the SIGKILL deadline), so that an agent restarted mid-stop still escalates;
 //   exit.json     how the workload ended, written once by the shim;
+//   exit.slot     the exit record's space, reserved by the agent at launch (`kExitSlotBytes` of spaces): the shim
+//                 overwrites it in place and renames it to exit.json, so that recording how a workload ended needs no
+//                 free space on a full state filesystem;
 //   stdout.log, stderr.log   the workload's output.
-// Every record is written to a temporary file, fsynced and renamed over the record, so readers (and adoption after a
-// crash at any point) see a whole record or none; `*.tmp` files are never read.
+// Every record is written to a temporary file (or the exit slot), fsynced and renamed over the record, so readers (and
+// adoption after a crash at any point) see a whole record or none; `*.tmp` and `exit.slot` are never read.
 //
 // Thread affinity: none; plain functions over files.
 
 #include "agents/isolation/cgroup_layout.h"
 #include "agents/isolation/isolation_error.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -30,6 +34,10 @@ struct LaunchRecord {
     std::vector<std::string> wrapper;
     std::string executable; // argv[0] resolved
     std::string workingDir;
+    std::string name; // the core's name of the workload, for logs; empty in records from before it
+    // What the core asked for (see core_launch.h), to tell a launch sent again from another workload given the same
+    // (id, incarnation); empty in records from before it.
+    std::string launchDigest;
     CgroupPaths cgroup; // the workload's cgroup in each hierarchy
     std::string procsFile; // cgroup.procs to list and signal the workload's processes
     std::string killFile; // cgroup v2 cgroup.kill, or empty
@@ -55,6 +63,9 @@ struct ExitRecord {
     bool waitFailed = false;
     std::int64_t endedAtMs = 0;
 };
+
+// The size of exit.slot: every exit record the shim writes fits (asyncsafe::TextBuffer::kCapacity).
+inline constexpr std::size_t kExitSlotBytes = 512;
 
 struct StopRecord {
     std::int64_t deadlineMs = 0; // Unix time after which the workload's cgroup gets SIGKILL

@@ -8,7 +8,9 @@
 #include "agents/inventory/nvml.h"
 #include "agents/isolation/cgroup_layout.h"
 #include "agents/isolation/cgroups.h"
+#include "agents/isolation/pool_notes.h"
 #include "agents/net/agent_connection.h"
+#include "agents/runner/core_launch.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/sampler.h"
 #include "protocol/transport/tls.h"
@@ -30,7 +32,8 @@ namespace {
 using namespace tidepool;
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-token-file FILE --state-dir DIR [options]
+constexpr const char* kUsage
+    = R"(usage: tidepool-agent --core HOST:PORT --join-token-file FILE --state-dir DIR [options]
   --join-token-file FILE   the shared join token, or a single-use bootstrap token (one line of the core's
                            agent-tokens, made by `tidepoold certs init`): the first node that joins with it keeps it
   --name NAME              the node's name (default: the host name)
@@ -43,6 +46,8 @@ constexpr const char* kUsage = R"(usage: tidepool-agent --core HOST:PORT --join-
   --tls-cert FILE --tls-key FILE   a client certificate, when the core requires one
   --keep-finished SECONDS  how long a finished workload's records stay in the state dir (default 86400); the core
                            learns the end from them when it was away at the time
+  --log-cap-mib MIB        the most each running workload's stdout.log and stderr.log may hold (default 64; 0 = no
+                           limit); past it, the newest half of it is kept in stdout.log.1 and the file is emptied
   --no-slowdown            do not measure translation slowdowns
   --verbose                log protocol events too
 )";
@@ -114,6 +119,7 @@ int main(int argc, char** argv)
     fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
     bool measure = true, verbose = false;
     std::chrono::seconds keepFinished { 86'400 };
+    std::uint64_t logCapBytes = agent::RunnerConfig().logCapBytes;
     for (int i = 1; i < argc; ++i) {
         const std::string option = argv[i];
         if (option == "--help") {
@@ -149,6 +155,12 @@ int main(int argc, char** argv)
             if (e != std::errc() || ptr != value.data() + value.size() || seconds < 0)
                 return fail("--keep-finished: \"" + value + "\" is not a number of seconds");
             keepFinished = std::chrono::seconds(seconds);
+        } else if (option == "--log-cap-mib") {
+            std::uint64_t mib = 0;
+            const auto [ptr, e] = std::from_chars(value.data(), value.data() + value.size(), mib);
+            if (e != std::errc() || ptr != value.data() + value.size() || mib > (std::uint64_t { 1 } << 30))
+                return fail("--log-cap-mib: \"" + value + "\" is not a number of MiB");
+            logCapBytes = mib << 20;
         } else if (option == "--tls-ca")
             tlsFiles.ca = value;
         else if (option == "--tls-server-name")
@@ -239,6 +251,7 @@ int main(int argc, char** argv)
         logLine(note);
     agent::RunnerConfig runnerConfig;
     runnerConfig.stateDir = stateDir;
+    runnerConfig.logCapBytes = logCapBytes;
     auto runner = agent::Runner::create(runnerConfig, *cgroups);
     if (!runner)
         return fail("runner: " + runner.error().message);
@@ -253,6 +266,7 @@ int main(int argc, char** argv)
     agent::Sampler sampler(agent::SamplerOptions { "/", &nvml, {} });
     std::map<std::string, agent::WorkloadState> reported; // last state sent per launch (agent::recordName)
     std::shared_ptr<agent::AgentConnection> connection;
+    agent::PoolNotes poolNotes; // each pool's "not enforced" notes are logged once, not at every pools message
 
     agent::AgentConnectionConfig config;
     config.client.host = core.substr(0, colon);
@@ -296,41 +310,54 @@ int main(int argc, char** argv)
                 if (!applied)
                     logLine("pool " + p.name + ": " + applied.error().message);
                 else
-                    for (const std::string& note : applied->notEnforced)
+                    for (const std::string& note : poolNotes.toLog(p.name, applied->notEnforced))
                         logLine("pool " + p.name + ": not enforced: " + note);
             }
         } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
             const std::string id = std::to_string(launch->workloadId);
             const auto incarnation = static_cast<std::uint32_t>(launch->incarnation);
             const std::string what = agent::recordName(id, incarnation);
-            if (const auto held = runner->status(id, incarnation)) {
-                // This very launch is held already (a launch sent again after a reconnect): start nothing, say what
-                // it is doing.
-                if (auto s = toProtocol(*held))
-                    connection->sendUpdate(*s);
-                return;
-            }
             protocol::WorkloadStatus failed { launch->workloadId, "failed", 0, 0, {}, launch->incarnation };
+            agent::LaunchSpec spec = agent::launchSpecFor(*launch);
+            if (const auto held = runner->status(id, incarnation)) {
+                switch (agent::judgeHeldLaunch(*held, spec.launchDigest)) {
+                case agent::HeldLaunch::Conflicts:
+                    // Another workload under the (id, incarnation) of one that runs here: a core that numbers its
+                    // workloads anew. The running one is not the core's to stop through this launch.
+                    failed.detail = agent::conflictDetail(*held).substr(0, protocol::kMaxTextBytes);
+                    logLine("workload " + what + " (" + launch->name + ") refused: " + failed.detail);
+                    connection->sendUpdate(failed);
+                    return;
+                case agent::HeldLaunch::Replaces:
+                    if (auto aside = runner->setAside(id, incarnation); !aside) {
+                        failed.detail = ("the records of the finished workload held as " + what
+                            + " could not be moved aside: " + aside.error().message)
+                                            .substr(0, protocol::kMaxTextBytes);
+                        logLine("workload " + what + " (" + launch->name + ") refused: " + failed.detail);
+                        connection->sendUpdate(failed);
+                        return;
+                    } else {
+                        reported.erase(what);
+                        logLine("workload " + what + ": the core launches another workload (" + launch->name
+                            + ") under the id of the finished one held here (" + held->name
+                            + "; the core's database may have been replaced): its records moved to " + aside->string());
+                    }
+                    break;
+                case agent::HeldLaunch::Repeat:
+                case agent::HeldLaunch::Invalid:
+                    // This very launch is held already (a launch sent again after a reconnect): start nothing, say
+                    // what it is doing.
+                    if (auto s = toProtocol(*held))
+                        connection->sendUpdate(*s);
+                    return;
+                }
+            }
             if (const auto latest = runner->status(id); latest && latest->incarnation > incarnation) {
                 // An older launch than one this agent has run: never started after the newer one.
                 failed.detail = "incarnation " + std::to_string(incarnation) + " is older than incarnation "
                     + std::to_string(latest->incarnation) + ", which this agent has launched";
                 connection->sendUpdate(failed);
                 return;
-            }
-            agent::LaunchSpec spec;
-            spec.id = id;
-            spec.incarnation = incarnation;
-            spec.pool = launch->pool;
-            spec.argv = launch->argv;
-            spec.env = launch->env;
-            spec.env.push_back("TIDEPOOL_WORKLOAD_ID=" + id);
-            spec.env.push_back("TIDEPOOL_INCARNATION=" + std::to_string(incarnation));
-            if (!launch->devices.empty()) {
-                std::string visible = "CUDA_VISIBLE_DEVICES=";
-                for (std::size_t i = 0; i < launch->devices.size(); ++i)
-                    visible += (i ? "," : "") + std::to_string(launch->devices[i]);
-                spec.env.push_back(visible);
             }
             if (spec.argv.empty()) {
                 failed.detail = "the launch names no command";
@@ -389,9 +416,7 @@ int main(int argc, char** argv)
                 if (last == w.state || w.state == agent::WorkloadState::Starting)
                     continue;
                 last = w.state;
-                logLine("workload " + agent::recordName(w.id, w.incarnation) + ": " + agent::workloadStateName(w.state)
-                    + (w.exitCode ? ", exit code " + std::to_string(*w.exitCode) : std::string())
-                    + (w.signal ? ", signal " + std::to_string(*w.signal) : std::string()));
+                logLine(agent::statusLogLine(w));
                 if (auto s = toProtocol(w))
                     connection->sendUpdate(*s);
             }

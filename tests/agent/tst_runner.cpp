@@ -9,8 +9,10 @@
 // Every test's workloads and cgroups are removed in cleanup(), also after a failure.
 
 #include "agents/isolation/cgroups.h"
+#include "agents/isolation/pool_notes.h"
 #include "agents/isolation/sysfs.h"
 #include "agents/runner/async_safe.h"
+#include "agents/runner/core_launch.h"
 #include "agents/runner/runner.h"
 
 #include <QProcess>
@@ -18,18 +20,23 @@
 #include <QtTest>
 
 #include <signal.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <sstream>
 #include <thread>
 
 using namespace tidepool::agent;
 using namespace std::chrono_literals;
+namespace protocol = tidepool::protocol;
 namespace fs = std::filesystem;
 
 namespace {
@@ -144,6 +151,10 @@ private Q_SLOTS:
     void hostileNamesAreRefused();
     void damagedRecordsAreReportedLost();
     void recordNamesKeepIncarnationsApart();
+    void theAgentsVariablesReplaceTheLaunchsOwn();
+    void launchDigestsTellWorkloadsApart();
+    void poolNotesAreLoggedOncePerPool();
+    void statusLogLinesSayWhy();
 
     // Real cgroups, as root.
     void hostileNamesNeverReachTheFileSystem();
@@ -161,12 +172,19 @@ private Q_SLOTS:
     void aLaunchTimeoutReportsStartingThenRunning();
     void aNewerIncarnationStartsBesideTheStoppedOne();
     void aNewerIncarnationSupersedesOneStillRunning();
+    void theWorkloadSeesTheAgentsVariables();
+    void aFullStateFileSystemKeepsTheExitCode();
+    void logsAreCappedKeepingTheNewestOutput();
+    void anotherWorkloadUnderAHeldIdIsNoRepeat();
 
 private:
     bool needCgroups();
     bool makePool(const std::string& pool, const PoolLimits& limits = {});
     LaunchSpec spec(const std::string& id, const std::string& pool, std::vector<std::string> argv) const;
     void killEverythingUnderBase();
+    // A tmpfs of `bytes` at `dir` (created), unmounted in cleanup(); false when mounting fails.
+    bool mountTmpfs(const fs::path& dir, std::size_t bytes);
+    void useRunner(RunnerConfig config);
 
     std::string m_skipReason; // why the real-cgroup tests skip; empty when they can run
     std::optional<CgroupLayout> m_layout;
@@ -174,6 +192,7 @@ private:
     std::optional<QTemporaryDir> m_tmp;
     std::optional<PoolCgroups> m_cgroups;
     std::optional<Runner> m_runner;
+    std::vector<fs::path> m_mounts;
 };
 
 void TestRunner::initTestCase()
@@ -239,6 +258,10 @@ void TestRunner::cleanup()
     if (m_cgroups)
         m_cgroups->pruneEmpty();
     m_cgroups.reset();
+    for (const auto& mount : m_mounts)
+        if (::umount2(mount.c_str(), MNT_DETACH) != 0)
+            qWarning("cleanup: unmounting %s: %s", mount.c_str(), std::strerror(errno));
+    m_mounts.clear();
     m_tmp.reset();
 }
 
@@ -253,6 +276,25 @@ void TestRunner::cleanupTestCase()
         QVERIFY2(!fs::exists(m_cgroups->base().memory), "the test's base cgroup is left behind");
         m_cgroups.reset();
     }
+}
+
+bool TestRunner::mountTmpfs(const fs::path& dir, std::size_t bytes)
+{
+    fs::create_directories(dir);
+    const std::string options = "size=" + std::to_string(bytes) + ",mode=0755";
+    if (::mount("tidepool-test", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0) {
+        qWarning("mounting a tmpfs at %s: %s", dir.c_str(), std::strerror(errno));
+        return false;
+    }
+    m_mounts.push_back(dir);
+    return true;
+}
+
+void TestRunner::useRunner(RunnerConfig config)
+{
+    auto runner = Runner::create(std::move(config), *m_cgroups);
+    QVERIFY2(runner, runner ? "" : messageOf(runner.error()).constData());
+    m_runner.emplace(std::move(*runner));
 }
 
 bool TestRunner::needCgroups()
@@ -963,6 +1005,280 @@ void TestRunner::aNewerIncarnationSupersedesOneStillRunning()
     auto launchedBetween = spec("again", "supersede", { "true" });
     launchedBetween.incarnation = 3;
     QCOMPARE(m_runner->launch(launchedBetween).error().code, IsolationErrorCode::AlreadyExists);
+}
+
+namespace {
+
+protocol::Launch coreLaunch(std::int64_t id, std::vector<std::string> argv, std::vector<std::string> env = {})
+{
+    protocol::Launch launch;
+    launch.workloadId = id;
+    launch.name = "job-" + std::to_string(id);
+    launch.pool = "held";
+    launch.argv = std::move(argv);
+    launch.env = std::move(env);
+    launch.cpuMillis = 500;
+    launch.memoryMiB = 64;
+    return launch;
+}
+
+} // namespace
+
+void TestRunner::theAgentsVariablesReplaceTheLaunchsOwn()
+{
+    // A workload's env naming the agent's variables: the agent's values, once each (getenv returns the first entry).
+    auto launch = coreLaunch(42, { "true" },
+        { "A=1", "CUDA_VISIBLE_DEVICES=0,1,2,3", "TIDEPOOL_WORKLOAD_ID=7", "PATH=/x", "TIDEPOOL_INCARNATION=9",
+            "CUDA_VISIBLE_DEVICES_X=kept" });
+    launch.incarnation = 2;
+    launch.devices = { 3, 1 };
+    const std::vector<std::string> expected { "A=1", "PATH=/x", "CUDA_VISIBLE_DEVICES_X=kept",
+        "TIDEPOOL_WORKLOAD_ID=42", "TIDEPOOL_INCARNATION=2", "CUDA_VISIBLE_DEVICES=3,1" };
+    QCOMPARE(workloadEnvironment(launch), expected);
+    // Without devices granted, no CUDA_VISIBLE_DEVICES at all: not the workload's either.
+    launch.devices.clear();
+    const std::vector<std::string> withoutDevices { "A=1", "PATH=/x", "CUDA_VISIBLE_DEVICES_X=kept",
+        "TIDEPOOL_WORKLOAD_ID=42", "TIDEPOOL_INCARNATION=2" };
+    QCOMPARE(workloadEnvironment(launch), withoutDevices);
+    const LaunchSpec spec = launchSpecFor(launch);
+    QCOMPARE(spec.id, std::string("42"));
+    QCOMPARE(spec.incarnation, 2u);
+    QCOMPARE(spec.env, withoutDevices);
+    QCOMPARE(spec.name, std::string("job-42"));
+    QCOMPARE(spec.launchDigest, launchDigest(launch));
+}
+
+void TestRunner::launchDigestsTellWorkloadsApart()
+{
+    const auto base = coreLaunch(1, { "sleep", "30" }, { "A=1" });
+    const std::string digest = launchDigest(base);
+    QCOMPARE(digest.size(), std::size_t { 64 });
+    QCOMPARE(launchDigest(base), digest);
+    auto reordered = base;
+    reordered.devices = { 1, 0 };
+    auto ordered = base;
+    ordered.devices = { 0, 1 };
+    QCOMPARE(launchDigest(reordered), launchDigest(ordered)); // which devices, not their order
+    // Each field the core sends is part of the launch.
+    const std::vector<std::function<void(protocol::Launch&)>> changes {
+        [](protocol::Launch& l) { l.name = "other"; },
+        [](protocol::Launch& l) { l.pool = "other"; },
+        [](protocol::Launch& l) { l.argv.back() = "31"; },
+        [](protocol::Launch& l) { l.env = { "A=2" }; },
+        [](protocol::Launch& l) { l.cpuMillis = 501; },
+        [](protocol::Launch& l) { l.memoryMiB = 65; },
+        [](protocol::Launch& l) { l.devices = { 0 }; },
+    };
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+        auto changed = base;
+        changes[i](changed);
+        QVERIFY2(launchDigest(changed) != digest, std::to_string(i).c_str());
+    }
+
+    WorkloadStatus held;
+    held.id = "1";
+    held.name = "job-1";
+    held.pid = 4321;
+    held.launchDigest = digest;
+    held.state = WorkloadState::Running;
+    QCOMPARE(judgeHeldLaunch(held, digest), HeldLaunch::Repeat);
+    const std::string another = (digest[0] == '0' ? "1" : "0") + digest.substr(1);
+    QCOMPARE(judgeHeldLaunch(held, another), HeldLaunch::Conflicts);
+    const std::string detail = conflictDetail(held);
+    for (const char* part : { "workload id 1 incarnation 0", "different workload still running", "pid 4321", "job-1",
+             "database may have been replaced" })
+        QVERIFY2(detail.find(part) != std::string::npos, detail.c_str());
+    held.state = WorkloadState::Exited;
+    QCOMPARE(judgeHeldLaunch(held, another), HeldLaunch::Replaces);
+    held.launchDigest.clear(); // a record from before digests: a repeat, as before
+    QCOMPARE(judgeHeldLaunch(held, digest), HeldLaunch::Repeat);
+}
+
+void TestRunner::poolNotesAreLoggedOncePerPool()
+{
+    PoolNotes notes;
+    const std::vector<std::string> io { "io weight: neither blkio.weight nor blkio.bfq.weight" };
+    QCOMPARE(notes.toLog("default", io), io);
+    QVERIFY(notes.toLog("default", io).empty()); // the next pools message
+    QVERIFY(notes.toLog("default", io).empty()); // a reconnect
+    QCOMPARE(notes.toLog("batch", io), io); // another pool
+    const std::vector<std::string> more { io.front(), "swap: memory.memsw.limit_in_bytes missing" };
+    QCOMPARE(notes.toLog("default", more), std::vector<std::string> { more.back() }); // only what is new
+    QVERIFY(notes.toLog("default", more).empty());
+    QVERIFY(notes.toLog("default", {}).empty());
+    QCOMPARE(notes.toLog("default", io), io); // gone and back: a change
+}
+
+void TestRunner::statusLogLinesSayWhy()
+{
+    WorkloadStatus lost;
+    lost.id = "12";
+    lost.incarnation = 1;
+    lost.state = WorkloadState::Lost;
+    lost.reason = "neither the workload (pid 5) nor its shim (pid 4) runs, and it left no exit record";
+    QCOMPARE(statusLogLine(lost), "workload 12@1: lost (" + lost.reason + ")");
+    WorkloadStatus exited;
+    exited.id = "3";
+    exited.state = WorkloadState::Exited;
+    exited.exitCode = 0;
+    QCOMPARE(statusLogLine(exited), std::string("workload 3: exited, exit code 0"));
+    WorkloadStatus oom;
+    oom.id = "4";
+    oom.state = WorkloadState::OomKilled;
+    oom.signal = 9;
+    oom.reason = "1 process(es) of the workload killed by the OOM killer";
+    QCOMPARE(statusLogLine(oom), "workload 4: oom_killed, signal 9 (" + oom.reason + ")");
+}
+
+void TestRunner::theWorkloadSeesTheAgentsVariables()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("held"));
+    // printenv prints every entry of the environment with the name, as the workload's process receives it (a shell
+    // would keep one of duplicates).
+    auto launch = coreLaunch(42, { "printenv", "CUDA_VISIBLE_DEVICES", "TIDEPOOL_WORKLOAD_ID" },
+        { "CUDA_VISIBLE_DEVICES=0,1,2,3", "TIDEPOOL_WORKLOAD_ID=7" });
+    launch.devices = { 1 };
+    auto launched = m_runner->launch(launchSpecFor(launch));
+    QVERIFY2(launched, launched ? "" : messageOf(launched.error()).constData());
+    QCOMPARE(waitFinal(*m_runner, "42").state, WorkloadState::Exited);
+    QCOMPARE(readText(launched->stdoutPath), std::string("1\n42\n"));
+}
+
+void TestRunner::aFullStateFileSystemKeepsTheExitCode()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("full"));
+    // The state directory on a 1 MiB file system that the workloads' own output fills.
+    const fs::path small = fs::path(m_tmp->path().toStdString()) / "small";
+    if (!mountTmpfs(small, 1 << 20))
+        QSKIP("cannot mount a tmpfs here");
+    useRunner(configFor(small));
+    // One whose exit slot is gone: it ends while the file system is full, and its shim waits for space.
+    auto patient = m_runner->launch(spec("patient", "full", { "sh", "-c", "sleep 1.5; exit 5" }));
+    QVERIFY2(patient, patient ? "" : messageOf(patient.error()).constData());
+    QCOMPARE(patient->state, WorkloadState::Running);
+    QVERIFY(fs::remove(patient->recordDir / "exit.slot"));
+    auto filler = m_runner->launch(
+        spec("filler", "full", { "sh", "-c", "sleep 0.3; head -c 4000000 /dev/zero; sleep 0.5; exit 7" }));
+    QVERIFY2(filler, filler ? "" : messageOf(filler.error()).constData());
+    QCOMPARE(filler->state, WorkloadState::Running);
+
+    const auto filled = waitFinal(*m_runner, "filler", 10s);
+    QCOMPARE(filled.state, WorkloadState::Exited);
+    QCOMPARE(filled.exitCode, std::optional<int>(7));
+    struct statvfs fsStat { };
+    QCOMPARE(::statvfs(small.c_str(), &fsStat), 0);
+    QCOMPARE(fsStat.f_bavail, fsblkcnt_t { 0 }); // it was full indeed, and still is
+    QVERIFY(fs::exists(filled.recordDir / "exit.json"));
+    QVERIFY(!fs::exists(filled.recordDir / "exit.slot"));
+
+    // The patient one has ended, but it is not lost: its shim lives and keeps trying.
+    std::this_thread::sleep_for(1500ms);
+    m_runner->poll();
+    QCOMPARE(m_runner->status("patient")->state, WorkloadState::Running);
+    QVERIFY(!fs::exists(patient->recordDir / "exit.json"));
+    // Space again: the true exit code arrives.
+    fs::resize_file(filled.stdoutPath, 0);
+    const auto waited = waitFinal(*m_runner, "patient", 20s);
+    QCOMPARE(waited.state, WorkloadState::Exited);
+    QCOMPARE(waited.exitCode, std::optional<int>(5));
+
+    // With no space left for its exit record, nothing starts.
+    auto filler2 = m_runner->launch(spec("filler2", "full", { "sh", "-c", "head -c 4000000 /dev/zero; exit 0" }));
+    QVERIFY(filler2);
+    QCOMPARE(waitFinal(*m_runner, "filler2", 10s).state, WorkloadState::Exited);
+    auto refused = m_runner->launch(spec("refused", "full", { "true" }));
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().message.find("No space") != std::string::npos, messageOf(refused.error()).constData());
+}
+
+void TestRunner::logsAreCappedKeepingTheNewestOutput()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("chatty"));
+    auto config = configFor(m_runner->workloadsDir().parent_path());
+    constexpr std::uint64_t cap = 64 * 1024;
+    config.logCapBytes = cap;
+    useRunner(config);
+    // About 1.8 MB of numbered lines, the last one alone after a pause, then a mark on stderr.
+    auto chatty = m_runner->launch(spec("chatty", "chatty",
+        { "sh", "-c",
+            "i=0; while [ $i -lt 1999 ]; do printf 'line %05d %0900d\\n' $i 0; i=$((i+1)); done; sleep 0.3; "
+            "printf 'line %05d last\\n' 1999; echo done >&2; sleep 30" }));
+    QVERIFY2(chatty, chatty ? "" : messageOf(chatty.error()).constData());
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (
+        readText(chatty->stderrPath).find("done") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+        m_runner->poll();
+        std::this_thread::sleep_for(5ms);
+    }
+    QVERIFY(readText(chatty->stderrPath).find("done") != std::string::npos);
+    m_runner->poll();
+    const fs::path rotated = chatty->stdoutPath.string() + ".1";
+    QVERIFY2(fs::file_size(chatty->stdoutPath) <= cap, std::to_string(fs::file_size(chatty->stdoutPath)).c_str());
+    QVERIFY(fs::exists(rotated));
+    QVERIFY(fs::file_size(rotated) <= cap / 2);
+    // The newest output is kept, whole lines after a truncation (the workload writes at the new end: O_APPEND).
+    const std::string newest = readText(rotated) + readText(chatty->stdoutPath);
+    QVERIFY(newest.find("line 01999 last\n") != std::string::npos);
+    const std::string current = readText(chatty->stdoutPath);
+    QVERIFY(current.empty() || current.starts_with("line "));
+    QVERIFY(current.find('\0') == std::string::npos);
+    QCOMPARE(m_runner->status("chatty")->state, WorkloadState::Running);
+}
+
+void TestRunner::anotherWorkloadUnderAHeldIdIsNoRepeat()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("held"));
+    // The core launched workload 1 here; then its database was replaced, and it numbers another workload 1.
+    const auto first = coreLaunch(1, { "sleep", "30" });
+    auto other = coreLaunch(1, { "sh", "-c", "exit 3" });
+    other.name = "someone-else";
+    auto launched = m_runner->launch(launchSpecFor(first));
+    QVERIFY2(launched, launched ? "" : messageOf(launched.error()).constData());
+    auto held = m_runner->status("1", 0);
+    QVERIFY(held);
+    QCOMPARE(held->name, std::string("job-1"));
+    QCOMPARE(judgeHeldLaunch(*held, launchDigest(first)), HeldLaunch::Repeat); // sent again: a repeat
+    // Still running: the other one is refused, naming what runs; the running one is left alone.
+    QCOMPARE(judgeHeldLaunch(*held, launchDigest(other)), HeldLaunch::Conflicts);
+    const std::string detail = conflictDetail(*held);
+    QVERIFY2(detail.find("pid " + std::to_string(launched->pid)) != std::string::npos, detail.c_str());
+    QVERIFY2(detail.find("job-1") != std::string::npos, detail.c_str());
+
+    // What a restarted agent reads from the records judges the same.
+    {
+        auto again = Runner::create(configFor(m_runner->workloadsDir().parent_path()), *m_cgroups);
+        QVERIFY(again);
+        QVERIFY(again->adopt());
+        QCOMPARE(again->status("1", 0)->launchDigest, launchDigest(first));
+        QCOMPARE(judgeHeldLaunch(*again->status("1", 0), launchDigest(other)), HeldLaunch::Conflicts);
+    }
+
+    // Finished: the other one replaces it; the finished one's records are moved aside, not read again.
+    QVERIFY(m_runner->stop("1", 0ms));
+    held = waitFinal(*m_runner, "1");
+    QCOMPARE(held->state, WorkloadState::Killed);
+    QCOMPARE(judgeHeldLaunch(*held, launchDigest(other)), HeldLaunch::Replaces);
+    QCOMPARE(m_runner->setAside("1", 7).error().code, IsolationErrorCode::NotFound);
+    auto aside = m_runner->setAside("1", 0);
+    QVERIFY2(aside, aside ? "" : messageOf(aside.error()).constData());
+    QVERIFY(fs::exists(*aside / "launch.json"));
+    QCOMPARE(aside->parent_path(), m_runner->workloadsDir().parent_path() / "replaced");
+    QVERIFY(!fs::exists(held->recordDir));
+    QVERIFY(!fs::exists(held->cgroup.memory));
+    QVERIFY(!m_runner->status("1"));
+    auto replacing = m_runner->launch(launchSpecFor(other));
+    QVERIFY2(replacing, replacing ? "" : messageOf(replacing.error()).constData());
+    const auto final = waitFinal(*m_runner, "1");
+    QCOMPARE(final.state, WorkloadState::Exited);
+    QCOMPARE(final.exitCode, std::optional<int>(3));
+    QCOMPARE(final.name, std::string("someone-else"));
+    auto adoptedLater = Runner::create(configFor(m_runner->workloadsDir().parent_path()), *m_cgroups);
+    QVERIFY(adoptedLater);
+    QCOMPARE(adoptedLater->adopt()->size(), std::size_t { 1 });
 }
 
 QTEST_GUILESS_MAIN(TestRunner)
