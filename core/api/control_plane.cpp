@@ -1375,10 +1375,12 @@ void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
     launch.incarnation = w.incarnation;
-    if (m_link.send(node.sessionId, launch)) {
+    // In flight before it is sent: a link that answers at once (a simulation's) finds it there.
+    node.launchesInFlight.emplace(w.workload.id, w.incarnation);
+    if (m_link.send(node.sessionId, launch))
         ++m_stats.launchesSent;
-        node.launchesInFlight.emplace(w.workload.id, w.incarnation);
-    }
+    else
+        node.launchesInFlight.erase({ w.workload.id, w.incarnation });
 }
 
 void ControlPlane::launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation)

@@ -110,6 +110,8 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
     if (r.has("maxPowerDownsPerNodePerDay"))
         config.rebalance.evaluator.maxPowerDownsPerNodePerDay
             = static_cast<std::size_t>(r.integer("maxPowerDownsPerNodePerDay", 0, 288));
+    if (r.has("rejectionHoldMinutes"))
+        config.rebalance.rejectionHold = std::chrono::minutes(r.integer("rejectionHoldMinutes", 0, 7 * 24 * 60));
     if (r.has("forecastModel"))
         config.rebalance.model = r.string("forecastModel", Alphabet::Name, 64);
     if (r.has("autoApprove"))
@@ -191,6 +193,8 @@ std::string daemonUsage()
                               less room for a peak above the forecast
   --max-power-downs-per-day N with --db: a node powered down N times in the last 24 hours is not proposed for
                               power-down again until a day has passed since the first (default 0: no limit)
+  --rejection-hold-minutes N  with --db: advice an operator rejected is not proposed again for N minutes while the
+                              evaluation's plan stays the same (0-10080, default 360); a changed plan is proposed
   --carbon-intensity FILE     the grid's carbon intensity forecast (CSV: timestamp,gco2_per_kwh) for deferring
                               deferrable batch to low-carbon windows (and the reports' carbon)
   --report-dir DIR            with --db: writes the previous UTC day's cluster report there every day at
@@ -370,6 +374,11 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             if (!n)
                 return tl::unexpected(n.error());
             config.rebalance.evaluator.maxPowerDownsPerNodePerDay = static_cast<std::size_t>(*n);
+        } else if (option == "--rejection-hold-minutes") {
+            auto n = parseNumber(option, value, 0, 7 * 24 * 60);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.rebalance.rejectionHold = std::chrono::minutes(*n);
         } else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
             auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)

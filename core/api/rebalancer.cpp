@@ -774,13 +774,25 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
     std::vector<Proposal> fresh = plan(input);
     std::map<std::string, Proposal*> pendingByKey;
     std::set<std::string> inFlight; // approved, their power command still running: nothing new about them yet
+    std::map<std::string, const Proposal*> rejectedByKey; // the latest rejection of each subject within the hold
     for (auto& [id, p] : m_proposals) {
         if (p.open())
             pendingByKey[p.key] = &p;
         else if (p.state == ProposalState::Approved)
             inFlight.insert(p.key);
+        else if (p.state == ProposalState::Rejected && nowMs - p.decidedMs < m_config.rejectionHold.count())
+            rejectedByKey[p.key] = &p; // ids grow with time: the last one seen is the latest
     }
-    std::erase_if(fresh, [&](const Proposal& p) { return inFlight.count(p.key) > 0; });
+    const rebalance::QuotaSteps tolerance { m_config.evaluator.quotaStepMillis, m_config.evaluator.quotaStepMiB,
+        m_config.evaluator.acceleratorQuotaStep };
+    std::erase_if(fresh, [&](const Proposal& p) {
+        if (inFlight.count(p.key) > 0)
+            return true;
+        // What an operator rejected a while ago, planned the same again: not proposed until the hold has passed.
+        const auto rejected = rejectedByKey.find(p.key);
+        return rejected != rejectedByKey.end() && !pendingByKey.count(p.key)
+            && rebalance::equivalentPlans(rejected->second->plan, p.plan, tolerance);
+    });
 
     std::vector<std::int64_t> created;
     std::set<std::string> proposedKeys;
@@ -789,10 +801,7 @@ std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& i
         const auto existing = pendingByKey.find(p.key);
         if (existing != pendingByKey.end()) {
             Proposal& old = *existing->second;
-            if (nowMs <= old.expiresMs
-                && rebalance::equivalentPlans(old.plan, p.plan,
-                    { m_config.evaluator.quotaStepMillis, m_config.evaluator.quotaStepMiB,
-                        m_config.evaluator.acceleratorQuotaStep })) {
+            if (nowMs <= old.expiresMs && rebalance::equivalentPlans(old.plan, p.plan, tolerance)) {
                 // Still the same advice (to within a quota step): it stays, valid for another round, so that an
                 // operator is not chasing a target that moves by a step every evaluation. Its reasoning is renewed
                 // only when the plan is the very same; otherwise it keeps the reasoning that goes with its plan.

@@ -2,7 +2,8 @@
 // The 5-minute evaluation loop and the life of its proposals. Every `period` it forecasts each pool's CPU and memory
 // demand, and its accelerators of each kind it holds a quota of, from the stored 5-minute history (`core/forecast`),
 // stores the forecasts, runs the evaluation (`rebalance::evaluate`), and keeps one pending proposal per subject: an
-// unchanged proposal stays, a changed one supersedes it, one no longer proposed and one past its expiry expire.
+// unchanged proposal stays, a changed one supersedes it, one no longer proposed and one past its expiry expire. A
+// subject an operator rejected is not proposed again while the plan for it stays the same, for `rejectionHold`.
 // Low-risk proposals of the kinds configured for it are approved by rule.
 //
 // Approving applies a proposal only if the state it was planned on still holds (each action names what it expects:
@@ -77,6 +78,10 @@ struct RebalanceConfig {
     // maintenance deletes them (`store::Retention::proposalMs`, the same setting in tidepoold: `proposalDays`); 0 keeps
     // them all. Without it a daemon's memory, every evaluation and every console snapshot grow with its lifetime.
     std::chrono::milliseconds keepClosedProposals { 90LL * 24 * 3'600'000 };
+    // Advice an operator rejected is not proposed again for this long while the evaluation's plan for its subject stays
+    // the same (to within a quota step): a rejection means "not this", and the same proposal back five minutes later
+    // would ask again. A different plan is proposed at once. 0 = every evaluation proposes afresh.
+    std::chrono::milliseconds rejectionHold { 6 * 3'600'000 };
 };
 
 // What /metrics says of the loop (metrics.h).

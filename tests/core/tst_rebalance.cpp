@@ -2300,6 +2300,44 @@ private slots:
         QCOMPARE(p->cluster().pool(*p->poolByName("batch")).quota.cpuMillis, 20000 - 2 * raised);
     }
 
+    // A rejected proposal is not proposed again while the evaluation plans the same for its subject, until the hold
+    // has passed (it came back five minutes later); with no hold it comes back at the next evaluation.
+    void aRejectedProposalIsNotProposedAgainForAWhile()
+    {
+        for (const std::int64_t holdMs : { 6 * 60 * kMinute, std::int64_t { 0 } }) {
+            auto plane = memoryPlane();
+            for (const char* n : { "n1", "n2", "n3" })
+                join(*plane, n, 8000, 32768);
+            RebalanceConfig config;
+            config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+            config.rejectionHold = std::chrono::milliseconds(holdMs);
+            auto r = rebalancer(*plane, config);
+            std::string key;
+            std::int64_t rejected = 0;
+            for (const std::int64_t id : r->evaluateNow(kNow))
+                if (r->proposal(id)->kind == ProposalKind::PowerDown && key.empty()) {
+                    key = r->proposal(id)->key;
+                    rejected = id;
+                }
+            QVERIFY(!key.empty());
+            QVERIFY(r->reject(rejected, "operator:test", "keep it warm", kNow + kMinute));
+            const auto openWithKey = [&] {
+                for (const auto& [id, p] : r->proposals())
+                    if (p.open() && p.key == key)
+                        return true;
+                return false;
+            };
+            r->evaluateNow(kNow + 5 * kMinute);
+            QCOMPARE(openWithKey(), holdMs == 0);
+            if (holdMs == 0)
+                continue;
+            r->evaluateNow(kNow + holdMs - 5 * kMinute);
+            QVERIFY(!openWithKey());
+            r->evaluateNow(kNow + holdMs + 5 * kMinute);
+            QVERIFY(openWithKey());
+        }
+    }
+
     // `keepClosedProposals`: a closed proposal is forgotten once it was created and decided longer ago than that; an
     // open one stays however old, and asking for a forgotten one says so.
     void closedProposalsAreForgottenAfterTheRetention()
@@ -2355,14 +2393,17 @@ private slots:
         createPool(*p, "web", 4000);
         createPool(*p, "batch", 8000);
         writeHistory(**opened);
-        auto r = rebalancer(*p);
+        RebalanceConfig config;
+        config.rejectionHold = std::chrono::milliseconds(0); // the hold: aRejectedProposalIsNotProposedAgainForAWhile
+        auto r = rebalancer(*p, config);
         const auto first = r->evaluateNow(kNow);
         QCOMPARE(first.size(), std::size_t { 1 });
         const auto rejected = r->reject(first[0], "operator:test", "the web launch moved to Friday", kNow + kMinute);
         QVERIFY(rejected);
         QCOMPARE((*rejected)->detail, std::string("the web launch moved to Friday"));
         QVERIFY(!r->approve(first[0], "operator:test", kNow + kMinute));
-        // The next round proposes it afresh (a rejection is not a standing rule); left alone, that one expires.
+        // Without a hold the next round proposes it afresh (a rejection is not a standing rule); left alone, that one
+        // expires.
         const auto second = r->evaluateNow(kNow + 5 * kMinute);
         QCOMPARE(second.size(), std::size_t { 1 });
         const auto late = r->approve(second[0], "operator:test", kNow + 30 * kMinute);
