@@ -40,7 +40,7 @@ Commands:
       --env K=V (repeatable)
       -f FILE.json   a submission object (options override its fields) or {"workloads": [...]}
   get ID                       one workload
-  list [--phase P] [--node N] [--limit K]
+  list [--phase P] [--node N] [--limit K] [--after ID]
   why ID                       why a workload is pending, or why it runs where it does
   cancel ID
   move ID (--node N | --tier hot|warm|cold | --pool P)

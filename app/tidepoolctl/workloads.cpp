@@ -105,7 +105,7 @@ void printWhy(const json& why)
 Result<void> list(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "list";
-    auto parsed = parseOptions(cmd, words, { { "--phase" }, { "--node" }, { "--limit" } });
+    auto parsed = parseOptions(cmd, words, { { "--phase" }, { "--node" }, { "--limit" }, { "--after" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (auto none = noPositionals(cmd, *parsed); !none)
@@ -126,10 +126,21 @@ Result<void> list(Session& session, const std::vector<std::string>& words)
     }
     if (auto added = addIntegerParameter(query, cmd, *parsed, "--limit", 1, 1'000'000'000); !added)
         return tl::unexpected(added.error());
+    if (auto added = addIntegerParameter(query, cmd, *parsed, "--after", 0, protocol::kMaxWorkloadId); !added)
+        return tl::unexpected(added.error());
+    // The next page's command: this one's options, with --after moved on.
+    std::string again = "tidepoolctl list";
+    for (const char* option : { "--phase", "--node", "--limit" })
+        if (const auto value = parsed->last(option))
+            again += std::string(" ") + option + " " + *value;
     if (!query.empty())
         query[0] = '?';
-    return session.callAndShow(HttpMethod::Get, "/v1/workloads" + query,
-        [](const json& j) { printWorkloads(j.value("workloads", json::array())); });
+    return session.callAndShow(HttpMethod::Get, "/v1/workloads" + query, [again](const json& j) {
+        printWorkloads(j.value("workloads", json::array()));
+        // The daemon answers a page (1000 by default): say how to get the next one.
+        if (j.value("more", false) && j.contains("nextAfter"))
+            std::printf("more: %s --after %s\n", again.c_str(), text(j, "nextAfter").c_str());
+    });
 }
 
 Result<void> workloadCommand(Session& session, const std::string& cmd, const std::vector<std::string>& words)

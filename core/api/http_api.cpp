@@ -662,13 +662,30 @@ void HttpApi::listWorkloads(std::string_view query, net::HttpRespond respond)
         }
         answer = json { { "cursor", cursor(last) }, { "more", last != m_plane.workloadSequence() } };
     } else {
-        for (const auto& [id, w] : m_plane.workloads()) {
-            if (views.size() >= limit)
-                break;
-            if (wanted(w))
-                views.push_back(workloadView(m_plane, w));
+        // A page of `limit`, in id order, from after the id `after` names: `more` says the limit cut it, and
+        // `nextAfter` where the next page starts. Follow the first page's cursor with `changedSince` afterwards: it
+        // holds whatever changed while the pages were read.
+        std::int64_t after = 0;
+        if (const auto a = queryValue(query, "after")) {
+            const auto parsed = parseInteger(*a);
+            if (!parsed || *parsed < 0)
+                return fail(400, "query `after` must be a workload id (0 or more)");
+            after = *parsed;
         }
-        answer = json { { "cursor", cursor(m_plane.workloadSequence()) } };
+        bool more = false;
+        const auto& workloads = m_plane.workloads();
+        for (auto it = workloads.upper_bound(after); it != workloads.end(); ++it) {
+            if (!wanted(it->second))
+                continue;
+            if (views.size() >= limit) {
+                more = true;
+                break;
+            }
+            views.push_back(workloadView(m_plane, it->second));
+        }
+        answer = json { { "cursor", cursor(m_plane.workloadSequence()) }, { "more", more } };
+        if (more)
+            answer["nextAfter"] = views.back().id;
     }
     // Listing 10,000 workloads as JSON took the core's thread 120-186 ms (BENCHMARKS.md §3c): written off it.
     answerOffThread(

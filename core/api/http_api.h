@@ -5,7 +5,9 @@
 //   GET    /metrics                      Prometheus text format 0.0.4 (no token)
 //   GET    /v1/summary                   counts of nodes by state and workloads by phase, burst timings
 //   POST   /v1/workloads                 submit one workload (an object) or many ({"workloads": [...]})
-//   GET    /v1/workloads[?phase=P&node=N&limit=K]     with a `cursor`: RUN.SEQUENCE of the latest workload change
+//   GET    /v1/workloads[?phase=P&node=N&limit=K&after=ID]   a page of K (default 1000) in id order, after ID; `more`
+//                                        and `nextAfter` when the limit cut it; with a `cursor`: RUN.SEQUENCE of the
+//                                        latest workload change (a reader paging through follows the first page's)
 //   GET    /v1/workloads?changedSince=CURSOR[&limit=K]   only the workloads changed since (ended ones too), oldest
 //                                        change first, and the next cursor; `more` when the limit cut it short; a
 //                                        cursor of another run of the daemon (it restarted) is a 410

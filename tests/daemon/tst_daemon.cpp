@@ -356,6 +356,23 @@ private slots:
         QCOMPARE(r.data()["workloads"].size(), std::size_t { 100 });
         QVERIFY(waitFor([&] { return metric("tidepool_workloads{phase=\"running\"}") == 100; }, 10'000));
         QCOMPARE(metric("tidepool_launches_acknowledged_total"), 100.0);
+        // Pages of 30 in id order: each but the last says there is more and where the next starts; together they hold
+        // every workload once (a list cut at the limit said nothing before).
+        std::set<int> listed;
+        std::string after = "0";
+        for (int page = 0; page < 4; ++page) {
+            const json list = get("/v1/workloads?limit=30&after=" + after);
+            QCOMPARE(list["workloads"].size(), std::size_t(page < 3 ? 30 : 10));
+            QCOMPARE(list["more"].get<bool>(), page < 3);
+            for (const json& w : list["workloads"])
+                QVERIFY(listed.insert(w["id"].get<int>()).second);
+            if (page < 3) {
+                QCOMPARE(list["nextAfter"], list["workloads"].back()["id"]);
+                after = std::to_string(list["nextAfter"].get<int>());
+            }
+        }
+        QCOMPARE(listed.size(), std::size_t { 100 });
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads?after=-1", m_token).status, 400);
         const json why = get("/v1/workloads/1/why");
         QCOMPARE(why["phase"].get<std::string>(), std::string("running"));
         QVERIFY(why["reason"].get<std::string>().rfind("placed on n-", 0) == 0);
