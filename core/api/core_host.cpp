@@ -165,6 +165,10 @@ void CoreHost::appendAgentMetrics(std::string& out) const
                "included).\n# TYPE tidepool_api_tls_handshake_failures_total counter\n"
                "tidepool_api_tls_handshake_failures_total "
             + std::to_string(http.tlsHandshakeFailures) + "\n";
+        out += "# HELP tidepool_api_connections_evicted_total Idle API connections closed to make room for a new one "
+               "at the connection cap.\n# TYPE tidepool_api_connections_evicted_total counter\n"
+               "tidepool_api_connections_evicted_total "
+            + std::to_string(http.connectionsEvicted) + "\n";
     }
     out += "# HELP tidepool_agent_connections Agent connections open now.\n"
            "# TYPE tidepool_agent_connections gauge\ntidepool_agent_connections "

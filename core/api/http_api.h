@@ -30,6 +30,9 @@
 //   GET    /v1/report[?from=T&to=T&scope=S&name=N&language=L]   a report's data (report_api.h)
 //   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //
+// HEAD of any of these is answered as its GET without the body (the server hands `handle` a GET: net/http_server.h),
+// so a forbidden HEAD of /v1/audit is audited as "GET /v1/audit".
+//
 // A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
 // be written (a full disk, a read-only file) every change is refused with a 503 naming the reason, and reads go on.
 //

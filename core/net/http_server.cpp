@@ -4,9 +4,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
+#include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/write.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 
@@ -16,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <optional>
 #include <type_traits>
 
@@ -29,9 +33,18 @@ using asio::ip::tcp;
 // What the server keeps of a connection, whichever stream it runs on.
 class HttpConnection {
 public:
+    using Clock = std::chrono::steady_clock;
+
     virtual ~HttpConnection() = default;
     virtual void start() = 0;
     virtual void close() = 0;
+    virtual bool open() = 0;
+    // Since when the connection has been waiting for a request (its headers not all read); empty while a request is
+    // in progress. The server makes room at its cap by closing the connection that has waited longest.
+    std::optional<Clock::time_point> waitingSince() const { return m_waitingSince; }
+
+protected:
+    std::optional<Clock::time_point> m_waitingSince;
 };
 
 namespace {
@@ -70,14 +83,15 @@ public:
 
     void start() override
     {
-        if constexpr (kTls) {
-            // The idle timeout covers the handshake: a peer that never completes it is closed like a silent one.
-            lowest().expires_after(m_server->m_config.idleTimeout);
+        // The header deadline runs from the accept: it covers the TLS handshake and the first request's headers, so a
+        // peer that connects and says nothing (or too little) is closed in `headerTimeout`.
+        m_waitingSince = Clock::now();
+        lowest().expires_after(m_server->m_config.headerTimeout);
+        if constexpr (kTls)
             m_stream.async_handshake(asio::ssl::stream_base::server,
                 [self = this->shared_from_this()](beast::error_code ec) { self->onHandshake(ec); });
-        } else {
-            doRead();
-        }
+        else
+            readHeader();
     }
     void close() override
     {
@@ -85,7 +99,7 @@ public:
         lowest().socket().shutdown(tcp::socket::shutdown_both, ec);
         lowest().close();
     }
-    bool open() { return lowest().socket().is_open(); }
+    bool open() override { return lowest().socket().is_open(); }
 
 private:
     beast::tcp_stream& lowest() { return beast::get_lowest_layer(m_stream); }
@@ -93,7 +107,7 @@ private:
     void onHandshake(beast::error_code ec)
     {
         if (!ec) {
-            doRead();
+            readHeader();
             return;
         }
         ++m_server->m_stats.tlsHandshakeFailures;
@@ -132,39 +146,120 @@ private:
         });
     }
 
-    void doRead()
+    // The end of a read that leaves nothing to answer: the client closed or went quiet, or the server closed it.
+    static bool quietEnd(const beast::error_code& ec)
+    {
+        return ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout
+            || ec == asio::error::operation_aborted || ec == asio::error::connection_reset
+            || ec == asio::ssl::error::stream_truncated;
+    }
+
+    // After an answer on a kept-alive connection: the next request may be a while coming (`idleTimeout`), but once
+    // its first byte is here its headers have `headerTimeout`, as on a new connection.
+    void awaitNextRequest()
+    {
+        m_waitingSince = Clock::now();
+        if (m_buffer.size() > 0) { // pipelined
+            lowest().expires_after(m_server->m_config.headerTimeout);
+            readHeader();
+            return;
+        }
+        lowest().expires_after(m_server->m_config.idleTimeout);
+        m_stream.async_read_some(
+            m_buffer.prepare(4096), [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                if (ec) {
+                    self->close();
+                    return;
+                }
+                self->m_buffer.commit(n);
+                self->lowest().expires_after(self->m_server->m_config.headerTimeout);
+                self->readHeader();
+            });
+    }
+
+    // Reads a request's headers under the deadline already set.
+    void readHeader()
     {
         m_parser.emplace();
         m_parser->body_limit(m_server->m_config.maxBodyBytes);
         m_parser->header_limit(64 * 1024);
-        lowest().expires_after(m_server->m_config.idleTimeout);
-        http::async_read(m_stream, m_buffer, *m_parser,
-            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+        m_head = false;
+        http::async_read_header(m_stream, m_buffer, *m_parser,
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onHeader(ec); });
     }
 
-    void onRead(beast::error_code ec)
+    void onHeader(beast::error_code ec)
     {
-        if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == beast::error::timeout
-            || ec == asio::error::operation_aborted || ec == asio::error::connection_reset
-            || ec == asio::ssl::error::stream_truncated) {
+        if (quietEnd(ec)) {
             close();
             return;
         }
         if (ec) {
-            ++m_server->m_stats.badRequests;
-            const bool tooLarge = ec == http::error::body_limit || ec == http::error::header_limit;
-            HttpResponse response { tooLarge ? http::status::payload_too_large : http::status::bad_request, 11 };
-            response.set(http::field::content_type, "application/json");
-            response.body() = std::string("{\"error\":\"") + (tooLarge ? "request too large: " : "malformed request: ")
-                + ec.message() + "\"}";
-            response.keep_alive(false);
-            send(std::move(response));
+            refuse(ec);
             return;
         }
-        ++m_server->m_stats.requests;
+        m_waitingSince.reset(); // a request in progress: not to be closed to make room
+        if (m_parser->is_done()) {
+            dispatch();
+            return;
+        }
         const HttpRequest& request = m_parser->get();
+        if (request.version() >= 11 && beast::iequals(request[http::field::expect], "100-continue")) {
+            // The client waits for this before it sends the body (curl: a second, for bodies over 1 MB). A body over
+            // the limit never gets here: the parser refused its Content-Length with the headers.
+            lowest().expires_after(m_server->m_config.writeTimeout);
+            http::async_write(
+                m_stream, m_continue, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                    if (ec) {
+                        self->close();
+                        return;
+                    }
+                    self->readBody();
+                });
+            return;
+        }
+        readBody();
+    }
+
+    void readBody()
+    {
+        lowest().expires_after(m_server->m_config.idleTimeout);
+        http::async_read(
+            m_stream, m_buffer, *m_parser, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                if (quietEnd(ec))
+                    self->close();
+                else if (ec)
+                    self->refuse(ec);
+                else
+                    self->dispatch();
+            });
+    }
+
+    // A request the parser refused, answered with what was wrong, and the connection closed.
+    void refuse(beast::error_code ec)
+    {
+        m_waitingSince.reset();
+        ++m_server->m_stats.badRequests;
+        const bool tooLarge = ec == http::error::body_limit || ec == http::error::header_limit;
+        HttpResponse response { tooLarge ? http::status::payload_too_large : http::status::bad_request, 11 };
+        response.set(http::field::content_type, "application/json");
+        response.body() = std::string("{\"error\":\"") + (tooLarge ? "request too large: " : "malformed request: ")
+            + ec.message() + "\"}";
+        response.keep_alive(false);
+        send(std::move(response));
+    }
+
+    void dispatch()
+    {
+        ++m_server->m_stats.requests;
+        HttpRequest& request = m_parser->get();
+        // HEAD is GET without the body: the handler answers a GET, and `send` writes only the headers.
+        if (request.method() == http::verb::head) {
+            m_head = true;
+            request.method(http::verb::get);
+        }
         // No read is started before the answer is written, so the request stays valid while the handler defers it;
-        // the idle timer must not cut a deferred answer short.
+        // no timer may cut a deferred answer short (the write has its own).
         lowest().expires_never();
         const unsigned version = request.version();
         const bool keepAlive = request.keep_alive();
@@ -179,28 +274,52 @@ private:
 
     void send(HttpResponse response)
     {
-        response.prepare_payload();
-        m_response = std::make_shared<HttpResponse>(std::move(response));
-        http::async_write(m_stream, *m_response,
-            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onWrite(ec); });
+        response.prepare_payload(); // for HEAD too: Content-Length is that of the body not sent
+        m_serializer.reset();
+        m_response.emplace(std::move(response));
+        m_serializer.emplace(*m_response);
+        if (m_head)
+            m_serializer->split(true); // so that the headers end a write of their own
+        writeSome();
     }
 
-    void onWrite(beast::error_code ec)
+    // The answer goes out in steps, each with `writeTimeout`: a client that reads slowly keeps its connection, one
+    // that stops reading loses it (with the answer it did not read).
+    void writeSome()
     {
-        const bool keepAlive = m_response && m_response->keep_alive();
-        m_response.reset();
-        if (ec || !keepAlive) {
+        lowest().expires_after(m_server->m_config.writeTimeout);
+        http::async_write_some(m_stream, *m_serializer,
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onWriteSome(ec); });
+    }
+
+    void onWriteSome(beast::error_code ec)
+    {
+        if (ec) {
             close();
             return;
         }
-        doRead();
+        if (!(m_head ? m_serializer->is_header_done() : m_serializer->is_done())) {
+            writeSome();
+            return;
+        }
+        const bool keepAlive = m_response->keep_alive();
+        m_serializer.reset();
+        m_response.reset();
+        if (!keepAlive) {
+            close();
+            return;
+        }
+        awaitNextRequest();
     }
 
     Stream m_stream;
     std::shared_ptr<HttpServer> m_server;
     beast::flat_buffer m_buffer;
     std::optional<http::request_parser<http::string_body>> m_parser;
-    std::shared_ptr<HttpResponse> m_response;
+    bool m_head = false; // the request in progress is a HEAD
+    std::optional<HttpResponse> m_response;
+    std::optional<http::response_serializer<http::string_body>> m_serializer; // of `m_response`: declared after it
+    http::response<http::empty_body> m_continue { http::status::continue_, 11 };
     std::string m_peer;
     std::string m_plainAnswer; // kept while it is written
     std::array<char, 1024> m_drain {};
@@ -281,8 +400,7 @@ void HttpServer::doAccept()
             });
             return;
         }
-        std::erase_if(self->m_connections, [](const auto& weak) { return weak.expired(); });
-        if (self->m_connections.size() >= self->m_config.maxConnections) {
+        if (!self->makeRoom()) {
             ++self->m_stats.connectionsRefused;
             boost::system::error_code ignored;
             socket.close(ignored);
@@ -300,6 +418,38 @@ void HttpServer::doAccept()
         }
         self->doAccept();
     });
+}
+
+bool HttpServer::makeRoom()
+{
+    // A closed connection still waiting for its handler holds no socket: it does not count.
+    std::erase_if(m_connections, [](const auto& weak) {
+        const auto connection = weak.lock();
+        return !connection || !connection->open();
+    });
+    if (m_connections.size() < m_config.maxConnections)
+        return true;
+    // Like nginx and Envoy, close the connection that has waited longest for a request: idle sockets, however many a
+    // client opens and reopens, then cannot lock out a newcomer (a liveness probe of /healthz).
+    auto oldest = m_connections.end();
+    std::optional<HttpConnection::Clock::time_point> oldestSince;
+    for (auto it = m_connections.begin(); it != m_connections.end(); ++it) {
+        const auto since = it->lock()->waitingSince();
+        if (since && (!oldestSince || *since < *oldestSince)) {
+            oldest = it;
+            oldestSince = since;
+        }
+    }
+    if (oldest == m_connections.end())
+        return false;
+    oldest->lock()->close();
+    m_connections.erase(oldest);
+    // Logged the first time and then every 1,000th, so that a flood does not flood the log too.
+    if (++m_stats.connectionsEvicted % 1000 == 1 && m_log)
+        m_log("api: " + std::to_string(m_config.maxConnections)
+            + " connections open: closed the one idle longest to accept another ("
+            + std::to_string(m_stats.connectionsEvicted) + " so far)");
+    return true;
 }
 
 Expected<std::pair<std::string, std::uint16_t>> parseHostPort(const std::string& text)

@@ -1,8 +1,19 @@
 #pragma once
 // A small HTTP/1.1 server over Boost.Beast for the core's JSON API and its Prometheus `/metrics`: keep-alive
-// connections, a bounded request body, an idle timeout, and one handler that answers each request, possibly later.
+// connections, a bounded request body, and one handler that answers each request, possibly later.
 // A request the parser refuses (too large, malformed) gets a 400 or 413 naming the problem, and the connection
 // is closed; nothing reaches the handler.
+//
+// Slow and idle clients cannot hold the server: a request's headers must arrive within `headerTimeout` of the
+// connection opening (or of their first byte on a kept-alive connection, which may wait `idleTimeout` for it), its
+// body within `idleTimeout`, and an answer that makes no progress for `writeTimeout` (a client that does not read)
+// closes the connection. At `maxConnections`, a newcomer makes room by closing the connection that has waited
+// longest for a request (counted in `connectionsEvicted`); a connection whose request is in progress (headers
+// read, not yet answered) is never closed for it, and only when every connection has one is the newcomer refused.
+//
+// HEAD is answered as GET: the handler sees a GET, and the client gets its answer's headers (with the Content-Length
+// of its body) without the body. A request with `Expect: 100-continue` gets `100 Continue` once its headers are
+// read and accepted (a body over `maxBodyBytes` gets the 413 instead, before the client sends it).
 //
 // With a TLS context (`HttpServerConfig::tls`) the listener speaks HTTPS only: a client that fails the handshake is
 // counted (`tlsHandshakeFailures`), logged and closed, reaching no handler; one that spoke plain HTTP gets a plain
@@ -40,7 +51,9 @@ using HttpHandler = std::function<void(const HttpRequest&, const std::string& pe
 
 struct HttpServerConfig {
     std::uint64_t maxBodyBytes = 8u << 20; // a batch of 10,000 submissions fits
-    std::chrono::seconds idleTimeout { 60 };
+    std::chrono::milliseconds headerTimeout { 10'000 }; // for a request's headers, from the connection or first byte
+    std::chrono::milliseconds idleTimeout { 60'000 }; // between kept-alive requests, and for a request's body
+    std::chrono::milliseconds writeTimeout { 30'000 }; // an answer (or 100 Continue) making no progress for this long
     std::size_t maxConnections = 1024;
     std::shared_ptr<boost::asio::ssl::context> tls; // HTTPS when set (`transport::makeServerContext`)
 };
@@ -49,7 +62,8 @@ struct HttpServerStats {
     std::uint64_t connectionsAccepted = 0;
     std::uint64_t requests = 0;
     std::uint64_t badRequests = 0; // refused by the parser
-    std::uint64_t connectionsRefused = 0; // over `maxConnections`
+    std::uint64_t connectionsRefused = 0; // over `maxConnections`, every connection busy with a request
+    std::uint64_t connectionsEvicted = 0; // idle, closed to make room for a newcomer at `maxConnections`
     std::uint64_t tlsHandshakeFailures = 0; // HTTPS only: plain HTTP, an untrusted or failed handshake
 };
 
@@ -73,6 +87,8 @@ public:
 private:
     template <class Stream> friend class BasicHttpConnection;
     void doAccept();
+    // Whether a newcomer may be accepted, once the longest-idle connection is closed if the cap needs it.
+    bool makeRoom();
 
     boost::asio::io_context& m_io;
     HttpServerConfig m_config;

@@ -343,6 +343,42 @@ private slots:
         QCOMPARE(metric("tidepool_workloads{phase=\"pending\"}"), 1.0); // no nodes yet
     }
 
+    void headAnswersAsGetWithoutTheBody()
+    {
+        // HEAD then GET of each on one connection: the HEAD's answer has the GET's headers, Content-Length
+        // included, and no body (the GET's answer would not parse after a stray body).
+        boost::asio::io_context io;
+        boost::asio::ip::tcp::socket socket(io);
+        socket.connect({ boost::asio::ip::make_address("127.0.0.1"), m_apiPort });
+        boost::beast::flat_buffer buffer;
+        const auto ask = [&](http::verb verb, const std::string& target, const std::string& token) {
+            http::request<http::empty_body> req { verb, target, 11 };
+            req.set(http::field::host, "127.0.0.1");
+            if (!token.empty())
+                req.set(http::field::authorization, "Bearer " + token);
+            http::write(socket, req);
+            http::response_parser<http::string_body> parser;
+            parser.skip(verb == http::verb::head);
+            http::read(socket, buffer, parser);
+            return parser.release();
+        };
+        for (const std::string target : { "/healthz", "/metrics", "/v1/pools" }) {
+            const auto head = ask(http::verb::head, target, m_token);
+            QCOMPARE(head.result_int(), 200u);
+            QVERIFY(head.body().empty());
+            const auto got = ask(http::verb::get, target, m_token);
+            QCOMPARE(got.result_int(), 200u);
+            QCOMPARE(std::string(head[http::field::content_type]), std::string(got[http::field::content_type]));
+            if (target != "/metrics") // its counters move between the two
+                QCOMPARE(std::string(head[http::field::content_length]), std::to_string(got.body().size()));
+            else
+                QVERIFY(std::stoul(std::string(head[http::field::content_length])) > 0);
+        }
+        // A HEAD needs a token under /v1, as a GET does.
+        QCOMPARE(ask(http::verb::head, "/v1/pools", {}).result_int(), 401u);
+        QCOMPARE(metric("tidepool_api_connections_evicted_total"), 0.0);
+    }
+
     void workloadsArePlacedAcknowledgedAndCancelled()
     {
         startFleet(10, QStringLiteral("n"));
