@@ -163,8 +163,8 @@ Result<CommandLine> parseCommandLine(int argc, char** argv)
                 return usageError(name + ": \"" + *value + "\" must be table or json");
         } else {
             auto ms = integerValue("tidepoolctl", name, *value, 1, 3'600'000);
-            if (!ms)
-                return tl::unexpected(ms.error());
+            if (!ms) // said without the command's name, which the error line begins with already
+                return usageError(name + ": \"" + *value + "\" must be a whole number from 1 to 3600000");
             line.global.timeout = std::chrono::milliseconds(*ms);
         }
     }

@@ -289,7 +289,15 @@ Expected<ApiResponse> ApiClient::exchange(
     if (ec) {
         if (!closedByPeer(ec))
             reused = false;
-        return failure("reading the response to " + std::string(req.method_string()) + " " + std::string(target), ec);
+        // The request went out: a change may have been made without its answer arriving. Retrying blindly could make
+        // it twice (a second workload, say); the reader is told to look first.
+        const std::string maybeApplied = method == HttpMethod::Get
+            ? std::string()
+            : " (the request was sent: tidepoold may have made the change; check before retrying)";
+        return failure("reading the response to " + std::string(req.method_string()) + " " + std::string(target), ec,
+            (ec == beast::error::timeout ? "timed out after " + std::to_string(m_timeout.count()) + " ms"
+                                         : ec.message())
+                + maybeApplied);
     }
     http::response<http::string_body> res = parser.release();
     ApiResponse out { static_cast<int>(res.result_int()), std::move(res.body()) };

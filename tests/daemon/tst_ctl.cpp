@@ -25,7 +25,11 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <csignal>
@@ -1301,6 +1305,38 @@ void TestCtl::unreachableServerIsNamed()
     const CtlRun run = ctl({ QStringLiteral("summary") }, {}, env);
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains(QStringLiteral("127.0.0.1:1")), qPrintable(run.err));
+
+    // A daemon that takes the request and never answers: a read times out; a change may have been made, and the
+    // message says so (a script that retries at once could submit twice).
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    QVERIFY(listener >= 0);
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    QCOMPARE(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+    QCOMPARE(::listen(listener, 8), 0); // the kernel completes the handshakes; nothing reads or answers
+    socklen_t length = sizeof address;
+    QCOMPARE(::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+    env.insert(QStringLiteral("TIDEPOOL_SERVER"), QStringLiteral("127.0.0.1:%1").arg(ntohs(address.sin_port)));
+    const CtlRun read
+        = ctl({ QStringLiteral("--timeout-ms"), QStringLiteral("300"), QStringLiteral("summary") }, m_tokenFile, env);
+    const CtlRun change
+        = ctl({ QStringLiteral("--timeout-ms"), QStringLiteral("300"), QStringLiteral("cancel"), QStringLiteral("5") },
+            m_tokenFile, env);
+    ::close(listener);
+    QCOMPARE(read.exitCode, 1);
+    QVERIFY2(read.err.contains(QStringLiteral("timed out after 300 ms")), qPrintable(read.err));
+    QVERIFY2(!read.err.contains(QStringLiteral("may have made the change")), qPrintable(read.err));
+    QCOMPARE(change.exitCode, 1);
+    QVERIFY2(change.err.contains(QStringLiteral("timed out after 300 ms")), qPrintable(change.err));
+    QVERIFY2(
+        change.err.contains(QStringLiteral("may have made the change; check before retrying")), qPrintable(change.err));
+    // A bad global option is named once, not after the program's name twice.
+    const CtlRun zero
+        = ctl({ QStringLiteral("--timeout-ms"), QStringLiteral("0"), QStringLiteral("summary") }, {}, env);
+    QCOMPARE(zero.exitCode, 2);
+    QVERIFY2(zero.err.contains(QStringLiteral("--timeout-ms: \"0\" must be a whole number")), qPrintable(zero.err));
+    QVERIFY2(!zero.err.contains(QStringLiteral("tidepoolctl: tidepoolctl:")), qPrintable(zero.err));
 }
 
 void TestCtl::environmentGivesTheDefaults()

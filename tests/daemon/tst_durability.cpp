@@ -103,7 +103,11 @@ private:
         return harness::startDaemon(*m_daemon,
             { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--api-listen"),
                 QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"), db, QStringLiteral("--join-token-file"),
-                path(QStringLiteral("join.token")), QStringLiteral("--operator-token-file"), path(QStringLiteral("op.token")) },
+                path(QStringLiteral("join.token")), QStringLiteral("--operator-token-file"),
+                path(QStringLiteral("op.token")),
+                // A rejected proposal comes back at the next evaluation: the loop decides what is pending again and
+                // again.
+                QStringLiteral("--rejection-hold-minutes"), QStringLiteral("0") },
             m_agentPort, m_apiPort, m_log);
     }
 

@@ -79,6 +79,7 @@ private Q_SLOTS:
         }
         api::RebalanceConfig config;
         config.evaluator.idleBeforePowerDown = std::chrono::milliseconds(0);
+        config.rejectionHold = std::chrono::milliseconds(0); // a rejected proposal comes back the next round
         auto rebalancer = api::Rebalancer::create(io, **plane, config, {});
         QVERIFY(rebalancer);
         api::Rebalancer& r = **rebalancer;
