@@ -1339,8 +1339,14 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
     w.devices = decision.placement->shares;
     w.translated = decision.placement->translated;
     w.placedMs = nowMs();
-    w.detail = "placed on " + m_cluster.node(w.node).name + (w.translated ? " (translated)" : "") + "; "
-        + decision.report.summary();
+    // Where preemption made the room, say whose it was: the report counts the nodes feasible without it.
+    std::string preempted;
+    for (const WorkloadId victim : decision.victims)
+        if (const auto it = m_workloads.find(victim); it != m_workloads.end())
+            preempted += std::string(preempted.empty() ? " by preempting " : ", ") + "workload "
+                + std::to_string(victim) + " (priority " + std::to_string(it->second.workload.priority) + ")";
+    w.detail = "placed on " + m_cluster.node(w.node).name + (w.translated ? " (translated)" : "") + preempted
+        + (preempted.empty() ? "; " : "; without preempting, ") + decision.report.summary();
     setPhase(w, WorkloadPhase::Launching);
     launch(w);
     return true;

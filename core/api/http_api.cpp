@@ -302,8 +302,14 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     JsonReader r(body, "", readError);
     const bool creating = !base;
     PoolRequest p = base.value_or(PoolRequest {});
-    if (creating)
+    if (creating) {
         p.name = r.string("name", Alphabet::Name, 64);
+        // A name a command line or a URL cannot carry as it is: tidepoolctl takes "-rf" for an option, and clients
+        // that normalise paths turn /v1/pools/.. into /v1/.
+        if (r.ok() && (p.name.front() == '-' || p.name.find_first_not_of('.') == std::string::npos))
+            r.fail(protocol::ErrorCode::BadName, "name",
+                "field `name` is \"" + p.name + "\": a pool's name may not begin with '-' or be only dots");
+    }
     if (r.has("businessLine"))
         p.businessLine = r.string("businessLine", Alphabet::Text, 256);
     if (const auto tierField = body.find("tier"); tierField != body.end() && tierField->is_null()) {

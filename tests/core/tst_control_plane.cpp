@@ -255,6 +255,11 @@ private slots:
         urgent.nativeIsas = isaBit(Isa::X86_64);
         const WorkloadId high = *m_plane->submit(urgent);
         QCOMPARE(nodeOf(high), std::string("n1"));
+        const std::string whyHigh = m_plane->why(*m_plane->workload(high));
+        QVERIFY2(whyHigh.find("placed on n1 by preempting workload " + std::to_string(low)
+                     + " (priority 0); without preempting, 0/2 nodes feasible")
+                != std::string::npos,
+            whyHigh.c_str());
         QCOMPARE(name(m_plane->workload(low)->phase), name(WorkloadPhase::Pending));
         m_io.poll();
         m_io.restart();

@@ -336,6 +336,12 @@ private slots:
         r = request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name":"batch","cpuMillis":2000,"tier":"cold"})");
         QCOMPARE(r.status, 201);
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/pools", m_token, R"({"name":"batch"})").status, 409);
+        // Names a command line or a URL cannot carry as they are.
+        for (const char* name : { "-rf", ".", ".." }) {
+            r = request(m_apiPort, http::verb::post, "/v1/pools", m_token, json { { "name", name } }.dump());
+            QCOMPARE(r.status, 400);
+            QVERIFY2(r.body.find("may not begin with '-' or be only dots") != std::string::npos, r.body.c_str());
+        }
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
                      R"({"name":"w","cpuMillis":1,"memoryMiB":1,"pool":"batch"})")
                      .status,
