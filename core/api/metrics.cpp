@@ -150,24 +150,25 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
         if (w.workload.pool >= 0 && static_cast<std::size_t>(w.workload.pool) < pools.size())
             ++phases[static_cast<std::size_t>(w.workload.pool)][static_cast<std::size_t>(w.phase)];
 
-    appendMetric(out, "tidepool_pool_cpu_millis", "gauge",
-        "Each pool's CPU quota (where it has one) and the CPU its placed workloads hold, in millicores.");
-    for (const Pool& p : pools) {
-        appendSample(out, "tidepool_pool_cpu_millis", labels({ { "pool", p.name }, { "kind", "allocated" } }),
-            static_cast<double>(p.used.cpuMillis));
-        if (p.quota.cpuMillis < kUnlimited)
-            appendSample(out, "tidepool_pool_cpu_millis", labels({ { "pool", p.name }, { "kind", "quota" } }),
-                static_cast<double>(p.quota.cpuMillis));
-    }
-    appendMetric(out, "tidepool_pool_memory_mib", "gauge",
-        "Each pool's memory limit (where it has one) and the memory its placed workloads hold, in MiB.");
-    for (const Pool& p : pools) {
-        appendSample(out, "tidepool_pool_memory_mib", labels({ { "pool", p.name }, { "kind", "allocated" } }),
-            static_cast<double>(p.used.memoryMiB));
-        if (p.quota.memoryMiB < kUnlimited)
-            appendSample(out, "tidepool_pool_memory_mib", labels({ { "pool", p.name }, { "kind", "quota" } }),
-                static_cast<double>(p.quota.memoryMiB));
-    }
+    // What a pool's placed work holds of one resource, and its quota where it has one.
+    const auto heldAndQuota = [&](std::string_view name, std::string_view help, auto used, auto quota) {
+        appendMetric(out, name, "gauge", help);
+        for (const Pool& p : pools) {
+            appendSample(
+                out, name, labels({ { "pool", p.name }, { "kind", "allocated" } }), static_cast<double>(used(p)));
+            if (quota(p) < kUnlimited)
+                appendSample(
+                    out, name, labels({ { "pool", p.name }, { "kind", "quota" } }), static_cast<double>(quota(p)));
+        }
+    };
+    heldAndQuota(
+        "tidepool_pool_cpu_millis",
+        "Each pool's CPU quota (where it has one) and the CPU its placed workloads hold, in millicores.",
+        [](const Pool& p) { return p.used.cpuMillis; }, [](const Pool& p) { return p.quota.cpuMillis; });
+    heldAndQuota(
+        "tidepool_pool_memory_mib",
+        "Each pool's memory limit (where it has one) and the memory its placed workloads hold, in MiB.",
+        [](const Pool& p) { return p.used.memoryMiB; }, [](const Pool& p) { return p.quota.memoryMiB; });
     appendMetric(out, "tidepool_pool_accelerator_share", "gauge",
         "Each pool's accelerator quota (where it has one; 0 keeps it off the kind) and what its placed workloads "
         "hold, in share units (milli-GPUs, NPU cores, FPGA slots).");
@@ -207,23 +208,23 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
             appendSample(out, "tidepool_tier_nodes",
                 labels({ { "tier", tierLabel(tier) }, { "state", toString(static_cast<NodeState>(s)) } }),
                 static_cast<double>(nodesByTier[index(tier)][static_cast<std::size_t>(s)]));
-    appendMetric(
-        out, "tidepool_tier_cpu_millis", "gauge", "CPU of each tier's ready and suspect nodes, in millicores.");
-    for (const Tier tier : shownTiers) {
-        const Held& t = tiers[index(tier)];
-        appendSample(out, "tidepool_tier_cpu_millis", labels({ { "tier", tierLabel(tier) }, { "kind", "capacity" } }),
-            static_cast<double>(t.cpuMillis));
-        appendSample(out, "tidepool_tier_cpu_millis", labels({ { "tier", tierLabel(tier) }, { "kind", "allocated" } }),
-            static_cast<double>(t.cpuMillis - t.cpuFree));
-    }
-    appendMetric(out, "tidepool_tier_memory_mib", "gauge", "Memory of each tier's ready and suspect nodes, in MiB.");
-    for (const Tier tier : shownTiers) {
-        const Held& t = tiers[index(tier)];
-        appendSample(out, "tidepool_tier_memory_mib", labels({ { "tier", tierLabel(tier) }, { "kind", "capacity" } }),
-            static_cast<double>(t.memoryMiB));
-        appendSample(out, "tidepool_tier_memory_mib", labels({ { "tier", tierLabel(tier) }, { "kind", "allocated" } }),
-            static_cast<double>(t.memoryMiB - t.memoryFree));
-    }
+    // One resource of each tier's nodes in service: their capacity, and what is allocated of it.
+    const auto tierHeld = [&](std::string_view name, std::string_view help, auto capacity, auto free) {
+        appendMetric(out, name, "gauge", help);
+        for (const Tier tier : shownTiers) {
+            const Held& t = tiers[index(tier)];
+            appendSample(out, name, labels({ { "tier", tierLabel(tier) }, { "kind", "capacity" } }),
+                static_cast<double>(capacity(t)));
+            appendSample(out, name, labels({ { "tier", tierLabel(tier) }, { "kind", "allocated" } }),
+                static_cast<double>(capacity(t) - free(t)));
+        }
+    };
+    tierHeld(
+        "tidepool_tier_cpu_millis", "CPU of each tier's ready and suspect nodes, in millicores.",
+        [](const Held& t) { return t.cpuMillis; }, [](const Held& t) { return t.cpuFree; });
+    tierHeld(
+        "tidepool_tier_memory_mib", "Memory of each tier's ready and suspect nodes, in MiB.",
+        [](const Held& t) { return t.memoryMiB; }, [](const Held& t) { return t.memoryFree; });
     appendMetric(out, "tidepool_tier_accelerator_share", "gauge",
         "Accelerator share units of each tier's ready and suspect nodes, by kind.");
     for (const Tier tier : shownTiers)

@@ -9,6 +9,7 @@
 
 // Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
 #include "core/net/http_server.h"
+#include "run_until.h"
 
 #include <boost/asio/io_context.hpp>
 
@@ -39,21 +40,7 @@ namespace http = boost::beast::http;
 
 namespace {
 
-// Runs `io` on this thread until `done` holds or `timeout` passes; false on timeout, so that a broken behaviour
-// fails the test quickly instead of hanging it.
-bool runUntil(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds timeout = 5000ms)
-{
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() >= deadline)
-            return false;
-        if (io.stopped())
-            io.restart();
-        if (io.run_one_for(10ms) == 0)
-            std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
+using tidepool::testing::runUntil;
 
 // Runs `io` for `duration`, whatever happens.
 void runFor(asio::io_context& io, std::chrono::milliseconds duration)

@@ -6,12 +6,13 @@
 // Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
 #include "agents/net/agent_client.h"
 #include "agents/net/agent_connection.h"
-#include "protocol/transport/tls.h"
 #include "core/net/agent_server.h"
 #include "core/net/certificates.h"
 #include "protocol/frame.h"
 #include "protocol/join.h"
 #include "protocol/messages.h"
+#include "protocol/transport/tls.h"
+#include "run_until.h"
 
 #include <boost/asio/read.hpp>
 #include <boost/asio/write.hpp>
@@ -129,21 +130,7 @@ json validJson(const std::string& type)
     return json();
 }
 
-// Runs `io` on this thread until `done` holds or `timeout` passes; false on timeout, so that a broken behaviour
-// fails the test quickly instead of hanging it.
-bool runUntil(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds timeout = 5000ms)
-{
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() >= deadline)
-            return false;
-        if (io.stopped())
-            io.restart();
-        if (io.run_one_for(10ms) == 0)
-            std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
+using tidepool::testing::runUntil;
 
 // An agent server on 127.0.0.1 with an ephemeral port, recording what it reports.
 struct Loopback {
