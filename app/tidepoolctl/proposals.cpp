@@ -266,7 +266,8 @@ Result<void> whatIf(Session& session, const Words& words)
         HttpMethod::Post, "/v1/whatif",
         [](const json& j) {
             printFields({ { "Profile", text(j, "profile") }, { "Idle GPUs now", decimal(real(j, "idleGpusNow"), 0) },
-                { "GPUs freed", decimal(real(j, "gpusFreed"), 0) } });
+                { "GPUs freed", decimal(real(j, "gpusFreed"), 0) },
+                { "GPUs freed by the change", decimal(real(j, "gpusFreedByChange"), 0) } });
             std::puts("");
             Table outcomes({ "RE-SIMULATION", "PLACED", "WAITING", "MOVES", "STARTED", "STOPPED", "SLO-AT-RISK", "IDLE-GPUS" });
             for (const auto& [label, key] : { std::pair { "with the change", "withChange" }, { "without it", "withoutChange" } }) {
@@ -275,15 +276,24 @@ Result<void> whatIf(Session& session, const Words& words)
                     text(o, "stopped"), text(o, "sloAtRisk"), decimal(real(o, "idleGpus"), 0) });
             }
             outcomes.print();
-            const json changes = j.value("changes", json::array());
-            if (!changes.is_array() || changes.empty())
-                return;
-            std::puts("");
-            Table moves({ "ID", "NAME", "FROM", "TO", "LATENCY-SENSITIVE" });
-            for (const json& m : changes)
-                moves.add({ text(m, "id"), clip(text(m, "name"), 40), text(m, "from", "(waiting)"), text(m, "to", "(waiting)"),
-                    m.value("latencySensitive", false) ? "yes" : "no" });
-            moves.print();
+            // What the change alone does (with it against without it), then every place the re-simulation with the
+            // change differs from now: a re-simulation reshuffles what runs now, which is not the change's doing.
+            const auto printMoves = [](const json& list, const char* heading, const char* from) {
+                std::puts("");
+                if (!list.is_array() || list.empty()) {
+                    std::printf("%s: none\n", heading);
+                    return;
+                }
+                std::printf("%s:\n", heading);
+                Table moves({ "ID", "NAME", from, "WITH THE CHANGE", "LATENCY-SENSITIVE" });
+                for (const json& m : list)
+                    moves.add({ text(m, "id"), clip(text(m, "name"), 40), text(m, "from", "(waiting)"),
+                        text(m, "to", "(waiting)"), m.value("latencySensitive", false) ? "yes" : "no" });
+                moves.print();
+            };
+            printMoves(j.value("effect", json::array()), "What the change does (against the re-simulation without it)",
+                "WITHOUT IT");
+            printMoves(j.value("changes", json::array()), "Against where work is now", "NOW");
         },
         body.dump());
 }

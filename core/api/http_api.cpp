@@ -279,6 +279,16 @@ json poolJson(const ControlPlane& plane, PoolId id)
         { "overQuota", std::move(overQuota) }, { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
 }
 
+// A pool's settings as an audit entry keeps them: its row less what its work holds now.
+json poolSettings(const ControlPlane& plane, PoolId id)
+{
+    json settings = poolJson(plane, id);
+    for (const char* usage : { "id", "cpuMillisUsed", "memoryMiBUsed", "memBandwidthMBpsUsed", "netBandwidthMbpsUsed",
+             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "nodes" })
+        settings.erase(usage);
+    return settings;
+}
+
 // A quota field of a pool: a number within [min, max], or `null` for unlimited; absent keeps `value`.
 void readQuota(
     JsonReader& r, const json& object, const char* key, std::int64_t min, std::int64_t max, std::int64_t& value)
@@ -890,6 +900,9 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             auto created = m_plane.createPool(*pool);
             if (!created)
                 return failWith(created.error());
+            // The audit entry says which pool and with what settings.
+            m_auditTarget = "pool " + pool->name;
+            m_auditDetail["settings"] = poolSettings(m_plane, *created);
             return reply(http::status::created, poolJson(m_plane, *created));
         }
         if (parts.size() == 3 && verb == http::verb::put) {
@@ -902,8 +915,17 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             auto pool = parsePoolRequest(*body, m_plane.poolRequestOf(*existing));
             if (!pool)
                 return failWith(pool.error());
+            const json before = poolSettings(m_plane, *existing);
             if (auto updated = m_plane.updatePool(parts[2], *pool); !updated)
                 return failWith(updated.error());
+            // The audit entry says what changed, from what to what (a quota lowered, a tier lifted).
+            const json after = poolSettings(m_plane, *existing);
+            json changed = json::object();
+            for (const auto& [field, value] : after.items())
+                if (before.value(field, json()) != value)
+                    changed[field] = json { { "from", before.value(field, json()) }, { "to", value } };
+            m_auditTarget = "pool " + parts[2];
+            m_auditDetail["changed"] = std::move(changed);
             return reply(http::status::ok, poolJson(m_plane, *existing));
         }
     }

@@ -31,8 +31,9 @@ struct Simulation {
 };
 
 // Places `order` again from scratch on a copy of `base` with `profile`.
-Expected<Simulation> resimulate(const ClusterState& base, const PolicyRegistry& registry, const std::string& profileName,
-    const std::vector<WorkloadId>& order, const std::function<Expected<void>(ClusterState&)>& change)
+Expected<Simulation> resimulate(const ClusterState& base, const PolicyRegistry& registry,
+    const std::string& profileName, const std::vector<WorkloadId>& order,
+    const std::function<Expected<void>(ClusterState&)>& change)
 {
     Simulation sim { base, {} };
     for (const WorkloadId id : order)
@@ -80,8 +81,9 @@ WhatIfOutcome compare(const ClusterState& before, const Simulation& after, const
         if (sensitive && was != kNoNode)
             ++o.sloAtRisk;
         if (changes && changes->size() < 1000)
-            changes->push_back(WhatIfMove { id, r->workload.name, was != kNoNode ? before.node(was).name : std::string(),
-                will != kNoNode ? before.node(will).name : std::string(), sensitive });
+            changes->push_back(
+                WhatIfMove { id, r->workload.name, was != kNoNode ? before.node(was).name : std::string(),
+                    will != kNoNode ? before.node(will).name : std::string(), sensitive });
     }
     o.idleGpus = idleGpus(after.cluster);
     return o;
@@ -89,8 +91,8 @@ WhatIfOutcome compare(const ClusterState& before, const Simulation& after, const
 
 } // namespace
 
-Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry& registry, const std::string& currentProfile,
-    const std::vector<WorkloadId>& workloads, const WhatIfChange& change)
+Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry& registry,
+    const std::string& currentProfile, const std::vector<WorkloadId>& workloads, const WhatIfChange& change)
 {
     std::vector<WorkloadId> order;
     for (const WorkloadId id : workloads)
@@ -121,7 +123,8 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
             c.mutablePool(pool->id).acceleratorQuota[static_cast<std::size_t>(kind)] = share;
         }
         for (const std::string& name : change.removeNodes) {
-            const auto node = std::find_if(c.nodes().begin(), c.nodes().end(), [&](const Node& n) { return n.name == name; });
+            const auto node
+                = std::find_if(c.nodes().begin(), c.nodes().end(), [&](const Node& n) { return n.name == name; });
             if (node == c.nodes().end())
                 return makeError(ErrorCode::NotFound, "field `removeNodes`: no node is named \"" + name + "\"");
             Node& n = c.mutableNode(node->id);
@@ -136,11 +139,24 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
     auto with = resimulate(cluster, registry, result.profile, order, applyChange);
     if (!with)
         return tl::unexpected(with.error());
-    auto without = resimulate(cluster, registry, currentProfile, order, [](ClusterState&) { return Expected<void> {}; });
+    auto without
+        = resimulate(cluster, registry, currentProfile, order, [](ClusterState&) { return Expected<void> {}; });
     if (!without)
         return tl::unexpected(without.error());
     result.withChange = compare(cluster, *with, order, &result.changes);
     result.withoutChange = compare(cluster, *without, order, nullptr);
+    for (const WorkloadId id : order) {
+        const auto placed = [id](const Simulation& sim) {
+            const auto it = sim.placedOn.find(id);
+            return it == sim.placedOn.end() ? kNoNode : it->second;
+        };
+        const NodeId was = placed(*without), will = placed(*with);
+        if (was == will || result.effect.size() >= 1000)
+            continue;
+        const Workload& w = cluster.workload(id)->workload;
+        result.effect.push_back(WhatIfMove { id, w.name, was != kNoNode ? cluster.node(was).name : std::string(),
+            will != kNoNode ? cluster.node(will).name : std::string(), latencySensitive(w) });
+    }
     return result;
 }
 
@@ -148,15 +164,21 @@ nlohmann::json toJson(const WhatIfResult& r)
 {
     auto outcome = [](const WhatIfOutcome& o) {
         return nlohmann::json { { "placed", o.placed }, { "waiting", o.waiting }, { "moves", o.moves },
-            { "started", o.started }, { "stopped", o.stopped }, { "sloAtRisk", o.sloAtRisk }, { "idleGpus", o.idleGpus } };
+            { "started", o.started }, { "stopped", o.stopped }, { "sloAtRisk", o.sloAtRisk },
+            { "idleGpus", o.idleGpus } };
     };
-    nlohmann::json changes = nlohmann::json::array();
-    for (const WhatIfMove& m : r.changes)
-        changes.push_back({ { "id", m.workload }, { "name", m.name }, { "from", m.from }, { "to", m.to },
-            { "latencySensitive", m.latencySensitive } });
+    const auto moves = [](const std::vector<WhatIfMove>& list) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const WhatIfMove& m : list)
+            out.push_back({ { "id", m.workload }, { "name", m.name }, { "from", m.from }, { "to", m.to },
+                { "latencySensitive", m.latencySensitive } });
+        return out;
+    };
     return nlohmann::json { { "profile", r.profile }, { "idleGpusNow", r.idleGpusNow },
-        { "gpusFreed", r.withChange.idleGpus - r.idleGpusNow }, { "withChange", outcome(r.withChange) },
-        { "withoutChange", outcome(r.withoutChange) }, { "changes", std::move(changes) } };
+        { "gpusFreed", r.withChange.idleGpus - r.idleGpusNow },
+        { "gpusFreedByChange", r.withChange.idleGpus - r.withoutChange.idleGpus },
+        { "withChange", outcome(r.withChange) }, { "withoutChange", outcome(r.withoutChange) },
+        { "changes", moves(r.changes) }, { "effect", moves(r.effect) } };
 }
 
 } // namespace tidepool::rebalance

@@ -50,6 +50,10 @@ struct WhatIfResult {
     WhatIfOutcome withChange;
     WhatIfOutcome withoutChange; // the same re-simulation, as the cluster is configured now
     std::vector<WhatIfMove> changes; // with the change: every workload whose node would differ (at most 1000)
+    // What the change alone does: every workload the re-simulation places differently with the change than without
+    // it, `from` being where it would be without it (at most 1000). A re-simulation reshuffles what runs now (from
+    // scratch, in priority order), so `changes` holds moves that are not the change's; this does not.
+    std::vector<WhatIfMove> effect;
 };
 
 // `workloads`: the ids to re-simulate (placed or waiting). The error names an unknown pool, node or profile.

@@ -1422,6 +1422,18 @@ private slots:
         QVERIFY(result->withChange.sloAtRisk >= 2);
         for (const auto& m : result->changes)
             QVERIFY(m.to != "n1");
+        // The change's own effect: exactly the workloads the re-simulation places differently with it than without
+        // it; two of the four lose their place, none goes to n1.
+        std::size_t lost = 0;
+        for (const auto& m : result->effect) {
+            QVERIFY(m.to != "n1");
+            lost += m.to.empty() && !m.from.empty();
+        }
+        QCOMPARE(lost, std::size_t { 2 });
+        // No change, no effect, whatever the re-simulation reshuffles against now.
+        result = rebalance::whatIf(p.cluster(), p.registry(), "default", ids, {});
+        QVERIFY(result);
+        QVERIFY(result->effect.empty());
 
         change = {};
         change.poolCpuMillis["web"] = 3000;

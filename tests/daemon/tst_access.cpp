@@ -344,6 +344,22 @@ private slots:
         QCOMPARE(entries[1]["detail"].value("refusal", std::string()), std::string("no_feasible_node"));
         QCOMPARE(entries[1].value("actor", std::string()), std::string("token:otto"));
 
+        // A pool's creation names the pool and its settings; a change says what changed, from what to what.
+        QCOMPARE(
+            call("admin", http::verb::post, "/v1/pools", R"({"name":"audited-pool","cpuMillis":4000})").status, 201);
+        entries = newAudit();
+        QCOMPARE(entries.size(), std::size_t { 2 });
+        QCOMPARE(entries[1].value("target", std::string()), std::string("pool audited-pool"));
+        QCOMPARE(entries[1]["detail"]["settings"].value("cpuMillis", 0), 4000);
+        QCOMPARE(call("admin", http::verb::put, "/v1/pools/audited-pool", R"({"cpuMillis":6000,"tier":"cold"})").status,
+            200);
+        entries = newAudit();
+        QCOMPARE(entries.size(), std::size_t { 2 });
+        QCOMPARE(entries[1].value("target", std::string()), std::string("pool audited-pool"));
+        QCOMPARE(entries[1]["detail"]["changed"],
+            (json { { "cpuMillis", { { "from", 4000 }, { "to", 6000 } } },
+                { "tier", { { "from", nullptr }, { "to", "cold" } } } }));
+
         const double before = harness::metric(m_apiPort, "tidepool_api_forbidden_total");
         QVERIFY(before >= 0);
         const Reply forbidden = call("viewer", http::verb::delete_, "/v1/workloads/" + std::to_string(id));

@@ -928,9 +928,14 @@ void TestCtl::whatIfPrintsTheReSimulation()
     QVERIFY2(hasLine(run.out, QStringLiteral("^RE-SIMULATION\\s+PLACED\\s+WAITING\\s+MOVES")), qPrintable(run.out));
     QVERIFY2(hasLine(run.out, QStringLiteral("^with the change\\s+\\d+\\s+\\d+")), qPrintable(run.out));
     QVERIFY2(hasLine(run.out, QStringLiteral("^without it\\s+\\d+\\s+\\d+")), qPrintable(run.out));
+    QVERIFY2(hasLine(run.out, QStringLiteral("^What the change does \\(against the re-simulation without it\\)")),
+        qPrintable(run.out));
     const CtlRun j = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("whatif") });
     QCOMPARE(j.exitCode, 0);
     QVERIFY(parsed(j.out).contains("withoutChange"));
+    // No change: nothing is the change's doing, however the re-simulation reshuffles against now.
+    QCOMPARE(parsed(j.out)["effect"], json::array());
+    QCOMPARE(parsed(j.out)["gpusFreedByChange"].get<double>(), 0.0);
     const CtlRun unknown = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool"), QStringLiteral("nope=100") });
     QCOMPARE(unknown.exitCode, 1);
     QVERIFY2(unknown.err.contains(QStringLiteral("nope")), qPrintable(unknown.err));
