@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace tidepool::protocol::detail {
@@ -36,12 +37,23 @@ std::string hexByte(unsigned char c)
     return std::string("0x") + kDigits[c >> 4] + kDigits[c & 0xf];
 }
 
-std::string_view jsonTypeName(const nlohmann::json& value)
+std::string jsonTypeName(const nlohmann::json& value)
 {
     if (value.is_number_integer())
         return "an integer";
-    if (value.is_number())
+    if (value.is_number()) {
+        // A whole number JSON parsers keep as a double: written with an exponent (5e2) or beyond 64 bits
+        // (18446744073709551616). "Fractional" would mislead.
+        const double d = value.get<double>();
+        if (std::isfinite(d) && std::trunc(d) == d) {
+            char shown[32];
+            std::snprintf(shown, sizeof shown, "%.17g", d);
+            return std::fabs(d) >= 9.2e18 ? "a number beyond the integers it may hold (" + std::string(shown) + ")"
+                                          : "a number written with an exponent or a fraction (" + std::string(shown)
+                    + "): write whole numbers as plain digits";
+        }
         return "a fractional number";
+    }
     switch (value.type()) {
     case nlohmann::json::value_t::null: return "null";
     case nlohmann::json::value_t::object: return "an object";

@@ -50,6 +50,9 @@ net::HttpResponse history(store::Store& store, std::string_view query)
             return errorReply(400, std::string("query `") + field + "` is required");
         *value = std::move(*text);
     }
+    // A scope the recorder never writes is a typo, not a series with no points (a report says so too).
+    if (key.scope != "pool" && key.scope != "node" && key.scope != "tier")
+        return errorReply(400, "query `scope` must be pool, node or tier, not \"" + key.scope.substr(0, 64) + "\"");
     const std::int64_t now = unixMillis();
     const auto to = integerParameter(query, "to", now);
     const auto from = to ? integerParameter(query, "from", *to - kDayMs) : to;
@@ -90,6 +93,10 @@ net::HttpResponse audit(store::Store& store, std::string_view query)
             return errorReply(p->error().status, p->error().message);
     if (*limit < 1 || *limit > static_cast<std::int64_t>(kMaxAuditPage))
         return errorReply(400, "query `limit` must be 1 to " + std::to_string(kMaxAuditPage));
+    if (*from > *to) // as /v1/history answers
+        return errorReply(400, "query `from` is after `to`");
+    if (*after < 0)
+        return errorReply(400, "query `after` must be an audit entry id (0 or more)");
     q.fromMs = *from;
     q.toMs = *to;
     q.afterId = *after;

@@ -345,6 +345,13 @@ private slots:
         // Paging and bad queries.
         QCOMPARE(get("/v1/audit?after=" + std::to_string(first["id"].get<std::int64_t>()))["entries"].size(), std::size_t { 2 });
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/audit?limit=0", m_token).status, 400);
+        // As /v1/history answers them (they answered an empty page), and a scope no series has.
+        for (const char* bad : { "/v1/audit?from=5&to=1", "/v1/audit?after=-5",
+                 "/v1/history?from=5&to=1&scope=pool&name=p&resource=cpu", "/v1/history?scope=x&name=y&resource=z" }) {
+            const harness::Reply r = request(m_apiPort, http::verb::get, bad, m_token);
+            QCOMPARE(r.status, 400);
+            QVERIFY2(r.body.find("query `") != std::string::npos, r.body.c_str());
+        }
     }
 
     // Another process holds the database's write lock (an operator's sqlite3 shell, a backup tool): commits fail,

@@ -248,6 +248,7 @@ private slots:
     void malformedPayloadsAreErrors();
     void hostileNameIsNotEchoed();
     void incarnationIsOptionalOnTheWire();
+    void wholeNumbersWrittenAsDoublesAreNamedSo();
 
     void hmacSha256KnownAnswers_data();
     void hmacSha256KnownAnswers();
@@ -526,6 +527,25 @@ void TestProtocol::validationErrorsNameTheField()
     QCOMPARE(int(decoded.error().code), code);
     QVERIFY2(decoded.error().message.find("`" + field.toStdString() + "`") != std::string::npos,
         decoded.error().message.c_str());
+}
+
+// A whole number a JSON parser keeps as a double (written with an exponent, or beyond 64 bits) is refused as what it
+// is, not as "a fractional number" (an exploratory run found 18446744073709551616 called fractional).
+void TestProtocol::wholeNumbersWrittenAsDoublesAreNamedSo()
+{
+    const std::pair<const char*, const char*> cases[] = {
+        { "5e2", "a number written with an exponent or a fraction (500): write whole numbers as plain digits" },
+        { "18446744073709551616", "a number beyond the integers it may hold (1.8446744073709552e+19)" },
+        { "1.5", "not a fractional number" },
+    };
+    for (const auto& [value, said] : cases) {
+        json j = validJson("hello");
+        j["inventory"]["cpuMillis"] = json::parse(value);
+        const auto decoded = protocol::decodeMessage(j.dump());
+        QVERIFY(!decoded);
+        QCOMPARE(int(decoded.error().code), int(protocol::ErrorCode::WrongType));
+        QVERIFY2(decoded.error().message.find(said) != std::string::npos, decoded.error().message.c_str());
+    }
 }
 
 // Peers from before incarnations neither send nor know the field: absent reads as 0 (a stop without one is for every
