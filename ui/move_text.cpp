@@ -18,13 +18,15 @@ struct Name {
 // `RejectReason`'s names (core/sched/reasons.cpp).
 constexpr std::array kReasons { Name { "node unschedulable", QT_TRANSLATE_NOOP("MoveText", "node out of service") },
     Name { "not in the workload's pool", QT_TRANSLATE_NOOP("MoveText", "not in the workload's pool") },
-    Name { "tier not allowed", QT_TRANSLATE_NOOP("MoveText", "its latency class may not run on this tier") },
+    Name { "tier not allowed",
+        QT_TRANSLATE_NOOP("MoveText", "its pool's tier or its latency class keeps it off this tier") },
     Name { "reserved for forecast peak", QT_TRANSLATE_NOOP("MoveText", "reserved for the forecast peak") },
     Name { "wrong ISA and no translation", QT_TRANSLATE_NOOP("MoveText", "wrong ISA and no translation") },
     Name {
         "no accelerator of the requested kind", QT_TRANSLATE_NOOP("MoveText", "no accelerator of the requested kind") },
     Name { "wrong accelerator model", QT_TRANSLATE_NOOP("MoveText", "wrong accelerator model") },
     Name { "insufficient accelerator share", QT_TRANSLATE_NOOP("MoveText", "not enough free accelerator share") },
+    Name { "insufficient accelerator memory", QT_TRANSLATE_NOOP("MoveText", "not enough free accelerator memory") },
     Name { "insufficient CPU", QT_TRANSLATE_NOOP("MoveText", "not enough free CPU") },
     Name { "insufficient memory", QT_TRANSLATE_NOOP("MoveText", "not enough free memory") },
     Name { "insufficient memory bandwidth", QT_TRANSLATE_NOOP("MoveText", "not enough memory bandwidth") },

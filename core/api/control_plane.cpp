@@ -1245,6 +1245,16 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadI
 
 ApiResult<WorkloadId> ControlPlane::submit(SubmitRequest request)
 {
+    // A pool bound to a tier keeps its workloads there: one pinned to another could never be placed.
+    if (const auto pool = poolByName(request.pool.empty() ? std::string(kDefaultPool) : request.pool);
+        pool && request.pinnedTier != Tier::Invalid) {
+        const Tier poolTier = m_cluster.pool(*pool).tier;
+        if (poolTier != Tier::Invalid && poolTier != request.pinnedTier)
+            return tl::unexpected(ApiError { 400,
+                "field `tier`: pool " + m_cluster.pool(*pool).name + " keeps its workloads on the "
+                    + std::string(toString(poolTier)) + " tier; a workload pinned to the "
+                    + std::string(toString(request.pinnedTier)) + " tier could never be placed in it" });
+    }
     auto id = addWorkload(std::move(request), m_nextId);
     if (!id)
         return id;
@@ -1313,6 +1323,13 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
         // say which quota and by how much, whatever refused the other nodes.
         if (decision.report.rejected[static_cast<std::size_t>(RejectReason::PoolQuotaExhausted)] > 0)
             w.detail += "; " + poolShortfall(w.workload);
+        if (const Tier poolTier = filters::poolTier(m_cluster, w.workload); poolTier != Tier::Invalid
+            && decision.report.rejected[static_cast<std::size_t>(RejectReason::TierNotAllowed)] > 0)
+            w.detail += "; pool " + m_cluster.pool(w.workload.pool).name + " keeps its workloads on the "
+                + std::string(toString(poolTier)) + " tier"
+                + (w.workload.pinnedTier != Tier::Invalid && w.workload.pinnedTier != poolTier
+                        ? ", and this one is pinned to the " + std::string(toString(w.workload.pinnedTier)) + " tier"
+                        : std::string());
         return false;
     }
     ++m_stats.placements;
@@ -1624,6 +1641,25 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     const auto id = poolByName(name);
     if (!id)
         return tl::unexpected(ApiError { 404, "no pool is named \"" + name + "\"" });
+    // A new tier the pool's pinned workloads are not on would leave them unplaceable: refused, naming them.
+    if (request.tier != Tier::Invalid && request.tier != m_cluster.pool(*id).tier) {
+        std::size_t pinned = 0;
+        std::string first;
+        for (const auto& [workloadId, w] : m_workloads) {
+            const bool live = w.phase == WorkloadPhase::Pending || w.phase == WorkloadPhase::Launching
+                || w.phase == WorkloadPhase::Running;
+            const Tier pin = w.workload.pinnedTier;
+            if (!live || w.workload.pool != *id || pin == Tier::Invalid || pin == request.tier)
+                continue;
+            if (pinned++ == 0)
+                first = "workload " + std::to_string(workloadId) + " (" + w.workload.name + ") is pinned to the "
+                    + std::string(toString(pin)) + " tier";
+        }
+        if (pinned > 0)
+            return tl::unexpected(ApiError { 409,
+                "pool " + name + " cannot keep its workloads on the " + std::string(toString(request.tier)) + " tier: "
+                    + first + (pinned > 1 ? " (and " + std::to_string(pinned - 1) + " more)" : std::string()) });
+    }
     Pool& pool = m_cluster.mutablePool(*id);
     setQuotas(pool, request);
     if (!request.businessLine.empty())

@@ -395,7 +395,7 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
         const double cpu = static_cast<double>(w.workload.requests.cpuMillis);
         const double memory = static_cast<double>(w.workload.requests.memoryMiB);
         const std::string& pool = w.poolName.empty() ? std::string(kDefaultPool) : w.poolName;
-        const TierMask tiers = filters::allowedTiers(w.workload);
+        const TierMask tiers = filters::allowedTiers(w.workload, filters::poolTier(cluster, w.workload));
         demand[pool] += cpu;
         demandByTiers[pool][tiers] += cpu;
         memoryDemand[pool] += memory;

@@ -278,7 +278,7 @@ std::optional<Defragmenter::Plan> Defragmenter::planNode(
     if (w.pool != kNoPool && std::find(node.pools.begin(), node.pools.end(), w.pool) == node.pools.end())
         return std::nullopt;
     bool translated = false;
-    if (filters::tier(node.tier, node.peakReserved, w) != RejectReason::None
+    if (filters::tier(node.tier, node.peakReserved, w, filters::poolTier(cluster, w)) != RejectReason::None
         || filters::isa(node.isa, w, scheduler.slowdowns(), translated) != RejectReason::None)
         return std::nullopt;
     const AcceleratorRequest& a = w.accelerators;

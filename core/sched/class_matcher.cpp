@@ -10,14 +10,14 @@ namespace {
 
 // The static checks `Scheduler::check` makes, decided once for a whole class. Must agree with `check` for every
 // node of the class except on `schedulable` and `peakReserved`, which vary per node.
-RejectReason matchClass(
-    const NodeIndex::Class& c, const Workload& w, const SlowdownTable& slowdowns, NodeIndex::Match& match)
+RejectReason matchClass(const NodeIndex::Class& c, const Workload& w, Tier poolTier, const SlowdownTable& slowdowns,
+    NodeIndex::Match& match)
 {
     if (w.pool != kNoPool && !std::binary_search(c.pools.begin(), c.pools.end(), w.pool))
         return RejectReason::NotInPool;
-    if (const RejectReason r = filters::tier(c.tier, false, w); r != RejectReason::None)
+    if (const RejectReason r = filters::tier(c.tier, false, w, poolTier); r != RejectReason::None)
         return r;
-    match.peakSensitive = filters::tier(c.tier, true, w) == RejectReason::PeakReserved;
+    match.peakSensitive = filters::tier(c.tier, true, w, poolTier) == RejectReason::PeakReserved;
     if (const RejectReason r = filters::isa(c.isa, w, slowdowns, match.translated); r != RejectReason::None)
         return r;
     const AcceleratorRequest& a = w.accelerators;
@@ -51,7 +51,7 @@ void rejectClass(FilterReport& report, const NodeIndex::Class& c, RejectReason r
 } // namespace
 
 const ClassMatcher::Result& ClassMatcher::match(
-    const NodeIndex& index, const Workload& w, const SlowdownTable& slowdowns)
+    const NodeIndex& index, const Workload& w, Tier poolTier, const SlowdownTable& slowdowns)
 {
     if (index.generation() != m_generation || !(slowdowns == m_slowdowns) || m_kept.size() >= kMaxKept) {
         m_kept.clear();
@@ -59,16 +59,16 @@ const ClassMatcher::Result& ClassMatcher::match(
         m_slowdowns = slowdowns;
     }
     const AcceleratorRequest& a = w.accelerators;
-    Signature key { w.pool, w.pinnedTier, w.latency, w.nativeIsas, w.allowTranslation,
+    Signature key { w.pool, poolTier, w.pinnedTier, w.latency, w.nativeIsas, w.allowTranslation,
         a.any() ? a.kind : AcceleratorKind::None, a.any() ? a.allowedModels : std::vector<ModelId> {} };
     auto it = m_kept.find(key);
     if (it == m_kept.end())
-        it = m_kept.emplace(std::move(key), compute(index, w, slowdowns)).first;
+        it = m_kept.emplace(std::move(key), compute(index, w, poolTier, slowdowns)).first;
     return it->second;
 }
 
 ClassMatcher::Result ClassMatcher::compute(
-    const NodeIndex& index, const Workload& w, const SlowdownTable& slowdowns) const
+    const NodeIndex& index, const Workload& w, Tier poolTier, const SlowdownTable& slowdowns) const
 {
     Result result;
     const auto& classes = index.classes();
@@ -77,7 +77,7 @@ ClassMatcher::Result ClassMatcher::compute(
         if (c.byKey.empty())
             continue;
         NodeIndex::Match match { static_cast<std::int32_t>(i), false, false };
-        if (const RejectReason r = matchClass(c, w, slowdowns, match); r != RejectReason::None)
+        if (const RejectReason r = matchClass(c, w, poolTier, slowdowns, match); r != RejectReason::None)
             rejectClass(result.rejected, c, r, match.peakSensitive);
         else
             result.matching.push_back(match);

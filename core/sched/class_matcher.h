@@ -26,12 +26,14 @@ public:
     // The classes of `index` that `w` may use. A kept result is valid while the index has the same generation
     // (its classes, their node counts and cached flags are those of one `rebuild`) and the slowdown table is equal
     // to the one it was computed with; otherwise everything kept is dropped. The reference lives until the next call.
-    const Result& match(const NodeIndex& index, const Workload& w, const SlowdownTable& slowdowns);
+    // `poolTier`: the tier `w`'s pool keeps it on (`filters::poolTier`).
+    const Result& match(const NodeIndex& index, const Workload& w, Tier poolTier, const SlowdownTable& slowdowns);
 
 private:
     // Every field of the workload that the static checks read.
     struct Signature {
         PoolId pool = kNoPool;
+        Tier poolTier = Tier::Invalid;
         Tier pinnedTier = Tier::Invalid;
         LatencyClass latency = LatencyClass::Invalid;
         IsaMask nativeIsas = 0;
@@ -43,7 +45,7 @@ private:
     };
     static constexpr std::size_t kMaxKept = 4096; // signatures; beyond, start over
 
-    Result compute(const NodeIndex& index, const Workload& w, const SlowdownTable& slowdowns) const;
+    Result compute(const NodeIndex& index, const Workload& w, Tier poolTier, const SlowdownTable& slowdowns) const;
 
     std::map<Signature, Result> m_kept;
     std::uint64_t m_generation = 0; // of the index the kept results describe

@@ -4,10 +4,14 @@
 
 namespace tidepool::filters {
 
-RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w)
+RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w, Tier poolTier)
 {
     if (nodeTier == Tier::Invalid)
         return RejectReason::None;
+    if (poolTier != Tier::Invalid)
+        return nodeTier == poolTier && (w.pinnedTier == Tier::Invalid || w.pinnedTier == poolTier)
+            ? RejectReason::None
+            : RejectReason::TierNotAllowed;
     if (w.pinnedTier != Tier::Invalid)
         return nodeTier == w.pinnedTier ? RejectReason::None : RejectReason::TierNotAllowed;
     switch (homeTier(w.latency)) {
@@ -23,8 +27,10 @@ RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w)
     return RejectReason::TierNotAllowed;
 }
 
-TierMask allowedTiers(const Workload& w)
+TierMask allowedTiers(const Workload& w, Tier poolTier)
 {
+    if (poolTier != Tier::Invalid)
+        return w.pinnedTier == Tier::Invalid || w.pinnedTier == poolTier ? tierBit(poolTier) : TierMask { 0 };
     if (w.pinnedTier != Tier::Invalid)
         return tierBit(w.pinnedTier);
     switch (homeTier(w.latency)) {
@@ -55,6 +61,8 @@ RejectReason accelerator(const Node& node, const Workload& w)
     bool kindSeen = false;
     bool modelSeen = false;
     std::int32_t idle = 0;
+    std::int32_t idleShortOfMemory = 0; // whole devices free but for their memory
+    bool shareShortOfMemory = false; // a device with the share free, but not the memory
     // A node's devices are almost always of one model: ask the request about each model once, not per device.
     ModelId askedModel = kNoModel;
     bool allowed = false;
@@ -69,17 +77,24 @@ RejectReason accelerator(const Node& node, const Workload& w)
         if (!allowed)
             continue;
         modelSeen = true;
+        const bool memory = d.memoryFreeMiB >= a.memoryMiBPerDevice;
         if (a.wholeDevices()) {
-            if (d.idle() && d.memoryFreeMiB >= a.memoryMiBPerDevice && ++idle >= a.count)
+            if (d.idle() && memory && ++idle >= a.count)
                 return RejectReason::None;
-        } else if (d.shareFree >= a.sharePerDevice && d.memoryFreeMiB >= a.memoryMiBPerDevice) {
-            return RejectReason::None;
+            idleShortOfMemory += d.idle() && !memory;
+        } else if (d.shareFree >= a.sharePerDevice) {
+            if (memory)
+                return RejectReason::None;
+            shareShortOfMemory = true;
         }
     }
     if (!kindSeen)
         return RejectReason::NoAccelerator;
     if (!modelSeen)
         return RejectReason::WrongAcceleratorModel;
+    // The share is there, its devices' memory is not: say so, rather than blame the share.
+    if (shareShortOfMemory || (idleShortOfMemory > 0 && idle + idleShortOfMemory >= a.count))
+        return RejectReason::InsufficientAcceleratorMemory;
     return RejectReason::InsufficientAcceleratorShare;
 }
 

@@ -12,11 +12,18 @@ namespace tidepool::filters {
 
 // Tier and spill rules on a node of tier `nodeTier`: untiered nodes take anything; a pinned workload takes only
 // its tier; real-time work may spill from hot to warm; batch may spill to warm, and to hot only where no
-// forecast peak reserves the node.
-RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w);
+// forecast peak reserves the node. `poolTier` is the tier of the workload's pool (`Tier::Invalid` where it has
+// none): a pool bound to a tier keeps its workloads there, as a workload's own pin does, whatever their latency
+// class; a workload pinned to another tier than its pool's fits no tiered node.
+RejectReason tier(Tier nodeTier, bool peakReserved, const Workload& w, Tier poolTier);
+// The tier `w`'s pool keeps it on: `Tier::Invalid` where it has no pool or its pool no tier.
+inline Tier poolTier(const ClusterState& cluster, const Workload& w)
+{
+    return w.pool == kNoPool ? Tier::Invalid : cluster.pool(w.pool).tier;
+}
 // The tiers whose nodes `tier` lets the workload onto (a peak reservation aside), for capacity planning by tier.
 // Untiered nodes take anything and are in no mask.
-TierMask allowedTiers(const Workload& w);
+TierMask allowedTiers(const Workload& w, Tier poolTier);
 // Native ISA, or translation where the workload allows it and a finite slowdown is known.
 RejectReason isa(Isa nodeIsa, const Workload& w, const SlowdownTable& slowdowns, bool& translated);
 // Accelerator kind, model and share on the node's current free state.

@@ -29,7 +29,8 @@ constexpr std::ptrdiff_t kPrefetchAhead = 4;
 bool Scheduler::walkIndex(const Workload& w, Decision& decision, bool capped)
 {
     const auto& classes = m_index.classes();
-    const ClassMatcher::Result& matched = m_classMatcher.match(m_index, w, m_slowdowns);
+    const ClassMatcher::Result& matched
+        = m_classMatcher.match(m_index, w, filters::poolTier(m_cluster, w), m_slowdowns);
     decision.report.add(matched.rejected);
     m_matching.assign(matched.matching.begin(), matched.matching.end());
     if (m_matching.empty())

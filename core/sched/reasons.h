@@ -21,6 +21,7 @@ enum class RejectReason : std::uint8_t {
     NoAccelerator, // node has no device of the requested kind
     WrongAcceleratorModel,
     InsufficientAcceleratorShare,
+    InsufficientAcceleratorMemory, // the share is free, the device memory the workload asks for is not
     InsufficientCpu,
     InsufficientMemory,
     InsufficientMemBandwidth,

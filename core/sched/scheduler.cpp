@@ -125,7 +125,8 @@ RejectReason Scheduler::check(const Node& node, const Workload& w, bool& transla
         return RejectReason::Unschedulable;
     if (w.pool != kNoPool && !inPool(node, w.pool))
         return RejectReason::NotInPool;
-    if (const RejectReason r = filters::tier(node.tier, node.peakReserved, w); r != RejectReason::None)
+    if (const RejectReason r = filters::tier(node.tier, node.peakReserved, w, filters::poolTier(m_cluster, w));
+        r != RejectReason::None)
         return r;
     if (const RejectReason r = filters::isa(node.isa, w, m_slowdowns, translated); r != RejectReason::None)
         return r;

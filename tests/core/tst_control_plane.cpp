@@ -101,6 +101,14 @@ private:
     }
 
 private slots:
+    void cleanup()
+    {
+        // What the test's plane posted runs while it is there: a later test's poll must not run it on a plane gone.
+        m_io.poll();
+        m_io.restart();
+        m_plane.reset();
+    }
+
     void init()
     {
         m_sent.clear();
@@ -633,6 +641,78 @@ private slots:
         QVERIFY(m_plane->why(*m_plane->workload(*over)).find("quota") != std::string::npos);
         r.pool = "nope";
         QCOMPARE(m_plane->submit(r).error().status, 400);
+    }
+
+    void aPoolsTierHoldsItsWorkloadsWhateverTheirLatency()
+    {
+        // An x86 CPU server is warm; batch would spill onto it, and latency-sensitive work belongs there. A pool on the
+        // cold tier keeps both off it until a cold (ARM) server joins.
+        join("s-warm", "warm-1");
+        PoolRequest archive;
+        archive.name = "archive";
+        archive.tier = Tier::Cold;
+        QVERIFY(m_plane->createPool(archive));
+        SubmitRequest batch = request("compress");
+        batch.pool = "archive";
+        const auto batchSubmitted = m_plane->submit(batch);
+        QVERIFY2(batchSubmitted, batchSubmitted ? "" : batchSubmitted.error().message.c_str());
+        const WorkloadId batchId = *batchSubmitted;
+        SubmitRequest service = request("index-api");
+        service.pool = "archive";
+        service.latency = LatencyClass::LatencySensitive;
+        const auto serviceSubmitted = m_plane->submit(service);
+        QVERIFY2(serviceSubmitted, serviceSubmitted ? "" : serviceSubmitted.error().message.c_str());
+        const WorkloadId serviceId = *serviceSubmitted;
+        m_io.poll(); // the pass its submission posted
+        m_io.restart();
+        for (const WorkloadId id : { batchId, serviceId }) {
+            QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending));
+            const std::string why = m_plane->why(*m_plane->workload(id));
+            QVERIFY2(why.find("pool archive keeps its workloads on the cold tier") != std::string::npos, why.c_str());
+        }
+        // Work outside the pool still spills to warm as before.
+        const WorkloadId loose = submit("loose");
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(loose), std::string("warm-1"));
+
+        m_plane->onJoined("s-cold", "127.0.0.1:2", hello("cold-1"));
+        protocol::Inventory arm = inventory();
+        arm.isa = "aarch64";
+        m_plane->onInventory("s-cold", arm);
+        m_plane->retryPending();
+        QCOMPARE(nodeOf(batchId), std::string("cold-1"));
+        QCOMPARE(nodeOf(serviceId), std::string("cold-1"));
+
+        // A pin the pool's tier contradicts could never be placed: refused at submission, and a pool may not move to a
+        // tier its pinned workloads are not on.
+        SubmitRequest pinned = request("pinned-warm");
+        pinned.pool = "archive";
+        pinned.pinnedTier = Tier::Warm;
+        const auto refused = m_plane->submit(pinned);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 400);
+        QVERIFY2(refused.error().message.find("keeps its workloads on the cold tier") != std::string::npos,
+            refused.error().message.c_str());
+        PoolRequest open;
+        open.name = "open";
+        QVERIFY(m_plane->createPool(open));
+        pinned.pool = "open";
+        const auto pinnedSubmitted = m_plane->submit(pinned);
+        QVERIFY2(pinnedSubmitted, pinnedSubmitted ? "" : pinnedSubmitted.error().message.c_str());
+        const WorkloadId pinnedId = *pinnedSubmitted;
+        QCOMPARE(nodeOf(pinnedId), std::string("warm-1"));
+        PoolRequest toCold = m_plane->poolRequestOf(*m_plane->poolByName("open"));
+        toCold.tier = Tier::Cold;
+        const auto moved = m_plane->updatePool("open", toCold);
+        QVERIFY(!moved);
+        QCOMPARE(moved.error().status, 409);
+        QVERIFY2(moved.error().message.find(
+                     "workload " + std::to_string(pinnedId) + " (pinned-warm) is pinned to the warm tier")
+                != std::string::npos,
+            moved.error().message.c_str());
+        toCold.tier = Tier::Warm;
+        QVERIFY(m_plane->updatePool("open", toCold));
     }
 };
 

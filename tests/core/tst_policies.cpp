@@ -227,23 +227,33 @@ void TestPolicies::tierPrefersHomeTier()
 void TestPolicies::allowedTiersAgreesWithTheTierFilter()
 {
     std::size_t spills = 0;
-    for (const auto latency : { LatencyClass::RealTime, LatencyClass::LatencySensitive, LatencyClass::Batch })
-        for (const auto pinned : { Tier::Invalid, Tier::Hot, Tier::Warm, Tier::Cold }) {
-            Workload w = cpuWorkload(1, 1000);
-            w.latency = latency;
-            w.pinnedTier = pinned;
-            const TierMask allowed = filters::allowedTiers(w);
-            for (const auto node : { Tier::Hot, Tier::Warm, Tier::Cold }) {
-                const bool takes = filters::tier(node, false, w) == RejectReason::None;
-                QVERIFY2(takes == ((allowed & tierBit(node)) != 0),
-                    (std::string(toString(latency)) + " pinned " + std::string(toString(pinned)) + " on "
-                        + std::string(toString(node)))
-                        .c_str());
-                spills += takes && node != w.tier();
+    std::size_t poolBound = 0;
+    for (const auto poolTier : { Tier::Invalid, Tier::Hot, Tier::Warm, Tier::Cold })
+        for (const auto latency : { LatencyClass::RealTime, LatencyClass::LatencySensitive, LatencyClass::Batch })
+            for (const auto pinned : { Tier::Invalid, Tier::Hot, Tier::Warm, Tier::Cold }) {
+                Workload w = cpuWorkload(1, 1000);
+                w.latency = latency;
+                w.pinnedTier = pinned;
+                const TierMask allowed = filters::allowedTiers(w, poolTier);
+                for (const auto node : { Tier::Hot, Tier::Warm, Tier::Cold }) {
+                    const bool takes = filters::tier(node, false, w, poolTier) == RejectReason::None;
+                    QVERIFY2(takes == ((allowed & tierBit(node)) != 0),
+                        (std::string(toString(latency)) + " pinned " + std::string(toString(pinned)) + " in a "
+                            + std::string(toString(poolTier)) + " pool on " + std::string(toString(node)))
+                            .c_str());
+                    if (poolTier == Tier::Invalid) {
+                        spills += takes && node != w.tier();
+                    } else if (takes) {
+                        // A pool's tier holds its workloads whatever their latency class; a pin to another refuses all.
+                        QVERIFY(node == poolTier);
+                        QVERIFY(pinned == Tier::Invalid || pinned == poolTier);
+                        ++poolBound;
+                    }
+                }
+                QVERIFY(filters::tier(Tier::Invalid, false, w, poolTier) == RejectReason::None); // untiered: anything
             }
-            QVERIFY(filters::tier(Tier::Invalid, false, w) == RejectReason::None); // untiered nodes take anything
-        }
     QCOMPARE(spills, std::size_t { 3 }); // real-time to warm, batch to hot and to warm
+    QCOMPARE(poolBound, std::size_t { 3 * 3 * 2 }); // per pool tier, every latency class unpinned or pinned alike
 }
 
 void TestPolicies::crossIsaPrefersNativeNode()

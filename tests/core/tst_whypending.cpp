@@ -183,6 +183,9 @@ void TestWhyPending::singleReasonClusters_data()
         row("peak reserved", RejectReason::PeakReserved);
         row("insufficient GPU share", RejectReason::InsufficientAcceleratorShare);
         row("tier not allowed", RejectReason::TierNotAllowed);
+        row("pool on another tier", RejectReason::TierNotAllowed);
+        row("insufficient GPU memory", RejectReason::InsufficientAcceleratorMemory);
+        row("whole GPU short of memory", RejectReason::InsufficientAcceleratorMemory);
     }
 }
 
@@ -208,6 +211,14 @@ void TestWhyPending::singleReasonClusters()
         w.latency = LatencyClass::Batch;
     } else if (scenario == QLatin1String("insufficient GPU share")) {
         w.accelerators.sharePerDevice = 1200;
+    } else if (scenario == QLatin1String("pool on another tier")) {
+        c.mutablePool(pool).tier = Tier::Warm; // real-time work, hot nodes: only the pool's tier keeps it off
+        w.latency = LatencyClass::RealTime;
+    } else if (scenario == QLatin1String("insufficient GPU memory")) {
+        w.accelerators.memoryMiBPerDevice = 20000; // half a GPU is free on each, 16384 MiB of memory
+    } else if (scenario == QLatin1String("whole GPU short of memory")) {
+        w.accelerators.sharePerDevice = 0;
+        w.accelerators.memoryMiBPerDevice = 20000;
     } else {
         w.latency = LatencyClass::LatencySensitive; // warm only, and every node is hot
     }
@@ -246,19 +257,20 @@ void TestWhyPending::keptClassMatchesEqualFreshOnes()
     ClassMatcher kept;
     auto compareAll = [&] {
         for (int pass = 0; pass < 2; ++pass) // the second pass reads what the first one kept
-            for (const Workload& w : workloads) {
-                ClassMatcher fresh;
-                const ClassMatcher::Result& expected = fresh.match(index, w, slowdowns);
-                const ClassMatcher::Result& got = kept.match(index, w, slowdowns);
-                QCOMPARE(got.rejected.rejected, expected.rejected.rejected);
-                QCOMPARE(got.rejected.nodesConsidered, expected.rejected.nodesConsidered);
-                QCOMPARE(got.matching.size(), expected.matching.size());
-                for (std::size_t i = 0; i < got.matching.size(); ++i) {
-                    QCOMPARE(got.matching[i].cls, expected.matching[i].cls);
-                    QCOMPARE(got.matching[i].translated, expected.matching[i].translated);
-                    QCOMPARE(got.matching[i].peakSensitive, expected.matching[i].peakSensitive);
+            for (const Workload& w : workloads)
+                for (const Tier poolTier : { Tier::Invalid, Tier::Hot, Tier::Cold }) {
+                    ClassMatcher fresh;
+                    const ClassMatcher::Result& expected = fresh.match(index, w, poolTier, slowdowns);
+                    const ClassMatcher::Result& got = kept.match(index, w, poolTier, slowdowns);
+                    QCOMPARE(got.rejected.rejected, expected.rejected.rejected);
+                    QCOMPARE(got.rejected.nodesConsidered, expected.rejected.nodesConsidered);
+                    QCOMPARE(got.matching.size(), expected.matching.size());
+                    for (std::size_t i = 0; i < got.matching.size(); ++i) {
+                        QCOMPARE(got.matching[i].cls, expected.matching[i].cls);
+                        QCOMPARE(got.matching[i].translated, expected.matching[i].translated);
+                        QCOMPARE(got.matching[i].peakSensitive, expected.matching[i].peakSensitive);
+                    }
                 }
-            }
     };
     compareAll();
     // Translation from aarch64 to x86_64 becomes impossible: translated classes stop matching.
