@@ -199,10 +199,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>its latency class may not run on this tier</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>reserved for the forecast peak</source>
         <translation type="unfinished"></translation>
     </message>
@@ -340,6 +336,14 @@
     </message>
     <message>
         <source>%1 was not moved: tidepoold could not be reached (%2).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>its pool&apos;s tier or its latency class keeps it off this tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not enough free accelerator memory</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -670,6 +674,14 @@
     </message>
     <message>
         <source>lowers it for what stays on the hot nodes; the moved batch restarts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the pool&apos;s %1 quota of %2 still holds it below its forecast need of %3: work will wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the peak also needs the %1 raise proposed with it: approve both</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

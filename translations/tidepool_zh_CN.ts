@@ -199,10 +199,6 @@
         <translation>不属于该工作负载的资源池</translation>
     </message>
     <message>
-        <source>its latency class may not run on this tier</source>
-        <translation>其延迟等级不允许运行在此层级</translation>
-    </message>
-    <message>
         <source>reserved for the forecast peak</source>
         <translation>已为预测峰值预留</translation>
     </message>
@@ -341,6 +337,14 @@
     <message>
         <source>%1 was not moved: tidepoold could not be reached (%2).</source>
         <translation>%1 未迁移：无法连接 tidepoold（%2）。</translation>
+    </message>
+    <message>
+        <source>its pool&apos;s tier or its latency class keeps it off this tier</source>
+        <translation>其资源池的层级或其延迟等级不允许它运行在此层级</translation>
+    </message>
+    <message>
+        <source>not enough free accelerator memory</source>
+        <translation>加速器空闲显存不足</translation>
     </message>
 </context>
 <context>
@@ -671,6 +675,14 @@
     <message>
         <source>lowers it for what stays on the hot nodes; the moved batch restarts</source>
         <translation>降低留在过热节点上的作业的风险；被迁移的批处理作业会重启</translation>
+    </message>
+    <message>
+        <source>the pool&apos;s %1 quota of %2 still holds it below its forecast need of %3: work will wait</source>
+        <translation>该资源池的%1配额 %2 仍低于其预测需求 %3：作业将等待</translation>
+    </message>
+    <message>
+        <source>the peak also needs the %1 raise proposed with it: approve both</source>
+        <translation>高峰还需要一同提议的%1配额提升：请一并批准</translation>
     </message>
 </context>
 <context>

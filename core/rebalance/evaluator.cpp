@@ -60,8 +60,22 @@ struct QuotaResource {
     std::function<Action(std::string, std::int64_t, std::int64_t)> take;
 };
 
-void planQuotas(
-    const EvaluationInput& input, const EvaluatorConfig& config, const QuotaResource& r, std::vector<Proposal>& out)
+// A raise one resource's planning proposed: which proposal, for which pool and resource (an index into the
+// resources planned), to what.
+struct QuotaRaise {
+    std::size_t proposal = 0; // in the proposals planned
+    std::string pool;
+    std::size_t resource = 0;
+    std::int64_t raised = 0;
+};
+
+std::int64_t quotaNeed(const QuotaOutlook& f, const EvaluatorConfig& config, std::int64_t step)
+{
+    return roundUp(std::max(*f.peak, f.demand) * config.headroom, step);
+}
+
+void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, const QuotaResource& r,
+    std::size_t resource, std::vector<Proposal>& out, std::vector<QuotaRaise>& raises)
 {
     // A quota of 0 keeps a pool off the resource (an accelerator kind it must not use): not a quota to shift.
     std::vector<std::pair<const PoolOutlook*, QuotaOutlook>> limited;
@@ -74,7 +88,7 @@ void planQuotas(
     for (const auto& [pool, f] : limited) {
         quotaTotal += f.quota;
         if (f.peak) {
-            const std::int64_t need = roundUp(std::max(*f.peak, f.demand) * config.headroom, r.step);
+            const std::int64_t need = quotaNeed(f, config, r.step);
             needOf[pool->name] = need;
             if (f.quota - need >= r.step)
                 slack[pool->name] = (f.quota - need) / r.step * r.step;
@@ -142,6 +156,7 @@ void planQuotas(
             explainRisk(
                 p.effect, { clause(raised >= peak ? "risk-fits-raised" : "risk-exceeds-raised", { termArg(r.term) }) });
             p.risk = donorsTight ? Risk::Medium : Risk::Low;
+            raises.push_back({ out.size(), pool->name, resource, raised });
             out.push_back(std::move(p));
         } else if (f.base && *f.base < quota && need <= *f.base) {
             Proposal p = newProposal(ProposalKind::Quota, key, input, config);
@@ -161,40 +176,74 @@ void planQuotas(
 
 void planQuotas(const EvaluationInput& input, const EvaluatorConfig& config, std::vector<Proposal>& out)
 {
-    planQuotas(input, config,
-        QuotaResource { "cpu", "", config.quotaStepMillis,
-            [](const PoolOutlook& p) {
-                return QuotaOutlook { p.cpuQuotaMillis, p.baseCpuMillis, p.cpuDemandMillis, p.cpuPeakMillis,
-                    p.peakAtMs };
-            },
-            [](const NodeOutlook& n) { return n.cpuMillis; }, &Action::setCpuQuota, &Action::takeCpuQuota },
-        out);
-    planQuotas(input, config,
-        QuotaResource { "memory", ":memory", config.quotaStepMiB,
-            [](const PoolOutlook& p) {
-                return QuotaOutlook { p.memoryQuotaMiB, p.baseMemoryMiB, p.memoryDemandMiB, p.memoryPeakMiB,
-                    p.memoryPeakAtMs };
-            },
-            [](const NodeOutlook& n) { return n.memoryMiB; }, &Action::setMemoryQuota, &Action::takeMemoryQuota },
-        out);
+    std::vector<QuotaResource> resources;
+    resources.push_back(QuotaResource { "cpu", "", config.quotaStepMillis,
+        [](const PoolOutlook& p) {
+            return QuotaOutlook { p.cpuQuotaMillis, p.baseCpuMillis, p.cpuDemandMillis, p.cpuPeakMillis, p.peakAtMs };
+        },
+        [](const NodeOutlook& n) { return n.cpuMillis; }, &Action::setCpuQuota, &Action::takeCpuQuota });
+    resources.push_back(QuotaResource { "memory", ":memory", config.quotaStepMiB,
+        [](const PoolOutlook& p) {
+            return QuotaOutlook { p.memoryQuotaMiB, p.baseMemoryMiB, p.memoryDemandMiB, p.memoryPeakMiB,
+                p.memoryPeakAtMs };
+        },
+        [](const NodeOutlook& n) { return n.memoryMiB; }, &Action::setMemoryQuota, &Action::takeMemoryQuota });
     // Accelerators kind by kind, in the kind's share units: a pool's share of GPUs is shifted like its cores.
     for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
         const std::size_t k = kindIndex(kind);
-        planQuotas(input, config,
-            QuotaResource { std::string(toString(kind)), ":" + std::string(toString(kind)),
-                std::max<std::int64_t>(1, config.acceleratorQuotaStep[k]),
-                [k](const PoolOutlook& p) { return p.accelerators[k]; },
-                [kind](const NodeOutlook& n) {
-                    return n.acceleratorKind == kind ? static_cast<std::int64_t>(n.acceleratorShare)
-                                                     : std::int64_t { 0 };
-                },
-                [kind](std::string pool, std::int64_t share, std::int64_t expect) {
-                    return Action::setAcceleratorQuota(std::move(pool), kind, share, expect);
-                },
-                [kind](std::string pool, std::int64_t share, std::int64_t floor) {
-                    return Action::takeAcceleratorQuota(std::move(pool), kind, share, floor);
-                } },
-            out);
+        resources.push_back(QuotaResource { std::string(toString(kind)), ":" + std::string(toString(kind)),
+            std::max<std::int64_t>(1, config.acceleratorQuotaStep[k]),
+            [k](const PoolOutlook& p) { return p.accelerators[k]; },
+            [kind](const NodeOutlook& n) {
+                return n.acceleratorKind == kind ? static_cast<std::int64_t>(n.acceleratorShare) : std::int64_t { 0 };
+            },
+            [kind](std::string pool, std::int64_t share, std::int64_t expect) {
+                return Action::setAcceleratorQuota(std::move(pool), kind, share, expect);
+            },
+            [kind](std::string pool, std::int64_t share, std::int64_t floor) {
+                return Action::takeAcceleratorQuota(std::move(pool), kind, share, floor);
+            } });
+    }
+    std::vector<QuotaRaise> raises;
+    for (std::size_t i = 0; i < resources.size(); ++i)
+        planQuotas(input, config, resources[i], i, out, raises);
+
+    // A pool runs into whichever of its quotas is short first. A raise of one resource where another still holds the
+    // pool below its forecast need does not make the peak fit: its risk says which limit holds it, and by how much, or
+    // that the raise proposed for that one must be approved with it.
+    for (const QuotaRaise& raise : raises) {
+        const auto pool = std::find_if(
+            input.pools.begin(), input.pools.end(), [&](const PoolOutlook& p) { return p.name == raise.pool; });
+        if (pool == input.pools.end())
+            continue;
+        Why held, alongside;
+        for (std::size_t j = 0; j < resources.size(); ++j) {
+            const QuotaResource& other = resources[j];
+            const QuotaOutlook f = other.figures(*pool);
+            if (j == raise.resource || !f.peak || f.quota <= 0 || f.quota >= kUnlimited)
+                continue;
+            const std::int64_t need = quotaNeed(f, config, other.step);
+            if (need <= f.quota)
+                continue;
+            const auto with = std::find_if(raises.begin(), raises.end(),
+                [&](const QuotaRaise& q) { return q.pool == raise.pool && q.resource == j; });
+            if (with != raises.end() && with->raised >= need)
+                alongside.push_back(clause("risk-raise-too", { termArg(other.term) }));
+            else
+                held.push_back(clause("risk-held-by",
+                    { termArg(other.term),
+                        amountArg(static_cast<double>(with != raises.end() ? with->raised : f.quota), other.term),
+                        amountArg(static_cast<double>(need), other.term) }));
+        }
+        if (held.empty() && alongside.empty())
+            continue;
+        Proposal& p = out[raise.proposal];
+        Why risk = held.empty() ? p.effect.sloRiskWhy : Why {}; // "the peak fits" no longer holds
+        risk.insert(risk.end(), held.begin(), held.end());
+        risk.insert(risk.end(), alongside.begin(), alongside.end());
+        explainRisk(p.effect, std::move(risk));
+        if (!held.empty())
+            p.risk = std::max(p.risk, Risk::Medium);
     }
 }
 

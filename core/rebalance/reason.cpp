@@ -104,6 +104,11 @@ constexpr std::array kForms {
         QT_TRANSLATE_NOOP("Reason", "the p90 peak still exceeds the raised %1 quota: work will wait") },
     ReasonForm {
         "risk-fits-base", QT_TRANSLATE_NOOP("Reason", "none: the p90 peak with headroom fits the base %1 quota") },
+    ReasonForm { "risk-held-by",
+        QT_TRANSLATE_NOOP(
+            "Reason", "the pool's %1 quota of %2 still holds it below its forecast need of %3: work will wait") },
+    ReasonForm { "risk-raise-too",
+        QT_TRANSLATE_NOOP("Reason", "the peak also needs the %1 raise proposed with it: approve both") },
     ReasonForm {
         "risk-reserved", QT_TRANSLATE_NOOP("Reason", "lowers it: the forecast peak finds reserved accelerators") },
     ReasonForm { "risk-reserved-spare",

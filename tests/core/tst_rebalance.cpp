@@ -456,6 +456,49 @@ private slots:
         QVERIFY(ofKind(rebalance::evaluate(trough, {}), ProposalKind::Quota).empty());
     }
 
+    // A pool runs into whichever quota is short first: a CPU raise with the memory limit still short of the forecast
+    // does not say the peak fits; with the memory raise proposed too, each names the other.
+    void aRaiseSaysWhichOtherQuotaHoldsThePool()
+    {
+        rebalance::EvaluationInput input;
+        input.nowMs = kNow;
+        auto web = pool("web", 2000, 3000.0); // needs 3600 → 4000 in 500 steps
+        web.memoryQuotaMiB = 16384;
+        web.memoryPeakMiB = 16000.0; // needs 19200 → 19456
+        web.memoryPeakAtMs = kNow + 30 * kMinute;
+        auto batch = pool("batch", 8000, 1000.0); // gives 6500 millicores
+        batch.memoryQuotaMiB = 16384;
+        batch.memoryPeakMiB = 15000.0; // needs 18432: nothing to give
+        input.pools = { web, batch };
+        auto quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].key, std::string("quota:web"));
+        QCOMPARE(quota[0].effect.sloRiskWhy.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].effect.sloRiskWhy[0].code, std::string("risk-held-by"));
+        QCOMPARE(quota[0].effect.sloRisk,
+            std::string("the pool's memory quota of 16384 MiB still holds it below its forecast need of 19456 MiB: "
+                        "work will wait"));
+        QCOMPARE(name(quota[0].risk), name(rebalance::Risk::Medium));
+
+        // Memory to give: the memory raise is proposed too, and each says the peak needs the other.
+        input.pools[1].memoryQuotaMiB = 40960;
+        quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 2 });
+        QCOMPARE(quota[0].key, std::string("quota:web"));
+        QCOMPARE(quota[1].key, std::string("quota:web:memory"));
+        QCOMPARE(quota[0].effect.sloRisk,
+            std::string("none: the p90 peak fits the raised CPU quota; the peak also needs the memory raise proposed "
+                        "with it: approve both"));
+        QCOMPARE(quota[1].effect.sloRiskWhy.back().code, std::string("risk-raise-too"));
+        QCOMPARE(name(quota[0].risk), name(rebalance::Risk::Low));
+
+        // A pool whose other limits hold its peak reads as before.
+        input.pools[0].memoryPeakMiB = 8000.0;
+        quota = ofKind(rebalance::evaluate(input, {}), ProposalKind::Quota);
+        QCOMPARE(quota.size(), std::size_t { 1 });
+        QCOMPARE(quota[0].effect.sloRisk, std::string("none: the p90 peak fits the raised CPU quota"));
+    }
+
     // A memory quota action reads back from the store as it was written, and the next round's plan a step away is
     // the same advice.
     void memoryQuotaActionsRoundTrip()
