@@ -560,14 +560,26 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
 
 void HttpApi::answerOffThread(OffThreadWriter write, net::HttpRespond respond)
 {
+    if (m_queuedWrites >= kMaxQueuedWrites) {
+        ++m_stats.refusedBusy;
+        net::HttpResponse busy = errorReply(503,
+            "the daemon is busy writing " + std::to_string(m_queuedWrites)
+                + " large reads (its limit); retry in a second, or read a page (`limit`)");
+        busy.set(http::field::retry_after, "1");
+        return respond(std::move(busy));
+    }
+    ++m_queuedWrites;
     boost::asio::post(m_serialiser,
-        [write = std::move(write), respond = std::move(respond), io = &m_io,
+        [this, write = std::move(write), respond = std::move(respond), io = &m_io,
             alive = std::weak_ptr<int>(m_alive)]() mutable {
             net::HttpResponse response = write();
-            boost::asio::post(*io, [respond = std::move(respond), response = std::move(response), alive]() mutable {
-                if (alive.lock())
+            boost::asio::post(
+                *io, [this, respond = std::move(respond), response = std::move(response), alive]() mutable {
+                    if (!alive.lock())
+                        return; // the API is gone, and `this` with it
+                    --m_queuedWrites;
                     respond(std::move(response));
-            });
+                });
         });
 }
 
@@ -703,16 +715,19 @@ void HttpApi::listWorkloads(std::string_view query, net::HttpRespond respond)
         if (more)
             answer["nextAfter"] = views.back().id;
     }
-    // Listing 10,000 workloads as JSON took the core's thread 120-186 ms (BENCHMARKS.md §3c): written off it.
-    answerOffThread(
-        [views = std::move(views), answer = std::move(answer)]() mutable {
-            json list = json::array();
-            for (const WorkloadView& w : views)
-                list.push_back(workloadJson(w));
-            answer["workloads"] = std::move(list);
-            return reply(http::status::ok, answer);
-        },
-        std::move(respond));
+    const std::size_t rows = views.size();
+    // Listing 10,000 workloads as JSON took the core's thread 120-186 ms (BENCHMARKS.md §3c): written off it. A small
+    // page (a console following changes, a script's look at a few) is written here, not queued behind large ones.
+    OffThreadWriter write = [views = std::move(views), answer = std::move(answer)]() mutable {
+        json list = json::array();
+        for (const WorkloadView& w : views)
+            list.push_back(workloadJson(w));
+        answer["workloads"] = std::move(list);
+        return reply(http::status::ok, answer);
+    };
+    if (rows <= kInlineRows)
+        return respond(write());
+    answerOffThread(std::move(write), std::move(respond));
 }
 
 store::AuditEntry HttpApi::received(const OperatorToken& caller, const std::string& peer, const std::string& action,
@@ -959,7 +974,8 @@ std::string HttpApi::renderMetrics() const
     const Counter counters[] = {
         { "tidepool_workloads_submitted_total", "Workloads accepted through the API.", s.submitted },
         { "tidepool_placements_total", "Placement attempts that found a node.", s.placements },
-        { "tidepool_placement_failures_total", "Placement attempts that left a workload pending.", s.placementFailures },
+        { "tidepool_placement_failures_total", "Placement attempts that left a workload pending.",
+            s.placementFailures },
         { "tidepool_preemptions_total", "Workloads evicted for higher-priority ones.", s.preemptions },
         { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
         { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
@@ -973,12 +989,15 @@ std::string HttpApi::renderMetrics() const
         { "tidepool_store_commits_total", "Transactions written to the database.", s.storeCommits },
         { "tidepool_store_errors_total", "Database writes that failed and are retried.", s.storeErrors },
         { "tidepool_api_requests_total", "HTTP API requests.", m_stats.requests },
-        { "tidepool_api_unauthorised_total", "API requests refused for a missing or wrong token.", m_stats.unauthorised },
+        { "tidepool_api_unauthorised_total", "API requests refused for a missing or wrong token.",
+            m_stats.unauthorised },
         { "tidepool_api_forbidden_total", "API requests refused because the token's role may not make them.",
             m_stats.forbidden },
         { "tidepool_api_client_errors_total", "API requests refused with another 4xx.", m_stats.clientErrors },
         { "tidepool_api_refused_read_only_total", "Changes refused while the database could not be written.",
             m_stats.refusedReadOnly },
+        { "tidepool_api_refused_busy_total", "Large reads refused (503) while the most allowed waited to be written.",
+            m_stats.refusedBusy },
     };
     for (const Counter& c : counters) {
         appendMetric(out, c.name, "counter", c.help);

@@ -106,6 +106,7 @@ struct HttpApiStats {
     std::uint64_t forbidden = 0; // a known token whose role may not make the call
     std::uint64_t clientErrors = 0; // 4xx other than 401 and 403
     std::uint64_t refusedReadOnly = 0; // changes refused while the database could not be written
+    std::uint64_t refusedBusy = 0; // large reads refused while `kMaxQueuedWrites` were waiting to be written
 };
 
 class HttpApi {
@@ -147,8 +148,13 @@ private:
     void answerChange(net::HttpResponse response, store::AuditEntry entry, const std::string& target,
         net::HttpRespond respond);
     // Runs `write` (which owns a copy of what it answers) on `m_serialiser`, and answers with its response back on
-    // the core's thread.
+    // the core's thread. With `kMaxQueuedWrites` already waiting there, answers 503 with Retry-After instead: each
+    // waits with its copy, and a crowd of large reads would hold memory and delay every other reader.
     void answerOffThread(OffThreadWriter write, net::HttpRespond respond);
+    // Large reads waiting for (or being written on) the serialiser thread at most; a small page of workloads is
+    // written on the core's thread, ahead of them.
+    static constexpr std::size_t kMaxQueuedWrites = 16;
+    static constexpr std::size_t kInlineRows = 64;
     // GET /v1/nodes and GET /v1/workloads: the largest regular reads (a remote console's polls) are copied here and
     // written as JSON off the core's thread.
     void listNodes(std::string_view query, net::HttpRespond respond);
@@ -169,6 +175,7 @@ private:
     std::shared_ptr<int> m_alive = std::make_shared<int>(0); // answers posted back check it is still there
     // What each node's fingerprint was made from, so that a poll hashes only the rows that changed.
     std::shared_ptr<NodeFingerprints> m_fingerprints;
+    std::size_t m_queuedWrites = 0; // on `m_serialiser`, written or not, their answers not yet sent
     boost::asio::thread_pool m_serialiser { 1 };
 };
 

@@ -112,6 +112,13 @@ ApiResult<SubmitRequest> parseNewSubmission(const json& body, const std::string&
     auto request = parseSubmitRequest(body, path);
     if (!request)
         return request;
+    // A share is of one device, and a GPU is 1000 milli-GPUs: more could never be placed.
+    const AcceleratorRequest& a = request->accelerators;
+    if (a.kind == AcceleratorKind::Gpu && a.sharePerDevice > 1000)
+        return tl::unexpected(ApiError { 400,
+            "field `" + (path.empty() ? std::string() : path + ".")
+                + "accelerators.share`: " + std::to_string(a.sharePerDevice)
+                + " milli-GPUs is more than one GPU holds (1000); ask for whole GPUs with `count`" });
     const std::string field = path.empty() ? std::string("env") : path + ".env";
     for (std::size_t i = 0; i < request->env.size(); ++i) {
         const std::string_view name = std::string_view(request->env[i]).substr(0, request->env[i].find('='));

@@ -41,14 +41,19 @@ MaseScale maseScale(const Series& series, const BacktestSplit& split)
         lag = day;
         scale.name = std::string(kSeasonalNaiveDaily);
     }
-    double sum = 0;
+    double sum = 0, level = 0;
     std::size_t count = 0;
     for (std::size_t t = lag; t < split.trainEnd; ++t)
         if (!isGap(series.values[t]) && !isGap(series.values[t - lag])) {
             sum += std::abs(series.values[t] - series.values[t - lag]);
+            level += std::abs(series.values[t]);
             ++count;
         }
     scale.mae = count ? sum / static_cast<double>(count) : 0;
+    // A flat history's naive error is rounding, not error: dividing by it would make any forecast look unboundedly
+    // bad. Below a millionth of the series' level it counts as none (MASE undefined).
+    if (count && scale.mae <= kFlatNaiveError * level / static_cast<double>(count))
+        scale.mae = 0;
     return scale;
 }
 

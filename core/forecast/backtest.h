@@ -13,7 +13,8 @@
 // Scoring pools every (origin, step) whose actual value is not a gap:
 //   - sMAPE, in percent (0-200): mean of 200 |F - A| / (|F| + |A|), a term counting 0 when both are 0;
 //   - MASE: mean |F - A| divided by the in-sample MAE of seasonal naive on the training part, with a lag of one day
-//     when the training part holds two days, else one step (`maseScaleName` says which); NaN when that MAE is 0;
+//     when the training part holds two days, else one step (`maseScaleName` says which); NaN when that MAE is 0
+//     or at most `kFlatNaiveError` of the series' mean level (a flat history: its naive error is rounding);
 //   - coverage: the percentage of actual values inside [p10, p90] (80 is nominal).
 //
 // Thread affinity: none; a backtest runs on the calling thread.
@@ -38,6 +39,8 @@ inline constexpr std::size_t kMaxBacktestOrigins = 24;
 // The split described above; `InvalidArgument` for a zero horizon or a series shorter than two horizons.
 Expected<BacktestSplit> makeSplit(
     std::size_t points, std::size_t horizon, std::size_t maxOrigins = kMaxBacktestOrigins);
+
+inline constexpr double kFlatNaiveError = 1e-6;
 
 struct MaseScale {
     double mae = 0;

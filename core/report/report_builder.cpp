@@ -460,6 +460,8 @@ struct Builder {
             row.coveragePct = scores->coveragePct;
             row.mase = scores->mase;
             row.scoredPoints = scores->scoredPoints;
+            if (!measured(row.mase)) // seasonal naive made no error to scale by
+                row.note = request.language == Language::ZhCN ? "历史平稳，MASE 无定义" : "flat history: no MASE";
         }
         return row;
     }

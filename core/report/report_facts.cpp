@@ -125,6 +125,11 @@ Expected<ReportData> buildLiveReport(const ReportRequest& request, const api::Co
     if (!store)
         return makeError(ErrorCode::NotFound,
             "this core keeps no history (it was started without a database, --db), so it has nothing to report");
+    // A period yet to come has no history, and the counts of what exists now are not its.
+    if (const std::int64_t now = plane.nowMs(); request.fromMs >= now)
+        return makeError(ErrorCode::InvalidArgument,
+            "the period starts at " + formatTime(request.fromMs) + ", which has not come yet (now: " + formatTime(now)
+                + "): there is nothing to report");
     return buildReport(request, clusterFacts(plane, rebalancer), *store, settings);
 }
 

@@ -73,6 +73,7 @@ private slots:
     void modelSkipsGapsAndIgnoresSpikes();
     void modelReanchorsAfterALevelShift();
     void bandCoversAboutEightyPercentOfNoise();
+    void maseIsUndefinedOnAFlatHistory();
     void bandNarrowsWhenTheNoiseCalmsDown();
     void bandFollowsTheNoiseUnderSamplingNoise();
     void candidatesIncludeTheLongMemoryMean();
@@ -252,6 +253,26 @@ void TestForecast::bandCoversAboutEightyPercentOfNoise()
     const auto scores = backtest(*model, s, *split, maseScale(s, *split));
     QVERIFY(scores);
     QVERIFY2(scores->coveragePct >= 70 && scores->coveragePct <= 92, std::to_string(scores->coveragePct).c_str());
+}
+
+void TestForecast::maseIsUndefinedOnAFlatHistory()
+{
+    // A pool's steady demand: seasonal naive is right but for rounding, so any forecast's error over it would be a
+    // MASE in the millions.
+    Series s = dailySeries(4, 4000, 0, 0, 1);
+    for (std::size_t t = 0; t < s.size(); ++t)
+        s.values[t] += 1e-9 * static_cast<double>(t % 7); // a day is not a multiple of 7 steps: naive is off by ~1e-9
+    s.values.back() = 4010; // the held-out part moves a little
+    const auto split = makeSplit(s.size(), kDay);
+    QVERIFY(split);
+    const MaseScale flat = maseScale(s, *split);
+    QCOMPARE(flat.mae, 0.0);
+    const auto scores = backtest(*ModelRegistry::withBuiltins().make(kSeasonalModel), s, *split, flat);
+    QVERIFY(scores);
+    QVERIFY2(std::isnan(scores->mase), std::to_string(scores->mase).c_str());
+    // A history that moves keeps its scale, however small against its level.
+    Series moving = dailySeries(4, 4000, 0, 0.5, 1);
+    QVERIFY(maseScale(moving, *split).mae > 0);
 }
 
 void TestForecast::bandNarrowsWhenTheNoiseCalmsDown()

@@ -12,6 +12,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <thread>
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -328,6 +331,13 @@ private slots:
             QVERIFY2(
                 r.data()["error"].get<std::string>().find("set by the agent") != std::string::npos, r.body.c_str());
         }
+        // A share is of one GPU: more than 1000 milli-GPUs could never be placed.
+        r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            R"({"name":"w","cpuMillis":1,"memoryMiB":1,"accelerators":{"kind":"gpu","share":1500}})");
+        QCOMPARE(r.status, 400);
+        QVERIFY2(r.data()["error"].get<std::string>().find("`accelerators.share`: 1500 milli-GPUs is more than one GPU")
+                != std::string::npos,
+            r.body.c_str());
         // Nothing of the refused requests was submitted.
         QCOMPARE(metric("tidepool_workloads_submitted_total"), 0.0);
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads/99", m_token).status, 404);
@@ -486,6 +496,52 @@ private slots:
 
     // `changedSince`: after a full list, only what changed since, ended workloads included, oldest change first; a
     // limit cuts it short with `more`; a cursor of another run of the daemon is a 410, a malformed one a 400.
+    // Large lists are written on one serialiser thread: a crowd of them is bounded (503, retry) and a small page is
+    // answered on the core's thread without waiting behind them.
+    void aCrowdOfLargeReadsNeitherQueuesWithoutBoundNorHoldsUpASmallOne()
+    {
+        json batch = json::array();
+        for (int i = 0; i < 8000; ++i)
+            batch.push_back(json { { "name", "w" + std::to_string(i) }, { "cpuMillis", 100 }, { "memoryMiB", 64 } });
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token, json { { "workloads", batch } }.dump())
+                     .status,
+            201);
+        constexpr int kReaders = 48;
+        std::vector<Reply> large(kReaders);
+        std::atomic<int> largeDone { 0 };
+        std::vector<std::thread> readers;
+        for (int i = 0; i < kReaders; ++i)
+            readers.emplace_back([&, i] {
+                large[static_cast<std::size_t>(i)]
+                    = request(m_apiPort, http::verb::get, "/v1/workloads?limit=10000", m_token);
+                ++largeDone;
+            });
+        // Once the serialiser is full (one was refused), a small page: answered at once, not behind those it holds.
+        QVERIFY(waitFor([&] { return metric("tidepool_api_refused_busy_total") >= 1; }, 30'000));
+        const Reply small = request(m_apiPort, http::verb::get, "/v1/workloads?limit=5", m_token);
+        const int doneWhenSmallAnswered = largeDone.load();
+        for (std::thread& t : readers)
+            t.join();
+        QCOMPARE(small.status, 200);
+        QCOMPARE(small.data()["workloads"].size(), std::size_t { 5 });
+        QVERIFY2(doneWhenSmallAnswered < kReaders, std::to_string(doneWhenSmallAnswered).c_str());
+        int answered = 0, busy = 0;
+        for (const Reply& r : large) {
+            if (r.status == 200) {
+                ++answered;
+                QCOMPARE(r.data()["workloads"].size(), std::size_t { 8000 });
+            } else {
+                QCOMPARE(r.status, 503);
+                QVERIFY2(r.data()["error"].get<std::string>().find("busy writing 16 large reads") != std::string::npos,
+                    r.body.c_str());
+                ++busy;
+            }
+        }
+        QVERIFY2(answered >= 16 && busy >= 1,
+            (std::to_string(answered) + " answered, " + std::to_string(busy) + " busy").c_str());
+        QCOMPARE(metric("tidepool_api_refused_busy_total"), static_cast<double>(busy));
+    }
+
     void workloadChangesFollowACursor()
     {
         startFleet(2, QStringLiteral("cur"));

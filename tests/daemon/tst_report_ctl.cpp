@@ -363,6 +363,9 @@ void TestReportCtl::badRequestsNameWhatWasWrong_data()
         << 2
         << QStringLiteral(
                "report: the period is empty: --from (2026-12-02 00:00) must be before --to (2026-12-01 00:00)");
+    QTest::newRow("a day yet to come") << QStringList {
+        QStringLiteral("--day"), QStringLiteral("2099-01-01"), QStringLiteral("-o"), out
+    } << 1 << QStringLiteral("tidepoolctl: the period starts at 2099-01-01 00:00, which has not come yet");
     QTest::newRow("unparsable from") << QStringList { QStringLiteral("--from"), QStringLiteral("last tuesday"),
         QStringLiteral("--to"), QStringLiteral("2026-12-01"), QStringLiteral("-o"), out }
                                      << 2 << QStringLiteral("report: --from \"last tuesday\" is not a time");
