@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 
 namespace tidepool::protocol::detail {
 
@@ -364,6 +365,99 @@ bool nestingWithin(std::string_view text, int maxDepth)
             --depth;
     }
     return true;
+}
+
+namespace {
+
+using ParseEvent = nlohmann::json::parse_event_t;
+
+// The path of the first key repeated in `text` (valid JSON with one), each key that is not a short name written as
+// its length.
+std::string firstRepeatedKey(std::string_view text)
+{
+    struct Open {
+        bool object = false;
+        std::set<std::string> keys;
+        std::string key; // of an object: the member being read
+        std::size_t index = 0; // of an array: the item being read
+    };
+    std::vector<Open> open;
+    std::string found;
+    const auto path = [&open] {
+        std::string out;
+        for (const Open& o : open) {
+            if (!o.object) {
+                out += "[" + std::to_string(o.index) + "]";
+                continue;
+            }
+            const bool printable = o.key.size() <= 64 && std::all_of(o.key.begin(), o.key.end(), [](char c) {
+                return isNameChar(static_cast<unsigned char>(c));
+            });
+            out += (out.empty() ? "" : ".") + (printable ? o.key : "<" + std::to_string(o.key.size()) + "-byte key>");
+        }
+        return out;
+    };
+    const auto itemDone = [&open] {
+        if (!open.empty() && !open.back().object)
+            ++open.back().index;
+    };
+    [[maybe_unused]] const nlohmann::json whole = nlohmann::json::parse(
+        text,
+        [&](int, ParseEvent event, nlohmann::json& parsed) {
+            if (!found.empty())
+                return true;
+            switch (event) {
+            case ParseEvent::object_start: open.push_back(Open { true, {}, {}, 0 }); break;
+            case ParseEvent::array_start: open.push_back(Open {}); break;
+            case ParseEvent::key:
+                open.back().key = parsed.get<std::string>();
+                if (!open.back().keys.insert(open.back().key).second)
+                    found = path();
+                break;
+            case ParseEvent::value: itemDone(); break;
+            case ParseEvent::object_end:
+            case ParseEvent::array_end:
+                open.pop_back();
+                itemDone();
+                break;
+            }
+            return true;
+        },
+        false);
+    return found;
+}
+
+} // namespace
+
+Expected<nlohmann::json> parseUniqueKeys(std::string_view text)
+{
+    // Keys read in each open object; an object built with fewer members than that had a key twice.
+    std::vector<std::size_t> keys;
+    bool repeated = false;
+    nlohmann::json value;
+    try {
+        value = nlohmann::json::parse(text, [&](int, ParseEvent event, nlohmann::json& parsed) {
+            if (event == ParseEvent::object_start)
+                keys.push_back(0);
+            else if (event == ParseEvent::key)
+                ++keys.back();
+            else if (event == ParseEvent::object_end) {
+                repeated = repeated || keys.back() != parsed.size();
+                keys.pop_back();
+            }
+            return true;
+        });
+    } catch (const nlohmann::json::parse_error& e) {
+        // The position only: the parser's own message would echo the text.
+        return makeError(ErrorCode::MalformedJson, "", "not valid JSON (error at byte " + std::to_string(e.byte) + ")");
+    } catch (const nlohmann::json::exception& e) { // a number beyond a double (out_of_range)
+        return makeError(ErrorCode::MalformedJson, "", std::string("not valid JSON: ") + e.what());
+    }
+    if (repeated) {
+        std::string key = firstRepeatedKey(text);
+        return makeError(ErrorCode::MalformedJson, key, "field `" + key + "` appears twice");
+    }
+    return value;
 }
 
 } // namespace tidepool::protocol::detail

@@ -91,4 +91,11 @@ private:
 // Rejects JSON text nested deeper than `maxDepth` before it is parsed (a cheap scan that skips strings).
 bool nestingWithin(std::string_view text, int maxDepth);
 
+// Parses JSON text, refusing what nlohmann takes silently, the last one winning: a key given twice in one object. The
+// error (`MalformedJson`) says "not valid JSON (error at byte N)", or names the repeated key by its path in `field`
+// and the message ("field `workloads[2].name` appears twice"); a key that is not a short name is named by its length.
+// Cheap where no key repeats: a count of keys per open object, compared with the object built; only text with a
+// repeated key is read again to find it.
+Expected<nlohmann::json> parseUniqueKeys(std::string_view text);
+
 } // namespace tidepool::protocol::detail

@@ -45,4 +45,49 @@ Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
     return Role::Admin;
 }
 
+std::vector<http::verb> allowedMethods(const std::vector<std::string>& parts)
+{
+    using enum http::verb;
+    if (parts.size() == 1 && (parts[0] == "healthz" || parts[0] == "metrics"))
+        return { get, head };
+    if (parts.size() < 2 || parts[0] != "v1")
+        return {};
+    const std::string& resource = parts[1];
+    if (parts.size() == 2) {
+        if (resource == "workloads" || resource == "pools")
+            return { get, head, post };
+        if (resource == "evaluate" || resource == "whatif")
+            return { post };
+        for (const char* read : { "summary", "nodes", "proposals", "history", "series", "audit", "whoami", "report" })
+            if (resource == read)
+                return { get, head };
+        return {};
+    }
+    if (parts.size() == 3) {
+        if (resource == "workloads")
+            return { get, head, delete_ };
+        if (resource == "pools")
+            return { get, head, put };
+        if (resource == "nodes" || resource == "proposals")
+            return { get, head };
+        return {};
+    }
+    if (parts.size() == 4) {
+        if (resource == "workloads" && parts[3] == "why")
+            return { get, head };
+        if ((resource == "workloads" && parts[3] == "move")
+            || (resource == "proposals" && (parts[3] == "approve" || parts[3] == "reject")))
+            return { post };
+    }
+    return {};
+}
+
+std::string allowHeader(const std::vector<http::verb>& methods)
+{
+    std::string out;
+    for (const http::verb method : methods)
+        out += (out.empty() ? "" : ", ") + std::string(http::to_string(method));
+    return out;
+}
+
 } // namespace tidepool::api

@@ -48,4 +48,11 @@ std::optional<Role> parseRole(std::string_view text);
 // The least role that may call `verb` on `parts` (the path's segments, starting with "v1").
 Role requiredRole(boost::beast::http::verb verb, const std::vector<std::string>& parts);
 
+// The methods the routes above take on `parts` (the path's segments: "healthz", "metrics" or starting with "v1"), in
+// the order an `Allow` header lists them; empty when no route has this path (a 404). A GET route takes HEAD too (the
+// server answers it as GET). Read routes added with `HttpApi::addReadRoute` are not in it (the API knows them).
+std::vector<boost::beast::http::verb> allowedMethods(const std::vector<std::string>& parts);
+// "GET, HEAD, POST": what an `Allow` header says.
+std::string allowHeader(const std::vector<boost::beast::http::verb>& methods);
+
 } // namespace tidepool::api

@@ -109,7 +109,7 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
             h.m_dailyReport = std::make_unique<DailyReport>(io, core, h.m_rebalancer.get(), h.m_config.report, h.m_log);
     }
     if (!h.m_config.apiListen.empty()) {
-        net::HttpServerConfig httpConfig;
+        net::HttpServerConfig httpConfig = h.m_config.apiLimits;
         if (!h.m_config.apiTlsCertificate.empty()) {
             auto context = transport::makeServerContext(
                 transport::TlsServerFiles { h.m_config.apiTlsCertificate, h.m_config.apiTlsPrivateKey, {} });
@@ -165,10 +165,17 @@ void CoreHost::appendAgentMetrics(std::string& out) const
                "included).\n# TYPE tidepool_api_tls_handshake_failures_total counter\n"
                "tidepool_api_tls_handshake_failures_total "
             + std::to_string(http.tlsHandshakeFailures) + "\n";
-        out += "# HELP tidepool_api_connections_evicted_total Idle API connections closed to make room for a new one "
-               "at the connection cap.\n# TYPE tidepool_api_connections_evicted_total counter\n"
+        out += "# HELP tidepool_api_connections_evicted_total API connections closed to make room for a new one at the "
+               "connection cap (idle ones first, then the one sending a request body longest).\n"
+               "# TYPE tidepool_api_connections_evicted_total counter\n"
                "tidepool_api_connections_evicted_total "
             + std::to_string(http.connectionsEvicted) + "\n";
+        out += "# HELP tidepool_api_timeouts_total API connections closed for a timeout, by phase: a request's headers "
+               "(or the TLS handshake) late, its body stalled, an answer the client did not read.\n"
+               "# TYPE tidepool_api_timeouts_total counter\n";
+        for (const auto& [phase, count] : { std::pair { "header", http.headerTimeouts },
+                 std::pair { "body", http.bodyTimeouts }, std::pair { "write", http.writeTimeouts } })
+            out += std::string("tidepool_api_timeouts_total{phase=\"") + phase + "\"} " + std::to_string(count) + "\n";
     }
     out += "# HELP tidepool_agent_connections Agent connections open now.\n"
            "# TYPE tidepool_agent_connections gauge\ntidepool_agent_connections "

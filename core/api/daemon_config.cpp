@@ -6,8 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string_view>
 
@@ -28,6 +30,33 @@ Expected<std::int64_t> parseNumber(std::string_view option, std::string_view tex
                 + std::to_string(max));
     return value;
 }
+
+// The API server's limits, each a config file field and an option. Timeouts from 100 ms: shorter ones would cut off
+// clients on a busy network; the body timeout is for progress, so a big upload on a slow link is not cut short.
+struct ApiLimit {
+    const char* field;
+    const char* option;
+    std::int64_t min, max;
+    void (*set)(net::HttpServerConfig&, std::int64_t);
+};
+
+constexpr std::int64_t kMaxApiConnections = 100'000;
+constexpr std::int64_t kMaxApiBodyBytes = std::int64_t { 1 } << 30;
+
+constexpr ApiLimit kApiLimits[] = {
+    { "apiMaxConnections", "--api-max-connections", 1, kMaxApiConnections,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.maxConnections = static_cast<std::size_t>(n); } },
+    { "apiMaxBodyBytes", "--api-max-body-bytes", 4096, kMaxApiBodyBytes,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.maxBodyBytes = static_cast<std::uint64_t>(n); } },
+    { "apiHeaderTimeoutMs", "--api-header-timeout-ms", 100, 600'000,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.headerTimeout = std::chrono::milliseconds(n); } },
+    { "apiBodyTimeoutMs", "--api-body-timeout-ms", 100, 600'000,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.bodyTimeout = std::chrono::milliseconds(n); } },
+    { "apiWriteTimeoutMs", "--api-write-timeout-ms", 100, 600'000,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.writeTimeout = std::chrono::milliseconds(n); } },
+    { "apiIdleTimeoutMs", "--api-idle-timeout-ms", 100, 3'600'000,
+        [](net::HttpServerConfig& c, std::int64_t n) { c.idleTimeout = std::chrono::milliseconds(n); } },
+};
 
 Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
 {
@@ -126,6 +155,9 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         }
     if (r.has("maxFrameBytes"))
         config.maxFrameBytes = static_cast<std::uint32_t>(r.integer("maxFrameBytes", 1024, 64 << 20));
+    for (const ApiLimit& limit : kApiLimits)
+        if (r.has(limit.field))
+            limit.set(config.apiLimits, r.integer(limit.field, limit.min, limit.max));
     for (const std::string& key : reportConfigFields())
         r.skip(key);
     r.rejectUnknownFields();
@@ -146,7 +178,9 @@ std::string daemonUsage()
                               tlsPrivateKey, tlsClientCa, apiTlsCertificate, apiTlsPrivateKey,
                               profile, heartbeatIntervalMs, suspectAfterMs, lostAfterMs, restartGraceMs,
                               historyIntervalMs, evaluationPeriodMs, carbonIntensityFile, powerCommand,
-                              powerCommandTimeoutMs, maxFrameBytes; and, in the file only,
+                              powerCommandTimeoutMs, maxFrameBytes, apiMaxConnections, apiMaxBodyBytes,
+                              apiHeaderTimeoutMs, apiBodyTimeoutMs, apiWriteTimeoutMs, apiIdleTimeoutMs; and, in the
+                              file only,
                               rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
                               proposalDays (closed proposals, default 90; 0 = keep forever),
                               forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
@@ -177,6 +211,17 @@ std::string daemonUsage()
   --api-tls-cert FILE --api-tls-key FILE
                               HTTPS for the API and /metrics (PEM): the listener then speaks TLS only; clients
                               verify it with the CA (tidepoolctl --server https://HOST:PORT --ca FILE)
+  --api-max-connections N     API connections open at once (1-100000, default 1024); at the cap a newcomer closes
+                              the one idle longest, else the one sending a request body longest
+  --api-max-body-bytes N      the largest request body, larger ones get 413 (4096-1073741824, default 8388608: a
+                              batch of 10,000 submissions fits)
+  --api-header-timeout-ms N   a request's headers (and the TLS handshake) must arrive within this, from the
+                              connection or the request's first byte (100-600000, default 10000)
+  --api-body-timeout-ms N     a request's body must make progress at least this often (100-600000, default 10000)
+  --api-write-timeout-ms N    an answer the client reads nothing of for this long is dropped with the connection
+                              (100-600000, default 30000)
+  --api-idle-timeout-ms N     how long a kept-alive connection may wait for its next request (100-3600000, default
+                              60000); /metrics counts the timeouts (tidepool_api_timeouts_total{phase})
   --profile NAME              scheduling profile (default "default")
   --heartbeat-interval-ms N   told to agents (default 5000)
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
@@ -379,6 +424,13 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             if (!n)
                 return tl::unexpected(n.error());
             config.rebalance.rejectionHold = std::chrono::minutes(*n);
+        } else if (const auto* limit = std::find_if(std::begin(kApiLimits), std::end(kApiLimits),
+                       [&](const ApiLimit& l) { return option == l.option; });
+                   limit != std::end(kApiLimits)) {
+            auto n = parseNumber(option, value, limit->min, limit->max);
+            if (!n)
+                return tl::unexpected(n.error());
+            limit->set(config.apiLimits, *n);
         } else if (option == "--history-interval-ms" || option == "--evaluation-period-ms") {
             auto n = parseNumber(option, value, 1000, option == "--history-interval-ms" ? 3'600'000 : 86'400'000);
             if (!n)

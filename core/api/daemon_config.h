@@ -10,6 +10,7 @@
 #include "core/api/history_recorder.h"
 #include "core/api/operator_tokens.h"
 #include "core/api/rebalancer.h"
+#include "core/net/http_server.h"
 #include "protocol/join.h"
 
 #include <cstdint>
@@ -43,6 +44,9 @@ struct DaemonConfig {
     std::string apiTlsPrivateKey;
     std::string carbonIntensityFile; // CSV timestamp,gco2_per_kwh; loaded into `rebalance.carbon`
     std::uint32_t maxFrameBytes = 1u << 20;
+    // The API server's limits (`apiMaxConnections`, `apiMaxBodyBytes`, `api*TimeoutMs`); its `tls` is set from
+    // `apiTlsCertificate` when the server is made.
+    net::HttpServerConfig apiLimits;
     ControlPlaneConfig plane;
     HistoryConfig history;
     RebalanceConfig rebalance;

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -44,21 +45,27 @@ std::optional<std::int64_t> parseId(std::string_view text)
 
 ApiResult<json> parseBody(const net::HttpRequest& request)
 {
-    try {
-        if (!protocol::detail::nestingWithin(request.body(), 16))
-            return tl::unexpected(ApiError { 400, "the body nests deeper than 16 levels" });
-        json body = json::parse(request.body());
-        if (!body.is_object())
-            return tl::unexpected(ApiError { 400, "the body must be a JSON object" });
-        return body;
-    } catch (const json::parse_error& e) {
-        // The position only: the parser's own message would echo the client's text.
-        return tl::unexpected(ApiError { 400, "the body is not valid JSON (error at byte " + std::to_string(e.byte) + ")" });
-    } catch (const json::exception& e) {
-        return tl::unexpected(ApiError { 400, std::string("the body is not valid JSON: ") + e.what() });
-    }
+    auto body = parseJsonBody(request.body(), 16);
+    if (!body)
+        return tl::unexpected(ApiError { 400, std::move(body.error()) });
+    return std::move(*body);
 }
 
+// POST /v1/evaluate takes no parameters: an empty body or an empty object, as tidepoolctl and the console send.
+// Anything else is refused, so that a client that believes it asked for something (a scope, a dry run) learns it did
+// not.
+std::optional<std::string> evaluateBodyError(std::string_view body)
+{
+    if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        return std::nullopt;
+    const auto parsed = parseJsonBody(body, 16, "POST /v1/evaluate takes an empty body or {}");
+    if (!parsed)
+        return parsed.error();
+    if (!parsed->empty())
+        return "field `" + parsed->begin().key().substr(0, 64)
+            + "` is not known: POST /v1/evaluate takes no fields (an empty body or {})";
+    return std::nullopt;
+}
 
 json reportJson(const FilterReport& report)
 {
@@ -427,6 +434,23 @@ std::optional<std::size_t> HttpApi::authorise(const net::HttpRequest& request) c
     return matchToken(m_tokens, value.substr(kBearer.size()));
 }
 
+std::optional<net::HttpResponse> HttpApi::methodNotAllowed(
+    const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view target) const
+{
+    std::vector<http::verb> allowed = allowedMethods(parts);
+    if (allowed.empty() && parts.size() >= 2 && parts[0] == "v1" && m_readRoutes.count(parts[1]))
+        allowed = { http::verb::get, http::verb::head };
+    if (allowed.empty() || std::find(allowed.begin(), allowed.end(), request.method()) != allowed.end())
+        return std::nullopt;
+    const std::string allow = allowHeader(allowed);
+    net::HttpResponse response = errorReply(405,
+        std::string(request.method_string().substr(0, 32)) + " is not allowed on "
+            + std::string(target.substr(0, std::min(target.find('?'), std::string_view::size_type { 256 })))
+            + ": it takes " + allow);
+    response.set(http::field::allow, allow);
+    return response;
+}
+
 void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, net::HttpRespond respond)
 {
     ++m_stats.requests;
@@ -446,6 +470,8 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     }
     if (parts.empty() || parts[0] != "v1") {
         ++m_stats.clientErrors;
+        if (auto wrongMethod = methodNotAllowed(request, parts, target))
+            return respond(std::move(*wrongMethod));
         return respond(errorReply(404, "no resource at " + std::string(target.substr(0, 256))));
     }
     const auto token = authorise(request);
@@ -458,6 +484,15 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     const OperatorToken& caller = m_tokens[*token];
     const std::string path(target.substr(0, target.find('?')).substr(0, 256));
     const std::string action = std::string(request.method_string()) + " " + path;
+    // A method the path does not take is a 405 before roles are checked (no role may call it) and changes nothing;
+    // an attempted change is audited, as a forbidden one is.
+    if (auto wrongMethod = methodNotAllowed(request, parts, target)) {
+        ++m_stats.clientErrors;
+        if (verb == http::verb::get || verb == http::verb::head)
+            return respond(std::move(*wrongMethod));
+        store::AuditEntry entry = received(caller, peer, action, path);
+        return answerChange(std::move(*wrongMethod), std::move(entry), path, std::move(respond));
+    }
     // Roles are checked here, in the core, for every call: before the body is read and before anything changes.
     if (const Role needed = requiredRole(verb, parts); caller.role < needed) {
         ++m_stats.forbidden;
@@ -480,7 +515,7 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     }
     if (parts.size() >= 2 && (parts[1] == "history" || parts[1] == "series" || parts[1] == "audit")) {
         if (verb != http::verb::get)
-            return respond(errorReply(405, "/v1/" + parts[1] + " is read-only"));
+            return respond(errorReply(404, "no resource for " + action));
         if (parts[1] == "audit" && m_plane.readOnlyReason().empty()) { // read-only: reads go on, without a commit
             // Audit entries written since the last commit (the completed entries of calls already answered) are
             // committed first, so that the log shows every call whose answer the reader may have seen.
@@ -494,24 +529,18 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
     }
     if (parts.size() >= 2 && parts[1] == "whoami") {
         // Who this token is and what it may do, so that a console can say so before anyone tries.
-        if (verb != http::verb::get)
-            return respond(errorReply(405, "/v1/whoami is read-only"));
-        if (parts.size() != 2)
+        if (parts.size() != 2 || verb != http::verb::get)
             return respond(errorReply(404, "no resource under /v1/whoami"));
         return respond(reply(http::status::ok,
             json { { "token", caller.name }, { "actor", caller.actor() }, { "role", std::string(toString(caller.role)) } }));
     }
     if (parts.size() >= 2 && parts[1] == "report") {
-        if (verb != http::verb::get)
-            return respond(errorReply(405, "/v1/report is read-only"));
-        if (parts.size() != 2)
+        if (parts.size() != 2 || verb != http::verb::get)
             return respond(errorReply(404, "no resource under /v1/report"));
         return respond(reportRoute(m_plane, m_rebalancer, m_reportSettings, query));
     }
     if (parts.size() >= 2)
         if (const auto served = m_readRoutes.find(parts[1]); served != m_readRoutes.end()) {
-            if (verb != http::verb::get)
-                return respond(errorReply(405, "/v1/" + parts[1] + " is read-only"));
             ReadAnswer answer = served->second(parts, query);
             if (auto* write = std::get_if<OffThreadWriter>(&answer))
                 return answerOffThread(std::move(*write), std::move(respond));
@@ -533,6 +562,11 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
 
     // A change: audited as received before it acts.
     store::AuditEntry entry = received(caller, peer, action, path);
+    if (parts.size() == 2 && parts[1] == "evaluate" && verb == http::verb::post)
+        if (const auto refused = evaluateBodyError(request.body())) {
+            ++m_stats.clientErrors;
+            return answerChange(errorReply(400, *refused), std::move(entry), path, std::move(respond));
+        }
     if (parts.size() == 2 && parts[1] == "evaluate" && verb == http::verb::post && m_rebalancer) {
         // Forecasting runs on the rebalancer's worker; the answer comes when it is done.
         m_rebalancer->evaluate(m_plane.nowMs(),

@@ -31,7 +31,9 @@
 //   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //
 // HEAD of any of these is answered as its GET without the body (the server hands `handle` a GET: net/http_server.h),
-// so a forbidden HEAD of /v1/audit is audited as "GET /v1/audit".
+// so a forbidden HEAD of /v1/audit is audited as "GET /v1/audit". A method a path does not take (DELETE /v1/pools) is
+// a 405 with an `Allow` header listing those it does (`allowedMethods` in access.h, and GET for the read routes),
+// before the role is checked; an attempted change is audited with it. A path no route has is a 404.
 //
 // A change is answered only once it is durable: an acknowledged change survives a crash. While the database cannot
 // be written (a full disk, a read-only file) every change is refused with a 503 naming the reason, and reads go on.
@@ -62,7 +64,9 @@
 // because the database cannot be written is not audited (the audit log could not take it either).
 //
 // Every body is validated before anything changes: a 4xx names the bad field by its JSON path
-// (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing.
+// (`workloads[3].cpuMillis`), and a batch with one bad item submits nothing. A key given twice in one object is
+// refused, naming it (`parseJsonBody`), instead of the last one silently winning. POST /v1/evaluate takes no
+// parameters: its body is empty or `{}`, anything else a 400.
 //
 // Thread affinity: the core's io_context thread (the HTTP server calls `handle` there). `GET /v1/nodes` and `GET
 // /v1/workloads` are written as JSON on a serialiser thread of the API's own, from a copy the core's thread takes, and
@@ -138,6 +142,10 @@ public:
 
 private:
     std::optional<std::size_t> authorise(const net::HttpRequest& request) const; // the matching token's index
+    // A 405 with an `Allow` header when the path has routes (`allowedMethods`, the read routes) but none for the
+    // request's method; nullopt otherwise.
+    std::optional<net::HttpResponse> methodNotAllowed(
+        const net::HttpRequest& request, const std::vector<std::string>& parts, std::string_view target) const;
     net::HttpResponse route(const net::HttpRequest& request, const std::vector<std::string>& parts);
     std::string renderMetrics() const;
     // Writes the "received" audit entry of a call and returns it, to be completed by `answerChange`.

@@ -1,5 +1,7 @@
 #include "core/api/http_reply.h"
 
+#include "protocol/json_reader.h"
+
 #include <charconv>
 
 namespace tidepool::api {
@@ -97,6 +99,21 @@ std::optional<std::int64_t> parseInteger(std::string_view text)
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
         return std::nullopt;
     return value;
+}
+
+tl::expected<nlohmann::json, std::string> parseJsonBody(std::string_view body, int maxDepth, std::string_view shape)
+{
+    if (!protocol::detail::nestingWithin(body, maxDepth))
+        return tl::unexpected("the body nests deeper than " + std::to_string(maxDepth) + " levels");
+    auto parsed = protocol::detail::parseUniqueKeys(body);
+    if (!parsed)
+        return tl::unexpected(parsed.error().field.empty()
+                ? "the body is " + parsed.error().message
+                : parsed.error().message + " in the body: a key may be given once in an object");
+    if (!parsed->is_object())
+        return tl::unexpected(
+            std::string("the body must be a JSON object") + (shape.empty() ? "" : ": " + std::string(shape)));
+    return std::move(*parsed);
 }
 
 } // namespace tidepool::api

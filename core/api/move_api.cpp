@@ -99,12 +99,10 @@ net::HttpResponse moveRoute(ControlPlane& plane, const net::HttpRequest& request
     if (!id || *id <= 0)
         return errorReply(400, "workload id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
     auditTarget = "workload " + std::to_string(*id);
-    if (!protocol::detail::nestingWithin(request.body(), 4))
-        return errorReply(400, "the body nests deeper than 4 levels");
-    const json body = json::parse(request.body(), nullptr, false);
-    if (body.is_discarded() || !body.is_object())
-        return errorReply(400, "the body must be a JSON object: {\"node\", \"tier\", \"pool\"}");
-    auto target = parseMoveTarget(body);
+    const auto body = parseJsonBody(request.body(), 4, R"({"node", "tier", "pool"})");
+    if (!body)
+        return errorReply(400, body.error());
+    auto target = parseMoveTarget(*body);
     if (!target)
         return errorReply(target.error().status, target.error().message);
 

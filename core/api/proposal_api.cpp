@@ -95,10 +95,10 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
         // The comment: {"comment"} for either, {"reason"} for a rejection (what the API took first).
         std::string comment;
         if (!request.body().empty()) {
-            const json body = json::parse(request.body(), nullptr, false);
-            if (!body.is_object())
-                return errorReply(400, "the body must be a JSON object");
-            for (const auto& [key, value] : body.items()) {
+            const auto parsed = parseJsonBody(request.body(), 4);
+            if (!parsed)
+                return errorReply(400, parsed.error());
+            for (const auto& [key, value] : parsed->items()) {
                 if (key != "comment" && (approve || key != "reason"))
                     return errorReply(400,
                         "field `" + key.substr(0, 64) + "` is not known (" + (approve ? "comment" : "comment, reason") + ")");
@@ -128,11 +128,10 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
         return errorReply(405, "/v1/whatif takes POST");
     rebalance::WhatIfChange change;
     if (!request.body().empty()) {
-        if (!protocol::detail::nestingWithin(request.body(), 8))
-            return errorReply(400, "the body nests deeper than 8 levels");
-        const json body = json::parse(request.body(), nullptr, false);
-        if (!body.is_object())
-            return errorReply(400, "the body must be a JSON object");
+        auto parsed = parseJsonBody(request.body(), 8);
+        if (!parsed)
+            return errorReply(400, parsed.error());
+        const json body = std::move(*parsed);
         for (const auto& [key, value] : body.items())
             if (key != "profile" && key != "pools" && key != "poolMemory" && key != "poolAccelerators"
                 && key != "removeNodes")

@@ -21,6 +21,7 @@
 #include <charconv>
 #include <chrono>
 #include <optional>
+#include <string_view>
 #include <type_traits>
 
 namespace tidepool::net {
@@ -42,9 +43,13 @@ public:
     // Since when the connection has been waiting for a request (its headers not all read); empty while a request is
     // in progress. The server makes room at its cap by closing the connection that has waited longest.
     std::optional<Clock::time_point> waitingSince() const { return m_waitingSince; }
+    // Since when the connection has been reading a request's body; empty otherwise. With no connection waiting for a
+    // request, the server makes room by closing the one whose body has been arriving longest.
+    std::optional<Clock::time_point> bodySince() const { return m_bodySince; }
 
 protected:
     std::optional<Clock::time_point> m_waitingSince;
+    std::optional<Clock::time_point> m_bodySince;
 };
 
 namespace {
@@ -62,6 +67,38 @@ std::string plainHttpAnswer()
 bool isPlainHttpOnTls(const beast::error_code& ec)
 {
     return ec.category() == asio::error::get_ssl_category() && ERR_GET_REASON(ec.value()) == SSL_R_HTTP_REQUEST;
+}
+
+bool startsWithNoCase(std::string_view text, std::string_view prefix)
+{
+    return text.size() >= prefix.size()
+        && beast::iequals(
+            beast::string_view(text.data(), prefix.size()), beast::string_view(prefix.data(), prefix.size()));
+}
+
+// A request target in absolute form (`http://host:port/path?query`, RFC 9112 §3.2.2) becomes the origin form the
+// handler routes (`/path?query`), and its authority the Host field, which the RFC says the server must use instead of
+// the one received. False for an absolute form without a host; other targets are left as they are.
+bool toOriginForm(HttpRequest& request)
+{
+    const std::string_view target(request.target().data(), request.target().size());
+    std::size_t schemeEnd = 0;
+    if (startsWithNoCase(target, "http://"))
+        schemeEnd = 7;
+    else if (startsWithNoCase(target, "https://"))
+        schemeEnd = 8;
+    else
+        return true;
+    const std::size_t authorityEnd = std::min(target.find_first_of("/?#", schemeEnd), target.size());
+    const std::string authority(target.substr(schemeEnd, authorityEnd - schemeEnd));
+    if (authority.empty() || authority.find('@') != std::string::npos)
+        return false; // no host, or user information, which RFC 9110 §4.2.4 forbids in an http(s) URI
+    std::string path(target.substr(authorityEnd));
+    if (path.empty() || path.front() != '/')
+        path.insert(0, "/");
+    request.target(path);
+    request.set(http::field::host, authority);
+    return true;
 }
 
 } // namespace
@@ -111,6 +148,8 @@ private:
             return;
         }
         ++m_server->m_stats.tlsHandshakeFailures;
+        if (ec == beast::error::timeout)
+            m_server->timedOut(HttpServer::TimeoutPhase::Header, m_peer);
         const bool plainHttp = isPlainHttpOnTls(ec);
         if (m_server->m_log)
             m_server->m_log("api: " + m_peer + ": TLS handshake failed: "
@@ -190,6 +229,8 @@ private:
 
     void onHeader(beast::error_code ec)
     {
+        if (ec == beast::error::timeout)
+            m_server->timedOut(HttpServer::TimeoutPhase::Header, m_peer);
         if (quietEnd(ec)) {
             close();
             return;
@@ -198,11 +239,12 @@ private:
             refuse(ec);
             return;
         }
-        m_waitingSince.reset(); // a request in progress: not to be closed to make room
+        m_waitingSince.reset(); // a request in progress: closed to make room only while its body is arriving
         if (m_parser->is_done()) {
             dispatch();
             return;
         }
+        m_bodySince = Clock::now();
         const HttpRequest& request = m_parser->get();
         if (request.version() >= 11 && beast::iequals(request[http::field::expect], "100-continue")) {
             // The client waits for this before it sends the body (curl: a second, for bodies over 1 MB). A body over
@@ -211,6 +253,8 @@ private:
             http::async_write(
                 m_stream, m_continue, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                     if (ec) {
+                        if (ec == beast::error::timeout)
+                            self->m_server->timedOut(HttpServer::TimeoutPhase::Write, self->m_peer);
                         self->close();
                         return;
                     }
@@ -221,38 +265,58 @@ private:
         readBody();
     }
 
+    // The body is read in steps, each with `bodyTimeout`: a client that sends slowly keeps its connection, one that
+    // stops sending loses it, whatever the size of the body.
     void readBody()
     {
-        lowest().expires_after(m_server->m_config.idleTimeout);
-        http::async_read(
-            m_stream, m_buffer, *m_parser, [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
-                if (quietEnd(ec))
-                    self->close();
-                else if (ec)
-                    self->refuse(ec);
-                else
-                    self->dispatch();
-            });
+        lowest().expires_after(m_server->m_config.bodyTimeout);
+        http::async_read_some(m_stream, m_buffer, *m_parser,
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onBodyRead(ec); });
+    }
+
+    void onBodyRead(beast::error_code ec)
+    {
+        if (ec == beast::error::timeout)
+            m_server->timedOut(HttpServer::TimeoutPhase::Body, m_peer);
+        if (quietEnd(ec))
+            close();
+        else if (ec)
+            refuse(ec);
+        else if (m_parser->is_done())
+            dispatch();
+        else
+            readBody();
     }
 
     // A request the parser refused, answered with what was wrong, and the connection closed.
     void refuse(beast::error_code ec)
     {
-        m_waitingSince.reset();
-        ++m_server->m_stats.badRequests;
         const bool tooLarge = ec == http::error::body_limit || ec == http::error::header_limit;
-        HttpResponse response { tooLarge ? http::status::payload_too_large : http::status::bad_request, 11 };
+        refuse(tooLarge ? http::status::payload_too_large : http::status::bad_request,
+            (tooLarge ? "request too large: " : "malformed request: ") + ec.message());
+    }
+
+    void refuse(http::status status, const std::string& message)
+    {
+        m_waitingSince.reset();
+        m_bodySince.reset();
+        ++m_server->m_stats.badRequests;
+        HttpResponse response { status, 11 };
         response.set(http::field::content_type, "application/json");
-        response.body() = std::string("{\"error\":\"") + (tooLarge ? "request too large: " : "malformed request: ")
-            + ec.message() + "\"}";
+        response.body() = "{\"error\":\"" + message + "\"}";
         response.keep_alive(false);
         send(std::move(response));
     }
 
     void dispatch()
     {
-        ++m_server->m_stats.requests;
+        m_bodySince.reset();
         HttpRequest& request = m_parser->get();
+        if (!toOriginForm(request)) {
+            refuse(http::status::bad_request, "malformed request: an absolute-form target needs a host and no user");
+            return;
+        }
+        ++m_server->m_stats.requests;
         // HEAD is GET without the body: the handler answers a GET, and `send` writes only the headers.
         if (request.method() == http::verb::head) {
             m_head = true;
@@ -295,6 +359,8 @@ private:
     void onWriteSome(beast::error_code ec)
     {
         if (ec) {
+            if (ec == beast::error::timeout)
+                m_server->timedOut(HttpServer::TimeoutPhase::Write, m_peer);
             close();
             return;
         }
@@ -431,14 +497,26 @@ bool HttpServer::makeRoom()
         return true;
     // Like nginx and Envoy, close the connection that has waited longest for a request: idle sockets, however many a
     // client opens and reopens, then cannot lock out a newcomer (a liveness probe of /healthz).
-    auto oldest = m_connections.end();
-    std::optional<HttpConnection::Clock::time_point> oldestSince;
-    for (auto it = m_connections.begin(); it != m_connections.end(); ++it) {
-        const auto since = it->lock()->waitingSince();
-        if (since && (!oldestSince || *since < *oldestSince)) {
-            oldest = it;
-            oldestSince = since;
+    // Failing that, the one whose body has been arriving longest: a client that trickles its body, a byte just within
+    // `bodyTimeout` each time, must not hold its connection against a newcomer either.
+    using Since = std::optional<HttpConnection::Clock::time_point> (HttpConnection::*)() const;
+    const auto longest = [this](Since since) {
+        auto oldest = m_connections.end();
+        std::optional<HttpConnection::Clock::time_point> oldestSince;
+        for (auto it = m_connections.begin(); it != m_connections.end(); ++it) {
+            const auto at = ((*it->lock()).*since)();
+            if (at && (!oldestSince || *at < *oldestSince)) {
+                oldest = it;
+                oldestSince = at;
+            }
         }
+        return oldest;
+    };
+    const char* which = "idle longest";
+    auto oldest = longest(&HttpConnection::waitingSince);
+    if (oldest == m_connections.end()) {
+        which = "sending its request body longest";
+        oldest = longest(&HttpConnection::bodySince);
     }
     if (oldest == m_connections.end())
         return false;
@@ -446,10 +524,26 @@ bool HttpServer::makeRoom()
     m_connections.erase(oldest);
     // Logged the first time and then every 1,000th, so that a flood does not flood the log too.
     if (++m_stats.connectionsEvicted % 1000 == 1 && m_log)
-        m_log("api: " + std::to_string(m_config.maxConnections)
-            + " connections open: closed the one idle longest to accept another ("
-            + std::to_string(m_stats.connectionsEvicted) + " so far)");
+        m_log("api: " + std::to_string(m_config.maxConnections) + " connections open: closed the one " + which
+            + " to accept another (" + std::to_string(m_stats.connectionsEvicted) + " so far)");
     return true;
+}
+
+void HttpServer::timedOut(TimeoutPhase phase, const std::string& peer)
+{
+    std::uint64_t* count = &m_stats.headerTimeouts;
+    std::string what
+        = "its request's headers did not arrive within " + std::to_string(m_config.headerTimeout.count()) + " ms";
+    if (phase == TimeoutPhase::Body) {
+        count = &m_stats.bodyTimeouts;
+        what = "its request's body made no progress for " + std::to_string(m_config.bodyTimeout.count()) + " ms";
+    } else if (phase == TimeoutPhase::Write) {
+        count = &m_stats.writeTimeouts;
+        what = "it read nothing of its answer for " + std::to_string(m_config.writeTimeout.count()) + " ms";
+    }
+    // Logged the first time and then every 1,000th of each phase, so that a flood does not flood the log too.
+    if (++*count % 1000 == 1 && m_log)
+        m_log("api: " + peer + ": closed: " + what + " (" + std::to_string(*count) + " so far)");
 }
 
 Expected<std::pair<std::string, std::uint16_t>> parseHostPort(const std::string& text)

@@ -6,10 +6,17 @@
 //
 // Slow and idle clients cannot hold the server: a request's headers must arrive within `headerTimeout` of the
 // connection opening (or of their first byte on a kept-alive connection, which may wait `idleTimeout` for it), its
-// body within `idleTimeout`, and an answer that makes no progress for `writeTimeout` (a client that does not read)
-// closes the connection. At `maxConnections`, a newcomer makes room by closing the connection that has waited
-// longest for a request (counted in `connectionsEvicted`); a connection whose request is in progress (headers
-// read, not yet answered) is never closed for it, and only when every connection has one is the newcomer refused.
+// body must make progress at least every `bodyTimeout` (a slow upload keeps its connection, a stalled one loses it),
+// and an answer that makes no progress for `writeTimeout` (a client that does not read) closes the connection. Each
+// of these closes is counted by phase (`headerTimeouts`, `bodyTimeouts`, `writeTimeouts`; a TLS handshake runs under
+// the header deadline and counts as a header timeout too) and logged, the first and then every 1,000th.
+// At `maxConnections`, a newcomer makes room by closing the connection that has waited longest for a request, else
+// the one whose body has been arriving longest (a client trickling a byte just within `bodyTimeout`), both counted in
+// `connectionsEvicted`; a request the handler has (or whose answer is being written) is never closed for it, and
+// only when every connection has one is the newcomer refused.
+//
+// Request targets in absolute form (`GET http://host:7080/v1/nodes HTTP/1.1`, RFC 9112 §3.2.2, as proxies send them)
+// reach the handler in origin form (`/v1/nodes`), with the target's authority as the Host field.
 //
 // HEAD is answered as GET: the handler sees a GET, and the client gets its answer's headers (with the Content-Length
 // of its body) without the body. A request with `Expect: 100-continue` gets `100 Continue` once its headers are
@@ -52,7 +59,8 @@ using HttpHandler = std::function<void(const HttpRequest&, const std::string& pe
 struct HttpServerConfig {
     std::uint64_t maxBodyBytes = 8u << 20; // a batch of 10,000 submissions fits
     std::chrono::milliseconds headerTimeout { 10'000 }; // for a request's headers, from the connection or first byte
-    std::chrono::milliseconds idleTimeout { 60'000 }; // between kept-alive requests, and for a request's body
+    std::chrono::milliseconds idleTimeout { 60'000 }; // between kept-alive requests
+    std::chrono::milliseconds bodyTimeout { 10'000 }; // a request's body making no progress for this long
     std::chrono::milliseconds writeTimeout { 30'000 }; // an answer (or 100 Continue) making no progress for this long
     std::size_t maxConnections = 1024;
     std::shared_ptr<boost::asio::ssl::context> tls; // HTTPS when set (`transport::makeServerContext`)
@@ -63,7 +71,10 @@ struct HttpServerStats {
     std::uint64_t requests = 0;
     std::uint64_t badRequests = 0; // refused by the parser
     std::uint64_t connectionsRefused = 0; // over `maxConnections`, every connection busy with a request
-    std::uint64_t connectionsEvicted = 0; // idle, closed to make room for a newcomer at `maxConnections`
+    std::uint64_t connectionsEvicted = 0; // idle or sending a body, closed for a newcomer at `maxConnections`
+    std::uint64_t headerTimeouts = 0; // headers (or the TLS handshake) not in within `headerTimeout`
+    std::uint64_t bodyTimeouts = 0; // a body that made no progress for `bodyTimeout`
+    std::uint64_t writeTimeouts = 0; // an answer (or 100 Continue) that made no progress for `writeTimeout`
     std::uint64_t tlsHandshakeFailures = 0; // HTTPS only: plain HTTP, an untrusted or failed handshake
 };
 
@@ -89,6 +100,9 @@ private:
     void doAccept();
     // Whether a newcomer may be accepted, once the longest-idle connection is closed if the cap needs it.
     bool makeRoom();
+    enum class TimeoutPhase : std::uint8_t { Invalid = 0, Header, Body, Write };
+    // Counts (and now and then logs) a connection closed for a timeout in `phase`.
+    void timedOut(TimeoutPhase phase, const std::string& peer);
 
     boost::asio::io_context& m_io;
     HttpServerConfig m_config;

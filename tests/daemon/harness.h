@@ -28,6 +28,7 @@ inline const QString kBin = QStringLiteral(TIDEPOOL_BIN_DIR);
 struct Reply {
     int status = 0;
     std::string body;
+    std::string allow; // the `Allow` header of a 405
     nlohmann::json data() const { return nlohmann::json::parse(body, nullptr, false); }
 };
 
@@ -39,7 +40,7 @@ inline Reply request(std::uint16_t port, http::verb verb, const std::string& tar
     boost::system::error_code ec;
     socket.connect({ boost::asio::ip::make_address("127.0.0.1"), port }, ec);
     if (ec)
-        return { -1, ec.message() };
+        return { -1, ec.message(), {} };
     http::request<http::string_body> req { verb, target, 11 };
     req.set(http::field::host, "127.0.0.1");
     if (!token.empty())
@@ -51,13 +52,13 @@ inline Reply request(std::uint16_t port, http::verb verb, const std::string& tar
     req.prepare_payload();
     http::write(socket, req, ec);
     if (ec)
-        return { -1, ec.message() };
+        return { -1, ec.message(), {} };
     boost::beast::flat_buffer buffer;
     http::response<http::string_body> res;
     http::read(socket, buffer, res, ec);
     if (ec)
-        return { -1, ec.message() };
-    return { static_cast<int>(res.result_int()), res.body() };
+        return { -1, ec.message(), {} };
+    return { static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::allow]) };
 }
 
 inline bool waitFor(const std::function<bool()>& condition, int timeoutMs)

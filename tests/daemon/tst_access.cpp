@@ -95,6 +95,9 @@ const Route kRoutes[] = {
     { "set pool", http::verb::put, "/v1/pools/shared", R"({"cpuMillis":3000})", 403, 403, 200 },
     // No such route: a change the role table does not name is the admin's (fail closed), who learns it is not there.
     { "unknown change", http::verb::post, "/v1/nodes/n1/cordon", "", 403, 403, 404 },
+    // A method the path does not take: a 405 for every role (no role may call it), audited as an attempted change.
+    { "wrong method", http::verb::delete_, "/v1/pools", "", 405, 405, 405 },
+    { "wrong method on one", http::verb::put, "/v1/workloads/{workload}", R"({"name":"x"})", 405, 405, 405 },
 };
 
 std::string replaced(std::string text, const std::string& key, const std::string& value)

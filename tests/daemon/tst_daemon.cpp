@@ -4,6 +4,8 @@
 // and --check-config.
 #include "harness.h"
 
+#include <boost/asio/write.hpp>
+
 #include "core/api/daemon_config.h"
 #include "core/api/metrics.h"
 #include "core/rebalance/evaluator.h"
@@ -357,6 +359,182 @@ private slots:
                      .status,
             201);
         QCOMPARE(metric("tidepool_workloads{phase=\"pending\"}"), 1.0); // no nodes yet
+    }
+
+    // A method a path does not take is a 405 whose `Allow` header lists those it does, on every route (read routes
+    // the console's feed adds included); a path no route has stays a 404.
+    void wrongMethodsAre405WithTheAllowedMethods()
+    {
+        struct Case {
+            http::verb verb;
+            const char* target;
+            const char* allow;
+        };
+        const Case cases[] = {
+            { http::verb::delete_, "/v1/pools", "GET, HEAD, POST" },
+            { http::verb::put, "/v1/pools", "GET, HEAD, POST" },
+            { http::verb::delete_, "/v1/pools/default", "GET, HEAD, PUT" },
+            { http::verb::post, "/v1/pools/default", "GET, HEAD, PUT" },
+            { http::verb::put, "/v1/workloads", "GET, HEAD, POST" },
+            { http::verb::put, "/v1/workloads/1", "GET, HEAD, DELETE" },
+            { http::verb::post, "/v1/workloads/1/why", "GET, HEAD" },
+            { http::verb::get, "/v1/workloads/1/move", "POST" },
+            { http::verb::delete_, "/v1/nodes", "GET, HEAD" },
+            { http::verb::put, "/v1/nodes/n1", "GET, HEAD" },
+            { http::verb::get, "/v1/evaluate", "POST" },
+            { http::verb::get, "/v1/whatif", "POST" },
+            { http::verb::post, "/v1/summary", "GET, HEAD" },
+            { http::verb::delete_, "/v1/proposals/1", "GET, HEAD" },
+            { http::verb::get, "/v1/proposals/1/approve", "POST" },
+            { http::verb::post, "/v1/audit?after=0", "GET, HEAD" },
+            { http::verb::post, "/v1/whoami", "GET, HEAD" },
+            { http::verb::post, "/v1/events", "GET, HEAD" }, // a read route of the console's feed
+            { http::verb::post, "/healthz", "GET, HEAD" }, // no token needed, as for GET
+            { http::verb::delete_, "/metrics", "GET, HEAD" },
+        };
+        const json poolsBefore = get("/v1/pools");
+        for (const Case& c : cases) {
+            const std::string token = std::string(c.target).rfind("/v1/", 0) == 0 ? m_token : std::string();
+            const Reply r = request(m_apiPort, c.verb, c.target, token);
+            const auto method = http::to_string(c.verb);
+            const std::string what = std::string(method.data(), method.size()) + " " + c.target + ": "
+                + std::to_string(r.status) + " " + r.body + " Allow: " + r.allow;
+            QVERIFY2(r.status == 405, what.c_str());
+            QVERIFY2(r.allow == c.allow, what.c_str());
+            QVERIFY2(
+                r.data().value("error", std::string()).find(std::string("it takes ") + c.allow) != std::string::npos,
+                what.c_str());
+        }
+        // Nothing was changed, and a path no route has is still not found.
+        QCOMPARE(get("/v1/pools"), poolsBefore);
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/nothing", m_token).status, 404);
+        QCOMPARE(request(m_apiPort, http::verb::get, "/v1/pools/default/x", m_token).status, 404);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/nothing", {}).status, 404);
+        // A token is still needed before the method is judged under /v1.
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/pools", {}).status, 401);
+    }
+
+    // RFC 9112 §3.2.2: a request target in absolute form, as a proxy sends it, is routed by its path.
+    void absoluteFormTargetsAreRouted()
+    {
+        const std::string origin = "http://127.0.0.1:" + std::to_string(m_apiPort);
+        const Reply nodes = request(m_apiPort, http::verb::get, origin + "/v1/nodes", m_token);
+        QCOMPARE(nodes.status, 200);
+        QVERIFY2(nodes.data().contains("nodes"), nodes.body.c_str());
+        QCOMPARE(request(m_apiPort, http::verb::get, origin + "/healthz", {}).status, 200);
+        const Reply created = request(
+            m_apiPort, http::verb::post, origin + "/v1/pools", m_token, R"({"name":"proxied","cpuMillis":1000})");
+        QCOMPARE(created.status, 201);
+        QCOMPARE(request(m_apiPort, http::verb::get, origin + "/v1/pools/proxied?x=1", m_token).status, 200);
+    }
+
+    // POST /v1/evaluate takes no parameters: a body it would ignore is refused, naming what was wrong.
+    void evaluateRefusesABodyItWouldIgnore()
+    {
+        const std::pair<const char*, const char*> refusals[] = {
+            { R"({"pool": "web"})", "field `pool` is not known: POST /v1/evaluate takes no fields" },
+            { R"({"dryRun": true, "x": 1})", "field `dryRun` is not known" },
+            { R"([])", "the body must be a JSON object: POST /v1/evaluate takes an empty body or {}" },
+            { R"("now")", "the body must be a JSON object" },
+            { "{not json", "the body is not valid JSON (error at byte" },
+        };
+        for (const auto& [body, message] : refusals) {
+            const Reply r = request(m_apiPort, http::verb::post, "/v1/evaluate", m_token, body);
+            QCOMPARE(r.status, 400);
+            QVERIFY2(r.data().value("error", std::string()).find(message) != std::string::npos, r.body.c_str());
+        }
+        for (const char* body : { "", "{}", " { } \n" }) {
+            const Reply r = request(m_apiPort, http::verb::post, "/v1/evaluate", m_token, body);
+            QCOMPARE(r.status, 200);
+            QVERIFY2(r.data().contains("created"), r.body.c_str());
+        }
+    }
+
+    // A key given twice in one object is refused, naming it by its path, in every body the API reads; nothing
+    // changes.
+    void repeatedKeysAreRefusedNamingTheKey()
+    {
+        struct Case {
+            http::verb verb;
+            const char* target;
+            const char* body;
+            const char* named;
+        };
+        const Case cases[] = {
+            { http::verb::post, "/v1/workloads", R"({"name":"a","cpuMillis":100,"memoryMiB":64,"name":"b"})",
+                "field `name` appears twice in the body" },
+            { http::verb::post, "/v1/workloads",
+                R"({"workloads":[{"name":"a","cpuMillis":1,"memoryMiB":1},{"name":"b","cpuMillis":1,"cpuMillis":2,"memoryMiB":1}]})",
+                "field `workloads[1].cpuMillis` appears twice" },
+            { http::verb::post, "/v1/pools", R"({"name":"p","cpuMillis":1000,"cpuMillis":10})",
+                "field `cpuMillis` appears twice" },
+            { http::verb::put, "/v1/pools/default", R"({"cpuMillis":1000,"cpuMillis":10})",
+                "field `cpuMillis` appears twice" },
+            { http::verb::post, "/v1/workloads/1/move", R"({"pool":"default","pool":"other"})",
+                "field `pool` appears twice" },
+            { http::verb::post, "/v1/whatif", R"({"pools":{"default":1,"default":2}})",
+                "field `pools.default` appears twice" },
+            { http::verb::post, "/v1/proposals/1/reject", R"({"reason":"a","reason":"b"})",
+                "field `reason` appears twice" },
+            { http::verb::post, "/v1/evaluate", R"({"a":1,"a":1})", "field `a` appears twice" },
+        };
+        const json poolsBefore = get("/v1/pools");
+        for (const Case& c : cases) {
+            const Reply r = request(m_apiPort, c.verb, c.target, m_token, c.body);
+            const std::string what = std::string(c.target) + ": " + std::to_string(r.status) + " " + r.body;
+            QVERIFY2(r.status == 400, what.c_str());
+            QVERIFY2(r.data().value("error", std::string()).find(c.named) != std::string::npos, what.c_str());
+        }
+        QCOMPARE(metric("tidepool_workloads_submitted_total"), 0.0);
+        QCOMPARE(get("/v1/pools"), poolsBefore);
+        // The same bodies without the repeat are taken.
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+                     R"({"name":"a","cpuMillis":100,"memoryMiB":64})")
+                     .status,
+            201);
+    }
+
+    // The API server's limits come from the command line (and the config file), and its timeouts are counted by
+    // phase in /metrics.
+    void apiLimitsAreSetAndTimeoutsCounted()
+    {
+        cleanup();
+        ++m_database;
+        QVERIFY2(startDaemon(0,
+                     { QStringLiteral("--api-header-timeout-ms"), QStringLiteral("300"),
+                         QStringLiteral("--api-body-timeout-ms"), QStringLiteral("300"),
+                         QStringLiteral("--api-max-body-bytes"), QStringLiteral("4096") }),
+            qPrintable(m_daemonLog));
+        for (const char* phase : { "header", "body", "write" })
+            QCOMPARE(metric(std::string("tidepool_api_timeouts_total{phase=\"") + phase + "\"}"), 0.0);
+
+        // Headers that stop, and a body that stops: each closed in the time set, not the defaults (10 s).
+        const auto closedWithin = [this](const std::string& bytes, int ms) {
+            boost::asio::io_context io;
+            boost::asio::ip::tcp::socket socket(io);
+            socket.connect({ boost::asio::ip::make_address("127.0.0.1"), m_apiPort });
+            boost::asio::write(socket, boost::asio::buffer(bytes));
+            const auto started = std::chrono::steady_clock::now();
+            char byte = 0;
+            boost::system::error_code ec;
+            // Blocks until the daemon closes the connection; the test's own timeout bounds it.
+            const std::size_t n = socket.read_some(boost::asio::buffer(&byte, 1), ec);
+            const auto took = std::chrono::steady_clock::now() - started;
+            return n == 0 && ec && took < std::chrono::milliseconds(ms);
+        };
+        QVERIFY(closedWithin("GET /v1/nodes HTTP/1.1\r\nHost: 127.0.0.1\r\n", 3000));
+        // The daemon closes the socket at the deadline and counts the timeout as its read ends, just after.
+        QVERIFY(waitFor([&] { return metric("tidepool_api_timeouts_total{phase=\"header\"}") == 1.0; }, 2000));
+        QVERIFY(closedWithin("POST /v1/workloads HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + m_token
+                + "\r\nContent-Length: 100\r\n\r\n{\"name\"",
+            3000));
+        QVERIFY(waitFor([&] { return metric("tidepool_api_timeouts_total{phase=\"body\"}") == 1.0; }, 2000));
+        QCOMPARE(metric("tidepool_api_timeouts_total{phase=\"header\"}"), 1.0);
+        QCOMPARE(metric("tidepool_api_timeouts_total{phase=\"write\"}"), 0.0);
+        // The body limit set: a body over 4096 bytes is refused with 413.
+        const Reply big = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            R"({"name":")" + std::string(5000, 'x') + R"(","cpuMillis":1,"memoryMiB":1})");
+        QCOMPARE(big.status, 413);
     }
 
     void headAnswersAsGetWithoutTheBody()
@@ -954,6 +1132,55 @@ private slots:
         writeFile(path(QStringLiteral("pg.json")), R"({"postgresAnswerTimeoutMs":"soon"})");
         QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("pg.json")) },
             QStringLiteral("postgresAnswerTimeoutMs")));
+        // The API server's limits: on the command line and in the file, each checked against its range and named
+        // when not; the command line overrides the file.
+        QVERIFY(accepted({ QStringLiteral("--api-max-connections"), QStringLiteral("64"),
+            QStringLiteral("--api-body-timeout-ms"), QStringLiteral("5000") }));
+        for (const auto& [option, value] :
+            { std::pair { "--api-max-connections", "0" }, std::pair { "--api-max-body-bytes", "100" },
+                std::pair { "--api-header-timeout-ms", "50" }, std::pair { "--api-body-timeout-ms", "soon" },
+                std::pair { "--api-write-timeout-ms", "600001" }, std::pair { "--api-idle-timeout-ms", "-1" } })
+            QVERIFY(refusedNaming({ QString::fromUtf8(option), QString::fromUtf8(value) },
+                QStringLiteral("%1: \"%2\" must be a number")
+                    .arg(QString::fromUtf8(option), QString::fromUtf8(value))));
+        writeFile(path(QStringLiteral("api.json")), R"({"apiBodyTimeoutMs":20})");
+        QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("api.json")) },
+            QStringLiteral("field `apiBodyTimeoutMs` is 20; it must be 100 to 600000")));
+        writeFile(path(QStringLiteral("api.json")), R"({"apiMaxConnections":"many"})");
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--config"), path(QStringLiteral("api.json")) }, QStringLiteral("apiMaxConnections")));
+        writeFile(path(QStringLiteral("api.json")),
+            R"({"apiMaxConnections":64,"apiMaxBodyBytes":65536,"apiHeaderTimeoutMs":2000,"apiBodyTimeoutMs":3000,)"
+            R"("apiWriteTimeoutMs":4000,"apiIdleTimeoutMs":5000})");
+        const std::string apiFile = path(QStringLiteral("api.json")).toStdString();
+        auto limits = [&](const std::vector<const char*>& options) {
+            std::vector<std::string> words { "tidepoold" };
+            words.insert(words.end(), options.begin(), options.end());
+            for (const QString& word : base)
+                words.push_back(word.toStdString());
+            std::vector<const char*> argv;
+            for (const std::string& word : words)
+                argv.push_back(word.c_str());
+            const auto config = tidepool::api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
+            if (!config)
+                qWarning("refused: %s", config.error().message.c_str());
+            return config ? config->apiLimits : tidepool::net::HttpServerConfig {};
+        };
+        const tidepool::net::HttpServerConfig defaults = limits({});
+        QCOMPARE(defaults.bodyTimeout, std::chrono::milliseconds(10'000));
+        QCOMPARE(defaults.maxConnections, std::size_t { 1024 });
+        const tidepool::net::HttpServerConfig fromFile = limits({ "--config", apiFile.c_str() });
+        QCOMPARE(fromFile.maxConnections, std::size_t { 64 });
+        QCOMPARE(fromFile.maxBodyBytes, std::uint64_t { 65536 });
+        QCOMPARE(fromFile.headerTimeout, std::chrono::milliseconds(2000));
+        QCOMPARE(fromFile.bodyTimeout, std::chrono::milliseconds(3000));
+        QCOMPARE(fromFile.writeTimeout, std::chrono::milliseconds(4000));
+        QCOMPARE(fromFile.idleTimeout, std::chrono::milliseconds(5000));
+        const tidepool::net::HttpServerConfig overridden
+            = limits({ "--config", apiFile.c_str(), "--api-body-timeout-ms", "700", "--api-max-connections", "9" });
+        QCOMPARE(overridden.bodyTimeout, std::chrono::milliseconds(700));
+        QCOMPARE(overridden.maxConnections, std::size_t { 9 });
+        QCOMPARE(overridden.idleTimeout, std::chrono::milliseconds(5000));
         // How long closed proposals are kept: days, 0 = forever, in the file only.
         writeFile(path(QStringLiteral("keep.json")), R"({"proposalDays":30})");
         QVERIFY(accepted({ QStringLiteral("--config"), path(QStringLiteral("keep.json")) }));

@@ -1,8 +1,9 @@
 // The API's HTTP server (core/net/http_server) over real loopback sockets, against clients that misbehave: idle
-// sockets past the connection cap do not lock out a newcomer (the longest-idle one is closed, a request in progress
-// never), a request's headers have a deadline of their own, shorter than a kept-alive connection's idle wait, a client
-// that stops reading its answer is closed, HEAD answers as GET without the body, and `Expect: 100-continue` is
-// answered before the body is sent.
+// sockets past the connection cap do not lock out a newcomer (the longest-idle one is closed, then one trickling its
+// body, a request with the handler never), a request's headers have a deadline of their own, shorter than a
+// kept-alive connection's idle wait, its body must make progress within the body timeout, a client that stops
+// reading its answer is closed, each timeout is counted by phase, HEAD answers as GET without the body,
+// `Expect: 100-continue` is answered before the body is sent, and absolute-form targets are routed by their path.
 //
 // The server runs on this thread's io_context, driven by `runUntil` while the test's raw sockets (non-blocking, read
 // by polling) wait for what they expect; so the server's stats are read without locks.
@@ -175,6 +176,8 @@ struct Server {
     std::uint16_t port = 0;
     std::vector<net::HttpRespond> slow;
     std::vector<std::string> methodsSeen;
+    std::vector<std::string> targetsSeen;
+    std::vector<std::string> hostsSeen;
     std::size_t bigBytes = 4u << 20;
 
     explicit Server(net::HttpServerConfig config)
@@ -182,6 +185,8 @@ struct Server {
         server = net::HttpServer::create(io, std::move(config),
             [this](const net::HttpRequest& request, const std::string&, net::HttpRespond respond) {
                 methodsSeen.push_back(std::string(request.method_string()));
+                targetsSeen.push_back(std::string(request.target()));
+                hostsSeen.push_back(std::string(request[http::field::host]));
                 const std::string target = std::string(request.target());
                 net::HttpResponse response { http::status::ok, 11 };
                 response.set(http::field::content_type, "text/plain");
@@ -320,6 +325,8 @@ private slots:
         QVERIFY(runUntil(
             s.io, [&] { return slowloris.closed() && silent.closed(); }, 3000ms));
         QVERIFY(std::chrono::steady_clock::now() - started >= 250ms);
+        // The server closes the socket at the deadline, and its read ends (and is counted) just after.
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().headerTimeouts == 2; }));
 
         // Between requests a kept-alive connection may wait longer than the header deadline.
         Client keptAlive(s.port);
@@ -338,6 +345,99 @@ private slots:
         keptAlive.send("G");
         QVERIFY(runUntil(
             s.io, [&] { return keptAlive.closed(); }, 3000ms));
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().headerTimeouts == 3; }));
+        QCOMPARE(s.server->stats().bodyTimeouts, std::uint64_t { 0 });
+        QCOMPARE(s.server->stats().writeTimeouts, std::uint64_t { 0 });
+    }
+
+    void aBodyMustMakeProgressWithinTheBodyTimeout()
+    {
+        net::HttpServerConfig config;
+        config.bodyTimeout = 300ms;
+        config.idleTimeout = 10s;
+        config.headerTimeout = 10s;
+        Server s(config);
+        QVERIFY(s.port != 0);
+
+        // A body that comes a little at a time, each part within the body timeout, is read whole, however long it
+        // takes in all.
+        const std::string body(12, 'b');
+        Client slow(s.port);
+        slow.send(
+            "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+        const auto started = std::chrono::steady_clock::now();
+        for (const char c : body) {
+            runFor(s.io, 100ms);
+            QVERIFY(slow.send(std::string(1, c)));
+        }
+        const auto answer = s.answerFor(slow);
+        QVERIFY(answer);
+        QVERIFY(std::chrono::steady_clock::now() - started >= 1000ms); // longer than the body timeout
+        QCOMPARE(answer->status, 200);
+        QCOMPARE(answer->body, body);
+
+        // A body that stops is closed at the body timeout, long before the idle timeout, and counted.
+        Client stalled(s.port);
+        stalled.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nsome of it");
+        const auto stalledAt = std::chrono::steady_clock::now();
+        QVERIFY(runUntil(
+            s.io, [&] { return stalled.closed(); }, 3000ms));
+        QVERIFY(std::chrono::steady_clock::now() - stalledAt >= 250ms);
+        QVERIFY(stalled.pending().empty()); // no answer: the handler never saw it
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().bodyTimeouts == 1; }));
+        QCOMPARE(s.server->stats().headerTimeouts, std::uint64_t { 0 });
+        QCOMPARE(s.methodsSeen.size(), std::size_t { 1 });
+
+        // After `100 Continue` too.
+        Client continued(s.port);
+        continued.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+        QVERIFY(runUntil(
+            s.io, [&] { return continued.closed(); }, 3000ms));
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().bodyTimeouts == 2; }));
+    }
+
+    void aBodyTrickledAtTheCapMakesRoomForANewcomer()
+    {
+        net::HttpServerConfig config;
+        config.maxConnections = 3;
+        config.bodyTimeout = 10s;
+        Server s(config);
+        QVERIFY(s.port != 0);
+
+        // Two clients send a body a byte at a time, each within the body timeout; a third has a request with the
+        // handler.
+        Client oldest(s.port);
+        oldest.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\na");
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().connectionsAccepted == 1; }));
+        runFor(s.io, 50ms);
+        Client younger(s.port);
+        younger.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\na");
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().connectionsAccepted == 2; }));
+        runFor(s.io, 50ms);
+        Client busy(s.port);
+        busy.send(get("/slow"));
+        QVERIFY(runUntil(s.io, [&] { return s.slow.size() == 1; }));
+        oldest.send("b");
+        runFor(s.io, 50ms);
+
+        // No connection is idle: the newcomer closes the one whose body has been arriving longest.
+        Client newcomer(s.port);
+        newcomer.send(get("/healthz"));
+        const auto answer = s.answerFor(newcomer);
+        QVERIFY(answer);
+        QCOMPARE(answer->status, 200);
+        QVERIFY(runUntil(s.io, [&] { return oldest.closed(); }));
+        QCOMPARE(s.server->stats().connectionsEvicted, std::uint64_t { 1 });
+        QCOMPARE(s.server->stats().connectionsRefused, std::uint64_t { 0 });
+        runFor(s.io, 100ms);
+        QVERIFY(!younger.closed());
+        QVERIFY(!busy.closed());
+        net::HttpResponse late { http::status::ok, 11 };
+        late.body() = "late\n";
+        s.slow.front()(std::move(late));
+        const auto lateAnswer = s.answerFor(busy);
+        QVERIFY(lateAnswer);
+        QCOMPARE(lateAnswer->body, std::string("late\n"));
     }
 
     void aClientThatDoesNotReadItsAnswerIsClosed()
@@ -360,6 +460,7 @@ private slots:
         QVERIFY(runUntil(s.io, [&] { return s.server->stats().requests >= 4; }));
         QVERIFY(runUntil(
             s.io, [&] { return s.server->connectionCount() == 0; }, 5000ms));
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().writeTimeouts == 4; }));
 
         // A client that reads gets the whole answer.
         s.bigBytes = 1u << 20;
@@ -441,6 +542,40 @@ private slots:
         QCOMPARE(refused->status, 413);
         QVERIFY(runUntil(s.io, [&] { return tooBig.closed(); }));
         QCOMPARE(s.server->stats().badRequests, std::uint64_t { 1 });
+    }
+
+    void absoluteFormTargetsAreRoutedByTheirPath()
+    {
+        Server s({});
+        QVERIFY(s.port != 0);
+
+        // RFC 9112 §3.2.2: the server takes the path (and query) of an absolute-form target, and its authority as the
+        // host, whatever Host says.
+        const std::string authority = "127.0.0.1:" + std::to_string(s.port);
+        Client client(s.port);
+        client.send("GET http://" + authority + "/healthz HTTP/1.1\r\nHost: elsewhere\r\n\r\n");
+        const auto answer = s.answerFor(client);
+        QVERIFY(answer);
+        QCOMPARE(answer->status, 200);
+        QCOMPARE(answer->body, std::string("ok\n"));
+        client.send("GET HTTPS://Core.example:7080/v1/nodes?ids=1 HTTP/1.1\r\nHost: core.example:7080\r\n\r\n");
+        QVERIFY(s.answerFor(client));
+        client.send("GET http://core.example:7080?x=1 HTTP/1.1\r\nHost: core.example:7080\r\n\r\n");
+        QVERIFY(s.answerFor(client));
+        QCOMPARE(s.targetsSeen, (std::vector<std::string> { "/healthz", "/v1/nodes?ids=1", "/?x=1" }));
+        QCOMPARE(s.hostsSeen, (std::vector<std::string> { authority, "Core.example:7080", "core.example:7080" }));
+
+        // Without a host, or with user information (RFC 9110 §4.2.4), it is malformed and reaches no handler.
+        for (const char* bad : { "http:///healthz", "http://user:secret@127.0.0.1/healthz" }) {
+            Client refused(s.port);
+            refused.send(get(bad));
+            const auto a = s.answerFor(refused);
+            QVERIFY(a);
+            QCOMPARE(a->status, 400);
+            QVERIFY2(a->body.find("absolute-form") != std::string::npos, a->body.c_str());
+            QVERIFY(runUntil(s.io, [&] { return refused.closed(); }));
+        }
+        QCOMPARE(s.targetsSeen.size(), std::size_t { 3 });
     }
 };
 
