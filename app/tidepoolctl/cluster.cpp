@@ -2,7 +2,6 @@
 #include "app/tidepoolctl/commands.h"
 
 #include "core/model/types.h"
-#include "protocol/messages.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -106,12 +105,26 @@ std::string bandwidth(const json& p, const char* field, const char* unit)
     return std::to_string(integer(p, std::string(field) + "Used")) + "/" + std::to_string(integer(p, field)) + unit;
 }
 
-// "cpuMillis, acceleratorQuota.gpu": the quotas the pool's running work exceeds (the daemon's `overQuota`); "-".
+// The quota an `overQuota` entry names, in the words the table's headers use: the daemon names it by its JSON field
+// (`cpuMillis`, `acceleratorQuota.gpu`); a name this version does not know is shown as it is.
+std::string quotaWords(const std::string& resource)
+{
+    static const std::pair<std::string_view, std::string_view> kWords[]
+        = { { "cpuMillis", "CPU" }, { "memoryMiB", "memory" }, { "memBandwidthMBps", "memory bandwidth" },
+              { "netBandwidthMbps", "network bandwidth" }, { "acceleratorQuota.gpu", "GPU" },
+              { "acceleratorQuota.npu", "NPU" }, { "acceleratorQuota.fpga", "FPGA" } };
+    for (const auto& [field, words] : kWords)
+        if (resource == field)
+            return std::string(words);
+    return resource;
+}
+
+// "CPU, GPU": the quotas the pool's running work exceeds (the daemon's `overQuota`); "-" for none.
 std::string overQuota(const json& p)
 {
     std::string out;
     for (const json& o : p.value("overQuota", json::array()))
-        out += (out.empty() ? "" : ", ") + text(o, "resource");
+        out += (out.empty() ? "" : ", ") + quotaWords(text(o, "resource"));
     return out.empty() ? "-" : out;
 }
 
@@ -172,29 +185,23 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
     struct Quota {
         const char* option;
         const char* field;
-        std::int64_t min, max;
+        QuotaKind kind;
     };
-    constexpr std::int64_t kMaxBandwidth = std::int64_t { 1 } << 40;
-    const Quota quotas[] = { { "--cpu", "cpuMillis", 1, protocol::kMaxCpuMillis },
-        { "--memory", "memoryMiB", 1, protocol::kMaxMemoryMiB },
-        { "--mem-bandwidth", "memBandwidthMBps", 1, kMaxBandwidth },
-        { "--net-bandwidth", "netBandwidthMbps", 1, kMaxBandwidth }, { "--gpu", "gpu", 0, 64'000'000 },
-        { "--npu", "npu", 0, 64'000'000 }, { "--fpga", "fpga", 0, 64'000'000 } };
+    const Quota quotas[] = { { "--cpu", "cpuMillis", QuotaKind::Cpu }, { "--memory", "memoryMiB", QuotaKind::Memory },
+        { "--mem-bandwidth", "memBandwidthMBps", QuotaKind::MemBandwidth },
+        { "--net-bandwidth", "netBandwidthMbps", QuotaKind::NetBandwidth }, { "--gpu", "gpu", QuotaKind::Gpu },
+        { "--npu", "npu", QuotaKind::Npu }, { "--fpga", "fpga", QuotaKind::Fpga } };
     for (const Quota& q : quotas) {
         const auto value = o.last(q.option);
         if (!value)
             continue;
-        // Accelerator quotas go into one object by kind; the others are fields of their own.
-        const bool accelerator = q.min == 0;
-        json& slot = accelerator ? body["acceleratorQuota"][q.field] : body[q.field];
-        if (setting && *value == "unlimited") {
-            slot = nullptr;
-            continue;
-        }
-        auto n = integerValue(cmd, q.option, *value, q.min, q.max);
+        auto n = quotaValue(cmd, q.option, q.kind, *value, setting);
         if (!n)
             return tl::unexpected(n.error());
-        slot = *n;
+        // Accelerator quotas go into one object by kind; the others are fields of their own.
+        const bool accelerator = q.kind == QuotaKind::Gpu || q.kind == QuotaKind::Npu || q.kind == QuotaKind::Fpga;
+        json& slot = accelerator ? body["acceleratorQuota"][q.field] : body[q.field];
+        slot = *n ? json(**n) : json(nullptr);
     }
     if (const auto tier = o.last("--tier")) {
         if (setting && *tier == "any")

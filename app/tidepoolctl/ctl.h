@@ -7,6 +7,7 @@
 //
 // Thread affinity: none; tidepoolctl runs on one thread.
 
+#include "app/tidepoolctl/terminal_text.h"
 #include "core/api/api_client.h"
 
 #include <nlohmann/json.hpp>
@@ -69,6 +70,24 @@ Result<std::int64_t> integerValue(
 // When `option` ("--limit") was given, checks it as `integerValue` does and appends "&limit=N" to `query`.
 Result<void> addIntegerParameter(std::string& query, const std::string& command, const ParsedOptions& parsed,
     std::string_view option, std::int64_t min, std::int64_t max);
+
+// A pool's quota, as `pools create`, `pools set` and `whatif` take them.
+enum class QuotaKind : std::uint8_t { Invalid = 0, Cpu, Memory, MemBandwidth, NetBandwidth, Gpu, Npu, Fpga };
+
+// Checks one quota as the daemon's PUT /v1/pools takes it, for every command that takes one, so that they accept
+// and refuse the same values with the same message: CPU, memory and bandwidths 1 to their most (a quota of nothing is
+// refused), accelerators 0 (keeps the pool off the kind) to 64,000,000 share units; "unlimited" (an empty optional)
+// where `unlimited`. `label` names the value in the message ("--cpu", "--pool web").
+Result<std::optional<std::int64_t>> quotaValue(
+    const std::string& command, const std::string& label, QuotaKind kind, const std::string& text, bool unlimited);
+
+// A time as `history` and `audit` take it, in Unix epoch milliseconds: epoch milliseconds; an ISO 8601 / RFC 3339
+// time, "2026-12-06T10:00:00Z" (seconds, fractions of a second and the offset may be left out: without one it is
+// UTC, as tidepoolctl prints times), or with an offset, "2026-12-06T11:00:00+01:00"; a date, "2026-12-06" (its
+// midnight UTC); a time before `now`, "-90s", "-30m", "-1h", "-7d", "-2w"; or "now". Anything else fails naming
+// `option` and the text.
+Result<std::int64_t> timeValue(
+    const std::string& command, std::string_view option, const std::string& text, std::int64_t now);
 
 // Names of nodes, pools and workloads: letters, digits, '.', '_' and '-' (what the daemon accepts), which also
 // keeps them safe in a URL path or query without escaping.
@@ -134,14 +153,16 @@ public:
     }
     void add(std::vector<std::string> row) { m_rows.push_back(std::move(row)); }
 
-    // Columns two spaces apart; the last one is not padded, so that lines carry no trailing blanks.
+    // Columns two spaces apart, padded by display width; the last one is not padded, so that lines carry no trailing
+    // blanks. Every cell is printed terminal-safe (`terminalSafe`): a daemon-supplied string cannot move the cursor,
+    // end the line or reverse what follows it.
     void print() const;
 
 private:
     std::vector<std::vector<std::string>> m_rows;
 };
 
-// "Key:   value" lines with the values aligned.
+// "Key:   value" lines with the values aligned, printed terminal-safe as `Table` prints its cells.
 void printFields(const std::vector<std::pair<std::string, std::string>>& fields);
 
 // Readers of the daemon's JSON that never throw: a missing field reads as `fallback`, 0 or false.
@@ -165,7 +186,8 @@ std::string relative(std::int64_t atMs);
 // A Unix-epoch time in milliseconds as UTC, "2026-12-03T09:31:05Z"; "-" for none.
 std::string utcTime(std::int64_t ms);
 
-std::string clip(std::string s, std::size_t max);
+// `s` made terminal-safe and cut to at most `max` display columns, ending in "..." when cut (terminal_text.h).
+std::string clip(const std::string& s, std::size_t max);
 std::string joined(const json& list, const char* separator);
 
 } // namespace tidepool::ctl

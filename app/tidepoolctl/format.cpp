@@ -12,16 +12,24 @@ namespace tidepool::ctl {
 
 void Table::print() const
 {
+    // Cells are made terminal-safe first and padded by the columns a terminal gives them, not by their bytes.
+    std::vector<std::vector<std::string>> rows;
+    rows.reserve(m_rows.size());
     std::vector<std::size_t> widths(m_rows.front().size(), 0);
-    for (const auto& row : m_rows)
-        for (std::size_t c = 0; c < row.size() && c < widths.size(); ++c)
-            widths[c] = std::max(widths[c], row[c].size());
     for (const auto& row : m_rows) {
+        auto& safe = rows.emplace_back();
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            safe.push_back(terminalSafe(row[c]));
+            if (c < widths.size())
+                widths[c] = std::max(widths[c], displayWidth(safe.back()));
+        }
+    }
+    for (const auto& row : rows) {
         std::string line;
         for (std::size_t c = 0; c < row.size(); ++c) {
             line += row[c];
             if (c + 1 < row.size())
-                line.append(widths[c] - row[c].size() + 2, ' ');
+                line.append(widths[c] - displayWidth(row[c]) + 2, ' ');
         }
         std::puts(line.c_str());
     }
@@ -31,9 +39,12 @@ void printFields(const std::vector<std::pair<std::string, std::string>>& fields)
 {
     std::size_t width = 0;
     for (const auto& [key, value] : fields)
-        width = std::max(width, key.size());
-    for (const auto& [key, value] : fields)
-        std::printf("%s:%*s%s\n", key.c_str(), static_cast<int>(width - key.size() + 2), "", value.c_str());
+        width = std::max(width, displayWidth(key));
+    for (const auto& [key, value] : fields) {
+        const std::string safeKey = terminalSafe(key);
+        std::printf("%s:%*s%s\n", safeKey.c_str(), static_cast<int>(width - displayWidth(key) + 2), "",
+            terminalSafe(value).c_str());
+    }
 }
 
 std::string text(const json& j, std::string_view key, const std::string& fallback)
@@ -144,11 +155,9 @@ std::string utcTime(std::int64_t ms)
     return buffer;
 }
 
-std::string clip(std::string s, std::size_t max)
+std::string clip(const std::string& s, std::size_t max)
 {
-    if (s.size() > max)
-        s = s.substr(0, max - 3) + "...";
-    return s;
+    return clipToWidth(s, max);
 }
 
 std::string joined(const json& list, const char* separator)

@@ -1,7 +1,11 @@
-// The read-only commands over core/api/history_api.h: `series`, `history` and `audit`. Times go to the daemon as
-// Unix epoch milliseconds, as its API takes them, and come back in tables as UTC.
+// The read-only commands over core/api/history_api.h: `series`, `history` and `audit`. Times are given as epoch
+// milliseconds, ISO 8601 / RFC 3339 times, dates or times before now (`timeValue`), go to the daemon as Unix epoch
+// milliseconds, as its API takes them, and come back in tables as UTC.
 #include "app/tidepoolctl/commands.h"
 
+#include <algorithm>
+#include <cctype>
+#include <functional>
 #include <limits>
 
 namespace tidepool::ctl {
@@ -23,18 +27,56 @@ void printSeries(const json& list)
     table.print();
 }
 
+// How a series' values read in the units of the other tables (history_recorder.h says what each resource
+// records): CPU millicores as cores, MiB in binary units, milli-devices as devices, utilisation as a percentage.
+// `unit` goes in the headers of the columns whose numbers carry no unit of their own.
+struct SeriesUnit {
+    std::string unit;
+    std::function<std::string(double)> format;
+};
+
+SeriesUnit unitOf(std::string resource)
+{
+    for (const std::string_view suffix : { "_placed", "_util" })
+        if (resource.size() > suffix.size() && resource.ends_with(suffix)) {
+            if (suffix == "_util")
+                return { "", [](double v) { return percent(v); } };
+            resource.resize(resource.size() - suffix.size());
+        }
+    if (resource == "cpu")
+        return { "(cores)", [](double v) { return decimal(v / 1000.0, 3); } };
+    if (resource == "memory")
+        return { "", [](double mib) {
+                    if (mib >= 1024.0 * 1024.0)
+                        return decimal(mib / (1024.0 * 1024.0), 1) + "Ti";
+                    if (mib >= 1024.0)
+                        return decimal(mib / 1024.0, 1) + "Gi";
+                    return decimal(mib, 1) + "Mi";
+                } };
+    for (const char* kind : { "gpu", "npu", "fpga" })
+        if (resource == kind) {
+            std::string devices = kind;
+            std::transform(devices.begin(), devices.end(), devices.begin(),
+                [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+            return { "(" + devices + "s)", [](double v) { return decimal(v / 1000.0, 3); } };
+        }
+    return { "", [](double v) { return decimal(v, 3); } };
+}
+
 // Raw points are single values; 5-minute points are aggregates of the samples in their bucket.
 void printHistory(const json& h)
 {
     const bool raw = text(h, "resolution") != "5m";
-    Table table(raw ? std::vector<std::string> { "TIME", "VALUE" }
-                    : std::vector<std::string> { "TIME", "MEAN", "MIN", "MAX", "COUNT" });
+    const SeriesUnit unit = unitOf(text(h, "resource", ""));
+    Table table(raw
+            ? std::vector<std::string> { "TIME", "VALUE" + unit.unit }
+            : std::vector<std::string> { "TIME", "MEAN" + unit.unit, "MIN" + unit.unit, "MAX" + unit.unit, "COUNT" });
     for (const json& p : h.value("points", json::array())) {
         if (raw)
-            table.add({ utcTime(integer(p, "atMs")), decimal(real(p, "value"), 3) });
+            table.add({ utcTime(integer(p, "atMs")), unit.format(real(p, "value")) });
         else
-            table.add({ utcTime(integer(p, "atMs")), decimal(real(p, "mean"), 3), decimal(real(p, "min"), 3),
-                decimal(real(p, "max"), 3), text(p, "count") });
+            table.add({ utcTime(integer(p, "atMs")), unit.format(real(p, "mean")), unit.format(real(p, "min")),
+                unit.format(real(p, "max")), text(p, "count") });
     }
     table.print();
 }
@@ -52,25 +94,34 @@ void printAudit(const json& list)
     table.print();
 }
 
-// `--from` and `--to` as query parameters, checked: each a time the tables can print, and not the wrong way round
-// (which the daemon would refuse only after the request).
+// `--from` and `--to` as query parameters, checked: each a time `timeValue` reads that the tables can print, and not
+// the wrong way round (which the daemon would refuse only after the request). Times before now are counted from one
+// reading of the clock, so that `--from -1h --to -1m` is the hour it says.
 Result<std::string> timeRange(const std::string& cmd, const ParsedOptions& o)
 {
+    const std::int64_t now = nowMs();
     std::string query;
-    std::optional<std::int64_t> from;
-    std::optional<std::int64_t> to;
+    std::optional<std::pair<std::int64_t, std::string>> from;
+    std::optional<std::pair<std::int64_t, std::string>> to;
     for (auto [option, value] : { std::pair { "--from", &from }, std::pair { "--to", &to } }) {
         const auto given = o.last(option);
         if (!given)
             continue;
-        auto ms = integerValue(cmd, option, *given, 0, kMaxTimeMs);
+        auto ms = timeValue(cmd, option, *given, now);
         if (!ms)
             return tl::unexpected(ms.error());
-        *value = *ms;
+        if (*ms < 0 || *ms > kMaxTimeMs)
+            return usageError(cmd + ": " + option + ": \"" + *given
+                + "\" is outside the times tidepoolctl prints (1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z)");
+        *value = { *ms, *given };
         query += "&" + std::string(option + 2) + "=" + std::to_string(*ms);
     }
-    if (from && to && *from > *to)
-        return usageError(cmd + ": --from (" + std::to_string(*from) + ") is after --to (" + std::to_string(*to) + ")");
+    // Said as given, with the time it reads as where that is not the given text.
+    const auto said = [](const std::pair<std::int64_t, std::string>& t) {
+        return t.second == std::to_string(t.first) ? t.second : t.second + " = " + utcTime(t.first);
+    };
+    if (from && to && from->first > to->first)
+        return usageError(cmd + ": --from (" + said(*from) + ") is after --to (" + said(*to) + ")");
     return query;
 }
 

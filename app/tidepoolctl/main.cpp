@@ -70,14 +70,19 @@ Rebalancing (needs tidepoold started with --db):
   whatif [--profile P] [--pool NAME=MILLIS|unlimited]... [--pool-memory NAME=MIB|unlimited]...
          [--pool-gpu|--pool-npu|--pool-fpga NAME=SHARE|unlimited]... [--remove-node NAME]...
                                re-simulates the whole cluster with the change and prints the difference (moves,
-                               work started or stopped, GPUs freed, latency-sensitive work at risk); changes nothing
+                               work started or stopped, GPUs freed, latency-sensitive work at risk); changes nothing.
+                               The quotas are checked as `pools set` checks them
 
-History and audit (needs tidepoold started with --db; times are Unix epoch milliseconds):
+History and audit (needs tidepoold started with --db):
   series                       the stored history series
-  history --scope pool|node|tier --name NAME --resource RES [--from MS] [--to MS] [--resolution raw|5m]
-                               one series' points (default: the last 24 hours, raw)
-  audit [--after ID] [--limit K] [--from MS] [--to MS]
+  history --scope pool|node|tier --name NAME --resource RES [--from T] [--to T] [--resolution raw|5m]
+                               one series' points (default: the last 24 hours, raw), CPU in cores, memory in
+                               binary units, accelerators in devices, utilisation in percent
+  audit [--after ID] [--limit K] [--from T] [--to T]
                                the audit log, oldest first (default at most 1000 entries)
+                               T: Unix epoch ms, 2026-12-06T10:00:00Z (RFC 3339 / ISO 8601; an offset such as
+                               +01:00 or none, which is UTC), a date 2026-12-06 (UTC), a time before now (-90s,
+                               -30m, -1h, -7d, -2w) or now
 
 Reports (needs tidepoold started with --db):
   report [--day DATE | --from T --to T] [--scope cluster|business-line|pool|tier] [--name N]

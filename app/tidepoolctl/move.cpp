@@ -21,21 +21,24 @@ void printMoved(const json& answer)
 {
     const std::string name = text(answer, "name", "");
     const std::string tier = text(answer, "tier", "");
-    std::printf("workload %s%s moved to node %s%s in pool %s\n", text(answer, "workload").c_str(),
-        name.empty() ? "" : (" (" + name + ")").c_str(), text(answer, "node").c_str(),
-        tier.empty() ? "" : (" (" + tier + " tier)").c_str(), text(answer, "pool").c_str());
+    const std::string line = "workload " + text(answer, "workload") + (name.empty() ? "" : " (" + name + ")")
+        + " moved to node " + text(answer, "node") + (tier.empty() ? "" : " (" + tier + " tier)") + " in pool "
+        + text(answer, "pool");
+    std::puts(terminalSafe(line).c_str());
 }
 
 // The refusal in words: the daemon's message, its code, and the nodes each reason refused.
 Failure refusal(const json& answer, int status)
 {
-    std::string message = "workload " + text(answer, "workload") + " was not moved (" + text(answer, "refusal")
-        + "): " + text(answer, "error") + " (HTTP " + std::to_string(status) + ")";
+    // Each line is made terminal-safe on its own: the lines are tidepoolctl's, their words the daemon's.
+    std::string message = terminalSafe("workload " + text(answer, "workload") + " was not moved ("
+        + text(answer, "refusal") + "): " + text(answer, "error") + " (HTTP " + std::to_string(status) + ")");
     const json reasons = answer.value("reasons", json::array());
     const std::string considered = text(answer, "nodesConsidered", "?");
     if (reasons.is_array())
         for (const json& r : reasons)
-            message += "\n  " + text(r, "reason") + ": " + text(r, "nodes") + " of " + considered + " nodes";
+            message
+                += "\n  " + terminalSafe(text(r, "reason") + ": " + text(r, "nodes") + " of " + considered + " nodes");
     return Failure { 1, message };
 }
 

@@ -2,8 +2,12 @@
 // operator sees at once what to fix; nothing is sent until the whole command line is checked.
 #include "app/tidepoolctl/ctl.h"
 
+#include "protocol/messages.h"
+
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <iterator>
 
 namespace tidepool::ctl {
 
@@ -73,6 +77,37 @@ Result<std::int64_t> integerValue(
     return value;
 }
 
+Result<std::optional<std::int64_t>> quotaValue(
+    const std::string& command, const std::string& label, QuotaKind kind, const std::string& text, bool unlimited)
+{
+    // The ranges of the daemon's PUT /v1/pools (core/api/http_api.cpp, parsePoolRequest): a CPU, memory or bandwidth
+    // quota of nothing is refused there, while 0 share units keep a pool off an accelerator kind.
+    constexpr std::int64_t kMaxBandwidth = std::int64_t { 1 } << 40;
+    constexpr std::int64_t kMaxShare = 64'000'000; // a share of a device is at most 1,000,000, and at most 64 devices
+    struct Rule {
+        QuotaKind kind;
+        const char* unit;
+        std::int64_t min, max;
+    };
+    static constexpr Rule kRules[] = { { QuotaKind::Cpu, "millicores", 1, protocol::kMaxCpuMillis },
+        { QuotaKind::Memory, "MiB", 1, protocol::kMaxMemoryMiB }, { QuotaKind::MemBandwidth, "MB/s", 1, kMaxBandwidth },
+        { QuotaKind::NetBandwidth, "Mbit/s", 1, kMaxBandwidth }, { QuotaKind::Gpu, "share units", 0, kMaxShare },
+        { QuotaKind::Npu, "share units", 0, kMaxShare }, { QuotaKind::Fpga, "share units", 0, kMaxShare } };
+    const Rule* rule
+        = std::find_if(std::begin(kRules), std::end(kRules), [&](const Rule& r) { return r.kind == kind; });
+    if (rule == std::end(kRules))
+        return usageError(command + ": " + label + ": not a quota");
+    if (unlimited && text == "unlimited")
+        return std::optional<std::int64_t>();
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < rule->min || value > rule->max)
+        return usageError(command + ": " + label + ": \"" + text + "\" must be a whole number of " + rule->unit
+            + " from " + std::to_string(rule->min) + " to " + std::to_string(rule->max)
+            + (unlimited ? ", or unlimited" : ""));
+    return std::optional<std::int64_t>(value);
+}
+
 Result<void> addIntegerParameter(std::string& query, const std::string& command, const ParsedOptions& parsed,
     std::string_view option, std::int64_t min, std::int64_t max)
 {
@@ -84,6 +119,128 @@ Result<void> addIntegerParameter(std::string& query, const std::string& command,
         return tl::unexpected(value.error());
     query += "&" + std::string(option.substr(2)) + "=" + std::to_string(*value);
     return {};
+}
+
+namespace {
+
+// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
+std::int64_t daysFromCivil(std::int64_t year, unsigned month, unsigned day)
+{
+    year -= month <= 2 ? 1 : 0;
+    const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
+    const auto yearOfEra = static_cast<unsigned>(year - era * 400);
+    const unsigned dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1;
+    const unsigned dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear;
+    return era * 146'097 + static_cast<std::int64_t>(dayOfEra) - 719'468;
+}
+
+// Reads exactly `digits` decimal digits at `at`.
+bool readDigits(std::string_view text, std::size_t at, std::size_t digits, int& value)
+{
+    if (text.size() < at + digits)
+        return false;
+    value = 0;
+    for (std::size_t i = at; i < at + digits; ++i) {
+        if (!std::isdigit(static_cast<unsigned char>(text[i])))
+            return false;
+        value = value * 10 + (text[i] - '0');
+    }
+    return true;
+}
+
+// "2026-12-06", "2026-12-06T10:00", "2026-12-06T10:00:00.250Z", "2026-12-06 10:00:00+01:00": the date's midnight
+// UTC, or the time in its offset (UTC without one, as tidepoolctl prints times).
+std::optional<std::int64_t> isoTime(std::string_view text)
+{
+    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0, offsetMinutes = 0;
+    if (!readDigits(text, 0, 4, year) || text.size() < 10 || text[4] != '-' || !readDigits(text, 5, 2, month)
+        || text[7] != '-' || !readDigits(text, 8, 2, day))
+        return std::nullopt;
+    std::size_t at = 10;
+    if (at < text.size()) {
+        if ((text[at] != 'T' && text[at] != 't' && text[at] != ' ') || !readDigits(text, at + 1, 2, hour)
+            || text.size() < at + 6 || text[at + 3] != ':' || !readDigits(text, at + 4, 2, minute))
+            return std::nullopt;
+        at += 6;
+        if (at < text.size() && text[at] == ':') {
+            if (!readDigits(text, at + 1, 2, second))
+                return std::nullopt;
+            at += 3;
+            if (at < text.size() && (text[at] == '.' || text[at] == ',')) {
+                std::size_t digits = 0;
+                for (++at; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++at, ++digits)
+                    if (digits < 3)
+                        millis = millis * 10 + (text[at] - '0');
+                if (digits == 0)
+                    return std::nullopt;
+                for (; digits < 3; ++digits)
+                    millis *= 10;
+            }
+        }
+        if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
+            ++at;
+        } else if (at < text.size() && (text[at] == '+' || text[at] == '-')) {
+            int offsetHours = 0, offsetMins = 0;
+            if (!readDigits(text, at + 1, 2, offsetHours) || text.size() < at + 6 || text[at + 3] != ':'
+                || !readDigits(text, at + 4, 2, offsetMins) || offsetHours > 23 || offsetMins > 59)
+                return std::nullopt;
+            offsetMinutes = (text[at] == '-' ? -1 : 1) * (offsetHours * 60 + offsetMins);
+            at += 6;
+        }
+        if (at != text.size())
+            return std::nullopt;
+    }
+    const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    static constexpr int kDays[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] + (month == 2 && leap ? 1 : 0) || hour > 23
+        || minute > 59 || second > 59)
+        return std::nullopt;
+    const std::int64_t days = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+    return (((days * 24 + hour) * 60 + minute - offsetMinutes) * 60 + second) * 1000 + millis;
+}
+
+// "-90s", "-30m", "-1h", "-7d", "-2w": that long before `now`.
+std::optional<std::int64_t> timeAgo(std::string_view text, std::int64_t now)
+{
+    if (text.size() < 3 || text[0] != '-')
+        return std::nullopt;
+    std::int64_t count = 0;
+    const auto [end, ec] = std::from_chars(text.data() + 1, text.data() + text.size(), count);
+    const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+    static constexpr std::pair<std::string_view, std::int64_t> kUnits[]
+        = { { "s", 1'000 }, { "m", 60'000 }, { "h", 3'600'000 }, { "d", 86'400'000 }, { "w", 604'800'000 } };
+    if (ec != std::errc() || end == text.data() + 1 || count < 0 || count > 1'000'000'000)
+        return std::nullopt;
+    for (const auto& [name, ms] : kUnits)
+        if (unit == name)
+            return now - count * ms;
+    return std::nullopt;
+}
+
+} // namespace
+
+Result<std::int64_t> timeValue(
+    const std::string& command, std::string_view option, const std::string& text, std::int64_t now)
+{
+    std::optional<std::int64_t> ms;
+    if (text == "now") {
+        ms = now;
+    } else if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+        std::int64_t value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size())
+            ms = value;
+    } else if (text.starts_with('-')) {
+        ms = timeAgo(text, now);
+    } else {
+        ms = isoTime(text);
+    }
+    if (!ms)
+        return usageError(command + ": " + std::string(option) + ": \"" + text
+            + "\" is not a time: give Unix epoch milliseconds, an ISO 8601 / RFC 3339 time (2026-12-06T10:00:00Z, "
+              "2026-12-06T11:00:00+01:00), a date (2026-12-06, UTC), a time before now (-90s, -30m, -1h, -7d, -2w) "
+              "or now");
+    return *ms;
 }
 
 bool isName(std::string_view text, std::size_t maxBytes)

@@ -163,13 +163,18 @@ Result<void> proposals(Session& session, const Words& words)
         return tl::unexpected(added.error());
     if (auto added = addIntegerParameter(query, cmd, *parsed, "--before", 1, kMaxProposalId); !added)
         return tl::unexpected(added.error());
+    // The next page's command: this one's filter and page size, with --before moved on (as `list` says it).
+    std::string again = "tidepoolctl proposals";
+    for (const char* option : { "--state", "--limit" })
+        if (const auto value = parsed->last(option))
+            again += std::string(" ") + option + " " + *value;
     if (!query.empty())
         query[0] = '?';
-    return session.callAndShow(HttpMethod::Get, "/v1/proposals" + query, [](const json& j) {
+    return session.callAndShow(HttpMethod::Get, "/v1/proposals" + query, [again](const json& j) {
         printProposals(j.value("proposals", json::array()));
         // The daemon answers a page (1000 by default): say how to get the next one.
         if (j.value("more", false) && j.contains("nextBefore"))
-            std::printf("more: tidepoolctl proposals --before %s\n", text(j, "nextBefore").c_str());
+            std::printf("more: %s --before %s\n", again.c_str(), text(j, "nextBefore").c_str());
     });
 }
 
@@ -232,10 +237,12 @@ Result<void> whatIf(Session& session, const Words& words)
         body["profile"] = *name;
     }
     // --pool NAME=MILLICORES, --pool-memory NAME=MIB and --pool-gpu|npu|fpga NAME=SHARE (or NAME=unlimited): the CPU,
-    // memory or accelerator quota to try.
-    for (const auto& [option, field, unit] : { std::tuple { "--pool", "pools", "MILLICORES" },
-             std::tuple { "--pool-memory", "poolMemory", "MIB" }, std::tuple { "--pool-gpu", "gpu", "SHARE" },
-             std::tuple { "--pool-npu", "npu", "SHARE" }, std::tuple { "--pool-fpga", "fpga", "SHARE" } })
+    // memory or accelerator quota to try, checked as `pools set` checks the quota it would set.
+    for (const auto& [option, field, unit, kind] : { std::tuple { "--pool", "pools", "MILLICORES", QuotaKind::Cpu },
+             std::tuple { "--pool-memory", "poolMemory", "MIB", QuotaKind::Memory },
+             std::tuple { "--pool-gpu", "gpu", "SHARE", QuotaKind::Gpu },
+             std::tuple { "--pool-npu", "npu", "SHARE", QuotaKind::Npu },
+             std::tuple { "--pool-fpga", "fpga", "SHARE", QuotaKind::Fpga } })
         for (const std::string& pool : parsed->all(option)) {
             const auto eq = pool.find('=');
             if (eq == std::string::npos || eq == 0)
@@ -244,17 +251,12 @@ Result<void> whatIf(Session& session, const Words& words)
             auto name = nameValue(cmd, option, pool.substr(0, eq));
             if (!name)
                 return tl::unexpected(name.error());
-            const std::string value = pool.substr(eq + 1);
-            const bool accelerator = std::string_view(unit) == "SHARE";
-            json& slot = accelerator ? body["poolAccelerators"][*name][field] : body[field][*name];
-            if (value == "unlimited") {
-                slot = nullptr;
-                continue;
-            }
-            auto amount = integerValue(cmd, option, value, 0, 1'000'000'000'000);
+            auto amount = quotaValue(cmd, std::string(option) + " " + *name, kind, pool.substr(eq + 1), true);
             if (!amount)
                 return tl::unexpected(amount.error());
-            slot = *amount;
+            const bool accelerator = std::string_view(unit) == "SHARE";
+            json& slot = accelerator ? body["poolAccelerators"][*name][field] : body[field][*name];
+            slot = *amount ? json(**amount) : json(nullptr);
         }
     for (const std::string& node : parsed->all("--remove-node")) {
         auto name = nameValue(cmd, "--remove-node", node);

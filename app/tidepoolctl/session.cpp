@@ -47,8 +47,9 @@ Failure Session::failureOf(const api::ApiResponse& response) const
 {
     std::string message;
     const json j = json::parse(response.body, nullptr, false); // discarded when it is not JSON
+    // The daemon's words are made terminal-safe; the lines tidepoolctl adds below are its own.
     if (j.is_object() && j.contains("error") && j["error"].is_string())
-        message = j["error"].get<std::string>();
+        message = terminalSafe(j["error"].get<std::string>());
     if (message.empty())
         message = "tidepoold at " + (m_options.tls ? m_client->url() : m_client->address()) + " answered HTTP "
             + std::to_string(response.status);
@@ -58,9 +59,9 @@ Failure Session::failureOf(const api::ApiResponse& response) const
         message += "\ntidepoolctl: the token in " + m_options.tokenFile
             + " was refused; check --token-file or TIDEPOOL_TOKEN_FILE";
     if (response.status == 403 && j.is_object() && j.value("requiredRole", json()).is_string()) {
-        const std::string needed = j["requiredRole"].get<std::string>();
+        const std::string needed = terminalSafe(j["requiredRole"].get<std::string>());
         message += "\ntidepoolctl: the token in " + m_options.tokenFile + " has the "
-            + (j.value("role", json()).is_string() ? j["role"].get<std::string>() : std::string("wrong"))
+            + (j.value("role", json()).is_string() ? terminalSafe(j["role"].get<std::string>()) : std::string("wrong"))
             + " role; this needs " + needed + " or above: use a token with that role (an admin makes one with "
             + "`tidepoold token add --role " + needed + "`)";
     }

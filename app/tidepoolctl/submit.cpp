@@ -184,6 +184,13 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
             if (!body.contains(field))
                 return usageError(cmd + ": " + option + " is required"
                     + (file ? " (or the field `" + std::string(field) + "` in " + *file + ")" : ""));
+        // The daemon refuses a workload that asks for nothing (`parseNewSubmission` below says so by its fields);
+        // given as options, it is said by the options.
+        if (o.has("--cpu") && o.has("--memory") && body["cpuMillis"] == 0 && body["memoryMiB"] == 0
+            && !body.contains("accelerators"))
+            return usageError(cmd
+                + ": --cpu 0 and --memory 0 ask for nothing: give the workload some CPU (--cpu MILLIS) or memory "
+                  "(--memory MIB)");
         items.emplace_back(std::string(), &body);
     }
     // The daemon's own validation, here, so that a bad file or value is a usage error that names it.

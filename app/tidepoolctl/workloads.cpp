@@ -158,8 +158,9 @@ Result<void> workloadCommand(Session& session, const std::string& cmd, const std
     return session.callAndShow(HttpMethod::Delete, "/v1/workloads/" + *id, [](const json& w) {
         const std::string phase = text(w, "phase");
         const std::string node = present(w, "node") ? " on " + text(w, "node") : std::string();
-        std::printf("workload %s: %s%s\n", text(w, "id").c_str(), phase.c_str(),
-            phase == "stopping" ? (node + ", the stop is sent").c_str() : "");
+        const std::string line
+            = "workload " + text(w, "id") + ": " + phase + (phase == "stopping" ? node + ", the stop is sent" : "");
+        std::puts(terminalSafe(line).c_str());
     });
 }
 

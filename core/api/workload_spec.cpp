@@ -119,6 +119,14 @@ ApiResult<SubmitRequest> parseNewSubmission(const json& body, const std::string&
             "field `" + (path.empty() ? std::string() : path + ".")
                 + "accelerators.share`: " + std::to_string(a.sharePerDevice)
                 + " milli-GPUs is more than one GPU holds (1000); ask for whole GPUs with `count`" });
+    // A workload that asks for nothing would be placed anywhere and counted nowhere: no pool quota or node capacity
+    // would ever hold it back. A stored one still restores (it is read with `parseSubmitRequest` alone).
+    if (request->requests.cpuMillis == 0 && request->requests.memoryMiB == 0 && !request->accelerators.any()) {
+        const std::string prefix = path.empty() ? std::string() : path + ".";
+        return tl::unexpected(ApiError { 400,
+            "field `" + prefix + "cpuMillis`: the workload asks for nothing (`" + prefix + "cpuMillis` and `" + prefix
+                + "memoryMiB` are 0 and it asks for no accelerator); ask for some CPU or memory" });
+    }
     const std::string field = path.empty() ? std::string("env") : path + ".env";
     for (std::size_t i = 0; i < request->env.size(); ++i) {
         const std::string_view name = std::string_view(request->env[i]).substr(0, request->env[i].find('='));

@@ -15,10 +15,11 @@ namespace tidepool::api {
 
 // Parses one submission object; `path` prefixes field names (`workloads[3]`).
 ApiResult<SubmitRequest> parseSubmitRequest(const nlohmann::json& body, const std::string& path = {});
-// The same for a new submission, which may also not set in `env` what the agent sets for each workload: names that
-// begin with TIDEPOOL_ (its id, its incarnation) and CUDA_VISIBLE_DEVICES (the GPUs it was given). A stored workload
-// is read with `parseSubmitRequest` alone, so that one stored before this rule still restores (the agent's values win
-// over its own).
+// The same for a new submission, which must ask for something (CPU, memory or an accelerator: not `cpuMillis` and
+// `memoryMiB` both 0 with no `accelerators`) and may also not set in `env` what the agent sets for each workload:
+// names that begin with TIDEPOOL_ (its id, its incarnation) and CUDA_VISIBLE_DEVICES (the GPUs it was given). A stored
+// workload is read with `parseSubmitRequest` alone, so that one stored before these rules still restores (the
+// agent's values win over its own).
 ApiResult<SubmitRequest> parseNewSubmission(const nlohmann::json& body, const std::string& path = {});
 // The submission that would recreate `w` (model ids are written as names).
 nlohmann::json submissionJson(const LiveWorkload& w, const ClusterState& cluster);

@@ -124,6 +124,15 @@ QString utc(std::int64_t ms)
 
 const QString kIsoTime = QStringLiteral("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
 
+// The columns a terminal gives the text of these tests: CJK ideographs and emoji two, combining accents none.
+int columns(const QString& text)
+{
+    int n = 0;
+    for (const char32_t c : text.toUcs4())
+        n += c >= 0x0300 && c <= 0x036F ? 0 : (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x1F300 && c <= 0x1FAFF) ? 2 : 1;
+    return n;
+}
+
 // A database as a daemon would have left it after a week (as tst_durability seeds it): pools web-0 … web-N-1
 // (4000 mCPU quota each) whose CPU demand swings daily up to 4500 mCPU with the peak 30 minutes from now, and a
 // pool "batch" (a steady 2000 mCPU of its 1,000,000 quota) with slack to give, so that an evaluation proposes
@@ -172,8 +181,12 @@ private Q_SLOTS:
     void cancelStopsOnceThenRefuses();
     void nodesTableAndDetail();
     void poolsCreateAndSetKeepsOtherFields();
+    void tablesPadByDisplayWidthAndEscapeHostileText();
+    void quotaOfNothingIsRefusedAlikeByPoolsSetAndWhatIf();
+    void workloadAskingForNothingIsRefused();
     void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
     void seriesAndHistoryShowRecordedPoints();
+    void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
     void proposalsOnAFreshDaemonIsAnEmptyTable();
     void evaluateWithoutHistoryProposesNothing();
@@ -680,12 +693,161 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
                  .exitCode,
         0);
     const CtlRun over = ctl({ QStringLiteral("pools") });
-    QVERIFY2(over.out.contains(
-                 QRegularExpression(QStringLiteral("^gold\\s.*\\scpuMillis$"), QRegularExpression::MultilineOption)),
+    QVERIFY2(
+        over.out.contains(QRegularExpression(QStringLiteral("^gold\\s.*\\sCPU$"), QRegularExpression::MultilineOption)),
         qPrintable(over.out));
     QVERIFY2(over.out.contains(
                  QRegularExpression(QStringLiteral("^default\\s.*\\s-$"), QRegularExpression::MultilineOption)),
         qPrintable(over.out));
+}
+
+// Tables pad by the columns a terminal gives the text, not by its bytes, and show the characters a hostile string
+// could use to reorder, break or take over a line as visible escapes; the JSON keeps the daemon's text exactly.
+void TestCtl::tablesPadByDisplayWidthAndEscapeHostileText()
+{
+    // A business line is free text: Chinese, an emoji and a combining accent, plain ASCII, and one with a right-to-left
+    // override, a line separator, a C1 control (NEL) and an isolate.
+    const QString hostile = QStringLiteral("ops") + QChar(0x202E) + QStringLiteral("evil") + QChar(0x2028)
+        + QStringLiteral("x") + QChar(0x0085) + QChar(0x2066) + QStringLiteral("y");
+    const QString hostileShown = QStringLiteral("ops\\u202Eevil\\u2028x\\u0085\\u2066y");
+    const std::pair<QString, QString> lineOf[] = {
+        { QStringLiteral("wide-cjk"), QStringLiteral("研发部") },
+        { QStringLiteral("wide-emoji"),
+            QString::fromUtf8("\xF0\x9F\x9A\x80"
+                              "cafe\xCC\x81") },
+        { QStringLiteral("plain-ascii"), QStringLiteral("search") },
+        { QStringLiteral("hostile"), hostile },
+    };
+    for (const auto& [name, line] : lineOf) {
+        const CtlRun created = ctl({ QStringLiteral("pools"), QStringLiteral("create"), name,
+            QStringLiteral("--business-line"), line, QStringLiteral("--tier"), QStringLiteral("warm") });
+        QVERIFY2(created.exitCode == 0, qPrintable(created.err));
+    }
+    const CtlRun table = ctl({ QStringLiteral("pools") });
+    QCOMPARE(table.exitCode, 0);
+    const QStringList rows = lines(table.out);
+    const int tierColumn = columns(rows.value(0).left(rows.value(0).indexOf(QStringLiteral("TIER"))));
+    QVERIFY(tierColumn > 0);
+    for (const auto& [name, line] : lineOf) {
+        const QString shown = name == QStringLiteral("hostile") ? hostileShown : line;
+        QString row;
+        for (const QString& r : rows)
+            if (r.startsWith(name + QLatin1Char(' ')))
+                row = r;
+        QVERIFY2(row.contains(shown), qPrintable(name + QStringLiteral(":\n") + table.out));
+        // TIER begins in the header's column, whatever the business line's bytes.
+        int tierAt = row.indexOf(shown) + shown.size();
+        while (tierAt < row.size() && row[tierAt] == QLatin1Char(' '))
+            ++tierAt;
+        QVERIFY2(row.mid(tierAt).startsWith(QStringLiteral("warm")), qPrintable(row));
+        QVERIFY2(columns(row.left(tierAt)) == tierColumn,
+            qPrintable(QStringLiteral("TIER at column %1, not %2:\n").arg(columns(row.left(tierAt))).arg(tierColumn)
+                + table.out));
+    }
+    for (const char16_t c : { u'\u202E', u'\u2028', u'\u0085', u'\u2066' })
+        QVERIFY2(!table.out.contains(QChar(c)), qPrintable(table.out));
+
+    // The JSON is the daemon's, unchanged; the table has a line for each pool.
+    const json pools = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools") }).out);
+    QCOMPARE(static_cast<std::size_t>(rows.size()), at(pools, "/pools").size() + 1);
+    std::string kept;
+    for (const json& p : at(pools, "/pools"))
+        if (str(p, "/name") == "hostile")
+            kept = str(p, "/businessLine");
+    QCOMPARE(kept, hostile.toStdString());
+
+    // Fields ("Key:  value") are escaped as tables are: a workload's command.
+    const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("bidi"), QStringLiteral("--cpu"),
+        QStringLiteral("10"), QStringLiteral("--memory"), QStringLiteral("16"), QStringLiteral("--"),
+        QStringLiteral("echo"), QStringLiteral("a") + QChar(0x202E) + QStringLiteral("b") });
+    QVERIFY(!id.empty());
+    const CtlRun got = ctl({ QStringLiteral("get"), QString::fromStdString(id) });
+    QCOMPARE(got.exitCode, 0);
+    QVERIFY2(hasLine(got.out, QStringLiteral("^Command:\\s+echo a\\\\u202Eb$")), qPrintable(got.out));
+    QVERIFY(!got.out.contains(QChar(0x202E)));
+    ctl({ QStringLiteral("cancel"), QString::fromStdString(id) }); // it may have ended already
+}
+
+// `pools set` and `whatif` take a pool's quota with the same checks and the same message: a CPU or memory quota of
+// nothing is refused by both, an accelerator quota of 0 (the pool kept off that kind) is taken by both.
+void TestCtl::quotaOfNothingIsRefusedAlikeByPoolsSetAndWhatIf()
+{
+    const std::pair<QStringList, QStringList> pairs[] = {
+        { { QStringLiteral("--cpu"), QStringLiteral("0") }, { QStringLiteral("--pool"), QStringLiteral("gold=0") } },
+        { { QStringLiteral("--memory"), QStringLiteral("0") },
+            { QStringLiteral("--pool-memory"), QStringLiteral("gold=0") } },
+        { { QStringLiteral("--gpu"), QStringLiteral("-1") },
+            { QStringLiteral("--pool-gpu"), QStringLiteral("gold=-1") } },
+    };
+    for (const auto& [setArgs, whatIfArgs] : pairs) {
+        const CtlRun set
+            = ctl(QStringList { QStringLiteral("pools"), QStringLiteral("set"), QStringLiteral("gold") } + setArgs);
+        const CtlRun whatIf = ctl(QStringList { QStringLiteral("whatif") } + whatIfArgs);
+        QCOMPARE(set.exitCode, 2);
+        QCOMPARE(whatIf.exitCode, 2);
+        QVERIFY2(set.err.startsWith(QStringLiteral("tidepoolctl: pools set: ") + setArgs[0] + QStringLiteral(": \"")),
+            qPrintable(set.err));
+        QVERIFY2(whatIf.err.startsWith(
+                     QStringLiteral("tidepoolctl: whatif: ") + whatIfArgs[0] + QStringLiteral(" gold: \"")),
+            qPrintable(whatIf.err));
+        // The same words after the option.
+        QCOMPARE(whatIf.err.mid(whatIf.err.indexOf(QLatin1Char('"'))), set.err.mid(set.err.indexOf(QLatin1Char('"'))));
+        QVERIFY2(set.err.contains(QStringLiteral("must be a whole number of")), qPrintable(set.err));
+    }
+    QVERIFY(ctl({ QStringLiteral("whatif"), QStringLiteral("--pool"), QStringLiteral("gold=0") })
+                .err.contains(QStringLiteral("millicores from 1 to")));
+    // What `pools set` takes, `whatif` takes.
+    QCOMPARE(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("whatif"), QStringLiteral("--pool"),
+                     QStringLiteral("gold=1"), QStringLiteral("--pool-gpu"), QStringLiteral("gold=0") })
+                 .exitCode,
+        0);
+}
+
+// A workload that asks for no CPU, no memory and no accelerator is refused: by tidepoolctl naming its options or
+// the file's field, and by the daemon itself (400, naming the field; a batch all or nothing).
+void TestCtl::workloadAskingForNothingIsRefused()
+{
+    const CtlRun options = ctl({ QStringLiteral("submit"), QStringLiteral("--name"), QStringLiteral("idle"),
+        QStringLiteral("--cpu"), QStringLiteral("0"), QStringLiteral("--memory"), QStringLiteral("0") });
+    QCOMPARE(options.exitCode, 2);
+    QVERIFY(options.out.isEmpty());
+    QVERIFY2(options.err.contains(QStringLiteral("submit: --cpu 0 and --memory 0 ask for nothing")),
+        qPrintable(options.err));
+
+    const QString file
+        = writeFile(QStringLiteral("nothing.json"), R"({"name": "idle", "cpuMillis": 0, "memoryMiB": 0})");
+    const CtlRun fromFile = ctl({ QStringLiteral("submit"), QStringLiteral("-f"), file });
+    QCOMPARE(fromFile.exitCode, 2);
+    QVERIFY2(fromFile.err.contains(file + QStringLiteral(": field `cpuMillis`: the workload asks for nothing")),
+        qPrintable(fromFile.err));
+
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const auto one
+        = client.request(api::HttpMethod::Post, "/v1/workloads", R"({"name": "idle", "cpuMillis": 0, "memoryMiB": 0})");
+    QVERIFY(one);
+    QCOMPARE(one->status, 400);
+    QVERIFY2(str(parsed(QString::fromStdString(one->body)), "/error")
+                 .find("field `cpuMillis`: the workload asks for "
+                       "nothing")
+            != std::string::npos,
+        one->body.c_str());
+    const auto batch = client.request(api::HttpMethod::Post, "/v1/workloads",
+        R"({"workloads": [{"name": "before-idle", "cpuMillis": 10, "memoryMiB": 1},
+                          {"name": "idle", "cpuMillis": 0, "memoryMiB": 0}]})");
+    QVERIFY(batch);
+    QCOMPARE(batch->status, 400);
+    QVERIFY2(str(parsed(QString::fromStdString(batch->body)), "/error").find("field `workloads[1].cpuMillis`")
+            != std::string::npos,
+        batch->body.c_str());
+    for (const json& w :
+        at(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("list") }).out), "/workloads"))
+        QVERIFY2(str(w, "/name") != "before-idle" && str(w, "/name") != "idle", w.dump().c_str());
+
+    // CPU alone is something.
+    const std::string cpuOnly = submitJson({ QStringLiteral("--name"), QStringLiteral("cpu-only"),
+        QStringLiteral("--cpu"), QStringLiteral("10"), QStringLiteral("--memory"), QStringLiteral("0") });
+    QVERIFY(!cpuOnly.empty());
+    ctl({ QStringLiteral("cancel"), QString::fromStdString(cpuOnly) });
 }
 
 // `move` over the real daemon: into a pool (the core picks the node) and onto a node of it, the table naming where it
@@ -832,12 +994,13 @@ void TestCtl::seriesAndHistoryShowRecordedPoints()
     const CtlRun table = ctl(QStringList { QStringLiteral("history") } + key + window);
     QCOMPARE(table.exitCode, 0);
     const QStringList rows = lines(table.out);
-    QCOMPARE(cells(rows.value(0)), (QStringList { QStringLiteral("TIME"), QStringLiteral("VALUE") }));
+    // CPU in cores, as the other tables print it (the series records millicores).
+    QCOMPARE(cells(rows.value(0)), (QStringList { QStringLiteral("TIME"), QStringLiteral("VALUE(cores)") }));
     QCOMPARE(static_cast<std::size_t>(rows.size() - 1), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i) {
         const QStringList row = cells(rows[static_cast<int>(i) + 1]);
         QCOMPARE(row.value(0), utc(expected[i].value("atMs", std::int64_t { 0 })));
-        QCOMPARE(row.value(1).toDouble(), expected[i].value("value", -1.0));
+        QCOMPARE(qRound64(row.value(1).toDouble() * 1000), qRound64(expected[i].value("value", -1.0)));
     }
 
     const CtlRun none = ctl(QStringList { QStringLiteral("history") } + key
@@ -849,8 +1012,98 @@ void TestCtl::seriesAndHistoryShowRecordedPoints()
         + QStringList { QStringLiteral("--resolution"), QStringLiteral("5m") });
     QCOMPARE(aggregates.exitCode, 0);
     QCOMPARE(cells(lines(aggregates.out).value(0)),
-        (QStringList { QStringLiteral("TIME"), QStringLiteral("MEAN"), QStringLiteral("MIN"), QStringLiteral("MAX"),
-            QStringLiteral("COUNT") }));
+        (QStringList { QStringLiteral("TIME"), QStringLiteral("MEAN(cores)"), QStringLiteral("MIN(cores)"),
+            QStringLiteral("MAX(cores)"), QStringLiteral("COUNT") }));
+
+    // Memory in binary units, as the other tables print it (the series records MiB): the default pool holds
+    // workloads of this suite, so its demand is above zero.
+    const CtlRun memory = ctl({ QStringLiteral("history"), QStringLiteral("--scope"), QStringLiteral("pool"),
+        QStringLiteral("--name"), QStringLiteral("default"), QStringLiteral("--resource"), QStringLiteral("memory") });
+    QCOMPARE(memory.exitCode, 0);
+    const QStringList memoryRows = lines(memory.out);
+    QCOMPARE(cells(memoryRows.value(0)), (QStringList { QStringLiteral("TIME"), QStringLiteral("VALUE") }));
+    QVERIFY2(memoryRows.size() > 1, qPrintable(memory.out));
+    for (int i = 1; i < memoryRows.size(); ++i)
+        QVERIFY2(
+            QRegularExpression(QStringLiteral("^[\\d.]+(Mi|Gi|Ti)$")).match(cells(memoryRows[i]).value(1)).hasMatch(),
+            qPrintable(memoryRows[i]));
+}
+
+// `history` and `audit` take RFC 3339 / ISO 8601 times (with milliseconds and offsets), dates and times before now
+// as well as epoch milliseconds, and name the option and the text of one they cannot read.
+void TestCtl::historyAndAuditTakeIsoDatesAndRelativeTimes()
+{
+    const QStringList key { QStringLiteral("history"), QStringLiteral("--scope"), QStringLiteral("pool"),
+        QStringLiteral("--name"), QStringLiteral("default"), QStringLiteral("--resource"), QStringLiteral("cpu") };
+    const auto window = [&](const QStringList& range) {
+        const CtlRun run = ctl(QStringList { QStringLiteral("-o"), QStringLiteral("json") } + key + range);
+        return run.exitCode == 0 ? parsed(run.out) : json(run.err.toStdString());
+    };
+    const std::int64_t to = (api::unixMillis() - 60'000) / 1000 * 1000 + 250;
+    const std::int64_t from = to - 3'600'000;
+    const QString isoFrom = QDateTime::fromMSecsSinceEpoch(from, Qt::UTC).toString(Qt::ISODateWithMs); // ...250Z
+    const QString offsetTo
+        = QDateTime::fromMSecsSinceEpoch(to + 5'400'000, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd'T'HH:mm:ss.zzz"))
+        + QStringLiteral("+01:30");
+    const json iso = window({ QStringLiteral("--from"), isoFrom, QStringLiteral("--to"), offsetTo });
+    QCOMPARE(at(iso, "/fromMs"), json(from));
+    QCOMPARE(at(iso, "/toMs"), json(to));
+
+    // A date is its midnight UTC.
+    const json day = window({ QStringLiteral("--from"), QStringLiteral("2026-12-06"), QStringLiteral("--to"),
+        QStringLiteral("2026-12-06T10:00:00Z") });
+    const std::int64_t midnight = QDateTime(QDate(2026, 12, 6), QTime(0, 0), Qt::UTC).toMSecsSinceEpoch();
+    QCOMPARE(at(day, "/fromMs"), json(midnight));
+    QCOMPARE(at(day, "/toMs"), json(midnight + 10 * 3'600'000));
+
+    // Times before now, counted from one reading of the clock.
+    const std::int64_t before = api::unixMillis();
+    const json ago
+        = window({ QStringLiteral("--from"), QStringLiteral("-1h"), QStringLiteral("--to"), QStringLiteral("-1m") });
+    const std::int64_t after = api::unixMillis();
+    const std::int64_t agoFrom = at(ago, "/fromMs").is_number() ? at(ago, "/fromMs").get<std::int64_t>() : 0;
+    QVERIFY2(agoFrom >= before - 3'600'000 && agoFrom <= after - 3'600'000, ago.dump().c_str());
+    QCOMPARE(at(ago, "/toMs"), json(agoFrom + 3'540'000));
+    const CtlRun agoTable = ctl(key + QStringList { QStringLiteral("--from"), QStringLiteral("-1h") });
+    QCOMPARE(agoTable.exitCode, 0);
+    QVERIFY2(lines(agoTable.out).size() > 1, qPrintable(agoTable.out));
+
+    // The audit log of the last hour holds this suite's submissions.
+    const CtlRun audit = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("audit"),
+        QStringLiteral("--from"), QStringLiteral("-1h"), QStringLiteral("--to"), QStringLiteral("now") });
+    QCOMPARE(audit.exitCode, 0);
+    QVERIFY2(!at(parsed(audit.out), "/entries").empty(), qPrintable(audit.out));
+    const CtlRun auditIso = ctl({ QStringLiteral("audit"), QStringLiteral("--from"), isoFrom });
+    QCOMPARE(auditIso.exitCode, 0);
+
+    // A wrong way round names both as given, with the times they read as.
+    const CtlRun backwards = ctl({ QStringLiteral("audit"), QStringLiteral("--from"),
+        QStringLiteral("2026-12-06T10:00:00Z"), QStringLiteral("--to"), QStringLiteral("2026-12-06") });
+    QCOMPARE(backwards.exitCode, 2);
+    QVERIFY2(backwards.err.contains(QStringLiteral("audit: --from (2026-12-06T10:00:00Z = 2026-12-06T10:00:00Z) is "
+                                                   "after --to (2026-12-06 = 2026-12-06T00:00:00Z)")),
+        qPrintable(backwards.err));
+
+    // What is not a time is named with its option.
+    const std::pair<QStringList, QString> bad[] = {
+        { { QStringLiteral("audit"), QStringLiteral("--to"), QStringLiteral("2026-13-01") },
+            QStringLiteral("audit: --to: \"2026-13-01\" is not a time") },
+        { { QStringLiteral("audit"), QStringLiteral("--from"), QStringLiteral("2025-02-29") },
+            QStringLiteral("audit: --from: \"2025-02-29\" is not a time") },
+        { key + QStringList { QStringLiteral("--from"), QStringLiteral("-5fortnights") },
+            QStringLiteral("history: --from: \"-5fortnights\" is not a time") },
+        { key + QStringList { QStringLiteral("--to"), QStringLiteral("2026-12-06T10:00:00+25:00") },
+            QStringLiteral("history: --to: \"2026-12-06T10:00:00+25:00\" is not a time") },
+        { key + QStringList { QStringLiteral("--from"), QStringLiteral("1969-12-31") },
+            QStringLiteral("history: --from: \"1969-12-31\" is outside the times") },
+    };
+    for (const auto& [args, message] : bad) {
+        const CtlRun run = ctl(args);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(run.err.contains(message), qPrintable(run.err));
+        QVERIFY2(run.err.contains(QStringLiteral("RFC 3339")) || run.err.contains(QStringLiteral("outside")),
+            qPrintable(run.err));
+    }
 }
 
 void TestCtl::auditShowsTheSubmitByTheTokensFingerprint()
@@ -942,9 +1195,9 @@ void TestCtl::whatIfPrintsTheReSimulation()
     const CtlRun bad = ctl({ QStringLiteral("whatif"), QStringLiteral("--pool"), QStringLiteral("web") });
     QCOMPARE(bad.exitCode, 2);
     QVERIFY2(bad.err.contains(QStringLiteral("NAME=MILLICORES")), qPrintable(bad.err));
-    // A memory quota of nothing for the default pool: none of its work would be placed (the other pools' would).
+    // A memory quota of 1 MiB for the default pool: none of its work would be placed (the other pools' would).
     const CtlRun memory = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("whatif"),
-        QStringLiteral("--pool-memory"), QStringLiteral("default=0") });
+        QStringLiteral("--pool-memory"), QStringLiteral("default=1") });
     QCOMPARE(memory.exitCode, 0);
     const json m = parsed(memory.out);
     const int fewer = num(m, "/withoutChange/placed") - num(m, "/withChange/placed");
@@ -1157,12 +1410,40 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
         QVERIFY2(rows.size() >= 2, qPrintable(run.out));
         paged.push_back(cells(rows[1])[0].toLongLong());
         const QRegularExpressionMatch next
-            = QRegularExpression(QStringLiteral("^more: tidepoolctl proposals --before (\\d+)$")).match(rows.last());
+            = QRegularExpression(QStringLiteral("^more: tidepoolctl proposals --limit 1 --before (\\d+)$"))
+                  .match(rows.last());
         if (!next.hasMatch())
             break;
         before = next.captured(1);
     }
     QCOMPARE(paged, everyId);
+    // A filtered page's last line repeats the filter: following the lines pages through the applied proposals alone.
+    std::vector<std::int64_t> applied;
+    for (const json& p : at(all, "/proposals"))
+        if (str(p, "/state") == "applied")
+            applied.push_back(p.value("id", std::int64_t { 0 }));
+    QVERIFY2(applied.size() >= 2, all.dump().c_str());
+    std::vector<std::int64_t> followed;
+    QStringList next { QStringLiteral("proposals"), QStringLiteral("--state"), QStringLiteral("applied"),
+        QStringLiteral("--limit"), QStringLiteral("1") };
+    for (std::size_t page = 0; page <= applied.size() && !next.isEmpty(); ++page) {
+        const CtlRun run = on(next);
+        QCOMPARE(run.exitCode, 0);
+        const QStringList rows = lines(run.out);
+        QVERIFY2(rows.size() >= 2, qPrintable(run.out));
+        QCOMPARE(cells(rows[1]).value(2), QStringLiteral("applied"));
+        followed.push_back(cells(rows[1])[0].toLongLong());
+        next.clear();
+        if (rows.last().startsWith(QStringLiteral("more: "))) {
+            QVERIFY2(QRegularExpression(
+                         QStringLiteral("^more: tidepoolctl proposals --state applied --limit 1 --before \\d+$"))
+                         .match(rows.last())
+                         .hasMatch(),
+                qPrintable(rows.last()));
+            next = rows.last().mid(QStringLiteral("more: tidepoolctl ").size()).split(QLatin1Char(' '));
+        }
+    }
+    QCOMPARE(followed, applied);
     const CtlRun zero = on({ QStringLiteral("proposals"), QStringLiteral("--limit"), QStringLiteral("0") });
     QCOMPARE(zero.exitCode, 2);
     QVERIFY2(zero.err.contains(QStringLiteral("--limit")), qPrintable(zero.err));
@@ -1174,7 +1455,10 @@ void TestCtl::proposalsApproveAndRejectOnSeededHistory()
     QCOMPARE(aggregates.exitCode, 0);
     const QStringList buckets = lines(aggregates.out);
     QVERIFY2(buckets.size() > 250, qPrintable(aggregates.out.left(400)));
-    QVERIFY2(QRegularExpression(QLatin1Char('^') + kIsoTime + QStringLiteral("\\s+2000\\s+2000\\s+2000\\s+1$"))
+    QCOMPARE(cells(buckets[0]),
+        (QStringList { QStringLiteral("TIME"), QStringLiteral("MEAN(cores)"), QStringLiteral("MIN(cores)"),
+            QStringLiteral("MAX(cores)"), QStringLiteral("COUNT") }));
+    QVERIFY2(QRegularExpression(QLatin1Char('^') + kIsoTime + QStringLiteral("\\s+2\\s+2\\s+2\\s+1$"))
                  .match(buckets[1])
                  .hasMatch(),
         qPrintable(buckets[1]));
