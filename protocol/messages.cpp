@@ -55,7 +55,11 @@ json toJson(const Welcome& m)
 }
 json toJson(const Reject& m)
 {
-    return json { { "reason", m.reason } };
+    json j { { "reason", m.reason } };
+    // A refused join says nothing more, as every reject did before causes.
+    if (m.cause != RejectCause::JoinRefused)
+        j["cause"] = toString(m.cause);
+    return j;
 }
 json toJson(const Heartbeat& m)
 {
@@ -308,6 +312,16 @@ Reject readReject(JsonReader& r)
 {
     Reject m;
     m.reason = r.string("reason", Alphabet::Text, kMaxTextBytes);
+    if (r.has("cause")) {
+        const std::string cause = r.string("cause", Alphabet::Name, kMaxTokenBytes);
+        if (cause == toString(RejectCause::Replaced))
+            m.cause = RejectCause::Replaced;
+        else if (cause == toString(RejectCause::Closed))
+            m.cause = RejectCause::Closed;
+        else if (r.ok())
+            r.fail(ErrorCode::OutOfRange, r.pathOf("cause"),
+                "field `" + r.pathOf("cause") + "` must be replaced or closed");
+    }
     return m;
 }
 
@@ -408,6 +422,17 @@ std::string_view typeName(const Message& message)
         "inventory", "workload_state", "pools", "launch", "stop" };
     static_assert(std::size(kNames) == std::variant_size_v<Message>);
     return kNames[message.index()];
+}
+
+std::string_view toString(RejectCause cause)
+{
+    switch (cause) {
+    case RejectCause::JoinRefused: return "join_refused";
+    case RejectCause::Replaced: return "replaced";
+    case RejectCause::Closed: return "closed";
+    case RejectCause::Invalid: break;
+    }
+    return "invalid";
 }
 
 bool isWorkloadState(std::string_view state)

@@ -87,11 +87,21 @@ struct Welcome {
     bool operator==(const Welcome&) const = default;
 };
 
-// Core → agent, before the core closes the connection.
+// Why the core closes a connection, for the agent to act on (`Reject::reason` says it in words).
+// joinRefused: the join was refused (a wrong or reused token); replaced: another agent joined under this node's name
+// and the core took the newer session; closed: the core ended the joined session for another reason (the node was
+// declared lost, its ISA is unknown, the core is stopping).
+enum class RejectCause : std::uint8_t { Invalid = 0, JoinRefused, Replaced, Closed };
+
+// Core → agent, before the core closes the connection: during the join, or to a joined agent whose session it ends.
 struct Reject {
     std::string reason; // printable text
+    // On the wire as `cause` ("replaced", "closed") only when not `JoinRefused`: absent reads as a refused join, the
+    // only reject there was before causes.
+    RejectCause cause = RejectCause::JoinRefused;
     bool operator==(const Reject&) const = default;
 };
+std::string_view toString(RejectCause cause);
 
 struct DeviceSample {
     std::int32_t index = 0; // the device's index on its node
@@ -222,8 +232,12 @@ struct Launch {
     bool operator==(const Launch&) const = default;
 };
 
-// Core → agent: stop a workload (SIGTERM, then SIGKILL after `graceMs`): every incarnation the agent holds of it, or
-// only `incarnation` when given (an older copy left running where a newer one runs). On the wire only when given.
+// Core → agent: stop one launch of a workload (SIGTERM, then SIGKILL after `graceMs`), the one `incarnation` names: the
+// core always knows which launch it means (the current one, or an older copy left running where a newer one runs), and
+// a stop never reaches another. Without `incarnation` (a core from before incarnations) it reaches only the newest
+// incarnation the agent holds of the id. The agent answers every stop: a launch that runs with its end (a
+// `workload_update`, as ever), one that has ended at once with how it ended, and one it does not hold at once as
+// `lost` ("not held here"), so that a core may count stops in flight (`ControlPlaneConfig::stopWindow`).
 struct Stop {
     std::int64_t workloadId = 0;
     std::int32_t graceMs = 10'000;

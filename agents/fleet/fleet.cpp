@@ -283,8 +283,12 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
         m_connection->sendUpdate(it->second);
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_workloads.find(stop->workloadId);
-        if (it == m_workloads.end() || (stop->incarnation && *stop->incarnation != it->second.incarnation))
+        if (it == m_workloads.end() || (stop->incarnation && *stop->incarnation != it->second.incarnation)) {
+            // Not held: answered all the same, as the real agent does, so that the core's stop window moves on.
+            m_connection->sendUpdate(protocol::WorkloadStatus {
+                stop->workloadId, "lost", 0, 0, "not held here: nothing to stop", stop->incarnation.value_or(0) });
             return;
+        }
         ++m_stats.stops;
         protocol::WorkloadStatus status = it->second;
         status.state = "stopped";

@@ -142,11 +142,15 @@ void AgentClient::handleFrame(const std::string& payload)
         close("invalid message from the core: " + message.error().message);
         return;
     }
-    if (const auto* reject = std::get_if<protocol::Reject>(&*message); reject && m_state != State::Joined) {
-        logLine("agent: join rejected by the core: " + reject->reason);
+    if (const auto* reject = std::get_if<protocol::Reject>(&*message)) {
+        // Before the welcome a refused join; after it the core ending the session, saying why.
+        const bool joined = m_state == State::Joined;
+        logLine(joined ? "agent: the core ended the session (" + std::string(protocol::toString(reject->cause))
+                    + "): " + reject->reason
+                       : "agent: join rejected by the core: " + reject->reason);
         if (m_events.rejected)
-            m_events.rejected(reject->reason);
-        close("rejected: " + reject->reason);
+            m_events.rejected(*reject);
+        close((joined ? "ended by the core: " : "rejected: ") + reject->reason);
     } else if (const auto* challenge = std::get_if<protocol::Challenge>(&*message);
                challenge && m_state == State::AwaitingChallenge) {
         auto auth = protocol::answerChallenge(m_config.joinToken, m_config.hello, *challenge);

@@ -1,8 +1,9 @@
 #pragma once
 // The agent's side of the protocol: connects out to the core (NAT-friendly), joins (hello → challenge → auth →
-// welcome), then sends its inventory, heartbeats and workload updates and receives the core's commands. A `reject`,
-// a bad frame or an invalid message from the core closes the connection with a logged reason. Reconnecting with
-// back-off is the owner's job (`AgentConnection`).
+// welcome), then sends its inventory, heartbeats and workload updates and receives the core's commands. A `reject`
+// (a refused join, or the core ending a joined session: another agent joined under this node's name, say), a bad frame
+// or an invalid message from the core closes the connection with a logged reason. Reconnecting with back-off is the
+// owner's job (`AgentConnection`).
 //
 // Thread affinity: one io_context thread; `start`, `sendHeartbeat`, `close`, the accessors and the events are used
 // and called there. Ownership: `create` returns a shared pointer; pending handlers keep the client alive.
@@ -43,7 +44,7 @@ struct AgentClientConfig {
 
 struct AgentClientEvents {
     std::function<void(const protocol::Welcome&)> welcomed;
-    std::function<void(const std::string& reason)> rejected;
+    std::function<void(const protocol::Reject& reject)> rejected; // before the join, or ending a joined session
     std::function<void(const std::string& reason)> closed; // after any close, rejections included
     // A command from the core once joined: `PoolConfig`, `Launch` or `Stop`.
     std::function<void(const protocol::Message&)> command;

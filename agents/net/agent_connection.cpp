@@ -57,9 +57,9 @@ void AgentConnection::connect()
         if (auto self = weak.lock())
             self->onWelcome(w);
     };
-    events.rejected = [weak](const std::string&) {
+    events.rejected = [weak](const protocol::Reject& reject) {
         if (auto self = weak.lock())
-            ++self->m_stats.rejections;
+            self->onRejected(reject);
     };
     events.closed = [weak](const std::string& reason) {
         if (auto self = weak.lock())
@@ -79,14 +79,43 @@ void AgentConnection::connect()
     m_client->start();
 }
 
+void AgentConnection::onRejected(const protocol::Reject& reject)
+{
+    ++m_stats.rejections;
+    if (reject.cause == protocol::RejectCause::Replaced)
+        m_displaced = reject;
+}
+
 void AgentConnection::scheduleReconnect()
 {
     if (m_stopped)
         return;
-    // Full jitter (a uniform wait in [0, backoff]) spreads a fleet that lost the core at the same moment.
-    std::uniform_int_distribution<std::int64_t> jitter(0, m_backoff.count());
-    const std::chrono::milliseconds wait(jitter(m_random));
-    m_backoff = std::min(m_backoff * 2, m_config.maxBackoff);
+    std::chrono::milliseconds wait {};
+    if (m_displaced) {
+        // Another agent holds this node's name at the core. Joining again at once would push it off, and it would do
+        // the same: wait, longer with each displacement in a row, and say why each time.
+        const auto now = std::chrono::steady_clock::now();
+        const bool settled = now - m_joinedAt >= m_config.maxDisplacedBackoff;
+        m_stats.displacedInARow = settled ? 1 : m_stats.displacedInARow + 1;
+        ++m_stats.displacements;
+        std::chrono::milliseconds backoff = m_config.displacedBackoff;
+        for (std::uint32_t i = 1; i < m_stats.displacedInARow && backoff < m_config.maxDisplacedBackoff; ++i)
+            backoff *= 2;
+        backoff = std::min(backoff, m_config.maxDisplacedBackoff);
+        // Half fixed, half jittered: never an immediate rejoin, and two such agents drift apart.
+        std::uniform_int_distribution<std::int64_t> jitter(backoff.count() / 2, backoff.count());
+        wait = std::chrono::milliseconds(jitter(m_random));
+        m_stats.lastDisplacedWait = wait;
+        logLine("agent: displaced: " + m_displaced->reason + "; is another agent running as "
+            + m_config.client.hello.nodeName + "? joining again in " + std::to_string(wait.count()) + " ms ("
+            + std::to_string(m_stats.displacedInARow) + " displacement(s) in a row)");
+        m_displaced.reset();
+    } else {
+        // Full jitter (a uniform wait in [0, backoff]) spreads a fleet that lost the core at the same moment.
+        std::uniform_int_distribution<std::int64_t> jitter(0, m_backoff.count());
+        wait = std::chrono::milliseconds(jitter(m_random));
+        m_backoff = std::min(m_backoff * 2, m_config.maxBackoff);
+    }
     m_reconnectTimer.expires_after(wait);
     m_reconnectTimer.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
         if (auto self = weak.lock(); self && !ec)
@@ -98,6 +127,7 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
 {
     ++m_stats.joins;
     m_backoff = m_config.initialBackoff;
+    m_joinedAt = std::chrono::steady_clock::now();
     const std::chrono::milliseconds interval(welcome.heartbeatIntervalMs);
     if (interval != m_interval) {
         m_interval = interval;
@@ -112,6 +142,8 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
 void AgentConnection::onClosed(const std::string& reason)
 {
     logLine("agent: disconnected from the core: " + reason);
+    if (!m_displaced)
+        m_stats.displacedInARow = 0; // ended for another reason: a streak of displacements is over
     if (m_handlers.linkChanged)
         m_handlers.linkChanged(false);
     scheduleReconnect();

@@ -5,6 +5,12 @@
 // bounded buffer whether connected or not, and flushes the buffer in the next heartbeat. Commands from the core are
 // handed to the owner; workload updates are sent when joined and otherwise carried by the next inventory.
 //
+// Displaced: when the core ends the session because another agent joined under this node's name (a `reject` with
+// cause `replaced`), two agents share one name, and each join would push the other off. The agent says so in its log,
+// naming what the core said, and waits before it joins again: `displacedBackoff`, doubling with each displacement in a
+// row up to `maxDisplacedBackoff` (a wait in [w/2, w]), so that two such agents settle to taking turns minutes apart
+// instead of flapping. The streak ends when a session outlasts `maxDisplacedBackoff` or ends for another reason.
+//
 // Thread affinity: one io_context thread; everything, the providers and the handlers included, runs there.
 // Ownership: `create` returns a shared pointer; timers hold it alive until `stop()`.
 
@@ -22,6 +28,8 @@ struct AgentConnectionConfig {
     std::chrono::milliseconds sampleInterval { 5000 }; // until the core's welcome says otherwise
     std::size_t telemetryBuffer = 720; // samples kept while disconnected (an hour at 5 s); the oldest go first
     std::uint64_t seed = 0; // of the back-off jitter; 0 = from the random device
+    std::chrono::milliseconds displacedBackoff { 5'000 }; // after the first displacement (see above)
+    std::chrono::milliseconds maxDisplacedBackoff { 600'000 };
 };
 
 struct AgentConnectionHandlers {
@@ -35,6 +43,9 @@ struct AgentConnectionStats {
     std::uint64_t connects = 0; // attempts
     std::uint64_t joins = 0;
     std::uint64_t rejections = 0;
+    std::uint64_t displacements = 0; // sessions the core ended because another agent joined under this name
+    std::uint32_t displacedInARow = 0;
+    std::chrono::milliseconds lastDisplacedWait { 0 }; // the wait before the rejoin after the latest displacement
     std::uint64_t samplesDropped = 0; // the buffer was full
     std::uint64_t heartbeatsSent = 0;
 };
@@ -61,6 +72,7 @@ private:
     void scheduleReconnect();
     void onWelcome(const protocol::Welcome& welcome);
     void onClosed(const std::string& reason);
+    void onRejected(const protocol::Reject& reject);
     void scheduleSample();
     void onSample();
     void logLine(const std::string& line) const;
@@ -78,6 +90,8 @@ private:
     std::uint64_t m_sequence = 0;
     std::mt19937_64 m_random;
     bool m_stopped = true;
+    std::optional<protocol::Reject> m_displaced; // the current connection was ended by a `replaced` reject
+    std::chrono::steady_clock::time_point m_joinedAt {};
     AgentConnectionStats m_stats;
 };
 

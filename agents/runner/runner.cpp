@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <system_error>
 
@@ -578,7 +579,52 @@ IsolationExpected<std::filesystem::path> Runner::setAside(const std::string& id,
         return makeIsolationError(IsolationErrorCode::SystemCall, dir.string(),
             "moving " + dir.string() + " to " + aside.string() + ": " + ec.message());
     m_entries.erase(*it);
+    (void)sweepReplaced(); // the move is done; a failed sweep is tried again by the next
     return aside;
+}
+
+IsolationExpected<std::vector<std::filesystem::path>> Runner::sweepReplaced()
+{
+    namespace fs = std::filesystem;
+    const fs::path asideDir = m_config.stateDir / "replaced";
+    std::vector<std::pair<std::int64_t, fs::path>> aside; // (set aside at, unix ms; the directory)
+    std::error_code ec;
+    for (fs::directory_iterator it(asideDir, ec), end; !ec && it != end; it.increment(ec)) {
+        // `<record name>.<unix ms>`, as `setAside` names them; anything else is not the runner's to remove.
+        const std::string name = it->path().filename().string();
+        const auto dot = name.rfind('.');
+        std::int64_t ms = 0;
+        if (dot == std::string::npos || dot == 0 || !parseRecordName(name.substr(0, dot)))
+            continue;
+        const auto [ptr, parsed] = std::from_chars(name.data() + dot + 1, name.data() + name.size(), ms);
+        if (parsed != std::errc() || ptr != name.data() + name.size() || ms <= 0)
+            continue;
+        aside.emplace_back(ms, it->path());
+    }
+    if (ec && ec != std::errc::no_such_file_or_directory)
+        return makeIsolationError(
+            IsolationErrorCode::SystemCall, asideDir.string(), "reading " + asideDir.string() + ": " + ec.message());
+    std::sort(aside.begin(), aside.end(), std::greater<>()); // newest first
+    const std::int64_t oldest = asyncsafe::nowUnixMs()
+        - std::chrono::duration_cast<std::chrono::milliseconds>(m_config.keepReplacedFor).count();
+    std::vector<fs::path> removed;
+    IsolationExpected<std::vector<fs::path>> result;
+    for (std::size_t i = 0; i < aside.size(); ++i) {
+        if (i < m_config.keepReplaced && aside[i].first >= oldest)
+            continue;
+        std::error_code removing;
+        fs::remove_all(aside[i].second, removing);
+        if (removing) {
+            if (result)
+                result = makeIsolationError(IsolationErrorCode::SystemCall, aside[i].second.string(),
+                    "removing " + aside[i].second.string() + ": " + removing.message());
+            continue;
+        }
+        removed.push_back(aside[i].second);
+    }
+    if (!result)
+        return result;
+    return removed;
 }
 
 void Runner::capLogs(const Entry& entry) const

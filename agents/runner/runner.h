@@ -96,6 +96,10 @@ struct RunnerConfig {
     // a file past the cap has its newest `logCapBytes / 2` bytes copied to `<file>.1` and is truncated, so a
     // workload's output takes at most 1.5 × the cap per file, plus what it writes between two polls.
     std::uint64_t logCapBytes = std::uint64_t { 64 } << 20;
+    // `<state-dir>/replaced/` (`setAside`) keeps at most `keepReplaced` records, the newest, and none set aside more
+    // than `keepReplacedFor` ago: `setAside` and `sweepReplaced` remove the rest. 0 records: none is kept.
+    std::size_t keepReplaced = 64;
+    std::chrono::seconds keepReplacedFor { 30 * 86'400 };
 };
 
 class Runner {
@@ -131,9 +135,13 @@ public:
     // runs or while processes remain in its cgroup.
     IsolationExpected<void> forget(const std::string& id, std::uint32_t incarnation = 0);
     // As `forget`, but the records are moved aside, to `<state-dir>/replaced/<id>[@<n>].<unix ms>/` (which nothing
-    // reads or sweeps: the operator's to look at and remove), not deleted; returns where they went. For a finished
-    // launch whose (id, incarnation) another workload is given (a core whose database was replaced).
+    // reads: the operator's to look at), not deleted; returns where they went. For a finished launch whose
+    // (id, incarnation) another workload is given (a core whose database was replaced). Then sweeps `replaced/`.
     IsolationExpected<std::filesystem::path> setAside(const std::string& id, std::uint32_t incarnation = 0);
+    // Bounds `<state-dir>/replaced/` (`RunnerConfig::keepReplaced`, `keepReplacedFor`; the age is the time in the
+    // directory's name, the time it was set aside): removes the rest and returns what it removed. Entries whose names
+    // `setAside` never makes are left alone.
+    IsolationExpected<std::vector<std::filesystem::path>> sweepReplaced();
 
     // The latest incarnation of `id` this runner knows, or the given one.
     std::optional<WorkloadStatus> status(const std::string& id) const;

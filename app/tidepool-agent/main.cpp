@@ -10,7 +10,7 @@
 #include "agents/isolation/cgroups.h"
 #include "agents/isolation/pool_notes.h"
 #include "agents/net/agent_connection.h"
-#include "agents/runner/core_launch.h"
+#include "agents/runner/core_commands.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/sampler.h"
 #include "protocol/transport/tls.h"
@@ -46,6 +46,9 @@ constexpr const char* kUsage
   --tls-cert FILE --tls-key FILE   a client certificate, when the core requires one
   --keep-finished SECONDS  how long a finished workload's records stay in the state dir (default 86400); the core
                            learns the end from them when it was away at the time
+  --keep-replaced SECONDS  how long records moved to <state-dir>/replaced/ are kept (default 2592000, 30 days): those
+                           of finished workloads whose ids a core gave to other workloads (its database replaced)
+  --keep-replaced-count N  the most records kept in <state-dir>/replaced/, the newest (default 64)
   --log-cap-mib MIB        the most each running workload's stdout.log and stderr.log may hold (default 64; 0 = no
                            limit); past it, the newest half of it is kept in stdout.log.1 and the file is emptied
   --no-slowdown            do not measure translation slowdowns
@@ -58,40 +61,6 @@ int fail(const std::string& message)
 {
     std::fprintf(stderr, "tidepool-agent: %s\n", message.c_str());
     return 2;
-}
-
-std::string protocolState(agent::WorkloadState state)
-{
-    switch (state) {
-    case agent::WorkloadState::Starting: // the shim has not reported yet: it is being started
-    case agent::WorkloadState::Running: return "running";
-    case agent::WorkloadState::Exited: return "exited";
-    case agent::WorkloadState::Killed: return "killed";
-    case agent::WorkloadState::OomKilled: return "oom_killed";
-    case agent::WorkloadState::FailedToStart: return "failed";
-    case agent::WorkloadState::Lost:
-    case agent::WorkloadState::Invalid: break;
-    }
-    return "lost";
-}
-
-std::optional<protocol::WorkloadStatus> toProtocol(const agent::WorkloadStatus& s)
-{
-    std::int64_t id = 0;
-    const auto [ptr, ec] = std::from_chars(s.id.data(), s.id.data() + s.id.size(), id);
-    if (ec != std::errc() || ptr != s.id.data() + s.id.size() || id <= 0)
-        return std::nullopt; // not one of the core's
-    protocol::WorkloadStatus out;
-    out.workloadId = id;
-    out.incarnation = static_cast<std::int32_t>(std::min<std::uint32_t>(s.incarnation, protocol::kMaxIncarnation));
-    out.state = protocolState(s.state);
-    out.pid = s.pid;
-    out.exitCode = s.signal ? *s.signal : s.exitCode.value_or(0);
-    out.detail = s.reason.substr(0, protocol::kMaxTextBytes);
-    for (char& c : out.detail)
-        if (static_cast<unsigned char>(c) < 0x20)
-            c = ' ';
-    return out;
 }
 
 // PATH lookup for the ELF check of the program a launch names.
@@ -120,6 +89,8 @@ int main(int argc, char** argv)
     bool measure = true, verbose = false;
     std::chrono::seconds keepFinished { 86'400 };
     std::uint64_t logCapBytes = agent::RunnerConfig().logCapBytes;
+    std::chrono::seconds keepReplacedFor = agent::RunnerConfig().keepReplacedFor;
+    std::size_t keepReplaced = agent::RunnerConfig().keepReplaced;
     for (int i = 1; i < argc; ++i) {
         const std::string option = argv[i];
         if (option == "--help") {
@@ -155,6 +126,18 @@ int main(int argc, char** argv)
             if (e != std::errc() || ptr != value.data() + value.size() || seconds < 0)
                 return fail("--keep-finished: \"" + value + "\" is not a number of seconds");
             keepFinished = std::chrono::seconds(seconds);
+        } else if (option == "--keep-replaced") {
+            long long seconds = -1;
+            const auto [ptr, e] = std::from_chars(value.data(), value.data() + value.size(), seconds);
+            if (e != std::errc() || ptr != value.data() + value.size() || seconds < 0)
+                return fail("--keep-replaced: \"" + value + "\" is not a number of seconds");
+            keepReplacedFor = std::chrono::seconds(seconds);
+        } else if (option == "--keep-replaced-count") {
+            std::size_t count = 0;
+            const auto [ptr, e] = std::from_chars(value.data(), value.data() + value.size(), count);
+            if (e != std::errc() || ptr != value.data() + value.size() || count > 1'000'000)
+                return fail("--keep-replaced-count: \"" + value + "\" is not a count of 0 to 1000000");
+            keepReplaced = count;
         } else if (option == "--log-cap-mib") {
             std::uint64_t mib = 0;
             const auto [ptr, e] = std::from_chars(value.data(), value.data() + value.size(), mib);
@@ -252,6 +235,8 @@ int main(int argc, char** argv)
     agent::RunnerConfig runnerConfig;
     runnerConfig.stateDir = stateDir;
     runnerConfig.logCapBytes = logCapBytes;
+    runnerConfig.keepReplaced = keepReplaced;
+    runnerConfig.keepReplacedFor = keepReplacedFor;
     auto runner = agent::Runner::create(runnerConfig, *cgroups);
     if (!runner)
         return fail("runner: " + runner.error().message);
@@ -261,6 +246,18 @@ int main(int argc, char** argv)
     for (const agent::WorkloadStatus& w : *adopted)
         logLine("workload " + w.id + " from before: " + agent::workloadStateName(w.state)
             + (w.pid ? ", pid " + std::to_string(w.pid) : std::string()));
+    // Records moved aside for workloads of a replaced core's database are kept for a while, and not without bound.
+    const auto sweepReplaced = [&] {
+        auto removed = runner->sweepReplaced();
+        if (!removed)
+            logLine("state dir " + stateDir + ": " + removed.error().message);
+        else
+            for (const fs::path& path : *removed)
+                logLine("replaced records " + path.string() + " removed (keeping the newest "
+                    + std::to_string(keepReplaced) + ", none older than " + std::to_string(keepReplacedFor.count())
+                    + " s)");
+    };
+    sweepReplaced();
 
     boost::asio::io_context io(1);
     agent::Sampler sampler(agent::SamplerOptions { "/", &nvml, {} });
@@ -280,7 +277,7 @@ int main(int argc, char** argv)
         protocol::Inventory inventory = agent::toProtocolInventory(node);
         inventory.translation = factors;
         for (const agent::WorkloadStatus& w : runner->workloads())
-            if (auto s = toProtocol(w))
+            if (auto s = agent::toProtocolStatus(w))
                 inventory.workloads.push_back(*s);
         return inventory;
     };
@@ -314,93 +311,36 @@ int main(int argc, char** argv)
                         logLine("pool " + p.name + ": not enforced: " + note);
             }
         } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
-            const std::string id = std::to_string(launch->workloadId);
-            const auto incarnation = static_cast<std::uint32_t>(launch->incarnation);
-            const std::string what = agent::recordName(id, incarnation);
-            protocol::WorkloadStatus failed { launch->workloadId, "failed", 0, 0, {}, launch->incarnation };
-            agent::LaunchSpec spec = agent::launchSpecFor(*launch);
-            if (const auto held = runner->status(id, incarnation)) {
-                switch (agent::judgeHeldLaunch(*held, spec.launchDigest)) {
-                case agent::HeldLaunch::Conflicts:
-                    // Another workload under the (id, incarnation) of one that runs here: a core that numbers its
-                    // workloads anew. The running one is not the core's to stop through this launch.
-                    failed.detail = agent::conflictDetail(*held).substr(0, protocol::kMaxTextBytes);
-                    logLine("workload " + what + " (" + launch->name + ") refused: " + failed.detail);
-                    connection->sendUpdate(failed);
-                    return;
-                case agent::HeldLaunch::Replaces:
-                    if (auto aside = runner->setAside(id, incarnation); !aside) {
-                        failed.detail = ("the records of the finished workload held as " + what
-                            + " could not be moved aside: " + aside.error().message)
-                                            .substr(0, protocol::kMaxTextBytes);
-                        logLine("workload " + what + " (" + launch->name + ") refused: " + failed.detail);
-                        connection->sendUpdate(failed);
-                        return;
-                    } else {
-                        reported.erase(what);
-                        logLine("workload " + what + ": the core launches another workload (" + launch->name
-                            + ") under the id of the finished one held here (" + held->name
-                            + "; the core's database may have been replaced): its records moved to " + aside->string());
-                    }
-                    break;
-                case agent::HeldLaunch::Repeat:
-                case agent::HeldLaunch::Invalid:
-                    // This very launch is held already (a launch sent again after a reconnect): start nothing, say
-                    // what it is doing.
-                    if (auto s = toProtocol(*held))
-                        connection->sendUpdate(*s);
-                    return;
-                }
-            }
-            if (const auto latest = runner->status(id); latest && latest->incarnation > incarnation) {
-                // An older launch than one this agent has run: never started after the newer one.
-                failed.detail = "incarnation " + std::to_string(incarnation) + " is older than incarnation "
-                    + std::to_string(latest->incarnation) + ", which this agent has launched";
-                connection->sendUpdate(failed);
-                return;
-            }
-            if (spec.argv.empty()) {
-                failed.detail = "the launch names no command";
-                connection->sendUpdate(failed);
-                return;
-            }
-            if (auto wrapper = translator.wrapperFor(findProgram(spec.argv.front())); wrapper)
-                spec.wrapper = *wrapper;
-            else if (wrapper.error().code == agent::crossisa::ErrorCode::NoTranslator) {
-                failed.detail = wrapper.error().message;
-                connection->sendUpdate(failed);
-                return;
-            }
-            auto started = runner->launch(spec);
-            if (!started) {
-                failed.detail = started.error().message.substr(0, protocol::kMaxTextBytes);
-                connection->sendUpdate(failed);
-                return;
-            }
-            logLine("workload " + what + " (" + launch->name + ") launched in pool " + launch->pool
-                + (spec.wrapper.empty() ? "" : " through " + spec.wrapper.front()) + ": "
-                + agent::workloadStateName(started->state)
-                + (started->pid ? ", pid " + std::to_string(started->pid) : std::string()));
-            // Still starting: the poll that sees the shim's report sends "running" (or why it failed).
-            if (started->state != agent::WorkloadState::Starting) {
-                reported[what] = started->state;
-                if (auto s = toProtocol(*started))
-                    connection->sendUpdate(*s);
-            }
+            const agent::CommandOutcome outcome = agent::applyLaunch(*runner, *launch, [&](agent::LaunchSpec& spec) {
+                std::optional<std::string> why;
+                if (auto wrapper = translator.wrapperFor(findProgram(spec.argv.front())); wrapper)
+                    spec.wrapper = *wrapper;
+                else if (wrapper.error().code == agent::crossisa::ErrorCode::NoTranslator)
+                    why = wrapper.error().message;
+                return why;
+            });
+            for (const std::string& name : outcome.setAside)
+                reported.erase(name);
+            if (outcome.launched && outcome.launched->state != agent::WorkloadState::Starting)
+                reported[agent::recordName(outcome.launched->id, outcome.launched->incarnation)]
+                    = outcome.launched->state;
+            for (const std::string& line : outcome.log)
+                logLine(line);
+            for (const protocol::WorkloadStatus& answer : outcome.answers)
+                connection->sendUpdate(answer);
         } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
-            const std::string id = std::to_string(stop->workloadId);
-            const std::chrono::milliseconds grace(stop->graceMs);
-            // Without an incarnation: every incarnation held of the workload.
-            auto stopped = stop->incarnation
-                ? runner->stop(id, static_cast<std::uint32_t>(*stop->incarnation), grace)
-                : runner->stop(id, grace);
-            if (!stopped)
-                logLine("stop " + id + ": " + stopped.error().message);
+            const agent::CommandOutcome outcome = agent::applyStop(*runner, *stop);
+            for (const std::string& line : outcome.log)
+                logLine(line);
+            for (const protocol::WorkloadStatus& answer : outcome.answers)
+                connection->sendUpdate(answer);
         }
     };
     connection = agent::AgentConnection::create(io, std::move(config), std::move(handlers),
         verbose ? protocol::LogSink(logLine) : protocol::LogSink([](std::string_view line) {
-            if (line.find("disconnected") != std::string_view::npos || line.find("rejected") != std::string_view::npos)
+            if (line.find("disconnected") != std::string_view::npos || line.find("rejected") != std::string_view::npos
+                || line.find("displaced") != std::string_view::npos
+                || line.find("ended the session") != std::string_view::npos)
                 logLine(line);
         }));
 
@@ -417,7 +357,7 @@ int main(int argc, char** argv)
                     continue;
                 last = w.state;
                 logLine(agent::statusLogLine(w));
-                if (auto s = toProtocol(w))
+                if (auto s = agent::toProtocolStatus(w))
                     connection->sendUpdate(*s);
             }
             schedulePoll();
@@ -452,6 +392,7 @@ int main(int argc, char** argv)
                         + std::to_string(keepFinished.count()) + " s ago");
                 }
             }
+            sweepReplaced();
             scheduleSweep();
         });
     };

@@ -388,7 +388,7 @@ ApiResult<std::size_t> ControlPlane::setPeakReserved(
             auto w = m_workloads.find(resident);
             if (w == m_workloads.end() || w->second.workload.tier() != Tier::Cold)
                 continue;
-            stopOn(m_nodes[static_cast<std::size_t>(id)], resident);
+            stopOn(m_nodes[static_cast<std::size_t>(id)], resident, w->second.incarnation);
             requeue(w->second, "moved off hot node " + name + ", reserved for the next peak: " + why);
             ++displaced;
         }
@@ -444,7 +444,7 @@ ApiResult<void> ControlPlane::migrate(
         (void)m_scheduler->bindExternal(old);
         return tl::unexpected(ApiError { 409, "node " + to + " cannot take workload " + std::to_string(id) + ": " + bound.error().message });
     }
-    stopOn(m_nodes[static_cast<std::size_t>(source->second)], id);
+    stopOn(m_nodes[static_cast<std::size_t>(source->second)], id, w.incarnation);
     w.node = target->second;
     w.devices = moved.shares;
     w.translated = moved.translated;
@@ -602,7 +602,13 @@ void ControlPlane::onJoined(const std::string& sessionId, const std::string& rem
             m_nodeBySession.erase(old);
             node.sessionId.clear();
             logLine("control: node " + hello.nodeName + ": joined again from " + remote
-                + "; closing its previous session");
+                + "; closing its previous session (from " + node.remote + "), telling its agent why");
+            // Its agent is told why: were it alive (two agents under one name), it backs off rather than push the
+            // newer one off at once in turn.
+            const std::string why = "another agent joined as node " + hello.nodeName + " from " + remote
+                + "; the core keeps the newer session (two agents must not share a node name)";
+            if (m_link.send)
+                m_link.send(old, protocol::Reject { why, protocol::RejectCause::Replaced });
             if (m_link.disconnect)
                 m_link.disconnect(old, "replaced by a newer session of the same node");
         }
@@ -719,20 +725,29 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
 {
     const std::string& nodeName = m_cluster.node(node.id).name;
     launchAnswered(node, status.workloadId, status.incarnation);
+    stopAnswered(node, status.workloadId, status.incarnation, status.state);
     auto it = m_workloads.find(status.workloadId);
     const bool running = status.state == "running";
     if (it == m_workloads.end()) {
         // An id the core does not hold: one it forgot, or one its database never had (a database replaced, or restored
         // from an older copy, numbers workloads from where it was). The agent keeps a record of it, so giving the id to
         // a new workload would make that launch look like this record's: the next id is past it.
-        if (status.workloadId >= m_nextId) {
+        // Only within a margin of the ids it has given out itself: ids go up to 2^53, and one far-off report (a
+        // damaged record, a hostile agent) would otherwise spend the id space.
+        if (status.workloadId > m_highestOwnId + m_config.adoptedIdMargin) {
+            ++m_stats.foreignIdsIgnored;
+            logLine("control: warning: node " + nodeName + " reports workload " + std::to_string(status.workloadId)
+                + ", far beyond the ids this core has given out (the highest is " + std::to_string(m_highestOwnId)
+                + "; ids up to " + std::to_string(m_highestOwnId + m_config.adoptedIdMargin)
+                + " are taken into its numbering): ignored, not adopted");
+        } else if (status.workloadId >= m_nextId) {
             logLine("control: node " + nodeName + " holds workload " + std::to_string(status.workloadId)
                 + ", an id this core has not given out; new workloads are numbered from "
                 + std::to_string(status.workloadId + 1));
             m_nextId = status.workloadId + 1;
         }
         if (running && m_cancelledAway.erase(status.workloadId)) {
-            stopOn(node, status.workloadId);
+            stopOn(node, status.workloadId, status.incarnation);
         } else if (running && fromInventory) {
             logLine("control: node " + nodeName + " runs workload " + std::to_string(status.workloadId)
                 + ", which the core does not know; leaving it alone");
@@ -744,7 +759,7 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         // Ended as far as the core knows (cancelled while the node was away): a copy still running goes.
         if (running) {
             m_cancelledAway.erase(w.workload.id);
-            stopOn(node, w.workload.id);
+            stopOn(node, w.workload.id, status.incarnation);
         }
         return;
     }
@@ -774,7 +789,7 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         ++m_stats.duplicateStops;
         logLine("control: node " + nodeName + " runs workload " + std::to_string(w.workload.id)
             + ", placed elsewhere now; stopping this copy");
-        stopOn(node, w.workload.id);
+        stopOn(node, w.workload.id, status.incarnation);
         return;
     }
     if (status.incarnation < w.incarnation) {
@@ -829,10 +844,57 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         finish(w, WorkloadPhase::Failed, status.exitCode, "could not start: " + detail);
 }
 
-void ControlPlane::stopOn(const LiveNode& node, WorkloadId id, std::optional<std::int32_t> incarnation)
+void ControlPlane::stopOn(LiveNode& node, WorkloadId id, std::int32_t incarnation)
 {
-    if (m_link.send && !node.sessionId.empty())
-        m_link.send(node.sessionId, protocol::Stop { id, m_config.stopGraceMs, incarnation });
+    if (!m_link.send || node.sessionId.empty())
+        return; // a copy still running is stopped when its node returns and reports it
+    const std::pair key { id, incarnation };
+    if (node.stopsInFlight.count(key) || node.stopsWaiting.count(key))
+        return; // on its way already: the agent keeps a stop's deadline, one is enough
+    if (node.stopsInFlight.size() >= m_config.stopWindow) {
+        node.stopsWaiting.insert(key);
+        node.stopQueue.push_back(key);
+        return;
+    }
+    sendStop(node, key);
+}
+
+void ControlPlane::sendStop(LiveNode& node, std::pair<WorkloadId, std::int32_t> key)
+{
+    node.stopsInFlight.emplace(key, Clock::now());
+    if (m_link.send(node.sessionId, protocol::Stop { key.first, m_config.stopGraceMs, key.second }))
+        ++m_stats.stopsSent;
+    else
+        node.stopsInFlight.erase(key);
+}
+
+void ControlPlane::stopAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation, const std::string& state)
+{
+    // A stopped launch answers with its end (or at once, when it had ended or is not held); a `running` status is
+    // older news, sent before the stop arrived.
+    if (state == "running" || !node.stopsInFlight.erase({ id, incarnation }))
+        return;
+    while (node.stopsInFlight.size() < m_config.stopWindow && !node.stopQueue.empty() && !node.sessionId.empty()) {
+        const auto waiting = node.stopQueue.front();
+        node.stopQueue.pop_front();
+        node.stopsWaiting.erase(waiting);
+        sendStop(node, waiting);
+    }
+}
+
+void ControlPlane::expireStops(LiveNode& node, Clock::time_point now)
+{
+    std::vector<std::pair<WorkloadId, std::int32_t>> expired;
+    for (const auto& [key, sent] : node.stopsInFlight)
+        if (now - sent >= m_config.stopAnswerTimeout)
+            expired.push_back(key);
+    for (const auto& [id, incarnation] : expired) {
+        ++m_stats.stopsUnanswered;
+        logLine("control: node " + m_cluster.node(node.id).name + " has not answered the stop of workload "
+            + std::to_string(id) + " incarnation " + std::to_string(incarnation) + " within "
+            + std::to_string(m_config.stopAnswerTimeout.count()) + " ms; it leaves the stop window");
+        stopAnswered(node, id, incarnation, "lost");
+    }
 }
 
 void ControlPlane::newIncarnation(LiveWorkload& w)
@@ -908,6 +970,8 @@ void ControlPlane::checkLiveness(Clock::time_point now)
 {
     const bool inGrace = now - m_startedAt < m_config.restartGrace && m_restored;
     for (LiveNode& node : m_nodes) {
+        if (!node.stopsInFlight.empty())
+            expireStops(node, now);
         if (node.state == NodeState::Joining || node.state == NodeState::Off)
             continue;
         if (node.state == NodeState::Booting) {
@@ -1229,6 +1293,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadI
     if (auto added = m_cluster.addWorkload(w); !added)
         return tl::unexpected(ApiError { 400, added.error().message });
     m_nextId = std::max(m_nextId, id + 1);
+    m_highestOwnId = std::max(m_highestOwnId, id);
     LiveWorkload live;
     live.workload = std::move(w);
     live.poolName = poolName;
@@ -1341,7 +1406,7 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
         LiveWorkload& v = it->second;
         // The scheduler has already unbound the victim; stop it where it ran and put it back in the queue.
         if (v.node != kNoNode)
-            stopOn(m_nodes[static_cast<std::size_t>(v.node)], victim);
+            stopOn(m_nodes[static_cast<std::size_t>(v.node)], victim, v.incarnation);
         v.node = kNoNode;
         v.devices.clear();
         newIncarnation(v);
@@ -1427,6 +1492,10 @@ void ControlPlane::forgetLaunches(LiveNode& node)
     node.launchesInFlight.clear();
     node.launchesWaiting.clear();
     node.launchQueue.clear();
+    // Stops too: a copy still running is reported by the next inventory and stopped again then.
+    node.stopsInFlight.clear();
+    node.stopsWaiting.clear();
+    node.stopQueue.clear();
 }
 
 void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail)
@@ -1499,7 +1568,7 @@ ApiResult<void> ControlPlane::cancel(WorkloadId id)
         return {};
     LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
     if (node.launchesWaiting.erase({ id, w.incarnation })) {
-        // Its launch has not gone out (`launchWindow`): nothing runs to stop, and the agent would not answer a stop.
+        // Its launch has not gone out (`launchWindow`): nothing runs to stop.
         finish(w, WorkloadPhase::Cancelled, 0, "cancelled before its launch was sent");
         return {};
     }
@@ -1510,7 +1579,7 @@ ApiResult<void> ControlPlane::cancel(WorkloadId id)
         return {};
     }
     setPhase(w, WorkloadPhase::Stopping);
-    stopOn(node, id);
+    stopOn(node, id, w.incarnation);
     return {};
 }
 

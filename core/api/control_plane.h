@@ -96,6 +96,17 @@ struct ControlPlaneConfig {
     // its connection's queue (`AgentServerConfig::maxQueuedFrames`: the session is closed, and on its return the same
     // launches go again) and the agent's answers its own (`AgentClientConfig::maxQueuedFrames`, 256).
     std::size_t launchWindow = 128;
+    // Stops sent to one node that its agent has not answered yet (the agent answers each: with the copy's end, or at
+    // once when it has ended or is not held there), likewise: a reconnect that stops thousands at once (cancelled while
+    // the node was away, say) would otherwise overrun the session's queue. A stop unanswered after
+    // `stopAnswerTimeout` (an agent from before stops were answered) leaves the window, so that it never wedges.
+    std::size_t stopWindow = 128;
+    std::chrono::milliseconds stopAnswerTimeout { 60'000 };
+    // An id an agent reports that the core does not know moves the core's next id past it (a database replaced: the
+    // agent holds records of the old one's workloads), but only within this margin above the highest id the core has
+    // given out itself: a report of a far larger id (a corrupt record, a hostile agent; ids go up to 2^53) is logged
+    // and ignored rather than spend the id space.
+    WorkloadId adoptedIdMargin = 1'000'000;
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
     std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
     std::size_t keepEvents = 10'000; // the latest placements, phase and node changes and audited actions (`events`)
@@ -173,6 +184,11 @@ struct LiveNode {
     // (workload, incarnation); both are forgotten when the session ends (its next inventory says what arrived).
     std::set<std::pair<WorkloadId, std::int32_t>> launchesInFlight, launchesWaiting;
     std::deque<std::pair<WorkloadId, std::int32_t>> launchQueue;
+    // Stops on this session not answered yet, with when each went, and those waiting for room
+    // (`ControlPlaneConfig::stopWindow`), by (workload, incarnation); forgotten when the session ends, like launches.
+    std::map<std::pair<WorkloadId, std::int32_t>, Clock::time_point> stopsInFlight;
+    std::set<std::pair<WorkloadId, std::int32_t>> stopsWaiting;
+    std::deque<std::pair<WorkloadId, std::int32_t>> stopQueue;
     // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
     // restarts and reconnects.
     std::string cordon;
@@ -192,6 +208,9 @@ struct ControlPlaneStats {
     std::uint64_t nodesLost = 0;
     std::uint64_t replacedAfterLoss = 0; // workloads put back to pending because their node was lost
     std::uint64_t duplicateStops = 0; // stops sent for copies that ran where the core no longer placed them
+    std::uint64_t stopsSent = 0;
+    std::uint64_t stopsUnanswered = 0; // stops that left the window by `stopAnswerTimeout`, unanswered
+    std::uint64_t foreignIdsIgnored = 0; // ids reported by agents past `adoptedIdMargin`, not adopted
     std::uint64_t sessionsReplaced = 0; // a node joined again while its previous session was still open
     std::uint64_t placementMicrosTotal = 0;
     std::uint64_t storeCommits = 0;
@@ -410,8 +429,14 @@ private:
     ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
     void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
     void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);
-    // Stops every incarnation of `id` the node's agent holds, or only `incarnation`.
-    void stopOn(const LiveNode& node, WorkloadId id, std::optional<std::int32_t> incarnation = std::nullopt);
+    // Stops launch `incarnation` of `id` on the node (within `stopWindow`; a stop of it already on its way is not sent
+    // again).
+    void stopOn(LiveNode& node, WorkloadId id, std::int32_t incarnation);
+    void sendStop(LiveNode& node, std::pair<WorkloadId, std::int32_t> key);
+    // The agent answered about (id, incarnation) with `state`: a stop in flight that it ends leaves the window.
+    void stopAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation, const std::string& state);
+    // Stops unanswered past `stopAnswerTimeout` leave the window.
+    void expireStops(LiveNode& node, Clock::time_point now);
     // The next launch of `w` is a new incarnation.
     void newIncarnation(LiveWorkload& w);
     void setPhase(LiveWorkload& w, WorkloadPhase phase);
@@ -475,6 +500,7 @@ private:
     std::deque<WorkloadId> m_finishedOrder;
     std::array<std::size_t, kWorkloadPhaseCount> m_phaseCounts {};
     WorkloadId m_nextId = 1;
+    WorkloadId m_highestOwnId = 0; // the highest id this core has given out or restored (not one adopted from agents)
     bool m_retryPosted = false;
     // The shapes that found no place since capacity last grew (`schedulePendingRetry`).
     std::set<PlacementShape> m_failedShapes;

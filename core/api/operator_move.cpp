@@ -206,7 +206,7 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
         w.poolName = pool->name;
     }
     if (old) {
-        stopOn(m_nodes[static_cast<std::size_t>(old->node)], id);
+        stopOn(m_nodes[static_cast<std::size_t>(old->node)], id, w.incarnation);
         newIncarnation(w); // a new launch, wherever it lands
     } else {
         // Queued or held for a low-carbon window: the operator places it now.

@@ -95,11 +95,16 @@ bool AgentServer::send(const std::string& sessionId, const protocol::Message& me
     const auto session = it->second.lock();
     if (!session || session->closed())
         return false;
+    if (const auto* reject = std::get_if<protocol::Reject>(&message)) {
+        // A reject is the last word of a session.
+        session->dismiss(*reject, reject->reason);
+        return true;
+    }
     session->send(message);
     return !session->closed();
 }
 
-bool AgentServer::disconnect(const std::string& sessionId, const std::string& reason)
+bool AgentServer::disconnect(const std::string& sessionId, const std::string& reason, protocol::RejectCause cause)
 {
     const auto it = m_shared->joined.find(sessionId);
     if (it == m_shared->joined.end())
@@ -107,7 +112,7 @@ bool AgentServer::disconnect(const std::string& sessionId, const std::string& re
     const auto session = it->second.lock();
     if (!session)
         return false;
-    session->close(reason);
+    session->dismiss(protocol::Reject { reason.substr(0, protocol::kMaxTextBytes), cause }, reason);
     return true;
 }
 

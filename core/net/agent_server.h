@@ -121,10 +121,13 @@ public:
     const AgentServerStats& stats() const { return m_shared->stats; }
     // Connections currently open (joined or still joining).
     std::size_t connectionCount() const;
-    // Queues `message` to the joined agent of `sessionId`; false when that session is gone.
+    // Queues `message` to the joined agent of `sessionId`; false when that session is gone. A `Reject` ends the
+    // session (`disconnect`, with its reason and cause).
     bool send(const std::string& sessionId, const protocol::Message& message);
-    // Closes the session's connection with a logged reason (its `left` event follows); false when it is gone.
-    bool disconnect(const std::string& sessionId, const std::string& reason);
+    // Ends the session with a logged reason: its `left` event follows at once, and the agent is told why (a `reject`
+    // with `cause`, written before the connection closes); false when it is gone.
+    bool disconnect(const std::string& sessionId, const std::string& reason,
+        protocol::RejectCause cause = protocol::RejectCause::Closed);
     // Replaces the bootstrap tokens (a reload); bindings stay. Sessions already joined are not touched.
     void setBootstrapTokens(std::vector<protocol::BootstrapToken> tokens);
     // Bootstrap token id → the node bound to it.

@@ -292,6 +292,34 @@ void AgentSession::send(const protocol::Message& message)
     m_writer.push(m_stream, std::move(*frame), shared_from_this());
 }
 
+void AgentSession::dismiss(const protocol::Reject& reject, const std::string& reason)
+{
+    if (m_state != State::Joined) {
+        close(reason);
+        return;
+    }
+    send(reject);
+    if (m_state == State::Closed)
+        return; // its queue was full: closed at once
+    // The session leaves now, not once the reject is written: the core is done with it, and a command sent meanwhile
+    // must find it gone rather than be written after the reject.
+    m_state = State::Rejecting;
+    m_closeReason = reason;
+    m_shared->logLine("agent-server: " + describe() + ": ending session " + m_sessionId + ": " + reason);
+    m_shared->joined.erase(m_sessionId);
+    if (m_shared->events.left)
+        m_shared->events.left(m_sessionId, reason);
+    // An agent that does not read would keep the reject, and the connection, waiting for ever.
+    constexpr std::chrono::seconds kDismissTimeout { 5 };
+    m_joinTimer.expires_after(kDismissTimeout);
+    m_joinTimer.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+        if (!ec)
+            self->close(self->m_closeReason + " (the reject was not taken within 5 s)");
+    });
+    if (!m_writer.writing())
+        close(reason);
+}
+
 void AgentSession::closeAfterWrites(const std::string& reason)
 {
     if (m_state == State::Closed)

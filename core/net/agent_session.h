@@ -22,6 +22,10 @@ public:
     void start();
     // Closes the connection now, logging `reason`. Idempotent.
     void close(const std::string& reason);
+    // Ends a joined session: it leaves at once (no longer joined, its `left` event fired), `reject` tells the agent
+    // why, and the connection closes once that is written (or after `kDismissTimeout`, should the agent not read).
+    // Not yet joined: as `close`.
+    void dismiss(const protocol::Reject& reject, const std::string& reason);
     bool closed() const { return m_state == State::Closed; }
     // Queues one message; a full queue closes the connection (the peer does not read).
     void send(const protocol::Message& message);

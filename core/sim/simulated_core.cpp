@@ -107,8 +107,13 @@ void SimulatedAgents::deliver(
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_running.find(stop->workloadId);
         if (it == m_running.end() || it->second.node != session
-            || (stop->incarnation && *stop->incarnation != it->second.incarnation))
-            return; // nothing of it runs there
+            || (stop->incarnation && *stop->incarnation != it->second.incarnation)) {
+            // Nothing of it runs there: answered all the same, as an agent does, so that the stop leaves the window.
+            plane.onWorkloadUpdate(session,
+                protocol::WorkloadStatus {
+                    stop->workloadId, "lost", 0, 0, "not held here: nothing to stop", stop->incarnation.value_or(0) });
+            return;
+        }
         if (m_hooks.stopped)
             m_hooks.stopped(it->first, it->second);
         const std::int32_t incarnation = it->second.incarnation;

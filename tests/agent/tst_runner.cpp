@@ -12,6 +12,7 @@
 #include "agents/isolation/pool_notes.h"
 #include "agents/isolation/sysfs.h"
 #include "agents/runner/async_safe.h"
+#include "agents/runner/core_commands.h"
 #include "agents/runner/core_launch.h"
 #include "agents/runner/runner.h"
 
@@ -24,6 +25,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -176,6 +178,10 @@ private Q_SLOTS:
     void aFullStateFileSystemKeepsTheExitCode();
     void logsAreCappedKeepingTheNewestOutput();
     void anotherWorkloadUnderAHeldIdIsNoRepeat();
+    void anotherWorkloadUnderNewerFinishedIncarnationsReplacesThem();
+    void anotherWorkloadUnderANewerRunningIncarnationIsRefused();
+    void aStopReachesOnlyTheIncarnationItNames();
+    void replacedRecordsAreBounded();
 
 private:
     bool needCgroups();
@@ -1279,6 +1285,183 @@ void TestRunner::anotherWorkloadUnderAHeldIdIsNoRepeat()
     auto adoptedLater = Runner::create(configFor(m_runner->workloadsDir().parent_path()), *m_cgroups);
     QVERIFY(adoptedLater);
     QCOMPARE(adoptedLater->adopt()->size(), std::size_t { 1 });
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string all;
+    for (const std::string& line : lines)
+        all += line + "\n";
+    return all;
+}
+
+std::vector<std::string> replacedEntries(const fs::path& stateDir)
+{
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (fs::directory_iterator it(stateDir / "replaced", ec), end; !ec && it != end; it.increment(ec))
+        names.push_back(it->path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace
+
+// A core whose database was replaced numbers its workloads from 1 and incarnation 0 again, while this agent holds
+// records of the old core's workload under that id with higher incarnations (relaunched there). The old workload's
+// own stale launch is still refused; the new core's, another workload, sets every finished record of the id aside and
+// starts.
+void TestRunner::anotherWorkloadUnderNewerFinishedIncarnationsReplacesThem()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("held"));
+    const fs::path stateDir = m_runner->workloadsDir().parent_path();
+    const auto first = coreLaunch(4, { "sh", "-c", "exit 0" });
+    auto relaunched = first;
+    relaunched.incarnation = 2;
+    QVERIFY(applyLaunch(*m_runner, first, {}).launched);
+    QCOMPARE(waitFinal(*m_runner, "4", 15s, 0u).state, WorkloadState::Exited);
+    QVERIFY(applyLaunch(*m_runner, relaunched, {}).launched);
+    QCOMPARE(waitFinal(*m_runner, "4", 15s, 2u).state, WorkloadState::Exited);
+
+    // The same workload's older launch, late: never started after the newer one.
+    auto stale = first;
+    stale.incarnation = 1;
+    auto outcome = applyLaunch(*m_runner, stale, {});
+    QVERIFY(!outcome.launched);
+    QCOMPARE(outcome.answers.size(), std::size_t { 1 });
+    QCOMPARE(outcome.answers[0].state, std::string("failed"));
+    QCOMPARE(outcome.answers[0].incarnation, 1);
+    QVERIFY2(outcome.answers[0].detail.find("older than incarnation 2") != std::string::npos,
+        outcome.answers[0].detail.c_str());
+
+    // Another workload 4, incarnation 0, from a new core: both finished records go aside, and it starts.
+    auto other = coreLaunch(4, { "sh", "-c", "exit 5" });
+    other.name = "someone-else";
+    outcome = applyLaunch(*m_runner, other, {});
+    QVERIFY2(outcome.launched, joined(outcome.log).c_str());
+    QCOMPARE(outcome.setAside, (std::vector<std::string> { "4", "4@2" }));
+    QVERIFY2(joined(outcome.log).find("under the id of the finished one held here (job-4") != std::string::npos,
+        joined(outcome.log).c_str());
+    const auto aside = replacedEntries(stateDir);
+    QCOMPARE(aside.size(), std::size_t { 2 });
+    QVERIFY2(aside[0].starts_with("4.") && aside[1].starts_with("4@2."), joined(aside).c_str());
+    QVERIFY(!m_runner->status("4", 2));
+    const auto final = waitFinal(*m_runner, "4", 15s, 0u);
+    QCOMPARE(final.name, std::string("someone-else"));
+    QCOMPARE(final.exitCode, std::optional<int>(5));
+}
+
+// The same, but the old core's newer incarnation still runs: the new launch is refused, naming the id, the incarnation
+// that runs and why; the running one is left alone and nothing is set aside.
+void TestRunner::anotherWorkloadUnderANewerRunningIncarnationIsRefused()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("held"));
+    auto running = coreLaunch(6, { "sleep", "30" });
+    running.incarnation = 3;
+    const auto launched = applyLaunch(*m_runner, running, {}).launched;
+    QVERIFY(launched);
+    auto other = coreLaunch(6, { "true" });
+    other.name = "newcomer";
+    const auto outcome = applyLaunch(*m_runner, other, {});
+    QVERIFY(!outcome.launched);
+    QCOMPARE(outcome.answers.size(), std::size_t { 1 });
+    const std::string& detail = outcome.answers[0].detail;
+    QCOMPARE(outcome.answers[0].state, std::string("failed"));
+    for (const std::string& part : { std::string("workload id 6"), std::string("incarnation 3 of it (\"job-6\""),
+             "pid " + std::to_string(launched->pid), std::string("still runs"),
+             std::string("the core's database was replaced") })
+        QVERIFY2(detail.find(part) != std::string::npos, (part + " not in: " + detail).c_str());
+    QVERIFY(outcome.setAside.empty());
+    m_runner->poll();
+    QCOMPARE(m_runner->status("6", 3)->state, WorkloadState::Running);
+    QVERIFY(!m_runner->status("6", 0));
+    QVERIFY(replacedEntries(m_runner->workloadsDir().parent_path()).empty());
+}
+
+// A stop reaches the launch it names, and without an incarnation only the newest held, never every incarnation of
+// the id. Every stop is answered: an ended launch with its end, one not held as lost.
+void TestRunner::aStopReachesOnlyTheIncarnationItNames()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("held"));
+    auto config = configFor(m_runner->workloadsDir().parent_path());
+    config.supersedeGrace = 30s; // the superseded copy ignores SIGTERM and is killed only after this
+    useRunner(config);
+    const auto first = coreLaunch(9, { "/bin/sh", "-c", "trap '' TERM; sleep 30 & echo ready; wait" });
+    const auto old = applyLaunch(*m_runner, first, {}).launched;
+    QVERIFY(old);
+    QVERIFY(waitForText(old->stdoutPath, "ready"));
+    auto second = coreLaunch(9, { "sleep", "30" });
+    second.incarnation = 1;
+    QVERIFY(applyLaunch(*m_runner, second, {}).launched);
+
+    // No incarnation: the newest alone; the superseded one keeps its own deadline.
+    auto outcome = applyStop(*m_runner, protocol::Stop { 9, 0, std::nullopt });
+    QVERIFY2(joined(outcome.log).find("names no incarnation: it reaches only the newest held, 1") != std::string::npos,
+        joined(outcome.log).c_str());
+    QVERIFY(outcome.answers.empty()); // it runs: its end is the answer, later
+    QCOMPARE(waitFinal(*m_runner, "9", 5s, 1u).state, WorkloadState::Killed);
+    std::this_thread::sleep_for(200ms);
+    m_runner->poll();
+    QCOMPARE(m_runner->status("9", 0)->state, WorkloadState::Running);
+
+    // Naming incarnation 0 reaches it.
+    outcome = applyStop(*m_runner, protocol::Stop { 9, 0, 0 });
+    QCOMPARE(waitFinal(*m_runner, "9", 5s, 0u).signal, std::optional<int>(SIGKILL));
+
+    // Ended: answered at once with its end. Not held: answered at once as lost.
+    outcome = applyStop(*m_runner, protocol::Stop { 9, 0, 1 });
+    QCOMPARE(outcome.answers.size(), std::size_t { 1 });
+    QCOMPARE(outcome.answers[0].state, std::string("killed"));
+    QCOMPARE(outcome.answers[0].incarnation, 1);
+    outcome = applyStop(*m_runner, protocol::Stop { 77, 0, 2 });
+    QCOMPARE(outcome.answers.size(), std::size_t { 1 });
+    QCOMPARE(outcome.answers[0].workloadId, std::int64_t { 77 });
+    QCOMPARE(outcome.answers[0].incarnation, 2);
+    QCOMPARE(outcome.answers[0].state, std::string("lost"));
+    QVERIFY(outcome.answers[0].detail.find("not held here") != std::string::npos);
+}
+
+// `<state-dir>/replaced/` keeps the newest `keepReplaced` records and none older than `keepReplacedFor`; what the
+// runner did not put there is left alone.
+void TestRunner::replacedRecordsAreBounded()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("aside"));
+    const fs::path stateDir = m_runner->workloadsDir().parent_path();
+    auto config = configFor(stateDir);
+    config.keepReplaced = 2;
+    config.keepReplacedFor = 3600s;
+    useRunner(config);
+    for (const std::string id : { "1", "2", "3", "4" }) {
+        QVERIFY(m_runner->launch(spec(id, "aside", { "true" })));
+        QCOMPARE(waitFinal(*m_runner, id).state, WorkloadState::Exited);
+        QVERIFY(m_runner->setAside(id));
+        std::this_thread::sleep_for(5ms); // each its own time
+    }
+    auto aside = replacedEntries(stateDir);
+    QCOMPARE(aside.size(), std::size_t { 2 });
+    QVERIFY2(aside[0].starts_with("3.") && aside[1].starts_with("4."), joined(aside).c_str());
+
+    // One set aside two hours ago goes, however few there are; an operator's notes and odd names stay.
+    const auto twoHoursAgo = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::system_clock::now().time_since_epoch() - 2h);
+    writeText(stateDir / "replaced" / ("5@1." + std::to_string(twoHoursAgo.count())) / "launch.json", "{}");
+    writeText(stateDir / "replaced" / "notes.txt", "mine");
+    fs::create_directories(stateDir / "replaced" / "not-a-record");
+    const auto removed = m_runner->sweepReplaced();
+    QVERIFY2(removed, removed ? "" : messageOf(removed.error()).constData());
+    QCOMPARE(removed->size(), std::size_t { 1 });
+    QVERIFY(removed->front().filename().string().starts_with("5@1."));
+    aside = replacedEntries(stateDir);
+    QCOMPARE(aside.size(), std::size_t { 4 });
+    QVERIFY(fs::exists(stateDir / "replaced" / "notes.txt"));
+    QVERIFY(fs::exists(stateDir / "replaced" / "not-a-record"));
+    QVERIFY(m_runner->sweepReplaced()->empty());
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

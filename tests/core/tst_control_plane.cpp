@@ -7,6 +7,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <set>
 
 #include <boost/asio/io_context.hpp>
@@ -67,6 +68,7 @@ private:
     boost::asio::io_context m_io;
     std::vector<Sent> m_sent;
     std::vector<std::string> m_disconnected;
+    std::vector<std::string> m_log;
     std::unique_ptr<ControlPlane> m_plane;
     Clock::time_point m_start;
 
@@ -113,6 +115,7 @@ private slots:
     {
         m_sent.clear();
         m_disconnected.clear();
+        m_log.clear();
         ControlPlaneConfig config;
         config.suspectAfter = std::chrono::milliseconds(1000);
         config.lostAfter = std::chrono::milliseconds(3000);
@@ -126,10 +129,17 @@ private slots:
                 return true;
             },
         };
-        auto plane = ControlPlane::create(m_io, config, link, {});
+        auto plane
+            = ControlPlane::create(m_io, config, link, [this](std::string_view line) { m_log.emplace_back(line); });
         QVERIFY(plane);
         m_plane = std::move(*plane);
         m_start = Clock::now();
+    }
+
+    bool logMentions(std::string_view text) const
+    {
+        return std::any_of(
+            m_log.begin(), m_log.end(), [&](const std::string& line) { return line.find(text) != std::string::npos; });
     }
 
     void nodeRegistersGetsPoolsAndTakesWork()
@@ -360,6 +370,92 @@ private slots:
         QCOMPARE(submit("next"), WorkloadId { 22 });
     }
 
+    // An id far beyond those the core gave out (up to 2^53 on the wire) is not taken into its numbering: logged,
+    // naming the node and the id, and ignored. Within `adoptedIdMargin` of its own highest id it still is.
+    void aFarOffIdAnAgentReportsIsNotAdopted()
+    {
+        const WorkloadId margin = ControlPlaneConfig {}.adoptedIdMargin;
+        join("s1", "n1", { status(protocol::kMaxWorkloadId, "running", 55), status(margin + 1, "exited") });
+        QVERIFY(logMentions("node n1 reports workload " + std::to_string(protocol::kMaxWorkloadId)));
+        QVERIFY(logMentions("node n1 reports workload " + std::to_string(margin + 1)));
+        QCOMPARE(m_plane->stats().foreignIdsIgnored, std::uint64_t { 2 });
+        QCOMPARE(submit("first"), WorkloadId { 1 });
+        // The margin is counted from the highest id the core gave out itself, 1 now.
+        join("s2", "n2", { status(margin + 1, "exited") });
+        QCOMPARE(submit("past-it"), margin + 2);
+        // The margin counts from the highest id the core gave out itself (margin + 2 now), not from one it adopted.
+        join("s3", "n3", { status(margin + 2 + margin + 1, "exited") });
+        QCOMPARE(m_plane->stats().foreignIdsIgnored, std::uint64_t { 3 });
+        QCOMPARE(submit("next"), margin + 3);
+    }
+
+    // Every stop names the launch it means: a cancel, a preemption, a copy placed elsewhere now.
+    void everyStopNamesItsIncarnation()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running"));
+        QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1)); // now incarnation 1
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 101, 0, 1));
+        QVERIFY(m_plane->cancel(id));
+        const auto stops = sentOf<protocol::Stop>("s1");
+        QCOMPARE(stops.size(), std::size_t { 2 });
+        QCOMPARE(stops[0].incarnation, std::optional<std::int32_t>(0));
+        QCOMPARE(stops[1].incarnation, std::optional<std::int32_t>(1));
+    }
+
+    // At most `stopWindow` stops are in flight to a node: a reconnect that stops thousands at once (cancelled while the
+    // node was away) would overrun its connection's queue. Each answer (the copy's end, or the agent saying it holds
+    // nothing to stop) lets one more go; a `running` status is no answer; a stop already on its way is not sent again;
+    // one never answered leaves the window after `stopAnswerTimeout`.
+    void stopsToOneNodeGoAsTheAgentAnswers()
+    {
+        join("s1", "n1");
+        std::vector<WorkloadId> ids;
+        std::vector<protocol::WorkloadStatus> held;
+        for (int i = 0; i < 300; ++i) {
+            SubmitRequest tiny = request("tiny-" + std::to_string(i), 10);
+            tiny.requests.memoryMiB = 1;
+            ids.push_back(*m_plane->submit(tiny));
+            held.push_back(status(ids.back(), "running"));
+        }
+        m_plane->onLeft("s1", "network");
+        for (const WorkloadId id : ids)
+            QVERIFY(m_plane->cancel(id));
+        m_sent.clear();
+        join("s2", "n1", held);
+        const std::size_t window = ControlPlaneConfig {}.stopWindow;
+        QCOMPARE(sentOf<protocol::Stop>("s2").size(), window);
+        m_plane->onWorkloadUpdate("s2", status(ids[0], "running")); // older news: no answer
+        QCOMPARE(sentOf<protocol::Stop>("s2").size(), window);
+        m_plane->onWorkloadUpdate("s2", status(ids[0], "stopped"));
+        m_plane->onWorkloadUpdate("s2", status(ids[0], "stopped")); // a repeated answer lets none go
+        auto stops = sentOf<protocol::Stop>("s2");
+        QCOMPARE(stops.size(), window + 1);
+        QCOMPARE(stops.back().workloadId, ids[window]);
+        m_plane->onWorkloadUpdate("s2", status(ids[1], "lost"));
+        QCOMPARE(sentOf<protocol::Stop>("s2").size(), window + 2);
+        // Answering each as it comes sends the rest, each once.
+        std::set<WorkloadId> stopped;
+        for (std::size_t answered = 0; answered < sentOf<protocol::Stop>("s2").size(); ++answered) {
+            const protocol::Stop stop = sentOf<protocol::Stop>("s2")[answered];
+            QVERIFY(stopped.insert(stop.workloadId).second);
+            QCOMPARE(stop.incarnation, std::optional<std::int32_t>(0));
+            m_plane->onWorkloadUpdate("s2", status(stop.workloadId, "stopped"));
+        }
+        QCOMPARE(stopped.size(), ids.size());
+        QCOMPARE(m_plane->stats().stopsSent, std::uint64_t { 300 });
+
+        // An agent that never answers (from before stops were answered) does not wedge the window.
+        m_plane->onLeft("s2", "network");
+        m_sent.clear();
+        join("s3", "n1", held);
+        QCOMPARE(sentOf<protocol::Stop>("s3").size(), window);
+        m_plane->checkLiveness(Clock::now() + ControlPlaneConfig {}.stopAnswerTimeout + std::chrono::seconds(1));
+        QCOMPARE(sentOf<protocol::Stop>("s3").size(), 2 * window);
+        QCOMPARE(m_plane->stats().stopsUnanswered, std::uint64_t { window });
+    }
+
     // A node powered down by a proposal goes off, not lost, when its agent leaves or falls silent; lifting the cordon
     // (a power-up) makes it booting, which takes no work until its agent is back; one whose agent never comes back is
     // declared lost after the boot timeout.
@@ -471,8 +567,8 @@ private slots:
         QVERIFY(m_plane->migrate(id, "n1", -1, "n1", -1));
         QCOMPARE(m_sent.size(), std::size_t { 2 });
         const auto* stop = std::get_if<protocol::Stop>(&m_sent[0].message);
-        QVERIFY(stop); // first the old copy, every incarnation the agent holds of it
-        QVERIFY(!stop->incarnation);
+        QVERIFY(stop); // first the old copy: the launch it is, never every incarnation the agent holds
+        QCOMPARE(stop->incarnation, std::optional<std::int32_t>(0));
         const auto* relaunch = std::get_if<protocol::Launch>(&m_sent[1].message);
         QVERIFY(relaunch);
         QCOMPARE(relaunch->workloadId, id);
@@ -576,6 +672,12 @@ private slots:
         join("s1", "n1");
         m_plane->onJoined("s2", "127.0.0.1:2", hello("n1"));
         QCOMPARE(m_disconnected, std::vector<std::string> { "s1" });
+        // The older session's agent is told why, so that, should it be alive (two agents under one name), it backs off.
+        const auto rejects = sentOf<protocol::Reject>("s1");
+        QCOMPARE(rejects.size(), std::size_t { 1 });
+        QCOMPARE(protocol::toString(rejects[0].cause), std::string_view("replaced"));
+        QVERIFY2(rejects[0].reason.find("another agent joined as node n1 from 127.0.0.1:2") != std::string::npos,
+            rejects[0].reason.c_str());
         QCOMPARE(m_plane->stats().sessionsReplaced, std::uint64_t { 1 });
         m_plane->onInventory("s2", inventory());
         m_plane->onLeft("s1", "replaced"); // the old session's close arrives late: it must not detach the node

@@ -4,8 +4,10 @@
 // token rejected and counted, hostile clients disconnected without touching state.
 
 // Boost.Asio before QtTest, so that Qt's `signals`/`slots` macros cannot reach into Boost's headers.
+#include "agents/fleet/fleet.h"
 #include "agents/net/agent_client.h"
 #include "agents/net/agent_connection.h"
+#include "core/api/control_plane.h"
 #include "core/net/agent_server.h"
 #include "core/net/certificates.h"
 #include "protocol/frame.h"
@@ -97,6 +99,8 @@ std::vector<protocol::Message> sampleMessages()
         auth,
         protocol::Welcome { "0123456789abcdef", 1000 },
         protocol::Reject { "authentication failed: wrong join token — 请检查令牌" },
+        protocol::Reject { "another agent joined as node n1 from 10.0.0.2:4000", protocol::RejectCause::Replaced },
+        protocol::Reject { "declared lost: silent too long", protocol::RejectCause::Closed },
         sampleHeartbeat(42),
         protocol::Heartbeat { 0, {} },
         protocol::Heartbeat { std::numeric_limits<std::uint64_t>::max(), {} },
@@ -109,8 +113,8 @@ std::vector<protocol::Message> sampleMessages()
         protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {} },
         protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "exited", 17, 3, {} } },
         protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "killed", 0, 15, "moved to GPU 1", 2 } },
-        protocol::PoolConfig { { protocol::PoolLimits { "default", 4000, 8192, 100 },
-            protocol::PoolLimits { "batch", 500, 64, 10 } } },
+        protocol::PoolConfig {
+            { protocol::PoolLimits { "default", 4000, 8192, 100 }, protocol::PoolLimits { "batch", 500, 64, 10 } } },
         protocol::Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print('hi there')" },
             { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 }, 3 },
         protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
@@ -131,6 +135,67 @@ json validJson(const std::string& type)
 }
 
 using tidepool::testing::runUntil;
+
+// The daemon's core on loopback, without a store: a control plane wired to an agent server as `CoreHost` wires them.
+struct LiveCore {
+    asio::io_context io;
+    std::vector<std::string> log;
+    std::shared_ptr<net::AgentServer> server;
+    std::unique_ptr<api::ControlPlane> plane;
+    std::uint16_t port = 0;
+
+    explicit LiveCore(api::ControlPlaneConfig planeConfig = {}, net::AgentServerConfig serverConfig = {})
+    {
+        const protocol::LogSink sink = [this](std::string_view line) { log.emplace_back(line); };
+        api::AgentLink link {
+            [this](const std::string& s, const protocol::Message& m) { return server->send(s, m); },
+            [this](const std::string& s, const std::string& why) { return server->disconnect(s, why); },
+        };
+        auto created = api::ControlPlane::create(io, planeConfig, link, sink);
+        if (!created)
+            qFatal("control plane: %s", created.error().message.c_str());
+        plane = std::move(*created);
+        api::ControlPlane& core = *plane;
+        serverConfig.joinToken = kToken;
+        serverConfig.heartbeatIntervalMs = planeConfig.heartbeatIntervalMs;
+        net::AgentServerEvents events;
+        events.joined = [&core](const net::JoinedAgent& a) { core.onJoined(a.sessionId, a.remote, a.hello); };
+        events.inventory = [&core](const std::string& s, const protocol::Inventory& i) { core.onInventory(s, i); };
+        events.heartbeat = [&core](const std::string& s, const protocol::Heartbeat& h) { core.onHeartbeat(s, h); };
+        events.workloadUpdate
+            = [&core](const std::string& s, const protocol::WorkloadStatus& w) { core.onWorkloadUpdate(s, w); };
+        events.left = [&core](const std::string& s, const std::string& why) { core.onLeft(s, why); };
+        server = net::AgentServer::create(io, serverConfig, events, sink);
+        if (auto bound = server->listen("127.0.0.1", 0))
+            port = *bound;
+    }
+    ~LiveCore()
+    {
+        server->stop();
+        if (QTest::currentTestFailed())
+            for (const std::string& line : log)
+                qInfo("core: %s", line.c_str());
+    }
+
+    agent::AgentConnectionConfig agentConfig() const
+    {
+        agent::AgentConnectionConfig config;
+        config.client.host = "127.0.0.1";
+        config.client.port = port;
+        config.client.joinToken = kToken;
+        config.client.hello = helloFor("any"); // the simulated agent names its node
+        config.initialBackoff = 20ms;
+        config.maxBackoff = 80ms;
+        config.sampleInterval = 50ms;
+        return config;
+    }
+};
+
+bool mentions(const std::vector<std::string>& lines, std::string_view text)
+{
+    return std::any_of(
+        lines.begin(), lines.end(), [&](const std::string& line) { return line.find(text) != std::string::npos; });
+}
 
 // An agent server on 127.0.0.1 with an ephemeral port, recording what it reports.
 struct Loopback {
@@ -178,7 +243,7 @@ struct Loopback {
         config.hello = helloFor(name);
         agent::AgentClientEvents events;
         if (rejections)
-            events.rejected = [rejections](const std::string& reason) { rejections->push_back(reason); };
+            events.rejected = [rejections](const protocol::Reject& reject) { rejections->push_back(reject.reason); };
         if (closes)
             events.closed = [closes](const std::string& reason) { closes->push_back(reason); };
         auto created = agent::AgentClient::create(io, std::move(config), std::move(events), {});
@@ -271,6 +336,8 @@ private slots:
     void unrecordedBindingIsRefusedAndForgotten();
     void connectionBuffersTelemetryAndReconnects();
     void fullWriteQueuesCloseOrDrop();
+    void aDisplacedAgentIsToldWhyAndBacksOff();
+    void stopsToOneNodeAreWindowedAndAllAnswered();
 };
 
 void TestProtocol::framesRoundTripInAnyPieces_data()
@@ -421,6 +488,8 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("type a number", "hello", "/type", "7", "type", C::WrongType);
     row("type unknown", "hello", "/type", "\"goodbye\"", "type", C::UnknownType);
     row("unknown top-level field", "hello", "/admin", "true", "admin", C::UnknownField);
+    row("reject cause unknown", "reject", "/cause", "\"bogus\"", "cause", C::OutOfRange);
+    row("reject cause a number", "reject", "/cause", "3", "cause", C::WrongType);
     row("nodeName missing", "hello", "/nodeName", "", "nodeName", C::MissingField);
     row("nodeName a number", "hello", "/nodeName", "42", "nodeName", C::WrongType);
     row("nodeName empty", "hello", "/nodeName", "\"\"", "nodeName", C::OutOfRange);
@@ -1287,6 +1356,116 @@ void TestProtocol::fullWriteQueuesCloseOrDrop()
     QCOMPARE(chatty->state(), agent::AgentClient::State::Joined); // dropping is not closing
     QVERIFY(runUntil(other.io, [&] { return other.heartbeats.size() == 8; }));
     chatty->close("test done");
+}
+
+// Two agents under one node name: each join pushes the other's session off. The core tells the agent it pushes off
+// why (a `reject`, cause `replaced`, written before the session closes); that agent says so in its log and waits before
+// it joins again, twice as long with each displacement in a row, instead of pushing the other off at once in turn.
+void TestProtocol::aDisplacedAgentIsToldWhyAndBacksOff()
+{
+    LiveCore core;
+    QVERIFY(core.port);
+    std::vector<std::string> firstLog, secondLog;
+    auto config = core.agentConfig();
+    config.displacedBackoff = 100ms;
+    config.maxDisplacedBackoff = 1600ms;
+    const agent::FleetNodeSpec twin { "twin", "x86_64", 4000, 8192, {} };
+    config.seed = 1;
+    agent::SimulatedAgent first(
+        core.io, twin, config, nullptr, 1.0, 0.0, [&](std::string_view line) { firstLog.emplace_back(line); });
+    config.seed = 2;
+    agent::SimulatedAgent second(
+        core.io, twin, config, nullptr, 1.0, 0.0, [&](std::string_view line) { secondLog.emplace_back(line); });
+    first.start();
+    QVERIFY(runUntil(core.io, [&] {
+        const api::LiveNode* node = core.plane->nodeByName("twin");
+        return first.joined() && node && node->state == api::NodeState::Ready;
+    }));
+    second.start();
+    QVERIFY(runUntil(core.io, [&] { return first.connection().stats().displacements == 1 && second.joined(); }));
+    // Told why, and says so: who joined under its name, and when it tries again.
+    QVERIFY(mentions(firstLog, "agent: the core ended the session (replaced): another agent joined as node twin from"));
+    QVERIFY(mentions(firstLog, "agent: displaced: another agent joined as node twin"));
+    QVERIFY(mentions(firstLog, "is another agent running as twin? joining again in"));
+    QVERIFY(core.plane->stats().sessionsReplaced >= 1);
+    const auto firstWait = first.connection().stats().lastDisplacedWait;
+    QVERIFY2(firstWait >= 50ms && firstWait <= 100ms, std::to_string(firstWait.count()).c_str());
+
+    // They take turns, each waiting longer with each displacement in a row: 100, 200, 400, 800, 1600 ms at most.
+    QVERIFY(runUntil(
+        core.io,
+        [&] { return first.connection().stats().displacements >= 4 && second.connection().stats().displacements >= 3; },
+        20s));
+    for (const agent::SimulatedAgent* twinAgent : { &first, &second }) {
+        const auto& stats = twinAgent->connection().stats();
+        QVERIFY2(stats.displacedInARow >= 3, std::to_string(stats.displacedInARow).c_str());
+        const auto full = std::min(100ms * (1 << (stats.displacedInARow - 1)), 1600ms);
+        QVERIFY2(stats.lastDisplacedWait >= full / 2 && stats.lastDisplacedWait <= full,
+            (std::to_string(stats.lastDisplacedWait.count()) + " ms after " + std::to_string(stats.displacedInARow)
+                + " in a row")
+                .c_str());
+        // Flapping would have joined hundreds of times in these seconds.
+        QVERIFY2(stats.joins <= stats.displacements + 1, std::to_string(stats.joins).c_str());
+    }
+    first.stop();
+    second.stop();
+}
+
+// A reconnect that stops more workloads than the session's queue holds: the core sends them within its stop window,
+// each answer lets the next go, and every one is answered while the session stays up (without the window the queue
+// overflows, the session is closed, and every rejoin sends them all again).
+void TestProtocol::stopsToOneNodeAreWindowedAndAllAnswered()
+{
+    api::ControlPlaneConfig planeConfig;
+    planeConfig.launchWindow = 16;
+    planeConfig.stopWindow = 16;
+    net::AgentServerConfig serverConfig;
+    serverConfig.maxQueuedFrames = 64;
+    LiveCore core(planeConfig, serverConfig);
+    QVERIFY(core.port);
+    agent::SimulatedAgent node(core.io, agent::FleetNodeSpec { "busy", "x86_64", 64'000, 65'536, {} },
+        core.agentConfig(), nullptr, 1.0, 0.0, {});
+    node.start();
+    QVERIFY(runUntil(core.io, [&] {
+        const api::LiveNode* live = core.plane->nodeByName("busy");
+        return live && live->state == api::NodeState::Ready;
+    }));
+    constexpr int kWorkloads = 300;
+    std::vector<WorkloadId> ids;
+    for (int i = 0; i < kWorkloads; ++i) {
+        api::SubmitRequest tiny;
+        tiny.name = "tiny-" + std::to_string(i);
+        tiny.requests.cpuMillis = 10;
+        tiny.requests.memoryMiB = 1;
+        tiny.argv = { "/bin/true" };
+        auto id = core.plane->submit(tiny);
+        QVERIFY(id);
+        ids.push_back(*id);
+    }
+    QVERIFY(runUntil(
+        core.io, [&] { return node.running() == kWorkloads; }, 20s));
+    // The node goes away; everything it runs is cancelled meanwhile; it comes back running all of it.
+    node.stop();
+    QVERIFY(runUntil(core.io, [&] { return core.plane->nodeByName("busy")->sessionId.empty(); }));
+    for (const WorkloadId id : ids)
+        QVERIFY(core.plane->cancel(id));
+    const auto joinsBefore = core.server->stats().agentsJoined;
+    node.start();
+    QVERIFY2(runUntil(
+                 core.io, [&] { return node.running() == 0; }, 20s),
+        std::to_string(node.running()).c_str());
+    QCOMPARE(node.stats().stops, std::uint64_t { kWorkloads });
+    QCOMPARE(core.plane->stats().stopsSent, std::uint64_t { kWorkloads });
+    // One join, and the session it made stays up.
+    QCOMPARE(core.server->stats().agentsJoined, joinsBefore + 1);
+    const std::string session = core.plane->nodeByName("busy")->sessionId;
+    QVERIFY(!session.empty());
+    QVERIFY(!mentions(core.log, "does not read"));
+    runUntil(
+        core.io, [] { return false; }, 300ms);
+    QCOMPARE(core.plane->nodeByName("busy")->sessionId, session);
+    QVERIFY(core.plane->nodeByName("busy")->stopsInFlight.empty());
+    node.stop();
 }
 
 QTEST_APPLESS_MAIN(TestProtocol)
