@@ -11,7 +11,11 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
     submit.
 
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
-                             [--load-series CSV] [--console-reads N] [--bin DIR]
+                             [--load-series CSV] [--console-reads N] [--crowd N] [--bin DIR]
+
+  - crowd (--crowd N): after the burst, N clients read the whole workload list at once while one client reads a
+    page of 5 every 50 ms: the small reads' latency (p50, max), and how many full reads were answered or refused
+    busy (503).
 """
 import argparse
 import http.client
@@ -73,6 +77,8 @@ def main():
     parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
     parser.add_argument("--console-reads", type=int, default=0,
                         help="after the burst, time this many reads of what a remote console reads every second")
+    parser.add_argument("--crowd", type=int, default=0,
+                        help="after the burst, this many concurrent full /v1/workloads reads, with small reads timed")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="tidepool-scale-")
@@ -269,7 +275,35 @@ def main():
             console["nodes_usage_since"] = nodes_polled()  # last: its pauses would shift the reads above in time
             console["devices_changed_since"] = devices_polled()
 
+        crowd = None
+        if args.crowd > 0:
+            import threading
+            statuses = []
+
+            def full_read():
+                status, _ = Api(ports[1], token).call("GET", "/v1/workloads?limit=10000000")
+                statuses.append(status)
+
+            readers = [threading.Thread(target=full_read) for _ in range(args.crowd)]
+            small = []
+            for t in readers:
+                t.start()
+            reader = Api(ports[1], token)
+            while any(t.is_alive() for t in readers):
+                t0_small = time.monotonic()
+                status, _ = reader.call("GET", "/v1/workloads?limit=5")
+                small.append(((time.monotonic() - t0_small) * 1000, status))
+                time.sleep(0.05)
+            for t in readers:
+                t.join()
+            ms = sorted(m for m, _ in small)
+            crowd = {"readers": args.crowd, "answered": statuses.count(200), "busy": statuses.count(503),
+                     "small_reads": len(small), "small_ok": sum(1 for _, st in small if st == 200),
+                     "small_p50_ms": round(ms[len(ms) // 2], 1) if ms else None,
+                     "small_max_ms": round(ms[-1], 1) if ms else None}
+
         print(json.dumps({
+            "crowd": crowd,
             "nodes": args.nodes,
             "inventory": args.inventory,
             "heartbeat_ms": args.heartbeat_ms,
