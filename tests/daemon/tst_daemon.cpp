@@ -1109,7 +1109,8 @@ private slots:
             { QStringLiteral("--config"), path(QStringLiteral("headroom.json")) }, QStringLiteral("headroomPercent")));
         writeFile(path(QStringLiteral("headroom.json")), R"({"headroomPercent":35})");
         const std::string headroomFile = path(QStringLiteral("headroom.json")).toStdString();
-        auto headroom = [&](const std::vector<const char*>& options) {
+        // The configuration `options` and the base arguments make, as tidepoold reads its command line.
+        auto parsed = [&](const std::vector<const char*>& options) {
             std::vector<std::string> words { "tidepoold" };
             words.insert(words.end(), options.begin(), options.end());
             for (const QString& word : base)
@@ -1117,9 +1118,13 @@ private slots:
             std::vector<const char*> argv;
             for (const std::string& word : words)
                 argv.push_back(word.c_str());
-            const auto config = tidepool::api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
+            auto config = tidepool::api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
             if (!config)
                 qWarning("refused: %s", config.error().message.c_str());
+            return config;
+        };
+        auto headroom = [&](const std::vector<const char*>& options) {
+            const auto config = parsed(options);
             return config ? config->rebalance.evaluator.headroom : -1.0;
         };
         QCOMPARE(headroom({}), tidepool::rebalance::EvaluatorConfig {}.headroom);
@@ -1154,16 +1159,7 @@ private slots:
             R"("apiWriteTimeoutMs":4000,"apiIdleTimeoutMs":5000})");
         const std::string apiFile = path(QStringLiteral("api.json")).toStdString();
         auto limits = [&](const std::vector<const char*>& options) {
-            std::vector<std::string> words { "tidepoold" };
-            words.insert(words.end(), options.begin(), options.end());
-            for (const QString& word : base)
-                words.push_back(word.toStdString());
-            std::vector<const char*> argv;
-            for (const std::string& word : words)
-                argv.push_back(word.c_str());
-            const auto config = tidepool::api::parseDaemonConfig(static_cast<int>(argv.size()), argv.data());
-            if (!config)
-                qWarning("refused: %s", config.error().message.c_str());
+            const auto config = parsed(options);
             return config ? config->apiLimits : tidepool::net::HttpServerConfig {};
         };
         const tidepool::net::HttpServerConfig defaults = limits({});
