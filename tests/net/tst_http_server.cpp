@@ -210,6 +210,14 @@ struct Server {
     }
     ~Server() { server->stop(); }
 
+    // Answers the oldest GET /slow held back with `body`.
+    void answerSlow(std::string body)
+    {
+        net::HttpResponse response { http::status::ok, 11 };
+        response.body() = std::move(body);
+        slow.front()(std::move(response));
+    }
+
     // Runs the server until `client` has a whole answer.
     std::optional<Answer> answerFor(Client& client, bool head = false, std::chrono::milliseconds timeout = 5000ms)
     {
@@ -287,9 +295,7 @@ private slots:
         QVERIFY(runUntil(s.io, [&] { return idle1.closed(); }));
         QVERIFY(!busy.closed());
         QVERIFY(!idle2.closed());
-        net::HttpResponse late { http::status::ok, 11 };
-        late.body() = "late\n";
-        s.slow.front()(std::move(late));
+        s.answerSlow("late\n");
         const auto lateAnswer = s.answerFor(busy);
         QVERIFY(lateAnswer);
         QCOMPARE(lateAnswer->body, std::string("late\n"));
@@ -432,9 +438,7 @@ private slots:
         runFor(s.io, 100ms);
         QVERIFY(!younger.closed());
         QVERIFY(!busy.closed());
-        net::HttpResponse late { http::status::ok, 11 };
-        late.body() = "late\n";
-        s.slow.front()(std::move(late));
+        s.answerSlow("late\n");
         const auto lateAnswer = s.answerFor(busy);
         QVERIFY(lateAnswer);
         QCOMPARE(lateAnswer->body, std::string("late\n"));
