@@ -77,12 +77,16 @@ Result<void> report(Session& session, const Words& words)
             return usageError("report: --day \"" + clip(*day, 40) + "\" must be a date YYYY-MM-DD (UTC)");
         from = std::to_string(*start);
         to = std::to_string(*start + kDayMs);
-    } else {
-        to = o->last("--to").value_or(std::to_string(nowMs()));
-        if (const auto given = o->last("--from"))
-            from = *given;
-        else if (const auto end = report::parseReportTime(to, "--to"))
-            from = std::to_string(*end - kDayMs);
+    } else { // as `history` and `audit` take times: RFC 3339 with an offset, a date, -1h, now, epoch milliseconds
+        const std::int64_t now = nowMs();
+        auto end = timeValue(cmd, "--to", o->last("--to").value_or("now"), now);
+        if (!end)
+            return tl::unexpected(end.error());
+        auto start = o->has("--from") ? timeValue(cmd, "--from", *o->last("--from"), now) : *end - kDayMs;
+        if (!start)
+            return tl::unexpected(start.error());
+        from = std::to_string(*start);
+        to = std::to_string(*end);
     }
     const auto request = report::makeReportRequest(from, to, o->last("--scope").value_or("cluster"),
         o->last("--name").value_or(""), o->last("--language").value_or("en"));

@@ -4,6 +4,7 @@
 
 #include "core/forecast/series.h"
 
+#include "core/model/civil_time.h"
 #include "core/model/csv.h"
 
 #include <algorithm>
@@ -37,17 +38,6 @@ std::optional<double> parseNumber(std::string_view text)
     if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
         return std::nullopt;
     return value;
-}
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 // `YYYY-MM-DD HH:MM:SS` (or `T` between, optional trailing `Z`) as seconds since the epoch, or plain epoch seconds.

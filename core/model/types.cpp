@@ -2,6 +2,16 @@
 
 namespace tidepool {
 
+std::string clipText(std::string_view text, std::size_t maxBytes)
+{
+    if (text.size() <= maxBytes)
+        return std::string(text);
+    std::size_t end = maxBytes;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) // a continuation byte
+        --end;
+    return std::string(text.substr(0, end)) + "…";
+}
+
 std::string_view toString(Isa isa)
 {
     switch (isa) {

@@ -49,6 +49,9 @@ std::optional<Isa> parseIsa(std::string_view text); // accepts x86_64/amd64, aar
 std::optional<AcceleratorKind> parseAcceleratorKind(std::string_view text);
 std::optional<Tier> parseTier(std::string_view text);
 std::optional<LatencyClass> parseLatencyClass(std::string_view text);
+// At most `maxBytes` of `text` for an error message, cut where a UTF-8 character begins (never inside one), with "…"
+// where something was cut.
+std::string clipText(std::string_view text, std::size_t maxBytes);
 
 // Real-time work belongs on the hot tier, latency-sensitive services on warm, batch on cold.
 constexpr Tier homeTier(LatencyClass latency)

@@ -147,10 +147,11 @@ std::string renderCsv(const ReportData& d)
     for (std::size_t i = 0; i < d.buckets.size(); ++i)
         csv.row("energy", scope, "energy", formatTime(d.buckets[i]), csvNumber(d.energy.kWhPerBucket[i]), "kWh");
     for (const BusinessLineCost& c : d.costs) {
-        csv.number("costs", c.businessLine, "cpu_core_hours", c.cpuCoreHours, "core-h");
-        csv.number("costs", c.businessLine, "memory_gib_hours", c.memoryGiBHours, "GiB-h");
-        csv.number("costs", c.businessLine, "accelerator_hours", c.acceleratorHours, "device-h");
-        csv.number("costs", c.businessLine, "cost", c.cost, d.currency);
+        const std::string subject = costSubject(d.request.language, c);
+        csv.number("costs", subject, "cpu_core_hours", c.cpuCoreHours, "core-h");
+        csv.number("costs", subject, "memory_gib_hours", c.memoryGiBHours, "GiB-h");
+        csv.number("costs", subject, "accelerator_hours", c.acceleratorHours, "device-h");
+        csv.number("costs", subject, "cost", c.cost, d.currency);
     }
     return out;
 }

@@ -264,7 +264,7 @@ std::string renderHtml(const ReportData& d)
     else {
         Table t(out, lang, { "business-line", "cpu-core-hours", "memory-gib-hours", "accelerator-hours", "cost" });
         for (const BusinessLineCost& c : d.costs)
-            t.row({ c.businessLine, formatNumber(c.cpuCoreHours), formatNumber(c.memoryGiBHours),
+            t.row({ costSubject(lang, c), formatNumber(c.cpuCoreHours), formatNumber(c.memoryGiBHours),
                 formatNumber(c.acceleratorHours),
                 measured(c.cost) ? formatNumber(c.cost, 2) + " " + d.currency : "—" });
     }

@@ -27,6 +27,7 @@ constexpr std::array kLabels {
     // Scopes.
     Entry { "cluster", "Cluster", "集群" },
     Entry { "business-line", "Business line", "业务线" },
+    Entry { "no-business-line", "(no business line)", "（无业务线）" },
     Entry { "pool", "Pool", "资源池" },
     Entry { "tier", "Tier", "层级" },
     // Sections.
@@ -201,6 +202,15 @@ std::string scopeTitle(const ReportRequest& request)
     const std::string name
         = request.scope == ScopeKind::Tier ? std::string(label(request.language, request.name)) : request.name;
     return kind + " " + name;
+}
+
+std::string costSubject(Language language, const BusinessLineCost& cost)
+{
+    if (!cost.businessLine.empty() || cost.pool.empty())
+        return cost.businessLine;
+    const std::string_view gap = language == Language::ZhCN ? "" : " ";
+    return std::string(label(language, "pool")) + " " + cost.pool + std::string(gap)
+        + std::string(label(language, "no-business-line"));
 }
 
 std::string formatNumber(double value, int digits)

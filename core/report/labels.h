@@ -24,6 +24,9 @@ std::string reasonText(Language language, const rebalance::Why& why, const std::
 // The scope as a heading: "Cluster", "Pool web-0", "业务线 shop".
 std::string scopeTitle(const ReportRequest& request);
 
+// A cost row's subject: its business line, or "Pool web (no business line)" for a pool without one.
+std::string costSubject(Language language, const BusinessLineCost& cost);
+
 // A number for a table: `digits` decimals, "—" when not measured.
 std::string formatNumber(double value, int digits = 1);
 // The top of a chart's value axis for values up to `peak`: four ticks of a round step (1, 1.5, 2, 2.5, 3, 4, 5, 6 or

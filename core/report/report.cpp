@@ -1,5 +1,7 @@
 #include "core/report/report.h"
 
+#include "core/model/civil_time.h"
+
 #include <charconv>
 #include <cstdio>
 #include <ctime>
@@ -11,29 +13,9 @@ namespace {
 constexpr std::int64_t kDayMs = 86'400'000;
 constexpr std::int64_t kMaxPeriodMs = 92 * kDayMs;
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-    const auto yoe = static_cast<unsigned>(y - era * 400);
-    const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-
-bool readNumber(std::string_view text, std::size_t at, std::size_t digits, int& out)
-{
-    if (at + digits > text.size())
-        return false;
-    const char* begin = text.data() + at;
-    const auto [end, ec] = std::from_chars(begin, begin + digits, out);
-    return ec == std::errc() && end == begin + digits;
-}
-
 std::string quoted(std::string_view text)
 {
-    return "\"" + std::string(text.substr(0, 64)) + (text.size() > 64 ? "…\"" : "\"");
+    return "\"" + clipText(text, 64) + "\"";
 }
 
 } // namespace
@@ -81,45 +63,20 @@ std::optional<Language> parseLanguage(std::string_view text)
 
 Expected<std::int64_t> parseReportTime(std::string_view text, std::string_view field)
 {
-    const auto bad = [&] {
-        return makeError(ErrorCode::InvalidArgument,
-            "`" + std::string(field) + "` " + quoted(text)
-                + " is not a time: give Unix epoch milliseconds, YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][Z] (UTC)");
-    };
     if (text.empty())
         return makeError(ErrorCode::InvalidArgument, "`" + std::string(field) + "` is required");
     if (text.find('-', 1) == std::string_view::npos) { // epoch milliseconds
         std::int64_t ms = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
-        if (ec != std::errc() || end != text.data() + text.size())
-            return bad();
-        return ms;
+        if (ec == std::errc() && end == text.data() + text.size())
+            return ms;
+    } else if (const auto ms = parseIsoTimeMs(text)) {
+        return *ms;
     }
-    int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-    if (text.size() < 10 || !readNumber(text, 0, 4, year) || text[4] != '-' || !readNumber(text, 5, 2, month)
-        || text[7] != '-' || !readNumber(text, 8, 2, day))
-        return bad();
-    std::size_t at = 10;
-    if (text.size() > at) {
-        if ((text[at] != 'T' && text[at] != ' ') || !readNumber(text, at + 1, 2, hour) || text.size() < at + 6
-            || text[at + 3] != ':' || !readNumber(text, at + 4, 2, minute))
-            return bad();
-        at += 6;
-        if (text.size() > at && text[at] == ':') {
-            if (!readNumber(text, at + 1, 2, second))
-                return bad();
-            at += 3;
-        }
-        if (text.size() > at && text[at] == 'Z')
-            ++at;
-        if (text.size() != at)
-            return bad();
-    }
-    static constexpr int kDays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
-    if (month < 1 || month > 12 || day < 1 || day > kDays[month - 1] || hour > 23 || minute > 59 || second > 59)
-        return bad();
-    const std::int64_t days = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-    return ((days * 24 + hour) * 60 + minute) * 60'000LL + second * 1000LL;
+    return makeError(ErrorCode::InvalidArgument,
+        "`" + std::string(field) + "` " + quoted(text)
+            + " is not a time: give Unix epoch milliseconds, a date (2026-12-06, UTC) or an ISO 8601 / RFC 3339 time "
+              "(2026-12-06T10:00:00Z, 2026-12-06T11:00:00+01:00; UTC without an offset)");
 }
 
 Expected<ReportRequest> makeReportRequest(std::string_view from, std::string_view to, std::string_view scope,

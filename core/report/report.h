@@ -222,12 +222,15 @@ struct EnergySummary {
     std::vector<double> kWhPerBucket;
 };
 
+// The pools of one business line; a pool with none is a row of its own (`pool` names it, `businessLine` is empty), so
+// that pools without one are neither summed together nor shown as a blank line.
 struct BusinessLineCost {
     std::string businessLine;
     double cpuCoreHours = 0;
     double memoryGiBHours = 0;
     double acceleratorHours = 0; // devices of every kind
     double cost = kNotMeasured; // NaN when no price applies to its nodes
+    std::string pool; // the pool of a row without a business line
 };
 
 struct ReportData {

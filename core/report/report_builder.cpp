@@ -71,7 +71,7 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
         }
         if (scope.pools.empty())
             return makeError(ErrorCode::NotFound,
-                std::string(line ? "unknown business line" : "unknown pool") + " \"" + request.name.substr(0, 128)
+                std::string(line ? "unknown business line" : "unknown pool") + " \"" + clipText(request.name, 128)
                     + "\" (known: " + knownList(known) + ")");
         addNodes(nodes);
         break;
@@ -80,7 +80,7 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
         const auto tier = parseTier(request.name);
         if (!tier)
             return makeError(
-                ErrorCode::NotFound, "unknown tier \"" + request.name.substr(0, 128) + "\" (known: hot, warm, cold)");
+                ErrorCode::NotFound, "unknown tier \"" + clipText(request.name, 128) + "\" (known: hot, warm, cold)");
         scope.tier = std::string(toString(*tier));
         for (const PoolFacts& p : facts.pools)
             if (p.tier == scope.tier)
@@ -219,6 +219,10 @@ struct Builder {
     HistoryReader reader;
     ReportData data;
     int m_estimatedPower = 0; // nodes whose power came from the estimates
+    // Of the period until now: its hours, and those in which the scope's CPU requests were recorded. Means skip the
+    // hours without records (a pool created within the period, the daemon not running), so the report says so.
+    double m_elapsedHours = 0;
+    double m_recordedHours = 0;
 
     std::size_t bucketCount() const { return data.buckets.size(); }
     double bucketHours(std::size_t i) const
@@ -297,6 +301,12 @@ struct Builder {
             use.used = Buckets(bucketCount(), kNotMeasured);
             accumulate(use.requested, *asked, scale);
             accumulate(use.used, *measuredUse, scale);
+            if (resource == "cpu")
+                for (std::size_t i = 0; i < use.requested.size(); ++i)
+                    if (data.buckets[i] < facts.nowMs) {
+                        m_elapsedHours += bucketHours(i);
+                        m_recordedHours += measured(use.requested[i]) ? bucketHours(i) : 0.0;
+                    }
             use.requestedMean = mean(use.requested);
             use.requestedPeak = peak(use.requested);
             use.usedMean = mean(use.used);
@@ -618,10 +628,13 @@ struct Builder {
     Expected<void> costs()
     {
         data.currency = settings.currency;
-        std::map<std::string, BusinessLineCost> lines;
+        // By business line, then each pool without one.
+        std::map<std::pair<std::string, std::string>, BusinessLineCost> lines;
         for (const PoolFacts* p : scope.pools) {
-            BusinessLineCost& line = lines[p->businessLine];
+            const std::string pool = p->businessLine.empty() ? p->name : std::string();
+            BusinessLineCost& line = lines[{ p->businessLine, pool }];
             line.businessLine = p->businessLine;
+            line.pool = pool;
             const auto price = poolPrice(*p);
             const auto hoursOf = [&](const Buckets& values, double scale) {
                 double total = 0;
@@ -702,6 +715,14 @@ Expected<ReportData> buildReport(
                 : std::to_string(b.m_estimatedPower) + " node(s) have no power model; their energy is estimated ("
                     + formatNumber(settings.idleWattsPerNode, 0) + " W idle, "
                     + formatNumber(settings.wattsPerBusyCore, 0) + " W per busy core).");
+    if (b.m_recordedHours > 0 && b.m_recordedHours < b.m_elapsedHours - 1e-9)
+        b.data.notes.push_back(lang == Language::ZhCN
+                ? "均值只按有记录的时段计算：本时段已过去的 " + formatNumber(b.m_elapsedHours) + " 小时中有 "
+                    + formatNumber(b.m_recordedHours)
+                    + " 小时记录了 CPU 申请量（其余时段资源池尚未创建，或守护进程未运行）。"
+                : "Means are over the hours with records: CPU requests were recorded in "
+                    + formatNumber(b.m_recordedHours) + " of the period's " + formatNumber(b.m_elapsedHours)
+                    + " hours so far (in the rest a pool did not exist yet, or the daemon was not running).");
     if (const std::int64_t cutoff = facts.nowMs - facts.closedProposalsKeptMs;
         facts.closedProposalsKeptMs > 0 && request.fromMs < cutoff) {
         const std::string days = std::to_string(facts.closedProposalsKeptMs / (24 * kHourMs));

@@ -60,6 +60,12 @@ public:
         }
         return v->get<std::string>();
     }
+    // A string that may be absent (a field newer reports add): empty then.
+    std::string optionalText(const char* key)
+    {
+        const json* v = find(key);
+        return v ? text(key) : std::string();
+    }
     std::vector<double> numbers(const char* key)
     {
         std::vector<double> out;
@@ -154,10 +160,13 @@ json toJson(const ReportData& d)
             { "realisedUtilisation", number(p.realisedUtilisation) },
             { "predictedWattsSaved", number(p.predictedWattsSaved) } });
     json costs = json::array();
-    for (const BusinessLineCost& c : d.costs)
+    for (const BusinessLineCost& c : d.costs) {
         costs.push_back({ { "businessLine", c.businessLine }, { "cpuCoreHours", number(c.cpuCoreHours) },
             { "memoryGiBHours", number(c.memoryGiBHours) }, { "acceleratorHours", number(c.acceleratorHours) },
             { "cost", number(c.cost) } });
+        if (!c.pool.empty())
+            costs.back()["pool"] = c.pool;
+    }
     const PendingStats& p = d.pending;
     return {
         { "request",
@@ -249,7 +258,7 @@ Expected<ReportData> reportFromJson(const json& j)
     for (std::size_t i = 0; i < costs.size(); ++i) {
         Reader c(costs[i], item(r, "costs", i), &error);
         d.costs.push_back({ c.text("businessLine"), c.number("cpuCoreHours"), c.number("memoryGiBHours"),
-            c.number("acceleratorHours"), c.number("cost") });
+            c.number("acceleratorHours"), c.number("cost"), c.optionalText("pool") });
     }
     for (const json& n : r.array("notes"))
         d.notes.push_back(n.is_string() ? n.get<std::string>() : std::string());

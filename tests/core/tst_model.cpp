@@ -61,7 +61,23 @@ private slots:
     void fpgaFunctionsShareOneDeviceInTimeSlices();
     void checkInvariantsDetectsCorruption_data();
     void checkInvariantsDetectsCorruption();
+    void clipTextCutsBetweenCharacters();
 };
+
+// Names quoted in error messages are cut to a length, never inside a UTF-8 character (which a reply would show as
+// U+FFFD), and say where they were cut.
+void TestModel::clipTextCutsBetweenCharacters()
+{
+    QCOMPARE(clipText("short", 64), std::string("short"));
+    QCOMPARE(clipText("abcdef", 6), std::string("abcdef"));
+    QCOMPARE(clipText("abcdef", 4), std::string("abcd…"));
+    // "é" is two bytes (C3 A9), "水" three (E6 B0 B4): a cut at byte 4 would fall inside the second "水".
+    QCOMPARE(clipText("a水水", 5), std::string("a水…"));
+    QCOMPARE(clipText("a水水", 4), std::string("a水…"));
+    QCOMPARE(clipText("a水水", 7), std::string("a水水"));
+    QCOMPARE(clipText("éé", 3), std::string("é…"));
+    QCOMPARE(clipText("水", 2), std::string("…"));
+}
 
 void TestModel::bindAndUnbindKeepUsageExact()
 {

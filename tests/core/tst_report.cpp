@@ -93,9 +93,9 @@ ReportData hostileReport(Language language)
         "@SUM(A1:A9)", 0.5, 0.45, -150 });
     d.energy = { 1.5, 0.6, 62.5, 400, { 0.75, 0.75 } };
     d.currency = "CNY";
-    d.costs.push_back({ "+cmd|' /C calc'!A0", 48, 96, 0, 5.76 });
-    d.costs.push_back({ "<script>alert(1)</script>\" onload=\"x", 1, 1, 0, kNotMeasured });
-    d.costs.push_back({ "\tTabbed", 1, 1, 0, 1 });
+    d.costs.push_back({ "+cmd|' /C calc'!A0", 48, 96, 0, 5.76, {} });
+    d.costs.push_back({ "<script>alert(1)</script>\" onload=\"x", 1, 1, 0, kNotMeasured, {} });
+    d.costs.push_back({ "\tTabbed", 1, 1, 0, 1, {} });
     return d;
 }
 
@@ -507,6 +507,68 @@ private slots:
             QVERIFY(c.cpuCoreHours > 0);
         }
         QVERIFY(built->notes.back().find("reportPrices") != std::string::npos);
+    }
+
+    // Pools without a business line are cost rows of their own, named by pool in every format, not one blank row
+    // summing them.
+    void poolsWithoutABusinessLineAreCostRowsOfTheirOwn()
+    {
+        ClusterFacts facts = m_facts;
+        for (PoolFacts& p : facts.pools)
+            p.businessLine.clear();
+        const auto built = buildReport(request(), facts, *m_store, m_settings);
+        QVERIFY(built);
+        QCOMPARE(built->costs.size(), std::size_t(2));
+        for (const BusinessLineCost& c : built->costs) {
+            QVERIFY(c.businessLine.empty());
+            QVERIFY(qAbs(c.cost - (c.pool == "web" ? 5.76 : 91.2)) < 1e-9);
+        }
+        QCOMPARE(built->costs[0].pool, std::string("infer"));
+        QCOMPARE(built->costs[1].pool, std::string("web"));
+        QVERIFY(renderHtml(*built).find("<td>Pool web (no business line)</td>") != std::string::npos);
+        QVERIFY(renderCsv(*built).find("\r\ncosts,Pool infer (no business line),cost,,") != std::string::npos);
+        ReportData zh = *built;
+        zh.request.language = Language::ZhCN;
+        QVERIFY(renderHtml(zh).find("<td>资源池 web（无业务线）</td>") != std::string::npos);
+        const auto back = reportFromJson(nlohmann::json::parse(toJson(*built).dump()));
+        QVERIFY(back);
+        QCOMPARE(back->costs[1].pool, std::string("web"));
+        // A line with a business line keeps it, and no pool.
+        const auto lined = buildReport(request(), m_facts, *m_store, m_settings);
+        QVERIFY(lined);
+        for (const BusinessLineCost& c : lined->costs)
+            QVERIFY(c.pool.empty() && !c.businessLine.empty());
+    }
+
+    // A pool created half-way through the period: its means are over the hours it was recorded, and the report says
+    // how many of the period's hours those were; a pool recorded throughout gets no such note.
+    void meansOverPartOfThePeriodSaySo()
+    {
+        std::vector<store::Sample> samples;
+        for (std::int64_t t = day() + 12 * kHour; t < day() + 24 * kHour; t += kStep)
+            samples.push_back({ { "pool", "late", "cpu" }, t, 3000 });
+        m_store->addSamples(samples);
+        QVERIFY(m_store->commit());
+        QVERIFY(m_store->maintain(day() + 25 * kHour, store::Retention { 0, 0, 0, 0, 0 }));
+        ClusterFacts facts = m_facts;
+        facts.nowMs = day() + 25 * kHour;
+        facts.pools.push_back({ "late", "shop", "warm", { "n1" } });
+        const auto late = buildReport(request(ScopeKind::Pool, "late"), facts, *m_store, m_settings);
+        QVERIFY2(late, late ? "" : late.error().message.c_str());
+        QCOMPARE(resource(*late, "cpu")->requestedMean, 3.0);
+        const auto noted = [](const ReportData& d, const std::string& text) {
+            return std::any_of(d.notes.begin(), d.notes.end(),
+                [&](const std::string& note) { return note.find(text) != std::string::npos; });
+        };
+        QVERIFY(noted(*late, "CPU requests were recorded in 12.0 of the period's 24.0 hours so far"));
+        const auto web = buildReport(request(ScopeKind::Pool, "web"), facts, *m_store, m_settings);
+        QVERIFY(web);
+        QVERIFY(!noted(*web, "Means are over the hours with records"));
+        // Made at 06:00 of the day, the period so far is six hours, all recorded for web, none for late.
+        facts.nowMs = day() + 6 * kHour;
+        const auto early = buildReport(request(ScopeKind::Pool, "web"), facts, *m_store, m_settings);
+        QVERIFY(early);
+        QVERIFY(!noted(*early, "Means are over the hours with records"));
     }
 
     void periodAndRequestChecks_data()

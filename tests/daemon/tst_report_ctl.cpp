@@ -167,6 +167,7 @@ private Q_SLOTS:
     void pdfWithChartsAndChineseLabels();
     void badRequestsNameWhatWasWrong_data();
     void badRequestsNameWhatWasWrong();
+    void periodTakesTheTimesAuditTakes();
     void consoleOverConnectFetchesTheReport();
     void dailyReportIsWrittenAtStart();
     void unwritableReportDirectoryIsLoggedAndTheDaemonGoesOn();
@@ -368,7 +369,10 @@ void TestReportCtl::badRequestsNameWhatWasWrong_data()
     } << 1 << QStringLiteral("tidepoolctl: the period starts at 2099-01-01 00:00, which has not come yet");
     QTest::newRow("unparsable from") << QStringList { QStringLiteral("--from"), QStringLiteral("last tuesday"),
         QStringLiteral("--to"), QStringLiteral("2026-12-01"), QStringLiteral("-o"), out }
-                                     << 2 << QStringLiteral("report: --from \"last tuesday\" is not a time");
+                                     << 2 << QStringLiteral("report: --from: \"last tuesday\" is not a time");
+    QTest::newRow("no such day") << QStringList { QStringLiteral("--from"), QStringLiteral("2026-02-29"),
+        QStringLiteral("-o"), out }
+                                 << 2 << QStringLiteral("report: --from: \"2026-02-29\" is not a time");
     QTest::newRow("bad day") << QStringList { QStringLiteral("--day"), QStringLiteral("2026-12"), QStringLiteral("-o"),
         out } << 2 << QStringLiteral("--day \"2026-12\" must be a date YYYY-MM-DD");
     QTest::newRow("unknown pool") << QStringList { QStringLiteral("--scope"), QStringLiteral("pool"),
@@ -401,6 +405,32 @@ void TestReportCtl::badRequestsNameWhatWasWrong()
     QVERIFY2(run.err.contains(message), qPrintable(run.err));
     QCOMPARE(run.exitCode, exitCode);
     QVERIFY(!QFile::exists(path("bad.csv")));
+}
+
+// --from and --to take what `audit` and `history` take: an offset, a time before now, "now".
+void TestReportCtl::periodTakesTheTimesAuditTakes()
+{
+    const QString file = path("period.json");
+    const auto period = [&](const QStringList& times) -> std::pair<std::int64_t, std::int64_t> {
+        const Run run = ctl(QStringList { QStringLiteral("report") } + times
+            + QStringList { QStringLiteral("--format"), QStringLiteral("json"), QStringLiteral("-o"), file });
+        if (run.exitCode != 0) {
+            qWarning("%s", qPrintable(run.err));
+            return { -1, -1 };
+        }
+        const json report = json::parse(readText(file).toStdString());
+        return { report["request"]["fromMs"].get<std::int64_t>(), report["request"]["toMs"].get<std::int64_t>() };
+    };
+    // 01:00 at +01:00 is midnight UTC.
+    const auto [from, to] = period({ QStringLiteral("--from"), dayText(yesterday()) + QStringLiteral("T01:00:00+01:00"),
+        QStringLiteral("--to"), dayText(yesterday()) + QStringLiteral("T12:00:00.500Z") });
+    QCOMPARE(from, yesterday());
+    QCOMPARE(to, yesterday() + kDayMs / 2 + 500);
+    const std::int64_t before = api::unixMillis();
+    const auto [agoFrom, agoTo]
+        = period({ QStringLiteral("--from"), QStringLiteral("-2h"), QStringLiteral("--to"), QStringLiteral("now") });
+    QCOMPARE(agoTo - agoFrom, std::int64_t { 2 * 3'600'000 });
+    QVERIFY(agoTo >= before && agoTo <= api::unixMillis());
 }
 
 void TestReportCtl::consoleOverConnectFetchesTheReport()

@@ -303,7 +303,7 @@ private Q_SLOTS:
             std::map<std::string, const PoolRow*> pools;
             if (next)
                 for (const PoolRow& p : next->pools) {
-                    lines.insert(p.businessLine);
+                    lines.insert(p.lineOrName());
                     pools[p.name] = &p;
                 }
             QCOMPARE(model.rowCount(), static_cast<int>(lines.size()));

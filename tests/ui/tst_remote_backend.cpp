@@ -225,6 +225,9 @@ void TestRemoteBackend::snapshotIsTheApis()
     const json quotas = fixture::call(m_apiPort, token, HttpMethod::Put, "/v1/pools/batch",
         json { { "memBandwidthMBps", 20000 }, { "acceleratorQuota", { { "npu", 64 }, { "fpga", 0 } } } }.dump());
     QVERIFY2(quotas.value("memBandwidthMBps", 0) == 20000, quotas.dump().c_str());
+    // A pool without a business line, which the console must not take for one.
+    const json solo = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/pools", R"({"name":"solo"})");
+    QVERIFY2(solo.value("name", "") == "solo", solo.dump().c_str());
     Console console(config(m_apiPort));
     // The console's snapshot, then the API's view of the same moment (nothing changes in between but utilisation).
     QTRY_VERIFY2_WITH_TIMEOUT(readyNodes(console.bridge.latest()) == kNodes
@@ -260,6 +263,7 @@ void TestRemoteBackend::snapshotIsTheApis()
 
     const json pools = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/pools")["pools"];
     QCOMPARE(s->pools.size(), pools.size());
+    int withoutLine = 0;
     for (const json& p : pools) {
         const auto row = std::find_if(
             s->pools.begin(), s->pools.end(), [&](const PoolRow& r) { return r.name == p["name"].get<std::string>(); });
@@ -279,7 +283,13 @@ void TestRemoteBackend::snapshotIsTheApis()
         }
         if (row->name == "web-0")
             QCOMPARE(row->businessLine, std::string("web"));
+        // The row keeps the pool's own business line, none included: the report dialog offers only real ones as a
+        // scope. The pools view groups a pool without one under its name.
+        QCOMPARE(row->businessLine, p["businessLine"].get<std::string>());
+        withoutLine += row->businessLine.empty() ? 1 : 0;
+        QCOMPARE(row->lineOrName(), row->businessLine.empty() ? row->name : row->businessLine);
     }
+    QCOMPARE(withoutLine, 1); // solo
     // The running workload: a row, and its pool's footprint on its node.
     const json w = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads/" + std::to_string(m_workload));
     const auto workload = std::find_if(

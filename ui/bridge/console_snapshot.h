@@ -61,7 +61,10 @@ struct PoolNodeRow {
 struct PoolRow {
     std::int32_t id = -1;
     std::string name;
-    std::string businessLine;
+    std::string businessLine; // empty: none
+    // The pools view's group: the business line, or the pool's own name where it has none. (Only real business lines
+    // are offered as a report's scope: the daemon knows no line named after such a pool.)
+    const std::string& lineOrName() const { return businessLine.empty() ? name : businessLine; }
     std::string tier; // empty: any tier
     std::int64_t cpuQuotaMillis = -1; // -1: unlimited
     std::int64_t cpuUsedMillis = 0;

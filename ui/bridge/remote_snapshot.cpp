@@ -90,8 +90,6 @@ PoolRow poolRow(const json& j)
     row.id = j.at("id").get<std::int32_t>();
     row.name = j.at("name").get<std::string>();
     row.businessLine = j.at("businessLine").get<std::string>();
-    if (row.businessLine.empty())
-        row.businessLine = row.name;
     row.tier = j.at("tier").is_null() ? std::string() : j.at("tier").get<std::string>();
     row.cpuQuotaMillis = limitOf(j.at("cpuMillis"));
     row.cpuUsedMillis = j.at("cpuMillisUsed").get<std::int64_t>();

@@ -87,7 +87,7 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         PoolRow row;
         row.id = pool.id;
         row.name = pool.name;
-        row.businessLine = pool.businessLine.empty() ? pool.name : pool.businessLine;
+        row.businessLine = pool.businessLine;
         row.tier = pool.tier == Tier::Invalid ? std::string() : std::string(toString(pool.tier));
         row.cpuQuotaMillis = quotaOrUnlimited(pool.quota.cpuMillis);
         row.cpuUsedMillis = pool.used.cpuMillis;

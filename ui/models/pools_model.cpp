@@ -105,7 +105,7 @@ std::vector<PoolsModel::Line> PoolsModel::group(const SnapshotPtr& snapshot)
             entry.nodes.reserve(pool.nodes.size());
             for (const PoolNodeRow& node : pool.nodes)
                 entry.nodes.push_back(NodeGroup { { &node }, {} });
-            byLine[pool.businessLine].push_back(std::move(entry));
+            byLine[pool.lineOrName()].push_back(std::move(entry));
         }
     std::vector<Line> lines;
     for (auto& [name, pools] : byLine)

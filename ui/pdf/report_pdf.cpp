@@ -498,7 +498,8 @@ bool paint(QPdfWriter& writer, const ReportData& d)
     else {
         rows.clear();
         for (const report::BusinessLineCost& c : d.costs)
-            rows.append({ q(c.businessLine), n(c.cpuCoreHours), n(c.memoryGiBHours), n(c.acceleratorHours),
+            rows.append({ q(report::costSubject(d.request.language, c)), n(c.cpuCoreHours), n(c.memoryGiBHours),
+                n(c.acceleratorHours),
                 report::measured(c.cost) ? n(c.cost, 2) + QLatin1Char(' ') + q(d.currency) : QStringLiteral("—") });
         page.table(
             { L("business-line"), L("cpu-core-hours"), L("memory-gib-hours"), L("accelerator-hours"), L("cost") },
