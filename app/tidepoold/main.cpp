@@ -66,6 +66,26 @@ void raiseDescriptorLimit()
     }
 }
 
+// Descriptors the daemon holds besides API connections and agents' sessions: the database and its journal, listeners,
+// logs, launched helpers. Past the limit, accepting fails ("too many open files") before the API's cap would close the
+// longest-idle connection to make room: a newcomer (a liveness probe) waits in the backlog instead.
+constexpr rlim_t kDescriptorReserve = 64;
+
+std::optional<std::string> descriptorLimitWarning(const api::DaemonConfig& config)
+{
+    rlimit limit {};
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max == RLIM_INFINITY)
+        return std::nullopt;
+    const auto wanted = static_cast<rlim_t>(config.apiLimits.maxConnections) + kDescriptorReserve;
+    if (wanted <= limit.rlim_max) // raiseDescriptorLimit lifts the soft limit to the hard one
+        return std::nullopt;
+    return "--api-max-connections " + std::to_string(config.apiLimits.maxConnections) + " exceeds what the open-file "
+        + "limit of " + std::to_string(limit.rlim_max) + " leaves (" + std::to_string(kDescriptorReserve)
+        + " kept for the database and listeners, and one per agent besides): beyond that, connections are not accepted "
+          "rather than "
+          "the longest-idle closed for them; raise the limit (LimitNOFILE=, ulimit -n) or lower the setting";
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -108,6 +128,8 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "tidepoold: API HTTPS: %s\n", api.error().c_str());
             return 2;
         }
+    if (auto warning = descriptorLimitWarning(*config))
+        config->warnings.push_back(std::move(*warning));
     for (const std::string& warning : config->warnings)
         logLine("warning: " + warning);
     if (config->checkOnly) {
@@ -191,6 +213,8 @@ int main(int argc, char** argv)
           };
     reloadSignal.async_wait(onReload);
 
+    boost::asio::steady_timer shutdownTimer(io);
+    std::function<void(const boost::system::error_code&)> shutdownPoll;
     boost::asio::signal_set stopSignals(io, SIGTERM, SIGINT);
     stopSignals.async_wait([&](const boost::system::error_code& ec, int signal) {
         if (ec)
@@ -200,7 +224,18 @@ int main(int argc, char** argv)
         reloadSignal.cancel();
         feedTimer.cancel();
         host.stop();
-        io.stop();
+        // The agents are told the core is stopping (a reject each): the loop runs on until those are written, for
+        // at most a second, then stops.
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        shutdownPoll = [&, deadline](const boost::system::error_code&) {
+            if (host.agents().connectionCount() == 0 || std::chrono::steady_clock::now() >= deadline) {
+                io.stop();
+                return;
+            }
+            shutdownTimer.expires_after(std::chrono::milliseconds(10));
+            shutdownTimer.async_wait(shutdownPoll);
+        };
+        shutdownPoll({});
     });
     // Ready only now that both listeners are bound (Type=notify units wait for this).
     const auto agentAddress = *net::parseHostPort(config->agentListen);

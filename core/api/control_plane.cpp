@@ -657,6 +657,8 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
         }
         model.schedulable = false; // until it is marked ready below
         const NodeId id = m_cluster.addNode(std::move(model));
+        // The scheduler's index learns of it now: the reconciliation below may bind a workload the node reports to it.
+        m_scheduler->nodesChanged();
         for (const auto& [name, poolId] : m_poolByName)
             (void)m_cluster.attach(poolId, id);
         m_nodes.resize(static_cast<std::size_t>(id) + 1);
@@ -767,8 +769,19 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
         // A copy where the core no longer places it (re-placed while this node was away), or a finished record.
         if (!running)
             return;
+        if (w.phase == WorkloadPhase::Pending && w.placedMs == 0) {
+            // Never placed, so never launched by this core: what runs under its id is another workload (launched by
+            // a core whose database this one does not have, numbering from where it was) and is not this core's to
+            // adopt or to stop. Should the pending one be placed on this node, the agent refuses the launch, naming
+            // what it holds.
+            ++m_stats.foreignWorkloadsLeftAlone;
+            logLine("control: warning: node " + nodeName + " runs workload " + std::to_string(w.workload.id)
+                + ", an id this core gave to a workload (" + w.workload.name
+                + ") it has not launched yet: another workload under the same id, left alone and not adopted");
+            return;
+        }
         if (w.phase == WorkloadPhase::Pending) {
-            // Still waiting for a place: take it back where it already runs.
+            // Still waiting for a place, after a launch of its own: take it back where it already runs.
             Placement p;
             p.workload = w.workload.id;
             p.node = node.id;

@@ -211,6 +211,8 @@ struct ControlPlaneStats {
     std::uint64_t stopsSent = 0;
     std::uint64_t stopsUnanswered = 0; // stops that left the window by `stopAnswerTimeout`, unanswered
     std::uint64_t foreignIdsIgnored = 0; // ids reported by agents past `adoptedIdMargin`, not adopted
+    // Running workloads reported under the id of a pending workload this core never launched: not adopted.
+    std::uint64_t foreignWorkloadsLeftAlone = 0;
     std::uint64_t sessionsReplaced = 0; // a node joined again while its previous session was still open
     std::uint64_t placementMicrosTotal = 0;
     std::uint64_t storeCommits = 0;

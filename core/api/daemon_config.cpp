@@ -65,12 +65,11 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         return makeError(ErrorCode::IoError, "config file " + path + ": cannot be read");
     std::stringstream text;
     text << in.rdbuf();
-    nlohmann::json root;
-    try {
-        root = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception& e) {
-        return makeError(ErrorCode::ParseError, "config file " + path + ": not valid JSON: " + e.what());
-    }
+    // A key given twice (two "db" lines after an edit) is refused: nlohmann alone would keep the last, silently.
+    auto parsed = protocol::detail::parseUniqueKeys(text.str());
+    if (!parsed)
+        return makeError(ErrorCode::ParseError, "config file " + path + ": " + parsed.error().message);
+    const nlohmann::json root = std::move(*parsed);
     if (!root.is_object())
         return makeError(ErrorCode::ParseError, "config file " + path + ": must hold one JSON object");
     std::optional<protocol::Error> error;

@@ -52,7 +52,7 @@ net::HttpResponse history(store::Store& store, std::string_view query)
     }
     // A scope the recorder never writes is a typo, not a series with no points (a report says so too).
     if (key.scope != "pool" && key.scope != "node" && key.scope != "tier")
-        return errorReply(400, "query `scope` must be pool, node or tier, not \"" + key.scope.substr(0, 64) + "\"");
+        return errorReply(400, "query `scope` must be pool, node or tier, not \"" + clipText(key.scope, 64) + "\"");
     const std::int64_t now = unixMillis();
     const auto to = integerParameter(query, "to", now);
     const auto from = to ? integerParameter(query, "from", *to - kDayMs) : to;

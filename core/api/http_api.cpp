@@ -62,7 +62,7 @@ std::optional<std::string> evaluateBodyError(std::string_view body)
     if (!parsed)
         return parsed.error();
     if (!parsed->empty())
-        return "field `" + parsed->begin().key().substr(0, 64)
+        return "field `" + clipText(parsed->begin().key(), 64)
             + "` is not known: POST /v1/evaluate takes no fields (an empty body or {})";
     return std::nullopt;
 }
@@ -893,7 +893,7 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
         if (parts.size() >= 3) {
             const auto id = parseId(parts[2]);
             if (!id)
-                return fail(400, "workload id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
+                return fail(400, "workload id \"" + clipText(parts[2], 64) + "\" is not a positive integer");
             const LiveWorkload* w = m_plane.workload(*id);
             if (parts.size() == 3 && verb == http::verb::delete_) {
                 if (auto cancelled = m_plane.cancel(*id); !cancelled)
@@ -936,7 +936,7 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
         if (parts.size() == 3 && verb == http::verb::get) {
             const auto existing = m_plane.poolByName(parts[2]);
             if (!existing)
-                return fail(404, "no pool is named \"" + parts[2].substr(0, 64) + "\"");
+                return fail(404, "no pool is named \"" + clipText(parts[2], 64) + "\"");
             return reply(http::status::ok, poolJson(m_plane, *existing));
         }
         if (parts.size() == 2 && verb == http::verb::post) {
@@ -960,7 +960,7 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
                 return failWith(body.error());
             const auto existing = m_plane.poolByName(parts[2]);
             if (!existing)
-                return fail(404, "no pool is named \"" + parts[2].substr(0, 64) + "\"");
+                return fail(404, "no pool is named \"" + clipText(parts[2], 64) + "\"");
             auto pool = parsePoolRequest(*body, m_plane.poolRequestOf(*existing));
             if (!pool)
                 return failWith(pool.error());
@@ -1026,6 +1026,9 @@ std::string HttpApi::renderMetrics() const
         { "tidepool_foreign_workload_ids_ignored_total",
             "Workload ids agents reported far beyond those the core gave out: not taken into its numbering.",
             s.foreignIdsIgnored },
+        { "tidepool_foreign_workloads_left_alone_total",
+            "Workloads agents run under the id of a pending workload the core never launched: not adopted.",
+            s.foreignWorkloadsLeftAlone },
         { "tidepool_store_commits_total", "Transactions written to the database.", s.storeCommits },
         { "tidepool_store_errors_total", "Database writes that failed and are retried.", s.storeErrors },
         { "tidepool_api_requests_total", "HTTP API requests.", m_stats.requests },

@@ -97,7 +97,7 @@ net::HttpResponse moveRoute(ControlPlane& plane, const net::HttpRequest& request
 {
     const auto id = parseInteger(parts[2]);
     if (!id || *id <= 0)
-        return errorReply(400, "workload id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
+        return errorReply(400, "workload id \"" + clipText(parts[2], 64) + "\" is not a positive integer");
     auditTarget = "workload " + std::to_string(*id);
     const auto body = parseJsonBody(request.body(), 4, R"({"node", "tier", "pool"})");
     if (!body)

@@ -35,12 +35,12 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
     const http::verb verb = request.method();
     const std::int64_t now = unixMillis();
 
-    if (parts[1] == "evaluate") // POST /v1/evaluate itself is answered by the API, asynchronously
-        return errorReply(405, "/v1/evaluate takes POST");
+    // POST /v1/evaluate itself is answered by the API, asynchronously, and a method a path does not take is a 405
+    // before any route (HttpApi::methodNotAllowed): what reaches here under /v1/evaluate is a path below it.
+    if (parts[1] == "evaluate")
+        return errorReply(404, "no resource at /v1/evaluate/" + clipText(parts[2], 64));
 
     if (parts.size() == 2) {
-        if (verb != http::verb::get)
-            return errorReply(405, "/v1/proposals takes GET");
         std::optional<rebalance::ProposalState> state;
         if (const auto text = queryValue(query, "state")) {
             state = rebalance::parseProposalState(*text);
@@ -81,7 +81,7 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
 
     const auto id = parseInteger(parts[2]);
     if (!id || *id <= 0)
-        return errorReply(400, "proposal id \"" + parts[2].substr(0, 64) + "\" is not a positive integer");
+        return errorReply(400, "proposal id \"" + clipText(parts[2], 64) + "\" is not a positive integer");
     auditTarget = "proposal " + std::to_string(*id);
     if (parts.size() == 3 && verb == http::verb::get) {
         const rebalance::Proposal* p = rebalancer->proposal(*id);
@@ -101,7 +101,8 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
             for (const auto& [key, value] : parsed->items()) {
                 if (key != "comment" && (approve || key != "reason"))
                     return errorReply(400,
-                        "field `" + key.substr(0, 64) + "` is not known (" + (approve ? "comment" : "comment, reason") + ")");
+                        "field `" + clipText(key, 64) + "` is not known (" + (approve ? "comment" : "comment, reason")
+                            + ")");
                 if (!value.is_string())
                     return errorReply(400, "field `" + key + "` must be a string");
                 if (value.get<std::string>().size() > 1000)
@@ -124,8 +125,6 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
 
 net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest& request)
 {
-    if (request.method() != http::verb::post)
-        return errorReply(405, "/v1/whatif takes POST");
     rebalance::WhatIfChange change;
     if (!request.body().empty()) {
         auto parsed = parseJsonBody(request.body(), 8);
@@ -136,14 +135,15 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
             if (key != "profile" && key != "pools" && key != "poolMemory" && key != "poolAccelerators"
                 && key != "removeNodes")
                 return errorReply(400,
-                    "field `" + key.substr(0, 64)
+                    "field `" + clipText(key, 64)
                         + "` is not known (profile, pools, poolMemory, poolAccelerators, removeNodes)");
         if (body.contains("profile")) {
             if (!body["profile"].is_string() || body["profile"].get<std::string>().size() > 64)
                 return errorReply(400, "field `profile` must be a profile name");
             change.profile = body["profile"].get<std::string>();
         }
-        // Each pool's CPU quota (millicores) or memory quota (MiB) to try; null for none.
+        // Each pool's CPU quota (millicores) or memory quota (MiB) to try, at least 1 as a pool's quota is; null for
+        // none.
         for (const auto& [field, quotas, unit] : { std::tuple { "pools", &change.poolCpuMillis, "millicores" },
                  std::tuple { "poolMemory", &change.poolMemoryMiB, "MiB" } }) {
             if (!body.contains(field))
@@ -154,12 +154,13 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
             for (const auto& [name, quota] : body[field].items()) {
                 if (quota.is_null())
                     (*quotas)[name] = kUnlimited;
-                else if (quota.is_number_integer() && quota.get<std::int64_t>() >= 0 && quota.get<std::int64_t>() < kUnlimited)
+                else if (quota.is_number_integer() && quota.get<std::int64_t>() >= 1
+                    && quota.get<std::int64_t>() < kUnlimited)
                     (*quotas)[name] = quota.get<std::int64_t>();
                 else
                     return errorReply(400,
-                        "field `" + std::string(field) + "." + name.substr(0, 64) + "` must be a whole number of "
-                            + unit + " or null");
+                        "field `" + std::string(field) + "." + clipText(name, 64) + "` must be a whole number of "
+                            + unit + ", at least 1, or null");
             }
         }
         // Each pool's accelerator quotas to try, by kind in share units: {"ml": {"gpu": 2000, "fpga": null}}.
@@ -169,14 +170,14 @@ net::HttpResponse whatIfRoute(const ControlPlane& plane, const net::HttpRequest&
                     "field `poolAccelerators` must map pool names to objects of quotas by kind (gpu, npu, fpga) in "
                     "share units");
             for (const auto& [name, quotas] : body["poolAccelerators"].items()) {
-                const std::string path = "poolAccelerators." + name.substr(0, 64);
+                const std::string path = "poolAccelerators." + clipText(name, 64);
                 if (!quotas.is_object())
                     return errorReply(400, "field `" + path + "` must map kinds (gpu, npu, fpga) to share units");
                 for (const auto& [kindName, quota] : quotas.items()) {
                     const auto kind = parseAcceleratorKind(kindName);
                     if (!kind || *kind == AcceleratorKind::None)
                         return errorReply(400,
-                            "field `" + path + "." + kindName.substr(0, 16)
+                            "field `" + path + "." + clipText(kindName, 16)
                                 + "` is not an accelerator kind (gpu, npu, "
                                   "fpga)");
                     if (quota.is_null())

@@ -75,8 +75,8 @@ void AgentServer::stop()
     m_acceptRetry.cancel();
     for (const auto& weak : m_sessions)
         if (const auto session = weak.lock())
-            session->close("the server is stopping");
-    m_sessions.clear();
+            session->dismiss(
+                protocol::Reject { "the core is stopping", protocol::RejectCause::Closed }, "the server is stopping");
 }
 
 std::size_t AgentServer::connectionCount() const

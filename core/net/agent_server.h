@@ -115,7 +115,9 @@ public:
 
     // Binds and starts accepting. Port 0 picks an ephemeral port; the bound port is returned.
     Expected<std::uint16_t> listen(const std::string& address, std::uint16_t port);
-    // Stops accepting and closes every connection.
+    // Stops accepting and ends every connection: a joined agent is told first (a `reject` with cause `closed`, "the
+    // core is stopping", so that its log says why rather than showing a reset), and its connection closes once that is
+    // written, within 5 s; one not joined closes at once. `connectionCount` says when all are gone.
     void stop();
 
     const AgentServerStats& stats() const { return m_shared->stats; }

@@ -110,8 +110,8 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
                 const auto pool
                     = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
                 if (pool == c.pools().end())
-                    return makeError(
-                        ErrorCode::NotFound, "field `" + std::string(field) + "`: no pool is named \"" + name + "\"");
+                    return makeError(ErrorCode::NotFound,
+                        "field `" + std::string(field) + "`: no pool is named \"" + clipText(name, 64) + "\"");
                 c.mutablePool(pool->id).quota.*set = amount;
             }
         for (const auto& [key, share] : change.poolAcceleratorShare) {
@@ -119,14 +119,16 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
             const auto pool
                 = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
             if (pool == c.pools().end())
-                return makeError(ErrorCode::NotFound, "field `poolAccelerators`: no pool is named \"" + name + "\"");
+                return makeError(
+                    ErrorCode::NotFound, "field `poolAccelerators`: no pool is named \"" + clipText(name, 64) + "\"");
             c.mutablePool(pool->id).acceleratorQuota[static_cast<std::size_t>(kind)] = share;
         }
         for (const std::string& name : change.removeNodes) {
             const auto node
                 = std::find_if(c.nodes().begin(), c.nodes().end(), [&](const Node& n) { return n.name == name; });
             if (node == c.nodes().end())
-                return makeError(ErrorCode::NotFound, "field `removeNodes`: no node is named \"" + name + "\"");
+                return makeError(
+                    ErrorCode::NotFound, "field `removeNodes`: no node is named \"" + clipText(name, 64) + "\"");
             Node& n = c.mutableNode(node->id);
             n.schedulable = false;
             ++n.version;

@@ -44,6 +44,8 @@ public:
     };
 
     void rebuild(const ClusterState& cluster);
+    // The nodes it was built over.
+    std::size_t nodeCount() const { return m_entries.size(); }
     // Re-keys one node after its free capacity changed; never allocates.
     void update(const Node& node);
 

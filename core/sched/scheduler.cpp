@@ -112,7 +112,9 @@ void Scheduler::nodesChanged()
 
 void Scheduler::refreshIndex()
 {
-    if (!m_indexStale)
+    // A node added without `nodesChanged` is noticed as well: re-keying it in an index built before it would write
+    // past the index's entries.
+    if (!m_indexStale && m_index.nodeCount() == m_cluster.nodes().size())
         return;
     m_index.rebuild(m_cluster);
     m_indexStale = false;

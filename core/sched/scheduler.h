@@ -52,9 +52,9 @@ public:
     Expected<void> release(WorkloadId id);
     // Binds a placement chosen elsewhere (an operator's drag, a migration), telling the policies.
     Expected<void> bindExternal(const Placement& placement);
-    // Must be called after nodes change outside the scheduler (added, cordoned, capacity changed). The index is
-    // rebuilt when next needed, once however many changes came before: ten thousand agents joining at once cost one
-    // rebuild, not one each.
+    // Must be called after nodes change outside the scheduler (cordoned, capacity changed; an added node is noticed
+    // without it, but say so all the same). The index is rebuilt when next needed, once however many changes came
+    // before: ten thousand agents joining at once cost one rebuild, not one each.
     void nodesChanged();
 
     // Evaluates one node for a workload with the built-in filters and the policies' filters.

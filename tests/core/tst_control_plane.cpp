@@ -389,6 +389,40 @@ private slots:
         QCOMPARE(submit("next"), margin + 3);
     }
 
+    // A pending workload launched before (its node lost) is taken back on a node joining for the first time that runs
+    // it: the node is bound to at once, before it is marked ready.
+    void aPendingWorkloadIsReadoptedOnANodeNewToTheCore()
+    {
+        join("s1", "n1");
+        const WorkloadId id = submit("w");
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 77));
+        m_plane->checkLiveness(Clock::now() + std::chrono::milliseconds(3500));
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending));
+        join("s2", "n2", { status(id, "running", 88) });
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(nodeOf(id), std::string("n2"));
+        QCOMPARE(m_plane->workload(id)->pid, 88);
+        const WorkloadId next = submit("next", 500); // the scheduler's index still places work, on n2
+        QCOMPARE(name(m_plane->workload(next)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(next), std::string("n2"));
+    }
+
+    // A workload submitted before any node joined was never launched: an agent that then joins running a workload
+    // under its id (one of a core whose database this one lacks) runs another workload, which is neither taken for
+    // this one nor stopped.
+    void aPendingWorkloadNeverLaunchedIsNotTakenForWhatRunsUnderItsId()
+    {
+        const WorkloadId id = submit("new");
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending)); // no nodes yet
+        join("s1", "n1", { status(id, "running", 77) });
+        QVERIFY(m_plane->workload(id)->pid != 77);
+        QVERIFY(m_plane->workload(id)->phase != WorkloadPhase::Running);
+        QVERIFY(sentOf<protocol::Stop>("s1").empty());
+        QCOMPARE(m_plane->stats().foreignWorkloadsLeftAlone, std::uint64_t { 1 });
+        QVERIFY(
+            logMentions("node n1 runs workload " + std::to_string(id) + ", an id this core gave to a workload (new)"));
+    }
+
     // Every stop names the launch it means: a cancel, a preemption, a copy placed elsewhere now.
     void everyStopNamesItsIncarnation()
     {

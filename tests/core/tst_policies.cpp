@@ -58,6 +58,7 @@ private slots:
     void crossIsaPrefersNativeNode();
     void priorityKeepsRoomForMoreImportantPendingWork();
     void priorityIgnoresLessImportantPendingWork();
+    void aNodeAddedAfterTheIndexIsFound();
     void createReportsUnknownPolicies();
     void constructorSkipsUnknownPolicies();
     void defaultProfileNamesKnownPolicies();
@@ -304,6 +305,18 @@ void TestPolicies::priorityIgnoresLessImportantPendingWork()
     QVERIFY(s->release(10));
     // The waiting workload is less important than the new one: no room is kept for it, and node order decides.
     QCOMPARE(addAndPlace(c, *s, cpuWorkload(1, 1000, 0, 5)), roomy);
+}
+
+// A node added after the index was built is found, even by a caller that did not say so (`nodesChanged`): the
+// control plane binds a workload a joining node reports before it marks the node ready.
+void TestPolicies::aNodeAddedAfterTheIndexIsFound()
+{
+    ClusterState c;
+    c.addNode(cpuNode("first", 2000));
+    auto s = makeScheduler(c, singlePolicy("spread"), false); // the daemon's walk of the index
+    QVERIFY(addAndPlace(c, *s, cpuWorkload(1, 1000)) != kNoNode); // the index is built over one node
+    const NodeId later = c.addNode(cpuNode("later", 8000));
+    QCOMPARE(addAndPlace(c, *s, cpuWorkload(2, 4000)), later);
 }
 
 void TestPolicies::createReportsUnknownPolicies()

@@ -255,6 +255,21 @@ private slots:
         QCOMPARE(unknown.status, 400);
         QVERIFY2(unknown.body.find("nope") != std::string::npos, unknown.body.c_str());
         QCOMPARE(request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"colour": 1})").status, 400);
+        // A CPU or memory quota of 0 is refused, as a pool's own quota of 0 is: at least 1, or null for none.
+        for (const char* bad : { R"({"pools": {"default": 0}})", R"({"poolMemory": {"default": 0}})" }) {
+            const auto refused = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, bad);
+            QCOMPARE(refused.status, 400);
+            QVERIFY2(refused.body.find("at least 1") != std::string::npos, refused.body.c_str());
+        }
+        // A long name is quoted cut between characters: 30 three-byte characters, cut at 64 bytes, not inside one.
+        std::string wide;
+        for (int i = 0; i < 30; ++i)
+            wide += "水";
+        const auto clipped
+            = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"pools": {")" + wide + R"(": 1}})");
+        QCOMPARE(clipped.status, 400);
+        QVERIFY2(clipped.body.find(wide.substr(0, 63) + "…") != std::string::npos, clipped.body.c_str());
+        QVERIFY2(clipped.body.find("\xEF\xBF\xBD") == std::string::npos, clipped.body.c_str()); // no U+FFFD
         // A memory quota below the workload's 64 MiB: it would wait.
         const auto memory
             = request(m_apiPort, http::verb::post, "/v1/whatif", m_token, R"({"poolMemory": {"default": 32}})");
@@ -409,6 +424,7 @@ private slots:
         QCOMPARE(get("/v1/pools"), poolsBefore);
         QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/nothing", m_token).status, 404);
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/pools/default/x", m_token).status, 404);
+        QCOMPARE(request(m_apiPort, http::verb::post, "/v1/evaluate/now", m_token).status, 404);
         QCOMPARE(request(m_apiPort, http::verb::post, "/nothing", {}).status, 404);
         // A token is still needed before the method is judged under /v1.
         QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/pools", {}).status, 401);
@@ -1177,6 +1193,27 @@ private slots:
         QCOMPARE(overridden.bodyTimeout, std::chrono::milliseconds(700));
         QCOMPARE(overridden.maxConnections, std::size_t { 9 });
         QCOMPARE(overridden.idleTimeout, std::chrono::milliseconds(5000));
+        // A connection cap beyond what the open-file limit leaves is accepted with a warning that names both (under a
+        // hard limit of 200, lowered for the check alone); within it, no warning.
+        const auto descriptorWarning = [&](const QString& connections) {
+            check.start(QStringLiteral("/bin/sh"),
+                QStringList { QStringLiteral("-c"), QStringLiteral("ulimit -n 200 && exec \"$0\" \"$@\""),
+                    kBin + QStringLiteral("/tidepoold"), QStringLiteral("--api-max-connections"), connections }
+                    + base);
+            if (!check.waitForFinished(5000) || check.exitCode() != 0)
+                return QStringLiteral("not accepted");
+            return QString::fromUtf8(check.readAllStandardError());
+        };
+        const QString over = descriptorWarning(QStringLiteral("1024"));
+        QVERIFY2(over.contains(QStringLiteral("--api-max-connections 1024 exceeds what the open-file limit of 200")),
+            qPrintable(over));
+        const QString within = descriptorWarning(QStringLiteral("100"));
+        QVERIFY2(!within.contains(QStringLiteral("open-file")) && within != QStringLiteral("not accepted"),
+            qPrintable(within));
+        // A key given twice in the file is refused, naming it, rather than the last one silently winning.
+        writeFile(path(QStringLiteral("twice.json")), R"({"apiMaxConnections":64,"apiMaxConnections":8})");
+        QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("twice.json")) },
+            QStringLiteral("field `apiMaxConnections` appears twice")));
         // How long closed proposals are kept: days, 0 = forever, in the file only.
         writeFile(path(QStringLiteral("keep.json")), R"({"proposalDays":30})");
         QVERIFY(accepted({ QStringLiteral("--config"), path(QStringLiteral("keep.json")) }));

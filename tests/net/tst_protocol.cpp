@@ -1308,9 +1308,14 @@ void TestProtocol::connectionBuffersTelemetryAndReconnects()
         QCOMPARE(heartbeats[0].samples[i].timestampMs, heartbeats[0].samples[i - 1].timestampMs + 1);
     QCOMPARE(connection->bufferedSamples(), std::size_t { 0 });
 
-    // The core goes away and comes back: the agent joins again by itself and sends its inventory again.
+    // The core goes away and comes back: the agent joins again by itself and sends its inventory again. Stopping, the
+    // core told it so (a reject, cause closed) before the connection closed, rather than resetting it.
+    QCOMPARE(connection->stats().rejections, std::uint64_t { 0 });
     server->stop();
     QVERIFY(runUntil(io, [&] { return !connection->joined(); }));
+    QVERIFY(runUntil(io, [&] { return server->connectionCount() == 0; }));
+    QCOMPARE(connection->stats().rejections, std::uint64_t { 1 });
+    QCOMPARE(connection->stats().displacements, std::uint64_t { 0 });
     auto again = net::AgentServer::create(io, serverConfig, events, {});
     QVERIFY(again->listen("127.0.0.1", port));
     QVERIFY(runUntil(io, [&] { return inventories.size() == 2 && connection->joined(); }));
