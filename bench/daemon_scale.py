@@ -11,8 +11,10 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
     submit.
 
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
-                             [--load-series CSV] [--console-reads N] [--crowd N] [--bin DIR]
+                             [--load-series CSV] [--console-reads N] [--crowd N] [--stop] [--bin DIR]
 
+  - stop (--stop): at the end, SIGTERM to tidepoold and the seconds until it exits, and how many agents were told
+    "the core is stopping" (a reject each; the fleet's status line counts them).
   - crowd (--crowd N): after the burst, N clients read the whole workload list at once while one client reads a
     page of 5 every 50 ms: the small reads' latency (p50, max), and how many full reads were answered or refused
     busy (503).
@@ -79,6 +81,8 @@ def main():
                         help="after the burst, time this many reads of what a remote console reads every second")
     parser.add_argument("--crowd", type=int, default=0,
                         help="after the burst, this many concurrent full /v1/workloads reads, with small reads timed")
+    parser.add_argument("--stop", action="store_true",
+                        help="at the end, time tidepoold's exit after SIGTERM and count the agents told why")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="tidepool-scale-")
@@ -111,10 +115,12 @@ def main():
         api = Api(ports[1], token)
 
         started = time.monotonic()
+        fleet_out = open(os.path.join(work, "fleet.out"), "w+")
         fleet = subprocess.Popen([os.path.join(args.bin, "tidepool-fleet"), "--core", f"127.0.0.1:{ports[0]}",
                                   "--join-token-file", join_token, "--nodes", str(args.nodes), "--inventory",
-                                  args.inventory, "--report-every", "0"]
-                                 + (["--load-series", args.load_series] if args.load_series else []))
+                                  args.inventory, "--report-every", "0.5" if args.stop else "0"]
+                                 + (["--load-series", args.load_series] if args.load_series else []),
+                                 stdout=fleet_out)
         join_s = None
         while time.monotonic() - started < 120:
             if api.metric('tidepool_nodes{state="ready"}') == args.nodes:
@@ -302,7 +308,19 @@ def main():
                      "small_p50_ms": round(ms[len(ms) // 2], 1) if ms else None,
                      "small_max_ms": round(ms[-1], 1) if ms else None}
 
+        stop = None
+        if args.stop:
+            t0_stop = time.monotonic()
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(30)
+            stop_s = time.monotonic() - t0_stop
+            time.sleep(1.5)  # a status line or two after the rejects arrived
+            fleet_out.seek(0)
+            lines = [json.loads(line) for line in fleet_out.read().splitlines() if line.startswith("{")]
+            stop = {"stop_s": round(stop_s, 3), "agents_told": lines[-1].get("rejections") if lines else None}
+
         print(json.dumps({
+            "stop": stop,
             "crowd": crowd,
             "nodes": args.nodes,
             "inventory": args.inventory,

@@ -217,19 +217,20 @@ int main(int argc, char** argv)
             if (ec)
                 return;
             std::size_t joined = 0, running = 0;
-            std::uint64_t launches = 0, duplicates = 0, heartbeats = 0;
+            std::uint64_t launches = 0, duplicates = 0, heartbeats = 0, rejections = 0;
             for (const auto& a : agents) {
                 joined += a->joined() ? 1 : 0;
                 running += a->running();
                 launches += a->stats().launches;
                 duplicates += a->stats().duplicateLaunches;
                 heartbeats += a->connection().stats().heartbeatsSent;
+                rejections += a->connection().stats().rejections; // sessions the core ended saying why
             }
             std::printf("{\"elapsed_s\":%.1f,\"nodes\":%zu,\"joined\":%zu,\"running\":%zu,\"launches\":%llu,"
-                        "\"duplicate_launches\":%llu,\"heartbeats\":%llu}\n",
+                        "\"duplicate_launches\":%llu,\"heartbeats\":%llu,\"rejections\":%llu}\n",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), agents.size(), joined,
                 running, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(duplicates),
-                static_cast<unsigned long long>(heartbeats));
+                static_cast<unsigned long long>(heartbeats), static_cast<unsigned long long>(rejections));
             std::fflush(stdout);
             scheduleReport();
         });
