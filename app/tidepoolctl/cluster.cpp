@@ -212,7 +212,9 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
         else
             body["tier"] = *tier;
     }
-    if (const auto line = o.last("--business-line")) {
+    if (const auto line = o.last("--business-line"); line && line->empty() && setting) {
+        body["businessLine"] = nullptr; // none
+    } else if (line) {
         if (line->empty() || line->size() > 256
             || std::any_of(line->begin(), line->end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
             return usageError(cmd + ": --business-line must be 1 to 256 printable bytes");

@@ -52,9 +52,9 @@ Commands:
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
                  [--mem-bandwidth MBPS] [--net-bandwidth MBITPS] [--gpu SHARE] [--npu SHARE] [--fpga SHARE]
-  pools set NAME [--cpu MILLIS|unlimited] [--memory MIB|unlimited] [--tier T|any] [--business-line B]
+  pools set NAME [--cpu MILLIS|unlimited] [--memory MIB|unlimited] [--tier T|any] [--business-line B|""]
                  [--io-weight W] [--mem-bandwidth MBPS|unlimited] [--net-bandwidth MBITPS|unlimited]
-                 [--gpu|--npu|--fpga SHARE|unlimited]   (fields not given keep their values)
+                 [--gpu|--npu|--fpga SHARE|unlimited]   (fields not given keep their values; "" clears the business line)
                                accelerator quotas are in the share units workloads ask for: 1000 a whole GPU,
                                NPU cores, FPGA time-slice slots; 0 keeps the pool off that kind
   summary

@@ -1744,8 +1744,7 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     }
     Pool& pool = m_cluster.mutablePool(*id);
     setQuotas(pool, request);
-    if (!request.businessLine.empty())
-        pool.businessLine = request.businessLine;
+    pool.businessLine = request.businessLine; // the request is whole: what it does not change, it carries
     pool.tier = request.tier;
     m_poolIoWeight[static_cast<std::size_t>(*id)] = request.ioWeight;
     markPool(*id);

@@ -327,8 +327,12 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
             r.fail(protocol::ErrorCode::BadName, "name",
                 "field `name` is \"" + p.name + "\": a pool's name may not begin with '-' or be only dots");
     }
-    if (r.has("businessLine"))
+    if (const auto line = body.find("businessLine"); line != body.end() && line->is_null()) {
+        r.skip("businessLine"); // none: the pool is a cost row of its own in reports
+        p.businessLine.clear();
+    } else if (r.has("businessLine")) {
         p.businessLine = r.string("businessLine", Alphabet::Text, 256);
+    }
     if (const auto tierField = body.find("tier"); tierField != body.end() && tierField->is_null()) {
         r.skip("tier");
         p.tier = Tier::Invalid;

@@ -631,6 +631,16 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
     QCOMPARE(num(j, "/memoryMiB"), 8192);
     QCOMPARE(str(j, "/tier"), std::string("warm"));
     QCOMPARE(str(j, "/businessLine"), std::string("search"));
+    // An empty business line clears it (the pool is then a cost row of its own in reports); the rest stays.
+    const CtlRun cleared = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--business-line"), QString() });
+    QCOMPARE(cleared.exitCode, 0);
+    QCOMPARE(str(parsed(cleared.out), "/businessLine"), std::string());
+    QCOMPARE(num(parsed(cleared.out), "/cpuMillis"), 6000);
+    QCOMPARE(ctl({ QStringLiteral("pools"), QStringLiteral("set"), QStringLiteral("gold"),
+                     QStringLiteral("--business-line"), QStringLiteral("search") })
+                 .exitCode,
+        0);
 
     const CtlRun unlimited = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
         QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--memory"), QStringLiteral("unlimited") });
