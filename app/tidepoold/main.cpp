@@ -81,9 +81,9 @@ std::optional<std::string> descriptorLimitWarning(const api::DaemonConfig& confi
         return std::nullopt;
     return "--api-max-connections " + std::to_string(config.apiLimits.maxConnections) + " exceeds what the open-file "
         + "limit of " + std::to_string(limit.rlim_max) + " leaves (" + std::to_string(kDescriptorReserve)
-        + " kept for the database and listeners, and one per agent besides): beyond that, connections are not accepted "
-          "rather than "
-          "the longest-idle closed for them; raise the limit (LimitNOFILE=, ulimit -n) or lower the setting";
+        + " kept for the database and listeners, and one per agent besides): beyond that, connections are not "
+          "accepted rather than the longest-idle closed for them; raise the limit (LimitNOFILE=, ulimit -n) or lower "
+          "the setting";
 }
 
 } // namespace

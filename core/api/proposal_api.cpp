@@ -38,7 +38,7 @@ net::HttpResponse proposalRoute(Rebalancer* rebalancer, const net::HttpRequest& 
     // POST /v1/evaluate itself is answered by the API, asynchronously, and a method a path does not take is a 405
     // before any route (HttpApi::methodNotAllowed): what reaches here under /v1/evaluate is a path below it.
     if (parts[1] == "evaluate")
-        return errorReply(404, "no resource at /v1/evaluate/" + clipText(parts[2], 64));
+        return errorReply(404, "no resource at /v1/evaluate" + (parts.size() > 2 ? "/" + clipText(parts[2], 64) : ""));
 
     if (parts.size() == 2) {
         std::optional<rebalance::ProposalState> state;
