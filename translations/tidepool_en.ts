@@ -684,6 +684,18 @@
         <source>the peak also needs the %1 raise proposed with it: approve both</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>pool %1 keeps its workloads on the %2 tier; %3 of them still run on other tiers&apos; nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>move %1 of them to nodes of its tier that take them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>each moved workload restarts: a service among them is down while it does</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

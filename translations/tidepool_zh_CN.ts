@@ -684,6 +684,18 @@
         <source>the peak also needs the %1 raise proposed with it: approve both</source>
         <translation>高峰还需要一同提议的%1配额提升：请一并批准</translation>
     </message>
+    <message>
+        <source>pool %1 keeps its workloads on the %2 tier; %3 of them still run on other tiers&apos; nodes</source>
+        <translation>资源池 %1 的工作负载应位于%2层；其中 %3 个仍运行在其他层级的节点上</translation>
+    </message>
+    <message>
+        <source>move %1 of them to nodes of its tier that take them</source>
+        <translation>将其中 %1 个迁移到该层级中能够容纳它们的节点</translation>
+    </message>
+    <message>
+        <source>each moved workload restarts: a service among them is down while it does</source>
+        <translation>每个被迁移的工作负载都会重启：其中的服务在重启期间不可用</translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

@@ -141,6 +141,14 @@ void printPools(const json& list)
             acceleratorQuotas(p), bandwidth(p, "memBandwidthMBps", "MB/s"), bandwidth(p, "netBandwidthMbps", "Mb/s"),
             text(p, "nodes"), overQuota(p) });
     table.print();
+    // A tier set after a pool's work was placed leaves that work where it is: say so, with what to do about it.
+    for (const json& p : list)
+        if (const std::int64_t off = integer(p, "offTier"); off > 0)
+            std::fprintf(stderr,
+                "tidepoolctl: note: pool %s: %lld workload(s) run on nodes of another tier than %s; they stay until "
+                "they end or are moved (tidepoolctl move ID --tier %s)\n",
+                terminalSafe(text(p, "name")).c_str(), static_cast<long long>(off), text(p, "tier").c_str(),
+                text(p, "tier").c_str());
 }
 
 // "5 ready, 1 lost": the counts of an object in the given order of its keys (then any others), without zeros

@@ -1,6 +1,7 @@
 #include "core/api/control_plane.h"
 
 #include "core/api/workload_spec.h"
+#include "core/rebalance/tier_moves.h"
 #include "core/sched/filters.h"
 
 #include <boost/asio/post.hpp>
@@ -1700,6 +1701,11 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     m_scheduler->nodesChanged();
     logLine("control: pool " + request.name + " created");
     return id;
+}
+
+std::size_t ControlPlane::workloadsOffTier(PoolId id) const
+{
+    return rebalance::offTierWorkloads(m_cluster, id).size();
 }
 
 PoolRequest ControlPlane::poolRequestOf(PoolId id) const

@@ -406,6 +406,9 @@ public:
     std::int32_t poolIoWeight(PoolId id) const { return m_poolIoWeight[static_cast<std::size_t>(id)]; }
     // The request that would leave pool `id` as it is: the base of a partial update.
     PoolRequest poolRequestOf(PoolId id) const;
+    // The pool's placed workloads on nodes of another tier than its own: a tier set after they were placed leaves them
+    // where they are until they end or are moved. 0 for a pool without a tier.
+    std::size_t workloadsOffTier(PoolId id) const;
     // Which of the quotas of `w`'s pool keeps it out, in words ("pool ml quota: gpu share: it asks for 1000 ...").
     std::string poolShortfall(const Workload& w) const;
     const ControlPlaneStats& stats() const { return m_stats; }

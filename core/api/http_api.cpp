@@ -283,7 +283,8 @@ json poolJson(const ControlPlane& plane, PoolId id)
         { "memoryMiBUsed", p.used.memoryMiB }, { "memBandwidthMBpsUsed", p.used.memBandwidthMBps },
         { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
         { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
-        { "overQuota", std::move(overQuota) }, { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
+        { "overQuota", std::move(overQuota) }, { "offTier", plane.workloadsOffTier(id) },
+        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
 }
 
 // A pool's settings as an audit entry keeps them: its row less what its work holds now.
@@ -291,7 +292,7 @@ json poolSettings(const ControlPlane& plane, PoolId id)
 {
     json settings = poolJson(plane, id);
     for (const char* usage : { "id", "cpuMillisUsed", "memoryMiBUsed", "memBandwidthMBpsUsed", "netBandwidthMbpsUsed",
-             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "nodes" })
+             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "nodes" })
         settings.erase(usage);
     return settings;
 }

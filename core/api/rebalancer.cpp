@@ -2,6 +2,7 @@
 
 #include "core/rebalance/consolidate.h"
 #include "core/rebalance/hotspots.h"
+#include "core/rebalance/tier_moves.h"
 #include "core/sched/filters.h"
 
 #include <boost/asio/post.hpp>
@@ -762,6 +763,28 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
                   { nodes, static_cast<int>(m_config.hotSpots.hotAbove * 100) }),
                 rebalance::clause("hot-spot-moves", { hotSpots.moves.size() }) });
         rebalance::explainRisk(p.effect, { rebalance::clause("risk-hot-spots") });
+        p.risk = rebalance::Risk::Medium;
+        proposals.push_back(std::move(p));
+    }
+    // Work a pool's new tier left behind: its running CPU-only workloads on other tiers' nodes move to its tier.
+    const auto running = [this](const Workload& w) {
+        const LiveWorkload* live = m_plane.workload(w.id);
+        return live && live->phase == WorkloadPhase::Running && !w.accelerators.any();
+    };
+    for (const Pool& pool : m_plane.cluster().pools()) {
+        if (pool.tier == Tier::Invalid)
+            continue;
+        const rebalance::TierMovePlan tierMoves
+            = rebalance::planTierMoves(m_plane.cluster(), m_plane.registry(), pool.id, running, m_config.maxTierMoves);
+        if (tierMoves.moves.empty())
+            continue;
+        Proposal p = rebalance::newProposal(ProposalKind::Migrate, "tier:" + pool.name, input, m_config.evaluator);
+        p.plan = tierMoves.moves;
+        const nlohmann::json tier = rebalance::termArg(toString(pool.tier));
+        rebalance::explain(p,
+            { rebalance::clause("off-tier", { pool.name, tier, tierMoves.offTier }),
+                rebalance::clause("off-tier-moves", { tierMoves.moves.size() }), rebalance::clause("moved-restart") });
+        rebalance::explainRisk(p.effect, { rebalance::clause("risk-off-tier") });
         p.risk = rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
     }

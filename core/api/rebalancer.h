@@ -68,6 +68,7 @@ struct RebalanceConfig {
     // node (for agents from before incarnations, which refuse the relaunch).
     bool consolidateWithinNodes = true;
     rebalance::HotSpotConfig hotSpots;
+    std::size_t maxTierMoves = 8; // per pool whose tier was set after its work was placed
     rebalance::CarbonIntensity carbon; // the grid's intensity forecast (--carbon-intensity); empty = no deferral
     rebalance::EvaluatorConfig evaluator;
     // The physical power hook (--power-command): run as `<program> off|on <node>`; empty = power proposals only

@@ -95,6 +95,10 @@ constexpr std::array kForms {
     ReasonForm { "whole-gpus-wanted", QT_TRANSLATE_NOOP("Reason", "waiting work wants %1") },
     ReasonForm { "moved-restart", QT_TRANSLATE_NOOP("Reason", "each moved workload restarts") },
     ReasonForm { "hot-spot", QT_TRANSLATE_NOOP("Reason", "node %1 runs at or above %2% CPU") },
+    ReasonForm { "off-tier",
+        QT_TRANSLATE_NOOP(
+            "Reason", "pool %1 keeps its workloads on the %2 tier; %3 of them still run on other tiers' nodes") },
+    ReasonForm { "off-tier-moves", QT_TRANSLATE_NOOP("Reason", "move %1 of them to nodes of its tier that take them") },
     ReasonForm { "hot-spots", QT_TRANSLATE_NOOP("Reason", "nodes %1 run at or above %2% CPU") },
     ReasonForm {
         "hot-spot-moves", QT_TRANSLATE_NOOP("Reason", "move %1 batch workloads to the coolest nodes that take them") },
@@ -126,6 +130,8 @@ constexpr std::array kForms {
             "none for services: only batch moves; the moved batch loses the progress it did not checkpoint") },
     ReasonForm { "risk-hot-spots",
         QT_TRANSLATE_NOOP("Reason", "lowers it for what stays on the hot nodes; the moved batch restarts") },
+    ReasonForm { "risk-off-tier",
+        QT_TRANSLATE_NOOP("Reason", "each moved workload restarts: a service among them is down while it does") },
 };
 
 // Terms, and the units of amounts ("unit-<resource>", %1 the number).

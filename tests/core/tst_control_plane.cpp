@@ -849,6 +849,27 @@ private slots:
             moved.error().message.c_str());
         toCold.tier = Tier::Warm;
         QVERIFY(m_plane->updatePool("open", toCold));
+
+        // A pool whose tier is set after its work was placed keeps that work where it is, and counts it.
+        PoolRequest drift;
+        drift.name = "drift";
+        QVERIFY(m_plane->createPool(drift));
+        SubmitRequest drifter = request("drifter");
+        drifter.pool = "drift";
+        const auto drifterSubmitted = m_plane->submit(drifter);
+        QVERIFY(drifterSubmitted);
+        const std::string placedOn = nodeOf(*drifterSubmitted);
+        QVERIFY2(placedOn == "warm-1" || placedOn == "cold-1", placedOn.c_str());
+        const PoolId driftId = *m_plane->poolByName("drift");
+        QCOMPARE(m_plane->workloadsOffTier(driftId), std::size_t { 0 }); // no tier yet
+        drift = m_plane->poolRequestOf(driftId);
+        drift.tier = placedOn == "warm-1" ? Tier::Cold : Tier::Warm;
+        QVERIFY(m_plane->updatePool("drift", drift));
+        QCOMPARE(nodeOf(*drifterSubmitted), placedOn); // not moved
+        QCOMPARE(m_plane->workloadsOffTier(driftId), std::size_t { 1 });
+        drift.tier = placedOn == "warm-1" ? Tier::Warm : Tier::Cold;
+        QVERIFY(m_plane->updatePool("drift", drift));
+        QCOMPARE(m_plane->workloadsOffTier(driftId), std::size_t { 0 });
     }
 };
 

@@ -1648,6 +1648,60 @@ private slots:
         QVERIFY(p.cluster().checkInvariants());
     }
 
+    // A pool bound to a tier after its work was placed keeps that work where it runs; the evaluation proposes moving
+    // its running CPU-only workloads to nodes of the tier, and approving moves them.
+    void workALaterTierLeftBehindIsProposedToMove()
+    {
+        auto plane = memoryPlane();
+        ControlPlane& p = *plane;
+        join(p, "warm-1", 8000, 32768);
+        PoolRequest archive;
+        archive.name = "archive";
+        QVERIFY(p.createPool(archive));
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 2; ++i) {
+            SubmitRequest s;
+            s.name = "compress-" + std::to_string(i);
+            s.pool = "archive";
+            s.requests = { 1000, 1024, 0, 0 };
+            s.argv = { "/bin/true" };
+            ids.push_back(*p.submit(s));
+            QCOMPARE(p.cluster().node(p.workload(ids.back())->node).name, std::string("warm-1"));
+        }
+        p.onWorkloadUpdate("warm-1", protocol::WorkloadStatus { ids[0], "running", 10, 0, {} }); // the other launches
+        protocol::Inventory arm;
+        arm.isa = "aarch64";
+        arm.cpuMillis = 8000;
+        arm.memoryMiB = 32768;
+        p.onJoined("cold-1", "127.0.0.1:1", protocol::Hello { "cold-1", "t", std::nullopt });
+        p.onInventory("cold-1", arm);
+        auto r = rebalancer(p);
+        QVERIFY(r->evaluateNow(kNow).empty()); // no tier yet: nothing left behind
+
+        PoolRequest cold = p.poolRequestOf(*p.poolByName("archive"));
+        cold.tier = Tier::Cold;
+        QVERIFY(p.updatePool("archive", cold));
+        QCOMPARE(p.workloadsOffTier(*p.poolByName("archive")), std::size_t { 2 });
+        const auto proposals = r->evaluateNow(kNow);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        const auto* proposal = r->proposal(proposals[0]);
+        QCOMPARE(name(proposal->kind), std::string("migrate"));
+        QCOMPARE(proposal->key, std::string("tier:archive"));
+        QCOMPARE(proposal->plan.size(), std::size_t { 1 }); // the running one; the launching one is not moved
+        QCOMPARE(proposal->plan[0].workload, std::int64_t { ids[0] });
+        QCOMPARE(proposal->plan[0].target, std::string("cold-1"));
+        QVERIFY2(proposal->reason.find("pool archive keeps its workloads on the cold tier; 2 of them still run on "
+                                       "other tiers' nodes")
+                != std::string::npos,
+            proposal->reason.c_str());
+        const auto approved = r->approve(proposal->id, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        QCOMPARE(p.cluster().node(p.workload(ids[0])->node).name, std::string("cold-1"));
+        QCOMPARE(p.workloadsOffTier(*p.poolByName("archive")), std::size_t { 1 });
+        QVERIFY(p.cluster().checkInvariants());
+    }
+
     void deferrableBatchWaitsForALowCarbonWindow()
     {
         rebalance::EvaluationInput input;

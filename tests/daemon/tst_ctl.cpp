@@ -631,6 +631,7 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
     QCOMPARE(num(j, "/memoryMiB"), 8192);
     QCOMPARE(str(j, "/tier"), std::string("warm"));
     QCOMPARE(str(j, "/businessLine"), std::string("search"));
+    QCOMPARE(num(j, "/offTier"), 0); // none of its work runs off its tier
     // An empty business line clears it (the pool is then a cost row of its own in reports); the rest stays.
     const CtlRun cleared = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
         QStringLiteral("set"), QStringLiteral("gold"), QStringLiteral("--business-line"), QString() });
