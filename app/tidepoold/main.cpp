@@ -223,12 +223,13 @@ int main(int argc, char** argv)
         notifySystemd("STOPPING=1");
         reloadSignal.cancel();
         feedTimer.cancel();
-        host.stop();
         // The agents are told the core is stopping (a reject each): the loop runs on until those are written, for
-        // at most a second, then stops.
+        // at most a second; then everything stops, what is left of the agents' connections closed.
+        host.agents().dismissAll("the core is stopping");
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
         shutdownPoll = [&, deadline](const boost::system::error_code&) {
             if (host.agents().connectionCount() == 0 || std::chrono::steady_clock::now() >= deadline) {
+                host.stop();
                 io.stop();
                 return;
             }

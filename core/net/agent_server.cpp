@@ -75,8 +75,19 @@ void AgentServer::stop()
     m_acceptRetry.cancel();
     for (const auto& weak : m_sessions)
         if (const auto session = weak.lock())
+            session->close("the server is stopping");
+    m_sessions.clear();
+}
+
+void AgentServer::dismissAll(const std::string& reason)
+{
+    boost::system::error_code ec;
+    m_acceptor.close(ec);
+    m_acceptRetry.cancel();
+    for (const auto& weak : m_sessions)
+        if (const auto session = weak.lock())
             session->dismiss(
-                protocol::Reject { "the core is stopping", protocol::RejectCause::Closed }, "the server is stopping");
+                protocol::Reject { reason.substr(0, protocol::kMaxTextBytes), protocol::RejectCause::Closed }, reason);
 }
 
 std::size_t AgentServer::connectionCount() const

@@ -115,9 +115,12 @@ public:
 
     // Binds and starts accepting. Port 0 picks an ephemeral port; the bound port is returned.
     Expected<std::uint16_t> listen(const std::string& address, std::uint16_t port);
-    // Stops accepting and ends every connection: a joined agent is told first (a `reject` with cause `closed`, "the
-    // core is stopping", so that its log says why rather than showing a reset), and its connection closes once that is
-    // written, within 5 s; one not joined closes at once. `connectionCount` says when all are gone.
+    // The first half of a graceful stop: stops accepting and tells every joined agent why its session ends (a
+    // `reject` with cause `closed`, "the core is stopping", so that its log says why rather than showing a reset);
+    // each connection closes once that is written, within 5 s, and one not joined closes at once. `connectionCount`
+    // says when all are gone; `stop` then closes what is left.
+    void dismissAll(const std::string& reason);
+    // Stops accepting and closes every connection now (nothing of a session is left pending on the io_context).
     void stop();
 
     const AgentServerStats& stats() const { return m_shared->stats; }

@@ -1311,9 +1311,10 @@ void TestProtocol::connectionBuffersTelemetryAndReconnects()
     // The core goes away and comes back: the agent joins again by itself and sends its inventory again. Stopping, the
     // core told it so (a reject, cause closed) before the connection closed, rather than resetting it.
     QCOMPARE(connection->stats().rejections, std::uint64_t { 0 });
-    server->stop();
+    server->dismissAll("the core is stopping");
     QVERIFY(runUntil(io, [&] { return !connection->joined(); }));
     QVERIFY(runUntil(io, [&] { return server->connectionCount() == 0; }));
+    server->stop();
     QCOMPARE(connection->stats().rejections, std::uint64_t { 1 });
     QCOMPARE(connection->stats().displacements, std::uint64_t { 0 });
     auto again = net::AgentServer::create(io, serverConfig, events, {});
