@@ -346,6 +346,10 @@
         <source>not enough free accelerator memory</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>another workload runs under its id there</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>PlanStep</name>

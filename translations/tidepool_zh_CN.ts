@@ -346,6 +346,10 @@
         <source>not enough free accelerator memory</source>
         <translation>加速器空闲显存不足</translation>
     </message>
+    <message>
+        <source>another workload runs under its id there</source>
+        <translation>该节点上另一个工作负载占用了它的编号</translation>
+    </message>
 </context>
 <context>
     <name>PlanStep</name>

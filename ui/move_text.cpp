@@ -32,7 +32,9 @@ constexpr std::array kReasons { Name { "node unschedulable", QT_TRANSLATE_NOOP("
     Name { "insufficient memory bandwidth", QT_TRANSLATE_NOOP("MoveText", "not enough memory bandwidth") },
     Name { "insufficient network bandwidth", QT_TRANSLATE_NOOP("MoveText", "not enough network bandwidth") },
     Name { "pool quota exhausted", QT_TRANSLATE_NOOP("MoveText", "its pool's quota is used up") },
-    Name { "rejected by policy", QT_TRANSLATE_NOOP("MoveText", "refused by a scheduling policy") } };
+    Name { "rejected by policy", QT_TRANSLATE_NOOP("MoveText", "refused by a scheduling policy") },
+    Name { "its id held there by another workload",
+        QT_TRANSLATE_NOOP("MoveText", "another workload runs under its id there") } };
 
 QString workloadName(const MoveResult& r)
 {

@@ -768,17 +768,27 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
     }
     if (w.node != node.id) {
         // A copy where the core no longer places it (re-placed while this node was away), or a finished record.
-        if (!running)
+        if (!running) {
+            // Where another workload ran under its id, that one has ended: the node may take this one now.
+            if (m_scheduler->keepsOff(w.workload.id, node.id)) {
+                m_scheduler->allowOn(w.workload.id, node.id);
+                schedulePendingRetry(false);
+            }
             return;
+        }
+        if (m_scheduler->keepsOff(w.workload.id, node.id))
+            return; // the other workload under its id, seen before: still left alone
         if (w.phase == WorkloadPhase::Pending && w.placedMs == 0) {
             // Never placed, so never launched by this core: what runs under its id is another workload (launched by
             // a core whose database this one does not have, numbering from where it was) and is not this core's to
-            // adopt or to stop. Should the pending one be placed on this node, the agent refuses the launch, naming
-            // what it holds.
+            // adopt or to stop. The agent would refuse to launch the pending one beside it, so it is placed elsewhere
+            // until that one ends; and once it is placed, that one is still no copy of it to stop.
             ++m_stats.foreignWorkloadsLeftAlone;
+            m_scheduler->keepOff(w.workload.id, node.id);
             logLine("control: warning: node " + nodeName + " runs workload " + std::to_string(w.workload.id)
                 + ", an id this core gave to a workload (" + w.workload.name
-                + ") it has not launched yet: another workload under the same id, left alone and not adopted");
+                + ") it has not launched yet: another workload under the same id, left alone and not adopted; "
+                + "the pending one is placed elsewhere until that one ends");
             return;
         }
         if (w.phase == WorkloadPhase::Pending) {
@@ -1514,6 +1524,7 @@ void ControlPlane::forgetLaunches(LiveNode& node)
 
 void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail)
 {
+    m_scheduler->forgetKeptOff(w.workload.id);
     if (w.node != kNoNode) {
         (void)m_scheduler->release(w.workload.id);
         schedulePendingRetry();
@@ -1654,7 +1665,9 @@ void ControlPlane::retryPass()
             }
             m_pending.insert(key);
         } else if (!tryPlace(it->second)) {
-            failed.insert(std::move(shape));
+            // One kept off a node (another workload holds its id there) fails where others of its shape may not.
+            if (!m_scheduler->keepsOffAnywhere(it->second.workload.id))
+                failed.insert(std::move(shape));
             m_pending.insert(key);
         }
     }

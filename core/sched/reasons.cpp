@@ -24,6 +24,7 @@ std::string_view toString(RejectReason reason)
     case RejectReason::InsufficientNetBandwidth: return "insufficient network bandwidth";
     case RejectReason::PoolQuotaExhausted: return "pool quota exhausted";
     case RejectReason::PolicyRejected: return "rejected by policy";
+    case RejectReason::IdHeldThere: return "its id held there by another workload";
     case RejectReason::Count: break;
     }
     return "unknown";

@@ -28,6 +28,7 @@ enum class RejectReason : std::uint8_t {
     InsufficientNetBandwidth,
     PoolQuotaExhausted,
     PolicyRejected, // a policy plugin's own filter said no
+    IdHeldThere, // another workload runs under its id there (Scheduler::keepOff)
     Count
 };
 inline constexpr std::size_t kRejectReasonCount = static_cast<std::size_t>(RejectReason::Count);

@@ -135,8 +135,40 @@ RejectReason Scheduler::check(const Node& node, const Workload& w, bool& transla
     return checkCapacity(node, w);
 }
 
+void Scheduler::keepOff(WorkloadId workload, NodeId node)
+{
+    std::vector<NodeId>& nodes = m_keptOff[workload];
+    if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+        nodes.push_back(node);
+}
+
+void Scheduler::allowOn(WorkloadId workload, NodeId node)
+{
+    const auto it = m_keptOff.find(workload);
+    if (it == m_keptOff.end())
+        return;
+    std::erase(it->second, node);
+    if (it->second.empty())
+        m_keptOff.erase(it);
+}
+
+void Scheduler::forgetKeptOff(WorkloadId workload)
+{
+    m_keptOff.erase(workload);
+}
+
+bool Scheduler::keepsOff(WorkloadId workload, NodeId node) const
+{
+    if (m_keptOff.empty())
+        return false;
+    const auto it = m_keptOff.find(workload);
+    return it != m_keptOff.end() && std::find(it->second.begin(), it->second.end(), node) != it->second.end();
+}
+
 RejectReason Scheduler::checkCapacity(const Node& node, const Workload& w)
 {
+    if (keepsOff(w.id, node.id))
+        return RejectReason::IdHeldThere;
     if (w.accelerators.any())
         if (const RejectReason r = filters::accelerator(node, w); r != RejectReason::None)
             return r;

@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 namespace tidepool {
@@ -56,6 +57,15 @@ public:
     // without it, but say so all the same). The index is rebuilt when next needed, once however many changes came
     // before: ten thousand agents joining at once cost one rebuild, not one each.
     void nodesChanged();
+
+    // Keeps one workload off one node (another workload holds its id there: the agent would refuse the launch) until
+    // `allowOn`, or `forgetKeptOff` when the workload is gone. Placements, preemption and `check` all see it, as the
+    // reason `IdHeldThere`.
+    void keepOff(WorkloadId workload, NodeId node);
+    void allowOn(WorkloadId workload, NodeId node);
+    void forgetKeptOff(WorkloadId workload);
+    bool keepsOff(WorkloadId workload, NodeId node) const;
+    bool keepsOffAnywhere(WorkloadId workload) const { return !m_keptOff.empty() && m_keptOff.count(workload); }
 
     // Evaluates one node for a workload with the built-in filters and the policies' filters.
     RejectReason check(const Node& node, const Workload& w, bool& translated);
@@ -110,6 +120,7 @@ private:
     std::vector<std::pair<std::int32_t, NodeId>> m_preemptable; // scratch of `tryPreempt`: (lowest priority, node)
     std::vector<NodeIndex::Match> m_matching; // index classes that pass the static checks, per placement
     std::vector<std::vector<std::int64_t>> m_raw;
+    std::unordered_map<WorkloadId, std::vector<NodeId>> m_keptOff; // rare: checked only when not empty
     std::vector<double> m_total;
 };
 

@@ -421,6 +421,47 @@ private slots:
         QCOMPARE(m_plane->stats().foreignWorkloadsLeftAlone, std::uint64_t { 1 });
         QVERIFY(
             logMentions("node n1 runs workload " + std::to_string(id) + ", an id this core gave to a workload (new)"));
+        // The agent would refuse its launch beside the other one: it waits for another node, saying why.
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending));
+        QVERIFY(sentOf<protocol::Launch>("s1").empty());
+        QVERIFY2(m_plane->workload(id)->detail.find("its id held there by another workload") != std::string::npos,
+            m_plane->workload(id)->detail.c_str());
+        join("s2", "n2");
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(id), std::string("n2"));
+        m_plane->onWorkloadUpdate("s2", status(id, "running", 78));
+        // Placed and running on n2, it still has no copy on n1 to stop: the other workload is left alone, counted once.
+        m_plane->onWorkloadUpdate("s1", status(id, "running", 77));
+        m_plane->onLeft("s1", "network");
+        join("s3", "n1", { status(id, "running", 77) });
+        QVERIFY(sentOf<protocol::Stop>("s1").empty());
+        QVERIFY(sentOf<protocol::Stop>("s3").empty());
+        QCOMPARE(m_plane->stats().foreignWorkloadsLeftAlone, std::uint64_t { 1 });
+        QCOMPARE(m_plane->stats().duplicateStops, std::uint64_t { 0 });
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
+    }
+
+    // One kept off a node does not keep the others of its shape waiting; once the other workload under its id ends,
+    // the node takes it.
+    void aNodeTakesAPendingWorkloadOnceTheOtherUnderItsIdEnds()
+    {
+        const WorkloadId id = submit("new");
+        const WorkloadId same = submit("same-shape"); // tried after it in the same pass
+        join("s1", "n1", { status(id, "running", 77) });
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(name(m_plane->workload(same)->phase), name(WorkloadPhase::Launching));
+        m_plane->onWorkloadUpdate("s1", status(id, "exited", 77));
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        QCOMPARE(sentOf<protocol::Launch>("s1").size(), std::size_t { 2 });
     }
 
     // Every stop names the launch it means: a cancel, a preemption, a copy placed elsewhere now.

@@ -59,6 +59,7 @@ private slots:
     void profileWithoutPreemptionEvictsNothing();
     void equalCostsGoToTheTieOrder_data();
     void equalCostsGoToTheTieOrder();
+    void aNodeItIsKeptOffIsNoPlaceToPreempt();
 };
 
 void TestPreemption::evictsLowestPriorityNodeFirst()
@@ -252,6 +253,31 @@ void TestPreemption::equalCostsGoToTheTieOrder()
     QCOMPARE(d.placement->node, expected);
     QCOMPARE(d.victims, std::vector<WorkloadId> { 10 + expected });
     QVERIFY(c.checkInvariants());
+}
+
+// A workload kept off a node (another workload runs under its id there) neither lands there nor evicts anyone there,
+// though the node is the cheapest to preempt on; allowed on it again, it does.
+void TestPreemption::aNodeItIsKeptOffIsNoPlaceToPreempt()
+{
+    ClusterState c;
+    const NodeId n0 = c.addNode(cpuNode("n0", 4000));
+    const NodeId n1 = c.addNode(cpuNode("n1", 4000));
+    resident(c, n0, 10, 4000, 3);
+    resident(c, n1, 11, 4000, 1);
+    auto s = preemptingScheduler(c);
+    QVERIFY(c.addWorkload(cpuWorkload(1, 2000, 0, 5)));
+    s->keepOff(1, n1);
+    bool translated = false;
+    QCOMPARE(toString(s->check(c.node(n1), c.workload(1)->workload, translated)), toString(RejectReason::IdHeldThere));
+    const Decision d = s->place(1, true);
+    QVERIFY(d.placement.has_value());
+    QCOMPARE(d.placement->node, n0);
+    QCOMPARE(d.victims, std::vector<WorkloadId> { 10 });
+    s->allowOn(1, n1);
+    QVERIFY(!s->keepsOffAnywhere(1));
+    const Decision again = s->place(1, true);
+    QVERIFY(again.placement.has_value());
+    QCOMPARE(again.placement->node, n1);
 }
 
 QTEST_APPLESS_MAIN(TestPreemption)
