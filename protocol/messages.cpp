@@ -101,6 +101,8 @@ json toJson(const Inventory& m)
         { "translation", std::move(translation) }, { "workloads", std::move(workloads) } };
     if (!m.cpuModel.empty())
         j["cpuModel"] = m.cpuModel;
+    if (m.netMbps != 0)
+        j["netMbps"] = m.netMbps;
     return j;
 }
 json toJson(const WorkloadUpdate& m)
@@ -110,9 +112,13 @@ json toJson(const WorkloadUpdate& m)
 json toJson(const PoolConfig& m)
 {
     json pools = json::array();
-    for (const PoolLimits& p : m.pools)
-        pools.push_back(json { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB },
-            { "ioWeight", p.ioWeight } });
+    for (const PoolLimits& p : m.pools) {
+        json pool { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB },
+            { "ioWeight", p.ioWeight } };
+        if (p.netMbps != 0)
+            pool["netMbps"] = p.netMbps;
+        pools.push_back(std::move(pool));
+    }
     return json { { "pools", std::move(pools) } };
 }
 json toJson(const Launch& m)
@@ -192,6 +198,8 @@ Inventory readInventory(JsonReader& r)
     });
     r.objects("workloads", kMaxWorkloadsPerNode,
         [&](JsonReader& w) { m.workloads.push_back(readWorkloadStatus(w)); });
+    if (r.has("netMbps"))
+        m.netMbps = r.integer("netMbps", 1, kMaxNetMbps);
     return m;
 }
 
@@ -217,6 +225,8 @@ PoolConfig readPoolConfig(JsonReader& r)
         limits.cpuMillis = p.integer("cpuMillis", 1, kMaxCpuMillis);
         limits.memoryMiB = p.integer("memoryMiB", 1, kMaxMemoryMiB);
         limits.ioWeight = static_cast<std::int32_t>(p.integer("ioWeight", 1, 10'000));
+        if (p.has("netMbps"))
+            limits.netMbps = p.integer("netMbps", 1, kMaxNetMbps);
         m.pools.push_back(std::move(limits));
     });
     return m;

@@ -42,6 +42,7 @@ inline constexpr std::size_t kMaxEnv = 256; // environment entries "NAME=value" 
 inline constexpr std::size_t kMaxCpuFeatures = 512;
 inline constexpr std::int64_t kMaxWorkloadId = std::int64_t { 1 } << 53; // exact in every JSON implementation
 inline constexpr std::int32_t kMaxIncarnation = 0x7fff'ffff; // launches of one workload id
+inline constexpr std::int64_t kMaxNetMbps = 10'000'000; // 10 Tbit/s: a link's rate, a pool's share of it
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
 
@@ -187,6 +188,11 @@ struct Inventory {
     std::vector<DeviceInfo> devices;
     std::vector<TranslationFactor> translation;
     std::vector<WorkloadStatus> workloads;
+    // The egress link's rate in Mbit/s where the agent shapes the node's traffic by pool (`tidepool-agent
+    // --net-shape`); the core then counts it as the node's network capacity and sends each pool's guaranteed rate. On
+    // the wire only when not 0 (absent: not shaped, the network counts as unlimited), so agents that do not shape read
+    // as before; a core from before shaping refuses the field: upgrade the core before turning shaping on.
+    std::int64_t netMbps = 0;
     bool operator==(const Inventory&) const = default;
 };
 
@@ -202,6 +208,9 @@ struct PoolLimits {
     std::int64_t cpuMillis = 0; // CPU quota: 500 = half a core
     std::int64_t memoryMiB = 0; // memory limit
     std::int32_t ioWeight = 100; // 1..10000, as cgroup v2's io.weight
+    // The egress rate guaranteed to the pool on this node, Mbit/s: what its workloads placed here asked for. Sent only
+    // to an agent that shapes (its inventory gave `netMbps`) and only when not 0 (absent reads as 0: best effort).
+    std::int64_t netMbps = 0;
     bool operator==(const PoolLimits&) const = default;
 };
 

@@ -17,6 +17,7 @@ TIDEPOOL_PACKAGES=(
   libexpected-dev nlohmann-json3-dev
   libboost-dev libssl-dev openssl libsqlite3-dev libpq-dev postgresql
   qemu-user-static gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu
+  iproute2
   clang-14 libfuzzer-14-dev
 )
 

@@ -206,6 +206,7 @@ std::optional<CgroupLayout> detectV1(
         { "memory", &CgroupPaths::memory },
         { "blkio", &CgroupPaths::io },
         { "net_cls", &CgroupPaths::netCls },
+        { "net_prio", &CgroupPaths::netPrio },
     };
     for (const auto& [controller, member] : wanted) {
         const Mount* found = nullptr;
@@ -241,8 +242,8 @@ std::optional<CgroupLayout> detectV1(
         layout.notes.emplace_back("cgroup v1: no cpuacct hierarchy; CPU usage cannot be read back");
     if (layout.parents.io.empty())
         layout.notes.emplace_back("cgroup v1: no blkio hierarchy; IO weight and throttles are not enforced");
-    if (layout.parents.netCls.empty())
-        layout.notes.emplace_back("cgroup v1: no net_cls hierarchy; network use is accounted only");
+    if (layout.parents.netCls.empty() && layout.parents.netPrio.empty())
+        layout.notes.emplace_back("cgroup v1: no net_cls or net_prio hierarchy; network use is accounted only");
     return layout;
 }
 
@@ -251,7 +252,7 @@ std::optional<CgroupLayout> detectV1(
 std::vector<std::filesystem::path> CgroupPaths::distinct() const
 {
     std::vector<std::filesystem::path> out;
-    for (const auto* p : { &memory, &cpu, &cpuacct, &io, &netCls })
+    for (const auto* p : { &memory, &cpu, &cpuacct, &io, &netCls, &netPrio })
         if (!p->empty() && std::find(out.begin(), out.end(), *p) == out.end())
             out.push_back(*p);
     return out;
@@ -266,6 +267,7 @@ CgroupPaths CgroupPaths::child(std::string_view name) const
     out.memory = extend(memory);
     out.io = extend(io);
     out.netCls = extend(netCls);
+    out.netPrio = extend(netPrio);
     return out;
 }
 

@@ -4,7 +4,8 @@
 //   - cgroup v2: a cgroup2 mount whose root `cgroup.controllers` lists both `cpu` and `memory` (a hybrid host's
 //     /sys/fs/cgroup/unified with only `hugetlb` does not count);
 //   - else cgroup v1: `cgroup` mounts carrying the `cpu` and `memory` controllers (required), `cpuacct` (CPU usage),
-//     `blkio` (IO weight and throttles) and `net_cls` (a classid for tc) when mounted;
+//     `blkio` (IO weight and throttles), `net_cls` (a classid for tc) and `net_prio` (the priority that puts a
+//     pool's packets in its shaping class) when mounted;
 //   - else none: an error that says what was found.
 // The parent under which the agent's base cgroup goes is the agent's own cgroup when that directory is writable (and,
 // for v2, has cpu and memory in its `cgroup.controllers`), otherwise the hierarchy's root.
@@ -32,6 +33,7 @@ struct CgroupPaths {
     std::filesystem::path memory; // memory.max / memory.limit_in_bytes, OOM counters, cgroup.procs for listing
     std::filesystem::path io; // io.weight and io.max / blkio.*; empty without an io (v2) or blkio (v1) controller
     std::filesystem::path netCls; // net_cls.classid, v1 only; empty otherwise
+    std::filesystem::path netPrio; // net_prio.ifpriomap, v1 only (network shaping, net_shaper.h); empty otherwise
 
     // The set paths without repeats, `memory` first: the directories whose cgroup.procs a process joins.
     std::vector<std::filesystem::path> distinct() const;

@@ -27,6 +27,10 @@ IsolationExpected<void> checkLimits(const PoolLimits& limits)
         return bad("memoryBytes", "must be at least 4096 (got " + std::to_string(*limits.memoryBytes) + ")");
     if (limits.ioWeight && (*limits.ioWeight < 1 || *limits.ioWeight > 10'000))
         return bad("ioWeight", "must be between 1 and 10000 (got " + std::to_string(*limits.ioWeight) + ")");
+    if (limits.netPriority
+        && (limits.netPriority->device.empty() || limits.netPriority->device.size() > 15
+            || limits.netPriority->device.find_first_of(" \n/") != std::string::npos))
+        return bad("netPriority.device", "must be a network device name (got \"" + limits.netPriority->device + "\")");
     for (std::size_t i = 0; i < limits.ioDevices.size(); ++i)
         if (limits.ioDevices[i].major == 0 && limits.ioDevices[i].minor == 0)
             return bad("ioDevices[" + std::to_string(i) + "]", "names no block device (0:0)");
@@ -125,8 +129,9 @@ IsolationExpected<void> applyV2(const CgroupPaths& pool, const PoolLimits& limit
                         return ok;
         }
     }
-    if (limits.netClassId)
-        report.notEnforced.emplace_back("network: cgroup v2 has no net_cls; the pool's traffic is accounted only");
+    if (limits.netClassId || limits.netPriority)
+        report.notEnforced.emplace_back(
+            "network: cgroup v2 has neither net_cls nor net_prio; the pool's traffic is accounted only");
     return {};
 }
 
@@ -192,6 +197,22 @@ IsolationExpected<void> applyV1(const CgroupPaths& pool, const PoolLimits& limit
             return ok;
     } else if (limits.netClassId) {
         report.notEnforced.emplace_back("network: no net_cls hierarchy; the pool's traffic is accounted only");
+    }
+
+    if (limits.netPriority && pool.netPrio.empty()) {
+        report.notEnforced.emplace_back("network shaping: no net_prio hierarchy; the pool's traffic is not shaped");
+    } else if (limits.netPriority) {
+        // The pool, and each workload in it: a cgroup copies its parent's map when it is created, never after.
+        const std::string line = limits.netPriority->device + " " + std::to_string(limits.netPriority->priority);
+        if (auto ok = sysfs::writeFile(pool.netPrio / "net_prio.ifpriomap", line); !ok)
+            return ok;
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(pool.netPrio, ec)) {
+            if (!entry.is_directory(ec) || !entry.path().filename().string().starts_with("wl-"))
+                continue;
+            if (auto ok = sysfs::writeFile(entry.path() / "net_prio.ifpriomap", line); !ok)
+                return ok;
+        }
     }
     return {};
 }

@@ -10,8 +10,11 @@
 //     (memory.swap.max 0 / memory.memsw.limit_in_bytes equal to the limit); absent swap files are ignored;
 //   - IO: `ioWeight` 1..10000 (v2 scale), io.weight (or io.bfq.weight) / blkio.weight (or blkio.bfq.weight) scaled
 //     linearly to 10..1000 as runc does; per-device byte and IO-per-second throttles, io.max / blkio.throttle.*;
-//   - network: only accounted. With a cgroup v1 net_cls hierarchy mounted, `netClassId` is written to
-//     net_cls.classid so that tc filters can shape the pool's traffic; setting up tc is out of scope.
+//   - network: with a cgroup v1 net_prio hierarchy, `netPriority` is written to net_prio.ifpriomap ("<device>
+//     <priority>") of the pool and of each of its workloads (a child takes its parent's map only when created), so
+//     that every packet the pool's processes send through the device carries the priority of its class in the
+//     device's HTB tree, which `NetShaper` (net_shaper.h) keeps; with a v1 net_cls hierarchy, `netClassId` is written
+//     to net_cls.classid for an operator's own tc filters. cgroup v2 has neither: network use is accounted only.
 // Names of pools and workloads are limited to [A-Za-z0-9._-] (not "." or "..", at most 64 characters), so no name can
 // reach outside the base cgroup. Every write failure names the file and carries the errno text.
 //
@@ -20,6 +23,7 @@
 
 #include "agents/isolation/cgroup_layout.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -44,6 +48,13 @@ struct PoolLimits {
     std::optional<std::uint32_t> ioWeight; // 1..10000, cgroup v2 scale (default 100)
     std::vector<IoDeviceLimit> ioDevices;
     std::optional<std::uint32_t> netClassId; // net_cls classid (0xAAAABBBB = tc handle AAAA:BBBB), v1 only
+    // The skb priority the pool's traffic through `device` carries: its HTB class (0xAAAABBBB = class AAAA:BBBB), v1.
+    struct NetPriority {
+        std::string device;
+        std::uint32_t priority = 0;
+        bool operator==(const NetPriority&) const = default;
+    };
+    std::optional<NetPriority> netPriority;
 };
 
 // What the kernel of this host cannot enforce of the limits asked for (missing controllers or files); the rest holds.
@@ -87,6 +98,10 @@ public:
     IsolationExpected<CgroupPaths> poolPaths(std::string_view pool) const;
     IsolationExpected<CgroupPaths> workloadPaths(
         std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0) const;
+
+    // Each pool's priority for `device` in its net_prio.ifpriomap (the shaping class a previous agent gave it), for
+    // the pools that have one other than 0; empty without a net_prio hierarchy.
+    std::map<std::string, std::uint32_t> netPriorities(std::string_view device) const;
 
     IsolationExpected<CgroupUsage> usage(const CgroupPaths& group) const;
     // Process ids in the cgroup (from the memory hierarchy's cgroup.procs).

@@ -51,6 +51,7 @@ std::string launchRecordPrefix(const LaunchRecord& record)
                 { "memory", record.cgroup.memory.string() },
                 { "io", record.cgroup.io.string() },
                 { "netCls", record.cgroup.netCls.string() },
+                { "netPrio", record.cgroup.netPrio.string() },
             } },
         { "procsFile", record.procsFile },
         { "killFile", record.killFile },
@@ -87,6 +88,7 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
         r.cgroup.memory = cg.at("memory").get<std::string>();
         r.cgroup.io = cg.value("io", std::string());
         r.cgroup.netCls = cg.value("netCls", std::string());
+        r.cgroup.netPrio = cg.value("netPrio", std::string());
         r.procsFile = j.at("procsFile").get<std::string>();
         r.killFile = j.value("killFile", std::string());
         r.oomCounterFile = j.value("oomCounterFile", std::string());

@@ -8,6 +8,7 @@
 #include "agents/inventory/nvml.h"
 #include "agents/isolation/cgroup_layout.h"
 #include "agents/isolation/cgroups.h"
+#include "agents/isolation/net_shaper.h"
 #include "agents/isolation/pool_notes.h"
 #include "agents/net/agent_connection.h"
 #include "agents/runner/core_commands.h"
@@ -51,6 +52,10 @@ constexpr const char* kUsage
   --keep-replaced-count N  the most records kept in <state-dir>/replaced/, the newest (default 64)
   --log-cap-mib MIB        the most each running workload's stdout.log and stderr.log may hold (default 64; 0 = no
                            limit); past it, the newest half of it is kept in stdout.log.1 and the file is emptied
+  --net-shape DEVICE[:MBPS]   shape the node's egress through DEVICE by pool (HTB classes, cgroup v1 net_prio):
+                           each pool is guaranteed what its workloads here asked for and may borrow up to the link;
+                           MBPS is the link's rate (default: the device's speed). The core counts it as the node's
+                           network capacity (a core from before shaping refuses the inventory: upgrade it first)
   --no-slowdown            do not measure translation slowdowns
   --verbose                log protocol events too
 )";
@@ -83,7 +88,7 @@ int main(int argc, char** argv)
     std::string core, tokenFile, stateDir, name, nvmlLibrary = std::string(agent::kDefaultNvmlLibrary);
     std::string acceleratorFile = std::string(agent::kDefaultAcceleratorFile);
     transport::TlsClientFiles tlsFiles;
-    std::string tlsServerName;
+    std::string tlsServerName, netShape;
     std::vector<std::vector<std::string>> probes;
     fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
     bool measure = true, verbose = false;
@@ -144,7 +149,9 @@ int main(int argc, char** argv)
             if (e != std::errc() || ptr != value.data() + value.size() || mib > (std::uint64_t { 1 } << 30))
                 return fail("--log-cap-mib: \"" + value + "\" is not a number of MiB");
             logCapBytes = mib << 20;
-        } else if (option == "--tls-ca")
+        } else if (option == "--net-shape")
+            netShape = value;
+        else if (option == "--tls-ca")
             tlsFiles.ca = value;
         else if (option == "--tls-server-name")
             tlsServerName = value;
@@ -232,6 +239,24 @@ int main(int argc, char** argv)
         return fail("cgroups: " + cgroups.error().message);
     for (const std::string& note : cgroups->notes())
         logLine(note);
+    std::optional<agent::NetShaper> shaper;
+    if (!netShape.empty()) {
+        if (layout->parents.netPrio.empty())
+            return fail("--net-shape needs the cgroup v1 net_prio hierarchy, which this host has not mounted (mount -t "
+                        "cgroup -o net_prio net_prio /sys/fs/cgroup/net_prio; cgroup v2 has none)");
+        auto shapeConfig = agent::NetShaper::parseOption(netShape);
+        if (!shapeConfig)
+            return fail("--net-shape: " + shapeConfig.error().message);
+        auto made = agent::NetShaper::create(std::move(*shapeConfig));
+        if (!made)
+            return fail("--net-shape: " + made.error().message);
+        // The classes a previous agent gave the pools: their running workloads' cgroups carry those priorities.
+        for (const auto& [pool, priority] : cgroups->netPriorities(made->device()))
+            made->adopt(pool, priority);
+        shaper = std::move(*made);
+        logLine("network: shaping egress through " + shaper->device() + " at " + std::to_string(shaper->linkMbps())
+            + " Mbit/s by pool (HTB classes, net_prio)");
+    }
     agent::RunnerConfig runnerConfig;
     runnerConfig.stateDir = stateDir;
     runnerConfig.logCapBytes = logCapBytes;
@@ -276,6 +301,7 @@ int main(int argc, char** argv)
     handlers.inventory = [&] {
         protocol::Inventory inventory = agent::toProtocolInventory(node);
         inventory.translation = factors;
+        inventory.netMbps = shaper ? shaper->linkMbps() : 0;
         for (const agent::WorkloadStatus& w : runner->workloads())
             if (auto s = agent::toProtocolStatus(w))
                 inventory.workloads.push_back(*s);
@@ -294,11 +320,24 @@ int main(int argc, char** argv)
     };
     handlers.command = [&](const protocol::Message& message) {
         if (const auto* pools = std::get_if<protocol::PoolConfig>(&message)) {
+            if (shaper) {
+                std::vector<agent::PoolRate> rates;
+                for (const protocol::PoolLimits& p : pools->pools)
+                    rates.push_back({ p.name, p.netMbps });
+                if (auto shaped = shaper->apply(rates); !shaped)
+                    logLine("network shaping: " + shaped.error().message);
+                else
+                    for (const std::string& note : *shaped)
+                        logLine("network shaping: " + note);
+            }
             for (const protocol::PoolLimits& p : pools->pools) {
                 agent::PoolLimits limits;
                 limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
                 limits.memoryBytes = static_cast<std::uint64_t>(p.memoryMiB) << 20;
                 limits.ioWeight = static_cast<std::uint32_t>(p.ioWeight);
+                if (shaper && shaper->priorityOf(p.name) != 0)
+                    limits.netPriority
+                        = agent::PoolLimits::NetPriority { shaper->device(), shaper->priorityOf(p.name) };
                 if (auto created = cgroups->createPool(p.name); !created) {
                     logLine("pool " + p.name + ": " + created.error().message);
                     continue;

@@ -62,6 +62,10 @@ void printNode(const json& n)
         { "Memory",
             mebibytes(integer(n, "memoryMiBFree")) + " of " + mebibytes(integer(n, "memoryMiB")) + " free, "
                 + mebibytes(integer(n, "memoryUsedMiB")) + " in use" },
+        { "Network",
+            n.contains("netMbps")
+                ? text(n, "netMbpsFree") + " of " + text(n, "netMbps") + " Mbit/s free to guarantee (shaped by pool)"
+                : std::string("not shaped") },
         { "Workloads", text(n, "workloads") },
         { "Pools", joined(n.value("pools", json::array()), ", ") },
         { "Translation", translation.empty() ? "-" : translation },

@@ -678,6 +678,17 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
     }
     node->cpuModel = inventory.cpuModel;
     node->numaNodes = inventory.numaNodes;
+    // A shaped link is the node's network capacity: the scheduler guarantees no more than it holds.
+    node->netShaped = inventory.netMbps > 0;
+    if (const Node& current = m_cluster.node(node->id);
+        current.capacity.netBandwidthMbps != (node->netShaped ? inventory.netMbps : kUnlimited)) {
+        if (auto set = m_cluster.setNetworkCapacity(node->id, node->netShaped ? inventory.netMbps : kUnlimited); !set)
+            logLine("control: warning: node " + current.name + " shapes its link at "
+                + std::to_string(inventory.netMbps) + " Mbit/s: " + set.error().message
+                + "; its network capacity is left as it was");
+        else
+            m_scheduler->nodesChanged();
+    }
     node->translation = inventory.translation;
     node->lastSeen = Clock::now();
     const Node& model = m_cluster.node(node->id);
@@ -953,6 +964,9 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                     node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
         }
     }
+    // A shaped node's pools follow what its workloads asked for: placed, ended or moved since the last pools sent.
+    if (node->netShaped && poolNetRates(m_cluster.node(node->id)) != node->poolNetSent)
+        sendPools(*node);
     // Heard from: ready again, also when it had been taken for off (its agent was not switched off after all).
     if (node->state == NodeState::Suspect || node->state == NodeState::Off || node->state == NodeState::Booting)
         setNodeState(*node, NodeState::Ready);
@@ -1046,19 +1060,36 @@ void ControlPlane::nodeBecameLost(LiveNode& node)
     }
 }
 
-void ControlPlane::sendPools(const LiveNode& node)
+std::vector<std::int64_t> ControlPlane::poolNetRates(const Node& node) const
+{
+    std::vector<std::int64_t> rates(node.pools.size(), 0);
+    for (const WorkloadId id : node.residents) {
+        const WorkloadRecord* r = m_cluster.workload(id);
+        if (!r || r->workload.requests.netBandwidthMbps <= 0)
+            continue;
+        const auto at = std::find(node.pools.begin(), node.pools.end(), r->workload.pool);
+        if (at != node.pools.end())
+            rates[static_cast<std::size_t>(at - node.pools.begin())] += r->workload.requests.netBandwidthMbps;
+    }
+    return rates;
+}
+
+void ControlPlane::sendPools(LiveNode& node)
 {
     if (!m_link.send || node.sessionId.empty())
         return;
     const Node& model = m_cluster.node(node.id);
     protocol::PoolConfig config;
-    for (const PoolId id : model.pools) {
+    if (node.netShaped)
+        node.poolNetSent = poolNetRates(model);
+    for (std::size_t i = 0; i < model.pools.size(); ++i) {
+        const PoolId id = model.pools[i];
         const Pool& pool = m_cluster.pool(id);
         // A pool's quota is cluster-wide; on one node its cgroup can take at most what the node has.
-        config.pools.push_back(protocol::PoolLimits { pool.name,
-            std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
-            std::min(pool.quota.memoryMiB, model.capacity.memoryMiB),
-            m_poolIoWeight[static_cast<std::size_t>(id)] });
+        config.pools.push_back(
+            protocol::PoolLimits { pool.name, std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
+                std::min(pool.quota.memoryMiB, model.capacity.memoryMiB), m_poolIoWeight[static_cast<std::size_t>(id)],
+                node.netShaped ? std::min(node.poolNetSent[i], protocol::kMaxNetMbps) : 0 });
     }
     m_link.send(node.sessionId, config);
 }
@@ -1707,7 +1738,7 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     m_poolByName.emplace(request.name, id);
     m_poolIoWeight.push_back(request.ioWeight);
     markPool(id);
-    for (const LiveNode& node : m_nodes) {
+    for (LiveNode& node : m_nodes) {
         (void)m_cluster.attach(id, node.id);
         sendPools(node);
     }

@@ -195,6 +195,10 @@ struct LiveNode {
     Clock::time_point bootingSince {}; // when its power-down cordon was lifted while it was off
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
+    // Its agent shapes the node's egress by pool (its inventory gave the link's rate): the pools it is sent carry each
+    // pool's guaranteed rate, the last sent here (`ControlPlane::poolNetRates`), sent again when placements change it.
+    bool netShaped = false;
+    std::vector<std::int64_t> poolNetSent;
 };
 
 // Counters for /metrics and the summary.
@@ -453,7 +457,9 @@ private:
     void forgetLaunches(LiveNode& node);
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
-    void sendPools(const LiveNode& node);
+    void sendPools(LiveNode& node);
+    // Per pool of the node (in `Node::pools` order), the network its workloads placed there asked for, Mbit/s.
+    std::vector<std::int64_t> poolNetRates(const Node& node) const;
     void nodeBecameLost(LiveNode& node);
     // Cordoned by a power-down proposal and holding nothing: it may be switched off, and its silence is expected.
     bool poweredDownAndEmpty(const LiveNode& node) const;

@@ -216,13 +216,19 @@ json nodeRestJson(const NodeRest& n)
     json translation = json::object();
     for (const protocol::TranslationFactor& t : n.translation)
         translation[t.fromIsa] = t.factor;
-    return json { { "id", n.id }, { "name", n.name }, { "state", std::string(toString(n.state)) },
-        { "cordon", n.cordon }, { "peakReserved", n.peakReserved }, { "isa", std::string(toString(n.isa)) },
+    json row { { "id", n.id }, { "name", n.name }, { "state", std::string(toString(n.state)) }, { "cordon", n.cordon },
+        { "peakReserved", n.peakReserved }, { "isa", std::string(toString(n.isa)) },
         { "tier", std::string(toString(n.tier)) }, { "cpuModel", n.cpuModel }, { "numaNodes", n.numaNodes },
         { "agentVersion", n.agentVersion }, { "connected", n.connected }, { "remote", n.remote },
         { "cpuMillis", n.capacity.cpuMillis }, { "cpuMillisFree", n.free.cpuMillis },
         { "memoryMiB", n.capacity.memoryMiB }, { "memoryMiBFree", n.free.memoryMiB }, { "workloads", n.workloads },
         { "devices", std::move(devices) }, { "pools", n.pools }, { "translation", std::move(translation) } };
+    // Only where its agent shapes the link (`tidepool-agent --net-shape`): elsewhere the network is not counted.
+    if (n.capacity.netBandwidthMbps != kUnlimited) {
+        row["netMbps"] = n.capacity.netBandwidthMbps;
+        row["netMbpsFree"] = n.free.netBandwidthMbps;
+    }
+    return row;
 }
 
 // What its heartbeats change, as `applyNodeUsage` takes it.

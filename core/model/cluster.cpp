@@ -56,6 +56,23 @@ PoolId ClusterState::addPool(Pool pool)
     return m_pools.back().id;
 }
 
+Expected<void> ClusterState::setNetworkCapacity(NodeId id, std::int64_t mbps)
+{
+    Node& node = mutableNode(id);
+    const std::int64_t used = node.capacity.netBandwidthMbps - node.free.netBandwidthMbps;
+    if (mbps < used)
+        return makeError(ErrorCode::CapacityExceeded,
+            "node " + node.name + ": its workloads hold " + std::to_string(used) + " Mbit/s of network, more than "
+                + std::to_string(mbps));
+    if (mbps == node.capacity.netBandwidthMbps)
+        return {};
+    node.capacity.netBandwidthMbps = mbps;
+    node.free.netBandwidthMbps = mbps - used;
+    ++node.version;
+    ++m_version;
+    return {};
+}
+
 Expected<void> ClusterState::attach(PoolId poolId, NodeId nodeId)
 {
     if (poolId < 0 || static_cast<std::size_t>(poolId) >= m_pools.size())

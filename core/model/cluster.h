@@ -43,6 +43,10 @@ public:
     // For changing a pool's quotas, tier or business line; its usage is kept by `bind`/`unbind`.
     Pool& mutablePool(PoolId id) { return m_pools[static_cast<std::size_t>(id)]; }
 
+    // Sets a node's network capacity (Mbit/s; `kUnlimited` where it is not shaped), its free share following. Fails,
+    // changing nothing, when the node's placements hold more than `mbps`.
+    Expected<void> setNetworkCapacity(NodeId id, std::int64_t mbps);
+
     // Workloads known to the cluster, placed or not.
     Expected<void> addWorkload(Workload workload);
     const WorkloadRecord* workload(WorkloadId id) const;

@@ -480,11 +480,13 @@ void TestRunner::badLimitsChangeNothing()
     good.cpuMillis = 1500;
     QVERIFY(cgroups->applyLimits("web", good));
     const std::pair<const char*, PoolLimits> bad[] = {
-        { "cpuMillis", PoolLimits { 5, {}, {}, {}, {} } },
-        { "memoryBytes", PoolLimits { 1000, 100, {}, {}, {} } },
-        { "ioWeight", PoolLimits { 1000, {}, 0, {}, {} } },
-        { "ioWeight", PoolLimits { 1000, {}, 10001, {}, {} } },
-        { "ioDevices[0]", PoolLimits { 1000, {}, {}, { IoDeviceLimit {} }, {} } },
+        { "cpuMillis", PoolLimits { 5, {}, {}, {}, {}, {} } },
+        { "memoryBytes", PoolLimits { 1000, 100, {}, {}, {}, {} } },
+        { "ioWeight", PoolLimits { 1000, {}, 0, {}, {}, {} } },
+        { "ioWeight", PoolLimits { 1000, {}, 10001, {}, {}, {} } },
+        { "ioDevices[0]", PoolLimits { 1000, {}, {}, { IoDeviceLimit {} }, {}, {} } },
+        { "netPriority.device", PoolLimits { 1000, {}, {}, {}, {}, PoolLimits::NetPriority { "../eth0", 0x10010 } } },
+        { "netPriority.device", PoolLimits { 1000, {}, {}, {}, {}, PoolLimits::NetPriority { "", 0x10010 } } },
     };
     for (const auto& [field, limits] : bad) {
         auto applied = cgroups->applyLimits("web", limits);

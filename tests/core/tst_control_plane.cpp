@@ -445,6 +445,58 @@ private slots:
         QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Running));
     }
 
+    // A node whose agent shapes its link (its inventory gives the rate) has that much network, and the pools it is sent
+    // carry each pool's guaranteed rate there: what the pool's workloads placed on it asked for, sent again at the next
+    // heartbeat whenever that changes. A node that does not shape is sent no rates and counts as unlimited.
+    void aShapedNodeGuaranteesEachPoolWhatItsWorkloadsAskedFor()
+    {
+        const auto rateOf = [this](const std::string& session, const std::string& pool) -> std::int64_t {
+            const auto configs = sentOf<protocol::PoolConfig>(session);
+            if (configs.empty())
+                return -1;
+            for (const protocol::PoolLimits& p : configs.back().pools)
+                if (p.name == pool)
+                    return p.netMbps;
+            return -2;
+        };
+        m_plane->onJoined("s1", "127.0.0.1:1", hello("n1"));
+        protocol::Inventory shaped = inventory();
+        shaped.netMbps = 1000;
+        m_plane->onInventory("s1", shaped);
+        const NodeId n1 = m_plane->nodeByName("n1")->id;
+        QCOMPARE(m_plane->cluster().node(n1).capacity.netBandwidthMbps, std::int64_t { 1000 });
+        SubmitRequest streaming = request("stream", 500);
+        streaming.requests.netBandwidthMbps = 600;
+        const WorkloadId id = *m_plane->submit(streaming);
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        const std::string pool = m_plane->workload(id)->poolName;
+        QCOMPARE(rateOf("s1", pool), std::int64_t { 0 }); // sent at the join, before it was placed
+        const std::size_t sentBefore = sentOf<protocol::PoolConfig>("s1").size();
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
+        QCOMPARE(rateOf("s1", pool), std::int64_t { 600 });
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} }); // nothing changed: nothing sent
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), sentBefore + 1);
+        // No more than the link: a second stream waits, saying why.
+        SubmitRequest second = streaming;
+        second.name = "stream-2";
+        const WorkloadId waiting = *m_plane->submit(second);
+        QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Pending));
+        QVERIFY2(m_plane->workload(waiting)->detail.find("insufficient network bandwidth") != std::string::npos,
+            m_plane->workload(waiting)->detail.c_str());
+        // A node that does not shape: unlimited, and no rates in its pools (an agent from before shaping refuses them).
+        join("s2", "n2");
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(waiting), std::string("n2"));
+        m_plane->onHeartbeat("s2", protocol::Heartbeat { 1, {} });
+        QCOMPARE(rateOf("s2", pool), std::int64_t { 0 });
+        // The stream ends: its pool's guarantee on n1 goes with it.
+        QVERIFY(m_plane->cancel(id));
+        m_plane->onWorkloadUpdate("s1", status(id, "stopped"));
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 3, {} });
+        QCOMPARE(rateOf("s1", pool), std::int64_t { 0 });
+    }
+
     // One kept off a node does not keep the others of its shape waiting; once the other workload under its id ends,
     // the node takes it.
     void aNodeTakesAPendingWorkloadOnceTheOtherUnderItsIdEnds()

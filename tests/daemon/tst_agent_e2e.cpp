@@ -9,9 +9,13 @@
 #include "harness.h"
 
 #include <QFile>
+#include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -414,6 +418,110 @@ private slots:
             QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
         for (const std::int64_t id : { stays, small, whole })
             QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 20'000));
+    }
+
+    // An agent that shapes its link (`--net-shape`, here one end of a veth pair at 100 Mbit/s) gives the core its rate
+    // as the node's network; a workload asking for 60 Mbit/s moved there makes its pool's HTB class on the device
+    // guarantee 60, its cgroup carries that class's priority, and when it ends the guarantee goes. tst_net_shaper
+    // measures what the kernel then does with the traffic.
+    void aShapingAgentGuaranteesAPoolWhatItsWorkloadAskedFor()
+    {
+        if (std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers"))
+            QSKIP("cgroup v2: shaping needs the v1 net_prio hierarchy");
+        ::mkdir("/sys/fs/cgroup/net_prio", 0755);
+        if (!std::filesystem::exists("/sys/fs/cgroup/net_prio/net_prio.ifpriomap")
+            && ::mount("net_prio", "/sys/fs/cgroup/net_prio", "cgroup", 0, "net_prio") != 0)
+            QSKIP("no net_prio hierarchy, and it cannot be mounted here");
+        const QString device = QStringLiteral("tpe2e%1").arg(::getpid() % 100000);
+        const QString ip = QFile::exists(QStringLiteral("/usr/sbin/ip")) ? QStringLiteral("/usr/sbin/ip")
+                                                                         : QStringLiteral("/sbin/ip");
+        if (QProcess::execute(ip,
+                { QStringLiteral("link"), QStringLiteral("add"), device, QStringLiteral("type"), QStringLiteral("veth"),
+                    QStringLiteral("peer"), QStringLiteral("name"), device + QStringLiteral("p") })
+            != 0)
+            QSKIP("cannot add a veth pair");
+        const auto removeDevice = qScopeGuard([&] {
+            QProcess::execute(ip, { QStringLiteral("link"), QStringLiteral("del"), device });
+        });
+        QCOMPARE(
+            QProcess::execute(ip, { QStringLiteral("link"), QStringLiteral("set"), device, QStringLiteral("up") }), 0);
+
+        QProcess shaped;
+        shaped.setProcessChannelMode(QProcess::MergedChannels);
+        shaped.setStandardOutputFile(path(QStringLiteral("shaped-agent.log")), QIODevice::Append);
+        shaped.start(kBin + QStringLiteral("/tidepool-agent"),
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
+                path(QStringLiteral("state-shaped")), QStringLiteral("--name"), QStringLiteral("e2e-shaped"),
+                QStringLiteral("--accelerator-file"), QString(), QStringLiteral("--no-slowdown"),
+                QStringLiteral("--net-shape"), device + QStringLiteral(":100") });
+        QVERIFY(shaped.waitForStarted(5000));
+        const auto stopAgent = qScopeGuard([&] {
+            shaped.terminate();
+            if (!shaped.waitForFinished(5000))
+                shaped.kill();
+        });
+        const auto shapedLog = [&] {
+            QFile f(path(QStringLiteral("shaped-agent.log")));
+            return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+        };
+        QVERIFY2(
+            waitFor([&] { return get("/v1/nodes/e2e-shaped")["state"] == "ready"; }, 30'000), qPrintable(shapedLog()));
+        const json node = get("/v1/nodes/e2e-shaped");
+        QCOMPARE(node.value("netMbps", 0), 100);
+        QVERIFY(!get("/v1/nodes/e2e-node").contains("netMbps")); // not shaped: not counted
+
+        const auto classes = [&] {
+            QProcess tc;
+            tc.start(QStringLiteral("/usr/sbin/tc"),
+                { QStringLiteral("class"), QStringLiteral("show"), QStringLiteral("dev"), device });
+            tc.waitForFinished(5000);
+            return QString::fromUtf8(tc.readAllStandardOutput());
+        };
+        const json w = submit({ { "name", "stream" }, { "pool", "half" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "netBandwidthMbps", 60 }, { "command", { "/bin/sleep", "120" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::int64_t id = w["id"];
+        QVERIFY(waitFor([&] { return phaseIs(id, "running"); }, 10'000));
+        if (get("/v1/workloads/" + std::to_string(id))["node"] != "e2e-shaped") {
+            const auto moved = request(m_apiPort, http::verb::post, "/v1/workloads/" + std::to_string(id) + "/move",
+                m_token, json { { "node", "e2e-shaped" } }.dump());
+            QVERIFY2(moved.status == 200, moved.body.c_str());
+        }
+        QVERIFY2(waitFor(
+                     [&] {
+                         const json now = get("/v1/workloads/" + std::to_string(id));
+                         return now["phase"] == "running" && now["node"] == "e2e-shaped";
+                     },
+                     15'000),
+            get("/v1/workloads/" + std::to_string(id)).dump().c_str());
+        QCOMPARE(get("/v1/nodes/e2e-shaped").value("netMbpsFree", -1), 40);
+        // The pool's class guarantees 60 (sent with the next heartbeat's check), borrowing up to the link.
+        const QRegularExpression sixty(
+            QStringLiteral("class htb 1:([0-9a-f]+) parent 1:1 [^\\n]*rate 60Mbit ceil 100Mbit"));
+        QVERIFY2(
+            waitFor([&] { return sixty.match(classes()).hasMatch(); }, 10'000), qPrintable(classes() + shapedLog()));
+        const std::uint32_t minor = sixty.match(classes()).captured(1).toUInt(nullptr, 16);
+        // The workload's cgroup puts its packets in that class.
+        const json status = get("/v1/workloads/" + std::to_string(id));
+        const int incarnation = status.value("incarnation", 0);
+        const QString record = path(QStringLiteral("state-shaped/workloads/%1%2/launch.json"))
+                                   .arg(id)
+                                   .arg(incarnation ? QStringLiteral("@%1").arg(incarnation) : QString());
+        std::ifstream in(record.toStdString());
+        const json launch = json::parse(in, nullptr, false);
+        QVERIFY2(launch.is_object() && !launch["cgroup"].value("netPrio", std::string()).empty(),
+            record.toUtf8().constData());
+        QFile map(QString::fromStdString(launch["cgroup"]["netPrio"].get<std::string>())
+            + QStringLiteral("/net_prio.ifpriomap"));
+        QVERIFY(map.open(QIODevice::ReadOnly));
+        const QString expected = device + QStringLiteral(" %1").arg((1u << 16) | minor);
+        QVERIFY2(QString::fromUtf8(map.readAll()).contains(expected), qPrintable(expected));
+
+        QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
+        QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));
+        QVERIFY2(waitFor([&] { return !sixty.match(classes()).hasMatch(); }, 10'000), qPrintable(classes()));
+        QCOMPARE(get("/v1/nodes/e2e-shaped").value("netMbpsFree", -1), 100);
     }
 };
 

@@ -601,6 +601,9 @@ void TestCtl::nodesTableAndDetail()
         QRegularExpression(QStringLiteral("^Name:\\s+fleet-0$"), QRegularExpression::MultilineOption)));
     QVERIFY(
         one.out.contains(QRegularExpression(QStringLiteral("^State:\\s+ready"), QRegularExpression::MultilineOption)));
+    // Fleet agents do not shape their links: their network is not counted.
+    QVERIFY(one.out.contains(
+        QRegularExpression(QStringLiteral("^Network:\\s+not shaped$"), QRegularExpression::MultilineOption)));
 
     json all = parsed(ctl({ QStringLiteral("nodes"), QStringLiteral("-o"), QStringLiteral("json") }).out);
     QCOMPARE(at(all, "/nodes").size(), std::size_t { kNodes });

@@ -111,10 +111,12 @@ std::vector<protocol::Message> sampleMessages()
             { protocol::WorkloadStatus { 7, "running", 4242, 0, {} },
                 protocol::WorkloadStatus { 8, "oom_killed", 0, 9, "memory limit 64 MiB" } } },
         protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {} },
+        protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {}, 10'000 },
         protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "exited", 17, 3, {} } },
         protocol::WorkloadUpdate { protocol::WorkloadStatus { 9, "killed", 0, 15, "moved to GPU 1", 2 } },
         protocol::PoolConfig {
             { protocol::PoolLimits { "default", 4000, 8192, 100 }, protocol::PoolLimits { "batch", 500, 64, 10 } } },
+        protocol::PoolConfig { { protocol::PoolLimits { "gold", 4000, 8192, 100, 2500 } } },
         protocol::Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print('hi there')" },
             { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 }, 3 },
         protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
@@ -552,6 +554,10 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("pools name with a slash", "pools", "/pools/1/name", "\"../etc\"", "pools[1].name", C::BadName);
     row("pools cpuMillis zero", "pools", "/pools/0/cpuMillis", "0", "pools[0].cpuMillis", C::OutOfRange);
     row("pools ioWeight 0", "pools", "/pools/0/ioWeight", "0", "pools[0].ioWeight", C::OutOfRange);
+    row("pools netMbps 0", "pools", "/pools/0/netMbps", "0", "pools[0].netMbps", C::OutOfRange);
+    row("pools netMbps a string", "pools", "/pools/1/netMbps", "\"1G\"", "pools[1].netMbps", C::WrongType);
+    row("inventory netMbps negative", "inventory", "/netMbps", "-100", "netMbps", C::OutOfRange);
+    row("inventory netMbps beyond 10 Tbit/s", "inventory", "/netMbps", "10000001", "netMbps", C::OutOfRange);
     row("launch argv item empty", "launch", "/argv/1", "\"\"", "argv[1]", C::OutOfRange);
     row("launch argv item a number", "launch", "/argv/0", "3", "argv[0]", C::WrongType);
     row("launch env without =", "launch", "/env/0", "\"PATH\"", "env[0]", C::BadName);
@@ -651,6 +657,13 @@ void TestProtocol::incarnationIsOptionalOnTheWire()
     QVERIFY(!refused);
     QCOMPARE(refused.error().field, std::string("incarnation"));
     QVERIFY2(refused.error().message.find("`incarnation` is -1") != std::string::npos, refused.error().message.c_str());
+
+    // Likewise the network shaping fields: agents and cores that do not shape neither send nor read them.
+    const json pools = json::parse(
+        protocol::encodeMessage(protocol::PoolConfig { { protocol::PoolLimits { "default", 4000, 8192, 100 } } }));
+    QVERIFY(!pools.at("pools").at(0).contains("netMbps"));
+    QVERIFY(!json::parse(protocol::encodeMessage(protocol::Inventory { "x86_64", {}, {}, 1000, 1024, 1, {}, {}, {} }))
+                 .contains("netMbps"));
 }
 
 void TestProtocol::malformedPayloadsAreErrors_data()
