@@ -680,15 +680,8 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
     node->numaNodes = inventory.numaNodes;
     // A shaped link is the node's network capacity: the scheduler guarantees no more than it holds.
     node->netShaped = inventory.netMbps > 0;
-    if (const Node& current = m_cluster.node(node->id);
-        current.capacity.netBandwidthMbps != (node->netShaped ? inventory.netMbps : kUnlimited)) {
-        if (auto set = m_cluster.setNetworkCapacity(node->id, node->netShaped ? inventory.netMbps : kUnlimited); !set)
-            logLine("control: warning: node " + current.name + " shapes its link at "
-                + std::to_string(inventory.netMbps) + " Mbit/s: " + set.error().message
-                + "; its network capacity is left as it was");
-        else
-            m_scheduler->nodesChanged();
-    }
+    node->netLinkMbps = node->netShaped ? inventory.netMbps : kUnlimited;
+    applyNetworkCapacity(*node);
     node->translation = inventory.translation;
     node->lastSeen = Clock::now();
     const Node& model = m_cluster.node(node->id);
@@ -964,9 +957,11 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                     node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
         }
     }
-    // A shaped node's pools follow what its workloads asked for: placed, ended or moved since the last pools sent.
+    // A shaped node's pools follow what its workloads asked for: placed, ended or moved since the last pools sent; and
+    // its capacity comes down to a slower link as they end.
     if (node->netShaped && poolNetRates(m_cluster.node(node->id)) != node->poolNetSent)
         sendPools(*node);
+    applyNetworkCapacity(*node);
     // Heard from: ready again, also when it had been taken for off (its agent was not switched off after all).
     if (node->state == NodeState::Suspect || node->state == NodeState::Off || node->state == NodeState::Booting)
         setNodeState(*node, NodeState::Ready);
@@ -1058,6 +1053,28 @@ void ControlPlane::nodeBecameLost(LiveNode& node)
             requeue(w, "node " + name + " was lost");
         }
     }
+}
+
+void ControlPlane::applyNetworkCapacity(LiveNode& node)
+{
+    const Node& model = m_cluster.node(node.id);
+    if (model.capacity.netBandwidthMbps == node.netLinkMbps)
+        return;
+    // A link slower than what its workloads were guaranteed (the agent restarted with a lower rate): capacity is
+    // what they hold until enough of them end, so that nothing more is placed there, and it comes down to the link
+    // then.
+    const std::int64_t held = model.capacity.netBandwidthMbps - model.free.netBandwidthMbps;
+    const std::int64_t capacity = std::max(node.netLinkMbps, held);
+    if (capacity > node.netLinkMbps && !node.netOverLinkLogged) {
+        node.netOverLinkLogged = true;
+        logLine("control: warning: node " + model.name + " shapes its link at " + std::to_string(node.netLinkMbps)
+            + " Mbit/s, less than the " + std::to_string(held)
+            + " Mbit/s its workloads are guaranteed: nothing more is placed there until they are within it");
+    }
+    if (capacity == node.netLinkMbps)
+        node.netOverLinkLogged = false;
+    if (capacity != model.capacity.netBandwidthMbps && m_cluster.setNetworkCapacity(node.id, capacity))
+        m_scheduler->nodesChanged();
 }
 
 std::vector<std::int64_t> ControlPlane::poolNetRates(const Node& node) const

@@ -199,6 +199,8 @@ struct LiveNode {
     // pool's guaranteed rate, the last sent here (`ControlPlane::poolNetRates`), sent again when placements change it.
     bool netShaped = false;
     std::vector<std::int64_t> poolNetSent;
+    std::int64_t netLinkMbps = kUnlimited; // the capacity its agent reported (`kUnlimited`: not shaped)
+    bool netOverLinkLogged = false;
 };
 
 // Counters for /metrics and the summary.
@@ -458,6 +460,8 @@ private:
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
     void sendPools(LiveNode& node);
+    // Sets the node's network capacity to what its agent reported, or to what its workloads hold where that is more.
+    void applyNetworkCapacity(LiveNode& node);
     // Per pool of the node (in `Node::pools` order), the network its workloads placed there asked for, Mbit/s.
     std::vector<std::int64_t> poolNetRates(const Node& node) const;
     void nodeBecameLost(LiveNode& node);

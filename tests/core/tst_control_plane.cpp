@@ -490,11 +490,24 @@ private slots:
         QCOMPARE(nodeOf(waiting), std::string("n2"));
         m_plane->onHeartbeat("s2", protocol::Heartbeat { 1, {} });
         QCOMPARE(rateOf("s2", pool), std::int64_t { 0 });
-        // The stream ends: its pool's guarantee on n1 goes with it.
+        // The agent comes back with a slower link than the stream holds: nothing more goes there, and capacity comes
+        // down to the link once the stream ends.
+        m_plane->onLeft("s1", "restart");
+        m_plane->onJoined("s3", "127.0.0.1:1", hello("n1"));
+        shaped.netMbps = 400;
+        shaped.workloads = { status(id, "running") };
+        m_plane->onInventory("s3", shaped);
+        QCOMPARE(m_plane->cluster().node(n1).capacity.netBandwidthMbps, std::int64_t { 600 });
+        QCOMPARE(m_plane->cluster().node(n1).free.netBandwidthMbps, std::int64_t { 0 });
+        QVERIFY(logMentions("shapes its link at 400 Mbit/s, less than the 600 Mbit/s its workloads are guaranteed"));
+        QVERIFY(m_plane->cluster().checkInvariants());
+        // The stream ends: its pool's guarantee on n1 goes with it, and the capacity comes down to the link.
         QVERIFY(m_plane->cancel(id));
-        m_plane->onWorkloadUpdate("s1", status(id, "stopped"));
-        m_plane->onHeartbeat("s1", protocol::Heartbeat { 3, {} });
-        QCOMPARE(rateOf("s1", pool), std::int64_t { 0 });
+        m_plane->onWorkloadUpdate("s3", status(id, "stopped"));
+        m_plane->onHeartbeat("s3", protocol::Heartbeat { 3, {} });
+        QCOMPARE(rateOf("s3", pool), std::int64_t { 0 });
+        QCOMPARE(m_plane->cluster().node(n1).capacity.netBandwidthMbps, std::int64_t { 400 });
+        QCOMPARE(m_plane->cluster().node(n1).free.netBandwidthMbps, std::int64_t { 400 });
     }
 
     // One kept off a node does not keep the others of its shape waiting; once the other workload under its id ends,
