@@ -679,8 +679,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
     node->cpuModel = inventory.cpuModel;
     node->numaNodes = inventory.numaNodes;
     // A shaped link is the node's network capacity: the scheduler guarantees no more than it holds.
-    node->netShaped = inventory.netMbps > 0;
-    node->netLinkMbps = node->netShaped ? inventory.netMbps : kUnlimited;
+    node->netLinkMbps = inventory.netMbps > 0 ? inventory.netMbps : kUnlimited;
     applyNetworkCapacity(*node);
     node->translation = inventory.translation;
     node->lastSeen = Clock::now();
@@ -959,7 +958,7 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
     }
     // A shaped node's pools follow what its workloads asked for: placed, ended or moved since the last pools sent; and
     // its capacity comes down to a slower link as they end.
-    if (node->netShaped && poolNetRates(m_cluster.node(node->id)) != node->poolNetSent)
+    if (node->netShaped() && poolNetRates(m_cluster.node(node->id)) != node->poolNetSent)
         sendPools(*node);
     applyNetworkCapacity(*node);
     // Heard from: ready again, also when it had been taken for off (its agent was not switched off after all).
@@ -1097,7 +1096,7 @@ void ControlPlane::sendPools(LiveNode& node)
         return;
     const Node& model = m_cluster.node(node.id);
     protocol::PoolConfig config;
-    if (node.netShaped)
+    if (node.netShaped())
         node.poolNetSent = poolNetRates(model);
     for (std::size_t i = 0; i < model.pools.size(); ++i) {
         const PoolId id = model.pools[i];
@@ -1106,7 +1105,7 @@ void ControlPlane::sendPools(LiveNode& node)
         config.pools.push_back(
             protocol::PoolLimits { pool.name, std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
                 std::min(pool.quota.memoryMiB, model.capacity.memoryMiB), m_poolIoWeight[static_cast<std::size_t>(id)],
-                node.netShaped ? std::min(node.poolNetSent[i], protocol::kMaxNetMbps) : 0 });
+                node.netShaped() ? std::min(node.poolNetSent[i], protocol::kMaxNetMbps) : 0 });
     }
     m_link.send(node.sessionId, config);
 }

@@ -195,12 +195,13 @@ struct LiveNode {
     Clock::time_point bootingSince {}; // when its power-down cordon was lifted while it was off
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
-    // Its agent shapes the node's egress by pool (its inventory gave the link's rate): the pools it is sent carry each
-    // pool's guaranteed rate, the last sent here (`ControlPlane::poolNetRates`), sent again when placements change it.
-    bool netShaped = false;
+    // The link's rate its agent shapes the node's egress at (`kUnlimited`: not shaped). Where shaped, the pools it is
+    // sent carry each pool's guaranteed rate, the last sent here (`ControlPlane::poolNetRates`), sent again when
+    // placements change it.
+    std::int64_t netLinkMbps = kUnlimited;
     std::vector<std::int64_t> poolNetSent;
-    std::int64_t netLinkMbps = kUnlimited; // the capacity its agent reported (`kUnlimited`: not shaped)
     bool netOverLinkLogged = false;
+    bool netShaped() const { return netLinkMbps != kUnlimited; }
 };
 
 // Counters for /metrics and the summary.
