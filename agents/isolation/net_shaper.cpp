@@ -92,13 +92,19 @@ IsolationExpected<NetShaper> NetShaper::create(NetShapeConfig config)
             "no tc at " + config.tc.string() + " (Debian package iproute2): network shaping needs it");
 
     NetShaper shaper(std::move(config));
-    // `replace` keeps an htb root with this handle, and its classes, as it is: a restarted agent's pools stay shaped.
-    char defaultMinor[8];
-    std::snprintf(defaultMinor, sizeof defaultMinor, "%x", kDefaultMinor);
-    if (auto ok = shaper.tc({ "qdisc", "replace", "dev", shaper.device(), "root", "handle",
-            std::to_string(kHandle) + ":", "htb", "default", defaultMinor });
-        !ok)
-        return tl::unexpected(ok.error());
+    // An htb root of this handle, a previous agent's, is kept with its classes: a restarted agent's pools stay shaped.
+    // (`tc qdisc replace` cannot change an htb in place: it fails, so it is not tried on one.)
+    auto roots = shaper.tc({ "qdisc", "show", "dev", shaper.device(), "root" });
+    if (!roots)
+        return tl::unexpected(roots.error());
+    if (roots->find("qdisc htb " + std::to_string(kHandle) + ": root") == std::string::npos) {
+        char defaultMinor[8];
+        std::snprintf(defaultMinor, sizeof defaultMinor, "%x", kDefaultMinor);
+        if (auto ok = shaper.tc({ "qdisc", "replace", "dev", shaper.device(), "root", "handle",
+                std::to_string(kHandle) + ":", "htb", "default", defaultMinor });
+            !ok)
+            return tl::unexpected(ok.error());
+    }
     if (auto ok = shaper.setClass(0, 1, shaper.linkMbps()); !ok)
         return tl::unexpected(ok.error());
     if (auto ok = shaper.setClass(1, kDefaultMinor, shaper.linkMbps()); !ok)
@@ -107,7 +113,7 @@ IsolationExpected<NetShaper> NetShaper::create(NetShapeConfig config)
     return shaper;
 }
 
-IsolationExpected<void> NetShaper::tc(const std::vector<std::string>& args) const
+IsolationExpected<std::string> NetShaper::tc(const std::vector<std::string>& args) const
 {
     std::vector<std::string> argv { m_config.tc.string() };
     argv.insert(argv.end(), args.begin(), args.end());
@@ -124,14 +130,17 @@ IsolationExpected<void> NetShaper::tc(const std::vector<std::string>& args) cons
                                : " (exit " + std::to_string(ran->exitCode) + ")")
                 + (err.empty() ? std::string() : ": " + err.substr(err.size() > 400 ? err.size() - 400 : 0)));
     }
-    return {};
+    return std::move(ran->out);
 }
 
 IsolationExpected<void> NetShaper::setClass(std::uint32_t parentMinor, std::uint32_t minor, std::int64_t rateMbps) const
 {
     const std::string parent = parentMinor == 0 ? std::to_string(kHandle) + ":" : classId(parentMinor);
-    return tc({ "class", "replace", "dev", device(), "parent", parent, "classid", classId(minor), "htb", "rate",
-        rate(rateMbps), "ceil", rate(linkMbps()) });
+    if (auto ok = tc({ "class", "replace", "dev", device(), "parent", parent, "classid", classId(minor), "htb", "rate",
+            rate(rateMbps), "ceil", rate(linkMbps()) });
+        !ok)
+        return tl::unexpected(ok.error());
+    return {};
 }
 
 void NetShaper::adopt(const std::string& pool, std::uint32_t priority)
@@ -218,7 +227,9 @@ IsolationExpected<void> NetShaper::remove()
     m_minors.clear();
     m_rates.clear();
     m_defaultRate = -1;
-    return tc({ "qdisc", "del", "dev", device(), "root" });
+    if (auto ok = tc({ "qdisc", "del", "dev", device(), "root" }); !ok)
+        return tl::unexpected(ok.error());
+    return {};
 }
 
 } // namespace tidepool::agent

@@ -82,7 +82,8 @@ public:
 
 private:
     explicit NetShaper(NetShapeConfig config);
-    IsolationExpected<void> tc(const std::vector<std::string>& args) const;
+    // Runs tc with `args`; its standard output, or an error naming the command and quoting its stderr.
+    IsolationExpected<std::string> tc(const std::vector<std::string>& args) const;
     IsolationExpected<void> setClass(std::uint32_t parentMinor, std::uint32_t minor, std::int64_t rateMbps) const;
 
     NetShapeConfig m_config;

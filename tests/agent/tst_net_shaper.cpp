@@ -77,6 +77,7 @@ private slots:
     void aPoolGetsItsGuaranteeAndBorrowsTheRest();
     void aChangedGuaranteeHoldsForRunningWorkloads();
     void aPoolGoneLosesItsClass();
+    void aRestartedAgentKeepsTheTreeAndItsClasses();
     void badShapingOptionsAreRefusedByName();
 
 private:
@@ -367,6 +368,38 @@ void TestNetShaper::aPoolGoneLosesItsClass()
     applied = m_shaper->apply({ { "gold", 20 }, { "bronze", 5 } });
     QVERIFY(applied);
     QCOMPARE(m_shaper->priorityOf("bronze"), silver); // the class silver left
+}
+
+// An agent restarted on a shaped device finds its htb root there and keeps it, classes and all (tc cannot change an
+// htb root in place, so this is no `replace`), and takes each pool's class back from its cgroup: gold's running
+// workload stays in gold's class.
+void TestNetShaper::aRestartedAgentKeepsTheTreeAndItsClasses()
+{
+    REQUIRE_SHAPING();
+    PoolLimits limits;
+    limits.netPriority = PoolLimits::NetPriority { m_shaper->device(), m_shaper->priorityOf("bronze") };
+    QVERIFY(m_cgroups->createPool("bronze"));
+    QVERIFY(m_cgroups->applyLimits("bronze", limits));
+    NetShapeConfig config;
+    config.device = m_near;
+    config.linkMbps = kLinkMbps;
+    auto again = NetShaper::create(config);
+    QVERIFY2(again, again ? "" : again.error().message.c_str());
+    for (const auto& [pool, priority] : m_cgroups->netPriorities(again->device()))
+        again->adopt(pool, priority);
+    QCOMPARE(again->priorityOf("gold"), m_shaper->priorityOf("gold"));
+    QCOMPARE(again->priorityOf("bronze"), m_shaper->priorityOf("bronze"));
+    auto classes = crossisa::runCommand({ "/usr/sbin/tc", "class", "show", "dev", m_near }, std::chrono::seconds(5));
+    QVERIFY(classes);
+    QVERIFY2(
+        classes->out.find("class htb 1:10 parent 1:1 prio 0 rate 20Mbit") != std::string::npos, classes->out.c_str());
+    auto applied = again->apply({ { "gold", 20 }, { "bronze", 5 } });
+    QVERIFY2(applied, applied ? "" : applied.error().message.c_str());
+    const Rates contended = measure(m_goldProcs, true);
+    qInfo("after a restart, gold guaranteed 20 beside unpooled traffic: gold %.1f, unpooled %.1f Mbit/s",
+        contended.pooled, contended.unpooled);
+    QVERIFY2(contended.pooled > 12 && contended.pooled < 30, std::to_string(contended.pooled).c_str());
+    m_shaper = std::move(*again);
 }
 
 // Checked before anything is run: a device name that could be an option or a path, a rate that is not one, a device
