@@ -81,6 +81,12 @@ def main():
                         help="after the burst, time this many reads of what a remote console reads every second")
     parser.add_argument("--crowd", type=int, default=0,
                         help="after the burst, this many concurrent full /v1/workloads reads, with small reads timed")
+    parser.add_argument("--net-mbps", type=int, default=0,
+                        help="the fleet's nodes shape their links at this rate (tidepool-fleet --net-mbps)")
+    parser.add_argument("--workload-net-mbps", type=int, default=0,
+                        help="each burst workload asks for this much network (netBandwidthMbps)")
+    parser.add_argument("--after-window", type=float, default=0,
+                        help="a second heartbeat window of this many seconds after the burst, the nodes holding it")
     parser.add_argument("--stop", action="store_true",
                         help="at the end, time tidepoold's exit after SIGTERM and count the agents told why")
     args = parser.parse_args()
@@ -119,7 +125,8 @@ def main():
         fleet = subprocess.Popen([os.path.join(args.bin, "tidepool-fleet"), "--core", f"127.0.0.1:{ports[0]}",
                                   "--join-token-file", join_token, "--nodes", str(args.nodes), "--inventory",
                                   args.inventory, "--report-every", "0.5" if args.stop else "0"]
-                                 + (["--load-series", args.load_series] if args.load_series else []),
+                                 + (["--load-series", args.load_series] if args.load_series else [])
+                                 + (["--net-mbps", str(args.net_mbps)] if args.net_mbps else []),
                                  stdout=fleet_out)
         join_s = None
         while time.monotonic() - started < 120:
@@ -142,6 +149,7 @@ def main():
             submit_started = time.time()
             for start in range(0, args.burst, args.batch):
                 items = [{"name": f"burst-{i}", "cpuMillis": 500, "memoryMiB": 1024, "command": ["/bin/true"]}
+                         | ({"netBandwidthMbps": args.workload_net_mbps} if args.workload_net_mbps else {})
                          for i in range(start, min(args.burst, start + args.batch))]
                 status, data = api.call("POST", "/v1/workloads", {"workloads": items})
                 if status != 201:
@@ -168,6 +176,21 @@ def main():
                 "client_submit_wall_ms": round((submitted - submit_started) * 1000, 1),
                 "pending": summary["workloads"]["pending"],
             }
+            if args.after_window > 0:
+                # Heartbeats again, now that every node holds its share of the burst (the fleet keeps what it is
+                # launched running): with shaped links, each heartbeat of a node recounts its pools' guarantees.
+                time.sleep(2)
+                a0, at0, ah0 = cpu_seconds(daemon.pid), time.monotonic(), api.metric("tidepool_agent_heartbeats_total")
+                time.sleep(args.after_window)
+                a1, at1, ah1 = cpu_seconds(daemon.pid), time.monotonic(), api.metric("tidepool_agent_heartbeats_total")
+                burst["after"] = {"window_s": round(at1 - at0, 1),
+                                  "heartbeats_per_s": round((ah1 - ah0) / (at1 - at0), 1),
+                                  "daemon_cores": round((a1 - a0) / (at1 - at0), 3)}
+                status, data = api.call("GET", "/v1/nodes")
+                nodes = json.loads(data)["nodes"]
+                shaped = [n for n in nodes if "netMbps" in n]
+                burst["after"]["shaped_nodes"] = len(shaped)
+                burst["after"]["net_mbps_guaranteed"] = sum(n["netMbps"] - n["netMbpsFree"] for n in shaped)
 
         console = None
         if args.console_reads > 0:
@@ -324,6 +347,8 @@ def main():
             "crowd": crowd,
             "nodes": args.nodes,
             "inventory": args.inventory,
+            "net_mbps": args.net_mbps,
+            "workload_net_mbps": args.workload_net_mbps,
             "heartbeat_ms": args.heartbeat_ms,
             "join_s": round(join_s, 2),
             "window_s": round(t1 - t0, 1),

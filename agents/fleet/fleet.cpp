@@ -249,6 +249,7 @@ protocol::Inventory SimulatedAgent::inventory() const
     inv.memoryMiB = m_spec.memoryMiB;
     inv.numaNodes = m_spec.cpuMillis >= 64'000 ? 2 : 1;
     inv.devices = m_spec.devices;
+    inv.netMbps = m_spec.netMbps;
     for (const auto& [id, status] : m_workloads)
         inv.workloads.push_back(status);
     return inv;

@@ -22,6 +22,7 @@ struct FleetNodeSpec {
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;
     std::vector<protocol::DeviceInfo> devices;
+    std::int64_t netMbps = 0; // the shaped link's rate its inventory reports (0: not shaped)
 };
 
 // `machine, gpu_type, cap_cpu, cap_mem, cap_gpu` rows (Alibaba PAI 2020, no header): cores, GB, GPUs.

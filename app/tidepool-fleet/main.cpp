@@ -29,6 +29,8 @@ constexpr const char* kUsage = R"(usage: tidepool-fleet --core HOST:PORT --join-
   --threads T            io threads, agents split among them (default 1)
   --seed N               generated fleet and back-off jitter (default 42)
   --report-every S       print a JSON status line every S seconds (default 5; 0 = never)
+  --net-mbps M           every node says it shapes its link at M Mbit/s (as `tidepool-agent --net-shape`; default 0,
+                         not shaped): the core counts it as the node's network and sends each pool's guarantee
   --tls-ca FILE          connect with TLS, verifying the core's certificate against this CA
   --tls-server-name NAME the name the core's certificate must carry (default: the --core host)
   --verbose              log every agent's connection events
@@ -48,6 +50,7 @@ struct Options {
     std::size_t threads = 1;
     std::uint64_t seed = 42;
     double reportEvery = 5;
+    std::int64_t netMbps = 0;
     bool verbose = false;
     std::string tlsCa;
     std::string tlsServerName;
@@ -120,6 +123,8 @@ int main(int argc, char** argv)
             o.seed = static_cast<std::uint64_t>(n);
         else if (option == "--report-every")
             o.reportEvery = n;
+        else if (option == "--net-mbps" && n >= 1 && n <= 1e7)
+            o.netMbps = static_cast<std::int64_t>(n);
         else
             return fail("unknown option " + option + "\n" + kUsage);
     }
@@ -144,7 +149,9 @@ int main(int argc, char** argv)
     } else {
         return fail("--inventory must be generated, pai2020 or spot2026");
     }
-    const auto nodes = agent::takeNodes(specs, o.nodes, o.prefix);
+    auto nodes = agent::takeNodes(specs, o.nodes, o.prefix);
+    for (agent::FleetNodeSpec& node : nodes)
+        node.netMbps = o.netMbps;
 
     agent::LoadSeries series;
     if (!o.loadSeries.empty()) {
