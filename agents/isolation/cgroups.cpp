@@ -216,24 +216,10 @@ std::map<std::string, std::uint32_t> PoolCgroups::netPriorities(std::string_view
         const std::string pool = entry.path().filename().string();
         if (!entry.is_directory(ec) || !checkName("pool", pool))
             continue;
-        const auto map = sysfs::readFile(entry.path() / "net_prio.ifpriomap");
-        if (!map)
-            continue;
-        // One "<device> <priority>" line per device.
-        std::string_view rest = *map;
-        while (!rest.empty()) {
-            const auto eol = rest.find('\n');
-            const std::string_view line = rest.substr(0, eol);
-            rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
-            const auto space = line.find(' ');
-            if (space == std::string_view::npos || line.substr(0, space) != device)
-                continue;
-            std::uint32_t priority = 0;
-            const std::string_view number = line.substr(space + 1);
-            if (std::from_chars(number.data(), number.data() + number.size(), priority).ec == std::errc()
-                && priority != 0)
-                out.emplace(pool, priority);
-        }
+        // One "<device> <priority>" line per device, as a keyed counter file.
+        const auto priority = sysfs::readKeyedCounter(entry.path() / "net_prio.ifpriomap", device);
+        if (priority && *priority != 0 && *priority <= 0xffff'ffff)
+            out.emplace(pool, static_cast<std::uint32_t>(*priority));
     }
     return out;
 }
