@@ -12,6 +12,7 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
 
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
                              [--load-series CSV] [--console-reads N] [--crowd N] [--stop] [--bin DIR]
+                             [--net-mbps M --workload-net-mbps W] [--after-window S] [--pools N] [--no-pool-usage]
 
   - stop (--stop): at the end, SIGTERM to tidepoold and the seconds until it exits, and how many agents were told
     "the core is stopping" (a reject each; the fleet's status line counts them).
@@ -87,6 +88,10 @@ def main():
                         help="each burst workload asks for this much network (netBandwidthMbps)")
     parser.add_argument("--after-window", type=float, default=0,
                         help="a second heartbeat window of this many seconds after the burst, the nodes holding it")
+    parser.add_argument("--pools", type=int, default=0,
+                        help="create this many pools and spread the burst over them (pool-0, pool-1, ...)")
+    parser.add_argument("--no-pool-usage", action="store_true",
+                        help="the fleet's samples carry no pools' measured use (tidepool-fleet --no-pool-usage)")
     parser.add_argument("--stop", action="store_true",
                         help="at the end, time tidepoold's exit after SIGTERM and count the agents told why")
     args = parser.parse_args()
@@ -126,7 +131,8 @@ def main():
                                   "--join-token-file", join_token, "--nodes", str(args.nodes), "--inventory",
                                   args.inventory, "--report-every", "0.5" if args.stop else "0"]
                                  + (["--load-series", args.load_series] if args.load_series else [])
-                                 + (["--net-mbps", str(args.net_mbps)] if args.net_mbps else []),
+                                 + (["--net-mbps", str(args.net_mbps)] if args.net_mbps else [])
+                                 + (["--no-pool-usage"] if args.no_pool_usage else []),
                                  stdout=fleet_out)
         join_s = None
         while time.monotonic() - started < 120:
@@ -144,12 +150,18 @@ def main():
         d1, f1, t1 = cpu_seconds(daemon.pid), cpu_seconds(fleet.pid), time.monotonic()
         h1 = api.metric("tidepool_agent_heartbeats_total")
 
+        for p in range(args.pools):
+            status, data = api.call("POST", "/v1/pools", {"name": f"pool-{p}"})
+            if status != 201:
+                sys.exit(f"creating pool-{p} failed: {status} {data[:200]!r}")
+
         burst = None
         if args.burst > 0:
             submit_started = time.time()
             for start in range(0, args.burst, args.batch):
                 items = [{"name": f"burst-{i}", "cpuMillis": 500, "memoryMiB": 1024, "command": ["/bin/true"]}
                          | ({"netBandwidthMbps": args.workload_net_mbps} if args.workload_net_mbps else {})
+                         | ({"pool": f"pool-{i % args.pools}"} if args.pools else {})
                          for i in range(start, min(args.burst, start + args.batch))]
                 status, data = api.call("POST", "/v1/workloads", {"workloads": items})
                 if status != 201:
@@ -191,6 +203,21 @@ def main():
                 shaped = [n for n in nodes if "netMbps" in n]
                 burst["after"]["shaped_nodes"] = len(shaped)
                 burst["after"]["net_mbps_guaranteed"] = sum(n["netMbps"] - n["netMbpsFree"] for n in shaped)
+                # The pools' measured use the agents sent (each node's latest sample), and what reading it costs: the
+                # pool list sums every connected node's figures on the core thread.
+                burst["after"]["pool_usage_entries"] = sum(len(n.get("poolUsage", [])) for n in nodes)
+                times, k0 = [], cpu_seconds(daemon.pid, daemon.pid)
+                for _ in range(20):
+                    begun = time.monotonic()
+                    status, data = api.call("GET", "/v1/pools")
+                    times.append((time.monotonic() - begun) * 1000)
+                k1 = cpu_seconds(daemon.pid, daemon.pid)
+                pools = json.loads(data)["pools"]
+                times.sort()
+                burst["after"]["pools_read"] = {
+                    "pools": len(pools), "measured_cpu_millis": sum((p.get("measured") or {}).get("cpuMillis", 0)
+                                                                   for p in pools),
+                    "ms_p50": round(times[len(times) // 2], 1), "core_thread_cpu_ms": round((k1 - k0) * 1000 / 20, 1)}
 
         console = None
         if args.console_reads > 0:

@@ -69,8 +69,19 @@ json toJson(const Heartbeat& m)
         for (const DeviceSample& d : s.devices)
             devices.push_back(
                 json { { "index", d.index }, { "utilisation", d.utilisation }, { "memoryUsedMiB", d.memoryUsedMiB } });
-        samples.push_back(json { { "timestampMs", s.timestampMs }, { "cpuUtilisation", s.cpuUtilisation },
-            { "memoryUsedMiB", s.memoryUsedMiB }, { "devices", std::move(devices) } });
+        json sample { { "timestampMs", s.timestampMs }, { "cpuUtilisation", s.cpuUtilisation },
+            { "memoryUsedMiB", s.memoryUsedMiB }, { "devices", std::move(devices) } };
+        if (!s.pools.empty()) {
+            json pools = json::array();
+            for (const PoolUsage& p : s.pools) {
+                json pool { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB } };
+                if (p.netMbps >= 0.0)
+                    pool["netMbps"] = p.netMbps;
+                pools.push_back(std::move(pool));
+            }
+            sample["pools"] = std::move(pools);
+        }
+        samples.push_back(std::move(sample));
     }
     return json { { "sequence", m.sequence }, { "samples", std::move(samples) } };
 }
@@ -371,6 +382,16 @@ Heartbeat readHeartbeat(JsonReader& r)
                 s.devices.push_back(device);
             }
         }
+        if (sr.has("pools"))
+            sr.objects("pools", kMaxPoolsPerNode, [&](JsonReader& pr) {
+                PoolUsage pool;
+                pool.name = pr.string("name", Alphabet::Name, kMaxTokenBytes);
+                pool.cpuMillis = pr.integer("cpuMillis", 0, kMaxCpuMillis);
+                pool.memoryMiB = pr.integer("memoryMiB", 0, kMaxMemoryMiB);
+                if (pr.has("netMbps"))
+                    pool.netMbps = pr.number("netMbps", 0.0, static_cast<double>(kMaxNetMbps));
+                s.pools.push_back(std::move(pool));
+            });
         sr.rejectUnknownFields();
         m.samples.push_back(std::move(s));
     }

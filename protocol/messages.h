@@ -111,11 +111,27 @@ struct DeviceSample {
     bool operator==(const DeviceSample&) const = default;
 };
 
+// What one pool's cgroup on the node used, as the kernel accounts it: all its workloads together, whatever they asked
+// for, and nothing of the host's own processes.
+struct PoolUsage {
+    std::string name; // a pool of the last `pools` message (or one the agent still holds workloads in)
+    std::int64_t cpuMillis = 0; // CPU time used since the previous sample, per second of it: 1000 = one core busy
+    std::int64_t memoryMiB = 0; // memory charged to the pool at the sample
+    // Bytes the pool sent through the shaped device since the previous sample, as Mbit/s; -1 (absent on the wire)
+    // where the agent does not shape, or its class was made since.
+    double netMbps = -1.0;
+    bool operator==(const PoolUsage&) const = default;
+};
+
 struct UtilisationSample {
     std::int64_t timestampMs = 0; // Unix epoch, milliseconds
     double cpuUtilisation = 0.0; // 0..1 of the node's CPU capacity
     std::int64_t memoryUsedMiB = 0;
     std::vector<DeviceSample> devices;
+    // Each pool's use of the node over the interval the sample ends; a pool appears from its second sample on (the
+    // first only primes its counters). On the wire only when not empty, so agents that do not measure pools read as
+    // before; a core from before pool usage refuses the field: upgrade the core before the agents.
+    std::vector<PoolUsage> pools {};
     bool operator==(const UtilisationSample&) const = default;
 };
 

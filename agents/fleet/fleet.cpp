@@ -267,6 +267,17 @@ protocol::UtilisationSample SimulatedAgent::sample() const
     s.memoryUsedMiB = static_cast<std::int64_t>(mem * static_cast<double>(m_spec.memoryMiB));
     for (const protocol::DeviceInfo& d : m_spec.devices)
         s.devices.push_back(protocol::DeviceSample { d.index, cpu, static_cast<std::int64_t>(cpu * d.memoryMiB) });
+    if (m_spec.poolUsage) {
+        std::map<std::string, std::pair<std::int64_t, std::int64_t>> requested; // pool → (CPU, memory)
+        for (const auto& [id, held] : m_held) {
+            auto& [cpuMillis, memoryMiB] = requested[held.pool];
+            cpuMillis += held.cpuMillis;
+            memoryMiB += held.memoryMiB;
+        }
+        for (const auto& [pool, r] : requested)
+            s.pools.push_back(protocol::PoolUsage { pool, static_cast<std::int64_t>(cpu * static_cast<double>(r.first)),
+                static_cast<std::int64_t>(mem * static_cast<double>(r.second)), m_spec.netMbps > 0 ? 0.0 : -1.0 });
+    }
     return s;
 }
 
@@ -278,6 +289,7 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
         if (inserted || launch->incarnation > it->second.incarnation) {
             ++m_stats.launches;
             it->second = protocol::WorkloadStatus { launch->workloadId, "running", m_nextPid++, 0, {}, launch->incarnation };
+            m_held[launch->workloadId] = Held { launch->pool, launch->cpuMillis, launch->memoryMiB };
         } else {
             ++m_stats.duplicateLaunches;
         }
@@ -294,6 +306,7 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
         protocol::WorkloadStatus status = it->second;
         status.state = "stopped";
         m_workloads.erase(it);
+        m_held.erase(stop->workloadId);
         // A stop that is not delivered now is still answered: the next inventory no longer lists the workload.
         m_connection->sendUpdate(status);
     }

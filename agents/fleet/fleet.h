@@ -23,6 +23,10 @@ struct FleetNodeSpec {
     std::int64_t memoryMiB = 0;
     std::vector<protocol::DeviceInfo> devices;
     std::int64_t netMbps = 0; // the shaped link's rate its inventory reports (0: not shaped)
+    // Whether its samples carry each pool's measured use: what its held workloads of the pool requested times the
+    // node's load of the moment (CPU by the CPU load, memory by the memory load); egress 0 where shaped (it sends
+    // nothing).
+    bool poolUsage = true;
 };
 
 // `machine, gpu_type, cap_cpu, cap_mem, cap_gpu` rows (Alibaba PAI 2020, no header): cores, GB, GPUs.
@@ -74,6 +78,11 @@ private:
     double m_phaseSeconds; // each node starts at its own place in the series
     std::chrono::steady_clock::time_point m_started;
     std::map<std::int64_t, protocol::WorkloadStatus> m_workloads;
+    struct Held {
+        std::string pool;
+        std::int64_t cpuMillis = 0, memoryMiB = 0;
+    };
+    std::map<std::int64_t, Held> m_held; // what each workload of `m_workloads` launched here asked for
     std::int32_t m_nextPid = 1000;
     SimulatedAgentStats m_stats;
     std::shared_ptr<AgentConnection> m_connection;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <system_error>
 
@@ -221,6 +222,19 @@ std::map<std::string, std::uint32_t> PoolCgroups::netPriorities(std::string_view
         if (priority && *priority != 0 && *priority <= 0xffff'ffff)
             out.emplace(pool, static_cast<std::uint32_t>(*priority));
     }
+    return out;
+}
+
+std::vector<std::string> PoolCgroups::pools() const
+{
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(m_base.memory, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string pool = it->path().filename().string();
+        if (it->is_directory(ec) && !it->is_symlink(ec) && checkName("pool", pool))
+            out.push_back(std::move(pool));
+    }
+    std::sort(out.begin(), out.end());
     return out;
 }
 

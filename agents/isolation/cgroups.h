@@ -103,6 +103,10 @@ public:
     // the pools that have one other than 0; empty without a net_prio hierarchy.
     std::map<std::string, std::uint32_t> netPriorities(std::string_view device) const;
 
+    // The names of the pool cgroups under the base (of the memory hierarchy), sorted; directories whose names are
+    // not pool names are left out.
+    std::vector<std::string> pools() const;
+
     IsolationExpected<CgroupUsage> usage(const CgroupPaths& group) const;
     // Process ids in the cgroup (from the memory hierarchy's cgroup.procs).
     IsolationExpected<std::vector<int>> processes(const CgroupPaths& group) const;

@@ -113,6 +113,53 @@ IsolationExpected<NetShaper> NetShaper::create(NetShapeConfig config)
     return shaper;
 }
 
+std::map<std::uint32_t, std::uint64_t> parseClassBytes(std::string_view tcOutput, std::uint32_t handle)
+{
+    std::map<std::uint32_t, std::uint64_t> out;
+    const std::string prefix = "class htb " + std::to_string(handle) + ":";
+    // The class whose counters the next "Sent" line holds (an optional here draws a false maybe-uninitialized warning).
+    bool inClass = false;
+    std::uint32_t minor = 0;
+    while (!tcOutput.empty()) {
+        const auto end = tcOutput.find('\n');
+        std::string_view line = tcOutput.substr(0, end);
+        tcOutput.remove_prefix(end == std::string_view::npos ? tcOutput.size() : end + 1);
+        if (line.starts_with("class ")) {
+            inClass = false;
+            if (!line.starts_with(prefix))
+                continue;
+            line.remove_prefix(prefix.size());
+            const auto [next, ec] = std::from_chars(line.data(), line.data() + line.size(), minor, 16);
+            inClass = ec == std::errc() && (next == line.data() + line.size() || *next == ' ');
+            continue;
+        }
+        while (!line.empty() && line.front() == ' ')
+            line.remove_prefix(1);
+        if (!inClass || !line.starts_with("Sent "))
+            continue;
+        line.remove_prefix(5);
+        std::uint64_t bytes = 0;
+        const auto [next, ec] = std::from_chars(line.data(), line.data() + line.size(), bytes);
+        if (ec == std::errc() && std::string_view(next, line.data() + line.size() - next).starts_with(" bytes"))
+            out[minor] = bytes;
+        inClass = false;
+    }
+    return out;
+}
+
+IsolationExpected<std::map<std::string, std::uint64_t>> NetShaper::sentBytes() const
+{
+    auto shown = tc({ "-s", "class", "show", "dev", device() });
+    if (!shown)
+        return tl::unexpected(shown.error());
+    const auto bytes = parseClassBytes(*shown, kHandle);
+    std::map<std::string, std::uint64_t> out;
+    for (const auto& [pool, minor] : m_minors)
+        if (const auto it = bytes.find(minor); it != bytes.end())
+            out.emplace(pool, it->second);
+    return out;
+}
+
 IsolationExpected<std::string> NetShaper::tc(const std::vector<std::string>& args) const
 {
     std::vector<std::string> argv { m_config.tc.string() };

@@ -41,6 +41,11 @@ struct NetShapeConfig {
     std::chrono::milliseconds timeout { 5000 }; // per tc command
 };
 
+// The bytes each HTB class of the root qdisc `kHandle`: has sent, by class minor, from `tc -s class show` output
+// ("class htb 1:10 parent 1:1 ..." followed by " Sent 1234 bytes 5 pkt ..."). Classes of other qdiscs, and a class
+// whose counter line is missing or garbled, are left out.
+std::map<std::uint32_t, std::uint64_t> parseClassBytes(std::string_view tcOutput, std::uint32_t handle);
+
 struct PoolRate {
     std::string pool;
     std::int64_t guaranteedMbps = 0; // 0: best effort (the minimum rate, borrowing up to the link)
@@ -76,6 +81,10 @@ public:
 
     // The skb priority of `pool`'s class (0x0001NNNN), once `apply` or `adopt` gave it one; 0 otherwise.
     std::uint32_t priorityOf(std::string_view pool) const;
+
+    // The bytes each pool's class has sent since the class was made (one `tc -s class show`), by pool; pools without
+    // a class are absent. A class removed and made again starts from 0.
+    IsolationExpected<std::map<std::string, std::uint64_t>> sentBytes() const;
 
     // Removes the root qdisc, and so every class (the device gets its default qdisc back).
     IsolationExpected<void> remove();

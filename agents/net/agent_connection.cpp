@@ -173,11 +173,23 @@ void AgentConnection::onSample()
     }
     if (!joined())
         return; // edge autonomy: keep sampling, send when the core is back
-    protocol::Heartbeat heartbeat;
-    heartbeat.sequence = ++m_sequence;
-    const std::size_t count = std::min(m_buffer.size(), protocol::kMaxSamplesPerHeartbeat);
-    heartbeat.samples.assign(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
-    if (m_client->sendHeartbeat(heartbeat)) {
+    // A backlog (samples kept while away) goes in heartbeats that fit a frame: as many samples as the protocol takes,
+    // halved until the encoded message fits (samples with many devices and pools are large), and a few such heartbeats
+    // per interval, so that it drains while new samples come. Without a backlog one sample goes, encoded once; without
+    // samples (no sampler) an empty heartbeat still says the agent is there.
+    constexpr int kHeartbeatsPerInterval = 4;
+    for (int sent = 0; sent == 0 || (sent < kHeartbeatsPerInterval && !m_buffer.empty()); ++sent) {
+        protocol::Heartbeat heartbeat;
+        std::size_t count = std::min(m_buffer.size(), protocol::kMaxSamplesPerHeartbeat);
+        heartbeat.samples.assign(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
+        while (count > 1 && protocol::encodeMessage(heartbeat).size() > m_config.client.maxFrameBytes) {
+            count /= 2;
+            heartbeat.samples.resize(count);
+        }
+        heartbeat.sequence = m_sequence + 1;
+        if (!m_client->sendHeartbeat(heartbeat))
+            return;
+        ++m_sequence;
         m_buffer.erase(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
         ++m_stats.heartbeatsSent;
     }

@@ -13,6 +13,7 @@
 #include "agents/net/agent_connection.h"
 #include "agents/runner/core_commands.h"
 #include "agents/runner/runner.h"
+#include "agents/telemetry/pool_usage.h"
 #include "agents/telemetry/sampler.h"
 #include "protocol/transport/tls.h"
 
@@ -307,6 +308,8 @@ int main(int argc, char** argv)
                 inventory.workloads.push_back(*s);
         return inventory;
     };
+    agent::PoolUsageMeter poolMeter;
+    std::vector<std::string> poolProblems; // the last sample's, logged when they change rather than every interval
     handlers.sample = [&] {
         protocol::UtilisationSample out;
         auto s = sampler.sample();
@@ -316,6 +319,15 @@ int main(int argc, char** argv)
             out.memoryUsedMiB = s->memoryUsedMiB;
             out.devices = s->devices;
         }
+        std::vector<std::string> problems;
+        const auto readings = agent::readPools(*cgroups, shaper ? &*shaper : nullptr, problems);
+        out.pools = poolMeter.next(readings,
+            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                .count());
+        if (problems != poolProblems)
+            for (const std::string& problem : problems)
+                logLine("pool usage: " + problem);
+        poolProblems = std::move(problems);
         return out;
     };
     handlers.command = [&](const protocol::Message& message) {

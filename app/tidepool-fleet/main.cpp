@@ -31,6 +31,8 @@ constexpr const char* kUsage = R"(usage: tidepool-fleet --core HOST:PORT --join-
   --report-every S       print a JSON status line every S seconds (default 5; 0 = never)
   --net-mbps M           every node says it shapes its link at M Mbit/s (as `tidepool-agent --net-shape`; default 0,
                          not shaped): the core counts it as the node's network and sends each pool's guarantee
+  --no-pool-usage        samples carry no pools' measured use (as agents from before it); by default each pool's
+                         use is its held workloads' requests times the node's load, as a real agent measures it
   --tls-ca FILE          connect with TLS, verifying the core's certificate against this CA
   --tls-server-name NAME the name the core's certificate must carry (default: the --core host)
   --verbose              log every agent's connection events
@@ -51,6 +53,7 @@ struct Options {
     std::uint64_t seed = 42;
     double reportEvery = 5;
     std::int64_t netMbps = 0;
+    bool poolUsage = true;
     bool verbose = false;
     std::string tlsCa;
     std::string tlsServerName;
@@ -81,6 +84,10 @@ int main(int argc, char** argv)
         }
         if (option == "--verbose") {
             o.verbose = true;
+            continue;
+        }
+        if (option == "--no-pool-usage") {
+            o.poolUsage = false;
             continue;
         }
         if (i + 1 >= argc)
@@ -150,8 +157,10 @@ int main(int argc, char** argv)
         return fail("--inventory must be generated, pai2020 or spot2026");
     }
     auto nodes = agent::takeNodes(specs, o.nodes, o.prefix);
-    for (agent::FleetNodeSpec& node : nodes)
+    for (agent::FleetNodeSpec& node : nodes) {
         node.netMbps = o.netMbps;
+        node.poolUsage = o.poolUsage;
+    }
 
     agent::LoadSeries series;
     if (!o.loadSeries.empty()) {

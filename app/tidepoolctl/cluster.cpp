@@ -132,10 +132,22 @@ std::string overQuota(const json& p)
     return out.empty() ? "-" : out;
 }
 
+// What the agents measured the pool's cgroups using, "cores/memory/Mbit/s" ("-" for what none measures): beside the
+// "used" columns, which count what its placed workloads hold.
+std::string measuredUse(const json& p)
+{
+    const auto it = p.find("measured");
+    if (it == p.end() || !it->is_object())
+        return "-";
+    const json& m = *it;
+    return cores(integer(m, "cpuMillis")) + "/" + mebibytes(integer(m, "memoryMiB")) + "/"
+        + (present(m, "netMbps") ? decimal(real(m, "netMbps"), 1) + "Mb/s" : std::string("-"));
+}
+
 void printPools(const json& list)
 {
     Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "ACCEL(used/quota)",
-        "MEMBW(used/quota)", "NET(used/quota)", "NODES", "OVER-QUOTA" });
+        "MEMBW(used/quota)", "NET(used/quota)", "MEASURED(cpu/mem/net)", "NODES", "OVER-QUOTA" });
     for (const json& p : list)
         table.add({ text(p, "name"), text(p, "businessLine"), text(p, "tier", "any"),
             cores(integer(p, "cpuMillisUsed")) + "/"
@@ -143,7 +155,7 @@ void printPools(const json& list)
             mebibytes(integer(p, "memoryMiBUsed")) + "/"
                 + (present(p, "memoryMiB") ? mebibytes(integer(p, "memoryMiB")) : std::string("unlimited")),
             acceleratorQuotas(p), bandwidth(p, "memBandwidthMBps", "MB/s"), bandwidth(p, "netBandwidthMbps", "Mb/s"),
-            text(p, "nodes"), overQuota(p) });
+            measuredUse(p), text(p, "nodes"), overQuota(p) });
     table.print();
     // A tier set after a pool's work was placed leaves that work where it is: say so, with what to do about it.
     for (const json& p : list)

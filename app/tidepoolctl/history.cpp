@@ -37,12 +37,14 @@ struct SeriesUnit {
 
 SeriesUnit unitOf(std::string resource)
 {
-    for (const std::string_view suffix : { "_placed", "_util" })
+    for (const std::string_view suffix : { "_placed", "_used", "_util" })
         if (resource.size() > suffix.size() && resource.ends_with(suffix)) {
             if (suffix == "_util")
                 return { "", [](double v) { return percent(v); } };
             resource.resize(resource.size() - suffix.size());
         }
+    if (resource == "net")
+        return { "(Mbit/s)", [](double v) { return decimal(v, 1); } };
     if (resource == "cpu")
         return { "(cores)", [](double v) { return decimal(v / 1000.0, 3); } };
     if (resource == "memory")

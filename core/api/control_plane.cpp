@@ -947,6 +947,7 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
         node->cpuUtilisation = s.cpuUtilisation;
         node->memoryUsedMiB = s.memoryUsedMiB;
         node->devices = s.devices;
+        node->poolUsage = s.pools;
         // Kept for the history recorder; bounded, in case none takes them.
         constexpr std::size_t kMaxUnrecorded = 2048;
         if (m_store) {
@@ -1761,6 +1762,29 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     m_scheduler->nodesChanged();
     logLine("control: pool " + request.name + " created");
     return id;
+}
+
+std::vector<MeasuredPoolUse> ControlPlane::measuredPoolUse() const
+{
+    std::vector<MeasuredPoolUse> out(m_cluster.pools().size());
+    for (const LiveNode& node : m_nodes) {
+        if (node.sessionId.empty())
+            continue; // what a node said before it went away is not its use now
+        for (const protocol::PoolUsage& u : node.poolUsage) {
+            const auto id = poolByName(u.name);
+            if (!id)
+                continue; // a pool removed since, whose cgroup the agent still holds
+            MeasuredPoolUse& use = out[static_cast<std::size_t>(*id)];
+            ++use.nodes;
+            use.cpuMillis += u.cpuMillis;
+            use.memoryMiB += u.memoryMiB;
+            if (u.netMbps >= 0.0) {
+                ++use.netNodes;
+                use.netMbps += u.netMbps;
+            }
+        }
+    }
+    return out;
 }
 
 std::size_t ControlPlane::workloadsOffTier(PoolId id) const

@@ -178,6 +178,9 @@ struct LiveNode {
     double cpuUtilisation = 0.0;
     std::int64_t memoryUsedMiB = 0;
     std::vector<protocol::DeviceSample> devices;
+    // Each pool's use of the node, as its agent measured it in the latest sample (empty: the agent does not measure
+    // pools, or nothing ran in one yet).
+    std::vector<protocol::PoolUsage> poolUsage;
     std::uint64_t heartbeats = 0;
     std::uint64_t usageSequence = 0; // its latest heartbeat's number (`ControlPlane::usageSequence`)
     // Launches on this session not answered yet, and those waiting for room (`ControlPlaneConfig::launchWindow`), by
@@ -202,6 +205,16 @@ struct LiveNode {
     std::vector<std::int64_t> poolNetSent;
     bool netOverLinkLogged = false;
     bool netShaped() const { return netLinkMbps != kUnlimited; }
+};
+
+// What a pool's cgroups used, as the agents of the connected nodes measured it (`protocol::PoolUsage`), summed over
+// those nodes: the kernel's account, beside what the pool's workloads asked for.
+struct MeasuredPoolUse {
+    std::size_t nodes = 0; // connected nodes whose latest sample measured the pool
+    std::int64_t cpuMillis = 0; // 1000 = one core busy
+    std::int64_t memoryMiB = 0;
+    std::size_t netNodes = 0; // of `nodes`, those that shape and so measured its egress
+    double netMbps = 0.0;
 };
 
 // Counters for /metrics and the summary.
@@ -416,6 +429,8 @@ public:
     // The pool's placed workloads on nodes of another tier than its own: a tier set after they were placed leaves them
     // where they are until they end or are moved. 0 for a pool without a tier.
     std::size_t workloadsOffTier(PoolId id) const;
+    // Every pool's measured use, by PoolId; pools no agent measures read as zeros with `nodes` 0.
+    std::vector<MeasuredPoolUse> measuredPoolUse() const;
     // Which of the quotas of `w`'s pool keeps it out, in words ("pool ml quota: gpu share: it asks for 1000 ...").
     std::string poolShortfall(const Workload& w) const;
     const ControlPlaneStats& stats() const { return m_stats; }

@@ -148,15 +148,26 @@ void HistoryRecorder::record(std::int64_t nowMs)
                 samples.push_back(store::Sample { { scope, name, kind + s }, nowMs, milli });
         }
 
-    // Nodes: the mean of the agent's samples per interval bucket, at the bucket's start.
+    // Nodes: the mean of the agent's samples per interval bucket, at the bucket's start; pools' measured use likewise,
+    // over the nodes that measured it.
     const std::int64_t intervalMs = std::max<std::int64_t>(1, m_config.interval.count());
+    struct PoolUse {
+        double cpu = 0.0, memory = 0.0, net = 0.0;
+        bool netMeasured = false;
+    };
+    std::map<std::pair<std::string, std::int64_t>, PoolUse> poolUse; // (pool, bucket) → summed over nodes
     for (const auto& [nodeId, received] : m_plane.takeUtilisation()) {
         const Node& node = cluster.node(nodeId);
         const std::string& nodeName = node.name;
+        struct PoolBin {
+            double cpu = 0.0, memory = 0.0, net = 0.0;
+            std::size_t netCount = 0; // samples that measured its egress
+        };
         struct Bin {
             double cpu = 0.0, memory = 0.0;
             std::size_t count = 0;
             std::map<std::string, std::pair<double, std::size_t>> devices; // kind → (sum, count)
+            std::map<std::string, PoolBin> pools;
         };
         std::map<std::int64_t, Bin> bins;
         for (const protocol::UtilisationSample& s : received) {
@@ -172,6 +183,15 @@ void HistoryRecorder::record(std::int64_t nowMs)
                 sum += d.utilisation;
                 ++n;
             }
+            for (const protocol::PoolUsage& u : s.pools) {
+                PoolBin& pool = bin.pools[u.name];
+                pool.cpu += static_cast<double>(u.cpuMillis);
+                pool.memory += static_cast<double>(u.memoryMiB);
+                if (u.netMbps >= 0.0) {
+                    pool.net += u.netMbps;
+                    ++pool.netCount;
+                }
+            }
         }
         for (const auto& [atMs, bin] : bins) {
             const double n = static_cast<double>(bin.count);
@@ -180,7 +200,27 @@ void HistoryRecorder::record(std::int64_t nowMs)
             for (const auto& [resource, sumCount] : bin.devices)
                 samples.push_back(store::Sample { { "node", nodeName, resource }, atMs,
                     sumCount.first / static_cast<double>(sumCount.second) });
+            // A pool's use of this node in the bucket: the mean over the node's samples in it (a sample without the
+            // pool, before its workloads came or after they went, counts as none), added up over the nodes below.
+            for (const auto& [pool, use] : bin.pools) {
+                PoolUse& total = poolUse[{ pool, atMs }];
+                total.cpu += use.cpu / n;
+                total.memory += use.memory / n;
+                if (use.netCount > 0) {
+                    total.net += use.net / static_cast<double>(use.netCount);
+                    total.netMeasured = true;
+                }
+            }
         }
+    }
+    for (const auto& [poolAt, use] : poolUse) {
+        const auto& [pool, atMs] = poolAt;
+        if (!m_plane.poolByName(pool))
+            continue; // removed since; its cgroups on the nodes go once empty
+        samples.push_back(store::Sample { { "pool", pool, "cpu_used" }, atMs, use.cpu });
+        samples.push_back(store::Sample { { "pool", pool, "memory_used" }, atMs, use.memory });
+        if (use.netMeasured)
+            samples.push_back(store::Sample { { "pool", pool, "net_used" }, atMs, use.net });
     }
     m_plane.persistSamples(samples);
 }

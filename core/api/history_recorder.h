@@ -7,6 +7,10 @@
 //   tier/<tier>/...      the same by the tier the workloads belong to (hot, warm, cold); tier/<t>/gpu always
 //   pool/<name>/<resource>_placed  what the pool's placed (launching, running) workloads hold, same units
 //   tier/<tier>/<resource>_placed  what the tier's nodes hold, whatever tier the work is of, same units
+//   pool/<name>/cpu_used     CPU millis the pool's cgroups used, as the agents measured it (the mean of each node's
+//                            samples in the interval, summed over the nodes), where agents measure pools
+//   pool/<name>/memory_used  MiB charged to them, likewise
+//   pool/<name>/net_used     Mbit/s they sent, likewise, over the nodes whose agents shape egress
 //   node/<name>/cpu      CPU millis in use, the mean of the agent's samples in the interval
 //   node/<name>/memory   MiB in use, likewise
 //   node/<name>/<kind>_util  mean utilisation (0..1) of the node's accelerators of that kind

@@ -182,6 +182,7 @@ struct NodeView {
     double cpuUtilisation = 0.0;
     std::int64_t memoryUsedMiB = 0;
     std::vector<protocol::DeviceSample> deviceSamples;
+    std::vector<protocol::PoolUsage> poolUsage;
     std::int64_t lastHeartbeatMs = 0;
     std::uint64_t heartbeats = 0;
 };
@@ -193,7 +194,7 @@ NodeView nodeView(const ControlPlane& plane, const LiveNode& live)
     NodeView v { NodeRest { live.id, n.name, live.state, live.cordon, n.peakReserved, n.isa, n.tier, live.cpuModel,
                      live.numaNodes, live.agentVersion, !live.sessionId.empty(), live.remote, n.capacity, n.free,
                      n.residents.size(), n.devices, {}, {}, live.translation },
-        live.cpuUtilisation, live.memoryUsedMiB, live.devices, live.lastHeartbeatMs, live.heartbeats };
+        live.cpuUtilisation, live.memoryUsedMiB, live.devices, live.poolUsage, live.lastHeartbeatMs, live.heartbeats };
     v.rest.deviceModels.reserve(n.devices.size());
     for (const Device& d : n.devices)
         v.rest.deviceModels.push_back(d.model == kNoModel ? std::string() : cluster.modelName(d.model));
@@ -238,8 +239,16 @@ json nodeUsageJson(const NodeView& n)
     for (const protocol::DeviceSample& s : n.deviceSamples)
         devices.push_back(
             json { { "index", s.index }, { "utilisation", s.utilisation }, { "memoryUsedMiB", s.memoryUsedMiB } });
+    json pools = json::array();
+    for (const protocol::PoolUsage& u : n.poolUsage) {
+        json pool { { "name", u.name }, { "cpuMillis", u.cpuMillis }, { "memoryMiB", u.memoryMiB } };
+        if (u.netMbps >= 0.0)
+            pool["netMbps"] = u.netMbps;
+        pools.push_back(std::move(pool));
+    }
     return json { { "cpuUtilisation", n.cpuUtilisation }, { "memoryUsedMiB", n.memoryUsedMiB },
-        { "lastHeartbeatMs", n.lastHeartbeatMs }, { "heartbeats", n.heartbeats }, { "devices", std::move(devices) } };
+        { "lastHeartbeatMs", n.lastHeartbeatMs }, { "heartbeats", n.heartbeats }, { "devices", std::move(devices) },
+        { "poolUsage", std::move(pools) } };
 }
 
 // The whole row: the rest, its fingerprint and the usage merged in as a reader that keeps rows merges it.
@@ -256,7 +265,16 @@ bool isActive(WorkloadPhase phase)
     return phase == WorkloadPhase::Launching || phase == WorkloadPhase::Running || phase == WorkloadPhase::Stopping;
 }
 
-json poolJson(const ControlPlane& plane, PoolId id)
+// What the agents measured the pool's cgroups using (`ControlPlane::measuredPoolUse`); null where none measures it.
+json measuredJson(const MeasuredPoolUse& use)
+{
+    if (use.nodes == 0)
+        return nullptr;
+    return json { { "nodes", use.nodes }, { "cpuMillis", use.cpuMillis }, { "memoryMiB", use.memoryMiB },
+        { "netNodes", use.netNodes }, { "netMbps", use.netNodes == 0 ? json(nullptr) : json(use.netMbps) } };
+}
+
+json poolJson(const ControlPlane& plane, PoolId id, const MeasuredPoolUse& measured)
 {
     const Pool& p = plane.cluster().pool(id);
     auto limit = [](std::int64_t v) { return v >= kUnlimited ? json(nullptr) : json(v); };
@@ -290,7 +308,12 @@ json poolJson(const ControlPlane& plane, PoolId id)
         { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
         { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
         { "overQuota", std::move(overQuota) }, { "offTier", plane.workloadsOffTier(id) },
-        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() } };
+        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() }, { "measured", measuredJson(measured) } };
+}
+
+json poolJson(const ControlPlane& plane, PoolId id)
+{
+    return poolJson(plane, id, plane.measuredPoolUse()[static_cast<std::size_t>(id)]);
 }
 
 // A pool's settings as an audit entry keeps them: its row less what its work holds now.
@@ -298,7 +321,7 @@ json poolSettings(const ControlPlane& plane, PoolId id)
 {
     json settings = poolJson(plane, id);
     for (const char* usage : { "id", "cpuMillisUsed", "memoryMiBUsed", "memBandwidthMBpsUsed", "netBandwidthMbpsUsed",
-             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "nodes" })
+             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "nodes", "measured" })
         settings.erase(usage);
     return settings;
 }
@@ -940,8 +963,9 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
     if (resource == "pools") {
         if (parts.size() == 2 && verb == http::verb::get) {
             json list = json::array();
+            const std::vector<MeasuredPoolUse> measured = m_plane.measuredPoolUse();
             for (const Pool& p : m_plane.cluster().pools())
-                list.push_back(poolJson(m_plane, p.id));
+                list.push_back(poolJson(m_plane, p.id, measured[static_cast<std::size_t>(p.id)]));
             return reply(http::status::ok, json { { "pools", std::move(list) } });
         }
         if (parts.size() == 3 && verb == http::verb::get) {

@@ -21,8 +21,17 @@ bool applyNodeUsage(json& row, const json& usage)
         if (!d.is_object() || !d.contains("index") || !d["index"].is_number_integer() || !d.contains("utilisation")
             || !d["utilisation"].is_number() || !d.contains("memoryUsedMiB") || !d["memoryUsedMiB"].is_number())
             return false;
+    const json pools = usage.value(kPoolUsageField, json::array());
+    if (!pools.is_array())
+        return false;
+    for (const json& p : pools)
+        if (!p.is_object() || !p.contains("name") || !p["name"].is_string() || !p.contains("cpuMillis")
+            || !p["cpuMillis"].is_number() || !p.contains("memoryMiB") || !p["memoryMiB"].is_number()
+            || (p.contains("netMbps") && !p["netMbps"].is_number()))
+            return false;
     for (const char* field : kNodeUsageFields)
         row[field] = usage[field];
+    row[kPoolUsageField] = pools;
     if (row.contains("devices") && row["devices"].is_array()) {
         json& rows = row["devices"];
         for (json& device : rows)

@@ -18,11 +18,13 @@ namespace tidepool::api {
 inline constexpr const char* kNodeUsageFields[]
     = { "cpuUtilisation", "memoryUsedMiB", "lastHeartbeatMs", "heartbeats" };
 inline constexpr const char* kDeviceUsageFields[] = { "utilisation", "memoryUsedMiB" };
+inline constexpr const char* kPoolUsageField = "poolUsage"; // the pools' measured use on the node: usage too
 
 // `usage` ({"cpuUtilisation", "memoryUsedMiB", "lastHeartbeatMs", "heartbeats", "devices": [{"index",
-// "utilisation", "memoryUsedMiB"}]}) into `row`: the node's fields replaced, each device's usage cleared and set from
-// the sample of its index (a sample for an index the row has no device for is left out). False, and `row` as it was,
-// when `usage` is not of that shape.
+// "utilisation", "memoryUsedMiB"}], "poolUsage": [{"name", "cpuMillis", "memoryMiB", "netMbps" where measured}]})
+// into `row`: the node's fields and its pools' measured use replaced (none when `poolUsage` is absent, as from a
+// daemon from before it), each device's usage cleared and set from the sample of its index (a sample for an index
+// the row has no device for is left out). False, and `row` as it was, when `usage` is not of that shape.
 bool applyNodeUsage(nlohmann::json& row, const nlohmann::json& usage);
 
 // 16 hex digits of a 64-bit FNV-1a hash of `rest`, a row without its usage fields (and without its fingerprint), as

@@ -8,6 +8,7 @@
 #include "agents/inventory/inventory.h"
 #include "agents/inventory/nvml.h"
 #include "agents/inventory/probe_command.h"
+#include "agents/telemetry/pool_usage.h"
 #include "agents/telemetry/sampler.h"
 #include "protocol/messages.h"
 
@@ -208,6 +209,7 @@ private slots:
     void samplerComputesFromFixtures();
     void samplerKeepsPreviousReadingOnBadInput();
     void samplerCpuUtilisationRisesWhileThreadsSpin();
+    void poolUsageIsARateBetweenReadings();
     void probeCommandSucceeds();
     void probeCommandTimesOutAndIsKilled();
     void probeCommandNonZeroExit();
@@ -782,6 +784,37 @@ void TestInventory::samplerKeepsPreviousReadingOnBadInput()
     const auto next = sampler.sampleFrom(statWith("cpu  500 0 0 1500 0 0 0 0 0 0"), kMemInfo);
     QVERIFY(next && next->cpuUtilisation);
     QCOMPARE(*next->cpuUtilisation, 0.4);
+}
+
+// A pool's CPU and egress are rates between two readings of its counters; memory is what is charged now. A pool read
+// for the first time, or whose counter went back (its cgroup was made again), only primes; a class made again (sent
+// bytes back to 0) gives no network rate for that interval, nor does a pool that had no class.
+void TestInventory::poolUsageIsARateBetweenReadings()
+{
+    PoolUsageMeter meter;
+    constexpr std::uint64_t kMiB = 1 << 20;
+    QVERIFY(
+        meter
+            .next({ { "web", { 10'000'000, 512 * kMiB, 1'000'000 } }, { "batch", { 5'000'000, kMiB, {} } } }, 1'000'000)
+            .empty());
+    // Two seconds later: web used 3 s of CPU (1.5 cores) and sent 25 MB (100 Mbit/s); batch 0.5 s (a quarter core)
+    // with no class; "new" appears.
+    auto used = meter.next({ { "web", { 13'000'000, 700 * kMiB + 1, 26'000'000 } },
+                               { "batch", { 5'500'000, 3 * kMiB, {} } }, { "new", { 100, 0, 0 } } },
+        3'000'000);
+    QCOMPARE(used.size(), std::size_t { 2 });
+    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "batch", 250, 3, -1.0 }));
+    QCOMPARE(used[1], (tidepool::protocol::PoolUsage { "web", 1500, 700, 100.0 }));
+    // web's class was made again (its bytes went back); "new"'s cgroup too (its CPU went back); batch went away.
+    used = meter.next({ { "web", { 13'100'000, 0, 1000 } }, { "new", { 50, 0, 0 } } }, 4'000'000);
+    QCOMPARE(used.size(), std::size_t { 1 });
+    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "web", 100, 0, -1.0 }));
+    // batch is forgotten: back again, it primes again. A reading at the same instant gives nothing (no time passed).
+    QVERIFY(meter.next({ { "batch", { 9'000'000, 0, {} } }, { "web", { 13'200'000, 0, 2000 } } }, 4'000'000).empty());
+    used = meter.next({ { "batch", { 9'000'000, 0, {} } }, { "web", { 13'300'000, 0, 127'000 } } }, 5'000'000);
+    QCOMPARE(used.size(), std::size_t { 2 });
+    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "batch", 0, 0, -1.0 }));
+    QCOMPARE(used[1], (tidepool::protocol::PoolUsage { "web", 100, 0, 1.0 }));
 }
 
 void TestInventory::samplerCpuUtilisationRisesWhileThreadsSpin()

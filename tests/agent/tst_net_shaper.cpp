@@ -11,6 +11,7 @@
 #include "agents/isolation/cgroup_layout.h"
 #include "agents/isolation/cgroups.h"
 #include "agents/isolation/net_shaper.h"
+#include "agents/telemetry/pool_usage.h"
 
 #include <QtTest>
 
@@ -25,8 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -79,6 +82,7 @@ private slots:
     void aPoolGoneLosesItsClass();
     void aRestartedAgentKeepsTheTreeAndItsClasses();
     void badShapingOptionsAreRefusedByName();
+    void classBytesAreReadFromTcOutput();
 
 private:
     // Streams from a sender in `cgroupProcs` (empty: none, outside every pool) and, when `alongside`, one outside every
@@ -324,9 +328,29 @@ void TestNetShaper::aPoolGetsItsGuaranteeAndBorrowsTheRest()
         contended.unpooled);
     QVERIFY2(contended.pooled > 60 && contended.pooled < 80, std::to_string(contended.pooled).c_str());
     QVERIFY2(contended.unpooled > 20 && contended.unpooled < 40, std::to_string(contended.unpooled).c_str());
+    // What the agent reports of each pool's egress (its class's bytes, through readPools and the meter, as the agent's
+    // heartbeats carry it) over the stream gold sends alone.
+    PoolUsageMeter meter;
+    std::vector<std::string> problems;
+    const auto microsNow
+        = [] { return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count(); };
+    QVERIFY(meter.next(readPools(*m_cgroups, &*m_shaper, problems), microsNow()).empty()); // primes the counters
     const Rates alone = measure(m_goldProcs, false);
+    const auto reported = meter.next(readPools(*m_cgroups, &*m_shaper, problems), microsNow());
+    QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
     qInfo("gold alone: %.1f Mbit/s of the link's 100", alone.pooled);
     QVERIFY2(alone.pooled > 85 && alone.pooled < 105, std::to_string(alone.pooled).c_str());
+    const auto find = [&](const char* pool) {
+        const auto it = std::find_if(reported.begin(), reported.end(), [&](const auto& u) { return u.name == pool; });
+        return it == reported.end() ? -2.0 : it->netMbps;
+    };
+    // The class counts whole frames (headers too), the receiver payload only, and the measure call spans the
+    // receiver's start and the sender's slow start: the two differ a little either way; the class's rate cannot pass
+    // the link's ceiling, and silver sent nothing.
+    qInfo("reported over the stream: gold %.1f, silver %.3f Mbit/s", find("gold"), find("silver"));
+    QVERIFY2(
+        find("gold") > 0.5 * alone.pooled && find("gold") < 1.05 * kLinkMbps, std::to_string(find("gold")).c_str());
+    QVERIFY2(find("silver") >= 0.0 && find("silver") < 0.5, std::to_string(find("silver")).c_str());
 }
 
 // The core lowers gold's guarantee to 20 (its workloads asked for less): the running workload's traffic follows at
@@ -442,5 +466,34 @@ void TestNetShaper::badShapingOptionsAreRefusedByName()
         made.error().message.c_str());
 }
 
+// `tc -s class show` as iproute2 6.1 prints it: counters of the classes of root 1:, a class of another qdisc, and a
+// garbled counter line, which is left out rather than read as a number.
+void TestNetShaper::classBytesAreReadFromTcOutput()
+{
+    const std::string shown = "class htb 1:10 parent 1:1 prio 0 rate 60Mbit ceil 100Mbit burst 1575b cburst 1600b \n"
+                              " Sent 123456789 bytes 81234 pkt (dropped 0, overlimits 12 requeues 0) \n"
+                              " backlog 0b 0p requeues 0\n"
+                              " lended: 3 borrowed: 0 giants: 0\n"
+                              " tokens: 20000 ctokens: 2000\n"
+                              "\n"
+                              "class htb 1:1 root rate 100Mbit ceil 100Mbit burst 1600b cburst 1600b \n"
+                              " Sent 987654321 bytes 9 pkt (dropped 0, overlimits 0 requeues 0) \n"
+                              "\n"
+                              "class htb 1:fffe parent 1:1 prio 0 rate 40Mbit ceil 100Mbit burst 1600b cburst 1600b \n"
+                              " Sent 0 bytes 0 pkt (dropped 0, overlimits 0 requeues 0) \n"
+                              "class htb 2:11 parent 2: prio 0 rate 1Mbit ceil 1Mbit burst 1600b cburst 1600b \n"
+                              " Sent 555 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+                              "class htb 1:2a parent 1:1 prio 0 rate 1Mbit ceil 100Mbit burst 1600b cburst 1600b \n"
+                              " Sent lots bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n"
+                              "class htb 1:zz parent 1:1 prio 0 rate 1Mbit ceil 100Mbit burst 1600b cburst 1600b \n"
+                              " Sent 7 bytes 1 pkt (dropped 0, overlimits 0 requeues 0) \n";
+    const auto bytes = parseClassBytes(shown, 1);
+    const std::map<std::uint32_t, std::uint64_t> expected { { 0x10, 123456789 }, { 0x1, 987654321 }, { 0xfffe, 0 } };
+    QCOMPARE(bytes, expected);
+    QCOMPARE(parseClassBytes(shown, 2), (std::map<std::uint32_t, std::uint64_t> { { 0x11, 555 } }));
+    QVERIFY(parseClassBytes("", 1).empty());
+}
+
 QTEST_APPLESS_MAIN(TestNetShaper)
+
 #include "tst_net_shaper.moc"

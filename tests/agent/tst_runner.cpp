@@ -15,6 +15,7 @@
 #include "agents/runner/core_commands.h"
 #include "agents/runner/core_launch.h"
 #include "agents/runner/runner.h"
+#include "agents/telemetry/pool_usage.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -161,6 +162,7 @@ private Q_SLOTS:
     // Real cgroups, as root.
     void hostileNamesNeverReachTheFileSystem();
     void cpuQuotaHoldsTwoSpinnersToHalfACore();
+    void poolUsageIsWhatEachPoolsCgroupUsed();
     void memoryPastTheLimitIsOomKilled();
     void exitCodesAndSignalsAreReported();
     void startFailuresAreReported();
@@ -599,6 +601,55 @@ void TestRunner::cpuQuotaHoldsTwoSpinnersToHalfACore()
     QVERIFY2(cores >= 0, "the cgroup's CPU usage counter could not be read");
     QVERIFY2(cores <= 0.55, QByteArray::number(cores).constData());
     QVERIFY2(cores >= 0.2, "the spinners hardly ran: the measurement says nothing");
+}
+
+// What the agent's heartbeats carry of each pool (readPools, PoolUsageMeter) is the kernel's account of the pool's
+// cgroup: a spinner held to 300 millicores reads as about that much, an idle pool holding 16 MiB as almost no CPU and
+// at least that memory; this test process's own CPU (it sleeps) and the host's are in neither.
+void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
+{
+    REQUIRE_CGROUPS();
+    PoolLimits limits;
+    limits.cpuMillis = 300;
+    QVERIFY(makePool("use-busy", limits));
+    QVERIFY(makePool("use-idle"));
+    auto busy = m_runner->launch(spec("busy", "use-busy", { "/bin/sh", "-c", "while :; do :; done" }));
+    QVERIFY2(busy, busy ? "" : messageOf(busy.error()).constData());
+    auto idle = m_runner->launch(spec("idle", "use-idle", { TIDEPOOL_RUNNER_HELPER, "hog", "16" }));
+    QVERIFY(idle);
+    QVERIFY(waitForText(idle->stdoutPath, "allocated 16 MiB"));
+    const std::vector<std::string> pools = m_cgroups->pools();
+    QVERIFY(std::find(pools.begin(), pools.end(), "use-busy") != pools.end());
+    QVERIFY(std::find(pools.begin(), pools.end(), "use-idle") != pools.end());
+
+    const auto microsNow = [] {
+        return std::chrono::duration_cast<std::chrono::microseconds>(
+            std::chrono::steady_clock::now().time_since_epoch())
+            .count();
+    };
+    PoolUsageMeter meter;
+    std::vector<std::string> problems;
+    QVERIFY(meter.next(readPools(*m_cgroups, nullptr, problems), microsNow()).empty());
+    std::this_thread::sleep_for(cpuMeasureWindow());
+    const auto used = meter.next(readPools(*m_cgroups, nullptr, problems), microsNow());
+    QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
+    const auto of = [&](const char* pool) {
+        const auto it = std::find_if(used.begin(), used.end(), [&](const auto& u) { return u.name == pool; });
+        return it == used.end() ? tidepool::protocol::PoolUsage { "missing", -1, -1, -2.0 } : *it;
+    };
+    qInfo("measured: use-busy %lld millicores, %lld MiB; use-idle %lld millicores, %lld MiB",
+        static_cast<long long>(of("use-busy").cpuMillis), static_cast<long long>(of("use-busy").memoryMiB),
+        static_cast<long long>(of("use-idle").cpuMillis), static_cast<long long>(of("use-idle").memoryMiB));
+    QVERIFY2(of("use-busy").cpuMillis >= 150 && of("use-busy").cpuMillis <= 330,
+        QByteArray::number(qlonglong(of("use-busy").cpuMillis)).constData());
+    QVERIFY2(of("use-idle").cpuMillis >= 0 && of("use-idle").cpuMillis < 30,
+        QByteArray::number(qlonglong(of("use-idle").cpuMillis)).constData());
+    QVERIFY2(of("use-idle").memoryMiB >= 16, QByteArray::number(qlonglong(of("use-idle").memoryMiB)).constData());
+    QCOMPARE(of("use-busy").netMbps, -1.0); // no shaper: egress is not measured
+    QVERIFY(m_runner->stop("busy", 5s));
+    QVERIFY(m_runner->stop("idle", 5s));
+    waitFinal(*m_runner, "busy");
+    waitFinal(*m_runner, "idle");
 }
 
 void TestRunner::memoryPastTheLimitIsOomKilled()

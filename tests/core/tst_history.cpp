@@ -58,6 +58,32 @@ private:
     testing::StoreBackend m_backend;
     std::string dbPath() const { return m_backend.location(); }
 
+    // A control plane on `store` with a pool "batch" and nodes joined (4 cores, 8 GiB and `devices` each), their
+    // sessions named "s-<node>".
+    static Expected<std::unique_ptr<ControlPlane>> planeWithBatchPool(boost::asio::io_context& io, store::Store& store,
+        const std::vector<std::string>& nodes, const std::vector<protocol::DeviceInfo>& devices = {})
+    {
+        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto created = ControlPlane::create(io, ControlPlaneConfig {}, link, {}, &store);
+        if (!created)
+            return created;
+        PoolRequest pool;
+        pool.name = "batch";
+        if (!(*created)->createPool(pool))
+            qFatal("the pool batch could not be created");
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 4000;
+        inv.memoryMiB = 8192;
+        inv.devices = devices;
+        for (const std::string& node : nodes) {
+            (*created)->onJoined("s-" + node, "127.0.0.1:1", protocol::Hello { node, "t", std::nullopt });
+            (*created)->onInventory("s-" + node, inv);
+        }
+        return created;
+    }
+
     std::unique_ptr<store::Store> open()
     {
         auto opened = m_backend.open();
@@ -354,21 +380,9 @@ private slots:
     {
         boost::asio::io_context io;
         auto s = open();
-        AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
-            [](const std::string&, const std::string&) { return true; } };
-        auto created = ControlPlane::create(io, ControlPlaneConfig {}, link, {}, s.get());
+        auto created = planeWithBatchPool(io, *s, { "n1" }, { protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 } });
         QVERIFY(created);
         ControlPlane& plane = **created;
-        PoolRequest pool;
-        pool.name = "batch";
-        QVERIFY(plane.createPool(pool));
-        protocol::Inventory inv;
-        inv.isa = "x86_64";
-        inv.cpuMillis = 4000;
-        inv.memoryMiB = 8192;
-        inv.devices.push_back(protocol::DeviceInfo { 0, "gpu", "T4", 16384, 1000 });
-        plane.onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
-        plane.onInventory("s1", inv);
         SubmitRequest a;
         a.name = "a";
         a.pool = "batch";
@@ -387,7 +401,7 @@ private slots:
         for (const auto& [at, cpu] : { std::pair { kT0 + 1000, 0.25 }, { kT0 + 2000, 0.75 }, { kT0 + kMinute + 5, 0.5 } }) {
             protocol::Heartbeat hb;
             hb.samples.push_back(protocol::UtilisationSample { at, cpu, 2048, { protocol::DeviceSample { 0, 0.4, 100 } } });
-            plane.onHeartbeat("s1", hb);
+            plane.onHeartbeat("s-n1", hb);
         }
 
         HistoryConfig config;
@@ -422,6 +436,52 @@ private slots:
         QCOMPARE((*nodeCpu)[1].mean, 2000.0);
         QCOMPARE(value({ "node", "n1", "gpu_util" }), 0.4);
         QCOMPARE(value({ "node", "n1", "memory" }), 2048.0);
+    }
+
+    // What the agents measure of each pool's cgroups (their samples' `pools`) becomes pool/<name>/<resource>_used: per
+    // node the mean over its samples in the interval (a sample without the pool counts as none), summed over the
+    // nodes; egress only over the samples that measured it. A pool the core does not know gets no series. The pools'
+    // measured use now (ControlPlane::measuredPoolUse) is the latest sample of each connected node.
+    void recorderWritesPoolsMeasuredUse()
+    {
+        boost::asio::io_context io;
+        auto s = open();
+        auto created = planeWithBatchPool(io, *s, { "n1", "n2" });
+        QVERIFY(created);
+        ControlPlane& plane = **created;
+        const auto heartbeat
+            = [&](const std::string& session, std::int64_t at, std::vector<protocol::PoolUsage> pools) {
+                  protocol::Heartbeat hb;
+                  hb.samples.push_back(protocol::UtilisationSample { at, 0.5, 1024, {}, std::move(pools) });
+                  plane.onHeartbeat(session, hb);
+              };
+        heartbeat("s-n1", kT0 + 1000, { { "batch", 1000, 100, 10.0 }, { "gone", 700, 70, -1.0 } });
+        heartbeat("s-n1", kT0 + 2000, {}); // its workloads ended
+        heartbeat("s-n2", kT0 + 1500, { { "batch", 300, 200, -1.0 } }); // not shaped
+
+        const std::vector<MeasuredPoolUse> now = plane.measuredPoolUse();
+        const auto batch = static_cast<std::size_t>(*plane.poolByName("batch"));
+        QCOMPARE(now[batch].nodes, std::size_t { 1 }); // n1's latest sample has no pools
+        QCOMPARE(now[batch].cpuMillis, std::int64_t { 300 });
+        QCOMPARE(now[batch].memoryMiB, std::int64_t { 200 });
+        QCOMPARE(now[batch].netNodes, std::size_t { 0 });
+        QCOMPARE(now[static_cast<std::size_t>(*plane.poolByName("default"))].nodes, std::size_t { 0 });
+
+        HistoryConfig config;
+        config.interval = std::chrono::milliseconds(kMinute);
+        HistoryRecorder recorder(io, plane, config, {});
+        recorder.record(kT0 + 2 * kMinute);
+        plane.stop(); // flushes
+        auto points = [&](const store::SeriesKey& key) {
+            return s->history(key, 0, kT0 + kDay, store::Resolution::Raw).value_or(std::vector<store::HistoryPoint> {});
+        };
+        QCOMPARE(
+            points({ "pool", "batch", "cpu_used" }), (std::vector { store::HistoryPoint { kT0, 800, 800, 800, 1 } }));
+        QCOMPARE(points({ "pool", "batch", "memory_used" }),
+            (std::vector { store::HistoryPoint { kT0, 250, 250, 250, 1 } }));
+        QCOMPARE(points({ "pool", "batch", "net_used" }), (std::vector { store::HistoryPoint { kT0, 10, 10, 10, 1 } }));
+        QVERIFY(points({ "pool", "gone", "cpu_used" }).empty());
+        QVERIFY(points({ "pool", "default", "cpu_used" }).empty()); // measured by none: no series, not zeros
     }
 };
 

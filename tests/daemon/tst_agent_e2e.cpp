@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -191,8 +192,33 @@ private slots:
         qInfo("two spinning threads under a 500-millicore pool used %.3f cores over %.1f s", cores, seconds);
         QVERIFY2(cores <= 0.55, qPrintable(QString::number(cores)));
         QVERIFY2(cores >= 0.2, qPrintable(QString::number(cores))); // it did run
+        // What the agent measured the pool's cgroup using comes with its heartbeats: the pool's `measured` and the
+        // node's `poolUsage` show the spinner's half core (the kernel's account, not the request), and it falls once
+        // the workload is gone.
+        json measured;
+        QVERIFY2(waitFor(
+                     [&] {
+                         measured = get("/v1/pools/half")["measured"];
+                         return measured.is_object() && measured.value("cpuMillis", 0) >= 300;
+                     },
+                     10'000),
+            measured.dump().c_str());
+        QVERIFY2(measured["cpuMillis"].get<int>() <= 560 && measured["nodes"] == 1 && measured["netMbps"].is_null(),
+            measured.dump().c_str());
+        const std::string node = get("/v1/workloads/" + std::to_string(id))["node"];
+        const json nodeRow = get("/v1/nodes/" + node);
+        QVERIFY2(std::any_of(nodeRow["poolUsage"].begin(), nodeRow["poolUsage"].end(),
+                     [](const json& u) { return u["name"] == "half" && u["cpuMillis"].get<int>() >= 200; }),
+            nodeRow["poolUsage"].dump().c_str());
         QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
         QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));
+        QVERIFY2(waitFor(
+                     [&] {
+                         measured = get("/v1/pools/half")["measured"];
+                         return measured.is_object() && measured.value("cpuMillis", 1000) < 50;
+                     },
+                     10'000),
+            measured.dump().c_str());
     }
 
     void memoryHogIsReportedOomKilled()
@@ -517,6 +543,15 @@ private slots:
         QVERIFY(map.open(QIODevice::ReadOnly));
         const QString expected = device + QStringLiteral(" %1").arg((1u << 16) | minor);
         QVERIFY2(QString::fromUtf8(map.readAll()).contains(expected), qPrintable(expected));
+        // A shaping agent measures the pool's egress too (its class's bytes): the pool's `measured` has a rate.
+        json measured;
+        QVERIFY2(waitFor(
+                     [&] {
+                         measured = get("/v1/pools/half")["measured"];
+                         return measured.is_object() && measured["netNodes"] == 1 && measured["netMbps"].is_number();
+                     },
+                     10'000),
+            measured.dump().c_str());
 
         QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
         QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));

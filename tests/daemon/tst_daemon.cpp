@@ -675,6 +675,20 @@ private slots:
             }
         }
         QVERIFY(sawBatch);
+        // The fleet's agents say what each pool uses of their nodes (its held requests times the node's load, 0.3 for
+        // CPU and 0.5 for memory without a series): the pool's `measured`, once a heartbeat came after the launch.
+        json measured;
+        QVERIFY2(waitFor(
+                     [&] {
+                         measured = get("/v1/pools/batch")["measured"];
+                         return measured.is_object();
+                     },
+                     10'000),
+            measured.dump().c_str());
+        QCOMPARE(measured,
+            (json { { "nodes", 1 }, { "cpuMillis", 150 }, { "memoryMiB", 32 }, { "netNodes", 0 },
+                { "netMbps", nullptr } }));
+        QVERIFY(get("/v1/pools/default")["measured"].is_null()); // nothing of it runs anywhere
         const json w = get("/v1/workloads/" + std::to_string(id));
         QCOMPARE(w["tier"].get<std::string>(), std::string("cold"));
         QCOMPARE(w["memBandwidthMBps"].get<int>(), 0);

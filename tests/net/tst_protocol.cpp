@@ -80,6 +80,8 @@ protocol::Heartbeat sampleHeartbeat(std::uint64_t sequence)
     h.sequence = sequence;
     h.samples.push_back({ 1'700'000'000'000, 0.25, 4096, { { 0, 0.5, 8000 }, { 1, 1.0, 16000 } } });
     h.samples.push_back({ 1'700'000'001'000, 0.0, 0, {} });
+    // Pool usage: measured network where the agent shapes (a rate with a fraction), absent where it does not.
+    h.samples[0].pools = { { "web", 1250, 2048, 37.5 }, { "batch.cold", 0, 0, -1.0 } };
     return h;
 }
 
@@ -337,6 +339,7 @@ private slots:
     void bootstrapTokenBindingsOutliveTheServer();
     void unrecordedBindingIsRefusedAndForgotten();
     void connectionBuffersTelemetryAndReconnects();
+    void aBacklogGoesInHeartbeatsThatFitAFrame();
     void fullWriteQueuesCloseOrDrop();
     void aDisplacedAgentIsToldWhyAndBacksOff();
     void stopsToOneNodeAreWindowedAndAllAnswered();
@@ -536,6 +539,19 @@ void TestProtocol::validationErrorsNameTheField_data()
         C::OutOfRange);
     row("device unknown field", "heartbeat", "/samples/0/devices/0/temperature", "80",
         "samples[0].devices[0].temperature", C::UnknownField);
+    row("pool usage not an array", "heartbeat", "/samples/0/pools", "{}", "samples[0].pools", C::WrongType);
+    row("pool usage name with a slash", "heartbeat", "/samples/0/pools/0/name", "\"../web\"",
+        "samples[0].pools[0].name", C::BadName);
+    row("pool usage cpuMillis negative", "heartbeat", "/samples/0/pools/1/cpuMillis", "-1",
+        "samples[0].pools[1].cpuMillis", C::OutOfRange);
+    row("pool usage memoryMiB missing", "heartbeat", "/samples/0/pools/0/memoryMiB", "",
+        "samples[0].pools[0].memoryMiB", C::MissingField);
+    row("pool usage netMbps negative", "heartbeat", "/samples/0/pools/0/netMbps", "-0.5", "samples[0].pools[0].netMbps",
+        C::OutOfRange);
+    row("pool usage netMbps a string", "heartbeat", "/samples/0/pools/0/netMbps", "\"37\"",
+        "samples[0].pools[0].netMbps", C::WrongType);
+    row("pool usage unknown field", "heartbeat", "/samples/0/pools/1/ioBytes", "5", "samples[0].pools[1].ioBytes",
+        C::UnknownField);
     row("inventory isa missing", "inventory", "/isa", "", "isa", C::MissingField);
     row("inventory cpuFeatures item with a space", "inventory", "/cpuFeatures/1", "\"a b\"", "cpuFeatures[1]",
         C::BadName);
@@ -579,6 +595,11 @@ void TestProtocol::validationErrorsNameTheField_data()
         manySamples += (i ? ",{}" : "{}");
     manySamples += "]";
     row("1025 samples", "heartbeat", "/samples", manySamples, "samples", C::OutOfRange);
+    QByteArray manyPools = "[";
+    for (int i = 0; i <= 256; ++i)
+        manyPools += (i ? ",{}" : "{}");
+    manyPools += "]";
+    row("257 pools in a sample", "heartbeat", "/samples/1/pools", manyPools, "samples[1].pools", C::OutOfRange);
 }
 
 void TestProtocol::validationErrorsNameTheField()
@@ -1263,36 +1284,54 @@ void TestProtocol::unrecordedBindingIsRefusedAndForgotten()
 // The agent's lasting link: while the core is unreachable it keeps sampling into a bounded buffer (dropping the
 // oldest), retries with back-off, and once the core is there joins, sends its inventory and flushes the buffer in
 // its next heartbeat; when the core goes away again it reconnects by itself.
-void TestProtocol::connectionBuffersTelemetryAndReconnects()
+namespace {
+
+// A port with nothing listening: taken, then closed.
+std::uint16_t closedPort()
 {
-    // A port with nothing listening: take one, then close it.
-    std::uint16_t port = 0;
-    {
-        Loopback probe;
-        port = probe.port;
-    }
-    asio::io_context io;
-    std::vector<protocol::Inventory> inventories;
-    std::vector<protocol::Heartbeat> heartbeats;
-    std::int64_t sampleClock = 0;
+    Loopback probe;
+    return probe.port;
+}
+
+// A lasting link of agent `node` to 127.0.0.1:`port`, sampling every `sampleInterval` into a buffer of `buffer`.
+agent::AgentConnectionConfig connectionTo(std::uint16_t port, const std::string& node,
+    std::chrono::milliseconds maxBackoff, std::chrono::milliseconds sampleInterval, std::size_t buffer,
+    std::uint64_t seed)
+{
     agent::AgentConnectionConfig config;
     config.client.host = "127.0.0.1";
     config.client.port = port;
     config.client.joinToken = kToken;
-    config.client.hello = helloFor("edge-1");
+    config.client.hello = helloFor(node);
     config.initialBackoff = 20ms;
-    config.maxBackoff = 80ms;
-    config.sampleInterval = 10ms;
-    config.telemetryBuffer = 5;
-    config.seed = 7;
+    config.maxBackoff = maxBackoff;
+    config.sampleInterval = sampleInterval;
+    config.telemetryBuffer = buffer;
+    config.seed = seed;
+    return config;
+}
+
+protocol::Inventory smallInventory()
+{
+    protocol::Inventory inv;
+    inv.isa = "x86_64";
+    inv.cpuMillis = 1000;
+    inv.memoryMiB = 1024;
+    return inv;
+}
+
+} // namespace
+
+void TestProtocol::connectionBuffersTelemetryAndReconnects()
+{
+    const std::uint16_t port = closedPort();
+    asio::io_context io;
+    std::vector<protocol::Inventory> inventories;
+    std::vector<protocol::Heartbeat> heartbeats;
+    std::int64_t sampleClock = 0;
+    const agent::AgentConnectionConfig config = connectionTo(port, "edge-1", 80ms, 10ms, 5, 7);
     agent::AgentConnectionHandlers handlers;
-    handlers.inventory = [&] {
-        protocol::Inventory inv;
-        inv.isa = "x86_64";
-        inv.cpuMillis = 1000;
-        inv.memoryMiB = 1024;
-        return inv;
-    };
+    handlers.inventory = smallInventory;
     handlers.sample = [&] {
         protocol::UtilisationSample s;
         s.timestampMs = ++sampleClock;
@@ -1336,6 +1375,55 @@ void TestProtocol::connectionBuffersTelemetryAndReconnects()
     QVERIFY(connection->stats().joins >= 2);
     connection->stop();
     again->stop();
+}
+
+// Samples with many pools are large: an hour's backlog of them does not fit one frame. The agent sends it in
+// heartbeats that do, a few per interval, and the core takes every one: no sample is lost or sent twice, and the
+// connection stays up.
+void TestProtocol::aBacklogGoesInHeartbeatsThatFitAFrame()
+{
+    const std::uint16_t port = closedPort();
+    asio::io_context io;
+    std::vector<protocol::Heartbeat> heartbeats;
+    std::int64_t sampleClock = 0;
+    const agent::AgentConnectionConfig config = connectionTo(port, "many-pools", 40ms, 5ms, 150, 3);
+    agent::AgentConnectionHandlers handlers;
+    handlers.inventory = smallInventory;
+    const auto sampleAt = [](std::int64_t timestampMs) {
+        protocol::UtilisationSample s;
+        s.timestampMs = timestampMs;
+        for (int p = 0; p < static_cast<int>(protocol::kMaxPoolsPerNode); ++p)
+            s.pools.push_back({ "business-line-pool-" + std::to_string(p), 123456, 65536, 12345.678 });
+        return s;
+    };
+    handlers.sample = [&] { return sampleAt(++sampleClock); };
+    auto connection = agent::AgentConnection::create(io, config, handlers, {});
+    connection->start();
+    QVERIFY(runUntil(io, [&] { return connection->bufferedSamples() == config.telemetryBuffer; }));
+    protocol::Heartbeat all;
+    for (std::int64_t i = 0; i < 150; ++i)
+        all.samples.push_back(sampleAt(i));
+    QVERIFY(protocol::encodeMessage(all).size() > protocol::kDefaultMaxFrameBytes); // the backlog is over a frame
+
+    net::AgentServerConfig serverConfig;
+    serverConfig.joinToken = kToken;
+    serverConfig.heartbeatIntervalMs = 50;
+    net::AgentServerEvents events;
+    events.heartbeat = [&](const std::string&, const protocol::Heartbeat& h) { heartbeats.push_back(h); };
+    auto server = net::AgentServer::create(io, serverConfig, events, {});
+    QVERIFY(server->listen("127.0.0.1", port));
+    QVERIFY(runUntil(io, [&] { return connection->joined() && connection->bufferedSamples() <= 1; }));
+    QVERIFY(runUntil(io, [&] { return !heartbeats.empty() && heartbeats.back().samples.size() == 1; }));
+    QVERIFY2(heartbeats.size() >= 3, std::to_string(heartbeats.size()).c_str());
+    QVERIFY(heartbeats.front().samples.size() > 1 && heartbeats.front().samples.size() < 150);
+    std::int64_t expected = heartbeats.front().samples.front().timestampMs;
+    for (const protocol::Heartbeat& h : heartbeats)
+        for (const protocol::UtilisationSample& s : h.samples)
+            QCOMPARE(s.timestampMs, expected++);
+    QCOMPARE(connection->stats().rejections, std::uint64_t { 0 });
+    QCOMPARE(connection->stats().joins, std::uint64_t { 1 }); // the connection stayed up throughout
+    connection->stop();
+    server->stop();
 }
 
 // Bounded write queues: the core closes the connection of an agent whose queue is full (it does not read); the agent

@@ -9,6 +9,7 @@
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/demo_core.h"
 #include "ui/bridge/snapshot_builder.h"
+#include "ui/bridge/workload_snapshot.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
 #include "ui/models/tiers_model.h"
@@ -154,6 +155,83 @@ private Q_SLOTS:
         QCOMPARE(rows.at("ml").acceleratorQuotaShare, (std::array<std::int64_t, 3> { 3000, -1, 0 }));
         QCOMPARE(rows.at("open").memBandwidthQuotaMBps, std::int64_t { -1 });
         QCOMPARE(rows.at("open").acceleratorQuotaShare, (std::array<std::int64_t, 3> { -1, -1, -1 }));
+        (*plane)->stop();
+    }
+
+    // Where an agent measures its pools' cgroups, a workload's measured use is its pool's use of the node split among
+    // the pool's workloads there by their requests, not a share of the node's use (which counts the host and every
+    // pool alike); a pool the agent did not measure keeps the node's share. The pool's measured total is its own.
+    void snapshotsSplitEachPoolsMeasuredUseAmongItsWorkloads()
+    {
+        boost::asio::io_context io;
+        api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+            [](const std::string&, const std::string&) { return true; } };
+        auto plane = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+        QVERIFY(plane);
+        for (const char* pool : { "web", "batch" }) {
+            api::PoolRequest request;
+            request.name = pool;
+            QVERIFY((*plane)->createPool(request));
+        }
+        protocol::Inventory inventory;
+        inventory.isa = "x86_64";
+        inventory.cpuMillis = 8000;
+        inventory.memoryMiB = 32768;
+        (*plane)->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        (*plane)->onInventory("s1", inventory);
+        std::map<std::string, std::int64_t> ids;
+        for (const auto& [name, pool, cpu, memory] : { std::tuple { "web-a", "web", 1000, 1024 },
+                 std::tuple { "web-b", "web", 3000, 1024 }, std::tuple { "batch-c", "batch", 2000, 512 } }) {
+            api::SubmitRequest submit;
+            submit.name = name;
+            submit.pool = pool;
+            submit.requests = { cpu, memory, 0, 0 };
+            submit.argv = { "/bin/true" };
+            auto submitted = (*plane)->submit(submit);
+            QVERIFY(submitted);
+            ids[name] = *submitted;
+        }
+        // Half the node busy (4 cores of 6 requested), web's cgroup 2 cores and 1000 MiB of it.
+        protocol::Heartbeat heartbeat;
+        heartbeat.samples.push_back(
+            protocol::UtilisationSample { 1000, 0.5, 6000, {}, { protocol::PoolUsage { "web", 2000, 1000, -1.0 } } });
+        (*plane)->onHeartbeat("s1", heartbeat);
+
+        const auto snapshot = buildSnapshot(**plane, nullptr, 1, "embedded");
+        const auto row = [&](const std::string& name) {
+            const auto it = std::find_if(snapshot->workloads.begin(), snapshot->workloads.end(),
+                [&](const WorkloadRow& w) { return w.id == ids.at(name); });
+            return it == snapshot->workloads.end() ? WorkloadRow {} : *it;
+        };
+        QCOMPARE(row("web-a").phase, std::string("launching"));
+        QCOMPARE(row("web-a").cpuUsedMillis, std::int64_t { 500 });
+        QCOMPARE(row("web-b").cpuUsedMillis, std::int64_t { 1500 });
+        QCOMPARE(row("web-a").memoryUsedMiB, std::int64_t { 500 });
+        QCOMPARE(row("batch-c").cpuUsedMillis, std::int64_t { 1333 }); // the node's 4 cores over its 6 requested
+        QCOMPARE(row("batch-c").memoryUsedMiB, std::int64_t { 1200 }); // 6000 MiB over 2560 requested, times 512
+        const auto pool = std::find_if(
+            snapshot->pools.begin(), snapshot->pools.end(), [](const PoolRow& p) { return p.name == "web"; });
+        QVERIFY(pool != snapshot->pools.end());
+        QCOMPARE(pool->cpuMeasuredMillis, std::int64_t { 2000 });
+        QCOMPARE(pool->memoryMeasuredMiB, std::int64_t { 1000 });
+
+        // A pool's measurement with nothing of it requested splits evenly; a disconnected node's is not used.
+        std::vector<WorkloadRow> rows(2);
+        for (WorkloadRow& w : rows) {
+            w.nodeId = 0;
+            w.node = "n1";
+            w.pool = "idle";
+            w.phase = "running";
+        }
+        applyPoolMeasurements(rows, { { { "n1", "idle" }, MeasuredOnNode { 301, 40 } } });
+        QCOMPARE(rows[0].cpuUsedMillis, std::int64_t { 151 });
+        QCOMPARE(rows[1].memoryUsedMiB, std::int64_t { 20 });
+        (*plane)->onLeft("s1", "test: the agent went away");
+        const auto after = buildSnapshot(**plane, nullptr, 2, "embedded");
+        const auto webA = std::find_if(after->workloads.begin(), after->workloads.end(),
+            [&](const WorkloadRow& w) { return w.id == ids.at("web-a"); });
+        QVERIFY(webA != after->workloads.end());
+        QCOMPARE(webA->cpuUsedMillis, std::int64_t { 667 }); // the node's share again: 4 cores over 6, times 1
         (*plane)->stop();
     }
 

@@ -518,6 +518,7 @@ void TestRemoteBackend::nodeRowsAreFollowedByFingerprintsAndUsage()
         json rest = row;
         for (const char* field : api::kNodeUsageFields)
             rest.erase(field);
+        rest.erase(api::kPoolUsageField);
         rest.erase("fingerprint");
         for (json& device : rest["devices"])
             for (const char* field : api::kDeviceUsageFields)
@@ -559,6 +560,12 @@ void TestRemoteBackend::nodeRowsAreFollowedByFingerprintsAndUsage()
              R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": "many"})",
              R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": 2,
                  "devices": [{"index": 0, "utilisation": 0.5}]})",
+             R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": 2, "devices": [],
+                 "poolUsage": [{"name": "web", "cpuMillis": 5}]})",
+             R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": 2, "devices": [],
+                 "poolUsage": [{"name": "web", "cpuMillis": 5, "memoryMiB": 1, "netMbps": "fast"}]})",
+             R"({"cpuUtilisation": 0.5, "memoryUsedMiB": 1, "lastHeartbeatMs": 1, "heartbeats": 2, "devices": [],
+                 "poolUsage": {"web": 5}})",
              "[]" }) {
         json row = rows.begin()->second;
         QVERIFY2(!api::applyNodeUsage(row, json::parse(bad)), bad);

@@ -14,10 +14,11 @@ namespace {
 constexpr std::int64_t kStepMs = store::kAggregateBucketMs;
 
 // The pools' and tiers' demand, which the rebalancer forecasts; not what their nodes hold (`<resource>_placed`, the
-// reports' occupancy, `core/api/history_recorder.h`).
+// reports' occupancy) nor what their cgroups used (`<resource>_used`, `core/api/history_recorder.h`).
 bool shown(const store::SeriesKey& key)
 {
-    return (key.scope == "pool" || key.scope == "tier") && !key.resource.ends_with("_placed");
+    return (key.scope == "pool" || key.scope == "tier") && !key.resource.ends_with("_placed")
+        && !key.resource.ends_with("_used");
 }
 
 std::string keyOf(const store::SeriesKey& key)

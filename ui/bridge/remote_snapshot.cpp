@@ -254,6 +254,7 @@ Expected<std::shared_ptr<ConsoleSnapshot>> snapshotFromApi(
     std::vector<NodeUse> uses;
     std::map<std::string, const NodeUse*> byName;
     std::map<std::string, std::int32_t> poolIds;
+    PoolMeasurements measured; // from the connected nodes' `poolUsage` (daemons before it send none)
     const std::pair<const char*, std::function<void()>> steps[] = {
         { "GET /v1/summary",
             [&] {
@@ -267,6 +268,12 @@ Expected<std::shared_ptr<ConsoleSnapshot>> snapshotFromApi(
                     snapshot->nodes.push_back(nodeRow(state.nodes.at(i), uses[i]));
                 for (std::size_t i = 0; i < uses.size(); ++i)
                     byName[snapshot->nodes[i].name] = &uses[i];
+                for (const json& node : state.nodes)
+                    if (node.value("connected", false))
+                        for (const json& u : node.value("poolUsage", json::array()))
+                            measured[{ node.at("name").get<std::string>(), u.at("name").get<std::string>() }]
+                                = MeasuredOnNode { u.at("cpuMillis").get<std::int64_t>(),
+                                      u.at("memoryMiB").get<std::int64_t>() };
             } },
         { "GET /v1/pools",
             [&] {
@@ -298,6 +305,7 @@ Expected<std::shared_ptr<ConsoleSnapshot>> snapshotFromApi(
     std::sort(snapshot->pools.begin(), snapshot->pools.end(), byId);
     std::sort(snapshot->proposals.begin(), snapshot->proposals.end(), byId);
     std::sort(snapshot->workloads.begin(), snapshot->workloads.end(), byId);
+    applyPoolMeasurements(snapshot->workloads, measured);
     addFootprints(*snapshot, byName);
     return snapshot;
 }

@@ -3,9 +3,12 @@
 // command with its result. Plain C++ with the core's own names ("pending", "hot", "insufficient CPU"); the views
 // translate them (`move_text.h`, `labels.h`).
 //
-// Measured use: agents report what a node uses (CPU, memory, each device's utilisation) in their heartbeats, not what
-// each workload uses. A workload's measured use is its node's, split among the node's workloads in proportion to what
-// they request; -1 where nothing is measured (waiting for a place, or a node not heard from yet).
+// Measured use: agents report what a node uses (CPU, memory, each device's utilisation) and what each pool's cgroup
+// uses of it (CPU, memory) in their heartbeats, not what each workload uses. A workload's measured CPU and memory are
+// its pool's on its node, split among the pool's workloads there in proportion to what they request, or, where the
+// agent does not measure that pool (yet), its node's, split likewise among the node's workloads; its accelerators'
+// are its devices' utilisation by its share. -1 where nothing is measured (waiting for a place, or a node not heard
+// from yet).
 //
 // Thread affinity: none once built; shared read-only between threads.
 

@@ -100,6 +100,38 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
 
 } // namespace
 
+void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurements& measured)
+{
+    if (measured.empty())
+        return;
+    struct Requests {
+        std::int64_t cpuMillis = 0, memoryMiB = 0;
+        std::size_t rows = 0;
+    };
+    std::map<std::pair<std::string, std::string>, Requests> requested;
+    const auto measuredRow = [&](const WorkloadRow& w) {
+        return w.nodeId >= 0 && w.phase != "pending" ? measured.find({ w.node, w.pool }) : measured.end();
+    };
+    for (const WorkloadRow& w : rows)
+        if (const auto it = measuredRow(w); it != measured.end()) {
+            Requests& r = requested[it->first];
+            r.cpuMillis += w.cpuMillis;
+            r.memoryMiB += w.memoryMiB;
+            ++r.rows;
+        }
+    const auto shareOf = [](std::int64_t total, std::int64_t mine, std::int64_t sum, std::size_t count) {
+        const double share
+            = sum > 0 ? static_cast<double>(mine) / static_cast<double>(sum) : 1.0 / static_cast<double>(count);
+        return static_cast<std::int64_t>(static_cast<double>(total) * share + 0.5);
+    };
+    for (WorkloadRow& w : rows)
+        if (const auto it = measuredRow(w); it != measured.end()) {
+            const Requests& r = requested[it->first];
+            w.cpuUsedMillis = shareOf(it->second.cpuMillis, w.cpuMillis, r.cpuMillis, r.rows);
+            w.memoryUsedMiB = shareOf(it->second.memoryMiB, w.memoryMiB, r.memoryMiB, r.rows);
+        }
+}
+
 void addToFootprint(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
 {
     to.workloadRows.push_back(static_cast<std::int32_t>(row));
@@ -143,16 +175,22 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
             = std::find_if(snapshot.pools.begin(), snapshot.pools.end(), [id](const PoolRow& p) { return p.id == id; });
         return it == snapshot.pools.end() ? -1 : it - snapshot.pools.begin();
     };
-    for (const auto& [id, w] : plane.workloads()) {
-        if (w.phase != api::WorkloadPhase::Pending && !placed(w.phase))
-            continue;
-        snapshot.workloads.push_back(workloadRow(plane, w, uses));
-        const WorkloadRow& row = snapshot.workloads.back();
+    for (const auto& [id, w] : plane.workloads())
+        if (w.phase == api::WorkloadPhase::Pending || placed(w.phase))
+            snapshot.workloads.push_back(workloadRow(plane, w, uses));
+    PoolMeasurements measured;
+    for (const api::LiveNode& live : plane.nodes())
+        if (live.id != kNoNode && !live.sessionId.empty())
+            for (const protocol::PoolUsage& u : live.poolUsage)
+                measured[{ cluster.node(live.id).name, u.name }] = MeasuredOnNode { u.cpuMillis, u.memoryMiB };
+    applyPoolMeasurements(snapshot.workloads, measured);
+    for (std::size_t r = 0; r < snapshot.workloads.size(); ++r) {
+        const WorkloadRow& row = snapshot.workloads[r];
         const std::ptrdiff_t p = poolIndex(row.poolId);
         if (p < 0)
             continue;
         PoolNodeRow& onNode = footprint[static_cast<std::size_t>(p)][row.nodeId < 0 ? kNoNode : row.nodeId];
-        addToFootprint(onNode, row, snapshot.workloads.size() - 1);
+        addToFootprint(onNode, row, r);
     }
 
     for (std::size_t p = 0; p < snapshot.pools.size(); ++p) {

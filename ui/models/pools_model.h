@@ -2,8 +2,8 @@
 // Pools as a tree: business line → pool → the nodes its workloads run on (and a row of those waiting for a place) →
 // the workloads. Per resource (CPU, memory, memory bandwidth, network, accelerators) what is requested and what is
 // used as measured, side by side, as bars against the row's limit: a line's or a pool's quota, a node's capacity,
-// a workload's own request. Measured use is the nodes' as their agents report it, split among the workloads by their
-// requests (`workload_rows.h`); agents do not measure memory or network bandwidth, so those show requests only.
+// a workload's own request. Measured use is the pools' (or else the nodes') as their agents report it, split among the
+// workloads by their requests (`workload_rows.h`); memory and network bandwidth show requests only.
 //
 // While the business lines and pools stay the same, a snapshot updates values in place (`dataChanged`) and diffs each
 // pool's nodes and each node's workloads by key (rows inserted and removed as workloads come, go and move), or, when

@@ -1,0 +1,49 @@
+#pragma once
+// Each pool's use of the node for the heartbeats (`protocol::PoolUsage`), as the kernel accounts it: the CPU time and
+// memory of the pool's cgroup (its workloads' cgroups included; the host's own processes not) and, where the agent
+// shapes egress (`NetShaper`), the bytes the pool's HTB class sent. CPU and network are rates between two readings,
+// so a pool appears from its second reading on.
+//
+// Thread affinity: one thread, the agent's; a `PoolUsageMeter` keeps the previous readings, so it is not shared.
+
+#include "protocol/messages.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidepool::agent {
+
+class NetShaper;
+class PoolCgroups;
+
+struct PoolReading {
+    std::uint64_t cpuUsageUsec = 0; // CPU time of the pool, ever
+    std::uint64_t memoryBytes = 0; // charged now
+    std::optional<std::uint64_t> sentBytes; // through the shaped device, ever; empty where the pool has no class
+};
+
+class PoolUsageMeter {
+public:
+    // The pools' use since the previous readings; `atUsec` is a monotonic clock's. A pool read for the first time, or
+    // whose CPU counter went back (its cgroup was made again), is only primed; a pool's sent bytes that went back (its
+    // class was made again), or that it had no class for at either reading, give no network rate. Pools missing from
+    // `readings` are forgotten.
+    std::vector<protocol::PoolUsage> next(const std::map<std::string, PoolReading>& readings, std::int64_t atUsec);
+
+private:
+    struct Previous {
+        PoolReading reading;
+        std::int64_t atUsec = 0;
+    };
+    std::map<std::string, Previous> m_previous;
+};
+
+// Reads every pool cgroup under the base and, with a `shaper`, the bytes each pool's class sent. A pool whose files
+// cannot be read is left out and said in `problems` (as is a failed `tc`, after which no pool has sent bytes).
+std::map<std::string, PoolReading> readPools(
+    const PoolCgroups& cgroups, const NetShaper* shaper, std::vector<std::string>& problems);
+
+} // namespace tidepool::agent
