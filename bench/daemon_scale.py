@@ -14,6 +14,9 @@ Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] 
                              [--load-series CSV] [--console-reads N] [--crowd N] [--stop] [--bin DIR]
                              [--net-mbps M --workload-net-mbps W] [--after-window S] [--pools N] [--no-pool-usage]
 
+  - pools (--pools N): N pools created one after another (their wall time, pools_create_ms) before the burst, which is
+    spread over them; with --after-window, the pools' measured use the agents report (--no-pool-usage: none) and the
+    time to read the pool list.
   - stop (--stop): at the end, SIGTERM to tidepoold and the seconds until it exits, and how many agents were told
     "the core is stopping" (a reject each; the fleet's status line counts them).
   - crowd (--crowd N): after the burst, N clients read the whole workload list at once while one client reads a
@@ -150,10 +153,12 @@ def main():
         d1, f1, t1 = cpu_seconds(daemon.pid), cpu_seconds(fleet.pid), time.monotonic()
         h1 = api.metric("tidepool_agent_heartbeats_total")
 
+        pools_started = time.monotonic()
         for p in range(args.pools):
             status, data = api.call("POST", "/v1/pools", {"name": f"pool-{p}"})
             if status != 201:
                 sys.exit(f"creating pool-{p} failed: {status} {data[:200]!r}")
+        pools_create_ms = round((time.monotonic() - pools_started) * 1000, 1) if args.pools else None
 
         burst = None
         if args.burst > 0:
@@ -377,6 +382,9 @@ def main():
             "net_mbps": args.net_mbps,
             "workload_net_mbps": args.workload_net_mbps,
             "heartbeat_ms": args.heartbeat_ms,
+            "pools": args.pools,
+            "pools_create_ms": pools_create_ms,
+            "pool_usage": not args.no_pool_usage,
             "join_s": round(join_s, 2),
             "window_s": round(t1 - t0, 1),
             "heartbeats_per_s": round((h1 - h0) / (t1 - t0), 1),

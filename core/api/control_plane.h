@@ -204,6 +204,10 @@ struct LiveNode {
     std::int64_t netLinkMbps = kUnlimited;
     std::vector<std::int64_t> poolNetSent;
     bool netOverLinkLogged = false;
+    // The pools of the last `pools` message on this session (empty: none yet). A pool created since reaches the node
+    // with its first launch there, not at once: creating pools then costs nothing per node
+    // (`ControlPlane::createPool`).
+    std::vector<PoolId> poolsSent;
     bool netShaped() const { return netLinkMbps != kUnlimited; }
 };
 
@@ -476,6 +480,7 @@ private:
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
     void sendPools(LiveNode& node);
+    static bool poolSent(const LiveNode& node, PoolId pool);
     // Sets the node's network capacity to what its agent reported, or to what its workloads hold where that is more.
     void applyNetworkCapacity(LiveNode& node);
     // Per pool of the node (in `Node::pools` order), the network its workloads placed there asked for, Mbit/s.

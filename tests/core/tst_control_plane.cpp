@@ -858,25 +858,56 @@ private slots:
         QCOMPARE(stops[0].workloadId, id);
     }
 
+    // A pool created reaches each node's agent with its first launch there, just before it, not at once (which sent
+    // every node every pool at each creation); a node that joins gets every pool; a change goes to the nodes that
+    // have the pool.
     void poolsAreValidatedAndPropagated()
     {
         join("s1", "n1");
+        join("s2", "n2");
+        const std::size_t before = m_sent.size();
         PoolRequest pool;
         pool.name = "batch";
         pool.cpuMillis = 500;
         pool.memoryMiB = 64;
         QVERIFY(m_plane->createPool(pool));
         QCOMPARE(m_plane->createPool(pool).error().status, 409);
-        const auto configs = sentOf<protocol::PoolConfig>("s1");
-        QCOMPARE(configs.back().pools.size(), std::size_t { 2 });
-        QCOMPARE(configs.back().pools.back().cpuMillis, std::int64_t { 500 });
+        QCOMPARE(m_sent.size(), before); // nothing to any agent yet
         SubmitRequest r = request("w", 400);
         r.requests.memoryMiB = 32;
         r.pool = "batch";
         const auto inPool = m_plane->submit(r);
         QVERIFY(inPool);
         QCOMPARE(name(m_plane->workload(*inPool)->phase), name(WorkloadPhase::Launching));
-        QCOMPARE(sentOf<protocol::Launch>("s1").back().pool, std::string("batch"));
+        const std::string placedOn = nodeOf(*inPool);
+        const std::string session = placedOn == "n1" ? "s1" : "s2", other = placedOn == "n1" ? "s2" : "s1";
+        QCOMPARE(m_sent.size(), before + 2); // the pools, then the launch, to that node alone
+        QCOMPARE(m_sent[before].session, session);
+        const auto* config = std::get_if<protocol::PoolConfig>(&m_sent[before].message);
+        QVERIFY(config);
+        QCOMPARE(config->pools.size(), std::size_t { 2 });
+        QCOMPARE(config->pools.back().name, std::string("batch"));
+        QCOMPARE(config->pools.back().cpuMillis, std::int64_t { 500 });
+        QCOMPARE(std::get<protocol::Launch>(m_sent[before + 1].message).pool, std::string("batch"));
+        QCOMPARE(m_sent[before + 1].session, session);
+        // Another launch into it there sends no second pools message.
+        SubmitRequest small = r;
+        small.name = "w-small";
+        small.requests.cpuMillis = 50;
+        QVERIFY(m_plane->submit(small));
+        QCOMPARE(sentOf<protocol::PoolConfig>(session).size(), std::size_t { 2 }); // the join's and batch's
+        // A change reaches the node that has the pool, not the other.
+        const std::size_t otherConfigs = sentOf<protocol::PoolConfig>(other).size();
+        PoolRequest raised = m_plane->poolRequestOf(*m_plane->poolByName("batch"));
+        raised.cpuMillis = 900;
+        QVERIFY(m_plane->updatePool("batch", raised));
+        QCOMPARE(sentOf<protocol::PoolConfig>(session).back().pools.back().cpuMillis, std::int64_t { 900 });
+        QCOMPARE(sentOf<protocol::PoolConfig>(other).size(), otherConfigs);
+        // A node joining now gets every pool at once.
+        join("s3", "n3");
+        QCOMPARE(sentOf<protocol::PoolConfig>("s3").back().pools.size(), std::size_t { 2 });
+        raised.cpuMillis = 500;
+        QVERIFY(m_plane->updatePool("batch", raised));
         const auto over = m_plane->submit(r); // 800 > 500 millicores of quota
         QVERIFY(over);
         QCOMPARE(name(m_plane->workload(*over)->phase), name(WorkloadPhase::Pending));
