@@ -129,7 +129,8 @@ struct UtilisationSample {
     std::int64_t memoryUsedMiB = 0;
     std::vector<DeviceSample> devices;
     // Each pool's use of the node over the interval the sample ends; a pool appears from its second sample on (the
-    // first only primes its counters). On the wire only when not empty, so agents that do not measure pools read as
+    // first only primes its counters), and only when it used something (absent reads as none). On the wire only when
+    // not empty, so agents that do not measure pools read as
     // before; a core from before pool usage refuses the field: upgrade the core before the agents.
     std::vector<PoolUsage> pools {};
     bool operator==(const UtilisationSample&) const = default;

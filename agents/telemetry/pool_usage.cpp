@@ -32,7 +32,10 @@ std::vector<protocol::PoolUsage> PoolUsageMeter::next(
         if (sent && sentBefore && *sent >= *sentBefore)
             usage.netMbps = std::min(static_cast<double>(protocol::kMaxNetMbps),
                 8.0 * static_cast<double>(*sent - *sentBefore) / elapsedUsec); // bits per microsecond = Mbit/s
-        out.push_back(std::move(usage));
+        // A pool that used nothing is left out (absent reads as none): a node carries a cgroup for every pool of
+        // the cluster, and most of them idle there.
+        if (usage.cpuMillis > 0 || usage.memoryMiB > 0 || usage.netMbps > 0.0)
+            out.push_back(std::move(usage));
     }
     m_previous = std::move(previous);
     return out;

@@ -29,8 +29,9 @@ class PoolUsageMeter {
 public:
     // The pools' use since the previous readings; `atUsec` is a monotonic clock's. A pool read for the first time, or
     // whose CPU counter went back (its cgroup was made again), is only primed; a pool's sent bytes that went back (its
-    // class was made again), or that it had no class for at either reading, give no network rate. Pools missing from
-    // `readings` are forgotten.
+    // class was made again), or that it had no class for at either reading, give no network rate. A pool that used
+    // nothing (no CPU, no memory charged, nothing sent) is left out: absent reads as none, and a node carries a cgroup
+    // for every pool of the cluster, most of them idle there. Pools missing from `readings` are forgotten.
     std::vector<protocol::PoolUsage> next(const std::map<std::string, PoolReading>& readings, std::int64_t atUsec);
 
 private:

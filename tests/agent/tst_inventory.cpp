@@ -788,7 +788,8 @@ void TestInventory::samplerKeepsPreviousReadingOnBadInput()
 
 // A pool's CPU and egress are rates between two readings of its counters; memory is what is charged now. A pool read
 // for the first time, or whose counter went back (its cgroup was made again), only primes; a class made again (sent
-// bytes back to 0) gives no network rate for that interval, nor does a pool that had no class.
+// bytes back to 0) gives no network rate for that interval, nor does a pool that had no class. A pool that used
+// nothing is left out.
 void TestInventory::poolUsageIsARateBetweenReadings()
 {
     PoolUsageMeter meter;
@@ -812,9 +813,13 @@ void TestInventory::poolUsageIsARateBetweenReadings()
     // batch is forgotten: back again, it primes again. A reading at the same instant gives nothing (no time passed).
     QVERIFY(meter.next({ { "batch", { 9'000'000, 0, {} } }, { "web", { 13'200'000, 0, 2000 } } }, 4'000'000).empty());
     used = meter.next({ { "batch", { 9'000'000, 0, {} } }, { "web", { 13'300'000, 0, 127'000 } } }, 5'000'000);
+    QCOMPARE(used.size(), std::size_t { 1 }); // batch used nothing: left out
+    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "web", 100, 0, 1.0 }));
+    // Memory alone, or sending alone, is use.
+    used = meter.next({ { "batch", { 9'000'000, kMiB, {} } }, { "web", { 13'300'000, 0, 127'125 } } }, 6'000'000);
     QCOMPARE(used.size(), std::size_t { 2 });
-    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "batch", 0, 0, -1.0 }));
-    QCOMPARE(used[1], (tidepool::protocol::PoolUsage { "web", 100, 0, 1.0 }));
+    QCOMPARE(used[0], (tidepool::protocol::PoolUsage { "batch", 0, 1, -1.0 }));
+    QCOMPARE(used[1], (tidepool::protocol::PoolUsage { "web", 0, 0, 0.001 }));
 }
 
 void TestInventory::samplerCpuUtilisationRisesWhileThreadsSpin()

@@ -347,10 +347,13 @@ void TestNetShaper::aPoolGetsItsGuaranteeAndBorrowsTheRest()
     // The class counts whole frames (headers too), the receiver payload only, and the measure call spans the
     // receiver's start and the sender's slow start: the two differ a little either way; the class's rate cannot pass
     // the link's ceiling, and silver sent nothing.
-    qInfo("reported over the stream: gold %.1f, silver %.3f Mbit/s", find("gold"), find("silver"));
+    qInfo("reported over the stream: gold %.1f, silver %.3f Mbit/s (-2: used nothing, left out)", find("gold"),
+        find("silver"));
     QVERIFY2(
         find("gold") > 0.5 * alone.pooled && find("gold") < 1.05 * kLinkMbps, std::to_string(find("gold")).c_str());
-    QVERIFY2(find("silver") >= 0.0 && find("silver") < 0.5, std::to_string(find("silver")).c_str());
+    // Silver is left out of the sample, or there with next to nothing, had something of the host passed through it.
+    QVERIFY2(find("silver") == -2.0 || (find("silver") >= 0.0 && find("silver") < 0.5),
+        std::to_string(find("silver")).c_str());
 }
 
 // The core lowers gold's guarantee to 20 (its workloads asked for less): the running workload's traffic follows at

@@ -215,7 +215,8 @@ private slots:
         QVERIFY2(waitFor(
                      [&] {
                          measured = get("/v1/pools/half")["measured"];
-                         return measured.is_object() && measured.value("cpuMillis", 1000) < 50;
+                         // None (a pool that uses nothing is left out of the samples), or next to none.
+                         return measured.is_null() || measured.value("cpuMillis", 1000) < 50;
                      },
                      10'000),
             measured.dump().c_str());
