@@ -199,6 +199,10 @@ std::string renderHtml(const ReportData& d)
                 formatNumber(u.requestedMean), formatNumber(u.requestedPeak), formatNumber(u.usedMean),
                 formatNumber(u.usedPeak), ratio(u.requestedMean, u.capacity), ratio(u.usedMean, u.capacity) });
     }
+    // Whose use "used" is: a pool's own where its cgroups were measured, else its nodes' (`ResourceUse::usedBy`).
+    const bool byPools = std::any_of(
+        d.utilisation.begin(), d.utilisation.end(), [](const ResourceUse& u) { return u.usedBy == "pools"; });
+    out += "<p>" + L(byPools ? "used-by-pools" : "used-by-nodes") + "</p>\n";
     for (const ResourceUse& u : d.utilisation) {
         out += "<h3>" + htmlEscape(valueLabel(lang, u.resource)) + " (" + htmlEscape(valueLabel(lang, u.unit))
             + ")</h3>\n<div class=\"legend\"><span><i class=\"swatch\" style=\"background:" + kRequestedColour

@@ -163,6 +163,10 @@ struct ResourceUse {
     double usedPeak = kNotMeasured;
     std::vector<double> requested; // per bucket, NaN where nothing was recorded
     std::vector<double> used;
+    // Whose use `used` is: "pools" — the scope's pools' cgroups, as the agents measured them (a pool or business line
+    // scope, CPU and memory, where any of its pools was measured in the period); "nodes" — the scope's nodes', host and
+    // every pool on them included (the cluster and tier scopes, accelerators, and pools no agent measured).
+    std::string usedBy = "nodes";
 };
 
 // A tier's nodes in the scope: what they hold (allocated) against their capacity, which is the occupancy, and what the

@@ -258,14 +258,27 @@ struct Builder {
         return out;
     }
 
-    Expected<Buckets> used(const std::string& resource)
+    // What the scope used of `resource`, and whose use that is (`ResourceUse::usedBy`): a pool's or a business line's
+    // CPU and memory are its pools' measured use (`pool/<name>/<resource>_used`) where any of them was measured in
+    // the period — its nodes carry every pool and the host besides; otherwise what the scope's nodes used.
+    Expected<std::pair<Buckets, std::string>> used(const std::string& resource)
     {
+        if ((request.scope == ScopeKind::Pool || request.scope == ScopeKind::BusinessLine)
+            && (resource == "cpu" || resource == "memory")) {
+            Buckets total(bucketCount(), kNotMeasured);
+            for (const PoolFacts* p : scope.pools) {
+                TP_TRY(series, reader.read({ "pool", p->name, resource + "_used" }));
+                accumulate(total, *series);
+            }
+            if (std::any_of(total.begin(), total.end(), [](double v) { return measured(v); }))
+                return std::pair { std::move(total), std::string("pools") };
+        }
         Buckets total(bucketCount(), kNotMeasured);
         for (const NodeFacts* n : scope.nodes) {
             TP_TRY(series, nodeUsed(*n, resource));
             accumulate(total, *series);
         }
-        return total;
+        return std::pair { std::move(total), std::string("nodes") };
     }
 
     Expected<void> utilisation()
@@ -300,7 +313,8 @@ struct Builder {
             use.requested = Buckets(bucketCount(), kNotMeasured);
             use.used = Buckets(bucketCount(), kNotMeasured);
             accumulate(use.requested, *asked, scale);
-            accumulate(use.used, *measuredUse, scale);
+            accumulate(use.used, measuredUse->first, scale);
+            use.usedBy = measuredUse->second;
             if (resource == "cpu")
                 for (std::size_t i = 0; i < use.requested.size(); ++i)
                     if (data.buckets[i] < facts.nowMs) {

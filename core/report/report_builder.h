@@ -5,7 +5,8 @@
 // Per bucket of the period (the smallest of 5 min, 15 min, 30 min, 1 h, 3 h, 6 h, 12 h, 1 day that gives at most 48
 // buckets) a series' value is the mean of its 5-minute aggregates there (and of its raw samples past the last
 // aggregate, so that the last minutes count before they are aggregated). The scope's requested use is the sum of its
-// pools' series (a tier's own series for a tier scope), its used the sum of its nodes'.
+// pools' series (a tier's own series for a tier scope), its used the sum of its nodes', or, for a pool's or a business
+// line's CPU and memory, of its pools' measured use where the agents measured it (`ResourceUse::usedBy`).
 //
 // Fails with `NotFound` naming the scope and the known names when the scope's business line, pool or tier is unknown,
 // and with `IoError` when the store cannot be read.

@@ -139,7 +139,7 @@ json toJson(const ReportData& d)
         utilisation.push_back({ { "resource", u.resource }, { "unit", u.unit }, { "capacity", number(u.capacity) },
             { "requestedMean", number(u.requestedMean) }, { "requestedPeak", number(u.requestedPeak) },
             { "usedMean", number(u.usedMean) }, { "usedPeak", number(u.usedPeak) },
-            { "requested", numbers(u.requested) }, { "used", numbers(u.used) } });
+            { "requested", numbers(u.requested) }, { "used", numbers(u.used) }, { "usedBy", u.usedBy } });
     json tiers = json::array();
     for (const TierOccupancy& t : d.tiers)
         tiers.push_back({ { "tier", t.tier }, { "nodes", t.nodes }, { "cpuCapacity", number(t.cpuCapacity) },
@@ -223,6 +223,9 @@ Expected<ReportData> reportFromJson(const json& j)
         d.utilisation.push_back({ u.text("resource"), u.text("unit"), u.number("capacity"), u.number("requestedMean"),
             u.number("requestedPeak"), u.number("usedMean"), u.number("usedPeak"), u.numbers("requested"),
             u.numbers("used") });
+        // Reports from before measured pool use say nothing: theirs was the nodes'.
+        if (const std::string by = u.optionalText("usedBy"); !by.empty())
+            d.utilisation.back().usedBy = by;
     }
     const json& tiers = r.array("tiers");
     for (std::size_t i = 0; i < tiers.size(); ++i) {

@@ -156,6 +156,9 @@ private slots:
         add("node", "n1", "memory", 2048);
         add("node", "g1", "cpu", 8000);
         add("node", "g1", "gpu_util", 0.5);
+        // web's cgroups, as n1's agent measured them: 0.6 of n1's 1 core, 1 GiB of its 2.
+        add("pool", "web", "cpu_used", 600);
+        add("pool", "web", "memory_used", 1024);
         // Outside the period: must not count.
         samples.push_back({ { "pool", "web", "cpu" }, day() - kHour, 99'000 });
         samples.push_back({ { "pool", "web", "cpu" }, day() + 24 * kHour, 99'000 });
@@ -319,7 +322,19 @@ private slots:
         QCOMPARE(pool->nodes, 1);
         QCOMPARE(resource(*pool, "cpu")->capacity, 8.0);
         QCOMPARE(resource(*pool, "cpu")->requestedMean, 2.0);
-        QCOMPARE(resource(*pool, "cpu")->usedMean, 1.0);
+        // A pool's use is its cgroups' where an agent measured them, not its nodes' (which carry every pool).
+        QCOMPARE(resource(*pool, "cpu")->usedMean, 0.6);
+        QCOMPARE(resource(*pool, "cpu")->usedBy, std::string("pools"));
+        QCOMPARE(resource(*pool, "memory")->usedMean, 1.0);
+        QCOMPARE(resource(*pool, "memory")->usedBy, std::string("pools"));
+        const auto shop = buildReport(request(ScopeKind::BusinessLine, "shop"), m_facts, *m_store, m_settings);
+        QVERIFY(shop);
+        QCOMPARE(resource(*shop, "cpu")->usedMean, 0.6);
+        // The report says whose use it shows.
+        QVERIFY(renderHtml(*pool).find("measured the scope&#39;s pools&#39; cgroups") != std::string::npos);
+        QVERIFY(renderHtml(*buildReport(request(), m_facts, *m_store, m_settings))
+                    .find("the host and every pool on them included")
+            != std::string::npos);
         QVERIFY(!resource(*pool, "gpu"));
         QCOMPARE(pool->pending.submitted, 2);
         QCOMPARE(pool->pending.meanMs, double(15 * kMin));
@@ -335,6 +350,8 @@ private slots:
         QCOMPARE(line->costs.size(), std::size_t(1));
         QCOMPARE(line->costs[0].businessLine, std::string("ai"));
         QCOMPARE(resource(*line, "gpu")->requestedMean, 1.0);
+        QCOMPARE(resource(*line, "cpu")->usedBy, std::string("nodes")); // infer's cgroups were not measured
+        QCOMPARE(resource(*line, "cpu")->usedMean, 8.0); // g1's
 
         const auto tier = buildReport(request(ScopeKind::Tier, "hot"), m_facts, *m_store, m_settings);
         QVERIFY(tier);
@@ -644,6 +661,14 @@ private slots:
         QVERIFY2(back, back ? "" : back.error().message.c_str());
         QCOMPARE(toJson(*back).dump(), j.dump());
         QCOMPARE(renderCsv(*back), renderCsv(*built));
+        // Whose use `used` is travels; a report from before it says nothing, and its use was the nodes'.
+        const auto pool = buildReport(request(ScopeKind::Pool, "web"), m_facts, *m_store, m_settings);
+        QVERIFY(pool);
+        nlohmann::json poolJson = toJson(*pool);
+        QCOMPARE(reportFromJson(poolJson)->utilisation.front().usedBy, std::string("pools"));
+        for (nlohmann::json& u : poolJson["utilisation"])
+            u.erase("usedBy");
+        QCOMPARE(reportFromJson(poolJson)->utilisation.front().usedBy, std::string("nodes"));
 
         nlohmann::json broken = j;
         broken["utilisation"][0].erase("capacity");

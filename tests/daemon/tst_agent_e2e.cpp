@@ -506,7 +506,8 @@ private slots:
             return QString::fromUtf8(tc.readAllStandardOutput());
         };
         const json w = submit({ { "name", "stream" }, { "pool", "half" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
-            { "netBandwidthMbps", 60 }, { "command", { "/bin/sleep", "120" } } });
+            // Busy enough to be measured (a pool that used nothing is left out of the agent's samples).
+            { "netBandwidthMbps", 60 }, { "command", { "/bin/sh", "-c", "while :; do sleep 0.05; done" } } });
         QVERIFY2(w.contains("id"), w.dump().c_str());
         const std::int64_t id = w["id"];
         QVERIFY(waitFor([&] { return phaseIs(id, "running"); }, 10'000));
