@@ -160,7 +160,8 @@ private Q_SLOTS:
 
     // Where an agent measures its pools' cgroups, a workload's measured use is its pool's use of the node split among
     // the pool's workloads there by their requests, not a share of the node's use (which counts the host and every
-    // pool alike); a pool the agent did not measure keeps the node's share. The pool's measured total is its own.
+    // pool alike); a pool the agent left out used nothing; where no pool is measured (the node gone, an agent from
+    // before), the node's share stays. The pool's measured total is its own.
     void snapshotsSplitEachPoolsMeasuredUseAmongItsWorkloads()
     {
         boost::asio::io_context io;
@@ -207,8 +208,9 @@ private Q_SLOTS:
         QCOMPARE(row("web-a").cpuUsedMillis, std::int64_t { 500 });
         QCOMPARE(row("web-b").cpuUsedMillis, std::int64_t { 1500 });
         QCOMPARE(row("web-a").memoryUsedMiB, std::int64_t { 500 });
-        QCOMPARE(row("batch-c").cpuUsedMillis, std::int64_t { 1333 }); // the node's 4 cores over its 6 requested
-        QCOMPARE(row("batch-c").memoryUsedMiB, std::int64_t { 1200 }); // 6000 MiB over 2560 requested, times 512
+        // batch's cgroup used nothing: the agent, which measured web there, left it out.
+        QCOMPARE(row("batch-c").cpuUsedMillis, std::int64_t { 0 });
+        QCOMPARE(row("batch-c").memoryUsedMiB, std::int64_t { 0 });
         const auto pool = std::find_if(
             snapshot->pools.begin(), snapshot->pools.end(), [](const PoolRow& p) { return p.name == "web"; });
         QVERIFY(pool != snapshot->pools.end());
@@ -226,6 +228,10 @@ private Q_SLOTS:
         applyPoolMeasurements(rows, { { { "n1", "idle" }, MeasuredOnNode { 301, 40 } } });
         QCOMPARE(rows[0].cpuUsedMillis, std::int64_t { 151 });
         QCOMPARE(rows[1].memoryUsedMiB, std::int64_t { 20 });
+        // A pool the node's agent left out (it used nothing) reads as nothing there, not as the node's share.
+        applyPoolMeasurements(rows, { { { "n1", "busy" }, MeasuredOnNode { 900, 90 } } });
+        QCOMPARE(rows[0].cpuUsedMillis, std::int64_t { 0 });
+        QCOMPARE(rows[1].memoryUsedMiB, std::int64_t { 0 });
         (*plane)->onLeft("s1", "test: the agent went away");
         const auto after = buildSnapshot(**plane, nullptr, 2, "embedded");
         const auto webA = std::find_if(after->workloads.begin(), after->workloads.end(),

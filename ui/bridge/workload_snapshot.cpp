@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace tidepool::ui {
 
@@ -109,6 +110,9 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
         std::size_t rows = 0;
     };
     std::map<std::pair<std::string, std::string>, Requests> requested;
+    std::set<std::string> measuringNodes; // nodes whose agent measured some pool: a pool missing there used nothing
+    for (const auto& [nodePool, use] : measured)
+        measuringNodes.insert(nodePool.first);
     const auto measuredRow = [&](const WorkloadRow& w) {
         return w.nodeId >= 0 && w.phase != "pending" ? measured.find({ w.node, w.pool }) : measured.end();
     };
@@ -129,6 +133,9 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
             const Requests& r = requested[it->first];
             w.cpuUsedMillis = shareOf(it->second.cpuMillis, w.cpuMillis, r.cpuMillis, r.rows);
             w.memoryUsedMiB = shareOf(it->second.memoryMiB, w.memoryMiB, r.memoryMiB, r.rows);
+        } else if (w.nodeId >= 0 && w.phase != "pending" && measuringNodes.count(w.node)) {
+            w.cpuUsedMillis = 0; // its agent leaves out the pools that used nothing
+            w.memoryUsedMiB = 0;
         }
 }
 

@@ -33,6 +33,8 @@ using PoolMeasurements = std::map<std::pair<std::string, std::string>, MeasuredO
 // The measured use of the placed rows of each measured (node, pool): the pool's measurement there, split among them in
 // proportion to their requests (evenly where they request nothing), in place of the share of the node's use the rows
 // were given. The node's use counts the host's own processes and every pool alike; the pool's cgroup only its own.
+// On a node whose agent measured some pool, the rows of a pool it did not name used nothing (agents leave idle pools
+// out); on a node where it named none, the rows keep the node's share.
 void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurements& measured);
 
 // Counts workload `w` (row `row` of the snapshot's workloads) into its pool's footprint on its node.
