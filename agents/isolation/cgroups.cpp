@@ -12,6 +12,17 @@ namespace tidepool::agent {
 
 namespace {
 
+// The directories directly under `dir` (not symlinks to one), in no particular order; none when it cannot be read.
+std::vector<std::filesystem::path> subdirectories(const std::filesystem::path& dir)
+{
+    std::vector<std::filesystem::path> out;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->is_directory(ec) && !it->is_symlink(ec))
+            out.push_back(it->path());
+    return out;
+}
+
 bool nameCharOk(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
@@ -228,12 +239,9 @@ std::map<std::string, std::uint32_t> PoolCgroups::netPriorities(std::string_view
 std::vector<std::string> PoolCgroups::pools() const
 {
     std::vector<std::string> out;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(m_base.memory, ec), end; !ec && it != end; it.increment(ec)) {
-        std::string pool = it->path().filename().string();
-        if (it->is_directory(ec) && !it->is_symlink(ec) && checkName("pool", pool))
+    for (const std::filesystem::path& dir : subdirectories(m_base.memory))
+        if (std::string pool = dir.filename().string(); checkName("pool", pool))
             out.push_back(std::move(pool));
-    }
     std::sort(out.begin(), out.end());
     return out;
 }
@@ -329,14 +337,6 @@ IsolationExpected<void> PoolCgroups::removePool(std::string_view pool)
 std::size_t PoolCgroups::pruneEmpty()
 {
     std::size_t removed = 0;
-    const auto subdirectories = [](const std::filesystem::path& dir) {
-        std::vector<std::filesystem::path> out;
-        std::error_code ec;
-        for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
-            if (it->is_directory(ec) && !it->is_symlink(ec))
-                out.push_back(it->path());
-        return out;
-    };
     for (const auto& base : m_base.distinct()) {
         for (const auto& pool : subdirectories(base)) {
             for (const auto& workload : subdirectories(pool))
