@@ -39,6 +39,8 @@ json toJson(const Hello& m)
             { "memoryMiB", m.inventory->memoryMiB }, { "accelerators", m.inventory->accelerators } };
     if (!m.tokenId.empty())
         j["tokenId"] = m.tokenId;
+    if (!m.features.empty())
+        j["features"] = m.features;
     return j;
 }
 json toJson(const Challenge& m)
@@ -51,7 +53,10 @@ json toJson(const Auth& m)
 }
 json toJson(const Welcome& m)
 {
-    return json { { "sessionId", m.sessionId }, { "heartbeatIntervalMs", m.heartbeatIntervalMs } };
+    json j { { "sessionId", m.sessionId }, { "heartbeatIntervalMs", m.heartbeatIntervalMs } };
+    if (!m.features.empty())
+        j["features"] = m.features;
+    return j;
 }
 json toJson(const Reject& m)
 {
@@ -303,6 +308,8 @@ Hello readHello(JsonReader& r)
     }
     if (r.has("tokenId"))
         m.tokenId = r.string("tokenId", Alphabet::Name, kMaxTokenBytes);
+    if (r.has("features"))
+        m.features = r.strings("features", Alphabet::Name, kMaxFeatures, kMaxTokenBytes);
     return m;
 }
 
@@ -326,6 +333,8 @@ Welcome readWelcome(JsonReader& r)
     m.sessionId = r.string("sessionId", Alphabet::Name, kMaxTokenBytes);
     m.heartbeatIntervalMs
         = static_cast<std::int32_t>(r.integer("heartbeatIntervalMs", kMinHeartbeatIntervalMs, kMaxHeartbeatIntervalMs));
+    if (r.has("features"))
+        m.features = r.strings("features", Alphabet::Name, kMaxFeatures, kMaxTokenBytes);
     return m;
 }
 
@@ -464,6 +473,16 @@ std::string_view toString(RejectCause cause)
     case RejectCause::Invalid: break;
     }
     return "invalid";
+}
+
+bool hasFeature(const std::vector<std::string>& features, std::string_view feature)
+{
+    return std::find(features.begin(), features.end(), feature) != features.end();
+}
+
+std::vector<std::string> knownFeatures()
+{
+    return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape) };
 }
 
 bool isWorkloadState(std::string_view state)

@@ -45,6 +45,21 @@ inline constexpr std::int32_t kMaxIncarnation = 0x7fff'ffff; // launches of one 
 inline constexpr std::int64_t kMaxNetMbps = 10'000'000; // 10 Tbit/s: a link's rate, a pool's share of it
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
+inline constexpr std::size_t kMaxFeatures = 64; // entries of a hello's or a welcome's `features`
+
+// What a peer speaks beyond the fields every peer of this version reads: an agent lists its features in its hello,
+// and the core answers with its own in the welcome, so that neither sends the other a field it would refuse and
+// either can be upgraded first. A peer from before features names none, and is taken to speak what every peer spoke
+// then. A feature is a token; unknown ones are ignored, so that a newer peer can name more.
+// incarnation: `launch`, `stop` and workload statuses carry which launch of a workload they mean.
+inline constexpr std::string_view kFeatureIncarnation = "incarnation";
+// pool-usage: heartbeat samples carry each pool's own use (`UtilisationSample::pools`).
+inline constexpr std::string_view kFeaturePoolUsage = "pool-usage";
+// net-shape: an inventory may give a shaped link's rate, and `pools` entries a pool's guarantee on it.
+inline constexpr std::string_view kFeatureNetShape = "net-shape";
+bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
+// Every feature this build speaks: what its agents name in their hello and its core in the welcome.
+std::vector<std::string> knownFeatures();
 
 using Nonce = std::array<std::uint8_t, kNonceBytes>; // hex on the wire
 using Mac = std::array<std::uint8_t, kMacBytes>; // hex on the wire
@@ -66,6 +81,9 @@ struct Hello {
     // The id of the single-use bootstrap token the agent joins with (join.h); empty with the shared join token. The
     // secret never travels: it keys the HMAC.
     std::string tokenId {};
+    // What the agent speaks (the kFeature* tokens). On the wire only when not empty: a core from before features
+    // refuses the field, and the agents from before it send none (upgrade the core first, once).
+    std::vector<std::string> features {};
     bool operator==(const Hello&) const = default;
 };
 
@@ -85,6 +103,10 @@ struct Auth {
 struct Welcome {
     std::string sessionId; // a token
     std::int32_t heartbeatIntervalMs = 0;
+    // What the core reads (the kFeature* tokens). The core writes it only to an agent whose hello named features (an
+    // agent from before them would refuse the field); a welcome without it is a core from before features, which reads
+    // what cores read then.
+    std::vector<std::string> features {};
     bool operator==(const Welcome&) const = default;
 };
 
@@ -130,8 +152,8 @@ struct UtilisationSample {
     std::vector<DeviceSample> devices;
     // Each pool's use of the node over the interval the sample ends; a pool appears from its second sample on (the
     // first only primes its counters), and only when it used something (absent reads as none). On the wire only when
-    // not empty, so agents that do not measure pools read as
-    // before; a core from before pool usage refuses the field: upgrade the core before the agents.
+    // not empty, so agents that do not measure pools read as before. An agent writes it only to a core whose welcome
+    // names kFeaturePoolUsage (a core from before pool usage refuses the field).
     std::vector<PoolUsage> pools {};
     bool operator==(const UtilisationSample&) const = default;
 };

@@ -103,7 +103,7 @@ void AgentClient::onHandshake(const boost::system::error_code& ec)
         return;
     }
     m_state = State::AwaitingChallenge;
-    send(m_config.hello);
+    m_helloSent = send(m_config.hello);
     doRead();
 }
 
@@ -137,6 +137,7 @@ void AgentClient::onRead(const boost::system::error_code& ec, std::size_t bytes)
 
 void AgentClient::handleFrame(const std::string& payload)
 {
+    m_heardFromCore = true;
     auto message = protocol::decodeMessage(payload);
     if (!message) {
         close("invalid message from the core: " + message.error().message);

@@ -76,6 +76,10 @@ public:
     State state() const { return m_state; }
     const std::optional<protocol::Welcome>& welcome() const { return m_welcome; }
     const std::string& closeReason() const { return m_closeReason; }
+    // Whether the hello went out, and whether any frame came back: a core that closes on the hello without a word
+    // refused it (one from before features does so with a hello that names them).
+    bool helloSent() const { return m_helloSent; }
+    bool heardFromCore() const { return m_heardFromCore; }
     std::uint64_t droppedFrames() const { return m_dropped; }
 
     AgentClient(boost::asio::io_context& io, AgentClientConfig config, AgentClientEvents events,
@@ -110,6 +114,8 @@ private:
     std::optional<protocol::Welcome> m_welcome;
     std::string m_closeReason;
     std::uint64_t m_dropped = 0;
+    bool m_helloSent = false;
+    bool m_heardFromCore = false;
 };
 
 } // namespace tidepool::agent

@@ -69,7 +69,10 @@ void AgentConnection::connect()
         if (auto self = weak.lock(); self && self->m_handlers.command)
             self->m_handlers.command(m);
     };
-    auto client = AgentClient::create(m_io, m_config.client, std::move(events), m_log);
+    AgentClientConfig clientConfig = m_config.client;
+    if (m_plainHello)
+        clientConfig.hello.features.clear();
+    auto client = AgentClient::create(m_io, std::move(clientConfig), std::move(events), m_log);
     if (!client) {
         logLine("agent: cannot connect: " + client.error().message);
         scheduleReconnect();
@@ -128,6 +131,10 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
     ++m_stats.joins;
     m_backoff = m_config.initialBackoff;
     m_joinedAt = std::chrono::steady_clock::now();
+    m_corePoolUsage = protocol::hasFeature(welcome.features, protocol::kFeaturePoolUsage);
+    if (!m_corePoolUsage && !m_config.client.hello.features.empty())
+        logLine(std::string("agent: the core reads no pool usage (its welcome names ")
+            + (welcome.features.empty() ? "no features" : "no `pool-usage`") + "): samples go without it");
     const std::chrono::milliseconds interval(welcome.heartbeatIntervalMs);
     if (interval != m_interval) {
         m_interval = interval;
@@ -142,6 +149,15 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
 void AgentConnection::onClosed(const std::string& reason)
 {
     logLine("agent: disconnected from the core: " + reason);
+    if (m_client && m_client->welcome()) {
+        m_plainHello = false; // the core may be upgraded by the next join
+    } else if (m_client && m_client->helloSent() && !m_client->heardFromCore() && !m_plainHello
+        && !m_config.client.hello.features.empty()) {
+        m_plainHello = true;
+        ++m_stats.plainHellos;
+        logLine("agent: the core closed the connection on the hello without a word, as a core from before protocol "
+                "features does with a hello that names them; joining again without them (no pool usage is sent)");
+    }
     if (!m_displaced)
         m_stats.displacedInARow = 0; // ended for another reason: a streak of displacements is over
     if (m_handlers.linkChanged)
@@ -182,6 +198,9 @@ void AgentConnection::onSample()
         protocol::Heartbeat heartbeat;
         std::size_t count = std::min(m_buffer.size(), protocol::kMaxSamplesPerHeartbeat);
         heartbeat.samples.assign(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
+        if (!m_corePoolUsage) // a core that does not read pool usage refuses it; the samples were taken before we knew
+            for (protocol::UtilisationSample& sample : heartbeat.samples)
+                sample.pools.clear();
         while (count > 1 && protocol::encodeMessage(heartbeat).size() > m_config.client.maxFrameBytes) {
             count /= 2;
             heartbeat.samples.resize(count);

@@ -11,6 +11,12 @@
 // row up to `maxDisplacedBackoff` (a wait in [w/2, w]), so that two such agents settle to taking turns minutes apart
 // instead of flapping. The streak ends when a session outlasts `maxDisplacedBackoff` or ends for another reason.
 //
+// Features: the hello names what the agent speaks (`client.hello.features`) and the welcome what the core reads; a
+// sample's pool usage goes only to a core that names `pool-usage`. A core from before features closes the connection
+// on such a hello without a word; when the core closes on the hello like that, the next join goes without features
+// (a core that welcomes it is taken to read none of them), and the join after a session ended tries them again, since
+// the core may have been upgraded meanwhile.
+//
 // Thread affinity: one io_context thread; everything, the providers and the handlers included, runs there.
 // Ownership: `create` returns a shared pointer; timers hold it alive until `stop()`.
 
@@ -48,6 +54,7 @@ struct AgentConnectionStats {
     std::chrono::milliseconds lastDisplacedWait { 0 }; // the wait before the rejoin after the latest displacement
     std::uint64_t samplesDropped = 0; // the buffer was full
     std::uint64_t heartbeatsSent = 0;
+    std::uint64_t plainHellos = 0; // joins tried without features after a core closed on a hello naming them
 };
 
 class AgentConnection : public std::enable_shared_from_this<AgentConnection> {
@@ -92,6 +99,8 @@ private:
     bool m_stopped = true;
     std::optional<protocol::Reject> m_displaced; // the current connection was ended by a `replaced` reject
     std::chrono::steady_clock::time_point m_joinedAt {};
+    bool m_plainHello = false; // the next hello names no features (see the header comment)
+    bool m_corePoolUsage = false; // the core of the current session reads samples' pool usage
     AgentConnectionStats m_stats;
 };
 

@@ -296,6 +296,7 @@ int main(int argc, char** argv)
     config.client.port = static_cast<std::uint16_t>(port);
     config.client.joinToken = token;
     config.client.hello = protocol::Hello { name, "tidepool-agent 0.1", agent::summarise(node) };
+    config.client.hello.features = protocol::knownFeatures();
     config.client.tls = tls;
     config.client.tlsServerName = tlsServerName;
     agent::AgentConnectionHandlers handlers;

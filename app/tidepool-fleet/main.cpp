@@ -31,8 +31,9 @@ constexpr const char* kUsage = R"(usage: tidepool-fleet --core HOST:PORT --join-
   --report-every S       print a JSON status line every S seconds (default 5; 0 = never)
   --net-mbps M           every node says it shapes its link at M Mbit/s (as `tidepool-agent --net-shape`; default 0,
                          not shaped): the core counts it as the node's network and sends each pool's guarantee
-  --no-pool-usage        samples carry no pools' measured use (as agents from before it); by default each pool's
-                         use is its held workloads' requests times the node's load, as a real agent measures it
+  --no-pool-usage        samples carry no pools' measured use and hellos name no protocol features (as agents from
+                         before them); by default each pool's use is its held workloads' requests times the node's
+                         load, as a real agent measures it, sent to a core that reads it
   --tls-ca FILE          connect with TLS, verifying the core's certificate against this CA
   --tls-server-name NAME the name the core's certificate must carry (default: the --core host)
   --verbose              log every agent's connection events
@@ -202,6 +203,9 @@ int main(int argc, char** argv)
         config.client.port = o.port;
         config.client.joinToken = token;
         config.client.hello.agentVersion = "tidepool-fleet 0.1";
+        // Agents from before pool usage were from before features too.
+        if (o.poolUsage)
+            config.client.hello.features = protocol::knownFeatures();
         config.client.tls = tls; // one context, shared read-only by every connection
         config.client.tlsServerName = o.tlsServerName;
         config.seed = o.seed * 1'000'003 + i + 1;

@@ -69,7 +69,11 @@ void printNode(const json& n)
         { "Workloads", text(n, "workloads") },
         { "Pools", joined(n.value("pools", json::array()), ", ") },
         { "Translation", translation.empty() ? "-" : translation },
-        { "Agent", text(n, "agentVersion") },
+        { "Agent",
+            text(n, "agentVersion") + " (protocol features: "
+                + (n.value("agentFeatures", json::array()).empty() ? std::string("none, from before them")
+                                                                   : joined(n["agentFeatures"], ", "))
+                + ")" },
         { "Heartbeats", text(n, "heartbeats") + ", last " + age(integer(n, "lastHeartbeatMs")) + " ago" },
     });
     const json devices = n.value("devices", json::array());

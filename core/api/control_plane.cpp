@@ -617,6 +617,7 @@ void ControlPlane::onJoined(const std::string& sessionId, const std::string& rem
         node.sessionId = sessionId;
         node.remote = remote;
         node.agentVersion = hello.agentVersion;
+        node.agentFeatures = hello.features;
         node.lastSeen = Clock::now();
         m_nodeBySession[sessionId] = node.id;
         return;
@@ -668,6 +669,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
         live.id = id;
         live.remote = join.remote;
         live.agentVersion = join.hello.agentVersion;
+        live.agentFeatures = join.hello.features;
         live.joinedMs = nowMs();
         m_nodeByName.emplace(join.hello.nodeName, id);
         live.sessionId = sessionId;

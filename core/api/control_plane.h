@@ -169,6 +169,8 @@ struct LiveNode {
     std::string sessionId; // empty while disconnected
     std::string remote;
     std::string agentVersion;
+    std::vector<std::string>
+        agentFeatures; // what its hello named (protocol::kFeature*); none from an agent before them
     std::string cpuModel;
     std::int32_t numaNodes = 1;
     std::vector<protocol::TranslationFactor> translation;

@@ -166,6 +166,7 @@ struct NodeRest {
     std::string cpuModel;
     std::int32_t numaNodes = 1;
     std::string agentVersion;
+    std::vector<std::string> agentFeatures;
     bool connected = false;
     std::string remote;
     Resources capacity, free;
@@ -192,8 +193,8 @@ NodeView nodeView(const ControlPlane& plane, const LiveNode& live)
     const ClusterState& cluster = plane.cluster();
     const Node& n = cluster.node(live.id);
     NodeView v { NodeRest { live.id, n.name, live.state, live.cordon, n.peakReserved, n.isa, n.tier, live.cpuModel,
-                     live.numaNodes, live.agentVersion, !live.sessionId.empty(), live.remote, n.capacity, n.free,
-                     n.residents.size(), n.devices, {}, {}, live.translation },
+                     live.numaNodes, live.agentVersion, live.agentFeatures, !live.sessionId.empty(), live.remote,
+                     n.capacity, n.free, n.residents.size(), n.devices, {}, {}, live.translation },
         live.cpuUtilisation, live.memoryUsedMiB, live.devices, live.poolUsage, live.lastHeartbeatMs, live.heartbeats };
     v.rest.deviceModels.reserve(n.devices.size());
     for (const Device& d : n.devices)
@@ -220,8 +221,8 @@ json nodeRestJson(const NodeRest& n)
     json row { { "id", n.id }, { "name", n.name }, { "state", std::string(toString(n.state)) }, { "cordon", n.cordon },
         { "peakReserved", n.peakReserved }, { "isa", std::string(toString(n.isa)) },
         { "tier", std::string(toString(n.tier)) }, { "cpuModel", n.cpuModel }, { "numaNodes", n.numaNodes },
-        { "agentVersion", n.agentVersion }, { "connected", n.connected }, { "remote", n.remote },
-        { "cpuMillis", n.capacity.cpuMillis }, { "cpuMillisFree", n.free.cpuMillis },
+        { "agentVersion", n.agentVersion }, { "agentFeatures", n.agentFeatures }, { "connected", n.connected },
+        { "remote", n.remote }, { "cpuMillis", n.capacity.cpuMillis }, { "cpuMillisFree", n.free.cpuMillis },
         { "memoryMiB", n.capacity.memoryMiB }, { "memoryMiBFree", n.free.memoryMiB }, { "workloads", n.workloads },
         { "devices", std::move(devices) }, { "pools", n.pools }, { "translation", std::move(translation) } };
     // Only where its agent shapes the link (`tidepool-agent --net-shape`): elsewhere the network is not counted.

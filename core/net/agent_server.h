@@ -56,6 +56,9 @@ struct AgentServerConfig {
     PersistBinding persistBinding; // unset: bindings last as long as the server
     std::uint32_t maxFrameBytes = protocol::kDefaultMaxFrameBytes;
     std::int32_t heartbeatIntervalMs = 5000; // told to agents in `welcome`
+    // What this core reads (protocol::kFeature*), told in `welcome` to agents whose hello named features of their own.
+    // Tests take one away to play a core from before it.
+    std::vector<std::string> features = protocol::knownFeatures();
     std::chrono::milliseconds joinTimeout { 10'000 }; // from accept to welcome; then the connection is closed
     std::size_t maxQueuedFrames = 4096; // per connection; a peer that does not read is disconnected past this
     // TLS for every connection when set (`transport::makeServerContext`); plain TCP otherwise.

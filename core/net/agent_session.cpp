@@ -249,7 +249,11 @@ void AgentSession::admit()
     ++m_shared->stats.agentsJoined;
     m_shared->logLine("agent-server: " + describe() + ": joined, session " + m_sessionId);
     m_shared->joined[m_sessionId] = weak_from_this();
-    send(protocol::Welcome { m_sessionId, m_shared->config.heartbeatIntervalMs });
+    protocol::Welcome welcome { m_sessionId, m_shared->config.heartbeatIntervalMs };
+    // Only to an agent that named features: one from before them would refuse the field.
+    if (!m_hello->features.empty())
+        welcome.features = m_shared->config.features;
+    send(welcome);
     if (m_shared->events.joined)
         m_shared->events.joined(JoinedAgent { m_sessionId, m_remote, *m_hello });
 }

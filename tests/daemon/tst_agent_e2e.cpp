@@ -7,6 +7,7 @@
 // stopped copy's end is ignored.
 // Skips, saying why, when not root, without cgroup controllers, or without qemu-user and the aarch64 build.
 #include "harness.h"
+#include "protocol/messages.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -207,6 +208,8 @@ private slots:
             measured.dump().c_str());
         const std::string node = get("/v1/workloads/" + std::to_string(id))["node"];
         const json nodeRow = get("/v1/nodes/" + node);
+        // The agent named its protocol features in its hello, and the core, naming its own, let it send pool usage.
+        QCOMPARE(nodeRow["agentFeatures"].get<std::vector<std::string>>(), tidepool::protocol::knownFeatures());
         QVERIFY2(std::any_of(nodeRow["poolUsage"].begin(), nodeRow["poolUsage"].end(),
                      [](const json& u) { return u["name"] == "half" && u["cpuMillis"].get<int>() >= 200; }),
             nodeRow["poolUsage"].dump().c_str());

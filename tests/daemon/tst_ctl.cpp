@@ -604,6 +604,12 @@ void TestCtl::nodesTableAndDetail()
     // Fleet agents do not shape their links: their network is not counted.
     QVERIFY(one.out.contains(
         QRegularExpression(QStringLiteral("^Network:\\s+not shaped$"), QRegularExpression::MultilineOption)));
+    // The fleet's agents name the protocol features they speak, as a real agent does.
+    QVERIFY2(one.out.contains(QRegularExpression(
+                 QStringLiteral(
+                     "^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: incarnation, pool-usage, net-shape\\)$"),
+                 QRegularExpression::MultilineOption)),
+        qPrintable(one.out));
 
     json all = parsed(ctl({ QStringLiteral("nodes"), QStringLiteral("-o"), QStringLiteral("json") }).out);
     QCOMPARE(at(all, "/nodes").size(), std::size_t { kNodes });

@@ -97,9 +97,12 @@ std::vector<protocol::Message> sampleMessages()
     return {
         helloFor("gpu-node-01.rack3"),
         protocol::Hello { "n0", "0.1", std::nullopt },
+        protocol::Hello { "n1", "0.2", std::nullopt, {}, protocol::knownFeatures() },
+        protocol::Hello { "n2", "0.3", std::nullopt, {}, { "pool-usage", "a-feature-from-a-later-agent" } },
         challenge,
         auth,
         protocol::Welcome { "0123456789abcdef", 1000 },
+        protocol::Welcome { "0123456789abcdef", 1000, protocol::knownFeatures() },
         protocol::Reject { "authentication failed: wrong join token — 请检查令牌" },
         protocol::Reject { "another agent joined as node n1 from 10.0.0.2:4000", protocol::RejectCause::Replaced },
         protocol::Reject { "declared lost: silent too long", protocol::RejectCause::Closed },
@@ -340,6 +343,8 @@ private slots:
     void unrecordedBindingIsRefusedAndForgotten();
     void connectionBuffersTelemetryAndReconnects();
     void aBacklogGoesInHeartbeatsThatFitAFrame();
+    void featuresDecideWhatEachSideSends();
+    void aCoreFromBeforeFeaturesGetsAPlainHello();
     void fullWriteQueuesCloseOrDrop();
     void aDisplacedAgentIsToldWhyAndBacksOff();
     void stopsToOneNodeAreWindowedAndAllAnswered();
@@ -508,6 +513,16 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("agentVersion with ESC", "hello", "/agentVersion", "\"0.1\\u001b[31m\"", "agentVersion", C::BadName);
     row("agentVersion too long", "hello", "/agentVersion", QByteArray("\"") + QByteArray(1025, 'v') + "\"",
         "agentVersion", C::OutOfRange);
+    row("features not an array", "hello", "/features", "\"pool-usage\"", "features", C::WrongType);
+    row("feature with a space", "hello", "/features", "[\"pool-usage\", \"pool usage\"]", "features[1]", C::BadName);
+    row("feature a number", "hello", "/features", "[7]", "features[0]", C::WrongType);
+    {
+        QByteArray many = "[";
+        for (std::size_t i = 0; i <= protocol::kMaxFeatures; ++i)
+            many += (i ? ",\"f" : "\"f") + QByteArray::number(qulonglong(i)) + "\"";
+        row("65 features", "hello", "/features", many + "]", "features", C::OutOfRange);
+    }
+    row("welcome feature with a newline", "welcome", "/features", "[\"a\\nb\"]", "features[0]", C::BadName);
     row("inventory not an object", "hello", "/inventory", "[]", "inventory", C::WrongType);
     row("inventory.cpuMillis negative", "hello", "/inventory/cpuMillis", "-1", "inventory.cpuMillis", C::OutOfRange);
     row("inventory.cpuMillis fractional", "hello", "/inventory/cpuMillis", "1.5", "inventory.cpuMillis", C::WrongType);
@@ -1303,12 +1318,24 @@ agent::AgentConnectionConfig connectionTo(std::uint16_t port, const std::string&
     config.client.port = port;
     config.client.joinToken = kToken;
     config.client.hello = helloFor(node);
+    config.client.hello.features = protocol::knownFeatures();
     config.initialBackoff = 20ms;
     config.maxBackoff = maxBackoff;
     config.sampleInterval = sampleInterval;
     config.telemetryBuffer = buffer;
     config.seed = seed;
     return config;
+}
+
+// Samples numbered from 1, each with one pool's use.
+std::function<protocol::UtilisationSample()> onePoolSampler()
+{
+    return [clock = std::int64_t { 0 }]() mutable {
+        protocol::UtilisationSample s;
+        s.timestampMs = ++clock;
+        s.pools.push_back({ "batch", 500, 64, -1.0 });
+        return s;
+    };
 }
 
 protocol::Inventory smallInventory()
@@ -1416,6 +1443,8 @@ void TestProtocol::aBacklogGoesInHeartbeatsThatFitAFrame()
     QVERIFY(runUntil(io, [&] { return !heartbeats.empty() && heartbeats.back().samples.size() == 1; }));
     QVERIFY2(heartbeats.size() >= 3, std::to_string(heartbeats.size()).c_str());
     QVERIFY(heartbeats.front().samples.size() > 1 && heartbeats.front().samples.size() < 150);
+    // The pools went with them: this core reads them (and the agent would leave them out for one that does not).
+    QCOMPARE(heartbeats.front().samples.front().pools.size(), protocol::kMaxPoolsPerNode);
     std::int64_t expected = heartbeats.front().samples.front().timestampMs;
     for (const protocol::Heartbeat& h : heartbeats)
         for (const protocol::UtilisationSample& s : h.samples)
@@ -1424,6 +1453,132 @@ void TestProtocol::aBacklogGoesInHeartbeatsThatFitAFrame()
     QCOMPARE(connection->stats().joins, std::uint64_t { 1 }); // the connection stayed up throughout
     connection->stop();
     server->stop();
+}
+
+// Features: the hello names what the agent speaks and the welcome what the core reads. Samples' pool usage goes only to
+// a core that reads it (a test plays a core without it by taking the feature away), and the core takes every
+// heartbeat either way; an agent from before features gets a welcome that names none, which it could not read.
+void TestProtocol::featuresDecideWhatEachSideSends()
+{
+    for (const bool readsPools : { true, false }) {
+        net::AgentServerConfig config;
+        config.heartbeatIntervalMs = 10;
+        if (!readsPools)
+            config.features = { std::string(protocol::kFeatureIncarnation), "a-feature-this-agent-does-not-know" };
+        Loopback loop(config);
+        agent::AgentConnectionHandlers handlers;
+        handlers.inventory = smallInventory;
+        handlers.sample = onePoolSampler();
+        auto connection = agent::AgentConnection::create(
+            loop.io, connectionTo(loop.port, "edge-2", 80ms, 10ms, 16, 5), handlers, {});
+        connection->start();
+        QVERIFY(runUntil(loop.io, [&] { return loop.heartbeats.size() >= 3; }));
+        QCOMPARE(loop.joined.size(), std::size_t { 1 });
+        QCOMPARE(loop.joined[0].hello.features, protocol::knownFeatures());
+        std::size_t samples = 0;
+        for (const protocol::Heartbeat& h : loop.heartbeats)
+            for (const protocol::UtilisationSample& s : h.samples) {
+                QCOMPARE(s.pools.size(), std::size_t { readsPools ? 1u : 0u });
+                ++samples;
+            }
+        QVERIFY(samples >= 3);
+        QCOMPARE(loop.server->stats().badFrames, std::uint64_t { 0 });
+        QCOMPARE(connection->stats().joins, std::uint64_t { 1 });
+        connection->stop();
+    }
+
+    // A raw client: without features in its hello the welcome names none; with them, the core's.
+    Loopback loop;
+    for (const bool named : { false, true }) {
+        agent::AgentClientConfig config;
+        config.host = "127.0.0.1";
+        config.port = loop.port;
+        config.joinToken = kToken;
+        config.hello = helloFor(named ? "with-features" : "from-before-features");
+        if (named)
+            config.hello.features = { "pool-usage" };
+        auto client = *agent::AgentClient::create(loop.io, config, {}, {});
+        client->start();
+        QVERIFY(runUntil(loop.io, [&] { return client->state() == agent::AgentClient::State::Joined; }));
+        QCOMPARE(client->welcome()->features, named ? protocol::knownFeatures() : std::vector<std::string> {});
+        client->close("test done");
+    }
+}
+
+// A core from before features refuses a hello that names them as it refuses any unknown field: it closes the
+// connection without a word. The agent then joins without them (and sends no pool usage, which that core would refuse
+// too); once that session ends, it tries them again, for the core may have been upgraded. Played here by a listener
+// that reads the hello and closes, then a core of today on the same port.
+void TestProtocol::aCoreFromBeforeFeaturesGetsAPlainHello()
+{
+    asio::io_context io;
+    asio::ip::tcp::acceptor oldCore(io, { asio::ip::make_address("127.0.0.1"), 0 });
+    const std::uint16_t port = oldCore.local_endpoint().port();
+    asio::ip::tcp::socket peer(io);
+    std::array<char, 4096> buffer {};
+    protocol::FrameDecoder decoder(protocol::kDefaultMaxFrameBytes);
+    std::vector<std::string> hellos;
+    std::function<void()> readHello = [&] {
+        peer.async_read_some(asio::buffer(buffer), [&](const boost::system::error_code& ec, std::size_t n) {
+            if (ec)
+                return;
+            if (!decoder.feed(std::string_view(buffer.data(), n), hellos) || !hellos.empty()) {
+                peer.close(); // a strict decoder that meets an unknown field: a bad frame, closed without a word
+                oldCore.close();
+                return;
+            }
+            readHello();
+        });
+    };
+    oldCore.async_accept(peer, [&](const boost::system::error_code& ec) {
+        if (!ec)
+            readHello();
+    });
+
+    std::vector<std::string> log;
+    agent::AgentConnectionHandlers handlers;
+    handlers.inventory = smallInventory;
+    handlers.sample = onePoolSampler();
+    auto connection = agent::AgentConnection::create(io, connectionTo(port, "edge-3", 40ms, 10ms, 16, 9), handlers,
+        [&](std::string_view line) { log.emplace_back(line); });
+    connection->start();
+    QVERIFY(runUntil(io, [&] { return connection->stats().plainHellos == 1; }));
+    QCOMPARE(hellos.size(), std::size_t { 1 });
+    QVERIFY2(hellos[0].find("\"features\":[\"incarnation\",\"pool-usage\"") != std::string::npos, hellos[0].c_str());
+    QVERIFY(mentions(log, "joining again without them"));
+
+    std::vector<net::JoinedAgent> joined;
+    std::vector<protocol::Heartbeat> heartbeats;
+    net::AgentServerConfig serverConfig;
+    serverConfig.joinToken = kToken;
+    serverConfig.heartbeatIntervalMs = 10;
+    net::AgentServerEvents events;
+    events.joined = [&](const net::JoinedAgent& agent) { joined.push_back(agent); };
+    events.heartbeat = [&](const std::string&, const protocol::Heartbeat& h) { heartbeats.push_back(h); };
+    auto server = net::AgentServer::create(io, serverConfig, events, {});
+    QVERIFY(server->listen("127.0.0.1", port));
+    QVERIFY(runUntil(io, [&] { return heartbeats.size() >= 2; }));
+    QCOMPARE(joined.size(), std::size_t { 1 });
+    QVERIFY(joined[0].hello.features.empty()); // the plain hello
+    for (const protocol::Heartbeat& h : heartbeats)
+        for (const protocol::UtilisationSample& s : h.samples)
+            QVERIFY(s.pools.empty()); // its welcome named no features: nothing it might refuse
+
+    // The session ends (the core restarts, upgraded say): the next join names the features again, and pools follow.
+    server->dismissAll("the core is stopping");
+    QVERIFY(runUntil(io, [&] { return !connection->joined() && server->connectionCount() == 0; }));
+    server->stop();
+    auto upgraded = net::AgentServer::create(io, serverConfig, events, {});
+    QVERIFY(upgraded->listen("127.0.0.1", port));
+    QVERIFY(runUntil(io, [&] { return joined.size() == 2 && connection->joined(); }));
+    QCOMPARE(joined[1].hello.features, protocol::knownFeatures());
+    heartbeats.clear();
+    QVERIFY(runUntil(io, [&] { return !heartbeats.empty() && !heartbeats.back().samples.empty(); }));
+    QCOMPARE(heartbeats.back().samples.back().pools.size(), std::size_t { 1 });
+    QCOMPARE(connection->stats().plainHellos, std::uint64_t { 1 });
+    QCOMPARE(upgraded->stats().badFrames, std::uint64_t { 0 });
+    connection->stop();
+    upgraded->stop();
 }
 
 // Bounded write queues: the core closes the connection of an agent whose queue is full (it does not read); the agent
