@@ -1827,10 +1827,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Requested against the pool&apos;s quota; agents do not measure bandwidth.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Business line / pool / node / workload</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1865,6 +1861,26 @@
     <message>
         <source>Accelerator quota: %1</source>
         <translation>Accelerator quota: %1</translation>
+    </message>
+    <message>
+        <source>%1 Mb/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota; agents do not measure memory bandwidth.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>As measured: what each pool&apos;s traffic class sent, on the nodes whose agent shapes its link, split among its workloads there by their requests; — where none does. The bar: against the quota (a pool), the pool&apos;s guarantee on the node (a node) or the request (a workload).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network used</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

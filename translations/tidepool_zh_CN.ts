@@ -1825,10 +1825,6 @@
         <translation>已请求 CPU 占资源池配额的比例；节点行为占该节点 CPU 的比例。</translation>
     </message>
     <message>
-        <source>Requested against the pool&apos;s quota; agents do not measure bandwidth.</source>
-        <translation>请求量相对资源池配额；代理不测量带宽。</translation>
-    </message>
-    <message>
         <source>Business line / pool / node / workload</source>
         <translation>业务线 / 资源池 / 节点 / 工作负载</translation>
     </message>
@@ -1863,6 +1859,26 @@
     <message>
         <source>Accelerator quota: %1</source>
         <translation>加速器配额：%1</translation>
+    </message>
+    <message>
+        <source>%1 Mb/s</source>
+        <translation>%1 Mb/s</translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota; agents do not measure memory bandwidth.</source>
+        <translation>已请求量与池配额之比；代理不测量内存带宽。</translation>
+    </message>
+    <message>
+        <source>Requested against the pool&apos;s quota.</source>
+        <translation>已请求量与池配额之比。</translation>
+    </message>
+    <message>
+        <source>As measured: what each pool&apos;s traffic class sent, on the nodes whose agent shapes its link, split among its workloads there by their requests; — where none does. The bar: against the quota (a pool), the pool&apos;s guarantee on the node (a node) or the request (a workload).</source>
+        <translation>实测值：在代理对链路做整形的节点上，每个池的流量类实际发送的带宽，按请求量分摊给该节点上的工作负载；没有节点整形时显示 —。条形图：对照配额（池）、池在该节点上的保证带宽（节点）或请求量（工作负载）。</translation>
+    </message>
+    <message>
+        <source>Network used</source>
+        <translation>已用网络带宽</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 // both directions of time, through an empty snapshot, and with nodes leaving and returning.
 #include "core/rebalance/proposal.h"
 #include "demo_fixture.h"
+#include "ui/bridge/workload_snapshot.h"
 #include "ui/labels.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/pools_model.h"
@@ -14,7 +15,9 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include <map>
 #include <set>
+#include <tuple>
 
 using namespace tidepool::ui;
 
@@ -380,6 +383,95 @@ private Q_SLOTS:
             for (int p = 0; p < model.rowCount(model.index(l, 0)); ++p)
                 nodeRows += model.rowCount(model.index(p, 0, model.index(l, 0)));
         QVERIFY(nodeRows > 0);
+    }
+
+    // Where a node's agent shapes its link, each pool's class says what the pool sent: split among the pool's
+    // workloads there by their network requests, summed to the node and the pool, and shown against the request, the
+    // pool's guarantee on the node and its quota. Where no agent shapes, traffic is not told apart by pool: "—".
+    void poolsShowMeasuredNetworkWhereLinksAreShaped()
+    {
+        std::vector<WorkloadRow> rows(4);
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            rows[i].id = static_cast<std::int64_t>(i + 1);
+            rows[i].name = "w" + std::to_string(i + 1);
+            rows[i].poolId = i < 3 ? 0 : 1;
+            rows[i].pool = i < 3 ? "web" : "batch";
+            rows[i].phase = "running";
+            rows[i].nodeId = i < 2 || i == 3 ? 0 : 1;
+            rows[i].node = rows[i].nodeId == 0 ? "shaped" : "plain";
+        }
+        rows[0].netBandwidthMbps = 100;
+        rows[1].netBandwidthMbps = 300;
+        rows[2].netBandwidthMbps = 50;
+        rows[3].netBandwidthMbps = 10;
+        // web sent 80 Mbit/s on the shaped node; batch, idle there, was left out; the plain node measures no traffic.
+        applyPoolMeasurements(rows,
+            { { { "shaped", "web" }, MeasuredOnNode { 500, 100, 80.0 } },
+                { { "plain", "web" }, MeasuredOnNode { 200, 50, -1.0 } } });
+        QCOMPARE(rows[0].netUsedMbps, 20.0);
+        QCOMPARE(rows[1].netUsedMbps, 60.0);
+        QCOMPARE(rows[2].netUsedMbps, -1.0);
+        QCOMPARE(rows[3].netUsedMbps, 0.0);
+
+        auto snapshot = std::make_shared<ConsoleSnapshot>();
+        snapshot->sequence = 1;
+        snapshot->workloads = rows;
+        for (const auto& [id, name, quota] :
+            { std::tuple { 0, "web", std::int64_t { 400 } }, std::tuple { 1, "batch", std::int64_t { -1 } } }) {
+            PoolRow pool;
+            pool.id = id;
+            pool.name = name;
+            pool.netBandwidthQuotaMbps = quota;
+            for (const char* node : { "plain", "shaped" }) {
+                PoolNodeRow onNode;
+                onNode.node = node;
+                for (std::size_t r = 0; r < rows.size(); ++r)
+                    if (rows[r].poolId == id && rows[r].node == node)
+                        addToFootprint(onNode, rows[r], r);
+                if (onNode.workloads > 0) {
+                    addToPoolTotals(pool, onNode);
+                    pool.nodes.push_back(onNode);
+                }
+            }
+            snapshot->pools.push_back(pool);
+        }
+        QCOMPARE(snapshot->pools[0].netMeasuredMbps, 80.0);
+        QCOMPARE(snapshot->pools[1].netMeasuredMbps, 0.0);
+
+        PoolsModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setSnapshot(snapshot);
+        std::map<std::string, QModelIndex> pools;
+        for (int l = 0; l < model.rowCount(); ++l)
+            for (int p = 0; p < model.rowCount(model.index(l, 0)); ++p) {
+                const QModelIndex pool = model.index(p, 0, model.index(l, 0));
+                pools[pool.data().toString().toStdString()] = pool;
+            }
+        QCOMPARE(pools.size(), std::size_t { 2 });
+        const QModelIndex web = pools.at("web");
+        const auto cell = [&](const QModelIndex& row, int role) {
+            return model.index(row.row(), PoolsModel::NetworkUsed, row.parent()).data(role);
+        };
+        QCOMPARE(cell(web, Qt::DisplayRole).toString(), QStringLiteral("80.0 Mb/s"));
+        QCOMPARE(cell(web, ShareRole).toDouble(), 0.2); // of its 400 Mbit/s quota
+        std::map<std::string, QModelIndex> nodes;
+        for (int n = 0; n < model.rowCount(web); ++n)
+            nodes[model.index(n, 0, web).data(RawTextRole).toString().toStdString()] = model.index(n, 0, web);
+        QCOMPARE(cell(nodes.at("shaped"), Qt::DisplayRole).toString(), QStringLiteral("80.0 Mb/s"));
+        QCOMPARE(cell(nodes.at("shaped"), ShareRole).toDouble(), 0.2); // of the 400 its workloads there asked for
+        QCOMPARE(cell(nodes.at("plain"), Qt::DisplayRole).toString(), QStringLiteral("—"));
+        QCOMPARE(cell(nodes.at("plain"), ShareRole).toDouble(), -1.0);
+        std::map<std::string, QModelIndex> workloads;
+        for (int w = 0; w < model.rowCount(nodes.at("shaped")); ++w)
+            workloads[model.index(w, 0, nodes.at("shaped")).data().toString().toStdString()]
+                = model.index(w, 0, nodes.at("shaped"));
+        QCOMPARE(cell(workloads.at("w2"), Qt::DisplayRole).toString(), QStringLiteral("60.0 Mb/s"));
+        QCOMPARE(cell(workloads.at("w2"), ShareRole).toDouble(), 0.2); // of its 300
+        QCOMPARE(cell(pools.at("batch"), Qt::DisplayRole).toString(), QStringLiteral("0.0 Mb/s"));
+        QCOMPARE(cell(pools.at("batch"), ShareRole).toDouble(), -1.0); // no quota to measure against
+        QVERIFY(model.headerData(PoolsModel::NetworkUsed, Qt::Horizontal, Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("shapes its link")));
     }
 };
 

@@ -54,6 +54,7 @@ struct PoolNodeRow {
     std::int64_t cpuUsedMillis = 0; // measured
     std::int64_t memoryUsedMiB = 0;
     double acceleratorsUsed = 0.0;
+    double netUsedMbps = -1.0; // measured where the node shapes its link; -1: not measured
     std::vector<std::int32_t> workloadRows; // its workloads: indexes into the snapshot's `workloads`, in id order
     bool operator==(const PoolNodeRow&) const = default;
 };
@@ -84,6 +85,7 @@ struct PoolRow {
     std::int64_t cpuMeasuredMillis = 0; // measured, split by requests
     std::int64_t memoryMeasuredMiB = 0;
     double acceleratorsMeasured = 0.0;
+    double netMeasuredMbps = -1.0; // on the nodes that shape their links; -1: none of its nodes measures it
     int waiting = 0; // its workloads waiting for a place
     bool operator==(const PoolRow&) const = default;
 };

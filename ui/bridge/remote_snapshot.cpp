@@ -273,7 +273,7 @@ Expected<std::shared_ptr<ConsoleSnapshot>> snapshotFromApi(
                         for (const json& u : node.value("poolUsage", json::array()))
                             measured[{ node.at("name").get<std::string>(), u.at("name").get<std::string>() }]
                                 = MeasuredOnNode { u.at("cpuMillis").get<std::int64_t>(),
-                                      u.at("memoryMiB").get<std::int64_t>() };
+                                      u.at("memoryMiB").get<std::int64_t>(), u.value("netMbps", -1.0) };
             } },
         { "GET /v1/pools",
             [&] {

@@ -40,6 +40,7 @@ struct WorkloadRow {
     std::int64_t cpuUsedMillis = -1; // measured (see above)
     std::int64_t memoryUsedMiB = -1;
     double acceleratorsUsed = -1.0; // devices busy
+    double netUsedMbps = -1.0; // its pool's measured traffic on its shaped node, split by requests; -1: not measured
     std::string detail; // why it waits, or why it is where it is
     bool operator==(const WorkloadRow&) const = default;
 };

@@ -106,13 +106,17 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
     if (measured.empty())
         return;
     struct Requests {
-        std::int64_t cpuMillis = 0, memoryMiB = 0;
+        std::int64_t cpuMillis = 0, memoryMiB = 0, netMbps = 0;
         std::size_t rows = 0;
     };
     std::map<std::pair<std::string, std::string>, Requests> requested;
     std::set<std::string> measuringNodes; // nodes whose agent measured some pool: a pool missing there used nothing
-    for (const auto& [nodePool, use] : measured)
+    std::set<std::string> shapingNodes; // and of those, the ones whose agent measured a pool's traffic
+    for (const auto& [nodePool, use] : measured) {
         measuringNodes.insert(nodePool.first);
+        if (use.netMbps >= 0.0)
+            shapingNodes.insert(nodePool.first);
+    }
     const auto measuredRow = [&](const WorkloadRow& w) {
         return w.nodeId >= 0 && w.phase != "pending" ? measured.find({ w.node, w.pool }) : measured.end();
     };
@@ -121,21 +125,29 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
             Requests& r = requested[it->first];
             r.cpuMillis += w.cpuMillis;
             r.memoryMiB += w.memoryMiB;
+            r.netMbps += w.netBandwidthMbps;
             ++r.rows;
         }
-    const auto shareOf = [](std::int64_t total, std::int64_t mine, std::int64_t sum, std::size_t count) {
-        const double share
-            = sum > 0 ? static_cast<double>(mine) / static_cast<double>(sum) : 1.0 / static_cast<double>(count);
-        return static_cast<std::int64_t>(static_cast<double>(total) * share + 0.5);
+    const auto fractionOf = [](std::int64_t mine, std::int64_t sum, std::size_t count) {
+        return sum > 0 ? static_cast<double>(mine) / static_cast<double>(sum) : 1.0 / static_cast<double>(count);
+    };
+    const auto shareOf = [&](std::int64_t total, std::int64_t mine, std::int64_t sum, std::size_t count) {
+        return static_cast<std::int64_t>(static_cast<double>(total) * fractionOf(mine, sum, count) + 0.5);
     };
     for (WorkloadRow& w : rows)
         if (const auto it = measuredRow(w); it != measured.end()) {
             const Requests& r = requested[it->first];
             w.cpuUsedMillis = shareOf(it->second.cpuMillis, w.cpuMillis, r.cpuMillis, r.rows);
             w.memoryUsedMiB = shareOf(it->second.memoryMiB, w.memoryMiB, r.memoryMiB, r.rows);
+            if (it->second.netMbps >= 0.0)
+                w.netUsedMbps = it->second.netMbps * fractionOf(w.netBandwidthMbps, r.netMbps, r.rows);
+            else if (shapingNodes.count(w.node))
+                w.netUsedMbps = 0.0; // its class was made since the previous sample: nothing sent yet
         } else if (w.nodeId >= 0 && w.phase != "pending" && measuringNodes.count(w.node)) {
             w.cpuUsedMillis = 0; // its agent leaves out the pools that used nothing
             w.memoryUsedMiB = 0;
+            if (shapingNodes.count(w.node))
+                w.netUsedMbps = 0.0;
         }
 }
 
@@ -151,6 +163,8 @@ void addToFootprint(PoolNodeRow& to, const WorkloadRow& w, std::size_t row)
     to.cpuUsedMillis += std::max<std::int64_t>(w.cpuUsedMillis, 0);
     to.memoryUsedMiB += std::max<std::int64_t>(w.memoryUsedMiB, 0);
     to.acceleratorsUsed += std::max(w.acceleratorsUsed, 0.0);
+    if (w.netUsedMbps >= 0.0)
+        to.netUsedMbps = std::max(to.netUsedMbps, 0.0) + w.netUsedMbps;
 }
 
 void addToPoolTotals(PoolRow& pool, const PoolNodeRow& onNode)
@@ -162,6 +176,8 @@ void addToPoolTotals(PoolRow& pool, const PoolNodeRow& onNode)
     pool.cpuMeasuredMillis += onNode.cpuUsedMillis;
     pool.memoryMeasuredMiB += onNode.memoryUsedMiB;
     pool.acceleratorsMeasured += onNode.acceleratorsUsed;
+    if (onNode.netUsedMbps >= 0.0)
+        pool.netMeasuredMbps = std::max(pool.netMeasuredMbps, 0.0) + onNode.netUsedMbps;
 }
 
 void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
@@ -189,7 +205,8 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
     for (const api::LiveNode& live : plane.nodes())
         if (live.id != kNoNode && !live.sessionId.empty())
             for (const protocol::PoolUsage& u : live.poolUsage)
-                measured[{ cluster.node(live.id).name, u.name }] = MeasuredOnNode { u.cpuMillis, u.memoryMiB };
+                measured[{ cluster.node(live.id).name, u.name }]
+                    = MeasuredOnNode { u.cpuMillis, u.memoryMiB, u.netMbps };
     applyPoolMeasurements(snapshot.workloads, measured);
     for (std::size_t r = 0; r < snapshot.workloads.size(); ++r) {
         const WorkloadRow& row = snapshot.workloads[r];

@@ -27,6 +27,7 @@ void addWorkloads(const api::ControlPlane& plane, ConsoleSnapshot& snapshot);
 struct MeasuredOnNode {
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;
+    double netMbps = -1.0; // what its HTB class sent; -1 where the node's agent does not shape its link
 };
 using PoolMeasurements = std::map<std::pair<std::string, std::string>, MeasuredOnNode>;
 
@@ -34,7 +35,9 @@ using PoolMeasurements = std::map<std::pair<std::string, std::string>, MeasuredO
 // proportion to their requests (evenly where they request nothing), in place of the share of the node's use the rows
 // were given. The node's use counts the host's own processes and every pool alike; the pool's cgroup only its own.
 // On a node whose agent measured some pool, the rows of a pool it did not name used nothing (agents leave idle pools
-// out); on a node where it named none, the rows keep the node's share.
+// out); on a node where it named none, the rows keep the node's share. Network the same way, split by the rows'
+// network requests, where the node's agent shapes its link (a pool's figure has a rate); elsewhere it stays
+// unmeasured (-1): an unshaped link's traffic is not told apart by pool.
 void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurements& measured);
 
 // Counts workload `w` (row `row` of the snapshot's workloads) into its pool's footprint on its node.

@@ -50,9 +50,9 @@ std::size_t at(int row)
     return static_cast<std::size_t>(row);
 }
 
-constexpr const char* kKeys[PoolsModel::ColumnCount]
-    = { "name", "tier", "workloads", "cpu-requested", "cpu-used", "cpu-quota", "quota-used", "memory-requested",
-          "memory-used", "memory-quota", "membw-requested", "net-requested", "accelerators", "accelerators-used" };
+constexpr const char* kKeys[PoolsModel::ColumnCount] = { "name", "tier", "workloads", "cpu-requested", "cpu-used",
+    "cpu-quota", "quota-used", "memory-requested", "memory-used", "memory-quota", "membw-requested", "net-requested",
+    "net-used", "accelerators", "accelerators-used" };
 
 // Unlimited (-1) absorbs: a line with one unlimited pool has no total quota.
 std::int64_t addQuota(std::int64_t total, std::int64_t quota)
@@ -76,6 +76,16 @@ QString devicesText(double devices)
 QString bandwidthText(std::int64_t mbps)
 {
     return PoolsModel::tr("%1 Gb/s").arg(static_cast<double>(mbps) / 1000.0, 0, 'f', 1);
+}
+
+// A measured rate: whatever a pool sent, small ones included; "—" where nothing measured it.
+QString measuredBandwidthText(double mbps)
+{
+    if (mbps < 0)
+        return QStringLiteral("—");
+    if (mbps < 1000.0)
+        return PoolsModel::tr("%1 Mb/s").arg(mbps, 0, 'f', 1);
+    return PoolsModel::tr("%1 Gb/s").arg(mbps / 1000.0, 0, 'f', 2);
 }
 
 QString memoryBandwidthText(std::int64_t mbps)
@@ -396,6 +406,8 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
             c.memBandwidthLimit = addQuota(c.memBandwidthLimit, pool.memBandwidthQuotaMBps);
             c.network += pool.netBandwidthUsedMbps;
             c.networkLimit = addQuota(c.networkLimit, pool.netBandwidthQuotaMbps);
+            if (pool.netMeasuredMbps >= 0.0)
+                c.networkUsed = std::max(c.networkUsed, 0.0) + pool.netMeasuredMbps;
             c.accelerators += pool.accelerators;
             c.acceleratorsUsed += pool.acceleratorsMeasured;
         }
@@ -419,6 +431,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
         c.memBandwidthLimit = pool.memBandwidthQuotaMBps;
         c.network = pool.netBandwidthUsedMbps;
         c.networkLimit = pool.netBandwidthQuotaMbps;
+        c.networkUsed = pool.netMeasuredMbps;
         c.accelerators = pool.accelerators;
         c.acceleratorsUsed = pool.acceleratorsMeasured;
         break;
@@ -439,6 +452,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
             c.memoryUsed = node.memoryUsedMiB;
             c.memoryLimit = node.nodeMemoryMiB;
             c.acceleratorsUsed = node.acceleratorsUsed;
+            c.networkUsed = node.netUsedMbps;
         }
         break;
     }
@@ -457,6 +471,7 @@ PoolsModel::Cells PoolsModel::cells(const QModelIndex& index) const
         c.network = w.netBandwidthMbps;
         c.accelerators = w.accelerators;
         c.acceleratorsUsed = w.acceleratorsUsed;
+        c.networkUsed = w.netUsedMbps;
         // What it uses is measured against what it asked for.
         c.cpuLimit = w.cpuMillis;
         c.memoryLimit = w.memoryMiB;
@@ -508,6 +523,10 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
         case MemBandwidth:
             return shareOf(static_cast<double>(c.memBandwidth), static_cast<double>(c.memBandwidthLimit));
         case Network: return shareOf(static_cast<double>(c.network), static_cast<double>(c.networkLimit));
+        case NetworkUsed:
+            // A pool's or a line's against its quota; on a node against the pool's guarantee there (what its
+            // workloads there asked for, as the agent's class is set), a workload's against its request.
+            return shareOf(c.networkUsed, static_cast<double>(level <= 1 ? c.networkLimit : c.network));
         case AcceleratorsUsed: return c.accelerators > 0 ? shareOf(c.acceleratorsUsed, c.accelerators) : -1.0;
         default: return {};
         }
@@ -557,6 +576,7 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
         return number(
             c.memBandwidth, ofLimit(memoryBandwidthText(c.memBandwidth), c.memBandwidthLimit, &memoryBandwidthText));
     case Network: return number(c.network, ofLimit(bandwidthText(c.network), c.networkLimit, &bandwidthText));
+    case NetworkUsed: return sort ? QVariant(c.networkUsed) : QVariant(measuredBandwidthText(c.networkUsed));
     case Accelerators: return sort ? QVariant(c.accelerators) : QVariant(devicesText(c.accelerators));
     case AcceleratorsUsed:
         return sort
@@ -597,8 +617,12 @@ QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int ro
                       "requests. The bar: against the quota (a pool), the node's capacity (a node) or the request "
                       "(a workload).");
         case QuotaUsed: return tr("CPU requested against the pool's quota; on a node row, against the node's CPU.");
-        case MemBandwidth:
-        case Network: return tr("Requested against the pool's quota; agents do not measure bandwidth.");
+        case MemBandwidth: return tr("Requested against the pool's quota; agents do not measure memory bandwidth.");
+        case Network: return tr("Requested against the pool's quota.");
+        case NetworkUsed:
+            return tr("As measured: what each pool's traffic class sent, on the nodes whose agent shapes its link, "
+                      "split among its workloads there by their requests; — where none does. The bar: against the "
+                      "quota (a pool), the pool's guarantee on the node (a node) or the request (a workload).");
         default: return {};
         }
     }
@@ -617,6 +641,7 @@ QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int ro
     case MemoryQuota: return tr("Memory quota");
     case MemBandwidth: return tr("Memory bandwidth requested");
     case Network: return tr("Network requested");
+    case NetworkUsed: return tr("Network used");
     case Accelerators: return tr("Accelerators requested");
     case AcceleratorsUsed: return tr("Accelerators used");
     case ColumnCount: break;

@@ -47,13 +47,14 @@ public:
         MemoryQuota,
         MemBandwidth, // requested; a bar against the quota
         Network, // requested; a bar against the quota
+        NetworkUsed, // measured where nodes shape their links; a bar against the quota, a node's guarantee, the request
         Accelerators, // requested, in devices
         AcceleratorsUsed, // measured, in devices busy; a bar against the request
         ColumnCount
     };
     // The columns drawn as bars (`ShareRole`).
     static constexpr Column kBarColumns[]
-        = { CpuUsed, QuotaUsed, MemoryRequested, MemoryUsed, MemBandwidth, Network, AcceleratorsUsed };
+        = { CpuUsed, QuotaUsed, MemoryRequested, MemoryUsed, MemBandwidth, Network, NetworkUsed, AcceleratorsUsed };
 
     explicit PoolsModel(QObject* parent = nullptr);
 
@@ -109,6 +110,7 @@ private:
         std::int64_t memoryRequested = 0, memoryUsed = -1, memoryLimit = -1, memoryQuota = -2;
         std::int64_t memBandwidth = 0, memBandwidthLimit = -1, network = 0, networkLimit = -1;
         double accelerators = 0.0, acceleratorsUsed = -1.0;
+        double networkUsed = -1.0; // measured, Mbit/s
     };
 
     // Where a drop on `parent` moves workloads: a pool, and a node of it (empty: the core picks).
