@@ -253,7 +253,9 @@ struct PoolLimits {
     bool operator==(const PoolLimits&) const = default;
 };
 
-// Core → agent: the pools this node carves out, all of them. Pools missing from the list may be removed once empty.
+// Core → agent: the pools this node carves out: those its workloads placed there are in (possibly none), sent before
+// the first launch into a pool there and again when one leaves or, shaped, a guarantee changes. The agent removes the
+// cgroups (and classes) of pools missing from the list once they run nothing.
 struct PoolConfig {
     std::vector<PoolLimits> pools;
     bool operator==(const PoolConfig&) const = default;

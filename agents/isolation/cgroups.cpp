@@ -334,6 +334,38 @@ IsolationExpected<void> PoolCgroups::removePool(std::string_view pool)
     return removeAll(paths->distinct());
 }
 
+std::vector<std::string> PoolCgroups::removePoolsOtherThan(
+    const std::vector<std::string>& keep, std::vector<std::string>& problems)
+{
+    std::vector<std::string> removed;
+    for (const std::string& pool : pools()) {
+        if (std::find(keep.begin(), keep.end(), pool) != keep.end())
+            continue;
+        auto paths = poolPaths(pool);
+        if (!paths)
+            continue;
+        // The kernel refuses to remove a cgroup with processes: those of running workloads stay, in every hierarchy.
+        for (const std::filesystem::path& workload : subdirectories(paths->memory)) {
+            const std::string name = workload.filename().string();
+            if (name.rfind("wl-", 0) != 0)
+                continue; // not a workload's: left as it is, and the pool with it
+            std::vector<std::filesystem::path> dirs;
+            for (const std::filesystem::path& hierarchy : paths->distinct())
+                dirs.push_back(hierarchy / name);
+            (void)removeAll(dirs);
+        }
+        // Checked in the memory hierarchy first, so that a pool that runs something loses no hierarchy's directory.
+        const auto procs = processes(*paths);
+        if (!subdirectories(paths->memory).empty() || !procs || !procs->empty())
+            continue;
+        if (auto gone = removePool(pool); gone)
+            removed.push_back(pool);
+        else if (gone.error().code != IsolationErrorCode::Busy)
+            problems.push_back("pool " + pool + ": " + gone.error().message);
+    }
+    return removed;
+}
+
 std::size_t PoolCgroups::pruneEmpty()
 {
     std::size_t removed = 0;

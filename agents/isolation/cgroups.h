@@ -123,6 +123,13 @@ public:
     // Removes every empty workload and pool cgroup under the base, then the base itself if empty; returns how many
     // directories went.
     std::size_t pruneEmpty();
+    // Removes the cgroups of the pools under the base that are not in `keep` and run nothing: their workload cgroups
+    // without processes first (finished workloads', and those a previous agent left), then the pool's own. A pool with
+    // a process left stays for a later call. Returns the pools removed; says in `problems` why one that ran nothing
+    // could not go. Only for pools that take no launch meanwhile (the core lists a pool before it launches in it): a
+    // starting workload's cgroup is empty for a moment.
+    std::vector<std::string> removePoolsOtherThan(
+        const std::vector<std::string>& keep, std::vector<std::string>& problems);
 
 private:
     PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes);

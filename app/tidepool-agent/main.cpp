@@ -309,6 +309,18 @@ int main(int argc, char** argv)
                 inventory.workloads.push_back(*s);
         return inventory;
     };
+    // The pools of the core's last `pools` message: those its workloads here use. The others' cgroups go once they
+    // hold nothing (a finished workload's cgroup stays with its records, `--keep-finished`), tried again at each sweep.
+    std::optional<std::vector<std::string>> listedPools;
+    const auto removeUnlistedPools = [&] {
+        if (!listedPools)
+            return; // no word from the core yet: whatever a previous agent left stays
+        std::vector<std::string> problems;
+        for (const std::string& pool : cgroups->removePoolsOtherThan(*listedPools, problems))
+            logLine("pool " + pool + ": removed, no workload of it here any more");
+        for (const std::string& problem : problems)
+            logLine(problem);
+    };
     agent::PoolUsageMeter poolMeter;
     std::vector<std::string> poolProblems; // the last sample's, logged when they change rather than every interval
     handlers.sample = [&] {
@@ -343,6 +355,9 @@ int main(int argc, char** argv)
                     for (const std::string& note : *shaped)
                         logLine("network shaping: " + note);
             }
+            listedPools.emplace();
+            for (const protocol::PoolLimits& p : pools->pools)
+                listedPools->push_back(p.name);
             for (const protocol::PoolLimits& p : pools->pools) {
                 agent::PoolLimits limits;
                 limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
@@ -362,6 +377,7 @@ int main(int argc, char** argv)
                     for (const std::string& note : poolNotes.toLog(p.name, applied->notEnforced))
                         logLine("pool " + p.name + ": not enforced: " + note);
             }
+            removeUnlistedPools();
         } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
             const agent::CommandOutcome outcome = agent::applyLaunch(*runner, *launch, [&](agent::LaunchSpec& spec) {
                 std::optional<std::string> why;
@@ -445,6 +461,7 @@ int main(int argc, char** argv)
                 }
             }
             sweepReplaced();
+            removeUnlistedPools();
             scheduleSweep();
         });
     };

@@ -960,17 +960,11 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                     node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
         }
     }
-    // A shaped node's pools follow what its workloads asked for: placed, ended or moved since the last pools sent; and
-    // its capacity comes down to a slower link as they end.
-    if (node->netShaped()) {
-        // Pools created since the last message count as sent with no guarantee (they reach the agent with their
-        // first launch there), so that a creation alone sends nothing.
-        std::vector<std::int64_t> sent = node->poolNetSent;
-        const std::vector<std::int64_t> rates = poolNetRates(m_cluster.node(node->id));
-        sent.resize(rates.size(), 0);
-        if (rates != sent)
-            sendPools(*node);
-    }
+    // A node's pools follow its workloads: a pool whose last workload there ended goes (its agent removes its cgroup,
+    // and its class), and on a shaped node each guarantee follows what the workloads asked for; and its capacity comes
+    // down to a slower link as they end.
+    if (poolsSentChanged(*node))
+        sendPools(*node);
     applyNetworkCapacity(*node);
     // Heard from: ready again, also when it had been taken for off (its agent was not switched off after all).
     if (node->state == NodeState::Suspect || node->state == NodeState::Off || node->state == NodeState::Booting)
@@ -1088,39 +1082,71 @@ void ControlPlane::applyNetworkCapacity(LiveNode& node)
         m_scheduler->nodesChanged();
 }
 
-std::vector<std::int64_t> ControlPlane::poolNetRates(const Node& node) const
+ControlPlane::PoolsInUse ControlPlane::poolsInUse(const Node& node, PoolId also) const
 {
-    std::vector<std::int64_t> rates(node.pools.size(), 0);
-    for (const WorkloadId id : node.residents) {
-        const WorkloadRecord* r = m_cluster.workload(id);
-        if (!r || r->workload.requests.netBandwidthMbps <= 0)
-            continue;
-        const auto at = std::find(node.pools.begin(), node.pools.end(), r->workload.pool);
-        if (at != node.pools.end())
-            rates[static_cast<std::size_t>(at - node.pools.begin())] += r->workload.requests.netBandwidthMbps;
-    }
-    return rates;
+    std::vector<std::int64_t> rates(node.pools.size(), -1); // -1: not in use
+    const auto use = [&](PoolId pool, std::int64_t netMbps) {
+        const auto at = std::find(node.pools.begin(), node.pools.end(), pool);
+        if (at != node.pools.end()) {
+            std::int64_t& rate = rates[static_cast<std::size_t>(at - node.pools.begin())];
+            rate = std::max<std::int64_t>(rate, 0) + std::max<std::int64_t>(netMbps, 0);
+        }
+    };
+    if (also != kNoPool)
+        use(also, 0);
+    for (const WorkloadId id : node.residents)
+        if (const WorkloadRecord* r = m_cluster.workload(id))
+            use(r->workload.pool, r->workload.requests.netBandwidthMbps);
+    PoolsInUse inUse;
+    for (std::size_t i = 0; i < rates.size(); ++i)
+        if (rates[i] >= 0) {
+            inUse.pools.push_back(node.pools[i]);
+            inUse.netMbps.push_back(rates[i]);
+        }
+    return inUse;
 }
 
-void ControlPlane::sendPools(LiveNode& node)
+bool ControlPlane::poolsSentChanged(const LiveNode& node) const
+{
+    if (node.poolsSent.empty())
+        return false;
+    const PoolsInUse inUse = poolsInUse(m_cluster.node(node.id));
+    const auto sentRate = [&](PoolId pool) -> std::int64_t { // -1: not sent
+        const auto at = std::find(node.poolsSent.begin(), node.poolsSent.end(), pool);
+        const auto i = static_cast<std::size_t>(at - node.poolsSent.begin());
+        return at == node.poolsSent.end() ? -1 : i < node.poolNetSent.size() ? node.poolNetSent[i] : 0;
+    };
+    // A pool in use but not sent yet counts as sent with no guarantee: it reaches the agent with its first launch.
+    if (node.netShaped())
+        for (std::size_t i = 0; i < inUse.pools.size(); ++i)
+            if (std::max<std::int64_t>(sentRate(inUse.pools[i]), 0) != inUse.netMbps[i])
+                return true;
+    for (const PoolId sent : node.poolsSent)
+        if (std::find(inUse.pools.begin(), inUse.pools.end(), sent) == inUse.pools.end())
+            return true;
+    return false;
+}
+
+void ControlPlane::sendPools(LiveNode& node, PoolId also)
 {
     if (!m_link.send || node.sessionId.empty())
         return;
     const Node& model = m_cluster.node(node.id);
+    PoolsInUse inUse = poolsInUse(model, also);
     protocol::PoolConfig config;
-    if (node.netShaped())
-        node.poolNetSent = poolNetRates(model);
-    for (std::size_t i = 0; i < model.pools.size(); ++i) {
-        const PoolId id = model.pools[i];
+    for (std::size_t i = 0; i < inUse.pools.size(); ++i) {
+        const PoolId id = inUse.pools[i];
         const Pool& pool = m_cluster.pool(id);
         // A pool's quota is cluster-wide; on one node its cgroup can take at most what the node has.
         config.pools.push_back(
             protocol::PoolLimits { pool.name, std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
                 std::min(pool.quota.memoryMiB, model.capacity.memoryMiB), m_poolIoWeight[static_cast<std::size_t>(id)],
-                node.netShaped() ? std::min(node.poolNetSent[i], protocol::kMaxNetMbps) : 0 });
+                node.netShaped() ? std::min(inUse.netMbps[i], protocol::kMaxNetMbps) : 0 });
     }
-    if (m_link.send(node.sessionId, config))
-        node.poolsSent = model.pools;
+    if (!m_link.send(node.sessionId, config))
+        return;
+    node.poolsSent = std::move(inUse.pools);
+    node.poolNetSent = node.netShaped() ? std::move(inUse.netMbps) : std::vector<std::int64_t> {};
 }
 
 bool ControlPlane::poolSent(const LiveNode& node, PoolId pool)
@@ -1543,7 +1569,7 @@ void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
 {
     // The agent launches only into a pool of its last `pools` message: a pool created since that message goes first.
     if (!poolSent(node, w.workload.pool))
-        sendPools(node);
+        sendPools(node, w.workload.pool);
     protocol::Launch launch;
     launch.workloadId = w.workload.id;
     launch.name = w.workload.name;

@@ -201,14 +201,15 @@ struct LiveNode {
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
     // The link's rate its agent shapes the node's egress at (`kUnlimited`: not shaped). Where shaped, the pools it is
-    // sent carry each pool's guaranteed rate, the last sent here (`ControlPlane::poolNetRates`), sent again when
-    // placements change it.
+    // sent carry each pool's guaranteed rate, the last sent here (by `poolsSent`; `ControlPlane::poolsInUse`), sent
+    // again when placements change it.
     std::int64_t netLinkMbps = kUnlimited;
     std::vector<std::int64_t> poolNetSent;
     bool netOverLinkLogged = false;
-    // The pools of the last `pools` message on this session (empty: none yet). A pool created since reaches the node
-    // with its first launch there, not at once: creating pools then costs nothing per node
-    // (`ControlPlane::createPool`).
+    // The pools of the last `pools` message on this session (empty: none yet, or none in use). A node is sent only the
+    // pools its workloads are in (`ControlPlane::poolsInUse`): a pool reaches it with its first launch there, not at
+    // its creation (which then costs nothing per node) nor at a join, and a later message leaves out those whose
+    // workloads there have all gone.
     std::vector<PoolId> poolsSent;
     bool netShaped() const { return netLinkMbps != kUnlimited; }
 };
@@ -481,12 +482,23 @@ private:
     void forgetLaunches(LiveNode& node);
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
-    void sendPools(LiveNode& node);
+    // Sends the node's agent the pools in use there (`poolsInUse`, with `also`), their limits and, where it shapes,
+    // their guarantees; an empty message when none is, so that the agent drops the classes of pools no longer there.
+    void sendPools(LiveNode& node, PoolId also = kNoPool);
     static bool poolSent(const LiveNode& node, PoolId pool);
     // Sets the node's network capacity to what its agent reported, or to what its workloads hold where that is more.
     void applyNetworkCapacity(LiveNode& node);
-    // Per pool of the node (in `Node::pools` order), the network its workloads placed there asked for, Mbit/s.
-    std::vector<std::int64_t> poolNetRates(const Node& node) const;
+    // The pools an agent is sent: those of the workloads placed on its node, and `also` (a launch's), in `Node::pools`
+    // order, each with the network its workloads there asked for, Mbit/s. A pool no workload uses there is not sent:
+    // the agent makes a pool's cgroup (and, shaping, its class) only where the pool runs something.
+    struct PoolsInUse {
+        std::vector<PoolId> pools;
+        std::vector<std::int64_t> netMbps;
+    };
+    PoolsInUse poolsInUse(const Node& node, PoolId also = kNoPool) const;
+    // What the node's agent was last sent is out of date: a pool it holds is in use there no more, or (shaped) a pool
+    // in use there asks for another guarantee than it was sent.
+    bool poolsSentChanged(const LiveNode& node) const;
     void nodeBecameLost(LiveNode& node);
     // Cordoned by a power-down proposal and holding nothing: it may be switched off, and its silence is expected.
     bool poweredDownAndEmpty(const LiveNode& node) const;

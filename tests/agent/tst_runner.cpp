@@ -163,6 +163,7 @@ private Q_SLOTS:
     void hostileNamesNeverReachTheFileSystem();
     void cpuQuotaHoldsTwoSpinnersToHalfACore();
     void poolUsageIsWhatEachPoolsCgroupUsed();
+    void unlistedPoolsGoOnceTheyHoldNothing();
     void memoryPastTheLimitIsOomKilled();
     void exitCodesAndSignalsAreReported();
     void startFailuresAreReported();
@@ -650,6 +651,34 @@ void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
     QVERIFY(m_runner->stop("idle", 5s));
     waitFinal(*m_runner, "busy");
     waitFinal(*m_runner, "idle");
+}
+
+// The pools the core no longer lists on this node go once they run nothing: not while a workload runs in one; a
+// finished one's empty cgroup goes with its pool, its records stay. The pools the core lists stay, empty or not.
+void TestRunner::unlistedPoolsGoOnceTheyHoldNothing()
+{
+    REQUIRE_CGROUPS();
+    for (const char* pool : { "keep-listed", "gone-empty", "gone-busy" })
+        QVERIFY(makePool(pool));
+    auto busy = m_runner->launch(spec("sleeper", "gone-busy", { "/bin/sleep", "60" }));
+    QVERIFY2(busy, busy ? "" : messageOf(busy.error()).constData());
+    std::vector<std::string> problems;
+    QCOMPARE(m_cgroups->removePoolsOtherThan({ "keep-listed" }, problems), std::vector<std::string> { "gone-empty" });
+    QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
+    QCOMPARE(m_cgroups->pools(), (std::vector<std::string> { "gone-busy", "keep-listed" }));
+    auto paths = m_cgroups->poolPaths("gone-empty");
+    QVERIFY(paths);
+    for (const fs::path& dir : paths->distinct())
+        QVERIFY2(!fs::exists(dir), dir.c_str()); // gone from every hierarchy
+
+    // Stopped, it runs nothing: its empty cgroup goes, and the pool with it, while its records stay until forgotten.
+    QVERIFY(m_runner->stop("sleeper", 5s));
+    waitFinal(*m_runner, "sleeper");
+    QCOMPARE(m_cgroups->removePoolsOtherThan({ "keep-listed" }, problems), std::vector<std::string> { "gone-busy" });
+    QCOMPARE(m_cgroups->pools(), std::vector<std::string> { "keep-listed" });
+    QVERIFY(problems.empty());
+    QVERIFY(m_runner->status("sleeper").has_value());
+    QVERIFY(m_runner->forget("sleeper", 0)); // its cgroup already gone is no error
 }
 
 void TestRunner::memoryPastTheLimitIsOomKilled()

@@ -146,13 +146,18 @@ private slots:
     {
         join("s1", "n1");
         QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
-        const auto pools = sentOf<protocol::PoolConfig>("s1");
+        // At the join no workload is there: the pools message is empty (the agent drops what no pool uses).
+        auto pools = sentOf<protocol::PoolConfig>("s1");
         QCOMPARE(pools.size(), std::size_t { 1 });
-        QCOMPARE(pools[0].pools.at(0).name, std::string("default"));
-        QCOMPARE(pools[0].pools.at(0).cpuMillis, std::int64_t { 4000 }); // capped by the node
+        QVERIFY(pools[0].pools.empty());
 
         const WorkloadId id = submit("w");
         QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
+        pools = sentOf<protocol::PoolConfig>("s1"); // the workload's pool went before its launch
+        QCOMPARE(pools.size(), std::size_t { 2 });
+        QCOMPARE(pools[1].pools.size(), std::size_t { 1 });
+        QCOMPARE(pools[1].pools.at(0).name, std::string("default"));
+        QCOMPARE(pools[1].pools.at(0).cpuMillis, std::int64_t { 4000 }); // capped by the node
         const auto launches = sentOf<protocol::Launch>("s1");
         QCOMPARE(launches.size(), std::size_t { 1 });
         QCOMPARE(launches[0].workloadId, id);
@@ -470,12 +475,12 @@ private slots:
         const WorkloadId id = *m_plane->submit(streaming);
         QCOMPARE(nodeOf(id), std::string("n1"));
         const std::string pool = m_plane->workload(id)->poolName;
-        QCOMPARE(rateOf("s1", pool), std::int64_t { 0 }); // sent at the join, before it was placed
+        // The pool went with the launch, the stream's guarantee in it; heartbeats then send nothing while it holds.
+        QCOMPARE(rateOf("s1", pool), std::int64_t { 600 });
         const std::size_t sentBefore = sentOf<protocol::PoolConfig>("s1").size();
         m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
-        QCOMPARE(rateOf("s1", pool), std::int64_t { 600 });
-        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} }); // nothing changed: nothing sent
-        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), sentBefore + 1);
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), sentBefore);
         // No more than the link: a second stream waits, saying why.
         SubmitRequest second = streaming;
         second.name = "stream-2";
@@ -501,11 +506,14 @@ private slots:
         QCOMPARE(m_plane->cluster().node(n1).free.netBandwidthMbps, std::int64_t { 0 });
         QVERIFY(logMentions("shapes its link at 400 Mbit/s, less than the 600 Mbit/s its workloads are guaranteed"));
         QVERIFY(m_plane->cluster().checkInvariants());
-        // The stream ends: its pool's guarantee on n1 goes with it, and the capacity comes down to the link.
+        // The stream ends: its pool, in use there no more, is left out of the next message (the agent drops its class
+        // and the guarantee with it), and the capacity comes down to the link.
+        QCOMPARE(rateOf("s3", pool), std::int64_t { 600 });
         QVERIFY(m_plane->cancel(id));
         m_plane->onWorkloadUpdate("s3", status(id, "stopped"));
         m_plane->onHeartbeat("s3", protocol::Heartbeat { 3, {} });
-        QCOMPARE(rateOf("s3", pool), std::int64_t { 0 });
+        QCOMPARE(rateOf("s3", pool), std::int64_t { -2 });
+        QVERIFY(sentOf<protocol::PoolConfig>("s3").back().pools.empty());
         QCOMPARE(m_plane->cluster().node(n1).capacity.netBandwidthMbps, std::int64_t { 400 });
         QCOMPARE(m_plane->cluster().node(n1).free.netBandwidthMbps, std::int64_t { 400 });
     }
@@ -858,9 +866,44 @@ private slots:
         QCOMPARE(stops[0].workloadId, id);
     }
 
+    // A pool whose last workload on a node ended leaves that node's next pools message (at its next heartbeat), so that
+    // its agent removes the pool's cgroup; while nothing changes, heartbeats send nothing.
+    void aNodeIsSentOnlyThePoolsItsWorkloadsUse()
+    {
+        join("s1", "n1");
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.cpuMillis = 2000;
+        batch.memoryMiB = 1024;
+        QVERIFY(m_plane->createPool(batch));
+        SubmitRequest r = request("job", 100);
+        r.pool = "batch";
+        const WorkloadId job = *m_plane->submit(r);
+        submit("svc"); // in the default pool
+        const auto poolNames = [this] {
+            std::vector<std::string> names;
+            const auto configs = sentOf<protocol::PoolConfig>("s1");
+            for (const protocol::PoolLimits& p : configs.back().pools)
+                names.push_back(p.name);
+            return names;
+        };
+        QCOMPARE(poolNames(), (std::vector<std::string> { "default", "batch" }));
+        const std::size_t before = sentOf<protocol::PoolConfig>("s1").size();
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), before);
+        m_plane->onWorkloadUpdate("s1", status(job, "exited"));
+        QCOMPARE(name(m_plane->workload(job) ? m_plane->workload(job)->phase : WorkloadPhase::Succeeded),
+            name(WorkloadPhase::Succeeded));
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), before + 1);
+        QCOMPARE(poolNames(), (std::vector<std::string> { "default" }));
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 3, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), before + 1);
+    }
+
     // A pool created reaches each node's agent with its first launch there, just before it, not at once (which sent
-    // every node every pool at each creation); a node that joins gets every pool; a change goes to the nodes that
-    // have the pool.
+    // every node every pool at each creation); a node is sent only the pools its workloads use, at a join too; a
+    // change goes to the nodes that have the pool.
     void poolsAreValidatedAndPropagated()
     {
         join("s1", "n1");
@@ -885,7 +928,7 @@ private slots:
         QCOMPARE(m_sent[before].session, session);
         const auto* config = std::get_if<protocol::PoolConfig>(&m_sent[before].message);
         QVERIFY(config);
-        QCOMPARE(config->pools.size(), std::size_t { 2 });
+        QCOMPARE(config->pools.size(), std::size_t { 1 }); // nothing of "default" runs there
         QCOMPARE(config->pools.back().name, std::string("batch"));
         QCOMPARE(config->pools.back().cpuMillis, std::int64_t { 500 });
         QCOMPARE(std::get<protocol::Launch>(m_sent[before + 1].message).pool, std::string("batch"));
@@ -894,8 +937,9 @@ private slots:
         SubmitRequest small = r;
         small.name = "w-small";
         small.requests.cpuMillis = 50;
-        QVERIFY(m_plane->submit(small));
-        QCOMPARE(sentOf<protocol::PoolConfig>(session).size(), std::size_t { 2 }); // the join's and batch's
+        const auto smallId = m_plane->submit(small);
+        QVERIFY(smallId);
+        QCOMPARE(sentOf<protocol::PoolConfig>(session).size(), std::size_t { 2 }); // the join's (empty) and batch's
         // A change reaches the node that has the pool, not the other.
         const std::size_t otherConfigs = sentOf<protocol::PoolConfig>(other).size();
         PoolRequest raised = m_plane->poolRequestOf(*m_plane->poolByName("batch"));
@@ -903,9 +947,14 @@ private slots:
         QVERIFY(m_plane->updatePool("batch", raised));
         QCOMPARE(sentOf<protocol::PoolConfig>(session).back().pools.back().cpuMillis, std::int64_t { 900 });
         QCOMPARE(sentOf<protocol::PoolConfig>(other).size(), otherConfigs);
-        // A node joining now gets every pool at once.
+        // A node joining now gets none (nothing of theirs runs there); the node where batch runs, joining again, gets
+        // batch alone.
         join("s3", "n3");
-        QCOMPARE(sentOf<protocol::PoolConfig>("s3").back().pools.size(), std::size_t { 2 });
+        QVERIFY(sentOf<protocol::PoolConfig>("s3").back().pools.empty());
+        m_plane->onLeft(session, "restart");
+        join("s4", placedOn, { status(*inPool, "running", 100), status(*smallId, "running", 101) });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s4").front().pools.size(), std::size_t { 1 });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s4").front().pools.front().name, std::string("batch"));
         raised.cpuMillis = 500;
         QVERIFY(m_plane->updatePool("batch", raised));
         const auto over = m_plane->submit(r); // 800 > 500 millicores of quota

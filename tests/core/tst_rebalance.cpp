@@ -2190,10 +2190,21 @@ private slots:
 
             // Batch grows after the plan: taking from it now would leave less than its running workload holds.
             join(p, "n1", 8000, 131072);
+            // A service of web's and a small batch job there too: a node's agent holds only the pools that run
+            // something on it, and these are the ones whose limits it is sent.
+            for (const auto& [small, pool, memory] :
+                { std::tuple { "web-svc", "web", 1024 }, std::tuple { "batch-small", "batch", 512 } }) {
+                SubmitRequest request;
+                request.name = small;
+                request.pool = pool;
+                request.requests = { 100, memory, 0, 0 };
+                request.argv = { "/bin/true" };
+                QVERIFY(p.submit(request));
+            }
             SubmitRequest big;
             big.name = "big";
             big.pool = "batch";
-            big.requests = { 1000, 65536 - taken + 512, 0, 0 };
+            big.requests = { 1000, 65536 - taken, 0, 0 }; // with batch-small's 512, 512 more than it may keep
             big.argv = { "/bin/true" };
             const auto bigId = p.submit(big);
             QVERIFY(bigId);

@@ -213,6 +213,13 @@ private slots:
         QVERIFY2(std::any_of(nodeRow["poolUsage"].begin(), nodeRow["poolUsage"].end(),
                      [](const json& u) { return u["name"] == "half" && u["cpuMillis"].get<int>() >= 200; }),
             nodeRow["poolUsage"].dump().c_str());
+        // The pool's cgroup on the node (its workload's parent), which goes once nothing of the pool is left there.
+        std::ifstream launchRecord((stateDir() + QStringLiteral("/workloads/%1/launch.json").arg(id)).toStdString());
+        const json record = json::parse(launchRecord, nullptr, false);
+        QVERIFY(record.is_object() && record.contains("cgroup") && record["cgroup"].contains("memory"));
+        const std::filesystem::path poolDir
+            = std::filesystem::path(record["cgroup"]["memory"].get<std::string>()).parent_path();
+        QCOMPARE(poolDir.filename().string(), std::string("half"));
         QCOMPARE(request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(id), m_token).status, 200);
         QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));
         QVERIFY2(waitFor(
@@ -223,6 +230,9 @@ private slots:
                      },
                      10'000),
             measured.dump().c_str());
+        // Nothing of "half" runs on the node now: the core leaves it out of the node's pools at the next heartbeat, and
+        // the agent removes its cgroup (with the cancelled workload's, and any a previous agent left empty there).
+        QVERIFY2(waitFor([&] { return !std::filesystem::exists(poolDir); }, 15'000), qPrintable(agentLog()));
     }
 
     void memoryHogIsReportedOomKilled()
