@@ -125,16 +125,19 @@ json toJson(const WorkloadUpdate& m)
 {
     return json { { "status", toJson(m.status) } };
 }
+json toJson(const PoolLimits& p)
+{
+    json pool { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB },
+        { "ioWeight", p.ioWeight } };
+    if (p.netMbps != 0)
+        pool["netMbps"] = p.netMbps;
+    return pool;
+}
 json toJson(const PoolConfig& m)
 {
     json pools = json::array();
-    for (const PoolLimits& p : m.pools) {
-        json pool { { "name", p.name }, { "cpuMillis", p.cpuMillis }, { "memoryMiB", p.memoryMiB },
-            { "ioWeight", p.ioWeight } };
-        if (p.netMbps != 0)
-            pool["netMbps"] = p.netMbps;
-        pools.push_back(std::move(pool));
-    }
+    for (const PoolLimits& p : m.pools)
+        pools.push_back(toJson(p));
     return json { { "pools", std::move(pools) } };
 }
 json toJson(const Launch& m)
@@ -144,6 +147,8 @@ json toJson(const Launch& m)
     // Only a relaunch carries it: a first launch reads the same to agents from before incarnations.
     if (m.incarnation != 0)
         j["incarnation"] = m.incarnation;
+    if (m.poolLimits)
+        j["poolLimits"] = toJson(*m.poolLimits);
     return j;
 }
 json toJson(const Stop& m)
@@ -232,19 +237,22 @@ WorkloadUpdate readWorkloadUpdate(JsonReader& r)
     return m;
 }
 
+PoolLimits readPoolLimits(JsonReader& p)
+{
+    PoolLimits limits;
+    limits.name = p.string("name", Alphabet::Name, kMaxTokenBytes);
+    limits.cpuMillis = p.integer("cpuMillis", 1, kMaxCpuMillis);
+    limits.memoryMiB = p.integer("memoryMiB", 1, kMaxMemoryMiB);
+    limits.ioWeight = static_cast<std::int32_t>(p.integer("ioWeight", 1, 10'000));
+    if (p.has("netMbps"))
+        limits.netMbps = p.integer("netMbps", 1, kMaxNetMbps);
+    return limits;
+}
+
 PoolConfig readPoolConfig(JsonReader& r)
 {
     PoolConfig m;
-    r.objects("pools", kMaxPoolsPerNode, [&](JsonReader& p) {
-        PoolLimits limits;
-        limits.name = p.string("name", Alphabet::Name, kMaxTokenBytes);
-        limits.cpuMillis = p.integer("cpuMillis", 1, kMaxCpuMillis);
-        limits.memoryMiB = p.integer("memoryMiB", 1, kMaxMemoryMiB);
-        limits.ioWeight = static_cast<std::int32_t>(p.integer("ioWeight", 1, 10'000));
-        if (p.has("netMbps"))
-            limits.netMbps = p.integer("netMbps", 1, kMaxNetMbps);
-        m.pools.push_back(std::move(limits));
-    });
+    r.objects("pools", kMaxPoolsPerNode, [&](JsonReader& p) { m.pools.push_back(readPoolLimits(p)); });
     return m;
 }
 
@@ -278,6 +286,14 @@ Launch readLaunch(JsonReader& r)
         }
     }
     m.incarnation = optionalIncarnation(r);
+    if (const json* limits = r.optionalObject("poolLimits")) {
+        JsonReader lr = r.child(*limits, r.pathOf("poolLimits"));
+        m.poolLimits = readPoolLimits(lr);
+        lr.rejectUnknownFields();
+        if (lr.ok() && m.poolLimits->name != m.pool)
+            r.fail(ErrorCode::OutOfRange, r.pathOf("poolLimits") + ".name",
+                "field `" + r.pathOf("poolLimits") + ".name` must be the launch's pool, " + m.pool);
+    }
     return m;
 }
 
@@ -482,7 +498,8 @@ bool hasFeature(const std::vector<std::string>& features, std::string_view featu
 
 std::vector<std::string> knownFeatures()
 {
-    return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape) };
+    return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
+        std::string(kFeatureLaunchPool) };
 }
 
 bool isWorkloadState(std::string_view state)

@@ -57,6 +57,10 @@ inline constexpr std::string_view kFeatureIncarnation = "incarnation";
 inline constexpr std::string_view kFeaturePoolUsage = "pool-usage";
 // net-shape: an inventory may give a shaped link's rate, and `pools` entries a pool's guarantee on it.
 inline constexpr std::string_view kFeatureNetShape = "net-shape";
+// launch-pool: a launch may carry its pool's limits (`Launch::poolLimits`), for a pool the node's agent was not sent:
+// the agent makes the pool from it, and the next `pools` message lists it as usual. Such an agent is sent only the
+// pools its workloads use, and removes the others' cgroups; one that does not name it is sent every pool.
+inline constexpr std::string_view kFeatureLaunchPool = "launch-pool";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -279,6 +283,11 @@ struct Launch {
     // agent from before incarnations takes first launches, and refuses (as an unknown field) only a relaunch, which it
     // could not have started anyway. Upgrade agents before the core.
     std::int32_t incarnation = 0;
+    // The limits of `pool` (its `name` is `pool`) where the agent was not sent it in a `pools` message: only to an
+    // agent that names kFeatureLaunchPool, which adds the pool to those it was listed. On the wire as `poolLimits` when
+    // set. A node that takes many pools' first launches at once then gets them without a `pools` message for each,
+    // whose lists, one pool longer each time, cost the core quadratic time.
+    std::optional<PoolLimits> poolLimits {};
     bool operator==(const Launch&) const = default;
 };
 

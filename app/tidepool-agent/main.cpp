@@ -309,17 +309,53 @@ int main(int argc, char** argv)
                 inventory.workloads.push_back(*s);
         return inventory;
     };
-    // The pools of the core's last `pools` message: those its workloads here use. The others' cgroups go once they
-    // hold nothing (a finished workload's cgroup stays with its records, `--keep-finished`), tried again at each sweep.
-    std::optional<std::vector<std::string>> listedPools;
+    // The pools of the core's last `pools` message, and those launches brought since (`Launch::poolLimits`): those its
+    // workloads here use. The others' cgroups go once they hold nothing (a finished workload's cgroup stays with its
+    // records, `--keep-finished`), tried again at each sweep.
+    std::optional<std::vector<protocol::PoolLimits>> listedPools;
     const auto removeUnlistedPools = [&] {
         if (!listedPools)
             return; // no word from the core yet: whatever a previous agent left stays
+        std::vector<std::string> keep;
+        for (const protocol::PoolLimits& p : *listedPools)
+            keep.push_back(p.name);
         std::vector<std::string> problems;
-        for (const std::string& pool : cgroups->removePoolsOtherThan(*listedPools, problems))
+        for (const std::string& pool : cgroups->removePoolsOtherThan(keep, problems))
             logLine("pool " + pool + ": removed, no workload of it here any more");
         for (const std::string& problem : problems)
             logLine(problem);
+    };
+    // The link's classes: one per listed pool with a guarantee (none where the link is not shaped).
+    const auto shapeListedPools = [&] {
+        if (!shaper || !listedPools)
+            return;
+        std::vector<agent::PoolRate> rates;
+        for (const protocol::PoolLimits& p : *listedPools)
+            rates.push_back({ p.name, p.netMbps });
+        if (auto shaped = shaper->apply(rates); !shaped)
+            logLine("network shaping: " + shaped.error().message);
+        else
+            for (const std::string& note : *shaped)
+                logLine("network shaping: " + note);
+    };
+    // Creates the pool's cgroups where missing and sets its limits (after shaping: its class is its net priority).
+    const auto applyPool = [&](const protocol::PoolLimits& p) {
+        agent::PoolLimits limits;
+        limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
+        limits.memoryBytes = static_cast<std::uint64_t>(p.memoryMiB) << 20;
+        limits.ioWeight = static_cast<std::uint32_t>(p.ioWeight);
+        if (shaper && shaper->priorityOf(p.name) != 0)
+            limits.netPriority = agent::PoolLimits::NetPriority { shaper->device(), shaper->priorityOf(p.name) };
+        if (auto created = cgroups->createPool(p.name); !created) {
+            logLine("pool " + p.name + ": " + created.error().message);
+            return;
+        }
+        auto applied = cgroups->applyLimits(p.name, limits);
+        if (!applied)
+            logLine("pool " + p.name + ": " + applied.error().message);
+        else
+            for (const std::string& note : poolNotes.toLog(p.name, applied->notEnforced))
+                logLine("pool " + p.name + ": not enforced: " + note);
     };
     agent::PoolUsageMeter poolMeter;
     std::vector<std::string> poolProblems; // the last sample's, logged when they change rather than every interval
@@ -345,40 +381,27 @@ int main(int argc, char** argv)
     };
     handlers.command = [&](const protocol::Message& message) {
         if (const auto* pools = std::get_if<protocol::PoolConfig>(&message)) {
-            if (shaper) {
-                std::vector<agent::PoolRate> rates;
-                for (const protocol::PoolLimits& p : pools->pools)
-                    rates.push_back({ p.name, p.netMbps });
-                if (auto shaped = shaper->apply(rates); !shaped)
-                    logLine("network shaping: " + shaped.error().message);
-                else
-                    for (const std::string& note : *shaped)
-                        logLine("network shaping: " + note);
-            }
-            listedPools.emplace();
+            listedPools = pools->pools;
+            shapeListedPools();
             for (const protocol::PoolLimits& p : pools->pools)
-                listedPools->push_back(p.name);
-            for (const protocol::PoolLimits& p : pools->pools) {
-                agent::PoolLimits limits;
-                limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
-                limits.memoryBytes = static_cast<std::uint64_t>(p.memoryMiB) << 20;
-                limits.ioWeight = static_cast<std::uint32_t>(p.ioWeight);
-                if (shaper && shaper->priorityOf(p.name) != 0)
-                    limits.netPriority
-                        = agent::PoolLimits::NetPriority { shaper->device(), shaper->priorityOf(p.name) };
-                if (auto created = cgroups->createPool(p.name); !created) {
-                    logLine("pool " + p.name + ": " + created.error().message);
-                    continue;
-                }
-                auto applied = cgroups->applyLimits(p.name, limits);
-                if (!applied)
-                    logLine("pool " + p.name + ": " + applied.error().message);
-                else
-                    for (const std::string& note : poolNotes.toLog(p.name, applied->notEnforced))
-                        logLine("pool " + p.name + ": not enforced: " + note);
-            }
+                applyPool(p);
             removeUnlistedPools();
         } else if (const auto* launch = std::get_if<protocol::Launch>(&message)) {
+            // A pool the core had not listed here comes with its first launch: listed from now on, made before it.
+            if (const auto& p = launch->poolLimits) {
+                if (!listedPools)
+                    listedPools.emplace();
+                const auto listed = std::find_if(listedPools->begin(), listedPools->end(),
+                    [&](const protocol::PoolLimits& q) { return q.name == p->name; });
+                const bool reshape = listed == listedPools->end() ? p->netMbps != 0 : listed->netMbps != p->netMbps;
+                if (listed == listedPools->end())
+                    listedPools->push_back(*p);
+                else
+                    *listed = *p;
+                if (reshape)
+                    shapeListedPools();
+                applyPool(*p);
+            }
             const agent::CommandOutcome outcome = agent::applyLaunch(*runner, *launch, [&](agent::LaunchSpec& spec) {
                 std::optional<std::string> why;
                 if (auto wrapper = translator.wrapperFor(findProgram(spec.argv.front())); wrapper)

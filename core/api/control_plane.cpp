@@ -1082,9 +1082,12 @@ void ControlPlane::applyNetworkCapacity(LiveNode& node)
         m_scheduler->nodesChanged();
 }
 
-ControlPlane::PoolsInUse ControlPlane::poolsInUse(const Node& node, PoolId also) const
+ControlPlane::PoolsToSend ControlPlane::poolsToSend(const LiveNode& live, PoolId also) const
 {
-    std::vector<std::int64_t> rates(node.pools.size(), -1); // -1: not in use
+    const Node& node = m_cluster.node(live.id);
+    // An agent from before launch-pool keeps every pool's cgroup (it removes none): it is sent every pool, as before.
+    const bool everyPool = !protocol::hasFeature(live.agentFeatures, protocol::kFeatureLaunchPool);
+    std::vector<std::int64_t> rates(node.pools.size(), everyPool ? 0 : -1); // -1: not in use
     const auto use = [&](PoolId pool, std::int64_t netMbps) {
         const auto at = std::find(node.pools.begin(), node.pools.end(), pool);
         if (at != node.pools.end()) {
@@ -1097,20 +1100,20 @@ ControlPlane::PoolsInUse ControlPlane::poolsInUse(const Node& node, PoolId also)
     for (const WorkloadId id : node.residents)
         if (const WorkloadRecord* r = m_cluster.workload(id))
             use(r->workload.pool, r->workload.requests.netBandwidthMbps);
-    PoolsInUse inUse;
+    PoolsToSend toSend;
     for (std::size_t i = 0; i < rates.size(); ++i)
         if (rates[i] >= 0) {
-            inUse.pools.push_back(node.pools[i]);
-            inUse.netMbps.push_back(rates[i]);
+            toSend.pools.push_back(node.pools[i]);
+            toSend.netMbps.push_back(rates[i]);
         }
-    return inUse;
+    return toSend;
 }
 
 bool ControlPlane::poolsSentChanged(const LiveNode& node) const
 {
     if (node.poolsSent.empty())
         return false;
-    const PoolsInUse inUse = poolsInUse(m_cluster.node(node.id));
+    const PoolsToSend inUse = poolsToSend(node);
     const auto sentRate = [&](PoolId pool) -> std::int64_t { // -1: not sent
         const auto at = std::find(node.poolsSent.begin(), node.poolsSent.end(), pool);
         const auto i = static_cast<std::size_t>(at - node.poolsSent.begin());
@@ -1131,22 +1134,24 @@ void ControlPlane::sendPools(LiveNode& node, PoolId also)
 {
     if (!m_link.send || node.sessionId.empty())
         return;
-    const Node& model = m_cluster.node(node.id);
-    PoolsInUse inUse = poolsInUse(model, also);
+    PoolsToSend inUse = poolsToSend(node, also);
     protocol::PoolConfig config;
-    for (std::size_t i = 0; i < inUse.pools.size(); ++i) {
-        const PoolId id = inUse.pools[i];
-        const Pool& pool = m_cluster.pool(id);
-        // A pool's quota is cluster-wide; on one node its cgroup can take at most what the node has.
-        config.pools.push_back(
-            protocol::PoolLimits { pool.name, std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
-                std::min(pool.quota.memoryMiB, model.capacity.memoryMiB), m_poolIoWeight[static_cast<std::size_t>(id)],
-                node.netShaped() ? std::min(inUse.netMbps[i], protocol::kMaxNetMbps) : 0 });
-    }
+    for (std::size_t i = 0; i < inUse.pools.size(); ++i)
+        config.pools.push_back(poolLimits(node, inUse.pools[i], inUse.netMbps[i]));
     if (!m_link.send(node.sessionId, config))
         return;
     node.poolsSent = std::move(inUse.pools);
     node.poolNetSent = node.netShaped() ? std::move(inUse.netMbps) : std::vector<std::int64_t> {};
+}
+
+protocol::PoolLimits ControlPlane::poolLimits(const LiveNode& node, PoolId id, std::int64_t netMbps) const
+{
+    const Node& model = m_cluster.node(node.id);
+    const Pool& pool = m_cluster.pool(id);
+    // A pool's quota is cluster-wide; on one node its cgroup can take at most what the node has.
+    return protocol::PoolLimits { pool.name, std::min(pool.quota.cpuMillis, model.capacity.cpuMillis),
+        std::min(pool.quota.memoryMiB, model.capacity.memoryMiB), m_poolIoWeight[static_cast<std::size_t>(id)],
+        node.netShaped() ? std::min(netMbps, protocol::kMaxNetMbps) : 0 };
 }
 
 bool ControlPlane::poolSent(const LiveNode& node, PoolId pool)
@@ -1567,9 +1572,14 @@ void ControlPlane::launch(LiveWorkload& w)
 
 void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
 {
-    // The agent launches only into a pool of its last `pools` message: a pool created since that message goes first.
-    if (!poolSent(node, w.workload.pool))
-        sendPools(node, w.workload.pool);
+    // The agent launches only into a pool it was sent: one it was not goes with the launch where the agent takes that
+    // (which spares a node taking many pools' first launches at once a `pools` message each, one pool longer every
+    // time), else in a `pools` message first.
+    const PoolId pool = w.workload.pool;
+    const bool sent = poolSent(node, pool);
+    const bool poolGoesAlong = !sent && protocol::hasFeature(node.agentFeatures, protocol::kFeatureLaunchPool);
+    if (!sent && !poolGoesAlong)
+        sendPools(node, pool);
     protocol::Launch launch;
     launch.workloadId = w.workload.id;
     launch.name = w.workload.name;
@@ -1581,12 +1591,30 @@ void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
     launch.incarnation = w.incarnation;
+    std::int64_t poolNetMbps = 0;
+    if (poolGoesAlong) {
+        if (node.netShaped()) { // the pool's guarantee on the link: what its workloads here hold
+            const PoolsToSend inUse = poolsToSend(node, pool);
+            const auto at = std::find(inUse.pools.begin(), inUse.pools.end(), pool);
+            if (at != inUse.pools.end())
+                poolNetMbps = inUse.netMbps[static_cast<std::size_t>(at - inUse.pools.begin())];
+        }
+        launch.poolLimits = poolLimits(node, pool, poolNetMbps);
+    }
     // In flight before it is sent: a link that answers at once (a simulation's) finds it there.
     node.launchesInFlight.emplace(w.workload.id, w.incarnation);
-    if (m_link.send(node.sessionId, launch))
+    if (m_link.send(node.sessionId, launch)) {
         ++m_stats.launchesSent;
-    else
+        if (poolGoesAlong) {
+            node.poolsSent.push_back(pool);
+            if (node.netShaped()) { // one guarantee a pool sent, in the same order
+                node.poolNetSent.resize(node.poolsSent.size() - 1, 0);
+                node.poolNetSent.push_back(poolNetMbps);
+            }
+        }
+    } else {
         node.launchesInFlight.erase({ w.workload.id, w.incarnation });
+    }
 }
 
 void ControlPlane::launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation)

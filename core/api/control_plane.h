@@ -201,15 +201,17 @@ struct LiveNode {
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
     // The link's rate its agent shapes the node's egress at (`kUnlimited`: not shaped). Where shaped, the pools it is
-    // sent carry each pool's guaranteed rate, the last sent here (by `poolsSent`; `ControlPlane::poolsInUse`), sent
+    // sent carry each pool's guaranteed rate, the last sent here (by `poolsSent`; `ControlPlane::poolsToSend`), sent
     // again when placements change it.
     std::int64_t netLinkMbps = kUnlimited;
     std::vector<std::int64_t> poolNetSent;
     bool netOverLinkLogged = false;
-    // The pools of the last `pools` message on this session (empty: none yet, or none in use). A node is sent only the
-    // pools its workloads are in (`ControlPlane::poolsInUse`): a pool reaches it with its first launch there, not at
-    // its creation (which then costs nothing per node) nor at a join, and a later message leaves out those whose
-    // workloads there have all gone.
+    // The pools of the last `pools` message on this session, and those launches carried since (empty: none yet, or
+    // none in use). An agent naming launch-pool is sent only the pools its workloads are in
+    // (`ControlPlane::poolsToSend`): a pool reaches it with its first launch there, inside the launch, not at its
+    // creation (which then costs nothing per node) nor at a join, and a later message leaves out those whose workloads
+    // there have all gone. One from before is sent every pool at its join and at its first launch into a pool
+    // created since.
     std::vector<PoolId> poolsSent;
     bool netShaped() const { return netLinkMbps != kUnlimited; }
 };
@@ -482,20 +484,24 @@ private:
     void forgetLaunches(LiveNode& node);
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
-    // Sends the node's agent the pools in use there (`poolsInUse`, with `also`), their limits and, where it shapes,
+    // Sends the node's agent the pools in use there (`poolsToSend`, with `also`), their limits and, where it shapes,
     // their guarantees; an empty message when none is, so that the agent drops the classes of pools no longer there.
     void sendPools(LiveNode& node, PoolId also = kNoPool);
     static bool poolSent(const LiveNode& node, PoolId pool);
+    // What the node's agent is told of pool `id`: its quota capped by the node, and (shaped) guarantee `netMbps`.
+    protocol::PoolLimits poolLimits(const LiveNode& node, PoolId id, std::int64_t netMbps) const;
     // Sets the node's network capacity to what its agent reported, or to what its workloads hold where that is more.
     void applyNetworkCapacity(LiveNode& node);
     // The pools an agent is sent: those of the workloads placed on its node, and `also` (a launch's), in `Node::pools`
-    // order, each with the network its workloads there asked for, Mbit/s. A pool no workload uses there is not sent:
-    // the agent makes a pool's cgroup (and, shaping, its class) only where the pool runs something.
-    struct PoolsInUse {
+    // order, each with the network its workloads there asked for, Mbit/s. To an agent that names launch-pool a pool no
+    // workload uses there is not sent: it makes a pool's cgroup (and, shaping, its class) only where the pool runs
+    // something, and removes the others. One from before is sent every pool of the node (0 Mbit/s where unused), as it
+    // always was: it removes none, and so a burst into many pools costs its node one message, not one a pool.
+    struct PoolsToSend {
         std::vector<PoolId> pools;
         std::vector<std::int64_t> netMbps;
     };
-    PoolsInUse poolsInUse(const Node& node, PoolId also = kNoPool) const;
+    PoolsToSend poolsToSend(const LiveNode& node, PoolId also = kNoPool) const;
     // What the node's agent was last sent is out of date: a pool it holds is in use there no more, or (shaped) a pool
     // in use there asks for another guarantee than it was sent.
     bool poolsSentChanged(const LiveNode& node) const;

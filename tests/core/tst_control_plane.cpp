@@ -28,9 +28,18 @@ struct Sent {
     protocol::Message message;
 };
 
+// An agent from before protocol features.
 protocol::Hello hello(const std::string& name)
 {
     return protocol::Hello { name, "test", std::nullopt };
+}
+
+// An agent of this build, naming every feature it speaks.
+protocol::Hello helloNamingFeatures(const std::string& name)
+{
+    protocol::Hello featured = hello(name);
+    featured.features = protocol::knownFeatures();
+    return featured;
 }
 
 protocol::Inventory inventory(std::vector<protocol::WorkloadStatus> workloads = {})
@@ -82,9 +91,16 @@ private:
         return out;
     }
 
+    // An agent from before protocol features joins, or (`joinNamingFeatures`) one of this build.
     void join(const std::string& session, const std::string& name, std::vector<protocol::WorkloadStatus> held = {})
     {
         m_plane->onJoined(session, "127.0.0.1:1", hello(name));
+        m_plane->onInventory(session, inventory(std::move(held)));
+    }
+    void joinNamingFeatures(
+        const std::string& session, const std::string& name, std::vector<protocol::WorkloadStatus> held = {})
+    {
+        m_plane->onJoined(session, "127.0.0.1:1", helloNamingFeatures(name));
         m_plane->onInventory(session, inventory(std::move(held)));
     }
 
@@ -146,18 +162,16 @@ private slots:
     {
         join("s1", "n1");
         QCOMPARE(name(m_plane->nodeByName("n1")->state), name(NodeState::Ready));
-        // At the join no workload is there: the pools message is empty (the agent drops what no pool uses).
+        // An agent from before protocol features is sent every pool at its join, as it always was.
         auto pools = sentOf<protocol::PoolConfig>("s1");
         QCOMPARE(pools.size(), std::size_t { 1 });
-        QVERIFY(pools[0].pools.empty());
+        QCOMPARE(pools[0].pools.size(), std::size_t { 1 });
+        QCOMPARE(pools[0].pools.at(0).name, std::string("default"));
+        QCOMPARE(pools[0].pools.at(0).cpuMillis, std::int64_t { 4000 }); // capped by the node
 
         const WorkloadId id = submit("w");
         QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::Launching));
-        pools = sentOf<protocol::PoolConfig>("s1"); // the workload's pool went before its launch
-        QCOMPARE(pools.size(), std::size_t { 2 });
-        QCOMPARE(pools[1].pools.size(), std::size_t { 1 });
-        QCOMPARE(pools[1].pools.at(0).name, std::string("default"));
-        QCOMPARE(pools[1].pools.at(0).cpuMillis, std::int64_t { 4000 }); // capped by the node
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 1 }); // its pool was there already
         const auto launches = sentOf<protocol::Launch>("s1");
         QCOMPARE(launches.size(), std::size_t { 1 });
         QCOMPARE(launches[0].workloadId, id);
@@ -455,16 +469,27 @@ private slots:
     // heartbeat whenever that changes. A node that does not shape is sent no rates and counts as unlimited.
     void aShapedNodeGuaranteesEachPoolWhatItsWorkloadsAskedFor()
     {
+        // The guarantee the agent was last told for the pool, by a pools message or a launch carrying the pool; -1:
+        // nothing sent yet, -2: the last pools message left the pool out.
         const auto rateOf = [this](const std::string& session, const std::string& pool) -> std::int64_t {
-            const auto configs = sentOf<protocol::PoolConfig>(session);
-            if (configs.empty())
-                return -1;
-            for (const protocol::PoolLimits& p : configs.back().pools)
-                if (p.name == pool)
-                    return p.netMbps;
-            return -2;
+            std::int64_t rate = -1;
+            for (const Sent& sent : m_sent) {
+                if (sent.session != session)
+                    continue;
+                if (const auto* config = std::get_if<protocol::PoolConfig>(&sent.message)) {
+                    rate = -2;
+                    for (const protocol::PoolLimits& p : config->pools)
+                        if (p.name == pool)
+                            rate = p.netMbps;
+                } else if (const auto* launch = std::get_if<protocol::Launch>(&sent.message);
+                           launch && launch->poolLimits && launch->poolLimits->name == pool) {
+                    rate = launch->poolLimits->netMbps;
+                }
+            }
+            return rate;
         };
-        m_plane->onJoined("s1", "127.0.0.1:1", hello("n1"));
+        const protocol::Hello featured = helloNamingFeatures("n1");
+        m_plane->onJoined("s1", "127.0.0.1:1", featured);
         protocol::Inventory shaped = inventory();
         shaped.netMbps = 1000;
         m_plane->onInventory("s1", shaped);
@@ -498,7 +523,7 @@ private slots:
         // The agent comes back with a slower link than the stream holds: nothing more goes there, and capacity comes
         // down to the link once the stream ends.
         m_plane->onLeft("s1", "restart");
-        m_plane->onJoined("s3", "127.0.0.1:1", hello("n1"));
+        m_plane->onJoined("s3", "127.0.0.1:1", featured);
         shaped.netMbps = 400;
         shaped.workloads = { status(id, "running") };
         m_plane->onInventory("s3", shaped);
@@ -870,7 +895,7 @@ private slots:
     // its agent removes the pool's cgroup; while nothing changes, heartbeats send nothing.
     void aNodeIsSentOnlyThePoolsItsWorkloadsUse()
     {
-        join("s1", "n1");
+        joinNamingFeatures("s1", "n1");
         PoolRequest batch;
         batch.name = "batch";
         batch.cpuMillis = 2000;
@@ -887,7 +912,12 @@ private slots:
                 names.push_back(p.name);
             return names;
         };
-        QCOMPARE(poolNames(), (std::vector<std::string> { "default", "batch" }));
+        QVERIFY(poolNames().empty()); // the join's: nothing ran there
+        std::vector<std::string> carried; // each pool went with its first launch there
+        for (const protocol::Launch& launch : sentOf<protocol::Launch>("s1"))
+            if (launch.poolLimits)
+                carried.push_back(launch.poolLimits->name);
+        QCOMPARE(carried, (std::vector<std::string> { "batch", "default" }));
         const std::size_t before = sentOf<protocol::PoolConfig>("s1").size();
         m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
         QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), before);
@@ -901,13 +931,105 @@ private slots:
         QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), before + 1);
     }
 
+    // An agent that names launch-pool gets a pool it was not sent inside that pool's first launch there, with the
+    // pool's limits and (shaped) its guarantee, and no pools message for it; the pool then counts as sent: the next
+    // launch into it carries nothing, heartbeats send nothing while it is in use, and once it is not, the next pools
+    // message leaves it out and a later launch into it carries it again.
+    void aLaunchCarriesItsPoolToAnAgentThatTakesThat()
+    {
+        const protocol::Hello featured = helloNamingFeatures("n1");
+        m_plane->onJoined("s1", "127.0.0.1:1", featured);
+        protocol::Inventory shaped = inventory();
+        shaped.netMbps = 1000;
+        m_plane->onInventory("s1", shaped);
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 1 }); // the join's, empty
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.cpuMillis = 6000; // beyond the node's 4000: capped there
+        batch.memoryMiB = 1024;
+        QVERIFY(m_plane->createPool(batch));
+        SubmitRequest r = request("stream", 500);
+        r.pool = "batch";
+        r.requests.netBandwidthMbps = 300;
+        const WorkloadId stream = *m_plane->submit(r);
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 1 });
+        auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QVERIFY(launches.back().poolLimits);
+        QCOMPARE(launches.back().poolLimits->name, std::string("batch"));
+        QCOMPARE(launches.back().poolLimits->cpuMillis, std::int64_t { 4000 });
+        QCOMPARE(launches.back().poolLimits->memoryMiB, std::int64_t { 1024 });
+        QCOMPARE(launches.back().poolLimits->netMbps, std::int64_t { 300 });
+        SubmitRequest plain = request("svc", 200);
+        plain.pool = "batch";
+        const WorkloadId svc = *m_plane->submit(plain);
+        launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 2 });
+        QVERIFY(!launches.back().poolLimits);
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 1 });
+        m_plane->onWorkloadUpdate("s1", status(stream, "exited"));
+        m_plane->onWorkloadUpdate("s1", status(svc, "exited"));
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} });
+        const auto configs = sentOf<protocol::PoolConfig>("s1");
+        QCOMPARE(configs.size(), std::size_t { 2 });
+        QVERIFY(configs.back().pools.empty());
+        submit("web"); // the default pool, never sent here: carried too
+        plain.name = "svc-again";
+        QVERIFY(m_plane->submit(plain));
+        launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 4 });
+        QVERIFY(launches[2].poolLimits && launches[2].poolLimits->name == "default");
+        QVERIFY(launches[3].poolLimits && launches[3].poolLimits->name == "batch");
+        QCOMPARE(launches[3].poolLimits->netMbps, std::int64_t { 0 });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 2 });
+    }
+
+    // An agent from before protocol features removes no pool's cgroup: it is sent every pool, as before, at its join
+    // and with the first launch into a pool created since, and never a pool inside a launch. So a burst into many new
+    // pools costs its node one pools message, not one a pool each a pool longer than the last; and a pool whose
+    // workloads there ended stays in its list (no message at every heartbeat to drop it).
+    void anAgentFromBeforeFeaturesIsSentEveryPool()
+    {
+        join("s1", "n1");
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").back().pools.size(), std::size_t { 1 }); // "default"
+        std::vector<WorkloadId> ids;
+        for (const char* name : { "p1", "p2", "p3" }) {
+            PoolRequest pool;
+            pool.name = name;
+            pool.cpuMillis = 1000;
+            pool.memoryMiB = 512;
+            QVERIFY(m_plane->createPool(pool));
+        }
+        for (const char* pool : { "p1", "p2", "p3" }) {
+            SubmitRequest r = request(std::string("in-") + pool, 100);
+            r.pool = pool;
+            ids.push_back(*m_plane->submit(r));
+        }
+        auto configs = sentOf<protocol::PoolConfig>("s1");
+        QCOMPARE(configs.size(), std::size_t { 2 }); // the join's, and one before the first launch into p1
+        std::vector<std::string> names;
+        for (const protocol::PoolLimits& p : configs.back().pools)
+            names.push_back(p.name);
+        QCOMPARE(names, (std::vector<std::string> { "default", "p1", "p2", "p3" }));
+        const auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 3 });
+        for (const protocol::Launch& launch : launches)
+            QVERIFY(!launch.poolLimits);
+        for (const WorkloadId id : ids)
+            m_plane->onWorkloadUpdate("s1", status(id, "exited"));
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 1, {} });
+        m_plane->onHeartbeat("s1", protocol::Heartbeat { 2, {} });
+        QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 2 });
+    }
+
     // A pool created reaches each node's agent with its first launch there, just before it, not at once (which sent
     // every node every pool at each creation); a node is sent only the pools its workloads use, at a join too; a
     // change goes to the nodes that have the pool.
     void poolsAreValidatedAndPropagated()
     {
-        join("s1", "n1");
-        join("s2", "n2");
+        joinNamingFeatures("s1", "n1");
+        joinNamingFeatures("s2", "n2");
         const std::size_t before = m_sent.size();
         PoolRequest pool;
         pool.name = "batch";
@@ -924,22 +1046,22 @@ private slots:
         QCOMPARE(name(m_plane->workload(*inPool)->phase), name(WorkloadPhase::Launching));
         const std::string placedOn = nodeOf(*inPool);
         const std::string session = placedOn == "n1" ? "s1" : "s2", other = placedOn == "n1" ? "s2" : "s1";
-        QCOMPARE(m_sent.size(), before + 2); // the pools, then the launch, to that node alone
+        QCOMPARE(m_sent.size(), before + 1); // the launch, carrying the pool, to that node alone
         QCOMPARE(m_sent[before].session, session);
-        const auto* config = std::get_if<protocol::PoolConfig>(&m_sent[before].message);
-        QVERIFY(config);
-        QCOMPARE(config->pools.size(), std::size_t { 1 }); // nothing of "default" runs there
-        QCOMPARE(config->pools.back().name, std::string("batch"));
-        QCOMPARE(config->pools.back().cpuMillis, std::int64_t { 500 });
-        QCOMPARE(std::get<protocol::Launch>(m_sent[before + 1].message).pool, std::string("batch"));
-        QCOMPARE(m_sent[before + 1].session, session);
-        // Another launch into it there sends no second pools message.
+        const protocol::Launch launch = std::get<protocol::Launch>(m_sent[before].message);
+        QCOMPARE(launch.pool, std::string("batch"));
+        QVERIFY(launch.poolLimits);
+        QCOMPARE(launch.poolLimits->name, std::string("batch"));
+        QCOMPARE(launch.poolLimits->cpuMillis, std::int64_t { 500 });
+        QCOMPARE(launch.poolLimits->memoryMiB, std::int64_t { 64 });
+        // Another launch into it there carries nothing, and no pools message goes.
         SubmitRequest small = r;
         small.name = "w-small";
         small.requests.cpuMillis = 50;
         const auto smallId = m_plane->submit(small);
         QVERIFY(smallId);
-        QCOMPARE(sentOf<protocol::PoolConfig>(session).size(), std::size_t { 2 }); // the join's (empty) and batch's
+        QVERIFY(!sentOf<protocol::Launch>(session).back().poolLimits);
+        QCOMPARE(sentOf<protocol::PoolConfig>(session).size(), std::size_t { 1 }); // the join's, empty
         // A change reaches the node that has the pool, not the other.
         const std::size_t otherConfigs = sentOf<protocol::PoolConfig>(other).size();
         PoolRequest raised = m_plane->poolRequestOf(*m_plane->poolByName("batch"));
@@ -949,10 +1071,10 @@ private slots:
         QCOMPARE(sentOf<protocol::PoolConfig>(other).size(), otherConfigs);
         // A node joining now gets none (nothing of theirs runs there); the node where batch runs, joining again, gets
         // batch alone.
-        join("s3", "n3");
+        joinNamingFeatures("s3", "n3");
         QVERIFY(sentOf<protocol::PoolConfig>("s3").back().pools.empty());
         m_plane->onLeft(session, "restart");
-        join("s4", placedOn, { status(*inPool, "running", 100), status(*smallId, "running", 101) });
+        joinNamingFeatures("s4", placedOn, { status(*inPool, "running", 100), status(*smallId, "running", 101) });
         QCOMPARE(sentOf<protocol::PoolConfig>("s4").front().pools.size(), std::size_t { 1 });
         QCOMPARE(sentOf<protocol::PoolConfig>("s4").front().pools.front().name, std::string("batch"));
         raised.cpuMillis = 500;

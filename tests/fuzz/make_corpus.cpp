@@ -73,6 +73,9 @@ std::vector<Seed> seeds()
         { "relaunch",
             Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print(1)" }, {}, 500, 64, { 1 }, 2 } },
         { "stop", Stop { 9, 0, std::nullopt } },
+        { "launch-pool-limits",
+            Launch { 12, "first-of-gold", "gold", { "/bin/true" }, {}, 100, 16, {}, 0,
+                PoolLimits { "gold", 4000, 8192, 100, 250 } } },
         { "stop-incarnation", Stop { 9, 0, 1 } },
     };
     addDefaults(list, std::make_index_sequence<std::variant_size_v<Message>>());

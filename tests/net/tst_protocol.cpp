@@ -123,7 +123,10 @@ std::vector<protocol::Message> sampleMessages()
             { protocol::PoolLimits { "default", 4000, 8192, 100 }, protocol::PoolLimits { "batch", 500, 64, 10 } } },
         protocol::PoolConfig { { protocol::PoolLimits { "gold", 4000, 8192, 100, 2500 } } },
         protocol::Launch { 9, "infer-7", "batch", { "/usr/bin/python3", "-c", "print('hi there')" },
-            { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 }, 3 },
+            { "CUDA_VISIBLE_DEVICES=0", "A=b=c" }, 500, 64, { 0, 3 }, 3,
+            protocol::PoolLimits { "batch", 500, 64, 10, 200 } },
+        protocol::Launch { 12, "first-of-gold", "gold", { "/bin/true" }, {}, 0, 0, {}, 0,
+            protocol::PoolLimits { "gold", 4000, 8192, 100 } },
         protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
         protocol::Launch { 11, "again", "default", { "/bin/true" }, {}, 0, 0, {}, protocol::kMaxIncarnation },
         protocol::Stop { 9, 0, std::nullopt },
@@ -598,6 +601,13 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("launch workloadId beyond 2^53", "launch", "/workloadId", "9007199254740993", "workloadId", C::OutOfRange);
     row("stop graceMs negative", "stop", "/graceMs", "-5", "graceMs", C::OutOfRange);
     row("launch incarnation negative", "launch", "/incarnation", "-1", "incarnation", C::OutOfRange);
+    row("launch poolLimits of another pool", "launch", "/poolLimits/name", "\"default\"", "poolLimits.name",
+        C::OutOfRange);
+    row("launch poolLimits not an object", "launch", "/poolLimits", "[]", "poolLimits", C::WrongType);
+    row("launch poolLimits memoryMiB missing", "launch", "/poolLimits/memoryMiB", "", "poolLimits.memoryMiB",
+        C::MissingField);
+    row("launch poolLimits netMbps 0", "launch", "/poolLimits/netMbps", "0", "poolLimits.netMbps", C::OutOfRange);
+    row("launch poolLimits unknown field", "launch", "/poolLimits/swapMiB", "5", "poolLimits.swapMiB", C::UnknownField);
     row("launch incarnation beyond 2^31", "launch", "/incarnation", "2147483648", "incarnation", C::OutOfRange);
     row("launch incarnation a string", "launch", "/incarnation", "\"1\"", "incarnation", C::WrongType);
     row("stop incarnation negative", "stop", "/incarnation", "-2", "incarnation", C::OutOfRange);
