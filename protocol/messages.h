@@ -257,9 +257,10 @@ struct PoolLimits {
     bool operator==(const PoolLimits&) const = default;
 };
 
-// Core → agent: the pools this node carves out: those its workloads placed there are in (possibly none), sent before
-// the first launch into a pool there and again when one leaves or, shaped, a guarantee changes. The agent removes the
-// cgroups (and classes) of pools missing from the list once they run nothing.
+// Core → agent: the pools this node carves out. To an agent naming kFeatureLaunchPool, those its workloads placed there
+// are in (possibly none), sent again when one leaves or, shaped, a guarantee changes (a new pool comes inside its first
+// launch there); the agent removes the cgroups (and classes) of pools missing from the list once they run nothing. To
+// one from before features, every pool, at its join and before the first launch into a pool created since.
 struct PoolConfig {
     std::vector<PoolLimits> pools;
     bool operator==(const PoolConfig&) const = default;
