@@ -27,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace tidepool::agent {
@@ -68,6 +69,33 @@ struct CgroupUsage {
     std::uint64_t oomKills = 0; // processes killed by the OOM killer (memory.events / memory.oom_control oom_kill)
 };
 
+// One agent's hold on its base cgroup: an exclusive flock(2) on the base's directory (of the memory hierarchy), kept
+// while this lives and released by the kernel when the agent dies. Two agents on one base would each take the other's
+// pools for ones the core had not listed and remove them, emptied workload cgroups included, between a launch's
+// mkdir and its process joining; and each would report the other's pools' usage as its own. Move-only; the
+// descriptor is close-on-exec, and a shim closes what it inherits before it runs anything.
+class BaseCgroupClaim {
+public:
+    BaseCgroupClaim() = default;
+    explicit BaseCgroupClaim(int fd)
+        : m_fd(fd)
+    {
+    }
+    BaseCgroupClaim(BaseCgroupClaim&& other) noexcept
+        : m_fd(std::exchange(other.m_fd, -1))
+    {
+    }
+    BaseCgroupClaim& operator=(BaseCgroupClaim&& other) noexcept;
+    BaseCgroupClaim(const BaseCgroupClaim&) = delete;
+    BaseCgroupClaim& operator=(const BaseCgroupClaim&) = delete;
+    ~BaseCgroupClaim();
+
+    bool held() const { return m_fd >= 0; }
+
+private:
+    int m_fd = -1;
+};
+
 class PoolCgroups {
 public:
     static constexpr std::size_t kMaxNameLength = 64;
@@ -84,6 +112,11 @@ public:
     const CgroupLayout& layout() const { return m_layout; }
     const CgroupPaths& base() const { return m_base; }
     const std::vector<std::string>& notes() const { return m_notes; }
+
+    // Claims the base for this process (`BaseCgroupClaim`); fails with `Busy`, naming the base's directory and the
+    // holder's pid where /proc/locks tells it, while another process holds it: give each agent of one host (of one
+    // cgroup) a base of its own.
+    IsolationExpected<BaseCgroupClaim> claimBase() const;
 
     // Creates the pool's cgroup if missing (idempotent).
     IsolationExpected<CgroupPaths> createPool(std::string_view pool);
@@ -127,7 +160,7 @@ public:
     // without processes first (finished workloads', and those a previous agent left), then the pool's own. A pool with
     // a process left stays for a later call. Returns the pools removed; says in `problems` why one that ran nothing
     // could not go. Only for pools that take no launch meanwhile (the core lists a pool before it launches in it): a
-    // starting workload's cgroup is empty for a moment.
+    // starting workload's cgroup is empty for a moment; and so only by the base's holder (`claimBase`).
     std::vector<std::string> removePoolsOtherThan(
         const std::vector<std::string>& keep, std::vector<std::string>& problems);
 

@@ -57,6 +57,8 @@ constexpr const char* kUsage
                            each pool is guaranteed what its workloads here asked for and may borrow up to the link;
                            MBPS is the link's rate (default: the device's speed). The core counts it as the node's
                            network capacity (a core from before shaping refuses the inventory: upgrade it first)
+  --cgroup-name NAME       the cgroup under the agent's own that holds its pools (default tidepool); one agent per
+                           name: a second agent in the same cgroup needs another, or it refuses to start
   --no-slowdown            do not measure translation slowdowns
   --verbose                log protocol events too
 )";
@@ -89,7 +91,7 @@ int main(int argc, char** argv)
     std::string core, tokenFile, stateDir, name, nvmlLibrary = std::string(agent::kDefaultNvmlLibrary);
     std::string acceleratorFile = std::string(agent::kDefaultAcceleratorFile);
     transport::TlsClientFiles tlsFiles;
-    std::string tlsServerName, netShape;
+    std::string tlsServerName, netShape, cgroupName = "tidepool";
     std::vector<std::vector<std::string>> probes;
     fs::path benchDir = fs::canonical("/proc/self/exe").parent_path();
     bool measure = true, verbose = false;
@@ -152,6 +154,8 @@ int main(int argc, char** argv)
             logCapBytes = mib << 20;
         } else if (option == "--net-shape")
             netShape = value;
+        else if (option == "--cgroup-name")
+            cgroupName = value;
         else if (option == "--tls-ca")
             tlsFiles.ca = value;
         else if (option == "--tls-server-name")
@@ -235,9 +239,13 @@ int main(int argc, char** argv)
     auto layout = agent::detectCgroupLayout();
     if (!layout)
         return fail("cgroups: " + layout.error().message);
-    auto cgroups = agent::PoolCgroups::create(*layout);
+    auto cgroups = agent::PoolCgroups::create(*layout, cgroupName);
     if (!cgroups)
         return fail("cgroups: " + cgroups.error().message);
+    // Held until the agent ends: another agent on this base would remove this one's pools as ones it was not sent.
+    auto claim = cgroups->claimBase();
+    if (!claim)
+        return fail("cgroups: " + claim.error().message + " (--cgroup-name)");
     for (const std::string& note : cgroups->notes())
         logLine(note);
     std::optional<agent::NetShaper> shaper;

@@ -164,6 +164,7 @@ private Q_SLOTS:
     void cpuQuotaHoldsTwoSpinnersToHalfACore();
     void poolUsageIsWhatEachPoolsCgroupUsed();
     void unlistedPoolsGoOnceTheyHoldNothing();
+    void aBaseIsHeldByOneAgentAtATime();
     void memoryPastTheLimitIsOomKilled();
     void exitCodesAndSignalsAreReported();
     void startFailuresAreReported();
@@ -679,6 +680,38 @@ void TestRunner::unlistedPoolsGoOnceTheyHoldNothing()
     QVERIFY(problems.empty());
     QVERIFY(m_runner->status("sleeper").has_value());
     QVERIFY(m_runner->forget("sleeper", 0)); // its cgroup already gone is no error
+}
+
+// Two agents on one base would remove each other's pools (each takes the other's for unlisted ones): the second
+// claim is refused, naming the base and who holds it, until the first is let go.
+void TestRunner::aBaseIsHeldByOneAgentAtATime()
+{
+    REQUIRE_CGROUPS();
+    auto first = m_cgroups->claimBase();
+    QVERIFY2(first, first ? "" : messageOf(first.error()).constData());
+    QVERIFY(first->held());
+    auto second = m_cgroups->claimBase(); // another open file: refused like another process's
+    QVERIFY(!second);
+    QCOMPARE(second.error().code, IsolationErrorCode::Busy);
+    QCOMPARE(second.error().path, m_cgroups->base().memory.string());
+    const std::string holder = "(pid " + std::to_string(::getpid()) + ")";
+    QVERIFY2(second.error().message.find(holder) != std::string::npos
+            && second.error().message.find(m_cgroups->base().memory.string()) != std::string::npos,
+        second.error().message.c_str());
+
+    // A claim moved keeps the lock; the moved-from one holds nothing.
+    BaseCgroupClaim moved = std::move(*first);
+    QVERIFY(moved.held() && !first->held());
+    QVERIFY(!m_cgroups->claimBase());
+    // Another base is not held by this one.
+    auto other = PoolCgroups::create(*m_layout, m_base + "-other");
+    QVERIFY(other);
+    QVERIFY(other->claimBase());
+    other->pruneEmpty();
+
+    moved = BaseCgroupClaim();
+    auto again = m_cgroups->claimBase();
+    QVERIFY2(again, again ? "" : messageOf(again.error()).constData());
 }
 
 void TestRunner::memoryPastTheLimitIsOomKilled()

@@ -351,16 +351,42 @@ private slots:
         const double rejected = metric("tidepool_agent_joins_rejected_total");
         QProcess intruder;
         intruder.start(kBin + QStringLiteral("/tidepool-agent"),
-            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
-                path(QStringLiteral("wrong.token")), QStringLiteral("--state-dir"), path(QStringLiteral("intruder")),
-                QStringLiteral("--name"), QStringLiteral("intruder"), QStringLiteral("--no-slowdown"),
-                QStringLiteral("--accelerator-file"), QString() });
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(QStringLiteral("wrong.token")), QStringLiteral("--state-dir"),
+                path(QStringLiteral("intruder")), QStringLiteral("--name"), QStringLiteral("intruder"),
+                QStringLiteral("--no-slowdown"), QStringLiteral("--accelerator-file"), QString(),
+                QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-intruder") });
         QVERIFY(intruder.waitForStarted(5000));
         const bool refused = waitFor([&] { return metric("tidepool_agent_joins_rejected_total") > rejected; }, 15'000);
         intruder.kill();
         intruder.waitForFinished(5000);
         QVERIFY(refused);
         QVERIFY(get("/v1/nodes/intruder").contains("error"));
+    }
+
+    // A second agent on this host (in this cgroup) with the first one's base cgroup would remove the first's pools as
+    // ones it was not sent (a launch's empty workload cgroup among them): it refuses to start, saying which agent
+    // holds the base and how to give it another.
+    void aSecondAgentOnTheSameBaseRefusesToStart()
+    {
+        QProcess second;
+        second.setProcessChannelMode(QProcess::MergedChannels);
+        second.start(kBin + QStringLiteral("/tidepool-agent"),
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
+                path(QStringLiteral("state-second")), QStringLiteral("--name"), QStringLiteral("e2e-second"),
+                QStringLiteral("--no-slowdown"), QStringLiteral("--accelerator-file"), QString() });
+        QVERIFY(second.waitForStarted(5000));
+        const bool ended = second.waitForFinished(15'000);
+        const QString output = QString::fromUtf8(second.readAll());
+        if (!ended)
+            second.kill();
+        QVERIFY2(ended, qPrintable(output));
+        QCOMPARE(second.exitCode(), 2);
+        QVERIFY2(output.contains(QStringLiteral("is held by another agent (pid %1)").arg(m_agent->processId()))
+                && output.contains(QStringLiteral("--cgroup-name")),
+            qPrintable(output));
+        QVERIFY(get("/v1/nodes/e2e-second").contains("error")); // it never joined
     }
 
     // A node with two GPUs (declared in its accelerator file) holds two batch workloads, each on a GPU of its own and
@@ -378,10 +404,11 @@ private slots:
         m_gpuAgent->setProcessChannelMode(QProcess::MergedChannels);
         m_gpuAgent->setStandardOutputFile(path(QStringLiteral("gpu-agent.log")), QIODevice::Append);
         m_gpuAgent->start(kBin + QStringLiteral("/tidepool-agent"),
-            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
-                path(QStringLiteral("join.token")), QStringLiteral("--state-dir"), path(QStringLiteral("state-gpu")),
-                QStringLiteral("--name"), QStringLiteral("e2e-gpu"), QStringLiteral("--accelerator-file"),
-                path(QStringLiteral("gpus.json")), QStringLiteral("--no-slowdown") });
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
+                path(QStringLiteral("state-gpu")), QStringLiteral("--name"), QStringLiteral("e2e-gpu"),
+                QStringLiteral("--accelerator-file"), path(QStringLiteral("gpus.json")),
+                QStringLiteral("--no-slowdown"), QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-gpu") });
         QVERIFY(m_gpuAgent->waitForStarted(5000));
         QVERIFY(waitFor([&] { return get("/v1/nodes/e2e-gpu")["state"] == "ready"; }, 30'000));
 
@@ -494,7 +521,8 @@ private slots:
                 QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
                 path(QStringLiteral("state-shaped")), QStringLiteral("--name"), QStringLiteral("e2e-shaped"),
                 QStringLiteral("--accelerator-file"), QString(), QStringLiteral("--no-slowdown"),
-                QStringLiteral("--net-shape"), device + QStringLiteral(":100") });
+                QStringLiteral("--net-shape"), device + QStringLiteral(":100"), QStringLiteral("--cgroup-name"),
+                QStringLiteral("tidepool-e2e-shaped") });
         QVERIFY(shaped.waitForStarted(5000));
         const auto stopAgent = qScopeGuard([&] {
             shaped.terminate();
@@ -523,7 +551,9 @@ private slots:
             { "netBandwidthMbps", 60 }, { "command", { "/bin/sh", "-c", "while :; do sleep 0.05; done" } } });
         QVERIFY2(w.contains("id"), w.dump().c_str());
         const std::int64_t id = w["id"];
-        QVERIFY(waitFor([&] { return phaseIs(id, "running"); }, 10'000));
+        QVERIFY2(waitFor([&] { return phaseIs(id, "running"); }, 10'000),
+            qPrintable(QString::fromStdString(get("/v1/workloads/" + std::to_string(id)).dump() + "\n")
+                + shapedLog().right(1500) + agentLog().right(1500)));
         if (get("/v1/workloads/" + std::to_string(id))["node"] != "e2e-shaped") {
             const auto moved = request(m_apiPort, http::verb::post, "/v1/workloads/" + std::to_string(id) + "/move",
                 m_token, json { { "node", "e2e-shaped" } }.dump());
