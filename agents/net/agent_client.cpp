@@ -118,6 +118,7 @@ void AgentClient::onRead(const boost::system::error_code& ec, std::size_t bytes)
     if (m_state == State::Closed)
         return;
     if (ec) {
+        m_endedByCore = ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
         close(ec == asio::error::eof ? std::string("the core closed the connection") : "read failed: " + ec.message());
         return;
     }

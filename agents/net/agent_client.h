@@ -80,6 +80,9 @@ public:
     // refused it (one from before features does so with a hello that names them).
     bool helloSent() const { return m_helloSent; }
     bool heardFromCore() const { return m_heardFromCore; }
+    // Whether the connection ended because the core ended the stream (end of file, or a TLS stream cut without its
+    // close_notify), as a core that refuses a frame does; not a reset, a failed read or write, or a timeout.
+    bool endedByCore() const { return m_endedByCore; }
     std::uint64_t droppedFrames() const { return m_dropped; }
 
     AgentClient(boost::asio::io_context& io, AgentClientConfig config, AgentClientEvents events,
@@ -116,6 +119,7 @@ private:
     std::uint64_t m_dropped = 0;
     bool m_helloSent = false;
     bool m_heardFromCore = false;
+    bool m_endedByCore = false;
 };
 
 } // namespace tidepool::agent

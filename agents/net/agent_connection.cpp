@@ -151,8 +151,8 @@ void AgentConnection::onClosed(const std::string& reason)
     logLine("agent: disconnected from the core: " + reason);
     if (m_client && m_client->welcome()) {
         m_plainHello = false; // the core may be upgraded by the next join
-    } else if (m_client && m_client->helloSent() && !m_client->heardFromCore() && !m_plainHello
-        && !m_config.client.hello.features.empty()) {
+    } else if (m_client && m_client->helloSent() && !m_client->heardFromCore() && m_client->endedByCore()
+        && !m_plainHello && !m_config.client.hello.features.empty()) {
         m_plainHello = true;
         ++m_stats.plainHellos;
         logLine("agent: the core closed the connection on the hello without a word, as a core from before protocol "

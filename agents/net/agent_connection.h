@@ -13,9 +13,10 @@
 //
 // Features: the hello names what the agent speaks (`client.hello.features`) and the welcome what the core reads; a
 // sample's pool usage goes only to a core that names `pool-usage`. A core from before features closes the connection
-// on such a hello without a word; when the core closes on the hello like that, the next join goes without features
-// (a core that welcomes it is taken to read none of them), and the join after a session ended tries them again, since
-// the core may have been upgraded meanwhile.
+// on such a hello without a word; when the core closes on the hello like that (it ends the stream: a network failure,
+// a reset or a join that timed out is no such answer), the next join goes without features (a core that welcomes it
+// is taken to read none of them), and the join after a session ended tries them again, since the core may have been
+// upgraded meanwhile.
 //
 // Thread affinity: one io_context thread; everything, the providers and the handlers included, runs there.
 // Ownership: `create` returns a shared pointer; timers hold it alive until `stop()`.

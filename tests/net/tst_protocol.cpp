@@ -348,6 +348,7 @@ private slots:
     void aBacklogGoesInHeartbeatsThatFitAFrame();
     void featuresDecideWhatEachSideSends();
     void aCoreFromBeforeFeaturesGetsAPlainHello();
+    void aResetOrSilenceOnTheHelloKeepsTheFeatures();
     void fullWriteQueuesCloseOrDrop();
     void aDisplacedAgentIsToldWhyAndBacksOff();
     void stopsToOneNodeAreWindowedAndAllAnswered();
@@ -1589,6 +1590,67 @@ void TestProtocol::aCoreFromBeforeFeaturesGetsAPlainHello()
     QCOMPARE(upgraded->stats().badFrames, std::uint64_t { 0 });
     connection->stop();
     upgraded->stop();
+}
+
+// Only a core that ends the stream on the hello is taken for one from before features: a connection reset on the
+// hello (a network failure, a core that died with the hello unread) or a core that says nothing until the join times
+// out is not, and the next hello names the features again.
+void TestProtocol::aResetOrSilenceOnTheHelloKeepsTheFeatures()
+{
+    asio::io_context io;
+    asio::ip::tcp::acceptor listener(io, { asio::ip::make_address("127.0.0.1"), 0 });
+    const std::uint16_t port = listener.local_endpoint().port();
+    std::array<char, 4096> buffer {};
+    std::vector<std::string> hellos;
+    std::vector<std::shared_ptr<asio::ip::tcp::socket>> kept; // the silent ones, held open
+    std::function<void()> accept = [&] {
+        auto peer = std::make_shared<asio::ip::tcp::socket>(io);
+        listener.async_accept(*peer, [&, peer](const boost::system::error_code& ec) {
+            if (ec)
+                return;
+            auto decoder = std::make_shared<protocol::FrameDecoder>(protocol::kDefaultMaxFrameBytes);
+            auto read = std::make_shared<std::function<void()>>();
+            *read = [&, peer, decoder, read] {
+                peer->async_read_some(
+                    asio::buffer(buffer), [&, peer, decoder, read](const boost::system::error_code& e, std::size_t n) {
+                        if (e)
+                            return;
+                        const std::size_t before = hellos.size();
+                        if (!decoder->feed(std::string_view(buffer.data(), n), hellos))
+                            return;
+                        if (hellos.size() == before)
+                            return (*read)();
+                        if (hellos.size() == 1) { // the first: reset (a linger of 0 makes the close an RST)
+                            peer->set_option(asio::socket_base::linger(true, 0));
+                            peer->close();
+                        } else {
+                            kept.push_back(peer); // the second: silence until the agent's join timeout
+                        }
+                    });
+            };
+            (*read)();
+            accept();
+        });
+    };
+    accept();
+
+    std::vector<std::string> log;
+    agent::AgentConnectionHandlers handlers;
+    handlers.inventory = smallInventory;
+    handlers.sample = onePoolSampler();
+    agent::AgentConnectionConfig config = connectionTo(port, "edge-4", 40ms, 10ms, 16, 11);
+    config.client.joinTimeout = 100ms;
+    auto connection
+        = agent::AgentConnection::create(io, config, handlers, [&](std::string_view line) { log.emplace_back(line); });
+    connection->start();
+    QVERIFY(runUntil(io, [&] { return hellos.size() >= 3; }));
+    for (const std::string& hello : hellos)
+        QVERIFY2(hello.find("\"features\":[\"incarnation\",\"pool-usage\"") != std::string::npos, hello.c_str());
+    QCOMPARE(connection->stats().plainHellos, std::uint64_t { 0 });
+    QVERIFY(!mentions(log, "joining again without them"));
+    QVERIFY(mentions(log, "no welcome within"));
+    connection->stop();
+    listener.close();
 }
 
 // Bounded write queues: the core closes the connection of an agent whose queue is full (it does not read); the agent
