@@ -2,16 +2,10 @@
 
 #include "agents/isolation/sysfs.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
-#include <sstream>
 #include <system_error>
 
 namespace tidepool::agent {
@@ -85,75 +79,18 @@ IsolationExpected<std::uint64_t> readNumber(const std::filesystem::path& file)
 
 } // namespace
 
-namespace {
-
-// The pid holding a flock on the file `fd` is open on, from /proc/locks ("1: FLOCK  ADVISORY  WRITE 4242 00:2a:17 0
-// EOF", the device's major and minor in hex); 0 when it does not say.
-long flockHolder(int fd)
-{
-    struct stat st { };
-    if (::fstat(fd, &st) != 0)
-        return 0;
-    char id[64];
-    std::snprintf(
-        id, sizeof id, "%02x:%02x:%lu", ::major(st.st_dev), ::minor(st.st_dev), static_cast<unsigned long>(st.st_ino));
-    const auto text = sysfs::readFile("/proc/locks");
-    if (!text)
-        return 0;
-    std::istringstream lines(*text);
-    for (std::string line; std::getline(lines, line);) {
-        std::istringstream fields(line);
-        std::string number, kind, mode, access, file;
-        long pid = 0;
-        if (line.find("->") == std::string::npos && fields >> number >> kind >> mode >> access >> pid >> file
-            && kind == "FLOCK" && file == id)
-            return pid;
-    }
-    return 0;
-}
-
-} // namespace
-
-BaseCgroupClaim& BaseCgroupClaim::operator=(BaseCgroupClaim&& other) noexcept
-{
-    if (this != &other) {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = std::exchange(other.m_fd, -1);
-    }
-    return *this;
-}
-
-BaseCgroupClaim::~BaseCgroupClaim()
-{
-    if (m_fd >= 0)
-        ::close(m_fd);
-}
-
-IsolationExpected<BaseCgroupClaim> PoolCgroups::claimBase() const
+IsolationExpected<protocol::OwnerLock> PoolCgroups::claimBase() const
 {
     const std::string dir = m_base.memory.string();
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
+    auto lock = protocol::OwnerLock::acquire(dir, protocol::OwnerLock::Target::Directory);
+    if (lock)
+        return std::move(*lock);
+    if (!lock.error().heldByAnother())
         return makeIsolationError(
-            IsolationErrorCode::SystemCall, dir, "opening the base cgroup " + dir + ": " + sysfs::errnoText(errno));
-    BaseCgroupClaim owner(fd);
-    int locked = -1;
-    do
-        locked = ::flock(fd, LOCK_EX | LOCK_NB);
-    while (locked != 0 && errno == EINTR);
-    if (locked != 0) {
-        const int err = errno;
-        if (err != EWOULDBLOCK)
-            return makeIsolationError(
-                IsolationErrorCode::SystemCall, dir, "locking the base cgroup " + dir + ": " + sysfs::errnoText(err));
-        const long holder = flockHolder(fd);
-        return makeIsolationError(IsolationErrorCode::Busy, dir,
-            "the base cgroup " + dir + " is held by another agent"
-                + (holder > 0 ? " (pid " + std::to_string(holder) + ")" : std::string())
-                + ": each agent of a host needs a base of its own, or each would remove the other's pools");
-    }
-    return owner;
+            IsolationErrorCode::SystemCall, dir, "locking the base cgroup " + dir + ": " + lock.error().reason());
+    return makeIsolationError(IsolationErrorCode::Busy, dir,
+        "the base cgroup " + dir + " is held by another agent (" + lock.error().holder()
+            + "): each agent of a host needs a base of its own, or each would remove the other's pools");
 }
 
 PoolCgroups::PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes)

@@ -22,12 +22,12 @@
 // the cgroups it creates outlive it (workloads must survive the agent) until removed on request.
 
 #include "agents/isolation/cgroup_layout.h"
+#include "protocol/owner_lock.h"
 
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace tidepool::agent {
@@ -69,33 +69,6 @@ struct CgroupUsage {
     std::uint64_t oomKills = 0; // processes killed by the OOM killer (memory.events / memory.oom_control oom_kill)
 };
 
-// One agent's hold on its base cgroup: an exclusive flock(2) on the base's directory (of the memory hierarchy), kept
-// while this lives and released by the kernel when the agent dies. Two agents on one base would each take the other's
-// pools for ones the core had not listed and remove them, emptied workload cgroups included, between a launch's
-// mkdir and its process joining; and each would report the other's pools' usage as its own. Move-only; the
-// descriptor is close-on-exec, and a shim closes what it inherits before it runs anything.
-class BaseCgroupClaim {
-public:
-    BaseCgroupClaim() = default;
-    explicit BaseCgroupClaim(int fd)
-        : m_fd(fd)
-    {
-    }
-    BaseCgroupClaim(BaseCgroupClaim&& other) noexcept
-        : m_fd(std::exchange(other.m_fd, -1))
-    {
-    }
-    BaseCgroupClaim& operator=(BaseCgroupClaim&& other) noexcept;
-    BaseCgroupClaim(const BaseCgroupClaim&) = delete;
-    BaseCgroupClaim& operator=(const BaseCgroupClaim&) = delete;
-    ~BaseCgroupClaim();
-
-    bool held() const { return m_fd >= 0; }
-
-private:
-    int m_fd = -1;
-};
-
 class PoolCgroups {
 public:
     static constexpr std::size_t kMaxNameLength = 64;
@@ -113,10 +86,12 @@ public:
     const CgroupPaths& base() const { return m_base; }
     const std::vector<std::string>& notes() const { return m_notes; }
 
-    // Claims the base for this process (`BaseCgroupClaim`); fails with `Busy`, naming the base's directory and the
-    // holder's pid where /proc/locks tells it, while another process holds it: give each agent of one host (of one
-    // cgroup) a base of its own.
-    IsolationExpected<BaseCgroupClaim> claimBase() const;
+    // Claims the base for this process, while the lock lives (`protocol::OwnerLock` on the base's directory of the
+    // memory hierarchy). Two agents on one base would each take the other's pools for ones the core had not listed
+    // and remove them, emptied workload cgroups included, between a launch's mkdir and its process joining; and each
+    // would report the other's pools' usage as its own. Fails with `Busy`, naming the base's directory and its holder,
+    // while another process holds it: give each agent of one host (of one cgroup) a base of its own.
+    IsolationExpected<protocol::OwnerLock> claimBase() const;
 
     // Creates the pool's cgroup if missing (idempotent).
     IsolationExpected<CgroupPaths> createPool(std::string_view pool);

@@ -15,6 +15,7 @@
 #include "agents/runner/runner.h"
 #include "agents/telemetry/pool_usage.h"
 #include "agents/telemetry/sampler.h"
+#include "protocol/owner_lock.h"
 #include "protocol/transport/tls.h"
 
 #include <boost/asio/io_context.hpp>
@@ -196,6 +197,13 @@ int main(int argc, char** argv)
     fs::create_directories(stateDir, ec);
     if (ec)
         return fail("--state-dir " + stateDir + ": " + ec.message());
+    // One agent per state dir, held until it ends: two would adopt, report and forget each other's workloads.
+    auto stateLock = protocol::OwnerLock::acquire(stateDir, protocol::OwnerLock::Target::Directory);
+    if (!stateLock)
+        return fail("--state-dir " + stateDir
+            + (stateLock.error().heldByAnother() ? " is in use by another agent (" + stateLock.error().holder()
+                        + "): each agent of a host needs a state dir of its own"
+                                                 : ": cannot lock it: " + stateLock.error().reason()));
 
     // What this node is.
     agent::Nvml nvml(nvmlLibrary); // discovery's notes say why there are no NVIDIA GPUs, when there are none

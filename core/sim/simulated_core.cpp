@@ -7,10 +7,8 @@ namespace tidepool::sim {
 Expected<SimulatedCore> buildSimulatedCore(boost::asio::io_context& io, const std::string& dbPath,
     std::function<std::int64_t()> clock, Outbox& outbox, std::optional<api::RebalanceConfig> rebalance)
 {
-    for (const char* suffix : { "", "-wal", "-shm" })
-        std::filesystem::remove(dbPath + suffix);
     SimulatedCore core;
-    auto opened = store::openSqliteStore(dbPath);
+    auto opened = store::openSqliteStore(dbPath, true); // from nothing, once no other process holds it
     if (!opened)
         return tl::unexpected(opened.error());
     core.store = std::move(*opened);

@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 namespace tidepool::store {
@@ -29,6 +30,22 @@ std::string storageProblem(const std::string& path)
 }
 
 } // namespace
+
+Expected<protocol::OwnerLock> lockDatabase(const std::string& path)
+{
+    const std::string lockPath = databaseLockPath(path);
+    auto lock = protocol::OwnerLock::acquire(lockPath, protocol::OwnerLock::Target::File);
+    if (lock)
+        return std::move(*lock);
+    if (lock.error().error == EROFS)
+        return protocol::OwnerLock(); // nothing can write there: opening the database says so
+    if (lock.error().heldByAnother())
+        return makeError(ErrorCode::AlreadyExists,
+            "database " + path + " is in use by another tidepoold or embedded core: " + lock.error().holder()
+                + ", holds " + lockPath + " (one writer per database)");
+    return makeError(
+        ErrorCode::IoError, "database " + path + ": cannot lock " + lockPath + ": " + lock.error().reason());
+}
 
 Expected<std::unique_ptr<Database>> Database::open(const std::string& path, bool create)
 {

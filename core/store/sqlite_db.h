@@ -5,6 +5,7 @@
 // Thread affinity: the thread that owns the store; nothing here is synchronised.
 
 #include "core/model/types.h"
+#include "protocol/owner_lock.h"
 
 #include <sqlite3.h>
 
@@ -13,6 +14,18 @@
 #include <string>
 
 namespace tidepool::store {
+
+// The one writer of a database file: an exclusive lock (`protocol::OwnerLock`) on `<path>.lock` beside it, held by
+// the store while it lives; the kernel lets go when the process dies, `kill -9` included. SQLite's own locks last a
+// transaction: without this, two daemons (or a daemon and the console's embedded core, or two simulations) would each
+// load the same state and write over each other. Fails, naming the database, the lock file and its holder, while
+// another open file holds it. A read-only file system with no lock file there takes no lock (an unheld one is
+// returned): nothing can write there, and opening the database says so.
+Expected<protocol::OwnerLock> lockDatabase(const std::string& path);
+inline std::string databaseLockPath(const std::string& path)
+{
+    return path + ".lock";
+}
 
 class Database {
 public:

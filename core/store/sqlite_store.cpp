@@ -4,6 +4,7 @@
 #include "core/store/sqlite_history.h"
 #include "core/store/store.h"
 
+#include <filesystem>
 #include <map>
 #include <optional>
 
@@ -37,8 +38,9 @@ template <typename Row> Expected<void> readAll(Database& db, const char* sql, co
 
 class SqliteStore final : public BufferedStore {
 public:
-    explicit SqliteStore(std::unique_ptr<Database> db)
-        : m_db(std::move(db))
+    SqliteStore(protocol::OwnerLock lock, std::unique_ptr<Database> db)
+        : m_lock(std::move(lock))
+        , m_db(std::move(db))
         , m_history(*m_db)
     {
     }
@@ -312,18 +314,25 @@ private:
         return {};
     }
 
+    protocol::OwnerLock m_lock; // let go after the connection has closed (`lockDatabase`)
     std::unique_ptr<Database> m_db;
     HistoryTables m_history;
 };
 
 } // namespace
 
-Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path)
+Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path, bool fresh)
 {
+    auto lock = lockDatabase(path);
+    if (!lock)
+        return tl::unexpected(lock.error());
+    if (fresh)
+        for (const char* suffix : { "", "-wal", "-shm", "-journal" })
+            std::filesystem::remove(path + suffix);
     auto db = Database::open(path);
     if (!db)
         return tl::unexpected(db.error());
-    auto store = std::make_unique<SqliteStore>(std::move(*db));
+    auto store = std::make_unique<SqliteStore>(std::move(*lock), std::move(*db));
     if (auto opened = store->open(); !opened)
         return tl::unexpected(opened.error());
     return std::unique_ptr<Store>(std::move(store));
@@ -333,6 +342,9 @@ Expected<void> migrateSqliteDatabase(const std::string& path, int version)
 {
     if (version < 0 || version > kSchemaVersion)
         return makeError(ErrorCode::InvalidArgument, "schema version " + std::to_string(version) + " does not exist");
+    auto lock = lockDatabase(path);
+    if (!lock)
+        return tl::unexpected(lock.error());
     auto db = Database::open(path);
     if (!db)
         return tl::unexpected(db.error());

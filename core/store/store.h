@@ -214,8 +214,10 @@ public:
 
 // Opens (creating when missing) the SQLite database at `path` and migrates it to `kSchemaVersion`; the error names
 // the path and SQLite's reason. Commits are durable before they return (WAL, `synchronous=FULL`), so that what the
-// daemon acknowledged survives a crash of the process or of the machine.
-Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path);
+// daemon acknowledged survives a crash of the process or of the machine. The store is the database's one writer
+// while it lives (`lockDatabase`, `<path>.lock`): a second store on the same file, in this process or another, is
+// refused, naming the holder. `fresh` removes the database's files first, once the lock is held (a simulation).
+Expected<std::unique_ptr<Store>> openSqliteStore(const std::string& path, bool fresh = false);
 
 // Creates or migrates the database at `path` to `version` only (tests build every earlier version with it).
 Expected<void> migrateSqliteDatabase(const std::string& path, int version);

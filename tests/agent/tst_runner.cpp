@@ -694,13 +694,13 @@ void TestRunner::aBaseIsHeldByOneAgentAtATime()
     QVERIFY(!second);
     QCOMPARE(second.error().code, IsolationErrorCode::Busy);
     QCOMPARE(second.error().path, m_cgroups->base().memory.string());
-    const std::string holder = "(pid " + std::to_string(::getpid()) + ")";
+    const std::string holder = "(tst_runner, pid " + std::to_string(::getpid()) + ")";
     QVERIFY2(second.error().message.find(holder) != std::string::npos
             && second.error().message.find(m_cgroups->base().memory.string()) != std::string::npos,
         second.error().message.c_str());
 
     // A claim moved keeps the lock; the moved-from one holds nothing.
-    BaseCgroupClaim moved = std::move(*first);
+    tidepool::protocol::OwnerLock moved = std::move(*first);
     QVERIFY(moved.held() && !first->held());
     QVERIFY(!m_cgroups->claimBase());
     // Another base is not held by this one.
@@ -709,7 +709,7 @@ void TestRunner::aBaseIsHeldByOneAgentAtATime()
     QVERIFY(other->claimBase());
     other->pruneEmpty();
 
-    moved = BaseCgroupClaim();
+    moved = tidepool::protocol::OwnerLock();
     auto again = m_cgroups->claimBase();
     QVERIFY2(again, again ? "" : messageOf(again.error()).constData());
 }

@@ -364,29 +364,47 @@ private slots:
         QVERIFY(get("/v1/nodes/intruder").contains("error"));
     }
 
-    // A second agent on this host (in this cgroup) with the first one's base cgroup would remove the first's pools as
-    // ones it was not sent (a launch's empty workload cgroup among them): it refuses to start, saying which agent
-    // holds the base and how to give it another.
-    void aSecondAgentOnTheSameBaseRefusesToStart()
+    // A second agent on this host beside the first, on the first one's base cgroup (in this cgroup) or its state dir,
+    // would remove the first's pools as ones it was not sent (a launch's empty workload cgroup among them), or adopt,
+    // report and forget its workloads: it refuses to start, saying which agent holds what and how to give it another.
+    void aSecondAgentOnTheSameBaseOrStateDirRefusesToStart()
     {
-        QProcess second;
-        second.setProcessChannelMode(QProcess::MergedChannels);
-        second.start(kBin + QStringLiteral("/tidepool-agent"),
-            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+        const auto refusal = [&](const QString& stateDir, const QString& cgroupName) {
+            QProcess second;
+            second.setProcessChannelMode(QProcess::MergedChannels);
+            QStringList args { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
                 QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
-                path(QStringLiteral("state-second")), QStringLiteral("--name"), QStringLiteral("e2e-second"),
-                QStringLiteral("--no-slowdown"), QStringLiteral("--accelerator-file"), QString() });
-        QVERIFY(second.waitForStarted(5000));
-        const bool ended = second.waitForFinished(15'000);
-        const QString output = QString::fromUtf8(second.readAll());
-        if (!ended)
-            second.kill();
-        QVERIFY2(ended, qPrintable(output));
-        QCOMPARE(second.exitCode(), 2);
-        QVERIFY2(output.contains(QStringLiteral("is held by another agent (pid %1)").arg(m_agent->processId()))
-                && output.contains(QStringLiteral("--cgroup-name")),
-            qPrintable(output));
+                stateDir, QStringLiteral("--name"), QStringLiteral("e2e-second"), QStringLiteral("--no-slowdown"),
+                QStringLiteral("--accelerator-file"), QString() };
+            if (!cgroupName.isEmpty())
+                args << QStringLiteral("--cgroup-name") << cgroupName;
+            second.start(kBin + QStringLiteral("/tidepool-agent"), args);
+            if (!second.waitForStarted(5000))
+                return QStringLiteral("not started");
+            const bool ended = second.waitForFinished(15'000);
+            const QString output = QString::fromUtf8(second.readAll());
+            if (!ended) {
+                second.kill();
+                second.waitForFinished(5000);
+                return QStringLiteral("still running: ") + output;
+            }
+            return QStringLiteral("exit %1: ").arg(second.exitCode()) + output;
+        };
+        const QString sameBase = refusal(path(QStringLiteral("state-second")), QString());
+        QVERIFY2(sameBase.startsWith(QStringLiteral("exit 2: "))
+                && sameBase.contains(
+                    QStringLiteral("is held by another agent (tidepool-agent, pid %1)").arg(m_agent->processId()))
+                && sameBase.contains(QStringLiteral("--cgroup-name")),
+            qPrintable(sameBase));
+        const QString sameState = refusal(stateDir(), QStringLiteral("tidepool-e2e-second"));
+        QVERIFY2(sameState.startsWith(QStringLiteral("exit 2: "))
+                && sameState.contains(
+                    QStringLiteral("--state-dir %1 is in use by another agent (tidepool-agent, pid %2)")
+                        .arg(stateDir())
+                        .arg(m_agent->processId())),
+            qPrintable(sameState));
         QVERIFY(get("/v1/nodes/e2e-second").contains("error")); // it never joined
+        QCOMPARE(get("/v1/nodes/e2e-node")["state"].get<std::string>(), std::string("ready")); // the first goes on
     }
 
     // A node with two GPUs (declared in its accelerator file) holds two batch workloads, each on a GPU of its own and

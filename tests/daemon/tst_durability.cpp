@@ -453,6 +453,38 @@ private slots:
         QVERIFY(!names.count("refused"));
     }
 
+    // A second tidepoold on a database another one writes would load the same state and write over it (SQLite's own
+    // locks last a transaction): it does not start, and names the database and the daemon that holds it; the first
+    // goes on, and a daemon started once it has gone (killed: the kernel lets the lock go) takes the database over.
+    void aSecondDaemonOnTheDatabaseIsRefused()
+    {
+        const QString db = path(QStringLiteral("shared.db"));
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(submit("first").status, 201);
+        QProcess second;
+        QString log;
+        std::uint16_t a = 0, b = 0;
+        QVERIFY(!harness::startDaemon(second,
+            { QStringLiteral("--agent-listen"), QStringLiteral("127.0.0.1:0"), QStringLiteral("--api-listen"),
+                QStringLiteral("127.0.0.1:0"), QStringLiteral("--db"), db, QStringLiteral("--join-token-file"),
+                path(QStringLiteral("join.token")), QStringLiteral("--operator-token-file"),
+                path(QStringLiteral("op.token")) },
+            a, b, log));
+        second.waitForFinished(5000);
+        log += QString::fromUtf8(second.readAllStandardError());
+        QVERIFY(second.exitCode() != 0);
+        const QString holder
+            = QStringLiteral("in use by another tidepoold or embedded core: tidepoold, pid %1, holds %2.lock")
+                  .arg(m_daemon->processId())
+                  .arg(db);
+        QVERIFY2(log.contains(holder), qPrintable(log));
+        QCOMPARE(submit("second").status, 201); // the first goes on
+
+        killDaemon();
+        QVERIFY2(startDaemon(db), qPrintable(m_log));
+        QCOMPARE(get("/v1/workloads")["workloads"].size(), std::size_t { 2 });
+    }
+
     // A database on a read-only file system cannot be opened for writing: the daemon does not start, and says which
     // database and why.
     void readOnlyDatabaseAtStartIsNamed()
