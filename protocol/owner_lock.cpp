@@ -89,8 +89,11 @@ tl::expected<OwnerLock, OwnerLockError> OwnerLock::acquire(const std::string& pa
         if (fd < 0)
             errno = readOnly;
     }
-    if (fd < 0)
-        return tl::unexpected(OwnerLockError { errno });
+    OwnerLockError refused;
+    if (fd < 0) {
+        refused.error = errno;
+        return tl::unexpected(refused);
+    }
     OwnerLock lock(fd);
     int locked = -1;
     do
@@ -98,7 +101,7 @@ tl::expected<OwnerLock, OwnerLockError> OwnerLock::acquire(const std::string& pa
     while (locked != 0 && errno == EINTR);
     if (locked == 0)
         return lock;
-    OwnerLockError refused { errno };
+    refused.error = errno;
     if (refused.heldByAnother()) {
         refused.holderPid = flockHolder(fd);
         if (refused.holderPid > 0) {

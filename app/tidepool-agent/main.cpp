@@ -198,12 +198,15 @@ int main(int argc, char** argv)
     if (ec)
         return fail("--state-dir " + stateDir + ": " + ec.message());
     // One agent per state dir, held until it ends: two would adopt, report and forget each other's workloads.
+    // A file system that takes no lock on a directory (NFS emulates flock with write locks) is no reason to refuse
+    // service: only another agent holding it is.
     auto stateLock = protocol::OwnerLock::acquire(stateDir, protocol::OwnerLock::Target::Directory);
+    if (!stateLock && stateLock.error().heldByAnother())
+        return fail("--state-dir " + stateDir + " is in use by another agent (" + stateLock.error().holder()
+            + "): each agent of a host needs a state dir of its own");
     if (!stateLock)
-        return fail("--state-dir " + stateDir
-            + (stateLock.error().heldByAnother() ? " is in use by another agent (" + stateLock.error().holder()
-                        + "): each agent of a host needs a state dir of its own"
-                                                 : ": cannot lock it: " + stateLock.error().reason()));
+        logLine("warning: --state-dir " + stateDir + " cannot be locked (" + stateLock.error().reason()
+            + "): nothing keeps a second agent off it");
 
     // What this node is.
     agent::Nvml nvml(nvmlLibrary); // discovery's notes say why there are no NVIDIA GPUs, when there are none
@@ -252,8 +255,10 @@ int main(int argc, char** argv)
         return fail("cgroups: " + cgroups.error().message);
     // Held until the agent ends: another agent on this base would remove this one's pools as ones it was not sent.
     auto claim = cgroups->claimBase();
-    if (!claim)
+    if (!claim && claim.error().code == agent::IsolationErrorCode::Busy)
         return fail("cgroups: " + claim.error().message + " (--cgroup-name)");
+    if (!claim)
+        logLine("warning: cgroups: " + claim.error().message + ": nothing keeps a second agent off the base");
     for (const std::string& note : cgroups->notes())
         logLine(note);
     std::optional<agent::NetShaper> shaper;
