@@ -57,7 +57,8 @@ constexpr const char* kUsage
   --net-shape DEVICE[:MBPS]   shape the node's egress through DEVICE by pool (HTB classes, cgroup v1 net_prio):
                            each pool is guaranteed what its workloads here asked for and may borrow up to the link;
                            MBPS is the link's rate (default: the device's speed). The core counts it as the node's
-                           network capacity (a core from before shaping refuses the inventory: upgrade it first)
+                           network capacity (a core from before shaping refuses the inventory: upgrade it first);
+                           one agent per device
   --cgroup-name NAME       the cgroup under the agent's own that holds its pools (default tidepool); one agent per
                            name: a second agent in the same cgroup needs another, or it refuses to start
   --no-slowdown            do not measure translation slowdowns
@@ -262,6 +263,7 @@ int main(int argc, char** argv)
     for (const std::string& note : cgroups->notes())
         logLine(note);
     std::optional<agent::NetShaper> shaper;
+    tl::expected<protocol::OwnerLock, protocol::OwnerLockError> deviceLock; // the shaped device's, held until the end
     if (!netShape.empty()) {
         if (layout->parents.netPrio.empty())
             return fail("--net-shape needs the cgroup v1 net_prio hierarchy, which this host has not mounted (mount -t "
@@ -269,6 +271,17 @@ int main(int argc, char** argv)
         auto shapeConfig = agent::NetShaper::parseOption(netShape);
         if (!shapeConfig)
             return fail("--net-shape: " + shapeConfig.error().message);
+        // One shaper per device, before it touches the device: two agents would each rebuild its HTB tree.
+        const fs::path lockDir = "/run/tidepool-agent";
+        fs::create_directories(lockDir, ec);
+        const std::string lockFile = (lockDir / ("net-shape-" + shapeConfig->device + ".lock")).string();
+        deviceLock = protocol::OwnerLock::acquire(lockFile, protocol::OwnerLock::Target::File);
+        if (!deviceLock && deviceLock.error().heldByAnother())
+            return fail("--net-shape: device " + shapeConfig->device + " is shaped by another agent ("
+                + deviceLock.error().holder() + ", which holds " + lockFile + "): one agent shapes a device");
+        if (!deviceLock)
+            logLine("warning: --net-shape: " + lockFile + " cannot be locked (" + deviceLock.error().reason()
+                + "): nothing keeps a second agent off device " + shapeConfig->device);
         auto made = agent::NetShaper::create(std::move(*shapeConfig));
         if (!made)
             return fail("--net-shape: " + made.error().message);

@@ -112,6 +112,30 @@ private:
         return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
     }
 
+    // Starts an agent "e2e-second" with `extra` options that is expected to refuse to start: "exit N: " and its
+    // output once it ended, "still running: …" (killed) when it did not within 15 s.
+    QString secondAgent(const QString& stateDir, const QStringList& extra)
+    {
+        QProcess second;
+        second.setProcessChannelMode(QProcess::MergedChannels);
+        second.start(kBin + QStringLiteral("/tidepool-agent"),
+            QStringList { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
+                stateDir, QStringLiteral("--name"), QStringLiteral("e2e-second"), QStringLiteral("--no-slowdown"),
+                QStringLiteral("--accelerator-file"), QString() }
+                + extra);
+        if (!second.waitForStarted(5000))
+            return QStringLiteral("not started");
+        const bool ended = second.waitForFinished(15'000);
+        const QString output = QString::fromUtf8(second.readAll());
+        if (!ended) {
+            second.kill();
+            second.waitForFinished(5000);
+            return QStringLiteral("still running: ") + output;
+        }
+        return QStringLiteral("exit %1: ").arg(second.exitCode()) + output;
+    }
+
 private slots:
     void initTestCase()
     {
@@ -369,34 +393,14 @@ private slots:
     // report and forget its workloads: it refuses to start, saying which agent holds what and how to give it another.
     void aSecondAgentOnTheSameBaseOrStateDirRefusesToStart()
     {
-        const auto refusal = [&](const QString& stateDir, const QString& cgroupName) {
-            QProcess second;
-            second.setProcessChannelMode(QProcess::MergedChannels);
-            QStringList args { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
-                QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
-                stateDir, QStringLiteral("--name"), QStringLiteral("e2e-second"), QStringLiteral("--no-slowdown"),
-                QStringLiteral("--accelerator-file"), QString() };
-            if (!cgroupName.isEmpty())
-                args << QStringLiteral("--cgroup-name") << cgroupName;
-            second.start(kBin + QStringLiteral("/tidepool-agent"), args);
-            if (!second.waitForStarted(5000))
-                return QStringLiteral("not started");
-            const bool ended = second.waitForFinished(15'000);
-            const QString output = QString::fromUtf8(second.readAll());
-            if (!ended) {
-                second.kill();
-                second.waitForFinished(5000);
-                return QStringLiteral("still running: ") + output;
-            }
-            return QStringLiteral("exit %1: ").arg(second.exitCode()) + output;
-        };
-        const QString sameBase = refusal(path(QStringLiteral("state-second")), QString());
+        const QString sameBase = secondAgent(path(QStringLiteral("state-second")), {});
         QVERIFY2(sameBase.startsWith(QStringLiteral("exit 2: "))
                 && sameBase.contains(
                     QStringLiteral("is held by another agent (tidepool-agent, pid %1)").arg(m_agent->processId()))
                 && sameBase.contains(QStringLiteral("--cgroup-name")),
             qPrintable(sameBase));
-        const QString sameState = refusal(stateDir(), QStringLiteral("tidepool-e2e-second"));
+        const QString sameState
+            = secondAgent(stateDir(), { QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-second") });
         QVERIFY2(sameState.startsWith(QStringLiteral("exit 2: "))
                 && sameState.contains(
                     QStringLiteral("--state-dir %1 is in use by another agent (tidepool-agent, pid %2)")
@@ -527,6 +531,8 @@ private slots:
             QSKIP("cannot add a veth pair");
         const auto removeDevice = qScopeGuard([&] {
             QProcess::execute(ip, { QStringLiteral("link"), QStringLiteral("del"), device });
+            // The shaping agent's lock for the device (kept after it ends, as lock files are); this device is gone.
+            QFile::remove(QStringLiteral("/run/tidepool-agent/net-shape-%1.lock").arg(device));
         });
         QCOMPARE(
             QProcess::execute(ip, { QStringLiteral("link"), QStringLiteral("set"), device, QStringLiteral("up") }), 0);
@@ -556,6 +562,15 @@ private slots:
         const json node = get("/v1/nodes/e2e-shaped");
         QCOMPARE(node.value("netMbps", 0), 100);
         QVERIFY(!get("/v1/nodes/e2e-node").contains("netMbps")); // not shaped: not counted
+        // Another agent (its own base and state dir) shaping the same device would rebuild its HTB tree: refused.
+        const QString sameDevice = secondAgent(path(QStringLiteral("state-second-shaper")),
+            { QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-second"), QStringLiteral("--net-shape"),
+                device + QStringLiteral(":100") });
+        QVERIFY2(sameDevice.startsWith(QStringLiteral("exit 2: "))
+                && sameDevice.contains(QStringLiteral("device %1 is shaped by another agent (tidepool-agent, pid %2")
+                                           .arg(device)
+                                           .arg(shaped.processId())),
+            qPrintable(sameDevice));
 
         const auto classes = [&] {
             QProcess tc;
