@@ -5,7 +5,8 @@
 // `operator:console`, answered once durable and audited in the database; the API serves the same core to another
 // console (a `RemoteBackend`); a workload dropped on another pool in the console's Pools tree moves there (the next
 // snapshot shows it under that pool), and one the pool's quota cannot hold is refused with the reason shown; a core
-// that cannot bind its agent port is a clear failure. QT_QPA_PLATFORM=offscreen; no mocks.
+// that cannot bind its agent port, or whose database another core holds, is a clear failure. QT_QPA_PLATFORM=offscreen;
+// no mocks.
 
 #include "core/api/daemon_config.h"
 #include "daemon_fixture.h"
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void agentsJoinAndProposalsAreDecidedInTheConsole();
     void aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot();
     void busyAgentPortIsAClearFailure();
+    void aDatabaseInUseIsAClearFailure();
 
 private:
     Expected<api::DaemonConfig> coreConfig(const QString& db, const QString& agentListen, bool api) const;
@@ -343,6 +345,31 @@ void TestEmbeddedBackend::busyAgentPortIsAClearFailure()
     bridge.approve(1, {});
     QTRY_COMPARE(finished.size(), 1);
     QVERIFY(!finished.takeFirst().at(0).value<CommandOutcome>().ok);
+    bridge.setBackend(nullptr);
+    backend.stop();
+}
+
+// Another core writes the database (a tidepoold, another console; here a store this process holds): the embedded
+// core does not start beside it, and the console says which database and who holds it.
+void TestEmbeddedBackend::aDatabaseInUseIsAClearFailure()
+{
+    const QString db = m_dir.filePath(QStringLiteral("held.db"));
+    auto holder = store::openSqliteStore(db.toStdString());
+    QVERIFY2(holder, holder ? "" : holder.error().message.c_str());
+    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), false);
+    QVERIFY2(config, config ? "" : config.error().message.c_str());
+    CoreBridge bridge;
+    QSignalSpy failed(&bridge, &CoreBridge::coreFailed);
+    EmbeddedConfig embedded;
+    embedded.core = std::move(*config);
+    EmbeddedBackend backend(std::move(embedded), bridge.events());
+    bridge.setBackend(&backend);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 10'000);
+    const QString message = failed.takeFirst().at(0).toString();
+    QVERIFY2(message.startsWith(QStringLiteral("the embedded core could not start: database ") + db
+                 + QStringLiteral(" is in use by another tidepoold or embedded core: "))
+            && message.contains(QStringLiteral("pid %1").arg(QCoreApplication::applicationPid())),
+        qPrintable(message));
     bridge.setBackend(nullptr);
     backend.stop();
 }
