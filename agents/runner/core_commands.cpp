@@ -46,6 +46,16 @@ std::string describeHeld(const WorkloadStatus& held)
 
 } // namespace
 
+PoolLimits cgroupLimitsOf(const protocol::PoolLimits& pool)
+{
+    PoolLimits limits;
+    limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(pool.cpuMillis, 10, 1 << 30));
+    limits.memoryBytes = static_cast<std::uint64_t>(pool.memoryMiB) << 20;
+    if (pool.ioWeight != protocol::PoolLimits {}.ioWeight)
+        limits.ioWeight = static_cast<std::uint32_t>(pool.ioWeight);
+    return limits;
+}
+
 std::optional<protocol::WorkloadStatus> toProtocolStatus(const WorkloadStatus& s)
 {
     std::int64_t id = 0;

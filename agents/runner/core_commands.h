@@ -29,6 +29,12 @@ namespace tidepool::agent {
 // integer).
 std::optional<protocol::WorkloadStatus> toProtocolStatus(const WorkloadStatus& status);
 
+// The cgroup limits a pool of the core's `pools` (or a launch's pool) asks for, before network shaping: the CPU quota
+// (at least 10 millicores), the memory limit, and an IO weight only where the pool was given one other than the
+// default (100): a pool without one keeps the kernel's own default weight, and a host whose IO scheduler has no
+// weights (neither CFQ nor BFQ) has nothing to say about it.
+PoolLimits cgroupLimitsOf(const protocol::PoolLimits& pool);
+
 // What a launch or a stop did.
 struct CommandOutcome {
     std::vector<protocol::WorkloadStatus> answers; // to send to the core now

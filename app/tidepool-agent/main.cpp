@@ -374,10 +374,7 @@ int main(int argc, char** argv)
     };
     // Creates the pool's cgroups where missing and sets its limits (after shaping: its class is its net priority).
     const auto applyPool = [&](const protocol::PoolLimits& p) {
-        agent::PoolLimits limits;
-        limits.cpuMillis = static_cast<std::uint32_t>(std::clamp<std::int64_t>(p.cpuMillis, 10, 1 << 30));
-        limits.memoryBytes = static_cast<std::uint64_t>(p.memoryMiB) << 20;
-        limits.ioWeight = static_cast<std::uint32_t>(p.ioWeight);
+        agent::PoolLimits limits = agent::cgroupLimitsOf(p);
         if (shaper && shaper->priorityOf(p.name) != 0)
             limits.netPriority = agent::PoolLimits::NetPriority { shaper->device(), shaper->priorityOf(p.name) };
         if (auto created = cgroups->createPool(p.name); !created) {

@@ -286,12 +286,15 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
         return session.callAndShow(
             HttpMethod::Get, "/v1/pools", [](const json& j) { printPools(j.value("pools", json::array())); });
     }
-    if (sub != "create" && sub != "set")
-        return usageError("pools: unknown subcommand \"" + sub + "\" (create or set)");
+    if (sub != "create" && sub != "set" && sub != "delete")
+        return usageError("pools: unknown subcommand \"" + sub + "\" (create, set or delete)");
     const std::string cmd = "pools " + sub;
-    auto parsed = parseOptions(cmd, { words.begin() + 1, words.end() },
-        { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" }, { "--mem-bandwidth" },
-            { "--net-bandwidth" }, { "--gpu" }, { "--npu" }, { "--fpga" } });
+    const std::vector<std::string> rest { words.begin() + 1, words.end() };
+    auto parsed = sub == "delete"
+        ? parseOptions(cmd, rest, {}) // the name alone
+        : parseOptions(cmd, rest,
+            { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" },
+                { "--mem-bandwidth" }, { "--net-bandwidth" }, { "--gpu" }, { "--npu" }, { "--fpga" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (parsed->positionals.size() != 1)
@@ -299,6 +302,9 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
     const std::string& name = parsed->positionals[0];
     if (!isName(name, 64))
         return usageError(cmd + ": pool name \"" + name + "\" must be 1 to 64 letters, digits, '.', '_' or '-'");
+    if (sub == "delete")
+        return session.callAndShow(HttpMethod::Delete, "/v1/pools/" + name,
+            [](const json& j) { std::printf("pool %s deleted\n", j.value("deleted", std::string()).c_str()); });
 
     Result<std::string> response;
     if (sub == "create") {

@@ -57,6 +57,8 @@ Commands:
                  [--gpu|--npu|--fpga SHARE|unlimited]   (fields not given keep their values; "" clears the business line)
                                accelerator quotas are in the share units workloads ask for: 1000 a whole GPU,
                                NPU cores, FPGA time-slice slots; 0 keeps the pool off that kind
+  pools delete NAME            refused for the default pool and while the pool holds workloads that have not ended
+                               (cancel or move them first); its nodes' agents remove its cgroups
   summary
 
 Rebalancing (needs tidepoold started with --db):
@@ -93,8 +95,8 @@ Reports (needs tidepoold started with --db):
                                -o - writes html, csv or json to standard output. PDF works without a display
 
 The token's role decides what the daemon accepts: viewer reads (all but `audit`); operator also submits, cancels,
-moves, approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates and
-sets pools. A call the role may not make is refused with the role it needs (exit status 1).
+moves, approves and rejects proposals, evaluates and runs what-if, and reads the audit log; admin also creates,
+sets and deletes pools. A call the role may not make is refused with the role it needs (exit status 1).
 
 Exit status: 0 done, 1 refused by the daemon or not reachable, 2 a wrong command line.
 )";

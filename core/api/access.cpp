@@ -39,7 +39,8 @@ Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
     if ((resource == "evaluate" || resource == "whatif") && verb == http::verb::post && parts.size() == 2)
         return Role::Operator;
     if (resource == "pools"
-        && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::put && parts.size() == 3)))
+        && ((verb == http::verb::post && parts.size() == 2)
+            || ((verb == http::verb::put || verb == http::verb::delete_) && parts.size() == 3)))
         return Role::Admin;
     // Fail closed: a change this table does not name (a route added without a row here) is the admin's.
     return Role::Admin;
@@ -67,7 +68,7 @@ std::vector<http::verb> allowedMethods(const std::vector<std::string>& parts)
         if (resource == "workloads")
             return { get, head, delete_ };
         if (resource == "pools")
-            return { get, head, put };
+            return { get, head, put, delete_ };
         if (resource == "nodes" || resource == "proposals")
             return { get, head };
         return {};

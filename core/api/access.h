@@ -18,6 +18,7 @@
 // | POST   | /v1/evaluate                      | operator | an evaluation now, instead of at the next period      |
 // | POST   | /v1/whatif                        | operator | changes nothing but re-simulates the whole cluster    |
 // | POST   | /v1/pools, PUT /v1/pools/{name}   | admin    | quotas and tiers decide who gets the cluster          |
+// | DELETE | /v1/pools/{name}                  | admin    | as does which pools there are                         |
 // | other  | any path not above                | admin    | fail closed: a new change route is admin-only until   |
 // |        |                                   |          | it is given a row here                               |
 //

@@ -181,7 +181,7 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
 ApiResult<WorkloadId> ControlPlane::submitRestored(
     SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase)
 {
-    auto id = addWorkload(std::move(request), stored.id);
+    auto id = addWorkload(std::move(request), stored.id, isFinal(phase));
     if (!id)
         return id;
     LiveWorkload& w = m_workloads.at(*id);
@@ -1308,6 +1308,11 @@ void ControlPlane::flush()
     std::vector<SavedCallback> waiters = std::exchange(m_saveWaiters, {});
     for (const PoolId id : m_dirtyPools) {
         const Pool& p = m_cluster.pool(id);
+        if (p.removed) {
+            // Before a pool created since under its name: ids grow, and the set holds them in order.
+            m_store->removePool(p.name);
+            continue;
+        }
         auto share = [&p](AcceleratorKind kind) { return p.acceleratorQuota[static_cast<std::size_t>(kind)]; };
         m_store->putPool(store::StoredPool { p.name, p.businessLine,
             p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier)), p.quota.cpuMillis,
@@ -1380,15 +1385,28 @@ void ControlPlane::flush()
         waiter(std::nullopt);
 }
 
+PoolId ControlPlane::deletedPool(const std::string& name)
+{
+    for (const Pool& p : m_cluster.pools())
+        if (p.removed && p.name == name)
+            return p.id;
+    Pool pool;
+    pool.name = name;
+    const PoolId id = m_cluster.addPool(std::move(pool));
+    m_poolIoWeight.push_back(100);
+    (void)m_cluster.removePool(id);
+    return id;
+}
 
-
-ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadId id)
+ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadId id, bool ended)
 {
     if (m_workloads.size() >= m_config.maxWorkloads)
         return tl::unexpected(ApiError { 429,
             "the core already holds " + std::to_string(m_workloads.size()) + " workloads, its configured maximum" });
     const std::string poolName = request.pool.empty() ? std::string(kDefaultPool) : request.pool;
-    const auto pool = poolByName(poolName);
+    auto pool = poolByName(poolName);
+    if (!pool && ended)
+        pool = deletedPool(poolName);
     if (!pool)
         return tl::unexpected(ApiError { 400, "field `pool`: no pool is named \"" + poolName + "\"" });
     Workload w;
@@ -1919,6 +1937,40 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     m_scheduler->nodesChanged();
     schedulePendingRetry();
     logLine("control: pool " + name + " changed");
+    return {};
+}
+
+ApiResult<void> ControlPlane::deletePool(const std::string& name)
+{
+    const auto id = poolByName(name);
+    if (!id)
+        return tl::unexpected(ApiError { 404, "no pool is named \"" + name + "\"" });
+    if (name == kDefaultPool)
+        return tl::unexpected(ApiError {
+            409, "the default pool cannot be deleted: it holds the workloads that name no pool, and always exists" });
+    std::size_t live = 0;
+    WorkloadId first = 0;
+    for (const auto& [workloadId, w] : m_workloads)
+        if (w.workload.pool == *id && !isFinal(w.phase) && (live++ == 0 || workloadId < first))
+            first = workloadId;
+    if (live > 0) {
+        const LiveWorkload& w = m_workloads.at(first);
+        return tl::unexpected(ApiError { 409,
+            "pool " + name + " still holds " + std::to_string(live) + (live == 1 ? " workload" : " workloads")
+                + " that " + (live == 1 ? "has" : "have") + " not ended (the first: workload " + std::to_string(first)
+                + ", " + w.workload.name + ", " + std::string(toString(w.phase)) + "): cancel or move "
+                + (live == 1 ? "it" : "them") + " to another pool first" });
+    }
+    if (auto removed = m_cluster.removePool(*id); !removed)
+        return tl::unexpected(ApiError { 409, removed.error().message });
+    m_poolByName.erase(name);
+    markPool(*id);
+    // Agents that carve it out drop its cgroups when their pools are sent again: at once for connected ones.
+    for (LiveNode& node : m_nodes)
+        if (poolSent(node, *id))
+            sendPools(node);
+    m_scheduler->nodesChanged();
+    logLine("control: pool " + name + " deleted");
     return {};
 }
 

@@ -350,6 +350,10 @@ public:
     ApiResult<void> cancel(WorkloadId id);
     ApiResult<PoolId> createPool(const PoolRequest& request);
     ApiResult<void> updatePool(const std::string& name, const PoolRequest& request);
+    // Deletes a pool: refused for the default pool (404 for an unknown one) and while any workload in it has not ended
+    // (409, naming the first and how many: cancel them or move them to another pool first). Its agents remove its
+    // cgroups at their next heartbeat; the records of workloads that ended in it keep its name; its history stays.
+    ApiResult<void> deletePool(const std::string& name);
 
     // Persistence. `whenSaved` calls `done` once everything changed so far is durable (nullopt) or could not be
     // written (the store's error); at once when nothing is persisted. The API answers a change only then, so an
@@ -461,7 +465,10 @@ private:
     };
 
     LiveNode* nodeOfSession(const std::string& sessionId);
-    ApiResult<WorkloadId> addWorkload(SubmitRequest request, WorkloadId id);
+    // `ended`: a restored record of a workload that ended, which may name a pool deleted since (`deletedPool`).
+    ApiResult<WorkloadId> addWorkload(SubmitRequest request, WorkloadId id, bool ended = false);
+    // The removed pool named `name` that ended workloads' records refer to, made (removed) when there is none yet.
+    PoolId deletedPool(const std::string& name);
     ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
     void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
     void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);

@@ -99,6 +99,8 @@ void HistoryRecorder::record(std::int64_t nowMs)
     // Occupancy is placed over capacity; demand can pass capacity, as it counts work still waiting.
     std::map<std::string, PoolDemand> pools, tiers, poolsPlaced, tiersPlaced;
     for (PoolId id = 0; static_cast<std::size_t>(id) < cluster.pools().size(); ++id) {
+        if (cluster.pool(id).removed)
+            continue; // a pool created since under its name has the name's series
         pools[cluster.pool(id).name];
         poolsPlaced[cluster.pool(id).name];
     }

@@ -966,7 +966,8 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             json list = json::array();
             const std::vector<MeasuredPoolUse> measured = m_plane.measuredPoolUse();
             for (const Pool& p : m_plane.cluster().pools())
-                list.push_back(poolJson(m_plane, p.id, measured[static_cast<std::size_t>(p.id)]));
+                if (!p.removed)
+                    list.push_back(poolJson(m_plane, p.id, measured[static_cast<std::size_t>(p.id)]));
             return reply(http::status::ok, json { { "pools", std::move(list) } });
         }
         if (parts.size() == 3 && verb == http::verb::get) {
@@ -1012,6 +1013,18 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             m_auditTarget = "pool " + parts[2];
             m_auditDetail["changed"] = std::move(changed);
             return reply(http::status::ok, poolJson(m_plane, *existing));
+        }
+        if (parts.size() == 3 && verb == http::verb::delete_) {
+            const auto existing = m_plane.poolByName(parts[2]);
+            if (!existing)
+                return fail(404, "no pool is named \"" + clipText(parts[2], 64) + "\"");
+            // The audit entry keeps the settings it had, so that a deleted pool can be made again as it was.
+            const json settings = poolSettings(m_plane, *existing);
+            if (auto deleted = m_plane.deletePool(parts[2]); !deleted)
+                return failWith(deleted.error());
+            m_auditTarget = "pool " + parts[2];
+            m_auditDetail["settings"] = settings;
+            return reply(http::status::ok, json { { "deleted", parts[2] }, { "settings", settings } });
         }
     }
     return fail(404, "no resource for " + std::string(request.method_string()) + " "

@@ -17,12 +17,14 @@
 //   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
 //   GET    /v1/nodes/{name}
-//   GET    /v1/pools    GET /v1/pools/{name}    POST /v1/pools    PUT /v1/pools/{name}
+//   GET    /v1/pools    GET /v1/pools/{name}    POST /v1/pools    PUT /v1/pools/{name}    DELETE /v1/pools/{name}
 //                                        quotas: cpuMillis, memoryMiB, memBandwidthMBps, netBandwidthMbps and
 //                                        acceleratorQuota {gpu, npu, fpga} in share units (null: unlimited); the
 //                                        bandwidths and accelerators are held by admission (the scheduler), CPU and
 //                                        memory also by each node's cgroups; `overQuota` lists the quotas the
-//                                        pool's running work exceeds (one lowered below it: nothing is evicted)
+//                                        pool's running work exceeds (one lowered below it: nothing is evicted);
+//                                        DELETE refuses the default pool and a pool whose workloads have not all
+//                                        ended (409, naming the first), and answers the settings it had
 //   GET    /v1/series                    the history series the store holds
 //   GET    /v1/history?scope=S&name=N&resource=R[&from=MS&to=MS&resolution=raw|5m]
 //   GET    /v1/audit[?from=MS&to=MS&after=ID&limit=K]
@@ -31,7 +33,7 @@
 //   POST   /v1/proposals/{id}/approve   POST /v1/proposals/{id}/reject   POST /v1/evaluate   POST /v1/whatif
 //
 // HEAD of any of these is answered as its GET without the body (the server hands `handle` a GET: net/http_server.h),
-// so a forbidden HEAD of /v1/audit is audited as "GET /v1/audit". A method a path does not take (DELETE /v1/pools) is
+// so a forbidden HEAD of /v1/audit is audited as "GET /v1/audit". A method a path does not take (PUT /v1/pools) is
 // a 405 with an `Allow` header listing those it does (`allowedMethods` in access.h, and GET for the read routes),
 // before the role is checked; an attempted change is audited with it. A path no route has is a 404.
 //
@@ -47,7 +49,8 @@
 // | viewer   | every GET but /v1/audit                                                                           |
 // | operator | also GET /v1/audit, POST /v1/workloads, DELETE /v1/workloads/{id}, POST /v1/workloads/{id}/move,  |
 // |          | POST /v1/proposals/{id}/approve and /reject, POST /v1/evaluate, POST /v1/whatif                   |
-// | admin    | also POST /v1/pools, PUT /v1/pools/{name}, and any change route not named above (fail closed)     |
+// | admin    | also POST /v1/pools, PUT and DELETE /v1/pools/{name}, and any change route not named above        |
+// |          | (fail closed)                                                                                     |
 //
 // (the table with the reasons is in access.h). A call the role may not make is a 403 naming the role it needs and
 // the one the token has (`requiredRole`, `role` in the body), counted in /metrics, and audited.

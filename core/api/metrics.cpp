@@ -154,6 +154,8 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
     const auto heldAndQuota = [&](std::string_view name, std::string_view help, auto used, auto quota) {
         appendMetric(out, name, "gauge", help);
         for (const Pool& p : pools) {
+            if (p.removed)
+                continue;
             appendSample(
                 out, name, labels({ { "pool", p.name }, { "kind", "allocated" } }), static_cast<double>(used(p)));
             if (quota(p) < kUnlimited)
@@ -175,7 +177,7 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
     for (const Pool& p : pools)
         for (const AcceleratorKind kind : kKinds) {
             const std::size_t k = index(kind);
-            if (!kindKnown[k] && p.acceleratorUsed[k] == 0 && p.acceleratorQuota[k] >= kUnlimited)
+            if (p.removed || (!kindKnown[k] && p.acceleratorUsed[k] == 0 && p.acceleratorQuota[k] >= kUnlimited))
                 continue;
             const std::string_view accelerator = toString(kind);
             appendSample(out, "tidepool_pool_accelerator_share",
@@ -189,9 +191,10 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
     appendMetric(out, "tidepool_pool_workloads", "gauge", "Each pool's workloads, by live phase.");
     for (std::size_t i = 0; i < pools.size(); ++i)
         for (const WorkloadPhase phase : kLivePhases)
-            appendSample(out, "tidepool_pool_workloads",
-                labels({ { "pool", pools[i].name }, { "phase", toString(phase) } }),
-                static_cast<double>(phases[i][static_cast<std::size_t>(phase)]));
+            if (!pools[i].removed)
+                appendSample(out, "tidepool_pool_workloads",
+                    labels({ { "pool", pools[i].name }, { "phase", toString(phase) } }),
+                    static_cast<double>(phases[i][static_cast<std::size_t>(phase)]));
 
     // Tiers: hot, warm and cold always; "none" where a node has no tier.
     std::vector<Tier> shownTiers;

@@ -419,6 +419,8 @@ Rebalancer::Job Rebalancer::collect(std::int64_t nowMs, bool readHistory)
     job.endMs = nowMs / kStepMs * kStepMs;
     const std::int64_t start = job.endMs - static_cast<std::int64_t>(m_config.historyDays * kStepsPerDay) * kStepMs;
     for (const Pool& pool : cluster.pools()) {
+        if (pool.removed)
+            continue;
         rebalance::PoolOutlook outlook;
         outlook.name = pool.name;
         outlook.cpuQuotaMillis = pool.quota.cpuMillis;
@@ -772,7 +774,7 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
         return live && live->phase == WorkloadPhase::Running && !w.accelerators.any();
     };
     for (const Pool& pool : m_plane.cluster().pools()) {
-        if (pool.tier == Tier::Invalid)
+        if (pool.tier == Tier::Invalid || pool.removed)
             continue;
         const rebalance::TierMovePlan tierMoves
             = rebalance::planTierMoves(m_plane.cluster(), m_plane.registry(), pool.id, running, m_config.maxTierMoves);

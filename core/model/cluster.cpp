@@ -91,6 +91,24 @@ Expected<void> ClusterState::attach(PoolId poolId, NodeId nodeId)
     return {};
 }
 
+Expected<void> ClusterState::removePool(PoolId poolId)
+{
+    if (poolId < 0 || static_cast<std::size_t>(poolId) >= m_pools.size()
+        || m_pools[static_cast<std::size_t>(poolId)].removed)
+        return makeError(ErrorCode::NotFound, "pool " + std::to_string(poolId) + " does not exist");
+    Pool& pool = m_pools[static_cast<std::size_t>(poolId)];
+    const bool holdsAccelerators
+        = std::any_of(pool.acceleratorUsed.begin(), pool.acceleratorUsed.end(), [](std::int64_t u) { return u != 0; });
+    if (pool.used != Resources {} || holdsAccelerators)
+        return makeError(ErrorCode::InvalidArgument, "pool " + pool.name + " still holds placed workloads");
+    for (const NodeId nodeId : pool.nodes)
+        std::erase(m_nodes[static_cast<std::size_t>(nodeId)].pools, poolId);
+    pool.nodes.clear();
+    pool.removed = true;
+    ++m_version;
+    return {};
+}
+
 Expected<void> ClusterState::addWorkload(Workload workload)
 {
     const WorkloadId id = workload.id;

@@ -34,6 +34,9 @@ public:
     PoolId addPool(Pool pool);
     // Makes `node` part of `pool` (both must exist).
     Expected<void> attach(PoolId pool, NodeId node);
+    // Deletes a pool that holds nothing: it leaves every node (no workload can be placed in it any more) and is marked
+    // `removed`. Fails, changing nothing, for an unknown or removed pool and while any placement is charged to it.
+    Expected<void> removePool(PoolId pool);
 
     const std::vector<Node>& nodes() const { return m_nodes; }
     const Node& node(NodeId id) const { return m_nodes[static_cast<std::size_t>(id)]; }

@@ -26,6 +26,9 @@ struct Pool {
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorUsed {};
     std::vector<NodeId> nodes;
+    // Deleted by an operator (`ClusterState::removePool`): kept, on no node and holding nothing, so that the records of
+    // workloads that ended in it still name it; a pool created later under its name is another pool.
+    bool removed = false;
 
     bool fits(const Resources& request, AcceleratorKind kind, std::int64_t acceleratorShare) const
     {

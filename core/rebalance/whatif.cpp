@@ -107,8 +107,8 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
         for (const auto& [field, quotas, set] : { std::tuple { "pools", &change.poolCpuMillis, &Resources::cpuMillis },
                  { "poolMemory", &change.poolMemoryMiB, &Resources::memoryMiB } })
             for (const auto& [name, amount] : *quotas) {
-                const auto pool
-                    = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
+                const auto pool = std::find_if(
+                    c.pools().begin(), c.pools().end(), [&](const Pool& p) { return !p.removed && p.name == name; });
                 if (pool == c.pools().end())
                     return makeError(ErrorCode::NotFound,
                         "field `" + std::string(field) + "`: no pool is named \"" + clipText(name, 64) + "\"");
@@ -116,8 +116,8 @@ Expected<WhatIfResult> whatIf(const ClusterState& cluster, const PolicyRegistry&
             }
         for (const auto& [key, share] : change.poolAcceleratorShare) {
             const auto& [name, kind] = key;
-            const auto pool
-                = std::find_if(c.pools().begin(), c.pools().end(), [&](const Pool& p) { return p.name == name; });
+            const auto pool = std::find_if(
+                c.pools().begin(), c.pools().end(), [&](const Pool& p) { return !p.removed && p.name == name; });
             if (pool == c.pools().end())
                 return makeError(
                     ErrorCode::NotFound, "field `poolAccelerators`: no pool is named \"" + clipText(name, 64) + "\"");

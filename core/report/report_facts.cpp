@@ -90,7 +90,7 @@ ClusterFacts clusterFacts(const api::ControlPlane& plane, const api::Rebalancer*
         facts.nodes.push_back(std::move(f));
     }
     for (const Pool& p : cluster.pools()) {
-        if (p.name.empty())
+        if (p.name.empty() || p.removed)
             continue;
         PoolFacts f;
         f.name = p.name;

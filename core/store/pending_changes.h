@@ -16,7 +16,7 @@
 namespace tidepool::store {
 
 struct PendingChanges {
-    std::map<std::string, StoredPool> pools;
+    std::map<std::string, std::optional<StoredPool>> pools; // nullopt = delete
     std::map<std::string, StoredNode> nodes;
     std::map<std::int64_t, std::optional<StoredWorkload>> workloads; // nullopt = delete
     std::map<std::int64_t, StoredProposal> proposals;
@@ -37,6 +37,7 @@ struct PendingChanges {
 class BufferedStore : public Store {
 public:
     void putPool(const StoredPool& pool) override { m_pending.pools[pool.name] = pool; }
+    void removePool(const std::string& name) override { m_pending.pools[name] = std::nullopt; }
     void putNode(const StoredNode& node) override { m_pending.nodes[node.name] = node; }
     void putWorkload(const StoredWorkload& workload) override { m_pending.workloads[workload.id] = workload; }
     void removeWorkload(std::int64_t id) override { m_pending.workloads[id] = std::nullopt; }

@@ -351,7 +351,12 @@ private:
     // Queues the live state's changes: upserts, and a node's devices and a workload's placement replaced whole.
     void writeState(pg::Pipeline& pipeline)
     {
-        for (const auto& [name, p] : m_pending.pools)
+        for (const auto& [name, stored] : m_pending.pools) {
+            if (!stored) {
+                pipeline.add("DELETE FROM pools WHERE name = $1", { name }, "cannot delete pool " + name);
+                continue;
+            }
+            const StoredPool& p = *stored;
             pipeline.add(
                 "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
                 "net_bandwidth_mbps, gpu_share, npu_share, fpga_share) "
@@ -365,6 +370,7 @@ private:
                     number(std::int64_t { p.ioWeight }), number(p.memBandwidthMBps), number(p.netBandwidthMbps),
                     number(p.gpuShare), number(p.npuShare), number(p.fpgaShare) },
                 "cannot write pool " + p.name);
+        }
         for (const auto& [name, n] : m_pending.nodes) {
             pipeline.add("INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
                          "peak_reserved) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "

@@ -204,13 +204,21 @@ private:
         Statement proposal(*m_db,
             "INSERT OR REPLACE INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
             "expires_ms, decided_by, decided_ms, steps, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        Statement removePool(*m_db, "DELETE FROM pools WHERE name = ?");
         Statement setMeta(*m_db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
         Statement clearMeta(*m_db, "DELETE FROM meta WHERE key = ?");
-        for (const Statement* s : { &pool, &node, &clearDevices, &device, &workload, &clearPlacements, &placement, &remove,
-                 &proposal, &setMeta, &clearMeta })
+        for (const Statement* s : { &pool, &removePool, &node, &clearDevices, &device, &workload, &clearPlacements,
+                 &placement, &remove, &proposal, &setMeta, &clearMeta })
             if (!s->ok())
                 return m_db->failure("cannot prepare the writes");
-        for (const auto& [name, p] : m_pending.pools) {
+        for (const auto& [name, stored] : m_pending.pools) {
+            if (!stored) {
+                removePool.bind(1, name);
+                if (!removePool.run())
+                    return m_db->failure("cannot delete pool " + name);
+                continue;
+            }
+            const StoredPool& p = *stored;
             pool.bind(1, p.name);
             pool.bind(2, p.businessLine);
             pool.bind(3, p.tier);

@@ -186,6 +186,7 @@ public:
     virtual ~Store() = default;
     virtual Expected<Snapshot> load() = 0;
     virtual void putPool(const StoredPool& pool) = 0;
+    virtual void removePool(const std::string& name) = 0; // a later putPool under the name stores a new pool
     virtual void putNode(const StoredNode& node) = 0;
     virtual void putWorkload(const StoredWorkload& workload) = 0;
     virtual void removeWorkload(std::int64_t id) = 0;

@@ -150,6 +150,7 @@ private Q_SLOTS:
     void layoutFallsBackToV1OnAHybridHost();
     void layoutWithoutControllersIsAnError();
     void v2LimitsAreWrittenInV2Format();
+    void aPoolWithTheDefaultIoWeightAsksForNone();
     void badLimitsChangeNothing();
     void hostileNamesAreRefused();
     void damagedRecordsAreReportedLost();
@@ -436,6 +437,38 @@ std::optional<FakeV2> makeFakeV2(const fs::path& tmp)
 }
 
 } // namespace
+
+// A pool the core gives the default IO weight (100) asks the kernel for none: on a host whose IO scheduler has no
+// weights, its cgroup is not reported as missing one (each pool used to log "not enforced: io weight" at every
+// agent's start, for a weight nobody set). A weight set is asked for, and reported where it cannot be kept.
+void TestRunner::aPoolWithTheDefaultIoWeightAsksForNone()
+{
+    const auto fake = makeFakeV2(m_tmp->path().toStdString());
+    QVERIFY(fake);
+    auto cgroups = PoolCgroups::create(fake->layout, "tp");
+    QVERIFY2(cgroups, cgroups ? "" : messageOf(cgroups.error()).constData());
+    QVERIFY(cgroups->createPool("web"));
+    fs::remove(fake->pool / "io.weight"); // no CFQ or BFQ
+    protocol::PoolLimits wire { "web", 500, 64, 100, 0 };
+    PoolLimits limits = cgroupLimitsOf(wire);
+    QCOMPARE(limits.cpuMillis.value_or(0), 500U);
+    QCOMPARE(limits.memoryBytes.value_or(0), std::uint64_t { 64 } << 20);
+    QVERIFY(!limits.ioWeight);
+    auto report = cgroups->applyLimits("web", limits);
+    QVERIFY2(report, report ? "" : messageOf(report.error()).constData());
+    QVERIFY(report->notEnforced.empty());
+
+    wire.ioWeight = 400;
+    wire.cpuMillis = 1; // below what CFS can hold: the least it takes
+    limits = cgroupLimitsOf(wire);
+    QCOMPARE(limits.ioWeight.value_or(0), 400U);
+    QCOMPARE(limits.cpuMillis.value_or(0), 10U);
+    report = cgroups->applyLimits("web", limits);
+    QVERIFY2(report, report ? "" : messageOf(report.error()).constData());
+    QCOMPARE(report->notEnforced.size(), std::size_t { 1 });
+    QVERIFY2(report->notEnforced.front().starts_with("io weight: neither io.weight nor io.bfq.weight"),
+        report->notEnforced.front().c_str());
+}
 
 void TestRunner::v2LimitsAreWrittenInV2Format()
 {

@@ -1023,6 +1023,79 @@ private slots:
         QCOMPARE(sentOf<protocol::PoolConfig>("s1").size(), std::size_t { 2 });
     }
 
+    // A pool is deleted only once its work has ended: never the default pool; one with work that has not ended is
+    // refused, naming how much and the first. Deleted, it leaves every node (the agent's pools no longer name it, and
+    // work naming it is refused), the records of work that ended in it keep its name, and the name is free for
+    // another pool.
+    void aPoolIsDeletedOnlyOnceItsWorkHasEnded()
+    {
+        joinNamingFeatures("s1", "n1");
+        QCOMPARE(m_plane->deletePool("default").error().status, 409);
+        QCOMPARE(m_plane->deletePool("nowhere").error().status, 404);
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.cpuMillis = 2000;
+        batch.memoryMiB = 1024;
+        const auto created = m_plane->createPool(batch);
+        QVERIFY(created);
+        SubmitRequest r = request("job", 100);
+        r.pool = "batch";
+        const WorkloadId job = *m_plane->submit(r);
+        r.name = "other";
+        const WorkloadId other = *m_plane->submit(r);
+        m_plane->onWorkloadUpdate("s1", status(job, "running"));
+
+        auto refused = m_plane->deletePool("batch");
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 409);
+        const std::string both = "pool batch still holds 2 workloads that have not ended (the first: workload "
+            + std::to_string(job) + ", job, running)";
+        QVERIFY2(refused.error().message.starts_with(both), refused.error().message.c_str());
+        m_plane->onWorkloadUpdate("s1", status(job, "exited"));
+        refused = m_plane->deletePool("batch");
+        QVERIFY(!refused);
+        const std::string one
+            = "pool batch still holds 1 workload that has not ended (the first: workload " + std::to_string(other);
+        QVERIFY2(refused.error().message.starts_with(one), refused.error().message.c_str());
+        QVERIFY(m_plane->poolByName("batch"));
+
+        m_plane->onWorkloadUpdate("s1", status(other, "exited", 101, 3));
+        QCOMPARE(name(m_plane->workload(other)->phase), name(WorkloadPhase::Failed));
+        const std::size_t configsBefore = sentOf<protocol::PoolConfig>("s1").size();
+        QVERIFY(m_plane->deletePool("batch"));
+        QVERIFY(!m_plane->poolByName("batch"));
+        QVERIFY(m_plane->cluster().pool(*created).removed);
+        QVERIFY(m_plane->cluster().pool(*created).nodes.empty());
+        const Node& node = m_plane->cluster().node(m_plane->nodeByName("n1")->id);
+        QVERIFY(std::find(node.pools.begin(), node.pools.end(), *created) == node.pools.end());
+        // The agent was sent its pools without it (it removes the pool's cgroups).
+        const auto configs = sentOf<protocol::PoolConfig>("s1");
+        QCOMPARE(configs.size(), configsBefore + 1);
+        for (const protocol::PoolLimits& p : configs.back().pools)
+            QVERIFY(p.name != "batch");
+        QVERIFY(logMentions("control: pool batch deleted"));
+        QCOMPARE(m_plane->workload(job)->poolName, std::string("batch"));
+        QCOMPARE(m_plane->deletePool("batch").error().status, 404);
+
+        r.name = "late";
+        const auto late = m_plane->submit(r);
+        QVERIFY(!late);
+        QCOMPARE(late.error().status, 400);
+        QVERIFY2(
+            late.error().message.find("no pool is named \"batch\"") != std::string::npos, late.error().message.c_str());
+
+        // The name is free: a pool made under it is another pool, whose work is placed.
+        batch.cpuMillis = 500;
+        const auto again = m_plane->createPool(batch);
+        QVERIFY(again);
+        QVERIFY(*again != *created);
+        const WorkloadId next = *m_plane->submit(r);
+        QCOMPARE(nodeOf(next), std::string("n1"));
+        QCOMPARE(m_plane->cluster().pool(*again).used.cpuMillis, std::int64_t { 100 });
+        QCOMPARE(m_plane->cluster().pool(*created).used.cpuMillis, std::int64_t { 0 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+    }
+
     // A pool created reaches each node's agent with its first launch there, just before it, not at once (which sent
     // every node every pool at each creation); a node is sent only the pools its workloads use, at a join too; a
     // change goes to the nodes that have the pool.

@@ -128,6 +128,20 @@ private:
         return std::move(*created);
     }
 
+    // A plane on `store` with pool batch (3000 millicores) and node n1 joined (session s1).
+    std::unique_ptr<ControlPlane> planeWithBatchAndN1(store::Store& store)
+    {
+        auto first = plane(store, std::chrono::milliseconds(60'000));
+        PoolRequest pool;
+        pool.name = "batch";
+        pool.cpuMillis = 3000;
+        if (!first->createPool(pool))
+            qFatal("cannot create pool batch");
+        first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        first->onInventory("s1", inventory());
+        return first;
+    }
+
     std::size_t launchesTo(const std::string& session)
     {
         return static_cast<std::size_t>(std::count_if(m_sent.begin(), m_sent.end(),
@@ -225,6 +239,73 @@ private slots:
         (*reopened)->removeWorkload(7);
         QVERIFY((*reopened)->commit());
         QVERIFY((*reopened)->load()->workloads.empty());
+    }
+
+    // A deleted pool is gone from the database; a deletion that could not be written waits for the next commit; a pool
+    // deleted and made again under its name before a commit is stored as the new one.
+    void aDeletedPoolIsGoneAndItsNameCanBeUsedAgain()
+    {
+        auto opened = m_backend.open();
+        QVERIFY2(opened, opened ? "" : opened.error().message.c_str());
+        store::Store& s = **opened;
+        const store::StoredPool batch { "batch", "research", "cold", 2000, 4096, 50, 7000, 900, 3000, 0, kUnlimited };
+        const store::StoredPool web { "web", "shop", "warm", 1000, 512, 100, kUnlimited, kUnlimited, kUnlimited,
+            kUnlimited, kUnlimited };
+        s.putPool(batch);
+        s.putPool(web);
+        QVERIFY(s.commit());
+
+        s.removePool("batch");
+        auto lock = m_backend.holdWriteLock();
+        QVERIFY(lock);
+        QVERIFY(!s.commit());
+        QCOMPARE(s.pending(), std::size_t { 1 });
+        lock.reset();
+        QVERIFY(s.commit());
+        QCOMPARE(s.load()->pools, std::vector<store::StoredPool> { web });
+
+        store::StoredPool webAgain = web;
+        webAgain.cpuMillis = 250;
+        webAgain.businessLine = "ads";
+        s.removePool("web");
+        s.putPool(webAgain);
+        QVERIFY(s.commit());
+        opened->reset(); // PostgreSQL: one store writes a database at a time
+        auto reopened = m_backend.open();
+        QVERIFY(reopened);
+        QCOMPARE((*reopened)->load()->pools, std::vector<store::StoredPool> { webAgain });
+    }
+
+    // After a restart, a deleted pool is still deleted, the workloads that ended in it are restored naming it (they
+    // do not stop the core from starting), and its name can be given to a new pool.
+    void aDeletedPoolStaysDeletedAcrossARestart()
+    {
+        WorkloadId ended = 0;
+        {
+            auto opened = open();
+            auto first = planeWithBatchAndN1(*opened);
+            SubmitRequest r = request("ended", 500);
+            r.pool = "batch";
+            ended = *first->submit(r);
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { ended, "exited", 1, 0, {} });
+            QVERIFY(first->deletePool("batch"));
+            first->stop();
+        }
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
+        QVERIFY(!second->poolByName("batch"));
+        const LiveWorkload* w = second->workload(ended);
+        QVERIFY(w);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Succeeded));
+        QCOMPARE(w->poolName, std::string("batch"));
+        QVERIFY(second->cluster().pool(w->workload.pool).removed);
+        PoolRequest again;
+        again.name = "batch";
+        again.cpuMillis = 1000;
+        const auto made = second->createPool(again);
+        QVERIFY(made);
+        QCOMPARE(second->cluster().pool(*made).quota.cpuMillis, std::int64_t { 1000 });
+        second->stop();
     }
 
     void newerSchemaIsRefused()
@@ -441,13 +522,7 @@ private slots:
         WorkloadId running = 0, launching = 0, pending = 0, finished = 0;
         {
             auto opened = open();
-            auto first = plane(*opened, std::chrono::milliseconds(60'000));
-            PoolRequest pool;
-            pool.name = "batch";
-            pool.cpuMillis = 3000;
-            QVERIFY(first->createPool(pool));
-            first->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
-            first->onInventory("s1", inventory());
+            auto first = planeWithBatchAndN1(*opened);
             running = *first->submit(request("running", 1000));
             launching = *first->submit(request("launching", 1000));
             finished = *first->submit(request("finished", 500));

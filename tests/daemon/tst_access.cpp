@@ -93,6 +93,8 @@ const Route kRoutes[] = {
     { "whatif", http::verb::post, "/v1/whatif", "{}", 403, 200, 200 },
     { "create pool", http::verb::post, "/v1/pools", R"({"name":"p-{role}","cpuMillis":1000})", 403, 403, 201 },
     { "set pool", http::verb::put, "/v1/pools/shared", R"({"cpuMillis":3000})", 403, 403, 200 },
+    // The role is checked before the pool is looked for: only the admin learns there is none of that name.
+    { "delete pool", http::verb::delete_, "/v1/pools/nowhere", "", 403, 403, 404 },
     // No such route: a change the role table does not name is the admin's (fail closed), who learns it is not there.
     { "unknown change", http::verb::post, "/v1/nodes/n1/cordon", "", 403, 403, 404 },
     // A method the path does not take: a 405 for every role (no role may call it), audited as an attempted change.

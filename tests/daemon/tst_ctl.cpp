@@ -181,6 +181,7 @@ private Q_SLOTS:
     void cancelStopsOnceThenRefuses();
     void nodesTableAndDetail();
     void poolsCreateAndSetKeepsOtherFields();
+    void poolsDeleteWaitsForItsWorkToEnd();
     void tablesPadByDisplayWidthAndEscapeHostileText();
     void quotaOfNothingIsRefusedAlikeByPoolsSetAndWhatIf();
     void workloadAskingForNothingIsRefused();
@@ -718,6 +719,64 @@ void TestCtl::poolsCreateAndSetKeepsOtherFields()
     QVERIFY2(over.out.contains(
                  QRegularExpression(QStringLiteral("^default\\s.*\\s-$"), QRegularExpression::MultilineOption)),
         qPrintable(over.out));
+}
+
+// `pools delete` is refused while the pool's workload runs, naming it; once the workload has ended the pool goes, the
+// workload keeps its name, the audit entry keeps the settings it had; the default pool cannot be deleted.
+void TestCtl::poolsDeleteWaitsForItsWorkToEnd()
+{
+    QCOMPARE(ctl({ QStringLiteral("pools"), QStringLiteral("create"), QStringLiteral("brief"), QStringLiteral("--cpu"),
+                     QStringLiteral("500"), QStringLiteral("--business-line"), QStringLiteral("search") })
+                 .exitCode,
+        0);
+    const std::string placedId = submitJson(
+        { QStringLiteral("--name"), QStringLiteral("in-brief"), QStringLiteral("--cpu"), QStringLiteral("100"),
+            QStringLiteral("--memory"), QStringLiteral("64"), QStringLiteral("--pool"), QStringLiteral("brief") });
+    QVERIFY(!placedId.empty());
+    const CtlRun busy = ctl({ QStringLiteral("pools"), QStringLiteral("delete"), QStringLiteral("brief") });
+    QCOMPARE(busy.exitCode, 1);
+    QVERIFY2(
+        busy.err.contains(QString::fromStdString(
+            "pool brief still holds 1 workload that has not ended (the first: workload " + placedId + ", in-brief")),
+        qPrintable(busy.err));
+    QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(placedId) }).exitCode, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
+                                                 QString::fromStdString(placedId) })
+                                             .out),
+                                  "/phase"),
+        std::string("cancelled"), 10'000);
+    const CtlRun deleted = ctl({ QStringLiteral("pools"), QStringLiteral("delete"), QStringLiteral("brief") });
+    QVERIFY2(deleted.exitCode == 0, qPrintable(deleted.err));
+    QCOMPARE(deleted.out, QStringLiteral("pool brief deleted\n"));
+    const json pools = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools") }).out);
+    for (const json& p : at(pools, "/pools"))
+        QVERIFY2(str(p, "/name") != "brief", pools.dump().c_str());
+    QCOMPARE(str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
+                                QString::fromStdString(placedId) })
+                            .out),
+                 "/pool"),
+        std::string("brief"));
+    const CtlRun again = ctl({ QStringLiteral("pools"), QStringLiteral("delete"), QStringLiteral("brief") });
+    QCOMPARE(again.exitCode, 1);
+    QVERIFY2(again.err.contains(QStringLiteral("no pool is named \"brief\"")), qPrintable(again.err));
+    const json audit = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("audit") }).out);
+    bool audited = false;
+    for (const json& e : at(audit, "/entries"))
+        if (str(e, "/action") == "DELETE /v1/pools/brief" && str(e, "/stage") == "completed"
+            && str(e, "/outcome") == "ok") {
+            QCOMPARE(str(e, "/target"), std::string("pool brief"));
+            QCOMPARE(num(e, "/detail/settings/cpuMillis"), 500);
+            QCOMPARE(str(e, "/detail/settings/businessLine"), std::string("search"));
+            audited = true;
+        }
+    QVERIFY2(audited, audit.dump().c_str());
+    const CtlRun defaultPool = ctl({ QStringLiteral("pools"), QStringLiteral("delete"), QStringLiteral("default") });
+    QCOMPARE(defaultPool.exitCode, 1);
+    QVERIFY2(
+        defaultPool.err.contains(QStringLiteral("the default pool cannot be deleted")), qPrintable(defaultPool.err));
+    const CtlRun usage = ctl({ QStringLiteral("pools"), QStringLiteral("delete") });
+    QCOMPARE(usage.exitCode, 2);
+    QVERIFY2(usage.err.contains(QStringLiteral("pools delete: give exactly one pool name")), qPrintable(usage.err));
 }
 
 // Tables pad by the columns a terminal gives the text, not by its bytes, and show the characters a hostile string

@@ -388,8 +388,7 @@ private slots:
         const Case cases[] = {
             { http::verb::delete_, "/v1/pools", "GET, HEAD, POST" },
             { http::verb::put, "/v1/pools", "GET, HEAD, POST" },
-            { http::verb::delete_, "/v1/pools/default", "GET, HEAD, PUT" },
-            { http::verb::post, "/v1/pools/default", "GET, HEAD, PUT" },
+            { http::verb::post, "/v1/pools/default", "GET, HEAD, PUT, DELETE" },
             { http::verb::put, "/v1/workloads", "GET, HEAD, POST" },
             { http::verb::put, "/v1/workloads/1", "GET, HEAD, DELETE" },
             { http::verb::post, "/v1/workloads/1/why", "GET, HEAD" },

@@ -84,6 +84,8 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
     // Each pool's footprint by node (where its workloads run: pools span every node) comes with the workloads
     // (`addWorkloads`).
     for (const Pool& pool : plane.cluster().pools()) {
+        if (pool.removed)
+            continue;
         PoolRow row;
         row.id = pool.id;
         row.name = pool.name;
