@@ -195,20 +195,27 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
     w.translated = stored.translated;
     w.incarnation = stored.incarnation;
     w.highestIncarnation = std::max(stored.highestIncarnation, stored.incarnation);
+    const auto node = m_nodeByName.find(stored.node);
+    std::vector<DeviceShare> shares;
+    for (const auto& d : stored.devices)
+        shares.push_back(DeviceShare { static_cast<std::int16_t>(d.value("device", -1)), d.value("share", 0),
+            d.value("memoryMiB", std::int64_t { 0 }) });
     if (isFinal(phase)) {
+        // Where it ran, as before the restart (it holds nothing there).
+        if (node != m_nodeByName.end()) {
+            w.node = node->second;
+            w.devices = std::move(shares);
+        }
         setPhase(w, phase);
         m_finishedOrder.push_back(*id);
         return id;
     }
-    const auto node = m_nodeByName.find(stored.node);
     if (phase != WorkloadPhase::Pending && node != m_nodeByName.end()) {
         Placement p;
         p.workload = *id;
         p.node = node->second;
         p.translated = stored.translated;
-        for (const auto& d : stored.devices)
-            p.shares.push_back(DeviceShare { static_cast<std::int16_t>(d.value("device", -1)), d.value("share", 0),
-                d.value("memoryMiB", std::int64_t { 0 }) });
+        p.shares = std::move(shares);
         if (m_scheduler->bindExternal(p)) {
             w.node = p.node;
             w.devices = p.shares;

@@ -545,6 +545,7 @@ private slots:
         QCOMPARE(name(second->workload(launching)->phase), name(WorkloadPhase::Launching));
         QCOMPARE(name(second->workload(pending)->phase), name(WorkloadPhase::Pending));
         QCOMPARE(name(second->workload(finished)->phase), name(WorkloadPhase::Succeeded));
+        QCOMPARE(second->workload(finished)->node, node->id); // where it ran, holding nothing there
         QCOMPARE(second->workload(running)->argv, (std::vector<std::string> { "/bin/sleep", "600" }));
         QCOMPARE(second->workload(running)->env, (std::vector<std::string> { "MODE=test" }));
         QVERIFY(second->poolByName("batch"));
