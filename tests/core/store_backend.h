@@ -163,8 +163,10 @@ public:
         PGconn* admin = PQconnectdb(m_server.c_str());
         const char* values[] = { m_database.c_str() };
         PGresult* r = PQexecParams(admin,
-            "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = $1 AND pid <> "
-            "pg_backend_pid()",
+            // Only the backends it ended: one whose client has just gone (a refused open) may still be listed while it
+            // exits, and terminating it then returns false (it was counted, and the count was one too many).
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE datname = $1 "
+            "AND pid <> pg_backend_pid()",
             1, nullptr, values, nullptr, nullptr, 0);
         const int killed = PQresultStatus(r) == PGRES_TUPLES_OK ? std::atoi(PQgetvalue(r, 0, 0)) : -1;
         PQclear(r);
