@@ -1400,7 +1400,7 @@ PoolId ControlPlane::deletedPool(const std::string& name)
     Pool pool;
     pool.name = name;
     const PoolId id = m_cluster.addPool(std::move(pool));
-    m_poolIoWeight.push_back(100);
+    m_poolIoWeight.push_back(PoolRequest {}.ioWeight);
     (void)m_cluster.removePool(id);
     return id;
 }

@@ -73,8 +73,16 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
     if (s.deferrable && s.latency != LatencyClass::Batch)
         r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("deferrable"),
             "field `" + r.pathOf("deferrable") + "`: only batch work may be deferred");
-    if (r.has("command"))
+    if (r.has("command")) {
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
+        // Left out, a workload has no program (a simulated fleet's agents run such work); given, it must name one: an
+        // agent would only refuse the launch, after the workload had waited for and taken a place.
+        // (An empty string in it is refused by the reader, as any empty text.)
+        if (r.ok() && s.argv.empty())
+            r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("command"),
+                "field `" + r.pathOf("command")
+                    + "` is empty: it must name the program to run, then its arguments (or leave the field out)");
+    }
     if (r.has("env"))
         s.env = r.strings("env", Alphabet::Text, protocol::kMaxEnv, protocol::kMaxTextBytes);
     for (std::size_t i = 0; i < s.env.size() && r.ok(); ++i) {

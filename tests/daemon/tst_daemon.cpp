@@ -355,6 +355,15 @@ private slots:
         QVERIFY2(r.data()["error"].get<std::string>().find("`accelerators.share`: 1500 milli-GPUs is more than one GPU")
                 != std::string::npos,
             r.body.c_str());
+        // A command given must name a program: an agent would only refuse the launch, after a place was taken for it.
+        for (const auto& [command, error] :
+            { std::pair { json::array(), "field `command` is empty: it must name the program to run" },
+                std::pair { json::array({ "", "-x" }), "field `command[0]` is 0 bytes long" } }) {
+            r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+                json { { "name", "w" }, { "cpuMillis", 1 }, { "memoryMiB", 1 }, { "command", command } }.dump());
+            QCOMPARE(r.status, 400);
+            QVERIFY2(r.data()["error"].get<std::string>().find(error) != std::string::npos, r.body.c_str());
+        }
         // Nothing of the refused requests was submitted.
         QCOMPARE(metric("tidepool_workloads_submitted_total"), 0.0);
         QCOMPARE(request(m_apiPort, http::verb::get, "/v1/workloads/99", m_token).status, 404);
