@@ -6,6 +6,9 @@
 // consolidation proposal moves a share of one GPU to the other GPU of the same node, where it runs again while the
 // stopped copy's end is ignored.
 // Skips, saying why, when not root, without cgroup controllers, or without qemu-user and the aarch64 build.
+// Each agent of the suite has a base cgroup named after the suite's pid (`base`), removed at its end: an agent
+// already running on this host on the default base, or another run of the suite, is left alone and does not refuse
+// the suite's agents.
 #include "harness.h"
 #include "protocol/messages.h"
 
@@ -80,6 +83,39 @@ private:
 
     QString path(const QString& name) const { return m_dir.filePath(name); }
     QString stateDir() const { return path(QStringLiteral("state")); }
+    // The base cgroup name of one of the suite's agents: the main one's, or (`which`) another's.
+    static QString base(const QString& which = {})
+    {
+        return QStringLiteral("tidepool-e2e-%1").arg(::getpid())
+            + (which.isEmpty() ? QString() : QLatin1Char('-') + which);
+    }
+    // Removes the suite's base cgroups (the agents leave them, empty, as they leave their own), in every hierarchy.
+    static void removeBases()
+    {
+        namespace fs = std::filesystem;
+        const std::string main = base().toStdString();
+        const auto ours = [&](const std::string& name) { return name == main || name.starts_with(main + '-'); };
+        std::vector<fs::path> bases;
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec),
+             end;
+             !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec) && !it->is_symlink(ec) && ours(it->path().filename().string())) {
+                bases.push_back(it->path());
+                it.disable_recursion_pending();
+            }
+        for (const fs::path& at : bases) {
+            std::vector<fs::path> dirs;
+            for (fs::recursive_directory_iterator it(at, ec), end; !ec && it != end; it.increment(ec))
+                if (it->is_directory(ec) && !it->is_symlink(ec))
+                    dirs.push_back(it->path());
+            std::sort(
+                dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) { return a.string() > b.string(); });
+            dirs.push_back(at);
+            for (const fs::path& dir : dirs)
+                ::rmdir(dir.c_str()); // the deepest first; one still holding a process stays
+        }
+    }
     std::unique_ptr<QProcess> m_gpuAgent; // a second agent, with two declared GPUs, for the last test only
 
     bool startAgent(const QString& tokenFile = QStringLiteral("join.token"))
@@ -88,10 +124,10 @@ private:
         m_agent->setProcessChannelMode(QProcess::MergedChannels);
         m_agent->setStandardOutputFile(path(QStringLiteral("agent.log")), QIODevice::Append);
         m_agent->start(kBin + QStringLiteral("/tidepool-agent"),
-            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort), QStringLiteral("--join-token-file"),
-                path(tokenFile), QStringLiteral("--state-dir"), stateDir(), QStringLiteral("--name"),
-                QStringLiteral("e2e-node"), QStringLiteral("--accelerator-file"), QString(), QStringLiteral("--keep-finished"),
-                QStringLiteral("5") });
+            { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(m_agentPort),
+                QStringLiteral("--join-token-file"), path(tokenFile), QStringLiteral("--state-dir"), stateDir(),
+                QStringLiteral("--name"), QStringLiteral("e2e-node"), QStringLiteral("--accelerator-file"), QString(),
+                QStringLiteral("--keep-finished"), QStringLiteral("5"), QStringLiteral("--cgroup-name"), base() });
         return m_agent->waitForStarted(5000);
     }
 
@@ -196,6 +232,7 @@ private slots:
                 if (!p->waitForFinished(5000))
                     p->kill();
             }
+        removeBases();
     }
 
     void cpuQuotaHoldsASpinnerToHalfACore()
@@ -379,7 +416,7 @@ private slots:
                 QStringLiteral("--join-token-file"), path(QStringLiteral("wrong.token")), QStringLiteral("--state-dir"),
                 path(QStringLiteral("intruder")), QStringLiteral("--name"), QStringLiteral("intruder"),
                 QStringLiteral("--no-slowdown"), QStringLiteral("--accelerator-file"), QString(),
-                QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-intruder") });
+                QStringLiteral("--cgroup-name"), base(QStringLiteral("intruder")) });
         QVERIFY(intruder.waitForStarted(5000));
         const bool refused = waitFor([&] { return metric("tidepool_agent_joins_rejected_total") > rejected; }, 15'000);
         intruder.kill();
@@ -393,14 +430,15 @@ private slots:
     // report and forget its workloads: it refuses to start, saying which agent holds what and how to give it another.
     void aSecondAgentOnTheSameBaseOrStateDirRefusesToStart()
     {
-        const QString sameBase = secondAgent(path(QStringLiteral("state-second")), {});
+        const QString sameBase
+            = secondAgent(path(QStringLiteral("state-second")), { QStringLiteral("--cgroup-name"), base() });
         QVERIFY2(sameBase.startsWith(QStringLiteral("exit 2: "))
                 && sameBase.contains(
                     QStringLiteral("is held by another agent (tidepool-agent, pid %1)").arg(m_agent->processId()))
                 && sameBase.contains(QStringLiteral("--cgroup-name")),
             qPrintable(sameBase));
         const QString sameState
-            = secondAgent(stateDir(), { QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-second") });
+            = secondAgent(stateDir(), { QStringLiteral("--cgroup-name"), base(QStringLiteral("second")) });
         QVERIFY2(sameState.startsWith(QStringLiteral("exit 2: "))
                 && sameState.contains(
                     QStringLiteral("--state-dir %1 is in use by another agent (tidepool-agent, pid %2)")
@@ -430,7 +468,7 @@ private slots:
                 QStringLiteral("--join-token-file"), path(QStringLiteral("join.token")), QStringLiteral("--state-dir"),
                 path(QStringLiteral("state-gpu")), QStringLiteral("--name"), QStringLiteral("e2e-gpu"),
                 QStringLiteral("--accelerator-file"), path(QStringLiteral("gpus.json")),
-                QStringLiteral("--no-slowdown"), QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-gpu") });
+                QStringLiteral("--no-slowdown"), QStringLiteral("--cgroup-name"), base(QStringLiteral("gpu")) });
         QVERIFY(m_gpuAgent->waitForStarted(5000));
         QVERIFY(waitFor([&] { return get("/v1/nodes/e2e-gpu")["state"] == "ready"; }, 30'000));
 
@@ -546,7 +584,7 @@ private slots:
                 path(QStringLiteral("state-shaped")), QStringLiteral("--name"), QStringLiteral("e2e-shaped"),
                 QStringLiteral("--accelerator-file"), QString(), QStringLiteral("--no-slowdown"),
                 QStringLiteral("--net-shape"), device + QStringLiteral(":100"), QStringLiteral("--cgroup-name"),
-                QStringLiteral("tidepool-e2e-shaped") });
+                base(QStringLiteral("shaped")) });
         QVERIFY(shaped.waitForStarted(5000));
         const auto stopAgent = qScopeGuard([&] {
             shaped.terminate();
@@ -564,7 +602,7 @@ private slots:
         QVERIFY(!get("/v1/nodes/e2e-node").contains("netMbps")); // not shaped: not counted
         // Another agent (its own base and state dir) shaping the same device would rebuild its HTB tree: refused.
         const QString sameDevice = secondAgent(path(QStringLiteral("state-second-shaper")),
-            { QStringLiteral("--cgroup-name"), QStringLiteral("tidepool-e2e-second"), QStringLiteral("--net-shape"),
+            { QStringLiteral("--cgroup-name"), base(QStringLiteral("second")), QStringLiteral("--net-shape"),
                 device + QStringLiteral(":100") });
         QVERIFY2(sameDevice.startsWith(QStringLiteral("exit 2: "))
                 && sameDevice.contains(QStringLiteral("device %1 is shaped by another agent (tidepool-agent, pid %2")
