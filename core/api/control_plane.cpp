@@ -124,6 +124,7 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
         else if (auto created = createPool(request); !created)
             return makeError(ErrorCode::ParseError, "stored pool " + p.name + ": " + created.error().message);
     }
+    m_deletedPools = snapshot.deletedPools;
     const Clock::time_point now = Clock::now();
     for (const store::StoredNode& n : snapshot.nodes) {
         Node model;
@@ -181,7 +182,8 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
 ApiResult<WorkloadId> ControlPlane::submitRestored(
     SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase)
 {
-    auto id = addWorkload(std::move(request), stored.id, isFinal(phase));
+    auto id = addWorkload(
+        std::move(request), stored.id, isFinal(phase) ? std::optional<std::int64_t>(stored.finishedMs) : std::nullopt);
     if (!id)
         return id;
     LiveWorkload& w = m_workloads.at(*id);
@@ -1317,7 +1319,8 @@ void ControlPlane::flush()
         const Pool& p = m_cluster.pool(id);
         if (p.removed) {
             // Before a pool created since under its name: ids grow, and the set holds them in order.
-            m_store->removePool(p.name);
+            if (const auto deletion = m_deletionOf.find(id); deletion != m_deletionOf.end())
+                m_store->removePool(m_deletedPools[deletion->second]);
             continue;
         }
         auto share = [&p](AcceleratorKind kind) { return p.acceleratorQuota[static_cast<std::size_t>(kind)]; };
@@ -1405,14 +1408,18 @@ PoolId ControlPlane::deletedPool(const std::string& name)
     return id;
 }
 
-ApiResult<WorkloadId> ControlPlane::addWorkload(SubmitRequest request, WorkloadId id, bool ended)
+ApiResult<WorkloadId> ControlPlane::addWorkload(
+    SubmitRequest request, WorkloadId id, std::optional<std::int64_t> endedMs)
 {
     if (m_workloads.size() >= m_config.maxWorkloads)
         return tl::unexpected(ApiError { 429,
             "the core already holds " + std::to_string(m_workloads.size()) + " workloads, its configured maximum" });
     const std::string poolName = request.pool.empty() ? std::string(kDefaultPool) : request.pool;
     auto pool = poolByName(poolName);
-    if (!pool && ended)
+    const bool endedBeforeADeletion = endedMs && *endedMs > 0
+        && std::any_of(m_deletedPools.begin(), m_deletedPools.end(),
+            [&](const store::DeletedPool& d) { return d.name == poolName && d.deletedMs >= *endedMs; });
+    if (endedMs && (!pool || endedBeforeADeletion))
         pool = deletedPool(poolName);
     if (!pool)
         return tl::unexpected(ApiError { 400, "field `pool`: no pool is named \"" + poolName + "\"" });
@@ -1968,8 +1975,18 @@ ApiResult<void> ControlPlane::deletePool(const std::string& name)
                 + ", " + w.workload.name + ", " + std::string(toString(w.phase)) + "): cancel or move "
                 + (live == 1 ? "it" : "them") + " to another pool first" });
     }
+    store::DeletedPool deleted;
+    {
+        const Pool& pool = m_cluster.pool(*id);
+        deleted = { name, pool.businessLine,
+            pool.tier == Tier::Invalid ? std::string() : std::string(toString(pool.tier)), {}, nowMs() };
+        for (const NodeId node : pool.nodes)
+            deleted.nodes.push_back(m_cluster.node(node).name);
+    }
     if (auto removed = m_cluster.removePool(*id); !removed)
         return tl::unexpected(ApiError { 409, removed.error().message });
+    m_deletionOf[*id] = m_deletedPools.size();
+    m_deletedPools.push_back(std::move(deleted));
     m_poolByName.erase(name);
     markPool(*id);
     // Agents that carve it out drop its cgroups when their pools are sent again: at once for connected ones.

@@ -354,6 +354,9 @@ public:
     // (409, naming the first and how many: cancel them or move them to another pool first). Its agents remove its
     // cgroups at their next heartbeat; the records of workloads that ended in it keep its name; its history stays.
     ApiResult<void> deletePool(const std::string& name);
+    // The pools deleted while the store kept history (restored with it, oldest first), as they were when deleted: a
+    // report over a period one of them lived in counts it.
+    const std::vector<store::DeletedPool>& deletedPools() const { return m_deletedPools; }
 
     // Persistence. `whenSaved` calls `done` once everything changed so far is durable (nullopt) or could not be
     // written (the store's error); at once when nothing is persisted. The API answers a change only then, so an
@@ -465,8 +468,9 @@ private:
     };
 
     LiveNode* nodeOfSession(const std::string& sessionId);
-    // `ended`: a restored record of a workload that ended, which may name a pool deleted since (`deletedPool`).
-    ApiResult<WorkloadId> addWorkload(SubmitRequest request, WorkloadId id, bool ended = false);
+    // `endedMs`: a restored record of a workload that ended then, which may name a pool deleted since
+    // (`deletedPool`): one deleted after it ended, even where a pool has its name again, or one no pool has now.
+    ApiResult<WorkloadId> addWorkload(SubmitRequest request, WorkloadId id, std::optional<std::int64_t> endedMs = {});
     // The removed pool named `name` that ended workloads' records refer to, made (removed) when there is none yet.
     PoolId deletedPool(const std::string& name);
     ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
@@ -557,6 +561,8 @@ private:
     std::unordered_map<std::string, PendingJoinInfo> m_pendingJoins; // joined, inventory not yet received
     std::unordered_map<std::string, PoolId> m_poolByName;
     std::vector<std::int32_t> m_poolIoWeight; // by PoolId
+    std::vector<store::DeletedPool> m_deletedPools; // oldest first
+    std::unordered_map<PoolId, std::size_t> m_deletionOf; // a pool deleted since the start: its m_deletedPools entry
     std::map<WorkloadId, LiveWorkload> m_workloads;
     std::set<std::pair<std::int32_t, WorkloadId>> m_pending; // (-priority, id): highest priority, then oldest
     std::set<WorkloadId> m_cancelledAway; // cancelled while their node was unreachable: stop them on return

@@ -106,6 +106,9 @@ struct PoolFacts {
     std::string businessLine;
     std::string tier; // "" = any
     std::vector<std::string> nodes;
+    // When an operator deleted it (0: it exists). A deleted pool counts in reports over periods that began before it
+    // was deleted, as it was then; its history ends there.
+    std::int64_t deletedMs = 0;
 };
 
 struct WorkloadFacts {

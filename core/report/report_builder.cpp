@@ -41,6 +41,12 @@ std::string knownList(const std::set<std::string>& names)
     return out.empty() ? "none" : out;
 }
 
+// A pool deleted before the period began had nothing in it; one deleted during it counts up to its deletion.
+bool livedIn(const PoolFacts& pool, const ReportRequest& request)
+{
+    return pool.deletedMs == 0 || pool.deletedMs > request.fromMs;
+}
+
 Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& facts)
 {
     Scope scope;
@@ -52,7 +58,8 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
     switch (request.scope) {
     case ScopeKind::Cluster:
         for (const PoolFacts& p : facts.pools)
-            scope.pools.push_back(&p);
+            if (livedIn(p, request))
+                scope.pools.push_back(&p);
         for (const NodeFacts& n : facts.nodes)
             scope.nodes.push_back(&n);
         break;
@@ -62,6 +69,8 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
         std::set<std::string> known;
         std::set<std::string> nodes;
         for (const PoolFacts& p : facts.pools) {
+            if (!livedIn(p, request))
+                continue;
             const std::string& key = line ? p.businessLine : p.name;
             known.insert(key);
             if (key != request.name)
@@ -69,6 +78,12 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
             scope.pools.push_back(&p);
             nodes.insert(p.nodes.begin(), p.nodes.end());
         }
+        const auto gone = std::find_if(facts.pools.begin(), facts.pools.end(),
+            [&](const PoolFacts& p) { return !line && p.deletedMs != 0 && p.name == request.name; });
+        if (scope.pools.empty() && gone != facts.pools.end())
+            return makeError(ErrorCode::NotFound,
+                "pool " + gone->name + " was deleted at " + formatTime(gone->deletedMs)
+                    + " UTC, before the period began: it has nothing to report");
         if (scope.pools.empty())
             return makeError(ErrorCode::NotFound,
                 std::string(line ? "unknown business line" : "unknown pool") + " \"" + clipText(request.name, 128)
@@ -83,7 +98,7 @@ Expected<Scope> resolveScope(const ReportRequest& request, const ClusterFacts& f
                 ErrorCode::NotFound, "unknown tier \"" + clipText(request.name, 128) + "\" (known: hot, warm, cold)");
         scope.tier = std::string(toString(*tier));
         for (const PoolFacts& p : facts.pools)
-            if (p.tier == scope.tier)
+            if (p.tier == scope.tier && livedIn(p, request))
                 scope.pools.push_back(&p);
         for (const NodeFacts& n : facts.nodes)
             if (n.tier == scope.tier)
@@ -428,6 +443,8 @@ struct Builder {
             = (windowEnd - std::clamp<std::int64_t>(5 * periodMs, 2 * 86'400'000LL, 14 * 86'400'000LL)) / step * step;
         std::size_t done = 0;
         for (const PoolFacts* p : scope.pools) {
+            if (p->deletedMs != 0)
+                continue; // nothing will run in it
             if (done++ == kMaxForecastPools)
                 break;
             // CPU always (a pool without history says so); memory where the pool has some, as the evaluation
@@ -747,6 +764,14 @@ Expected<ReportData> buildReport(
                     + " days (tidepoold's `proposalDays`): this report lists none closed before " + formatTime(cutoff)
                     + " UTC. The audit log (`tidepoolctl audit`) still holds their decisions.");
     }
+    for (const PoolFacts* p : b.scope.pools)
+        if (p->deletedMs != 0)
+            b.data.notes.push_back(lang == Language::ZhCN
+                    ? "资源池 " + p->name + " 已于 " + formatTime(p->deletedMs)
+                        + " UTC 删除：本报告计入其删除前的用量与成本，按其删除时的业务线与节点计算。"
+                    : "Pool " + p->name + " was deleted at " + formatTime(p->deletedMs)
+                        + " UTC: its use and cost until then are counted, under the business line and on the nodes "
+                          "it had then.");
     if (settings.prices.empty())
         b.data.notes.emplace_back(lang == Language::ZhCN
                 ? "未配置节点类别价格（tidepoold 配置项 reportPrices），成本未计算。"

@@ -1,5 +1,7 @@
 #include "core/report/report_facts.h"
 
+#include <set>
+
 namespace tidepool::report {
 
 std::string nodeClass(const Node& node)
@@ -99,6 +101,17 @@ ClusterFacts clusterFacts(const api::ControlPlane& plane, const api::Rebalancer*
         for (const NodeId id : p.nodes)
             f.nodes.push_back(cluster.node(id).name);
         facts.pools.push_back(std::move(f));
+    }
+    // Deleted pools, the newest deletion of each name, unless a pool has its name again: the history is kept by name,
+    // and a report counts it once, under the pool that has it now.
+    std::set<std::string> named;
+    for (const PoolFacts& p : facts.pools)
+        named.insert(p.name);
+    const auto& deleted = plane.deletedPools();
+    for (auto it = deleted.rbegin(); it != deleted.rend(); ++it) {
+        if (!named.insert(it->name).second)
+            continue;
+        facts.pools.push_back(PoolFacts { it->name, it->businessLine, it->tier, it->nodes, it->deletedMs });
     }
     for (const auto& [id, w] : plane.workloads()) {
         WorkloadFacts f;

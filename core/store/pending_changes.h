@@ -17,6 +17,7 @@ namespace tidepool::store {
 
 struct PendingChanges {
     std::map<std::string, std::optional<StoredPool>> pools; // nullopt = delete
+    std::vector<DeletedPool> deletedPools; // written before `pools`, whose deletions they are
     std::map<std::string, StoredNode> nodes;
     std::map<std::int64_t, std::optional<StoredWorkload>> workloads; // nullopt = delete
     std::map<std::int64_t, StoredProposal> proposals;
@@ -27,17 +28,38 @@ struct PendingChanges {
 
     std::size_t size() const
     {
-        return pools.size() + nodes.size() + workloads.size() + proposals.size() + samples.size() + forecasts.size()
-            + audit.size() + meta.size();
+        return pools.size() + deletedPools.size() + nodes.size() + workloads.size() + proposals.size() + samples.size()
+            + forecasts.size() + audit.size() + meta.size();
     }
     void clear() { *this = PendingChanges {}; }
 };
+
+// A deleted pool's `nodes` as both stores keep them: a JSON array of names; anything else reads as none.
+inline std::string nodeNamesText(const std::vector<std::string>& nodes)
+{
+    return nlohmann::json(nodes).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+inline std::vector<std::string> nodeNamesFrom(const std::string& text)
+{
+    std::vector<std::string> nodes;
+    const auto parsed = nlohmann::json::parse(text, nullptr, false);
+    if (parsed.is_array())
+        for (const auto& name : parsed)
+            if (name.is_string())
+                nodes.push_back(name.get<std::string>());
+    return nodes;
+}
 
 // A store whose writes only collect changes until `commit`: what both stores' put and add calls are.
 class BufferedStore : public Store {
 public:
     void putPool(const StoredPool& pool) override { m_pending.pools[pool.name] = pool; }
-    void removePool(const std::string& name) override { m_pending.pools[name] = std::nullopt; }
+    void removePool(const DeletedPool& pool) override
+    {
+        m_pending.pools[pool.name] = std::nullopt;
+        m_pending.deletedPools.push_back(pool);
+    }
     void putNode(const StoredNode& node) override { m_pending.nodes[node.name] = node; }
     void putWorkload(const StoredWorkload& workload) override { m_pending.workloads[workload.id] = workload; }
     void removeWorkload(std::int64_t id) override { m_pending.workloads[id] = std::nullopt; }

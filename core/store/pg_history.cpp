@@ -169,6 +169,9 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
         if (retention.forecastMs > 0)
             pipeline.add("DELETE FROM forecasts WHERE made_ms < $1", { number(nowMs - retention.forecastMs) },
                 "cannot prune forecasts");
+        if (retention.aggregateMs > 0) // kept for reports over the history it had, which is now pruned
+            pipeline.add("DELETE FROM deleted_pools WHERE deleted_ms < $1", { number(nowMs - retention.aggregateMs) },
+                "cannot prune deleted pools");
         if (retention.auditMs > 0)
             pipeline.add("DELETE FROM audit WHERE at_ms < $1", { number(nowMs - retention.auditMs) },
                 "cannot prune the audit log");

@@ -150,6 +150,17 @@ constexpr Migration kMigrations[] = {
     ALTER TABLE pools ADD COLUMN npu_share BIGINT NOT NULL DEFAULT 2305843009213693951;
     ALTER TABLE pools ADD COLUMN fpga_share BIGINT NOT NULL DEFAULT 2305843009213693951;
     )sql" },
+    // As SQLite's 7 → 8: pools an operator deleted, as they were then.
+    { 7, 8, R"sql(
+    CREATE TABLE deleted_pools (
+        name TEXT NOT NULL,
+        deleted_ms BIGINT NOT NULL,
+        business_line TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        nodes TEXT NOT NULL,
+        PRIMARY KEY (name, deleted_ms)
+    );
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

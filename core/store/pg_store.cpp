@@ -291,6 +291,14 @@ private:
                 StoredPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2), rows->integer(r, 3),
                     rows->integer(r, 4), static_cast<std::int32_t>(rows->integer(r, 5)), rows->integer(r, 6),
                     rows->integer(r, 7), rows->integer(r, 8), rows->integer(r, 9), rows->integer(r, 10) });
+        rows = m_db->query("SELECT name, business_line, tier, nodes, deleted_ms FROM deleted_pools "
+                           "ORDER BY deleted_ms, name",
+            {}, "cannot read the deleted pools");
+        if (!rows)
+            return tl::unexpected(rows.error());
+        for (int r = 0; r < rows->rows(); ++r)
+            snapshot.deletedPools.push_back(DeletedPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2),
+                nodeNamesFrom(rows->text(r, 3)), rows->integer(r, 4) });
         rows = m_db->query("SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
                            "peak_reserved FROM nodes ORDER BY written",
             {}, "cannot read the nodes");
@@ -351,6 +359,12 @@ private:
     // Queues the live state's changes: upserts, and a node's devices and a workload's placement replaced whole.
     void writeState(pg::Pipeline& pipeline)
     {
+        for (const DeletedPool& p : m_pending.deletedPools)
+            pipeline.add("INSERT INTO deleted_pools (name, deleted_ms, business_line, tier, nodes) "
+                         "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (name, deleted_ms) DO UPDATE SET "
+                         "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, nodes = EXCLUDED.nodes",
+                { p.name, number(p.deletedMs), p.businessLine, p.tier, nodeNamesText(p.nodes) },
+                "cannot keep deleted pool " + p.name);
         for (const auto& [name, stored] : m_pending.pools) {
             if (!stored) {
                 pipeline.add("DELETE FROM pools WHERE name = $1", { name }, "cannot delete pool " + name);

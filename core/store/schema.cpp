@@ -170,6 +170,19 @@ const char* const kMigrations[] = {
     ALTER TABLE pools ADD COLUMN npu_share INTEGER NOT NULL DEFAULT 2305843009213693951;
     ALTER TABLE pools ADD COLUMN fpga_share INTEGER NOT NULL DEFAULT 2305843009213693951;
     )sql",
+    // 7 → 8: pools an operator deleted, as they were then (`nodes` a JSON array of names), so that reports over a
+    // period
+    // they lived in still count them. Deletions made before this version left nothing to keep.
+    R"sql(
+    CREATE TABLE deleted_pools (
+        name TEXT NOT NULL,
+        deleted_ms INTEGER NOT NULL,
+        business_line TEXT NOT NULL,
+        tier TEXT NOT NULL,
+        nodes TEXT NOT NULL,
+        PRIMARY KEY (name, deleted_ms)
+    ) WITHOUT ROWID;
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

@@ -192,6 +192,13 @@ Expected<void> HistoryTables::maintain(std::int64_t nowMs, const Retention& rete
         if (!prune.ok() || !prune.run())
             return m_db.failure("cannot prune forecasts");
     }
+    if (retention.aggregateMs > 0) {
+        // A deleted pool is kept for reports over the history it had; once that is pruned, so is it.
+        Statement prune(m_db, "DELETE FROM deleted_pools WHERE deleted_ms < ?");
+        prune.bind(1, nowMs - retention.aggregateMs);
+        if (!prune.ok() || !prune.run())
+            return m_db.failure("cannot prune deleted pools");
+    }
     if (retention.auditMs > 0) {
         Statement prune(m_db, "DELETE FROM audit WHERE at_ms < ?");
         prune.bind(1, nowMs - retention.auditMs);

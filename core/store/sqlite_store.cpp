@@ -87,6 +87,13 @@ public:
                 });
         if (read)
             read = readAll(*m_db,
+                "SELECT name, business_line, tier, nodes, deleted_ms FROM deleted_pools ORDER BY deleted_ms, name",
+                "deleted pools", [&](Statement& s) {
+                    snapshot.deletedPools.push_back(
+                        DeletedPool { s.text(0), s.text(1), s.text(2), nodeNamesFrom(s.text(3)), s.integer(4) });
+                });
+        if (read)
+            read = readAll(*m_db,
                 "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, peak_reserved FROM nodes "
                 "ORDER BY rowid",
                 "nodes", [&](Statement& s) {
@@ -205,12 +212,23 @@ private:
             "INSERT OR REPLACE INTO proposals (id, kind, state, risk, reason, effect, plan, state_version, created_ms, "
             "expires_ms, decided_by, decided_ms, steps, detail) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement removePool(*m_db, "DELETE FROM pools WHERE name = ?");
+        Statement deletedPool(*m_db,
+            "INSERT OR REPLACE INTO deleted_pools (name, deleted_ms, business_line, tier, nodes) VALUES (?,?,?,?,?)");
         Statement setMeta(*m_db, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)");
         Statement clearMeta(*m_db, "DELETE FROM meta WHERE key = ?");
-        for (const Statement* s : { &pool, &removePool, &node, &clearDevices, &device, &workload, &clearPlacements,
-                 &placement, &remove, &proposal, &setMeta, &clearMeta })
+        for (const Statement* s : { &pool, &removePool, &deletedPool, &node, &clearDevices, &device, &workload,
+                 &clearPlacements, &placement, &remove, &proposal, &setMeta, &clearMeta })
             if (!s->ok())
                 return m_db->failure("cannot prepare the writes");
+        for (const DeletedPool& p : m_pending.deletedPools) {
+            deletedPool.bind(1, p.name);
+            deletedPool.bind(2, p.deletedMs);
+            deletedPool.bind(3, p.businessLine);
+            deletedPool.bind(4, p.tier);
+            deletedPool.bind(5, nodeNamesText(p.nodes));
+            if (!deletedPool.run())
+                return m_db->failure("cannot keep deleted pool " + p.name);
+        }
         for (const auto& [name, stored] : m_pending.pools) {
             if (!stored) {
                 removePool.bind(1, name);

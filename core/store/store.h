@@ -39,6 +39,17 @@ struct StoredPool {
     bool operator==(const StoredPool&) const = default;
 };
 
+// A pool an operator deleted, as it was then: kept (until the 5-minute aggregates it had are pruned) so that reports
+// over a period it lived in still count it, by its business line and on its nodes' prices. Added in schema version 8.
+struct DeletedPool {
+    std::string name;
+    std::string businessLine;
+    std::string tier; // "" = any
+    std::vector<std::string> nodes; // the nodes it was carved out of when it was deleted
+    std::int64_t deletedMs = 0; // Unix epoch
+    bool operator==(const DeletedPool&) const = default;
+};
+
 struct StoredNode {
     std::string name;
     std::string isa;
@@ -170,6 +181,7 @@ inline constexpr const char* kPruneProposalsSql
 
 struct Snapshot {
     std::vector<StoredPool> pools;
+    std::vector<DeletedPool> deletedPools; // oldest first
     std::vector<StoredNode> nodes;
     std::vector<StoredWorkload> workloads; // by id
     std::vector<StoredProposal> proposals; // by id
@@ -186,7 +198,9 @@ public:
     virtual ~Store() = default;
     virtual Expected<Snapshot> load() = 0;
     virtual void putPool(const StoredPool& pool) = 0;
-    virtual void removePool(const std::string& name) = 0; // a later putPool under the name stores a new pool
+    // Deletes the pool named `pool.name` and keeps `pool` among the deleted ones; a later putPool under the name stores
+    // a new pool.
+    virtual void removePool(const DeletedPool& pool) = 0;
     virtual void putNode(const StoredNode& node) = 0;
     virtual void putWorkload(const StoredWorkload& workload) = 0;
     virtual void removeWorkload(std::int64_t id) = 0;
@@ -247,6 +261,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 } // namespace tidepool::store

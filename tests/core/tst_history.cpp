@@ -151,12 +151,14 @@ private slots:
                 " '[{\"device\":1,\"share\":500,\"memoryMiB\":2048}]', 0, 77, 0, '', 1, 2, 3, 0);"));
         } else if (version >= 2) {
             QVERIFY(execute(dbPath(),
-                "INSERT INTO pools VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
+                "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight)"
+                " VALUES ('batch', 'research', 'cold', 2000, 4096, 50);"
                 "INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms)"
                 " VALUES ('n1', 'x86_64', 'hot', 8000, 16384, 'Xeon', 99);"
                 "INSERT INTO devices VALUES ('n1', 0, 'gpu', 'T4', 16384, 1000), ('n1', 1, 'gpu', 'T4', 16384, 1000);"
                 "INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms,"
-                " placed_ms, running_ms, finished_ms) VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, 2, 3, 0);"
+                " placed_ms, running_ms, finished_ms) VALUES (5, '{\"name\":\"w\"}', 'running', 'n1', 0, 77, 0, '', 1, "
+                "2, 3, 0);"
                 "INSERT INTO placements VALUES (5, 1, 500, 2048);"));
         }
         if (version >= 5)
@@ -187,6 +189,13 @@ private slots:
         QCOMPARE(snapshot->pools[0].gpuShare, kUnlimited);
         QCOMPARE(snapshot->pools[0].npuShare, kUnlimited);
         QCOMPARE(snapshot->pools[0].fpgaShare, kUnlimited);
+        // Added in version 8: pools deleted before left nothing to keep; the table takes the next deletion.
+        QVERIFY(snapshot->deletedPools.empty());
+        const store::DeletedPool deleted { "batch", "research", "cold", { "n1" }, 42 };
+        s->removePool(deleted);
+        QVERIFY(s->commit());
+        QVERIFY(s->load()->pools.empty());
+        QCOMPARE(s->load()->deletedPools, std::vector<store::DeletedPool> { deleted });
         QCOMPARE(snapshot->nodes.size(), std::size_t { 1 });
         QCOMPARE(snapshot->nodes[0].devices.size(), std::size_t { 2 });
         QCOMPARE(snapshot->nodes[0].devices[1].value("model", ""), std::string("T4"));

@@ -513,6 +513,51 @@ private slots:
         QVERIFY(tier.error().message.find("unknown tier \"lukewarm\"") != std::string::npos);
     }
 
+    // A pool deleted half-way through the day (its history stops then; here it runs on, which must not matter for
+    // what the report takes from the facts) still counts in reports over the day: by its business line, at its nodes'
+    // prices, and the report says when it was deleted. It has no forecast (nothing will run in it). Over a period
+    // that began after its deletion it is gone, and a report on it says why.
+    void aPoolDeletedDuringThePeriodCountsUntilThen()
+    {
+        ClusterFacts facts = m_facts;
+        facts.pools[0].deletedMs = day() + 12 * kHour; // web
+        const auto built = buildReport(request(), facts, *m_store, m_settings);
+        QVERIFY2(built, built ? "" : built.error().message.c_str());
+        QCOMPARE(built->pools, 2);
+        bool shop = false;
+        for (const BusinessLineCost& c : built->costs)
+            if (c.businessLine == "shop") {
+                QVERIFY(qAbs(c.cost - 5.76) < 1e-9); // as when it existed: n1's prices
+                shop = true;
+            }
+        QVERIFY(shop);
+        for (const ForecastAccuracy& f : built->forecasts)
+            QVERIFY2(f.pool != "web", f.pool.c_str());
+        const auto note = std::find_if(built->notes.begin(), built->notes.end(),
+            [](const std::string& n) { return n.find("Pool web was deleted at 2026-12-01 12:00 UTC") == 0; });
+        QVERIFY(note != built->notes.end());
+        const auto web = buildReport(request(ScopeKind::Pool, "web"), facts, *m_store, m_settings);
+        QVERIFY(web);
+        QCOMPARE(resource(*web, "cpu")->requestedMean, 2.0);
+        QCOMPARE(web->nodes, 1);
+
+        ReportRequest later = request();
+        later.fromMs = day() + 13 * kHour;
+        const auto after = buildReport(later, facts, *m_store, m_settings);
+        QVERIFY(after);
+        QCOMPARE(after->pools, 1);
+        for (const BusinessLineCost& c : after->costs)
+            QVERIFY(c.businessLine != "shop");
+        later.scope = ScopeKind::Pool;
+        later.name = "web";
+        const auto gone = buildReport(later, facts, *m_store, m_settings);
+        QVERIFY(!gone);
+        QCOMPARE(gone.error().code, ErrorCode::NotFound);
+        QVERIFY2(gone.error().message.find("pool web was deleted at 2026-12-01 12:00 UTC, before the period began")
+                != std::string::npos,
+            gone.error().message.c_str());
+    }
+
     void noPricesNoCost()
     {
         ReportSettings settings = m_settings;

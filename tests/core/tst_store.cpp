@@ -241,8 +241,9 @@ private slots:
         QVERIFY((*reopened)->load()->workloads.empty());
     }
 
-    // A deleted pool is gone from the database; a deletion that could not be written waits for the next commit; a pool
-    // deleted and made again under its name before a commit is stored as the new one.
+    // A deleted pool is gone from the database and kept among the deleted ones, as it was; a deletion that could not
+    // be written waits for the next commit; a pool deleted and made again under its name before a commit is stored as
+    // the new one; deleted pools are pruned with the 5-minute aggregates.
     void aDeletedPoolIsGoneAndItsNameCanBeUsedAgain()
     {
         auto opened = m_backend.open();
@@ -255,25 +256,36 @@ private slots:
         s.putPool(web);
         QVERIFY(s.commit());
 
-        s.removePool("batch");
+        constexpr std::int64_t kDay = 86'400'000;
+        const std::int64_t t0 = 1'700'000'000'000;
+        const store::DeletedPool batchDeleted { "batch", "research", "cold", { "n1", "n2" }, t0 };
+        s.removePool(batchDeleted);
         auto lock = m_backend.holdWriteLock();
         QVERIFY(lock);
         QVERIFY(!s.commit());
-        QCOMPARE(s.pending(), std::size_t { 1 });
+        QCOMPARE(s.pending(), std::size_t { 2 }); // the row to delete and the deleted pool to keep
         lock.reset();
         QVERIFY(s.commit());
         QCOMPARE(s.load()->pools, std::vector<store::StoredPool> { web });
+        QCOMPARE(s.load()->deletedPools, std::vector<store::DeletedPool> { batchDeleted });
 
         store::StoredPool webAgain = web;
         webAgain.cpuMillis = 250;
         webAgain.businessLine = "ads";
-        s.removePool("web");
+        const store::DeletedPool webDeleted { "web", "shop", "warm", {}, t0 + 30 * kDay };
+        s.removePool(webDeleted);
         s.putPool(webAgain);
         QVERIFY(s.commit());
         opened->reset(); // PostgreSQL: one store writes a database at a time
         auto reopened = m_backend.open();
         QVERIFY(reopened);
         QCOMPARE((*reopened)->load()->pools, std::vector<store::StoredPool> { webAgain });
+        QCOMPARE((*reopened)->load()->deletedPools, (std::vector<store::DeletedPool> { batchDeleted, webDeleted }));
+
+        store::Retention retention;
+        retention.aggregateMs = 60 * kDay;
+        QVERIFY((*reopened)->maintain(t0 + 61 * kDay, retention));
+        QCOMPARE((*reopened)->load()->deletedPools, std::vector<store::DeletedPool> { webDeleted });
     }
 
     // After a restart, a deleted pool is still deleted, the workloads that ended in it are restored naming it (they
@@ -289,11 +301,18 @@ private slots:
             ended = *first->submit(r);
             first->onWorkloadUpdate("s1", protocol::WorkloadStatus { ended, "exited", 1, 0, {} });
             QVERIFY(first->deletePool("batch"));
+            QCOMPARE(first->deletedPools().size(), std::size_t { 1 });
             first->stop();
         }
         auto opened = open();
         auto second = plane(*opened, std::chrono::milliseconds(60'000));
         QVERIFY(!second->poolByName("batch"));
+        // Kept as it was when deleted, for reports over the days it lived.
+        QCOMPARE(second->deletedPools().size(), std::size_t { 1 });
+        const store::DeletedPool& kept = second->deletedPools()[0];
+        QCOMPARE(kept.name, std::string("batch"));
+        QCOMPARE(kept.nodes, std::vector<std::string> { "n1" });
+        QVERIFY(kept.deletedMs > 0 && kept.deletedMs <= second->nowMs());
         const LiveWorkload* w = second->workload(ended);
         QVERIFY(w);
         QCOMPARE(name(w->phase), name(WorkloadPhase::Succeeded));
@@ -305,7 +324,27 @@ private slots:
         const auto made = second->createPool(again);
         QVERIFY(made);
         QCOMPARE(second->cluster().pool(*made).quota.cpuMillis, std::int64_t { 1000 });
+        // Work that ends in the new pool belongs to it; after the next restart, the record that ended before the
+        // deletion still belongs to the deleted one, though a pool has its name again.
+        second->onJoined("s1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s1", inventory());
+        SubmitRequest r = request("ended-again", 500);
+        r.pool = "batch";
+        const WorkloadId endedAgain = *second->submit(r);
+        second->onWorkloadUpdate("s1", protocol::WorkloadStatus { endedAgain, "exited", 1, 0, {} });
+        QCOMPARE(name(second->workload(endedAgain)->phase), name(WorkloadPhase::Succeeded));
         second->stop();
+        second.reset();
+        opened.reset();
+        auto reopened = open();
+        auto third = plane(*reopened, std::chrono::milliseconds(60'000));
+        const PoolId live = *third->poolByName("batch");
+        QCOMPARE(third->workload(endedAgain)->workload.pool, live);
+        const PoolId old = third->workload(ended)->workload.pool;
+        QVERIFY(old != live);
+        QVERIFY(third->cluster().pool(old).removed);
+        QCOMPARE(third->workload(ended)->poolName, std::string("batch"));
+        third->stop();
     }
 
     void newerSchemaIsRefused()
