@@ -201,15 +201,26 @@ IsolationExpected<CgroupPaths> PoolCgroups::createPool(std::string_view pool)
         if (auto made = sysfs::makeDirectory(dir); !made)
             return tl::unexpected(made.error());
     // Workload cgroups need the memory controller of their own for memory.events (OOM attribution) and
-    // memory.oom.group; the pool itself never holds processes, so v2 lets it delegate.
+    // memory.oom.group, and the CPU controller for their weights; the pool itself never holds processes, so v2 lets it
+    // delegate.
     if (m_layout.version == CgroupVersion::V2)
-        if (auto ok = enableControllers(paths->memory, { "memory" }); !ok)
+        if (auto ok = enableControllers(paths->memory, { "cpu", "memory" }); !ok)
             return tl::unexpected(ok.error());
     return paths;
 }
 
+std::uint64_t cpuSharesFor(std::uint64_t cpuMillis)
+{
+    return std::clamp<std::uint64_t>(std::min<std::uint64_t>(cpuMillis, 1ULL << 40) * 1024 / 1000, 2, 262'144);
+}
+
+std::uint64_t cpuWeightFor(std::uint64_t cpuMillis)
+{
+    return 1 + (cpuSharesFor(cpuMillis) - 2) * 9999 / 262'142;
+}
+
 IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
-    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation)
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, std::uint64_t cpuMillis)
 {
     auto poolDir = poolPaths(pool);
     if (!poolDir)
@@ -220,6 +231,9 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
     if (!sysfs::fileExists(poolDir->memory))
         return makeIsolationError(IsolationErrorCode::NotFound, poolDir->memory.string(),
             "pool \"" + std::string(pool) + "\" has no cgroup at " + poolDir->memory.string());
+    if (m_layout.version == CgroupVersion::V2 && cpuMillis > 0) // a pool an agent from before weights made
+        if (auto ok = enableControllers(poolDir->memory, { "cpu" }); !ok)
+            return tl::unexpected(ok.error());
     for (const auto& dir : paths->distinct())
         if (auto made = sysfs::makeDirectory(dir); !made)
             return tl::unexpected(made.error());
@@ -228,6 +242,14 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
         if (sysfs::fileExists(oomGroup))
             if (auto written = sysfs::writeFile(oomGroup, "1"); !written)
                 return tl::unexpected(written.error());
+    }
+    if (cpuMillis > 0) {
+        const bool v2 = m_layout.version == CgroupVersion::V2;
+        const auto file = paths->cpu / (v2 ? "cpu.weight" : "cpu.shares");
+        if (auto written
+            = sysfs::writeFile(file, std::to_string(v2 ? cpuWeightFor(cpuMillis) : cpuSharesFor(cpuMillis)));
+            !written)
+            return tl::unexpected(written.error());
     }
     return paths;
 }

@@ -69,6 +69,11 @@ struct CgroupUsage {
     std::uint64_t oomKills = 0; // processes killed by the OOM killer (memory.events / memory.oom_control oom_kill)
 };
 
+// A CPU request as cgroup v1's cpu.shares (1024 a core, at least 2, at most 262144) and as cgroup v2's cpu.weight (the
+// shares mapped onto 1..10000 as runc and Kubernetes map them).
+std::uint64_t cpuSharesFor(std::uint64_t cpuMillis);
+std::uint64_t cpuWeightFor(std::uint64_t cpuMillis);
+
 class PoolCgroups {
 public:
     static constexpr std::size_t kMaxNameLength = 64;
@@ -98,9 +103,12 @@ public:
     // Applies `limits` to an existing pool.
     IsolationExpected<LimitReport> applyLimits(std::string_view pool, const PoolLimits& limits);
     // Creates `wl-<id>` (`wl-<id>@<incarnation>` for a relaunch) under an existing pool (idempotent); on v2 sets
-    // memory.oom.group so that an OOM kill takes the whole workload.
+    // memory.oom.group so that an OOM kill takes the whole workload. With `cpuMillis` (the CPU it asked for), its
+    // weight among the pool's workloads, in proportion, as Kubernetes sets a request (`cpuSharesFor`,
+    // `cpuWeightFor`): cpu.shares (v1) or cpu.weight (v2), so that workloads that compete for the pool's CPU get it in
+    // the ratio of their requests rather than of their threads. 0 leaves the kernel's default.
     IsolationExpected<CgroupPaths> createWorkload(
-        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0);
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, std::uint64_t cpuMillis = 0);
 
     // Paths only; nothing is created or checked but the names.
     IsolationExpected<CgroupPaths> poolPaths(std::string_view pool) const;

@@ -47,6 +47,7 @@ LaunchSpec launchSpecFor(const protocol::Launch& launch)
     spec.env = workloadEnvironment(launch);
     spec.name = launch.name;
     spec.launchDigest = launchDigest(launch);
+    spec.cpuMillis = static_cast<std::uint64_t>(std::max<std::int64_t>(0, launch.cpuMillis));
     return spec;
 }
 

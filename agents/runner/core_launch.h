@@ -23,7 +23,8 @@ inline constexpr const char* kAgentEnvironment[]
 // given. Without devices, CUDA_VISIBLE_DEVICES is not set at all (as before), and never by the workload's `env`.
 std::vector<std::string> workloadEnvironment(const protocol::Launch& launch);
 
-// The runner's spec of the launch: id, incarnation, pool, argv, `workloadEnvironment`, name and `launchDigest`. The
+// The runner's spec of the launch: id, incarnation, pool, argv, `workloadEnvironment`, name, `launchDigest` and the
+// CPU it asked for. The
 // wrapper is the caller's (it knows the translator).
 LaunchSpec launchSpecFor(const protocol::Launch& launch);
 

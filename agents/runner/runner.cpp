@@ -206,7 +206,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
                     + stopped.error().message);
         }
     }
-    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation);
+    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation, spec.cpuMillis);
     if (!cgroup) {
         abandon();
         return tl::unexpected(cgroup.error());

@@ -58,6 +58,8 @@ struct LaunchSpec {
     std::string workingDir = "/"; // absolute
     std::string name; // the core's name of the workload, recorded for logs
     std::string launchDigest; // what the core asked for (core_launch.h), recorded to tell its launches apart
+    // The CPU it asked for: its weight among its pool's workloads (`PoolCgroups::createWorkload`); 0 = the default.
+    std::uint64_t cpuMillis = 0;
 };
 
 struct WorkloadStatus {

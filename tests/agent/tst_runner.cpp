@@ -163,6 +163,7 @@ private Q_SLOTS:
     // Real cgroups, as root.
     void hostileNamesNeverReachTheFileSystem();
     void cpuQuotaHoldsTwoSpinnersToHalfACore();
+    void workloadsShareThePoolsCpuInTheRatioOfTheirRequests();
     void poolUsageIsWhatEachPoolsCgroupUsed();
     void unlistedPoolsGoOnceTheyHoldNothing();
     void aBaseIsHeldByOneAgentAtATime();
@@ -636,6 +637,51 @@ void TestRunner::cpuQuotaHoldsTwoSpinnersToHalfACore()
     QVERIFY2(cores >= 0, "the cgroup's CPU usage counter could not be read");
     QVERIFY2(cores <= 0.55, QByteArray::number(cores).constData());
     QVERIFY2(cores >= 0.2, "the spinners hardly ran: the measurement says nothing");
+}
+
+// Two spinners of one pool on one CPU, one asking for 1.5 cores and the other for 0.5: their cgroups' weights are in
+// that ratio (cpu.shares 1536 and 512 on v1, as Kubernetes sets them; cpu.weight 59 and 20 on v2), and so is the CPU
+// the kernel gives them (equal weights would split it evenly).
+void TestRunner::workloadsShareThePoolsCpuInTheRatioOfTheirRequests()
+{
+    QCOMPARE(cpuSharesFor(1000), std::uint64_t { 1024 });
+    QCOMPARE(cpuSharesFor(1), std::uint64_t { 2 });
+    QCOMPARE(cpuSharesFor(1'000'000'000), std::uint64_t { 262'144 });
+    QCOMPARE(cpuWeightFor(1000), std::uint64_t { 39 });
+    QCOMPARE(cpuWeightFor(1), std::uint64_t { 1 });
+    QCOMPARE(cpuWeightFor(1'000'000'000), std::uint64_t { 10'000 });
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("cpu-weights"));
+    const std::vector<std::string> spin { "taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done" };
+    LaunchSpec big = spec("big", "cpu-weights", spin);
+    big.cpuMillis = 1500;
+    LaunchSpec small = spec("small", "cpu-weights", spin);
+    small.cpuMillis = 500;
+    const auto bigStatus = m_runner->launch(big);
+    QVERIFY2(bigStatus, bigStatus ? "" : messageOf(bigStatus.error()).constData());
+    const auto smallStatus = m_runner->launch(small);
+    QVERIFY2(smallStatus, smallStatus ? "" : messageOf(smallStatus.error()).constData());
+    const bool v2 = m_layout->version == CgroupVersion::V2;
+    const auto weightOf = [&](const CgroupPaths& group) {
+        return sysfs::readFile(group.cpu / (v2 ? "cpu.weight" : "cpu.shares")).value_or("?");
+    };
+    QCOMPARE(weightOf(bigStatus->cgroup), std::string(v2 ? "59\n" : "1536\n"));
+    QCOMPARE(weightOf(smallStatus->cgroup), std::string(v2 ? "20\n" : "512\n"));
+
+    QTRY_VERIFY(m_cgroups->processes(bigStatus->cgroup).value_or(std::vector<int> {}).size() == 1
+        && m_cgroups->processes(smallStatus->cgroup).value_or(std::vector<int> {}).size() == 1);
+    const auto before = std::pair { m_cgroups->usage(bigStatus->cgroup), m_cgroups->usage(smallStatus->cgroup) };
+    std::this_thread::sleep_for(cpuMeasureWindow());
+    const auto after = std::pair { m_cgroups->usage(bigStatus->cgroup), m_cgroups->usage(smallStatus->cgroup) };
+    QVERIFY(before.first && before.second && after.first && after.second);
+    const auto bigUsec = static_cast<double>(after.first->cpuUsageUsec - before.first->cpuUsageUsec);
+    const auto smallUsec = static_cast<double>(after.second->cpuUsageUsec - before.second->cpuUsageUsec);
+    qInfo("on one CPU, the workload asking for 1500 millicores used %.0f ms and the one asking for 500 %.0f ms "
+          "(ratio %.2f)",
+        bigUsec / 1000, smallUsec / 1000, bigUsec / std::max(smallUsec, 1.0));
+    QVERIFY2(smallUsec > 50'000, "the spinners hardly ran: the measurement says nothing");
+    const double ratio = bigUsec / smallUsec;
+    QVERIFY2(ratio > 2.0 && ratio < 4.5, QByteArray::number(ratio).constData());
 }
 
 // What the agent's heartbeats carry of each pool (readPools, PoolUsageMeter) is the kernel's account of the pool's
