@@ -13,7 +13,8 @@ using api::HttpMethod;
 
 namespace {
 
-// Free and total units of each accelerator kind: GPUs as "1.5/4" (shares are milli-GPUs), others prefixed.
+// Free and total devices of each accelerator kind, as one word a script can split: "gpu:1.5/4,fpga:1/2" (a shared
+// device counts by its free share); "-" for none.
 std::string acceleratorsOf(const json& node)
 {
     std::map<std::string, std::pair<double, int>> byKind; // kind → (free devices, devices)
@@ -25,17 +26,15 @@ std::string acceleratorsOf(const json& node)
     }
     std::string out;
     for (const auto& [kind, counts] : byKind) {
-        if (!out.empty())
-            out += ' ';
-        out += (kind == "gpu" ? std::string() : kind + ":") + decimal(counts.first, 2) + "/"
-            + std::to_string(counts.second);
+        out += (out.empty() ? "" : ",") + kind + ":" + decimal(counts.first, 2) + "/" + std::to_string(counts.second);
     }
     return out.empty() ? "-" : out;
 }
 
 void printNodes(const json& list)
 {
-    Table table({ "NAME", "STATE", "ISA", "TIER", "CPU(free/total)", "MEM(free/total)", "GPUs", "UTIL", "WORKLOADS" });
+    Table table({ "NAME", "STATE", "ISA", "TIER", "CPU(free/total)", "MEM(free/total)", "ACCEL(free/total)", "UTIL",
+        "WORKLOADS" });
     for (const json& n : list)
         table.add({ text(n, "name"), text(n, "state"), text(n, "isa"), text(n, "tier"),
             cores(integer(n, "cpuMillisFree")) + "/" + cores(integer(n, "cpuMillis")),

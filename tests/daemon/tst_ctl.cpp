@@ -585,8 +585,12 @@ void TestCtl::nodesTableAndDetail()
     QCOMPARE(lines.size(), kNodes + 1);
     QCOMPARE(cells(lines[0]),
         (QStringList { QStringLiteral("NAME"), QStringLiteral("STATE"), QStringLiteral("ISA"), QStringLiteral("TIER"),
-            QStringLiteral("CPU(free/total)"), QStringLiteral("MEM(free/total)"), QStringLiteral("GPUs"),
+            QStringLiteral("CPU(free/total)"), QStringLiteral("MEM(free/total)"), QStringLiteral("ACCEL(free/total)"),
             QStringLiteral("UTIL"), QStringLiteral("WORKLOADS") }));
+    // Each kind of accelerator named, all in one cell (a script splits the row on blanks).
+    const QRegularExpression accelerators(
+        QStringLiteral("^(-|(gpu|npu|fpga):[0-9.]+/[0-9]+(,(gpu|npu|fpga):[0-9.]+/[0-9]+)*)$"));
+    bool someAccelerator = false;
     for (int i = 1; i < lines.size(); ++i) {
         const QStringList row = cells(lines[i]);
         QCOMPARE(row.size(), 9);
@@ -594,7 +598,10 @@ void TestCtl::nodesTableAndDetail()
         QCOMPARE(row[1], QStringLiteral("ready"));
         QVERIFY2(row[4].contains(QLatin1Char('/')), qPrintable(lines[i]));
         QVERIFY2(row[7].endsWith(QLatin1Char('%')), qPrintable(lines[i]));
+        QVERIFY2(accelerators.match(row[6]).hasMatch(), qPrintable(lines[i]));
+        someAccelerator = someAccelerator || row[6] != QStringLiteral("-");
     }
+    QVERIFY2(someAccelerator, qPrintable(run.out));
 
     const CtlRun one = ctl({ QStringLiteral("nodes"), QStringLiteral("fleet-0") });
     QCOMPARE(one.exitCode, 0);
