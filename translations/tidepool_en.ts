@@ -350,6 +350,10 @@
         <source>another workload runs under its id there</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not enough idle accelerators for whole devices (a shared one does not count)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>PlanStep</name>

@@ -350,6 +350,10 @@
         <source>another workload runs under its id there</source>
         <translation>该节点上另一个工作负载占用了它的编号</translation>
     </message>
+    <message>
+        <source>not enough idle accelerators for whole devices (a shared one does not count)</source>
+        <translation>整卡所需的空闲加速器不足（部分被占用的不计在内）</translation>
+    </message>
 </context>
 <context>
     <name>PlanStep</name>

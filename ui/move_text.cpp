@@ -27,6 +27,8 @@ constexpr std::array kReasons { Name { "node unschedulable", QT_TRANSLATE_NOOP("
     Name { "wrong accelerator model", QT_TRANSLATE_NOOP("MoveText", "wrong accelerator model") },
     Name { "insufficient accelerator share", QT_TRANSLATE_NOOP("MoveText", "not enough free accelerator share") },
     Name { "insufficient accelerator memory", QT_TRANSLATE_NOOP("MoveText", "not enough free accelerator memory") },
+    Name { "not enough idle whole accelerators",
+        QT_TRANSLATE_NOOP("MoveText", "not enough idle accelerators for whole devices (a shared one does not count)") },
     Name { "insufficient CPU", QT_TRANSLATE_NOOP("MoveText", "not enough free CPU") },
     Name { "insufficient memory", QT_TRANSLATE_NOOP("MoveText", "not enough free memory") },
     Name { "insufficient memory bandwidth", QT_TRANSLATE_NOOP("MoveText", "not enough memory bandwidth") },

@@ -95,7 +95,8 @@ RejectReason accelerator(const Node& node, const Workload& w)
     // The share is there, its devices' memory is not: say so, rather than blame the share.
     if (shareShortOfMemory || (idleShortOfMemory > 0 && idle + idleShortOfMemory >= a.count))
         return RejectReason::InsufficientAcceleratorMemory;
-    return RejectReason::InsufficientAcceleratorShare;
+    // Whole devices are whole: a device shared in part does not count, however much of it is free.
+    return a.wholeDevices() ? RejectReason::NotEnoughIdleAccelerators : RejectReason::InsufficientAcceleratorShare;
 }
 
 std::int64_t acceleratorShare(const Node& node, const Workload& w)

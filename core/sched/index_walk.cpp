@@ -105,6 +105,7 @@ void Scheduler::countBelowBounds(const Workload& w, Decision& decision)
     for (const NodeIndex::Match& match : m_matching) {
         const NodeIndex::Class& c = classes[static_cast<std::size_t>(match.cls)];
         const RejectReason shortOf = c.kind == AcceleratorKind::None ? RejectReason::InsufficientCpu
+            : w.accelerators.any() && w.accelerators.wholeDevices()  ? RejectReason::NotEnoughIdleAccelerators
                                                                      : RejectReason::InsufficientAcceleratorShare;
         const auto bound = NodeIndex::lowerBound(c, NodeIndex::requiredKey(c.kind, w));
         for (auto it = c.byKey.begin(); it != bound; ++it) {

@@ -20,7 +20,7 @@ bool capacityProblem(RejectReason why)
     return why == RejectReason::InsufficientCpu || why == RejectReason::InsufficientMemory
         || why == RejectReason::InsufficientMemBandwidth || why == RejectReason::InsufficientNetBandwidth
         || why == RejectReason::InsufficientAcceleratorShare || why == RejectReason::InsufficientAcceleratorMemory
-        || why == RejectReason::PoolQuotaExhausted;
+        || why == RejectReason::NotEnoughIdleAccelerators || why == RejectReason::PoolQuotaExhausted;
 }
 
 // A copy of one node and of the workload's pool on which evictions are tried without touching the cluster. One

@@ -18,6 +18,7 @@ std::string_view toString(RejectReason reason)
     case RejectReason::WrongAcceleratorModel: return "wrong accelerator model";
     case RejectReason::InsufficientAcceleratorShare: return "insufficient accelerator share";
     case RejectReason::InsufficientAcceleratorMemory: return "insufficient accelerator memory";
+    case RejectReason::NotEnoughIdleAccelerators: return "not enough idle whole accelerators";
     case RejectReason::InsufficientCpu: return "insufficient CPU";
     case RejectReason::InsufficientMemory: return "insufficient memory";
     case RejectReason::InsufficientMemBandwidth: return "insufficient memory bandwidth";

@@ -22,6 +22,7 @@ enum class RejectReason : std::uint8_t {
     WrongAcceleratorModel,
     InsufficientAcceleratorShare,
     InsufficientAcceleratorMemory, // the share is free, the device memory the workload asks for is not
+    NotEnoughIdleAccelerators, // whole devices asked for, and fewer are idle (used by no one, not even in part)
     InsufficientCpu,
     InsufficientMemory,
     InsufficientMemBandwidth,

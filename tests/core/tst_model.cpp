@@ -268,7 +268,7 @@ void TestModel::multiDeviceRequestTakesWholeDevicesOnOneNode()
     QVERIFY(c.addWorkload(acceleratorWorkload(2, AcceleratorKind::Gpu, 3, 1000)));
     const Decision pending = scheduler->place(2);
     QVERIFY(!pending.placement);
-    QCOMPARE(text(pending.report.mainReason()), text(RejectReason::InsufficientAcceleratorShare));
+    QCOMPARE(text(pending.report.mainReason()), text(RejectReason::NotEnoughIdleAccelerators));
     // A bind that names fewer devices than the request is refused, so a request cannot be taken in part.
     QVERIFY(!c.bind(placementOn(2, n0, { { 0, 1000, 0 }, { 1, 1000, 0 } })));
     // Whole devices are whole: a partly used device does not count as one.

@@ -186,6 +186,7 @@ void TestWhyPending::singleReasonClusters_data()
         row("pool on another tier", RejectReason::TierNotAllowed);
         row("insufficient GPU memory", RejectReason::InsufficientAcceleratorMemory);
         row("whole GPU short of memory", RejectReason::InsufficientAcceleratorMemory);
+        row("whole GPU on a shared one", RejectReason::NotEnoughIdleAccelerators);
     }
 }
 
@@ -219,6 +220,13 @@ void TestWhyPending::singleReasonClusters()
     } else if (scenario == QLatin1String("whole GPU short of memory")) {
         w.accelerators.sharePerDevice = 0;
         w.accelerators.memoryMiBPerDevice = 20000;
+    } else if (scenario == QLatin1String("whole GPU on a shared one")) {
+        w.accelerators.sharePerDevice = 0; // half of each GPU is free, so none is whole
+        for (NodeId n = 0; n < 3; ++n) {
+            const Workload half = acceleratorWorkload(100 + n, AcceleratorKind::Gpu, 1, 500);
+            QVERIFY(c.addWorkload(half));
+            QVERIFY(c.bind(Placement { half.id, n, { { 0, 500, 0 } }, false }));
+        }
     } else {
         w.latency = LatencyClass::LatencySensitive; // warm only, and every node is hot
     }

@@ -1,11 +1,13 @@
 // The console's catalogues are built into it and loaded by locale: in Simplified Chinese the window's text is
 // Chinese, the core's names shown in the models are translated, and the `key=value` filter keys stay the same.
 #include "core/rebalance/reason.h"
+#include "core/sched/reasons.h"
 #include "demo_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/labels.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/nodes_model.h"
+#include "ui/move_text.h"
 #include "ui/translations.h"
 #include "ui/views/main_window.h"
 #include "ui/views/table_page.h"
@@ -15,6 +17,8 @@
 #include <QTabWidget>
 #include <QTest>
 #include <QTranslator>
+
+#include <algorithm>
 
 using namespace tidepool::ui;
 
@@ -88,6 +92,20 @@ private Q_SLOTS:
         const rb::Why risk { rb::clause("risk-rest-spare", { 15 }) };
         QCOMPARE(reasonText(rb::toJson(risk).dump(), rb::english(risk)),
             QStringLiteral("其余部分能承载预测峰值，并有 15% 的富余"));
+    }
+
+    // Every reason the scheduler gives for refusing a node has words of the console's, in Chinese too: a reason the
+    // table missed would reach the operator as the core's English key.
+    void everySchedulingReasonHasWordsInChinese()
+    {
+        QVERIFY(installTranslators(QLocale(QLocale::Chinese, QLocale::China)));
+        for (std::size_t i = 1; i < tidepool::kRejectReasonCount; ++i) {
+            const std::string key(tidepool::toString(static_cast<tidepool::RejectReason>(i)));
+            const QString label = rejectReasonLabel(key);
+            QVERIFY2(label != QString::fromStdString(key), key.c_str());
+            QVERIFY2(std::any_of(label.begin(), label.end(), [](QChar c) { return c.unicode() >= 0x4e00; }),
+                qPrintable(label));
+        }
     }
 };
 
