@@ -275,7 +275,9 @@ struct Launch {
     std::int64_t workloadId = 0;
     std::string name; // a name, for logs and the process title
     std::string pool; // a pool of the last `pools` message
-    std::vector<std::string> argv; // the program and its arguments, no shell; empty = hold the resources only
+    // The program and its arguments, no shell. tidepool-agent refuses a launch without one ("the launch names no
+    // command"); tidepool-fleet's simulated agents run nothing in any case, only hold what was asked.
+    std::vector<std::string> argv;
     std::vector<std::string> env; // "NAME=value" entries added to the agent's minimal environment
     std::int64_t cpuMillis = 0;
     std::int64_t memoryMiB = 0;

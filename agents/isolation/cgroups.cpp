@@ -254,6 +254,16 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
     return paths;
 }
 
+IsolationExpected<void> PoolCgroups::setPoolCpuWeight(std::string_view pool, std::uint64_t cpuMillis)
+{
+    auto paths = poolPaths(pool);
+    if (!paths)
+        return tl::unexpected(paths.error());
+    const bool v2 = m_layout.version == CgroupVersion::V2;
+    return sysfs::writeFile(paths->cpu / (v2 ? "cpu.weight" : "cpu.shares"),
+        std::to_string(v2 ? cpuWeightFor(cpuMillis) : cpuSharesFor(cpuMillis)));
+}
+
 std::map<std::string, std::uint32_t> PoolCgroups::netPriorities(std::string_view device) const
 {
     std::map<std::string, std::uint32_t> out;

@@ -109,6 +109,10 @@ public:
     // the ratio of their requests rather than of their threads. 0 leaves the kernel's default.
     IsolationExpected<CgroupPaths> createWorkload(
         std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, std::uint64_t cpuMillis = 0);
+    // The pool's weight beside the other pools: `cpuMillis` is what its running workloads here asked for together (as
+    // Kubernetes weighs a pod by its containers' requests), so that a workload's request weighs the same whichever pool
+    // it is in. The runner keeps it current (`Runner`).
+    IsolationExpected<void> setPoolCpuWeight(std::string_view pool, std::uint64_t cpuMillis);
 
     // Paths only; nothing is created or checked but the names.
     IsolationExpected<CgroupPaths> poolPaths(std::string_view pool) const;

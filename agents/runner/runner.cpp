@@ -222,6 +222,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     record.workingDir = spec.workingDir;
     record.name = spec.name;
     record.launchDigest = spec.launchDigest;
+    record.cpuMillis = spec.cpuMillis;
     record.cgroup = *cgroup;
     record.procsFile = (cgroup->memory / "cgroup.procs").string();
     record.killFile = m_cgroups->killFile(*cgroup).string();
@@ -311,6 +312,7 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
     entry.reported = entry.status.state;
     const auto status = entry.status;
     m_entries.emplace(Key { spec.id, spec.incarnation }, std::move(entry));
+    weighPools();
     return status;
 }
 
@@ -459,7 +461,38 @@ std::vector<WorkloadStatus> Runner::poll()
             changed.push_back(entry.status);
         }
     }
+    weighPools();
     return changed;
+}
+
+void Runner::weighPools()
+{
+    std::map<std::string, std::uint64_t> asked;
+    for (const auto& [key, entry] : m_entries)
+        if (entry.recordRead && !isFinal(entry.status.state) && entry.record.cpuMillis > 0)
+            asked[entry.record.pool] += entry.record.cpuMillis;
+    for (const auto& [pool, millis] : asked) {
+        if (const auto set = m_poolWeights.find(pool); set != m_poolWeights.end() && set->second == millis)
+            continue;
+        if (auto written = m_cgroups->setPoolCpuWeight(pool, millis); !written) {
+            std::string& last = m_weightErrors[pool];
+            if (last != written.error().message) {
+                last = written.error().message;
+                m_problems.push_back("pool " + pool + ": its CPU weight (for the " + std::to_string(millis)
+                    + " millicores its workloads here asked for) cannot be set: " + last);
+            }
+            continue;
+        }
+        m_poolWeights[pool] = millis;
+        m_weightErrors.erase(pool);
+    }
+    // A pool with nothing running here holds no process: its weight is set again with its next workload.
+    std::erase_if(m_poolWeights, [&](const auto& p) { return !asked.count(p.first); });
+}
+
+std::vector<std::string> Runner::takeProblems()
+{
+    return std::exchange(m_problems, {});
 }
 
 Runner::Entry Runner::load(const std::string& id, std::uint32_t incarnation) const
@@ -516,6 +549,7 @@ IsolationExpected<std::vector<WorkloadStatus>> Runner::adopt()
         }
         found.push_back(known->second.status);
     }
+    weighPools();
     return found;
 }
 

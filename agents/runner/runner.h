@@ -150,6 +150,9 @@ public:
     std::optional<WorkloadStatus> status(const std::string& id, std::uint32_t incarnation) const;
     std::vector<WorkloadStatus> workloads() const;
     const std::filesystem::path& workloadsDir() const { return m_workloadsDir; }
+    // What went wrong since the last call that the caller should log: each pool whose CPU weight could not be written
+    // (`PoolCgroups::setPoolCpuWeight`), once per reason; retried at each `poll`.
+    std::vector<std::string> takeProblems();
 
 private:
     struct Entry {
@@ -175,11 +178,16 @@ private:
     IsolationExpected<std::map<std::pair<std::string, std::uint32_t>, Entry>::iterator> releasable(
         const std::string& id, std::uint32_t incarnation);
     IsolationExpected<void> stopEntry(Entry& entry, std::chrono::milliseconds grace);
+    // Gives each pool with running workloads the weight of their requests together, where that changed.
+    void weighPools();
 
     RunnerConfig m_config;
     PoolCgroups* m_cgroups;
     std::filesystem::path m_workloadsDir;
     std::map<Key, Entry> m_entries; // by id, then incarnation
+    std::map<std::string, std::uint64_t> m_poolWeights; // the CPU each pool's weight was last set for
+    std::map<std::string, std::string> m_weightErrors; // by pool: the last reason its weight could not be written
+    std::vector<std::string> m_problems; // for `takeProblems`
 };
 
 } // namespace tidepool::agent

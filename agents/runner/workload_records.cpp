@@ -44,6 +44,7 @@ std::string launchRecordPrefix(const LaunchRecord& record)
         { "workingDir", record.workingDir },
         { "name", record.name },
         { "launchDigest", record.launchDigest },
+        { "cpuMillis", record.cpuMillis },
         { "cgroup",
             {
                 { "cpu", record.cgroup.cpu.string() },
@@ -82,6 +83,7 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
         r.workingDir = j.value("workingDir", std::string());
         r.name = j.value("name", std::string());
         r.launchDigest = j.value("launchDigest", std::string());
+        r.cpuMillis = j.value("cpuMillis", std::uint64_t { 0 });
         const json& cg = j.at("cgroup");
         r.cgroup.cpu = cg.value("cpu", std::string());
         r.cgroup.cpuacct = cg.value("cpuacct", std::string());

@@ -38,6 +38,7 @@ struct LaunchRecord {
     // What the core asked for (see core_launch.h), to tell a launch sent again from another workload given the same
     // (id, incarnation); empty in records from before it.
     std::string launchDigest;
+    std::uint64_t cpuMillis = 0; // the CPU it asked for (its cgroup's weight); 0 in records from before it
     CgroupPaths cgroup; // the workload's cgroup in each hierarchy
     std::string procsFile; // cgroup.procs to list and signal the workload's processes
     std::string killFile; // cgroup v2 cgroup.kill, or empty

@@ -482,6 +482,8 @@ int main(int argc, char** argv)
                 if (auto s = agent::toProtocolStatus(w))
                     connection->sendUpdate(*s);
             }
+            for (const std::string& problem : runner->takeProblems())
+                logLine(problem);
             schedulePoll();
         });
     };

@@ -36,6 +36,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 using namespace tidepool::agent;
 using namespace std::chrono_literals;
@@ -639,9 +640,11 @@ void TestRunner::cpuQuotaHoldsTwoSpinnersToHalfACore()
     QVERIFY2(cores >= 0.2, "the spinners hardly ran: the measurement says nothing");
 }
 
-// Two spinners of one pool on one CPU, one asking for 1.5 cores and the other for 0.5: their cgroups' weights are in
-// that ratio (cpu.shares 1536 and 512 on v1, as Kubernetes sets them; cpu.weight 59 and 20 on v2), and so is the CPU
-// the kernel gives them (equal weights would split it evenly).
+// Three spinners on one CPU: two in pool "weigh-a" asking for 1 and 0.5 cores, one in pool "weigh-b" asking for 0.5.
+// Each workload's cgroup is weighted by its request (cpu.shares 1024 a core on v1, as Kubernetes sets them; cpu.weight
+// mapped from them on v2) and each pool's by its running workloads' requests together (1.5 and 0.5 cores), so the CPU
+// goes 2 : 1 : 1 — a request weighs the same whichever pool it is in (equal pool weights would split it 1 : 0.5 : 1.5
+// between them and in them). A runner that adopts the workloads after a restart sets the pools' weights again.
 void TestRunner::workloadsShareThePoolsCpuInTheRatioOfTheirRequests()
 {
     QCOMPARE(cpuSharesFor(1000), std::uint64_t { 1024 });
@@ -651,37 +654,62 @@ void TestRunner::workloadsShareThePoolsCpuInTheRatioOfTheirRequests()
     QCOMPARE(cpuWeightFor(1), std::uint64_t { 1 });
     QCOMPARE(cpuWeightFor(1'000'000'000), std::uint64_t { 10'000 });
     REQUIRE_CGROUPS();
-    QVERIFY(makePool("cpu-weights"));
+    QVERIFY(makePool("weigh-a"));
+    QVERIFY(makePool("weigh-b"));
     const std::vector<std::string> spin { "taskset", "-c", "0", "/bin/sh", "-c", "while :; do :; done" };
-    LaunchSpec big = spec("big", "cpu-weights", spin);
-    big.cpuMillis = 1500;
-    LaunchSpec small = spec("small", "cpu-weights", spin);
-    small.cpuMillis = 500;
-    const auto bigStatus = m_runner->launch(big);
-    QVERIFY2(bigStatus, bigStatus ? "" : messageOf(bigStatus.error()).constData());
-    const auto smallStatus = m_runner->launch(small);
-    QVERIFY2(smallStatus, smallStatus ? "" : messageOf(smallStatus.error()).constData());
+    std::vector<WorkloadStatus> started;
+    for (const auto& [id, pool, millis] : { std::tuple { "a1", "weigh-a", 1000 }, std::tuple { "a2", "weigh-a", 500 },
+             std::tuple { "b", "weigh-b", 500 } }) {
+        LaunchSpec s = spec(id, pool, spin);
+        s.cpuMillis = static_cast<std::uint64_t>(millis);
+        const auto status = m_runner->launch(s);
+        QVERIFY2(status, status ? "" : messageOf(status.error()).constData());
+        started.push_back(*status);
+    }
     const bool v2 = m_layout->version == CgroupVersion::V2;
-    const auto weightOf = [&](const CgroupPaths& group) {
-        return sysfs::readFile(group.cpu / (v2 ? "cpu.weight" : "cpu.shares")).value_or("?");
-    };
-    QCOMPARE(weightOf(bigStatus->cgroup), std::string(v2 ? "59\n" : "1536\n"));
-    QCOMPARE(weightOf(smallStatus->cgroup), std::string(v2 ? "20\n" : "512\n"));
+    const auto weightOf
+        = [&](const fs::path& dir) { return sysfs::readFile(dir / (v2 ? "cpu.weight" : "cpu.shares")).value_or("?"); };
+    const auto expected
+        = [&](std::uint64_t millis) { return std::to_string(v2 ? cpuWeightFor(millis) : cpuSharesFor(millis)) + "\n"; };
+    QCOMPARE(weightOf(started[0].cgroup.cpu), expected(1000));
+    QCOMPARE(weightOf(started[1].cgroup.cpu), expected(500));
+    QCOMPARE(weightOf(started[2].cgroup.cpu), expected(500));
+    const fs::path poolA = m_cgroups->poolPaths("weigh-a")->cpu;
+    const fs::path poolB = m_cgroups->poolPaths("weigh-b")->cpu;
+    QCOMPARE(weightOf(poolA), expected(1500));
+    QCOMPARE(weightOf(poolB), expected(500));
 
-    QTRY_VERIFY(m_cgroups->processes(bigStatus->cgroup).value_or(std::vector<int> {}).size() == 1
-        && m_cgroups->processes(smallStatus->cgroup).value_or(std::vector<int> {}).size() == 1);
-    const auto before = std::pair { m_cgroups->usage(bigStatus->cgroup), m_cgroups->usage(smallStatus->cgroup) };
+    for (const WorkloadStatus& w : started)
+        QTRY_COMPARE(m_cgroups->processes(w.cgroup).value_or(std::vector<int> {}).size(), std::size_t { 1 });
+    std::vector<std::uint64_t> before;
+    for (const WorkloadStatus& w : started)
+        before.push_back(m_cgroups->usage(w.cgroup).value_or(CgroupUsage {}).cpuUsageUsec);
     std::this_thread::sleep_for(cpuMeasureWindow());
-    const auto after = std::pair { m_cgroups->usage(bigStatus->cgroup), m_cgroups->usage(smallStatus->cgroup) };
-    QVERIFY(before.first && before.second && after.first && after.second);
-    const auto bigUsec = static_cast<double>(after.first->cpuUsageUsec - before.first->cpuUsageUsec);
-    const auto smallUsec = static_cast<double>(after.second->cpuUsageUsec - before.second->cpuUsageUsec);
-    qInfo("on one CPU, the workload asking for 1500 millicores used %.0f ms and the one asking for 500 %.0f ms "
-          "(ratio %.2f)",
-        bigUsec / 1000, smallUsec / 1000, bigUsec / std::max(smallUsec, 1.0));
-    QVERIFY2(smallUsec > 50'000, "the spinners hardly ran: the measurement says nothing");
-    const double ratio = bigUsec / smallUsec;
-    QVERIFY2(ratio > 2.0 && ratio < 4.5, QByteArray::number(ratio).constData());
+    std::vector<double> used;
+    for (std::size_t i = 0; i < started.size(); ++i)
+        used.push_back(
+            static_cast<double>(m_cgroups->usage(started[i].cgroup).value_or(CgroupUsage {}).cpuUsageUsec - before[i]));
+    qInfo("on one CPU: a1 (1000 millicores, pool weigh-a) used %.0f ms, a2 (500, weigh-a) %.0f ms, b (500, weigh-b) "
+          "%.0f ms",
+        used[0] / 1000, used[1] / 1000, used[2] / 1000);
+    QVERIFY2(used[1] > 50'000 && used[2] > 50'000, "the spinners hardly ran: the measurement says nothing");
+    const double inPool = used[0] / used[1];
+    const double acrossPools = used[1] / used[2];
+    QVERIFY2(inPool > 1.5 && inPool < 2.7, QByteArray::number(inPool).constData());
+    QVERIFY2(acrossPools > 0.7 && acrossPools < 1.4, QByteArray::number(acrossPools).constData());
+
+    // Another runner (an agent restarted) adopts them and sets the pools' weights again.
+    QVERIFY(sysfs::writeFile(poolA / (v2 ? "cpu.weight" : "cpu.shares"), v2 ? "100" : "1024"));
+    const RunnerConfig config = configFor(m_runner->workloadsDir().parent_path());
+    m_runner.reset();
+    useRunner(config);
+    QVERIFY(m_runner->adopt());
+    QCOMPARE(weightOf(poolA), expected(1500));
+    // a1 ends: its pool weighs what a2 asks.
+    QVERIFY(m_runner->stop("a1", 0ms));
+    QVERIFY(isFinal(waitFinal(*m_runner, "a1").state));
+    QCOMPARE(weightOf(poolA), expected(500));
+    QVERIFY(m_runner->takeProblems().empty());
 }
 
 // What the agent's heartbeats carry of each pool (readPools, PoolUsageMeter) is the kernel's account of the pool's

@@ -779,13 +779,14 @@ void TestCtl::poolsDeleteWaitsForItsWorkToEnd()
     QVERIFY2(audited, audit.dump().c_str());
     // A report over a period it lived in still counts it, under its business line, and says it was deleted.
     const CtlRun report = ctl({ QStringLiteral("report"), QStringLiteral("--from"), QStringLiteral("-1h"),
-        QStringLiteral("--to"), QStringLiteral("now"), QStringLiteral("--scope"), QStringLiteral("business-line"),
-        QStringLiteral("--name"), QStringLiteral("search"), QStringLiteral("--format"), QStringLiteral("json"),
+        QStringLiteral("--to"), QStringLiteral("now"), QStringLiteral("--scope"), QStringLiteral("pool"),
+        QStringLiteral("--name"), QStringLiteral("brief"), QStringLiteral("--format"), QStringLiteral("json"),
         QStringLiteral("-o"), QStringLiteral("-") });
     QVERIFY2(report.exitCode == 0, qPrintable(report.err));
     const json reported = parsed(report.out);
     QCOMPARE(num(reported, "/pools"), 1);
     QVERIFY2(reported.dump().find("Pool brief was deleted at") != std::string::npos, reported.dump().c_str());
+    QVERIFY2(reported.dump().find("\"businessLine\":\"search\"") != std::string::npos, reported.dump().c_str());
     const CtlRun defaultPool = ctl({ QStringLiteral("pools"), QStringLiteral("delete"), QStringLiteral("default") });
     QCOMPARE(defaultPool.exitCode, 1);
     QVERIFY2(
