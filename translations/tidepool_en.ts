@@ -1769,6 +1769,101 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::PoolDialog</name>
+    <message>
+        <source>unlimited</source>
+        <translation type="unfinished">unlimited</translation>
+    </message>
+    <message>
+        <source> MB/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> Mbit/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit pool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>letters, digits, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none: a cost row of its own in reports</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> milli-GPUs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> NPU cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> FPGA slots</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Business line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished">Tier</translation>
+    </message>
+    <message>
+        <source>CPU quota</source>
+        <translation type="unfinished">CPU quota</translation>
+    </message>
+    <message>
+        <source>Memory quota</source>
+        <translation type="unfinished">Memory quota</translation>
+    </message>
+    <message>
+        <source>Memory bandwidth quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Network quota</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>GPU quota (1000 a GPU; 0: none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NPU quota (0: none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>FPGA quota (0: none)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::PoolsModel</name>
     <message>
         <source>Tier</source>
@@ -1903,6 +1998,66 @@
     </message>
     <message>
         <source>Moving workload %1 into pool %2, onto node %3…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;New pool…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Edit pool…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Delete pool…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete pool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete pool %1? The core refuses while any of its workloads has not ended; its history stays, and reports over the days it lived still count it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 unchanged: no core is attached.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Creating pool %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Changing pool %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deleting pool %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 created.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 not created: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 changed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 not changed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 deleted.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool %1 not deleted: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1767,6 +1767,101 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::PoolDialog</name>
+    <message>
+        <source>unlimited</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source> MB/s</source>
+        <translation> MB/s</translation>
+    </message>
+    <message>
+        <source> Mbit/s</source>
+        <translation> Mbit/s</translation>
+    </message>
+    <message>
+        <source>Edit pool %1</source>
+        <translation>编辑资源池 %1</translation>
+    </message>
+    <message>
+        <source>New pool</source>
+        <translation>新建资源池</translation>
+    </message>
+    <message>
+        <source>letters, digits, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;</source>
+        <translation>字母、数字、&apos;.&apos;、&apos;_&apos; 和 &apos;-&apos;</translation>
+    </message>
+    <message>
+        <source>none: a cost row of its own in reports</source>
+        <translation>无：在报告中单独列为一行成本</translation>
+    </message>
+    <message>
+        <source>any tier</source>
+        <translation>任意层级</translation>
+    </message>
+    <message>
+        <source> cores</source>
+        <translation> 核</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source> milli-GPUs</source>
+        <translation> 毫 GPU</translation>
+    </message>
+    <message>
+        <source> NPU cores</source>
+        <translation> 个 NPU 核心</translation>
+    </message>
+    <message>
+        <source> FPGA slots</source>
+        <translation> 个 FPGA 时间片</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Business line</source>
+        <translation>业务线</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>CPU quota</source>
+        <translation>CPU 配额</translation>
+    </message>
+    <message>
+        <source>Memory quota</source>
+        <translation>内存配额</translation>
+    </message>
+    <message>
+        <source>Memory bandwidth quota</source>
+        <translation>内存带宽配额</translation>
+    </message>
+    <message>
+        <source>Network quota</source>
+        <translation>网络配额</translation>
+    </message>
+    <message>
+        <source>GPU quota (1000 a GPU; 0: none)</source>
+        <translation>GPU 配额（每块 GPU 1000；0：不可用）</translation>
+    </message>
+    <message>
+        <source>NPU quota (0: none)</source>
+        <translation>NPU 配额（0：不可用）</translation>
+    </message>
+    <message>
+        <source>FPGA quota (0: none)</source>
+        <translation>FPGA 配额（0：不可用）</translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::PoolsModel</name>
     <message>
         <source>Tier</source>
@@ -1902,6 +1997,66 @@
     <message>
         <source>Moving workload %1 into pool %2, onto node %3…</source>
         <translation>正在将工作负载 %1 迁移到资源池 %2 的节点 %3…</translation>
+    </message>
+    <message>
+        <source>&amp;New pool…</source>
+        <translation>新建资源池(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit pool…</source>
+        <translation>编辑资源池(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>&amp;Delete pool…</source>
+        <translation>删除资源池(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Delete pool %1</source>
+        <translation>删除资源池 %1</translation>
+    </message>
+    <message>
+        <source>Delete pool %1? The core refuses while any of its workloads has not ended; its history stays, and reports over the days it lived still count it.</source>
+        <translation>删除资源池 %1？只要其中还有未结束的工作负载，核心就会拒绝；其历史记录会保留，覆盖其存在期间的报告仍会计入它。</translation>
+    </message>
+    <message>
+        <source>Pool %1 unchanged: no core is attached.</source>
+        <translation>资源池 %1 未更改：未连接核心。</translation>
+    </message>
+    <message>
+        <source>Creating pool %1…</source>
+        <translation>正在创建资源池 %1…</translation>
+    </message>
+    <message>
+        <source>Changing pool %1…</source>
+        <translation>正在更改资源池 %1…</translation>
+    </message>
+    <message>
+        <source>Deleting pool %1…</source>
+        <translation>正在删除资源池 %1…</translation>
+    </message>
+    <message>
+        <source>Pool %1 created.</source>
+        <translation>已创建资源池 %1。</translation>
+    </message>
+    <message>
+        <source>Pool %1 not created: %2</source>
+        <translation>未创建资源池 %1：%2</translation>
+    </message>
+    <message>
+        <source>Pool %1 changed.</source>
+        <translation>已更改资源池 %1。</translation>
+    </message>
+    <message>
+        <source>Pool %1 not changed: %2</source>
+        <translation>未更改资源池 %1：%2</translation>
+    </message>
+    <message>
+        <source>Pool %1 deleted.</source>
+        <translation>已删除资源池 %1。</translation>
+    </message>
+    <message>
+        <source>Pool %1 not deleted: %2</source>
+        <translation>未删除资源池 %1：%2</translation>
     </message>
 </context>
 <context>

@@ -317,7 +317,8 @@ json poolJson(const ControlPlane& plane, PoolId id)
     return poolJson(plane, id, plane.measuredPoolUse()[static_cast<std::size_t>(id)]);
 }
 
-// A pool's settings as an audit entry keeps them: its row less what its work holds now.
+} // namespace
+
 json poolSettings(const ControlPlane& plane, PoolId id)
 {
     json settings = poolJson(plane, id);
@@ -326,6 +327,8 @@ json poolSettings(const ControlPlane& plane, PoolId id)
         settings.erase(usage);
     return settings;
 }
+
+namespace {
 
 // A quota field of a pool: a number within [min, max], or `null` for unlimited; absent keeps `value`.
 void readQuota(
@@ -340,10 +343,8 @@ void readQuota(
     }
 }
 
-// A new pool (`base` empty, `name` required) or a change to an existing one: fields absent from the body keep
-// their values in `base`; `null` sets a quota back to unlimited and a tier back to any. Accelerator quotas are an
-// object by kind in share units, as workloads request them (`{"gpu": 2000}`: two whole GPUs, or four halves); a kind
-// absent from it keeps its quota, 0 keeps the pool off that kind, and `null` (for a kind or the whole object) lifts it.
+} // namespace
+
 ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequest> base)
 {
     std::optional<protocol::Error> readError;
@@ -401,8 +402,6 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     r.rejectUnknownFields();
     return checkedRead(readError, std::move(p));
 }
-
-} // namespace
 
 ApiResult<std::uint64_t> cursorSequence(
     std::string_view cursor, const std::string& runId, std::string_view name, std::string_view what)

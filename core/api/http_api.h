@@ -101,6 +101,15 @@ using MetricsSource = std::function<void(std::string& out)>;
 
 struct NodeFingerprints; // http_api.cpp
 
+// A pool's request from an API body: a new pool (`base` empty, `name` required) or a change to an existing one, whose
+// fields absent from the body keep their values in `base`; `null` sets a quota back to unlimited and a tier back to
+// any. Accelerator quotas are an object by kind in share units, as workloads request them (`{"gpu": 2000}`: two whole
+// GPUs, or four halves); a kind absent from it keeps its quota, 0 keeps the pool off that kind, and `null` (for a kind
+// or the whole object) lifts it. `POST /v1/pools`, `PUT /v1/pools/{name}` and the embedded console's pool dialog.
+ApiResult<PoolRequest> parsePoolRequest(const nlohmann::json& body, std::optional<PoolRequest> base);
+// A pool's settings as an audit entry keeps them: its row less what its work holds now.
+nlohmann::json poolSettings(const ControlPlane& plane, PoolId id);
+
 // The sequence of a cursor that a list of `what`s answered in this run of the core (RUN.SEQUENCE, `runId` the
 // control plane's), given as query `name`: 400 when it is not one, 410 when it is from another run (the reader lists
 // them all again). The workloads', the nodes' and the console feed's devices' cursors.

@@ -354,6 +354,57 @@ private Q_SLOTS:
         QVERIFY(approve->toolTip().isEmpty());
     }
 
+    // The demo's core takes the Pools tab's changes too: a pool made, one holding running work refused with the core's
+    // words, the made one deleted; each answered once durable, with a snapshot that shows it.
+    void poolsAreMadeAndDeletedInTheDemo()
+    {
+        QTemporaryDir dir;
+        DemoCoreConfig config;
+        config.demo = test::smallDemo(dir);
+        config.fastForwardMs = 30 * 60'000;
+        config.tick = std::chrono::milliseconds(50);
+        CoreBridge bridge;
+        QSignalSpy changed(&bridge, &CoreBridge::poolChanged);
+        DemoCore core(config, bridge.events());
+        bridge.setBackend(&core);
+        const auto busyPool = [&bridge]() -> std::string {
+            if (const SnapshotPtr s = bridge.latest())
+                for (const PoolRow& p : s->pools)
+                    if (p.workloads > 0 && p.name != "default")
+                        return p.name;
+            return {};
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!busyPool().empty(), 30'000);
+        const auto has = [&bridge](const std::string& name) {
+            const SnapshotPtr s = bridge.latest();
+            return s && std::any_of(s->pools.begin(), s->pools.end(), [&](const PoolRow& p) { return p.name == name; });
+        };
+
+        QVERIFY(bridge.changePool(PoolAction::Create, QStringLiteral("scratch"),
+                    nlohmann::json { { "name", "scratch" }, { "cpuMillis", 1000 } })
+            != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        PoolResult result = changed.takeFirst().at(0).value<PoolResult>();
+        QVERIFY2(result.ok, result.message.c_str());
+        QVERIFY(has("scratch")); // the snapshot that shows it came first
+
+        const std::string busy = busyPool();
+        bridge.changePool(PoolAction::Delete, QString::fromStdString(busy));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        result = changed.takeFirst().at(0).value<PoolResult>();
+        QVERIFY(!result.ok);
+        QVERIFY2(result.message.find("pool " + busy + " still holds") == 0, result.message.c_str());
+        QVERIFY(has(busy));
+
+        bridge.changePool(PoolAction::Delete, QStringLiteral("scratch"));
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        result = changed.takeFirst().at(0).value<PoolResult>();
+        QVERIFY2(result.ok, result.message.c_str());
+        QVERIFY(!has("scratch"));
+        bridge.setBackend(nullptr);
+        core.stop();
+    }
+
     void approveAndRejectThroughTheConsole()
     {
         QVERIFY(m_dir.isValid());

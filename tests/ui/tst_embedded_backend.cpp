@@ -4,7 +4,8 @@
 // starts empty and the joined nodes appear in the snapshot; the rebalancer's proposals are approved in the console as
 // `operator:console`, answered once durable and audited in the database; the API serves the same core to another
 // console (a `RemoteBackend`); a workload dropped on another pool in the console's Pools tree moves there (the next
-// snapshot shows it under that pool), and one the pool's quota cannot hold is refused with the reason shown; a core
+// snapshot shows it under that pool), and one the pool's quota cannot hold is refused with the reason shown; pools are
+// made, changed and deleted from the Pools tab, as the console's, and through the API by another console; a core
 // that cannot bind its agent port, or whose database another core holds, is a clear failure. QT_QPA_PLATFORM=offscreen;
 // no mocks.
 
@@ -18,12 +19,19 @@
 #include "ui/models/roles.h"
 #include "ui/move_text.h"
 #include "ui/views/main_window.h"
+#include "ui/views/pool_dialog.h"
 #include "ui/views/pools_page.h"
 
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QTreeView>
 
 #include <memory>
 
@@ -53,13 +61,21 @@ const ProposalRow* pendingRaise(const SnapshotPtr& snapshot, const std::string& 
     return nullptr;
 }
 
+// The row of `rows` named `name`; null when none is.
+template <typename Row> const Row* named(const std::vector<Row>& rows, const std::string& name)
+{
+    const auto it = std::find_if(rows.begin(), rows.end(), [&name](const Row& r) { return r.name == name; });
+    return it == rows.end() ? nullptr : &*it;
+}
+
+const PoolRow* poolNamed(const SnapshotPtr& snapshot, const std::string& name)
+{
+    return snapshot ? named(snapshot->pools, name) : nullptr;
+}
+
 const WorkloadRow* workloadNamed(const SnapshotPtr& snapshot, const std::string& name)
 {
-    if (snapshot)
-        for (const WorkloadRow& w : snapshot->workloads)
-            if (w.name == name)
-                return &w;
-    return nullptr;
+    return snapshot ? named(snapshot->workloads, name) : nullptr;
 }
 
 // The Pools tree's row of pool `pool`, or of workload `workload` under it (on any of its nodes); invalid when absent.
@@ -105,11 +121,15 @@ private Q_SLOTS:
 
     void agentsJoinAndProposalsAreDecidedInTheConsole();
     void aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot();
+    void poolsAreMadeChangedAndDeletedInTheConsole();
     void busyAgentPortIsAClearFailure();
     void aDatabaseInUseIsAClearFailure();
 
 private:
     Expected<api::DaemonConfig> coreConfig(const QString& db, const QString& agentListen, bool api) const;
+    // The embedded core on `db` with its API, publishing every 200 ms to `bridge` (attached); null, saying why, when
+    // its settings are refused.
+    std::unique_ptr<EmbeddedBackend> startEmbedded(CoreBridge& bridge, const QString& db) const;
 
     QTemporaryDir m_dir;
     QString m_token;
@@ -150,23 +170,32 @@ void TestEmbeddedBackend::cleanupTestCase()
     fixture::stopProcess(m_fleet.get());
 }
 
+std::unique_ptr<EmbeddedBackend> TestEmbeddedBackend::startEmbedded(CoreBridge& bridge, const QString& db) const
+{
+    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), true);
+    if (!config) {
+        qWarning("%s", config.error().message.c_str());
+        return nullptr;
+    }
+    EmbeddedConfig embedded;
+    embedded.core = std::move(*config);
+    embedded.publishInterval = std::chrono::milliseconds(200);
+    auto backend = std::make_unique<EmbeddedBackend>(std::move(embedded), bridge.events());
+    bridge.setBackend(backend.get());
+    return backend;
+}
+
 void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
 {
     const QString db = m_dir.filePath(QStringLiteral("embedded.db"));
     fixture::seedWeekOfHistory(db.toStdString());
     if (QTest::currentTestFailed())
         return;
-    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), true);
-    QVERIFY2(config, config ? "" : config.error().message.c_str());
-
     CoreBridge bridge;
     QStringList failures;
     connect(&bridge, &CoreBridge::coreFailed, this, [&failures](const QString& m) { failures << m; });
-    EmbeddedConfig embedded;
-    embedded.core = std::move(*config);
-    embedded.publishInterval = std::chrono::milliseconds(200);
-    auto backend = std::make_unique<EmbeddedBackend>(std::move(embedded), bridge.events());
-    bridge.setBackend(backend.get());
+    auto backend = startEmbedded(bridge, db);
+    QVERIFY(backend);
 
     // An empty cluster (the seeded pools, no node) until agents join.
     QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() && backend->agentPort() != 0, 10'000);
@@ -255,14 +284,9 @@ void TestEmbeddedBackend::aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot()
     fixture::seedWeekOfHistory(db.toStdString());
     if (QTest::currentTestFailed())
         return;
-    auto config = coreConfig(db, QStringLiteral("127.0.0.1:0"), true);
-    QVERIFY2(config, config ? "" : config.error().message.c_str());
     CoreBridge bridge;
-    EmbeddedConfig embedded;
-    embedded.core = std::move(*config);
-    embedded.publishInterval = std::chrono::milliseconds(200);
-    auto backend = std::make_unique<EmbeddedBackend>(std::move(embedded), bridge.events());
-    bridge.setBackend(backend.get());
+    auto backend = startEmbedded(bridge, db);
+    QVERIFY(backend);
     MainWindow window(bridge);
     PoolsModel& pools = *window.poolsModel();
     auto* page = qobject_cast<PoolsPage*>(window.poolsPage());
@@ -322,6 +346,136 @@ void TestEmbeddedBackend::aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot()
     bridge.setBackend(nullptr);
     backend->stop();
     fixture::stopProcess(&fleet);
+}
+
+// The Pools tab's New, Edit and Delete over the embedded core: a pool made in the dialog (a business line, a tier, a
+// CPU quota of 2.5 cores and no GPU) appears in the snapshot as set; edited back to unlimited CPU and no business line,
+// it changes; a name the API refuses is refused with the API's words; deleted, it goes; the default pool cannot be
+// deleted from the page; each change is audited as the console's. Another console, through the core's API (a
+// `RemoteBackend`), makes a pool too.
+void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
+{
+    const QString db = m_dir.filePath(QStringLiteral("pool-admin.db"));
+    CoreBridge bridge;
+    auto backend = startEmbedded(bridge, db);
+    QVERIFY(backend);
+    MainWindow window(bridge);
+    auto* page = qobject_cast<PoolsPage*>(window.poolsPage());
+    QVERIFY(page);
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() && backend->apiPort() != 0, 10'000);
+    QSignalSpy changed(&bridge, &CoreBridge::poolChanged);
+    const auto answer = [&]() -> PoolResult {
+        if (!QTest::qWaitFor([&] { return !changed.isEmpty(); }, 10'000))
+            return PoolResult { 0, PoolAction::Invalid, {}, false, "no answer within 10 s" };
+        return changed.takeFirst().at(0).value<PoolResult>();
+    };
+
+    PoolDialog fresh(nullptr);
+    fresh.nameEdit()->setText(QStringLiteral("reports"));
+    fresh.businessLineEdit()->setText(QStringLiteral("finance"));
+    fresh.tierBox()->setCurrentIndex(fresh.tierBox()->findData(QStringLiteral("warm")));
+    fresh.cpuBox()->setValue(2.5);
+    fresh.acceleratorBox(0)->setValue(0); // no GPU at all
+    const nlohmann::json body = fresh.body();
+    QCOMPARE(body.value("cpuMillis", 0), 2500);
+    QVERIFY(body["memoryMiB"].is_null()); // unlimited
+    QCOMPARE(body["acceleratorQuota"].value("gpu", -1), 0);
+    QVERIFY(body["acceleratorQuota"]["npu"].is_null());
+    QVERIFY(page->changePool(PoolAction::Create, fresh.poolName(), body) != 0);
+    PoolResult result = answer();
+    QVERIFY2(result.ok, result.message.c_str());
+    QCOMPARE(page->message()->text(), QStringLiteral("Pool reports created."));
+    QTRY_VERIFY_WITH_TIMEOUT(poolNamed(bridge.latest(), "reports"), 5'000);
+    const PoolRow made = *poolNamed(bridge.latest(), "reports");
+    QCOMPARE(made.businessLine, std::string("finance"));
+    QCOMPARE(made.tier, std::string("warm"));
+    QCOMPARE(made.cpuQuotaMillis, std::int64_t { 2500 });
+    QCOMPARE(made.acceleratorQuotaShare[0], std::int64_t { 0 });
+    QCOMPARE(made.acceleratorQuotaShare[1], std::int64_t { -1 });
+
+    // Selected in the tree, it is the pool the buttons act on; its dialog shows its settings.
+    window.catchUp();
+    QTRY_VERIFY_WITH_TIMEOUT(poolsRow(*window.poolsModel(), QStringLiteral("reports")).isValid(), 5'000);
+    page->view()->setCurrentIndex(
+        page->proxy()->mapFromSource(poolsRow(*window.poolsModel(), QStringLiteral("reports"))));
+    QVERIFY(page->selectedPool() && page->selectedPool()->name == "reports");
+    QVERIFY(page->editButton()->isEnabled() && page->deleteButton()->isEnabled());
+    PoolDialog edit(page->selectedPool());
+    QVERIFY(edit.nameEdit()->isReadOnly());
+    QCOMPARE(edit.cpuBox()->value(), 2.5);
+    QCOMPARE(edit.businessLineEdit()->text(), QStringLiteral("finance"));
+    edit.cpuBox()->setValue(0); // unlimited
+    edit.businessLineEdit()->clear();
+    QVERIFY(!edit.body().contains("name"));
+    QVERIFY(page->changePool(PoolAction::Update, edit.poolName(), edit.body()) != 0);
+    result = answer();
+    QVERIFY2(result.ok, result.message.c_str());
+    QCOMPARE(page->message()->text(), QStringLiteral("Pool reports changed."));
+    QTRY_VERIFY_WITH_TIMEOUT(poolNamed(bridge.latest(), "reports")->cpuQuotaMillis == -1, 5'000);
+    QCOMPARE(poolNamed(bridge.latest(), "reports")->businessLine, std::string());
+    QCOMPARE(poolNamed(bridge.latest(), "reports")->tier, std::string("warm")); // kept
+
+    // A name the API refuses, refused with its words.
+    PoolDialog bad(nullptr);
+    bad.nameEdit()->setText(QStringLiteral("-rf"));
+    page->changePool(PoolAction::Create, bad.poolName(), bad.body());
+    result = answer();
+    QVERIFY(!result.ok);
+    QVERIFY2(page->message()->text().contains(QStringLiteral("may not begin with '-'")),
+        qPrintable(page->message()->text()));
+    QVERIFY(page->message()->property("refused").toBool());
+
+    // Another console, through the core's API.
+    RemoteConfig remote;
+    remote.endpoint = *parseConnectUrl("127.0.0.1:" + std::to_string(backend->apiPort()));
+    remote.token = m_token.toStdString();
+    remote.pollInterval = std::chrono::milliseconds(200);
+    CoreBridge other;
+    auto attached = std::make_unique<RemoteBackend>(remote, other.events());
+    other.setBackend(attached.get());
+    QSignalSpy otherChanged(&other, &CoreBridge::poolChanged);
+    other.changePool(PoolAction::Create, QStringLiteral("remote-made"),
+        nlohmann::json { { "name", "remote-made" }, { "cpuMillis", 1000 } });
+    QTRY_COMPARE_WITH_TIMEOUT(otherChanged.size(), 1, 10'000);
+    const PoolResult remoteResult = otherChanged.takeFirst().at(0).value<PoolResult>();
+    QVERIFY2(remoteResult.ok, remoteResult.message.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(poolNamed(bridge.latest(), "remote-made"), 5'000);
+    other.changePool(PoolAction::Delete, QStringLiteral("no-such-pool"));
+    QTRY_COMPARE_WITH_TIMEOUT(otherChanged.size(), 1, 10'000);
+    const PoolResult missing = otherChanged.takeFirst().at(0).value<PoolResult>();
+    QVERIFY(!missing.ok);
+    QVERIFY2(missing.message.find("no pool is named \"no-such-pool\" (HTTP 404)") != std::string::npos,
+        missing.message.c_str());
+    other.setBackend(nullptr);
+    attached->stop();
+
+    QVERIFY(page->changePool(PoolAction::Delete, QStringLiteral("reports")) != 0);
+    result = answer();
+    QVERIFY2(result.ok, result.message.c_str());
+    QCOMPARE(page->message()->text(), QStringLiteral("Pool reports deleted."));
+    QTRY_VERIFY_WITH_TIMEOUT(!poolNamed(bridge.latest(), "reports"), 5'000);
+
+    // The default pool: never deletable from the page.
+    window.catchUp();
+    QTRY_VERIFY_WITH_TIMEOUT(poolsRow(*window.poolsModel(), QStringLiteral("default")).isValid(), 5'000);
+    page->view()->setCurrentIndex(
+        page->proxy()->mapFromSource(poolsRow(*window.poolsModel(), QStringLiteral("default"))));
+    QVERIFY(page->editButton()->isEnabled());
+    QVERIFY(!page->deleteButton()->isEnabled());
+
+    bridge.setBackend(nullptr);
+    backend->stop();
+    auto store = store::openSqliteStore(db.toStdString());
+    QVERIFY(store);
+    auto audit = (*store)->audit(store::AuditQuery {});
+    QVERIFY(audit);
+    QStringList seen;
+    for (const store::AuditEntry& e : *audit)
+        if (e.actor == kConsoleActor && e.target.starts_with("pool "))
+            seen << QString::fromStdString(e.action + " " + e.target + " " + (e.outcome == "ok" ? "ok" : "refused"));
+    QCOMPARE(seen,
+        (QStringList { QStringLiteral("pool.create pool reports ok"), QStringLiteral("pool.update pool reports ok"),
+            QStringLiteral("pool.create pool -rf refused"), QStringLiteral("pool.delete pool reports ok") }));
 }
 
 void TestEmbeddedBackend::busyAgentPortIsAClearFailure()

@@ -12,6 +12,8 @@
 #include "core/report/report.h"
 #include "ui/bridge/console_snapshot.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +39,26 @@ struct CommandOutcome {
     std::string message; // the core's reason when refused, or what happened
 };
 
+// An operator's change to a pool (the Pools tab's New, Edit and Delete): `body` as `POST /v1/pools` and
+// `PUT /v1/pools/{name}` take it (`api::parsePoolRequest`; fields an edit leaves out keep their values), none for a
+// deletion. Applied by the embedded core and the demo on their thread, audited as the console's, or sent to tidepoold.
+enum class PoolAction : std::uint8_t { Invalid = 0, Create, Update, Delete };
+
+struct PoolCommand {
+    std::uint64_t requestId = 0; // chosen by the caller; echoed in the result
+    PoolAction action = PoolAction::Invalid;
+    std::string name;
+    nlohmann::json body = nlohmann::json::object();
+};
+
+struct PoolResult {
+    std::uint64_t requestId = 0;
+    PoolAction action = PoolAction::Invalid;
+    std::string name;
+    bool ok = false;
+    std::string message; // the core's reason when refused (in English, naming the field), or what happened
+};
+
 // A report for File → Export report: built on the core's thread (embedded, demo) or fetched from tidepoold's
 // GET /v1/report (--connect), and answered through `ConsoleEvents::reported`.
 struct ReportCommand {
@@ -56,6 +78,7 @@ struct ConsoleEvents {
     std::function<void(MoveResult)> moved; // the result of a `MoveCommand`
     std::function<void(std::string)> failure; // the core could not start or stopped by itself
     std::function<void(ReportResult)> reported; // the answer to a `ReportCommand`
+    std::function<void(PoolResult)> poolChanged; // the answer to a `PoolCommand`
 };
 
 class ConsoleBackend {
@@ -69,6 +92,9 @@ public:
     virtual void submit(MoveCommand command) = 0;
     // Queues a report; it arrives through `ConsoleEvents::reported` (or the reason it could not be made).
     virtual void submit(ReportCommand command) = 0;
+    // Queues a pool's creation, change or deletion; its result arrives through `ConsoleEvents::poolChanged`, once the
+    // change and its audit entry are durable (or refused, saying why).
+    virtual void submit(PoolCommand command) = 0;
     // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
     virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.

@@ -11,6 +11,7 @@ CoreBridge::CoreBridge(QObject* parent)
     qRegisterMetaType<CommandOutcome>();
     qRegisterMetaType<MoveResult>();
     qRegisterMetaType<ReportResult>();
+    qRegisterMetaType<PoolResult>();
 }
 
 CoreBridge::~CoreBridge() = default;
@@ -35,6 +36,7 @@ ConsoleEvents CoreBridge::events()
     events.moved = [this](MoveResult result) { receive([&] { m_moves.push_back(std::move(result)); }); };
     events.failure = [this](std::string message) { receive([&] { m_failures.push_back(std::move(message)); }); };
     events.reported = [this](ReportResult result) { receive([&] { m_reports.push_back(std::move(result)); }); };
+    events.poolChanged = [this](PoolResult result) { receive([&] { m_pools.push_back(std::move(result)); }); };
     return events;
 }
 
@@ -44,6 +46,7 @@ void CoreBridge::drain()
     std::vector<CommandOutcome> outcomes;
     std::vector<MoveResult> moves;
     std::vector<ReportResult> reports;
+    std::vector<PoolResult> pools;
     std::vector<std::string> failures;
     {
         const std::lock_guard lock(m_mutex);
@@ -51,6 +54,7 @@ void CoreBridge::drain()
         outcomes = std::exchange(m_outcomes, {});
         moves = std::exchange(m_moves, {});
         reports = std::exchange(m_reports, {});
+        pools = std::exchange(m_pools, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
     }
@@ -65,6 +69,8 @@ void CoreBridge::drain()
         Q_EMIT moveFinished(result);
     for (const ReportResult& result : reports)
         Q_EMIT reportFinished(result);
+    for (const PoolResult& result : pools)
+        Q_EMIT poolChanged(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -85,6 +91,15 @@ quint64 CoreBridge::requestReport(const report::ReportRequest& request)
         return 0;
     const quint64 id = m_nextRequest++;
     m_backend->submit(ReportCommand { id, request });
+    return id;
+}
+
+quint64 CoreBridge::changePool(PoolAction action, const QString& name, const nlohmann::json& body)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(PoolCommand { id, action, name.toStdString(), body });
     return id;
 }
 

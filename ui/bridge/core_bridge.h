@@ -41,12 +41,16 @@ public:
     bool refresh();
     // Asks the core for a report; the returned request id comes back in `reportFinished`. 0 without a core.
     quint64 requestReport(const report::ReportRequest& request);
+    // Asks the core to create, change or delete pool `name` (`body` as `PoolCommand` has it); the returned request id
+    // comes back in `poolChanged`. 0 without a core.
+    quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);
     void commandFinished(const tidepool::ui::CommandOutcome& outcome);
     void moveFinished(const tidepool::ui::MoveResult& result);
     void reportFinished(const tidepool::ui::ReportResult& result);
+    void poolChanged(const tidepool::ui::PoolResult& result);
     void coreFailed(const QString& message);
 
 private:
@@ -64,6 +68,7 @@ private:
     std::vector<CommandOutcome> m_outcomes;
     std::vector<MoveResult> m_moves;
     std::vector<ReportResult> m_reports;
+    std::vector<PoolResult> m_pools;
     std::vector<std::string> m_failures;
     bool m_drainQueued = false;
 };
@@ -74,3 +79,4 @@ Q_DECLARE_METATYPE(tidepool::ui::SnapshotPtr)
 Q_DECLARE_METATYPE(tidepool::ui::CommandOutcome)
 Q_DECLARE_METATYPE(tidepool::ui::MoveResult)
 Q_DECLARE_METATYPE(tidepool::ui::ReportResult)
+Q_DECLARE_METATYPE(tidepool::ui::PoolResult)

@@ -164,6 +164,31 @@ void DemoCore::execute(const MoveCommand& command)
     m_driver->move(command, answer); // answered once durable (the driver commits at once)
 }
 
+void DemoCore::submit(PoolCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.poolChanged)
+            m_events.poolChanged(
+                PoolResult { command.requestId, command.action, command.name, false, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::execute(const PoolCommand& command)
+{
+    // As for a move: the snapshot that shows the change, then the answer.
+    auto answer = [this](PoolResult result) {
+        publish();
+        if (m_events.poolChanged)
+            m_events.poolChanged(std::move(result));
+    };
+    if (!m_driver || m_halted)
+        return answer(PoolResult { command.requestId, command.action, command.name, false,
+            m_halted ? "the core has stopped" : "the core is still starting" });
+    m_driver->changePool(command, answer); // answered once durable (the driver commits at once)
+}
+
 void DemoCore::execute(const ProposalCommand& command)
 {
     // As for a move: the snapshot that shows the decision, then the outcome.

@@ -54,6 +54,7 @@ public:
     void submit(ProposalCommand command) override;
     void submit(MoveCommand command) override;
     void submit(ReportCommand command) override;
+    void submit(PoolCommand command) override;
     void refresh() override;
     void stop() override;
 
@@ -64,6 +65,7 @@ private:
     void onTick();
     void execute(const ProposalCommand& command);
     void execute(const MoveCommand& command);
+    void execute(const PoolCommand& command);
     void publish();
 
     DemoCoreConfig m_config;

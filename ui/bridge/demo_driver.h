@@ -35,6 +35,9 @@ public:
     // Moves a workload (an operator's drop on the Tiers board) through `executeMove`; `done` is called with the
     // result once the move and its audit entry are durable (committed before `move` returns).
     void move(const MoveCommand& command, std::function<void(MoveResult)> done);
+    // Creates, changes or deletes a pool through `executePoolCommand`; `done` is called with the result once the change
+    // and its audit entry are durable (committed before `changePool` returns).
+    void changePool(const PoolCommand& command, std::function<void(PoolResult)> done);
     SnapshotPtr snapshot();
 
     sim::ScenarioRun& run() { return *m_run; }

@@ -5,6 +5,7 @@
 #include "ui/bridge/alerts.h"
 #include "ui/bridge/core_thread.h"
 #include "ui/bridge/move_executor.h"
+#include "ui/bridge/pool_executor.h"
 #include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/snapshot_builder.h"
 
@@ -116,6 +117,17 @@ void EmbeddedBackend::submit(ReportCommand command)
     });
 }
 
+void EmbeddedBackend::submit(PoolCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.poolChanged)
+            m_events.poolChanged(
+                PoolResult { command.requestId, command.action, command.name, false, "the core has stopped" });
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
 void EmbeddedBackend::refresh()
 {
     if (m_accepting)
@@ -160,6 +172,20 @@ void EmbeddedBackend::execute(const MoveCommand& command)
         return answer(std::move(result));
     }
     executeMove(m_host->plane(), command, kConsoleActor, answer);
+}
+
+void EmbeddedBackend::execute(const PoolCommand& command)
+{
+    auto answer = [this](PoolResult result) {
+        if (!m_halted)
+            publish(); // the snapshot first, as for a decision
+        if (m_events.poolChanged)
+            m_events.poolChanged(std::move(result));
+    };
+    if (!m_host || m_halted)
+        return answer(PoolResult { command.requestId, command.action, command.name, false,
+            m_halted ? "the core has stopped" : "the core did not start" });
+    executePoolCommand(m_host->plane(), command, kConsoleActor, answer);
 }
 
 void EmbeddedBackend::publish()

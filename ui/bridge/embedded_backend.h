@@ -48,6 +48,7 @@ public:
     void submit(MoveCommand command) override;
     // Built on the core thread from the host's store (`report::buildLiveReport`) with its config's prices.
     void submit(ReportCommand command) override;
+    void submit(PoolCommand command) override;
     void refresh() override;
     void stop() override;
 
@@ -61,6 +62,7 @@ private:
     void arm();
     void execute(const ProposalCommand& command);
     void execute(const MoveCommand& command);
+    void execute(const PoolCommand& command);
     void publish();
 
     EmbeddedConfig m_config;

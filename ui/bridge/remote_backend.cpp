@@ -110,7 +110,7 @@ RemoteBackend::~RemoteBackend()
     stop();
 }
 
-void RemoteBackend::submit(ProposalCommand command)
+void RemoteBackend::enqueue(Command command)
 {
     {
         const std::lock_guard lock(m_mutex);
@@ -121,32 +121,26 @@ void RemoteBackend::submit(ProposalCommand command)
         }
     }
     refuse(command, "the console has stopped");
+}
+
+void RemoteBackend::submit(ProposalCommand command)
+{
+    enqueue(std::move(command));
 }
 
 void RemoteBackend::submit(MoveCommand command)
 {
-    {
-        const std::lock_guard lock(m_mutex);
-        if (!m_stopping) {
-            m_commands.emplace_back(std::move(command));
-            m_wake.notify_one();
-            return;
-        }
-    }
-    refuse(command, "the console has stopped");
+    enqueue(std::move(command));
 }
 
 void RemoteBackend::submit(ReportCommand command)
 {
-    {
-        const std::lock_guard lock(m_mutex);
-        if (!m_stopping) {
-            m_commands.emplace_back(std::move(command));
-            m_wake.notify_one();
-            return;
-        }
-    }
-    refuse(command, "the console has stopped");
+    enqueue(std::move(command));
+}
+
+void RemoteBackend::submit(PoolCommand command)
+{
+    enqueue(std::move(command));
 }
 
 void RemoteBackend::refresh()
@@ -178,6 +172,11 @@ void RemoteBackend::refuse(const Command& command, const std::string& why)
     if (const auto* report = std::get_if<ReportCommand>(&command)) {
         if (m_events.reported)
             m_events.reported(ReportResult { report->requestId, nullptr, why });
+        return;
+    }
+    if (const auto* pool = std::get_if<PoolCommand>(&command)) {
+        if (m_events.poolChanged)
+            m_events.poolChanged(PoolResult { pool->requestId, pool->action, pool->name, false, why });
         return;
     }
     const auto& move = std::get<MoveCommand>(command);
@@ -641,6 +640,39 @@ void RemoteBackend::execute(api::ApiClient& client, const ReportCommand& command
         }
     }
     m_events.reported(std::move(result));
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const PoolCommand& command)
+{
+    if (!m_events.poolChanged)
+        return;
+    PoolResult result { command.requestId, command.action, command.name, false, {} };
+    // Pool names are [A-Za-z0-9._-] (the daemon refuses others), so the path needs no escaping; one that is not is
+    // refused here rather than sent somewhere else.
+    if (command.action != PoolAction::Create
+        && (command.name.empty()
+            || command.name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+                != std::string::npos)) {
+        result.message = "no pool is named \"" + command.name + "\"";
+        return m_events.poolChanged(std::move(result));
+    }
+    const std::string path = "/v1/pools" + (command.action == PoolAction::Create ? std::string() : "/" + command.name);
+    const HttpMethod method = command.action == PoolAction::Create ? HttpMethod::Post
+        : command.action == PoolAction::Update                     ? HttpMethod::Put
+                                                                   : HttpMethod::Delete;
+    auto response = command.action == PoolAction::Delete ? client.request(method, path)
+                                                         : client.request(method, path, command.body.dump());
+    if (!response) {
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+        return m_events.poolChanged(std::move(result));
+    }
+    result.ok = response->status == 200 || response->status == 201;
+    if (!result.ok)
+        result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
+    m_events.poolChanged(std::move(result));
+    // The pools as they are now, at once rather than at the next poll.
+    const std::lock_guard lock(m_mutex);
+    m_refresh = true;
 }
 
 } // namespace tidepool::ui

@@ -97,12 +97,17 @@ public:
     void submit(MoveCommand command) override;
     // GET /v1/report, read with `report::reportFromJson`; answered with the daemon's error when refused.
     void submit(ReportCommand command) override;
+    // POST /v1/pools, PUT /v1/pools/{name} or DELETE /v1/pools/{name}; answered with the daemon's error when refused
+    // (a token without the admin role: 403).
+    void submit(PoolCommand command) override;
     void refresh() override;
     void stop() override;
 
 private:
-    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand>;
+    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand>;
 
+    // Queues a command for the backend's thread; refused at once once stopping.
+    void enqueue(Command command);
     // All on the backend's thread.
     void run();
     bool poll(api::ApiClient& client, std::chrono::milliseconds backoff);
@@ -113,6 +118,7 @@ private:
     void execute(api::ApiClient& client, const ProposalCommand& command);
     void execute(api::ApiClient& client, const MoveCommand& command);
     void execute(api::ApiClient& client, const ReportCommand& command);
+    void execute(api::ApiClient& client, const PoolCommand& command);
     void refuse(const Command& command, const std::string& why);
     void fail(RemoteProblem problem);
 

@@ -686,6 +686,21 @@ QMimeData* PoolsModel::mimeData(const QModelIndexList& indexes) const
     return encodeWorkloads(rows);
 }
 
+const PoolRow* PoolsModel::poolAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return nullptr;
+    const quintptr id = index.internalId();
+    switch (levelOf(id)) {
+    case 0: {
+        const Line& line = m_lines[at(index.row())];
+        return line.pools.size() == 1 ? line.pools.front().row.row : nullptr;
+    }
+    case 1: return m_lines[lineOf(id)].pools[at(index.row())].row.row;
+    default: return m_lines[lineOf(id)].pools[poolOf(id)].row.row;
+    }
+}
+
 PoolsModel::Target PoolsModel::targetOf(const QModelIndex& parent) const
 {
     if (!parent.isValid() || parent.model() != this)

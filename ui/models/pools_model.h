@@ -69,6 +69,10 @@ public:
     // Names compare as they are, case aside (the waiting row's "" first), without building strings.
     std::optional<int> compareSortKeys(const QModelIndex& left, const QModelIndex& right) const override;
 
+    // The pool of a pool row, or the pool a node or workload row is under, or a business line's only pool; null for a
+    // line of several pools and for an index of another model.
+    const PoolRow* poolAt(const QModelIndex& index) const;
+
     Qt::ItemFlags flags(const QModelIndex& index) const override;
     QStringList mimeTypes() const override;
     QMimeData* mimeData(const QModelIndexList& indexes) const override;

@@ -1,11 +1,16 @@
 #include "ui/views/pools_page.h"
 
 #include "ui/bridge/core_bridge.h"
+#include "ui/models/filter_proxy.h"
 #include "ui/models/pools_model.h"
 #include "ui/move_text.h"
+#include "ui/views/pool_dialog.h"
 
 #include <QBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QTreeView>
 
 namespace tidepool::ui {
@@ -13,7 +18,11 @@ namespace tidepool::ui {
 PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     : TablePage(model, true, parent)
     , m_bridge(bridge)
+    , m_model(model)
     , m_message(new QLabel(this))
+    , m_new(new QPushButton(tr("&New pool…"), this))
+    , m_edit(new QPushButton(tr("&Edit pool…"), this))
+    , m_delete(new QPushButton(tr("&Delete pool…"), this))
 {
     auto* hint = new QLabel(tr("Drag a workload onto another pool (the core picks the node) or onto a node of a pool. "
                                "The core checks the target pool quota and the scheduling rules, then moves it or says "
@@ -24,11 +33,46 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     m_message->setWordWrap(true);
     m_message->setMargin(6);
     m_message->setVisible(false);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_new);
+    buttons->addWidget(m_edit);
+    buttons->addWidget(m_delete);
+    buttons->addStretch(1);
     // Between the filter bar and the tree.
     if (auto* box = qobject_cast<QBoxLayout*>(layout())) {
-        box->insertWidget(1, hint);
-        box->insertWidget(2, m_message);
+        box->insertLayout(1, buttons);
+        box->insertWidget(2, hint);
+        box->insertWidget(3, m_message);
     }
+    connect(m_new, &QPushButton::clicked, this, [this] {
+        PoolDialog dialog(nullptr, this);
+        if (dialog.exec() == QDialog::Accepted)
+            changePool(PoolAction::Create, dialog.poolName(), dialog.body());
+    });
+    connect(m_edit, &QPushButton::clicked, this, [this] {
+        const PoolRow* pool = selectedPool();
+        if (!pool)
+            return;
+        PoolDialog dialog(pool, this);
+        if (dialog.exec() == QDialog::Accepted)
+            changePool(PoolAction::Update, dialog.poolName(), dialog.body());
+    });
+    connect(m_delete, &QPushButton::clicked, this, [this] {
+        const PoolRow* pool = selectedPool();
+        if (!pool)
+            return;
+        const QString name = QString::fromStdString(pool->name);
+        if (QMessageBox::question(this, tr("Delete pool %1").arg(name),
+                tr("Delete pool %1? The core refuses while any of its workloads has not ended; its history stays, and "
+                   "reports over the days it lived still count it.")
+                    .arg(name))
+            == QMessageBox::Yes)
+            changePool(PoolAction::Delete, name);
+    });
+    connect(&m_bridge, &CoreBridge::poolChanged, this, &PoolsPage::onPoolChanged);
+    connect(view()->selectionModel(), &QItemSelectionModel::currentChanged, this, &PoolsPage::updateButtons);
+    connect(model, &QAbstractItemModel::modelReset, this, &PoolsPage::updateButtons);
+    updateButtons();
     QTreeView* tree = view();
     tree->setDragDropMode(QAbstractItemView::DragDrop);
     tree->setDefaultDropAction(Qt::MoveAction);
@@ -37,6 +81,59 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     tree->setDropIndicatorShown(true);
     connect(model, &PoolsModel::moveRequested, this, &PoolsPage::onMoveRequested);
     connect(&m_bridge, &CoreBridge::moveFinished, this, &PoolsPage::onMoveFinished);
+}
+
+const PoolRow* PoolsPage::selectedPool() const
+{
+    const QModelIndex current = view()->selectionModel()->currentIndex();
+    return current.isValid() ? m_model->poolAt(proxy()->mapToSource(current)) : nullptr;
+}
+
+void PoolsPage::updateButtons()
+{
+    const PoolRow* pool = selectedPool();
+    m_edit->setEnabled(pool != nullptr);
+    // The default pool holds the workloads that name none: the core never deletes it.
+    m_delete->setEnabled(pool != nullptr && pool->name != "default");
+}
+
+quint64 PoolsPage::changePool(PoolAction action, const QString& name, const nlohmann::json& body)
+{
+    const quint64 request = m_bridge.changePool(action, name, body);
+    if (request == 0) {
+        showMessage(tr("Pool %1 unchanged: no core is attached.").arg(name), true);
+        return 0;
+    }
+    m_poolChanges[request] = action;
+    showMessage(action == PoolAction::Create ? tr("Creating pool %1…").arg(name)
+            : action == PoolAction::Update   ? tr("Changing pool %1…").arg(name)
+                                             : tr("Deleting pool %1…").arg(name),
+        false);
+    return request;
+}
+
+void PoolsPage::onPoolChanged(const PoolResult& result)
+{
+    if (!m_poolChanges.erase(result.requestId))
+        return;
+    const QString name = QString::fromStdString(result.name);
+    const QString why = QString::fromStdString(result.message);
+    switch (result.action) {
+    case PoolAction::Create:
+        showMessage(
+            result.ok ? tr("Pool %1 created.").arg(name) : tr("Pool %1 not created: %2").arg(name, why), !result.ok);
+        break;
+    case PoolAction::Update:
+        showMessage(
+            result.ok ? tr("Pool %1 changed.").arg(name) : tr("Pool %1 not changed: %2").arg(name, why), !result.ok);
+        break;
+    case PoolAction::Delete:
+    case PoolAction::Invalid:
+        showMessage(
+            result.ok ? tr("Pool %1 deleted.").arg(name) : tr("Pool %1 not deleted: %2").arg(name, why), !result.ok);
+        break;
+    }
+    updateButtons();
 }
 
 void PoolsPage::onMoveRequested(qint64 workloadId, const QString& pool, const QString& node)

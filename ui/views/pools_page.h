@@ -5,14 +5,20 @@
 // bridge, and the core's answer shows in the message strip above the tree: where it went, or why not (its pool's
 // quota, the scheduler's reasons, translated). Nothing moves in the tree until a snapshot says so.
 //
+// New pool…, Edit pool… (the selected row's pool) and Delete pool… change pools through the bridge (`PoolCommand`):
+// the core checks the settings as tidepoold's API does, and its answer shows in the same strip ("pool web still holds
+// 2 workloads that have not ended…"). Against a remote tidepoold these need a token with the admin role.
+//
 // Thread affinity: GUI thread. Borrows the bridge and the model.
 
+#include "ui/bridge/console_backend.h"
 #include "ui/bridge/workload_rows.h"
 #include "ui/views/table_page.h"
 
 #include <map>
 
 class QLabel;
+class QPushButton;
 
 namespace tidepool::ui {
 
@@ -25,14 +31,29 @@ public:
     PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent = nullptr);
 
     QLabel* message() const { return m_message; }
+    QPushButton* newButton() const { return m_new; }
+    QPushButton* editButton() const { return m_edit; }
+    QPushButton* deleteButton() const { return m_delete; }
+    // The pool of the selected row (`PoolsModel::poolAt`); null when none.
+    const PoolRow* selectedPool() const;
+    // Sends a pool's creation, change or deletion (what the buttons do once their dialog is accepted) and says so in
+    // the strip; the core's answer replaces it. 0 without a core.
+    quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
 
 private:
+    void onPoolChanged(const PoolResult& result);
+    void updateButtons();
     void onMoveRequested(qint64 workloadId, const QString& pool, const QString& node);
     void onMoveFinished(const MoveResult& result);
     void showMessage(const QString& text, bool refused);
 
     CoreBridge& m_bridge;
+    PoolsModel* m_model;
     QLabel* m_message;
+    QPushButton* m_new;
+    QPushButton* m_edit;
+    QPushButton* m_delete;
+    std::map<quint64, PoolAction> m_poolChanges; // request id → what it asked
     std::map<quint64, qint64> m_inFlight; // request id → workload id
 };
 
