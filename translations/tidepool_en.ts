@@ -1862,6 +1862,10 @@
         <source>FPGA quota (0: none)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>IO weight (100: the default)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>

@@ -1860,6 +1860,10 @@
         <source>FPGA quota (0: none)</source>
         <translation>FPGA 配额（0：不可用）</translation>
     </message>
+    <message>
+        <source>IO weight (100: the default)</source>
+        <translation>IO 权重（100：默认值）</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>

@@ -376,6 +376,7 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     fresh.tierBox()->setCurrentIndex(fresh.tierBox()->findData(QStringLiteral("warm")));
     fresh.cpuBox()->setValue(2.5);
     fresh.acceleratorBox(0)->setValue(0); // no GPU at all
+    fresh.ioWeightBox()->setValue(300);
     const nlohmann::json body = fresh.body();
     QCOMPARE(body.value("cpuMillis", 0), 2500);
     QVERIFY(body["memoryMiB"].is_null()); // unlimited
@@ -392,6 +393,7 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QCOMPARE(made.cpuQuotaMillis, std::int64_t { 2500 });
     QCOMPARE(made.acceleratorQuotaShare[0], std::int64_t { 0 });
     QCOMPARE(made.acceleratorQuotaShare[1], std::int64_t { -1 });
+    QCOMPARE(made.ioWeight, 300);
 
     // Selected in the tree, it is the pool the buttons act on; its dialog shows its settings.
     window.catchUp();
@@ -404,6 +406,7 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QVERIFY(edit.nameEdit()->isReadOnly());
     QCOMPARE(edit.cpuBox()->value(), 2.5);
     QCOMPARE(edit.businessLineEdit()->text(), QStringLiteral("finance"));
+    QCOMPARE(edit.ioWeightBox()->value(), 300);
     edit.cpuBox()->setValue(0); // unlimited
     edit.businessLineEdit()->clear();
     QVERIFY(!edit.body().contains("name"));
@@ -414,6 +417,7 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QTRY_VERIFY_WITH_TIMEOUT(poolNamed(bridge.latest(), "reports")->cpuQuotaMillis == -1, 5'000);
     QCOMPARE(poolNamed(bridge.latest(), "reports")->businessLine, std::string());
     QCOMPARE(poolNamed(bridge.latest(), "reports")->tier, std::string("warm")); // kept
+    QCOMPARE(poolNamed(bridge.latest(), "reports")->ioWeight, 300);
 
     // A name the API refuses, refused with its words.
     PoolDialog bad(nullptr);
@@ -434,6 +438,9 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     auto attached = std::make_unique<RemoteBackend>(remote, other.events());
     other.setBackend(attached.get());
     QSignalSpy otherChanged(&other, &CoreBridge::poolChanged);
+    // It reads the pools' settings from the API, IO weight included.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        poolNamed(other.latest(), "reports") && poolNamed(other.latest(), "reports")->ioWeight == 300, 10'000);
     other.changePool(PoolAction::Create, QStringLiteral("remote-made"),
         nlohmann::json { { "name", "remote-made" }, { "cpuMillis", 1000 } });
     QTRY_COMPARE_WITH_TIMEOUT(otherChanged.size(), 1, 10'000);

@@ -87,6 +87,7 @@ struct PoolRow {
     double acceleratorsMeasured = 0.0;
     double netMeasuredMbps = -1.0; // on the nodes that shape their links; -1: none of its nodes measures it
     int waiting = 0; // its workloads waiting for a place
+    std::int32_t ioWeight = 100; // its block IO weight on its nodes (1..10000)
     bool operator==(const PoolRow&) const = default;
 };
 

@@ -98,6 +98,8 @@ PoolRow poolRow(const json& j)
     row.acceleratorShareUsed = j.at("acceleratorShareUsed").get<std::int64_t>();
     row.memBandwidthQuotaMBps = limitOf(j.at("memBandwidthMBps"));
     row.netBandwidthQuotaMbps = limitOf(j.at("netBandwidthMbps"));
+    const auto io = j.find("ioWeight");
+    row.ioWeight = io != j.end() && io->is_number_integer() ? io->get<std::int32_t>() : 100;
     // Daemons before the accelerator quotas (schema version 7) send neither object: no quota.
     const json quota = j.value("acceleratorQuota", json::object());
     const json used = j.value("acceleratorUsed", json::object());

@@ -97,6 +97,7 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         row.memoryUsedMiB = pool.used.memoryMiB;
         row.memBandwidthQuotaMBps = quotaOrUnlimited(pool.quota.memBandwidthMBps);
         row.netBandwidthQuotaMbps = quotaOrUnlimited(pool.quota.netBandwidthMbps);
+        row.ioWeight = plane.poolIoWeight(pool.id);
         for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
             const auto k = static_cast<std::size_t>(kind);
             row.acceleratorShareUsed += pool.acceleratorUsed[k];

@@ -40,6 +40,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     , m_memory(new QDoubleSpinBox(this))
     , m_memBandwidth(quotaSpin(this, 0, 100'000'000, tr(" MB/s")))
     , m_network(quotaSpin(this, 0, 100'000'000, tr(" Mbit/s")))
+    , m_ioWeight(new QSpinBox(this))
 {
     setWindowTitle(pool ? tr("Edit pool %1").arg(QString::fromStdString(pool->name)) : tr("New pool"));
     m_name->setPlaceholderText(tr("letters, digits, '.', '_' and '-'"));
@@ -57,6 +58,8 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     m_memory->setDecimals(1);
     m_memory->setSpecialValueText(tr("unlimited"));
     m_memory->setSuffix(tr(" GiB"));
+    m_ioWeight->setRange(1, 10'000);
+    m_ioWeight->setValue(100);
     const QString units[] = { tr(" milli-GPUs"), tr(" NPU cores"), tr(" FPGA slots") };
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         m_accelerators[k] = quotaSpin(this, -1, 64'000'000, units[k]);
@@ -71,6 +74,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     form->addRow(tr("Memory quota"), m_memory);
     form->addRow(tr("Memory bandwidth quota"), m_memBandwidth);
     form->addRow(tr("Network quota"), m_network);
+    form->addRow(tr("IO weight (100: the default)"), m_ioWeight);
     form->addRow(tr("GPU quota (1000 a GPU; 0: none)"), m_accelerators[0]);
     form->addRow(tr("NPU quota (0: none)"), m_accelerators[1]);
     form->addRow(tr("FPGA quota (0: none)"), m_accelerators[2]);
@@ -95,6 +99,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
         m_memBandwidth->setValue(static_cast<int>(std::min<std::int64_t>(pool->memBandwidthQuotaMBps, 100'000'000)));
     if (pool->netBandwidthQuotaMbps > 0)
         m_network->setValue(static_cast<int>(std::min<std::int64_t>(pool->netBandwidthQuotaMbps, 100'000'000)));
+    m_ioWeight->setValue(pool->ioWeight);
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         if (pool->acceleratorQuotaShare[k] >= 0)
             m_accelerators[k]->setValue(
@@ -122,6 +127,7 @@ nlohmann::json PoolDialog::body() const
     body["memoryMiB"] = quota(m_memory->value(), 1024.0);
     body["memBandwidthMBps"] = quota(m_memBandwidth->value(), 1.0);
     body["netBandwidthMbps"] = quota(m_network->value(), 1.0);
+    body["ioWeight"] = m_ioWeight->value();
     nlohmann::json accelerators = nlohmann::json::object();
     for (std::size_t k = 0; k < m_accelerators.size(); ++k) {
         const int value = m_accelerators[k]->value();

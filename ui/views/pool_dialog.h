@@ -1,9 +1,9 @@
 #pragma once
 // The Pools tab's New pool… and Edit pool… dialog: a pool's name (new pools only), business line, tier and quotas
 // (CPU, memory, memory and network bandwidth, GPU, NPU and FPGA share units), each quota "unlimited" at its lowest
-// value. `body` is what `POST /v1/pools` and `PUT /v1/pools/{name}` take (`PoolCommand::body`): the core checks it
-// and says what is wrong, in the page's message strip. The IO weight is not shown: an edit keeps it, a new pool gets
-// the default (`tidepoolctl pools create|set --io-weight` sets it).
+// value, and its block IO weight (1..10000, 100 the default). `body` is what `POST /v1/pools` and
+// `PUT /v1/pools/{name}` take (`PoolCommand::body`): the core checks it and says what is wrong, in the page's message
+// strip.
 //
 // Thread affinity: GUI thread.
 
@@ -40,6 +40,7 @@ public:
     QDoubleSpinBox* memoryBox() const { return m_memory; }
     QSpinBox* memBandwidthBox() const { return m_memBandwidth; }
     QSpinBox* networkBox() const { return m_network; }
+    QSpinBox* ioWeightBox() const { return m_ioWeight; }
     QSpinBox* acceleratorBox(int kind) const { return m_accelerators[static_cast<std::size_t>(kind)]; } // 0 gpu
 
 private:
@@ -51,6 +52,7 @@ private:
     QDoubleSpinBox* m_memory; // GiB; 0: unlimited
     QSpinBox* m_memBandwidth; // MB/s; 0: unlimited
     QSpinBox* m_network; // Mbit/s; 0: unlimited
+    QSpinBox* m_ioWeight;
     std::array<QSpinBox*, 3> m_accelerators {}; // gpu, npu, fpga share units; -1: unlimited
 };
 
