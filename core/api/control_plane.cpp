@@ -1980,8 +1980,9 @@ ApiResult<void> ControlPlane::deletePool(const std::string& name)
         const Pool& pool = m_cluster.pool(*id);
         deleted = { name, pool.businessLine,
             pool.tier == Tier::Invalid ? std::string() : std::string(toString(pool.tier)), {}, nowMs() };
-        for (const NodeId node : pool.nodes)
-            deleted.nodes.push_back(m_cluster.node(node).name);
+        if (pool.nodes.size() != m_nodeByName.size())
+            for (const NodeId node : pool.nodes)
+                deleted.nodes.push_back(m_cluster.node(node).name);
     }
     if (auto removed = m_cluster.removePool(*id); !removed)
         return tl::unexpected(ApiError { 409, removed.error().message });

@@ -111,7 +111,11 @@ ClusterFacts clusterFacts(const api::ControlPlane& plane, const api::Rebalancer*
     for (auto it = deleted.rbegin(); it != deleted.rend(); ++it) {
         if (!named.insert(it->name).second)
             continue;
-        facts.pools.push_back(PoolFacts { it->name, it->businessLine, it->tier, it->nodes, it->deletedMs });
+        PoolFacts f { it->name, it->businessLine, it->tier, it->nodes, it->deletedMs };
+        if (f.nodes.empty()) // on every node
+            for (const NodeFacts& n : facts.nodes)
+                f.nodes.push_back(n.name);
+        facts.pools.push_back(std::move(f));
     }
     for (const auto& [id, w] : plane.workloads()) {
         WorkloadFacts f;

@@ -45,7 +45,9 @@ struct DeletedPool {
     std::string name;
     std::string businessLine;
     std::string tier; // "" = any
-    std::vector<std::string> nodes; // the nodes it was carved out of when it was deleted
+    // The nodes it was carved out of when it was deleted; empty: every node (pools are carved out of every node unless
+    // restricted, and a list of 2,000 names for each deletion would say nothing more).
+    std::vector<std::string> nodes;
     std::int64_t deletedMs = 0; // Unix epoch
     bool operator==(const DeletedPool&) const = default;
 };
