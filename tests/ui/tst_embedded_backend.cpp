@@ -130,6 +130,9 @@ private:
     // The embedded core on `db` with its API, publishing every 200 ms to `bridge` (attached); null, saying why, when
     // its settings are refused.
     std::unique_ptr<EmbeddedBackend> startEmbedded(CoreBridge& bridge, const QString& db) const;
+    // Another console on the embedded core's API (a `RemoteBackend` polling every 200 ms with the operator token),
+    // attached to `bridge`.
+    std::unique_ptr<RemoteBackend> attachRemote(CoreBridge& bridge, std::uint16_t apiPort) const;
 
     QTemporaryDir m_dir;
     QString m_token;
@@ -185,6 +188,17 @@ std::unique_ptr<EmbeddedBackend> TestEmbeddedBackend::startEmbedded(CoreBridge& 
     return backend;
 }
 
+std::unique_ptr<RemoteBackend> TestEmbeddedBackend::attachRemote(CoreBridge& bridge, std::uint16_t apiPort) const
+{
+    RemoteConfig remote;
+    remote.endpoint = *parseConnectUrl("127.0.0.1:" + std::to_string(apiPort));
+    remote.token = m_token.toStdString();
+    remote.pollInterval = std::chrono::milliseconds(200);
+    auto attached = std::make_unique<RemoteBackend>(remote, bridge.events());
+    bridge.setBackend(attached.get());
+    return attached;
+}
+
 void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
 {
     const QString db = m_dir.filePath(QStringLiteral("embedded.db"));
@@ -218,13 +232,8 @@ void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
         std::any_of(joined->pools.begin(), joined->pools.end(), [](const PoolRow& p) { return p.name == "web-0"; }));
 
     // The same core through its API, in another console.
-    RemoteConfig remote;
-    remote.endpoint = *parseConnectUrl("127.0.0.1:" + std::to_string(backend->apiPort()));
-    remote.token = m_token.toStdString();
-    remote.pollInterval = std::chrono::milliseconds(200);
     CoreBridge other;
-    auto attached = std::make_unique<RemoteBackend>(remote, other.events());
-    other.setBackend(attached.get());
+    auto attached = attachRemote(other, backend->apiPort());
     QTRY_COMPARE_WITH_TIMEOUT(readyNodes(other.latest()), kNodes, 10'000);
     for (std::size_t i = 0; i < kNodes; ++i)
         QCOMPARE(other.latest()->nodes[i].name, joined->nodes[i].name);
@@ -430,13 +439,8 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QVERIFY(page->message()->property("refused").toBool());
 
     // Another console, through the core's API.
-    RemoteConfig remote;
-    remote.endpoint = *parseConnectUrl("127.0.0.1:" + std::to_string(backend->apiPort()));
-    remote.token = m_token.toStdString();
-    remote.pollInterval = std::chrono::milliseconds(200);
     CoreBridge other;
-    auto attached = std::make_unique<RemoteBackend>(remote, other.events());
-    other.setBackend(attached.get());
+    auto attached = attachRemote(other, backend->apiPort());
     QSignalSpy otherChanged(&other, &CoreBridge::poolChanged);
     // It reads the pools' settings from the API, IO weight included.
     QTRY_VERIFY_WITH_TIMEOUT(
