@@ -328,6 +328,15 @@ json poolSettings(const ControlPlane& plane, PoolId id)
     return settings;
 }
 
+json settingsChanged(const json& before, const json& after)
+{
+    json changed = json::object();
+    for (const auto& [field, value] : after.items())
+        if (before.value(field, json()) != value)
+            changed[field] = json { { "from", before.value(field, json()) }, { "to", value } };
+    return changed;
+}
+
 namespace {
 
 // A quota field of a pool: a number within [min, max], or `null` for unlimited; absent keeps `value`.
@@ -1004,13 +1013,8 @@ net::HttpResponse HttpApi::route(const net::HttpRequest& request, const std::vec
             if (auto updated = m_plane.updatePool(parts[2], *pool); !updated)
                 return failWith(updated.error());
             // The audit entry says what changed, from what to what (a quota lowered, a tier lifted).
-            const json after = poolSettings(m_plane, *existing);
-            json changed = json::object();
-            for (const auto& [field, value] : after.items())
-                if (before.value(field, json()) != value)
-                    changed[field] = json { { "from", before.value(field, json()) }, { "to", value } };
             m_auditTarget = "pool " + parts[2];
-            m_auditDetail["changed"] = std::move(changed);
+            m_auditDetail["changed"] = settingsChanged(before, poolSettings(m_plane, *existing));
             return reply(http::status::ok, poolJson(m_plane, *existing));
         }
         if (parts.size() == 3 && verb == http::verb::delete_) {

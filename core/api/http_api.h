@@ -109,6 +109,9 @@ struct NodeFingerprints; // http_api.cpp
 ApiResult<PoolRequest> parsePoolRequest(const nlohmann::json& body, std::optional<PoolRequest> base);
 // A pool's settings as an audit entry keeps them: its row less what its work holds now.
 nlohmann::json poolSettings(const ControlPlane& plane, PoolId id);
+// What an update changed of `poolSettings`, as its audit entry keeps it: {field: {from, to}} for each field that
+// differs.
+nlohmann::json settingsChanged(const nlohmann::json& before, const nlohmann::json& after);
 
 // The sequence of a cursor that a list of `what`s answered in this run of the core (RUN.SEQUENCE, `runId` the
 // control plane's), given as query `name`: 400 when it is not one, 410 when it is from another run (the reader lists

@@ -45,12 +45,7 @@ api::ApiResult<void> apply(api::ControlPlane& plane, const PoolCommand& command,
         const nlohmann::json before = api::poolSettings(plane, *existing);
         if (auto updated = plane.updatePool(command.name, *request); !updated)
             return updated;
-        const nlohmann::json after = api::poolSettings(plane, *existing);
-        nlohmann::json changed = nlohmann::json::object();
-        for (const auto& [field, value] : after.items())
-            if (before.value(field, nlohmann::json()) != value)
-                changed[field] = { { "from", before.value(field, nlohmann::json()) }, { "to", value } };
-        detail["changed"] = std::move(changed);
+        detail["changed"] = api::settingsChanged(before, api::poolSettings(plane, *existing));
         return {};
     }
     case PoolAction::Delete: {
