@@ -147,6 +147,8 @@ json toJson(const Launch& m)
     // Only a relaunch carries it: a first launch reads the same to agents from before incarnations.
     if (m.incarnation != 0)
         j["incarnation"] = m.incarnation;
+    if (m.memoryLimitMiB != 0)
+        j["memoryLimitMiB"] = m.memoryLimitMiB;
     if (m.poolLimits)
         j["poolLimits"] = toJson(*m.poolLimits);
     return j;
@@ -273,6 +275,13 @@ Launch readLaunch(JsonReader& r)
     }
     m.cpuMillis = r.integer("cpuMillis", 0, kMaxCpuMillis);
     m.memoryMiB = r.integer("memoryMiB", 0, kMaxMemoryMiB);
+    if (r.has("memoryLimitMiB")) {
+        m.memoryLimitMiB = r.integer("memoryLimitMiB", 1, kMaxMemoryMiB);
+        if (r.ok() && m.memoryLimitMiB < m.memoryMiB)
+            r.fail(ErrorCode::OutOfRange, r.pathOf("memoryLimitMiB"),
+                "field `" + r.pathOf("memoryLimitMiB") + "` must be at least `memoryMiB` ("
+                    + std::to_string(m.memoryMiB) + ")");
+    }
     if (const json* devices = r.array("devices", static_cast<std::size_t>(kMaxAccelerators))) {
         for (std::size_t i = 0; i < devices->size() && r.ok(); ++i) {
             const json& d = (*devices)[i];

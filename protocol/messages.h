@@ -291,6 +291,10 @@ struct Launch {
     // set. A node that takes many pools' first launches at once then gets them without a `pools` message for each,
     // whose lists, one pool longer each time, cost the core quadratic time.
     std::optional<PoolLimits> poolLimits {};
+    // The most memory the workload may use (its own cgroup's limit, swap included), at least `memoryMiB`; 0 = none
+    // of its own, only its pool's. On the wire only when set: an agent from before it refuses (as an unknown field)
+    // only a launch that asks for a limit, which it could not have enforced.
+    std::int64_t memoryLimitMiB = 0;
     bool operator==(const Launch&) const = default;
 };
 

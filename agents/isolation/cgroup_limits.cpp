@@ -83,18 +83,27 @@ IsolationExpected<void> writeMemoryV1(const CgroupPaths& pool, const std::string
     return sysfs::writeFile(limit, value);
 }
 
+// A memory limit with no swap beyond it (where the kernel accounts swap), or none.
+IsolationExpected<void> writeMemoryLimit(
+    const CgroupPaths& group, CgroupVersion version, std::optional<std::uint64_t> bytes)
+{
+    if (version == CgroupVersion::V1)
+        return writeMemoryV1(group, bytes ? std::to_string(*bytes) : "-1");
+    if (auto ok = sysfs::writeFile(group.memory / "memory.max", bytes ? std::to_string(*bytes) : "max"); !ok)
+        return ok;
+    if (const auto swap = group.memory / "memory.swap.max"; sysfs::fileExists(swap))
+        return sysfs::writeFile(swap, bytes ? "0" : "max");
+    return {};
+}
+
 IsolationExpected<void> applyV2(const CgroupPaths& pool, const PoolLimits& limits, LimitReport& report)
 {
     const auto cpu = limits.cpuMillis ? std::to_string(std::uint64_t { *limits.cpuMillis } * 100) : "max";
     if (auto ok = sysfs::writeFile(pool.cpu / "cpu.max", cpu + " " + std::to_string(PoolCgroups::kCpuPeriodUsec)); !ok)
         return ok;
 
-    const auto memory = limits.memoryBytes ? std::to_string(*limits.memoryBytes) : std::string("max");
-    if (auto ok = sysfs::writeFile(pool.memory / "memory.max", memory); !ok)
+    if (auto ok = writeMemoryLimit(pool, CgroupVersion::V2, limits.memoryBytes); !ok)
         return ok;
-    if (const auto swap = pool.memory / "memory.swap.max"; sysfs::fileExists(swap))
-        if (auto ok = sysfs::writeFile(swap, limits.memoryBytes ? "0" : "max"); !ok)
-            return ok;
 
     if (pool.io.empty()) {
         if (limits.ioWeight || !limits.ioDevices.empty())
@@ -143,7 +152,7 @@ IsolationExpected<void> applyV1(const CgroupPaths& pool, const PoolLimits& limit
     if (auto ok = sysfs::writeFile(pool.cpu / "cpu.cfs_quota_us", quota); !ok)
         return ok;
 
-    if (auto ok = writeMemoryV1(pool, limits.memoryBytes ? std::to_string(*limits.memoryBytes) : "-1"); !ok)
+    if (auto ok = writeMemoryLimit(pool, CgroupVersion::V1, limits.memoryBytes); !ok)
         return ok;
 
     if (pool.io.empty()) {
@@ -218,6 +227,11 @@ IsolationExpected<void> applyV1(const CgroupPaths& pool, const PoolLimits& limit
 }
 
 } // namespace
+
+IsolationExpected<void> PoolCgroups::limitMemory(const CgroupPaths& group, std::optional<std::uint64_t> bytes) const
+{
+    return writeMemoryLimit(group, m_layout.version, bytes);
+}
 
 IsolationExpected<LimitReport> PoolCgroups::applyLimits(std::string_view pool, const PoolLimits& limits)
 {

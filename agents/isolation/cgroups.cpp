@@ -12,6 +12,8 @@ namespace tidepool::agent {
 
 namespace {
 
+constexpr std::uint64_t kMinMemoryLimitBytes = 4096; // a page
+
 // The directories directly under `dir` (not symlinks to one), in no particular order; none when it cannot be read.
 std::vector<std::filesystem::path> subdirectories(const std::filesystem::path& dir)
 {
@@ -220,8 +222,12 @@ std::uint64_t cpuWeightFor(std::uint64_t cpuMillis)
 }
 
 IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
-    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, std::uint64_t cpuMillis)
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, WorkloadResources own)
 {
+    const std::uint64_t cpuMillis = own.cpuMillis;
+    if (own.memoryLimitBytes != 0 && own.memoryLimitBytes < kMinMemoryLimitBytes)
+        return makeIsolationError(IsolationErrorCode::BadLimit, "memoryLimitBytes",
+            "memoryLimitBytes must be at least 4096 (got " + std::to_string(own.memoryLimitBytes) + ")");
     auto poolDir = poolPaths(pool);
     if (!poolDir)
         return poolDir;
@@ -251,6 +257,9 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
             !written)
             return tl::unexpected(written.error());
     }
+    if (own.memoryLimitBytes != 0)
+        if (auto limited = limitMemory(*paths, own.memoryLimitBytes); !limited)
+            return tl::unexpected(limited.error());
     return paths;
 }
 

@@ -71,6 +71,12 @@ struct CgroupUsage {
 
 // A CPU request as cgroup v1's cpu.shares (1024 a core, at least 2, at most 262144) and as cgroup v2's cpu.weight (the
 // shares mapped onto 1..10000 as runc and Kubernetes map them).
+// What a workload's own cgroup is given beside its pool's limits (`PoolCgroups::createWorkload`); 0 leaves each.
+struct WorkloadResources {
+    std::uint64_t cpuMillis = 0;
+    std::uint64_t memoryLimitBytes = 0;
+};
+
 std::uint64_t cpuSharesFor(std::uint64_t cpuMillis);
 std::uint64_t cpuWeightFor(std::uint64_t cpuMillis);
 
@@ -103,12 +109,16 @@ public:
     // Applies `limits` to an existing pool.
     IsolationExpected<LimitReport> applyLimits(std::string_view pool, const PoolLimits& limits);
     // Creates `wl-<id>` (`wl-<id>@<incarnation>` for a relaunch) under an existing pool (idempotent); on v2 sets
-    // memory.oom.group so that an OOM kill takes the whole workload. With `cpuMillis` (the CPU it asked for), its
-    // weight among the pool's workloads, in proportion, as Kubernetes sets a request (`cpuSharesFor`,
-    // `cpuWeightFor`): cpu.shares (v1) or cpu.weight (v2), so that workloads that compete for the pool's CPU get it in
-    // the ratio of their requests rather than of their threads. 0 leaves the kernel's default.
+    // memory.oom.group so that an OOM kill takes the whole workload. Then what `own` asks (0 leaves each as the kernel
+    // has it):
+    //   - `cpuMillis` (the CPU it asked for): its weight among the pool's workloads, in proportion, as Kubernetes sets
+    //     a request (`cpuSharesFor`, `cpuWeightFor`): cpu.shares (v1) or cpu.weight (v2), so that workloads that
+    //     compete for the pool's CPU get it in the ratio of their requests rather than of their threads;
+    //   - `memoryLimitBytes`: its own memory limit inside the pool's, swap included as for pools (memory.max and
+    //     memory.swap.max 0, or memory.limit_in_bytes and memory.memsw.limit_in_bytes), so that a workload that
+    //     outgrows it is OOM-killed alone rather than its pool-mates with it. At least 4096.
     IsolationExpected<CgroupPaths> createWorkload(
-        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, std::uint64_t cpuMillis = 0);
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, WorkloadResources own = {});
     // The pool's weight beside the other pools: `cpuMillis` is what its running workloads here asked for together (as
     // Kubernetes weighs a pod by its containers' requests), so that a workload's request weighs the same whichever pool
     // it is in. The runner keeps it current (`Runner`).
@@ -153,6 +163,8 @@ public:
 
 private:
     PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes);
+    // The memory limit of `group`, swap included where the kernel accounts it; nullopt = none (cgroup_limits.cpp).
+    IsolationExpected<void> limitMemory(const CgroupPaths& group, std::optional<std::uint64_t> bytes) const;
 
     CgroupLayout m_layout;
     CgroupPaths m_base;

@@ -48,6 +48,7 @@ LaunchSpec launchSpecFor(const protocol::Launch& launch)
     spec.name = launch.name;
     spec.launchDigest = launchDigest(launch);
     spec.cpuMillis = static_cast<std::uint64_t>(std::max<std::int64_t>(0, launch.cpuMillis));
+    spec.memoryLimitBytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, launch.memoryLimitMiB)) << 20;
     return spec;
 }
 
@@ -55,9 +56,11 @@ std::string launchDigest(const protocol::Launch& launch)
 {
     auto devices = launch.devices;
     std::sort(devices.begin(), devices.end()); // which devices, not in which order the core listed them
-    const nlohmann::json what
+    nlohmann::json what
         = { { "name", launch.name }, { "pool", launch.pool }, { "argv", launch.argv }, { "env", launch.env },
               { "cpuMillis", launch.cpuMillis }, { "memoryMiB", launch.memoryMiB }, { "devices", devices } };
+    if (launch.memoryLimitMiB != 0) // only when set: digests of launches without one read as they did before it
+        what["memoryLimitMiB"] = launch.memoryLimitMiB;
     // HMAC with a fixed key is SHA-256 enough here: the digest only tells launches apart, it proves nothing.
     const auto mac = protocol::hmacSha256("tidepool-launch-digest-v1", what.dump());
     if (!mac)

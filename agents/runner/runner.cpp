@@ -206,7 +206,8 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
                     + stopped.error().message);
         }
     }
-    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation, spec.cpuMillis);
+    auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation,
+        { .cpuMillis = spec.cpuMillis, .memoryLimitBytes = spec.memoryLimitBytes });
     if (!cgroup) {
         abandon();
         return tl::unexpected(cgroup.error());

@@ -60,6 +60,9 @@ struct LaunchSpec {
     std::string launchDigest; // what the core asked for (core_launch.h), recorded to tell its launches apart
     // The CPU it asked for: its weight among its pool's workloads (`PoolCgroups::createWorkload`); 0 = the default.
     std::uint64_t cpuMillis = 0;
+    // The most memory it may use, its own cgroup's limit inside its pool's (`PoolCgroups::createWorkload`); 0 = only
+    // the pool's.
+    std::uint64_t memoryLimitBytes = 0;
 };
 
 struct WorkloadStatus {

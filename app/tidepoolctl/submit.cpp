@@ -75,6 +75,7 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
     const std::tuple<const char*, const char*, std::int64_t, std::int64_t> numbers[] = {
         { "--cpu", "cpuMillis", 0, protocol::kMaxCpuMillis },
         { "--memory", "memoryMiB", 0, protocol::kMaxMemoryMiB },
+        { "--memory-limit", "memoryLimitMiB", 1, protocol::kMaxMemoryMiB },
         { "--priority", "priority", -1'000'000, 1'000'000 },
     };
     for (const auto& [option, field, min, max] : numbers)
@@ -143,9 +144,9 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "submit";
     auto parsed = parseOptions(cmd, words,
-        { { "--name" }, { "--cpu" }, { "--memory" }, { "--pool" }, { "--priority" }, { "--latency" }, { "--tier" },
-            { "--isa" }, { "--allow-translation", false }, { "--gpu" }, { "--gpu-share" }, { "--gpu-model" },
-            { "--gpu-memory" }, { "--env" }, { "-f" }, { "--file" } },
+        { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--pool" }, { "--priority" },
+            { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
+            { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "-f" }, { "--file" } },
         true);
     if (!parsed)
         return tl::unexpected(parsed.error());

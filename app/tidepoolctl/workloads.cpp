@@ -43,7 +43,10 @@ void printWorkload(const json& w)
         { "Priority", text(w, "priority") },
         { "Latency", text(w, "latency") },
         { "CPU", cores(integer(w, "cpuMillis")) + " (" + text(w, "cpuMillis") + " millicores)" },
-        { "Memory", mebibytes(integer(w, "memoryMiB")) },
+        { "Memory",
+            mebibytes(integer(w, "memoryMiB"))
+                + (present(w, "memoryLimitMiB") ? ", limited to " + mebibytes(integer(w, "memoryLimitMiB"))
+                                                : std::string(", no limit of its own (its pool's)")) },
     };
     if (present(w, "accelerators"))
         f.emplace_back("Accelerators", acceleratorText(w["accelerators"]));

@@ -1451,6 +1451,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.poolName = poolName;
     live.argv = std::move(request.argv);
     live.env = std::move(request.env);
+    live.memoryLimitMiB = request.memoryLimitMiB;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;
@@ -1620,6 +1621,7 @@ void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
     launch.env = w.env;
     launch.cpuMillis = w.workload.requests.cpuMillis;
     launch.memoryMiB = w.workload.requests.memoryMiB;
+    launch.memoryLimitMiB = w.memoryLimitMiB;
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
     launch.incarnation = w.incarnation;

@@ -137,6 +137,9 @@ struct SubmitRequest {
     std::int64_t deadlineMs = 0; // deferrable: start by then at the latest (Unix ms); 0 = 12 hours after submission
     std::vector<std::string> argv;
     std::vector<std::string> env;
+    // The most memory it may use on its node (its agent's cgroup limit for it, inside its pool's), at least
+    // `requests.memoryMiB`; 0 = none of its own: it shares its pool's limit with its pool-mates there.
+    std::int64_t memoryLimitMiB = 0;
 };
 
 struct LiveWorkload {
@@ -144,6 +147,7 @@ struct LiveWorkload {
     std::string poolName;
     std::vector<std::string> argv;
     std::vector<std::string> env;
+    std::int64_t memoryLimitMiB = 0; // SubmitRequest::memoryLimitMiB
     WorkloadPhase phase = WorkloadPhase::Pending;
     NodeId node = kNoNode; // where it is placed (launching, running, stopping)
     std::vector<DeviceShare> devices;

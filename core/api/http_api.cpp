@@ -101,6 +101,7 @@ struct WorkloadView {
     std::int32_t pid = 0;
     std::int32_t exitCode = 0;
     std::vector<std::string> argv;
+    std::int64_t memoryLimitMiB = 0;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -110,7 +111,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         x.accelerators.any() ? x.accelerators.kind : AcceleratorKind::None, x.accelerators.count,
         x.accelerators.sharePerDevice, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.attempts,
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
-        w.pid, w.exitCode, w.argv };
+        w.pid, w.exitCode, w.argv, w.memoryLimitMiB };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -144,6 +145,8 @@ json workloadJson(const WorkloadView& w)
     }
     if (!w.argv.empty())
         j["command"] = w.argv;
+    if (w.memoryLimitMiB)
+        j["memoryLimitMiB"] = w.memoryLimitMiB;
     return j;
 }
 

@@ -169,6 +169,7 @@ private Q_SLOTS:
     void unlistedPoolsGoOnceTheyHoldNothing();
     void aBaseIsHeldByOneAgentAtATime();
     void memoryPastTheLimitIsOomKilled();
+    void aWorkloadPastItsOwnMemoryLimitIsKilledAlone();
     void exitCodesAndSignalsAreReported();
     void startFailuresAreReported();
     void wrapperPrefixesTheCommand();
@@ -847,6 +848,50 @@ void TestRunner::memoryPastTheLimitIsOomKilled()
     const auto smallFinal = waitFinal(*m_runner, "small");
     QCOMPARE(smallFinal.state, WorkloadState::Killed);
     QCOMPARE(smallFinal.signal, std::optional<int>(SIGTERM));
+}
+
+// A workload's own memory limit (Launch::memoryLimitMiB) holds it inside its pool: it is OOM-killed alone, and a
+// pool-mate that uses more than it did, within the pool's limit, runs on untouched.
+void TestRunner::aWorkloadPastItsOwnMemoryLimitIsKilledAlone()
+{
+    REQUIRE_CGROUPS();
+    PoolLimits limits;
+    limits.memoryBytes = 256ULL << 20;
+    QVERIFY(makePool("mem-256m", limits));
+    LaunchSpec mate = spec("mate", "mem-256m", { TIDEPOOL_RUNNER_HELPER, "hog", "96" });
+    auto mateStatus = m_runner->launch(mate);
+    QVERIFY2(mateStatus, mateStatus ? "" : messageOf(mateStatus.error()).constData());
+    QVERIFY(waitForText(mateStatus->stdoutPath, "allocated 96 MiB"));
+
+    LaunchSpec capped = spec("capped", "mem-256m", { TIDEPOOL_RUNNER_HELPER, "hog", "64" });
+    capped.memoryLimitBytes = 32ULL << 20;
+    auto cappedStatus = m_runner->launch(capped);
+    QVERIFY2(cappedStatus, cappedStatus ? "" : messageOf(cappedStatus.error()).constData());
+    const bool v2 = m_layout->version == CgroupVersion::V2;
+    QCOMPARE(readText(cappedStatus->cgroup.memory / (v2 ? "memory.max" : "memory.limit_in_bytes")),
+        std::string("33554432\n"));
+    const auto final = waitFinal(*m_runner, "capped");
+    QVERIFY2(final.state == WorkloadState::OomKilled,
+        (std::string(workloadStateName(final.state)) + " " + final.reason + " stdout: " + readText(final.stdoutPath))
+            .c_str());
+
+    const auto mateNow = m_runner->status("mate");
+    QVERIFY(mateNow);
+    QCOMPARE(mateNow->state, WorkloadState::Running);
+    const auto usage = m_cgroups->usage(mateNow->cgroup);
+    QVERIFY(usage);
+    QVERIFY2(usage->memoryBytes >= (96ULL << 20), QByteArray::number(qulonglong(usage->memoryBytes)).constData());
+    QCOMPARE(usage->oomKills, std::uint64_t { 0 });
+    QVERIFY(m_runner->stop("mate", 5s));
+    QCOMPARE(waitFinal(*m_runner, "mate").state, WorkloadState::Killed);
+
+    // Below a page the kernel would not take it: refused before anything starts, naming the field.
+    LaunchSpec tiny = spec("tiny", "mem-256m", { "/bin/true" });
+    tiny.memoryLimitBytes = 100;
+    const auto refused = m_runner->launch(tiny);
+    QVERIFY(!refused);
+    QVERIFY2(messageOf(refused.error()).contains("memoryLimitBytes must be at least 4096"),
+        messageOf(refused.error()).constData());
 }
 
 void TestRunner::exitCodesAndSignalsAreReported()

@@ -4,6 +4,7 @@
 // (suspect, lost, re-placed), duplicate node names, cancellation while a node is away, and incarnations: every relaunch
 // of a workload (migrated on its node, requeued) carries a new one, and statuses of older ones are ignored.
 #include "core/api/control_plane.h"
+#include "core/api/workload_spec.h"
 
 #include <QtTest>
 
@@ -184,6 +185,46 @@ private slots:
         m_plane->onWorkloadUpdate("s1", status(id, "oom_killed", 4321, 9));
         QCOMPARE(name(m_plane->workload(id)->phase), name(WorkloadPhase::OomKilled));
         QCOMPARE(m_plane->cluster().node(0).free.cpuMillis, std::int64_t { 4000 }); // released
+    }
+
+    // A submission's own memory limit reaches its launch and stays in what the store keeps of it; one below what it
+    // asked for is refused naming both fields, before anything is placed.
+    void aWorkloadsMemoryLimitGoesWithItsLaunch()
+    {
+        join("s1", "n1");
+        const nlohmann::json body = { { "name", "capped" }, { "cpuMillis", 500 }, { "memoryMiB", 256 },
+            { "memoryLimitMiB", 1024 }, { "command", { "/bin/sleep", "60" } } };
+        auto parsed = api::parseNewSubmission(body);
+        QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
+        QCOMPARE(parsed->memoryLimitMiB, std::int64_t { 1024 });
+        auto id = m_plane->submit(std::move(*parsed));
+        QVERIFY(id);
+        const auto launches = sentOf<protocol::Launch>("s1");
+        QCOMPARE(launches.size(), std::size_t { 1 });
+        QCOMPARE(launches[0].memoryMiB, std::int64_t { 256 });
+        QCOMPARE(launches[0].memoryLimitMiB, std::int64_t { 1024 });
+        const nlohmann::json kept = api::submissionJson(*m_plane->workload(*id), m_plane->cluster());
+        QCOMPARE(kept.value("memoryLimitMiB", std::int64_t { 0 }), std::int64_t { 1024 });
+        auto restored = api::parseSubmitRequest(kept);
+        QVERIFY(restored);
+        QCOMPARE(restored->memoryLimitMiB, std::int64_t { 1024 });
+
+        // Without one, neither the launch nor the kept submission carries one.
+        const WorkloadId plain = submit("plain");
+        QCOMPARE(sentOf<protocol::Launch>("s1").back().memoryLimitMiB, std::int64_t { 0 });
+        QVERIFY(!api::submissionJson(*m_plane->workload(plain), m_plane->cluster()).contains("memoryLimitMiB"));
+
+        nlohmann::json below = body;
+        below["memoryLimitMiB"] = 128;
+        const auto refused = api::parseNewSubmission(below, "workloads[2]");
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 400);
+        QVERIFY2(refused.error().message.find("`workloads[2].memoryLimitMiB` (128) must be at least "
+                                              "`workloads[2].memoryMiB` (256)")
+                != std::string::npos,
+            refused.error().message.c_str());
+        below["memoryLimitMiB"] = 0;
+        QVERIFY(!api::parseNewSubmission(below));
     }
 
     void exitCodesBecomePhases()

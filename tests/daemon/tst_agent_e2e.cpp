@@ -306,6 +306,29 @@ private slots:
             get("/v1/workloads/" + std::to_string(id)).dump().c_str());
     }
 
+    // A workload's own limit (`memoryLimitMiB`) holds it where its pool would not: the default pool here may use the
+    // node's memory, the workload only 48 MiB of it, and its agent's cgroup for it says so.
+    void aWorkloadsOwnMemoryLimitHoldsIt()
+    {
+        const json w
+            = submit({ { "name", "capped-hog" }, { "cpuMillis", 100 }, { "memoryMiB", 16 }, { "memoryLimitMiB", 48 },
+                { "command", { "/bin/sh", "-c", "x=$(head -c 150000000 /dev/zero | tr '\\0' a); echo ${#x}" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        QCOMPARE(w.value("memoryLimitMiB", std::int64_t { 0 }), std::int64_t { 48 });
+        const std::int64_t id = w["id"];
+        QVERIFY2(waitFor([&] { return phaseIs(id, "oom_killed"); }, 20'000),
+            (get("/v1/workloads/" + std::to_string(id)).dump() + "\n" + agentLog().toStdString()).c_str());
+
+        // One below what it asks for is refused, naming the field, and nothing is made of it.
+        const auto refused = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
+            json { { "name", "capped-below" }, { "cpuMillis", 100 }, { "memoryMiB", 64 }, { "memoryLimitMiB", 32 },
+                { "command", { "/bin/true" } } }
+                .dump());
+        QCOMPARE(refused.status, 400);
+        QVERIFY2(refused.body.find("`memoryLimitMiB` (32) must be at least `memoryMiB` (64)") != std::string::npos,
+            refused.body.c_str());
+    }
+
     void exitCodeIsReported()
     {
         const json w = submit({ { "name", "three" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },

@@ -416,9 +416,9 @@ void TestCtl::submitJsonIsTheDaemonsObject()
 {
     const CtlRun run = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("submit"),
         QStringLiteral("--name"), QStringLiteral("nightly"), QStringLiteral("--cpu"), QStringLiteral("250"),
-        QStringLiteral("--memory"), QStringLiteral("128"), QStringLiteral("--priority"), QStringLiteral("5"),
-        QStringLiteral("--latency"), QStringLiteral("batch"), QStringLiteral("--env"), QStringLiteral("MODE=full"),
-        QStringLiteral("--"), QStringLiteral("true") });
+        QStringLiteral("--memory"), QStringLiteral("128"), QStringLiteral("--memory-limit"), QStringLiteral("512"),
+        QStringLiteral("--priority"), QStringLiteral("5"), QStringLiteral("--latency"), QStringLiteral("batch"),
+        QStringLiteral("--env"), QStringLiteral("MODE=full"), QStringLiteral("--"), QStringLiteral("true") });
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.err.isEmpty());
     json j = parsed(run.out);
@@ -427,6 +427,7 @@ void TestCtl::submitJsonIsTheDaemonsObject()
     QCOMPARE(str(j, "/name"), std::string("nightly"));
     QCOMPARE(num(j, "/cpuMillis"), 250);
     QCOMPARE(num(j, "/memoryMiB"), 128);
+    QCOMPARE(num(j, "/memoryLimitMiB"), 512);
     QCOMPARE(num(j, "/priority"), 5);
     QCOMPARE(str(j, "/latency"), std::string("batch"));
     QVERIFY2(at(j, "/command") == json::array({ "true" }), qPrintable(run.out));
@@ -516,6 +517,10 @@ void TestCtl::getShowsOneWorkload()
             QRegularExpression::MultilineOption)));
     QVERIFY(run.out.contains(
         QRegularExpression(QStringLiteral("^Command:\\s+sleep 600$"), QRegularExpression::MultilineOption)));
+    QVERIFY2(
+        run.out.contains(QRegularExpression(QStringLiteral("^Memory:\\s+256Mi, no limit of its own \\(its pool's\\)$"),
+            QRegularExpression::MultilineOption)),
+        qPrintable(run.out));
 
     json j = parsed(
         ctl({ QStringLiteral("get"), QString::fromStdString(m_webId), QStringLiteral("-o"), QStringLiteral("json") })
@@ -1602,6 +1607,10 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
         QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"), QStringLiteral("1"),
         QStringLiteral("--latency"), QStringLiteral("soon") }
                                    << QStringLiteral("--latency");
+    QTest::newRow("--memory-limit below --memory") << QStringList { s, QStringLiteral("--name"), QStringLiteral("x"),
+        QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"), QStringLiteral("64"),
+        QStringLiteral("--memory-limit"),
+        QStringLiteral("32") } << QStringLiteral("`memoryLimitMiB` (32) must be at least `memoryMiB` (64)");
     QTest::newRow("bad --env") << QStringList { s, QStringLiteral("--name"), QStringLiteral("x"),
         QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"), QStringLiteral("1"),
         QStringLiteral("--env"), QStringLiteral("NOEQUALS") }

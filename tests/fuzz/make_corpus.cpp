@@ -77,6 +77,8 @@ std::vector<Seed> seeds()
             Launch { 12, "first-of-gold", "gold", { "/bin/true" }, {}, 100, 16, {}, 0,
                 PoolLimits { "gold", 4000, 8192, 100, 250 } } },
         { "stop-incarnation", Stop { 9, 0, 1 } },
+        { "launch-memory-limit",
+            Launch { 13, "capped", "default", { "/bin/true" }, {}, 100, 64, {}, 0, std::nullopt, 256 } },
     };
     addDefaults(list, std::make_index_sequence<std::variant_size_v<Message>>());
     return list;

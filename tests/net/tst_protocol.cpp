@@ -128,6 +128,7 @@ std::vector<protocol::Message> sampleMessages()
         protocol::Launch { 12, "first-of-gold", "gold", { "/bin/true" }, {}, 0, 0, {}, 0,
             protocol::PoolLimits { "gold", 4000, 8192, 100 } },
         protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
+        protocol::Launch { 13, "capped", "default", { "/bin/true" }, {}, 100, 64, {}, 1, std::nullopt, 256 },
         protocol::Launch { 11, "again", "default", { "/bin/true" }, {}, 0, 0, {}, protocol::kMaxIncarnation },
         protocol::Stop { 9, 0, std::nullopt },
         protocol::Stop { 9, 10'000, 0 },
@@ -704,6 +705,22 @@ void TestProtocol::incarnationIsOptionalOnTheWire()
     QVERIFY(!refused);
     QCOMPARE(refused.error().field, std::string("incarnation"));
     QVERIFY2(refused.error().message.find("`incarnation` is -1") != std::string::npos, refused.error().message.c_str());
+
+    // A workload's own memory limit likewise: only a launch that sets one carries it, and it may not be below what
+    // the workload asked for (an agent would start it only to have the kernel kill it).
+    QVERIFY(!json::parse(protocol::encodeMessage(first)).contains("memoryLimitMiB"));
+    json capped = json::parse(oldLaunch);
+    capped["memoryMiB"] = 512;
+    capped["memoryLimitMiB"] = 256;
+    const auto below = protocol::decodeMessage(capped.dump());
+    QVERIFY(!below);
+    QCOMPARE(below.error().field, std::string("memoryLimitMiB"));
+    QVERIFY2(
+        below.error().message.find("at least `memoryMiB` (512)") != std::string::npos, below.error().message.c_str());
+    capped["memoryLimitMiB"] = 512;
+    const auto equal = protocol::decodeMessage(capped.dump());
+    QVERIFY2(equal, equal ? "" : equal.error().message.c_str());
+    QCOMPARE(std::get<protocol::Launch>(*equal).memoryLimitMiB, 512);
 
     // Likewise the network shaping fields: agents and cores that do not shape neither send nor read them.
     const json pools = json::parse(
