@@ -2064,6 +2064,34 @@
         <source>Pool %1 not deleted: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not %2: that needs the %3 role.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>create pools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>change pools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>delete pools</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>move workloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a pool first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The default pool holds the workloads that name no pool: it is never deleted.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::ProposalDetail</name>
@@ -2520,6 +2548,10 @@ Slots held: %3
     </message>
     <message>
         <source>Moved to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may look but not move workloads: moving them needs the %2 role.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2062,6 +2062,34 @@
         <source>Pool %1 not deleted: %2</source>
         <translation>未删除资源池 %1：%2</translation>
     </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not %2: that needs the %3 role.</source>
+        <translation>您的令牌角色（%1）不能%2：这需要 %3 角色。</translation>
+    </message>
+    <message>
+        <source>create pools</source>
+        <translation>创建资源池</translation>
+    </message>
+    <message>
+        <source>change pools</source>
+        <translation>修改资源池</translation>
+    </message>
+    <message>
+        <source>delete pools</source>
+        <translation>删除资源池</translation>
+    </message>
+    <message>
+        <source>move workloads</source>
+        <translation>迁移工作负载</translation>
+    </message>
+    <message>
+        <source>Select a pool first.</source>
+        <translation>请先选择一个资源池。</translation>
+    </message>
+    <message>
+        <source>The default pool holds the workloads that name no pool: it is never deleted.</source>
+        <translation>默认资源池承载未指定资源池的工作负载：它永远不会被删除。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::ProposalDetail</name>
@@ -2522,6 +2550,10 @@ Slots held: %3
     <message>
         <source>Moved to %1</source>
         <translation>已迁移到 %1</translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may look but not move workloads: moving them needs the %2 role.</source>
+        <translation>您的令牌角色（%1）只能查看、不能迁移工作负载：迁移需要 %2 角色。</translation>
     </message>
 </context>
 </TS>

@@ -10,26 +10,49 @@
 #include "ui/bridge/demo_core.h"
 #include "ui/bridge/snapshot_builder.h"
 #include "ui/bridge/workload_snapshot.h"
+#include "ui/models/filter_proxy.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
 #include "ui/models/tiers_model.h"
 #include "ui/views/main_window.h"
+#include "ui/views/pool_dialog.h"
+#include "ui/views/pools_page.h"
 #include "ui/views/proposals_page.h"
 #include "ui/views/table_page.h"
 #include "ui/views/tiers_page.h"
 
+#include <QComboBox>
+#include <QCompleter>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStringListModel>
 #include <QTabWidget>
 #include <QTest>
 #include <QThread>
+#include <QTreeView>
 
 #include <boost/asio/io_context.hpp>
 
+#include <functional>
+
 using namespace tidepool;
 using namespace tidepool::ui;
+
+namespace {
+
+// A snapshot of a console whose role at its core is `role`, holding what `fill` puts in it, delivered as a core would.
+void deliverAs(CoreBridge& bridge, const char* role, const std::function<void(ConsoleSnapshot&)>& fill)
+{
+    auto s = std::make_shared<ConsoleSnapshot>();
+    s->role = role;
+    fill(*s);
+    bridge.events().snapshot(std::move(s));
+    QCoreApplication::sendPostedEvents(&bridge);
+}
+
+} // namespace
 
 class TestCoreBridge : public QObject {
     Q_OBJECT
@@ -329,16 +352,14 @@ private Q_SLOTS:
         auto* comment = page->findChild<QLineEdit*>(QStringLiteral("commentEdit"));
         QVERIFY(approve && reject && comment);
         const auto deliver = [&bridge](const char* role) {
-            auto s = std::make_shared<ConsoleSnapshot>();
-            s->role = role;
-            ProposalRow p;
-            p.id = 7;
-            p.kind = "quota";
-            p.state = "pending";
-            p.subject = "quota:batch";
-            s->proposals.push_back(p);
-            bridge.events().snapshot(std::move(s));
-            QCoreApplication::sendPostedEvents(&bridge);
+            deliverAs(bridge, role, [](ConsoleSnapshot& s) {
+                ProposalRow p;
+                p.id = 7;
+                p.kind = "quota";
+                p.state = "pending";
+                p.subject = "quota:batch";
+                s.proposals.push_back(p);
+            });
         };
         deliver("viewer");
         QVERIFY(page->select(7));
@@ -352,6 +373,109 @@ private Q_SLOTS:
         QVERIFY(approve->isEnabled());
         QVERIFY(reject->isEnabled());
         QVERIFY(approve->toolTip().isEmpty());
+    }
+
+    // What the console may ask follows its token's role, as the daemon's access rules have it: a viewer drags no
+    // workload and changes no pool, an operator moves workloads but changes no pool, an admin does both; each control
+    // that is off says which role it needs. Against the demo or an embedded core (role "admin") everything is on.
+    void aConsolesRoleDecidesWhatItMayAsk()
+    {
+        CoreBridge bridge;
+        MainWindow window(bridge);
+        auto* pools = qobject_cast<PoolsPage*>(window.poolsPage());
+        QVERIFY(pools);
+        TiersPage* tiers = window.tiersPage();
+        QVERIFY(tiers);
+        auto* tiersHint = tiers->findChild<QLabel*>(QStringLiteral("tiersHint"));
+        auto* poolsHint = pools->findChild<QLabel*>(QStringLiteral("poolsHint"));
+        QVERIFY(tiersHint && poolsHint);
+        QSignalSpy roleChanged(&bridge, &CoreBridge::roleChanged);
+        const auto deliver = [&bridge](const char* role) {
+            deliverAs(bridge, role, [](ConsoleSnapshot& s) {
+                PoolRow web;
+                web.id = 1;
+                web.name = "web";
+                web.businessLine = "search";
+                web.tier = "warm";
+                PoolRow batch;
+                batch.id = 2;
+                batch.name = "batch";
+                batch.businessLine = "ads";
+                s.pools = { web, batch };
+            });
+        };
+        const auto dragsInTiers = [&] {
+            int on = 0;
+            for (const char* tier : { "hot", "warm", "cold" })
+                on += tiers->column(QString::fromLatin1(tier))->dragEnabled() ? 1 : 0;
+            return on;
+        };
+
+        // Not known yet (no snapshot): the core decides, nothing is held back.
+        QCOMPARE(dragsInTiers(), 3);
+        QVERIFY(pools->newButton()->isEnabled());
+
+        deliver("viewer");
+        QCOMPARE(roleChanged.size(), 1);
+        QCOMPARE(bridge.role(), std::string("viewer"));
+        QCOMPARE(dragsInTiers(), 0);
+        QVERIFY(!pools->view()->dragEnabled());
+        QVERIFY2(tiersHint->text().contains(QStringLiteral("(viewer) may look but not move workloads"))
+                && tiersHint->text().contains(QStringLiteral("the operator role")),
+            qPrintable(tiersHint->text()));
+        QVERIFY2(poolsHint->text().contains(QStringLiteral("the operator role")), qPrintable(poolsHint->text()));
+        QVERIFY(!pools->newButton()->isEnabled());
+        QVERIFY2(
+            pools->newButton()->toolTip().contains(QStringLiteral("may not create pools: that needs the admin role")),
+            qPrintable(pools->newButton()->toolTip()));
+
+        deliver("viewer"); // the same role again: no change to announce
+        QCOMPARE(roleChanged.size(), 1);
+
+        deliver("operator");
+        QCOMPARE(roleChanged.size(), 2);
+        QCOMPARE(dragsInTiers(), 3);
+        QVERIFY(pools->view()->dragEnabled());
+        QVERIFY2(tiersHint->text().startsWith(QStringLiteral("Drag a workload")), qPrintable(tiersHint->text()));
+        QVERIFY(!pools->newButton()->isEnabled());
+        QVERIFY(!pools->editButton()->isEnabled());
+        QVERIFY(!pools->deleteButton()->isEnabled());
+        QVERIFY2(pools->editButton()->toolTip().contains(QStringLiteral("(operator) may not change pools")),
+            qPrintable(pools->editButton()->toolTip()));
+
+        deliver("admin");
+        QVERIFY(pools->newButton()->isEnabled());
+        QVERIFY(pools->newButton()->toolTip().isEmpty());
+        QVERIFY(!pools->editButton()->isEnabled()); // nothing selected
+        QCOMPARE(pools->editButton()->toolTip(), QStringLiteral("Select a pool first."));
+
+        // A new pool starts beside the selected one (its line and tier), with the cluster's lines to pick from.
+        window.catchUp();
+        QModelIndex webRow;
+        for (int line = 0; line < pools->proxy()->rowCount() && !webRow.isValid(); ++line) {
+            const QModelIndex parent = pools->proxy()->index(line, 0);
+            for (int row = 0; row < pools->proxy()->rowCount(parent); ++row)
+                if (pools->proxy()->index(row, 0, parent).data().toString() == QStringLiteral("web"))
+                    webRow = pools->proxy()->index(row, 0, parent);
+        }
+        QVERIFY(webRow.isValid());
+        pools->view()->setCurrentIndex(webRow);
+        QVERIFY(pools->selectedPool() && pools->selectedPool()->name == "web");
+        QVERIFY(pools->editButton()->isEnabled() && pools->deleteButton()->isEnabled());
+        PoolDialog fresh(nullptr);
+        pools->prepareDialog(fresh);
+        QCOMPARE(fresh.businessLineEdit()->text(), QStringLiteral("search"));
+        QCOMPARE(fresh.tierBox()->currentData().toString(), QStringLiteral("warm"));
+        QVERIFY(fresh.nameEdit()->text().isEmpty());
+        QVERIFY(fresh.body()["cpuMillis"].is_null()); // quotas stay unlimited
+        QVERIFY(fresh.businessLineEdit()->completer());
+        auto* offered = qobject_cast<QStringListModel*>(fresh.businessLineEdit()->completer()->model());
+        QVERIFY(offered);
+        QCOMPARE(offered->stringList(), (QStringList { QStringLiteral("ads"), QStringLiteral("search") }));
+        // An edit keeps the pool's own settings.
+        PoolDialog edit(pools->selectedPool());
+        edit.startLike(PoolRow {});
+        QCOMPARE(edit.businessLineEdit()->text(), QStringLiteral("search"));
     }
 
     // The demo's core takes the Pools tab's changes too: a pool made, one holding running work refused with the core's

@@ -61,7 +61,11 @@ void CoreBridge::drain()
     // The snapshot first: an outcome's view of the proposal is then already on screen.
     if (snapshot) {
         m_latest = snapshot;
+        const bool roleChanged = snapshot->role != m_role;
+        m_role = snapshot->role;
         Q_EMIT snapshotChanged(m_latest);
+        if (roleChanged)
+            Q_EMIT this->roleChanged();
     }
     for (const CommandOutcome& outcome : outcomes)
         Q_EMIT commandFinished(outcome);

@@ -30,6 +30,9 @@ public:
 
     // The latest snapshot delivered on the GUI thread (null before the first).
     SnapshotPtr latest() const { return m_latest; }
+    // The console's role at its core, of the latest snapshot (`ConsoleSnapshot::role`; empty: not known): what the
+    // pages allow (`roleAllows`). `roleChanged` says when another one arrives (another token after a reconnect).
+    const std::string& role() const { return m_role; }
     // Post a decision to the core; the returned request id comes back in `commandFinished`. 0 without a core.
     quint64 approve(qint64 proposalId, const QString& comment);
     quint64 reject(qint64 proposalId, const QString& comment);
@@ -47,6 +50,7 @@ public:
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);
+    void roleChanged();
     void commandFinished(const tidepool::ui::CommandOutcome& outcome);
     void moveFinished(const tidepool::ui::MoveResult& result);
     void reportFinished(const tidepool::ui::ReportResult& result);
@@ -61,6 +65,7 @@ private:
 
     ConsoleBackend* m_backend = nullptr;
     SnapshotPtr m_latest;
+    std::string m_role;
     quint64 m_nextRequest = 1;
 
     std::mutex m_mutex; // guards everything below

@@ -3,6 +3,7 @@
 #include "ui/labels.h"
 
 #include <QComboBox>
+#include <QCompleter>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -135,6 +136,22 @@ nlohmann::json PoolDialog::body() const
     }
     body["acceleratorQuota"] = std::move(accelerators);
     return body;
+}
+
+void PoolDialog::startLike(const PoolRow& like)
+{
+    if (m_editing)
+        return;
+    m_businessLine->setText(QString::fromStdString(like.businessLine));
+    m_tier->setCurrentIndex(std::max(0, m_tier->findData(QString::fromStdString(like.tier))));
+}
+
+void PoolDialog::suggestBusinessLines(const QStringList& lines)
+{
+    auto* completer = new QCompleter(lines, m_businessLine);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setCompletionMode(QCompleter::UnfilteredPopupCompletion);
+    m_businessLine->setCompleter(completer);
 }
 
 } // namespace tidepool::ui

@@ -28,6 +28,12 @@ public:
     // A new pool (`pool` null) or an edit of `pool`, filled in with its settings.
     PoolDialog(const PoolRow* pool, QWidget* parent = nullptr);
 
+    // A new pool beside `like` (the row selected when New pool… was pressed): its business line and tier to begin
+    // with; the quotas stay unlimited.
+    void startLike(const PoolRow& like);
+    // The business lines the cluster has, offered as the line is typed (a new name is as good: reports take it).
+    void suggestBusinessLines(const QStringList& lines);
+
     bool editing() const { return m_editing; }
     QString poolName() const;
     nlohmann::json body() const;

@@ -1,5 +1,6 @@
 #include "ui/views/pools_page.h"
 
+#include "ui/bridge/console_role.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/pools_model.h"
@@ -20,14 +21,13 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     , m_bridge(bridge)
     , m_model(model)
     , m_message(new QLabel(this))
+    , m_hint(new QLabel(this))
     , m_new(new QPushButton(tr("&New pool…"), this))
     , m_edit(new QPushButton(tr("&Edit pool…"), this))
     , m_delete(new QPushButton(tr("&Delete pool…"), this))
 {
-    auto* hint = new QLabel(tr("Drag a workload onto another pool (the core picks the node) or onto a node of a pool. "
-                               "The core checks the target pool quota and the scheduling rules, then moves it or says "
-                               "why not."),
-        this);
+    QLabel* hint = m_hint;
+    hint->setObjectName(QStringLiteral("poolsHint"));
     hint->setWordWrap(true);
     m_message->setObjectName(QStringLiteral("poolsMoveMessage"));
     m_message->setWordWrap(true);
@@ -46,6 +46,7 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     }
     connect(m_new, &QPushButton::clicked, this, [this] {
         PoolDialog dialog(nullptr, this);
+        prepareDialog(dialog);
         if (dialog.exec() == QDialog::Accepted)
             changePool(PoolAction::Create, dialog.poolName(), dialog.body());
     });
@@ -54,6 +55,7 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
         if (!pool)
             return;
         PoolDialog dialog(pool, this);
+        prepareDialog(dialog);
         if (dialog.exec() == QDialog::Accepted)
             changePool(PoolAction::Update, dialog.poolName(), dialog.body());
     });
@@ -72,15 +74,28 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     connect(&m_bridge, &CoreBridge::poolChanged, this, &PoolsPage::onPoolChanged);
     connect(view()->selectionModel(), &QItemSelectionModel::currentChanged, this, &PoolsPage::updateButtons);
     connect(model, &QAbstractItemModel::modelReset, this, &PoolsPage::updateButtons);
-    updateButtons();
+    connect(&m_bridge, &CoreBridge::roleChanged, this, &PoolsPage::updateButtons);
     QTreeView* tree = view();
     tree->setDragDropMode(QAbstractItemView::DragDrop);
     tree->setDefaultDropAction(Qt::MoveAction);
-    tree->setDragEnabled(true);
     tree->setAcceptDrops(true);
     tree->setDropIndicatorShown(true);
     connect(model, &PoolsModel::moveRequested, this, &PoolsPage::onMoveRequested);
     connect(&m_bridge, &CoreBridge::moveFinished, this, &PoolsPage::onMoveFinished);
+    updateButtons();
+}
+
+void PoolsPage::prepareDialog(PoolDialog& dialog) const
+{
+    QStringList lines;
+    if (const SnapshotPtr snapshot = m_bridge.latest())
+        for (const PoolRow& pool : snapshot->pools)
+            if (!pool.businessLine.empty() && !lines.contains(QString::fromStdString(pool.businessLine)))
+                lines << QString::fromStdString(pool.businessLine);
+    lines.sort(Qt::CaseInsensitive);
+    dialog.suggestBusinessLines(lines);
+    if (const PoolRow* like = selectedPool())
+        dialog.startLike(*like);
 }
 
 const PoolRow* PoolsPage::selectedPool() const
@@ -91,10 +106,36 @@ const PoolRow* PoolsPage::selectedPool() const
 
 void PoolsPage::updateButtons()
 {
+    using boost::beast::http::verb;
+    const std::string& role = m_bridge.role();
+    const auto refusal = [&role](verb method, std::string_view path, const QString& what) {
+        return roleAllows(role, method, path)
+            ? QString()
+            : tr("Your token's role (%1) may not %2: that needs the %3 role.")
+                  .arg(QString::fromStdString(role), what, QString::fromStdString(roleNeeded(method, path)));
+    };
+    const QString mayNotCreate = refusal(verb::post, "/v1/pools", tr("create pools"));
+    const QString mayNotChange = refusal(verb::put, "/v1/pools/p", tr("change pools"));
+    const QString mayNotDelete = refusal(verb::delete_, "/v1/pools/p", tr("delete pools"));
+    const QString mayNotMove = refusal(verb::post, "/v1/workloads/0/move", tr("move workloads"));
+
     const PoolRow* pool = selectedPool();
-    m_edit->setEnabled(pool != nullptr);
+    m_new->setEnabled(mayNotCreate.isEmpty());
+    m_new->setToolTip(mayNotCreate);
+    m_edit->setEnabled(pool != nullptr && mayNotChange.isEmpty());
+    m_edit->setToolTip(!mayNotChange.isEmpty() ? mayNotChange : pool ? QString() : tr("Select a pool first."));
     // The default pool holds the workloads that name none: the core never deletes it.
-    m_delete->setEnabled(pool != nullptr && pool->name != "default");
+    const bool isDefault = pool != nullptr && pool->name == "default";
+    m_delete->setEnabled(pool != nullptr && !isDefault && mayNotDelete.isEmpty());
+    m_delete->setToolTip(!mayNotDelete.isEmpty() ? mayNotDelete
+            : !pool                              ? tr("Select a pool first.")
+            : isDefault ? tr("The default pool holds the workloads that name no pool: it is never deleted.")
+                        : QString());
+    view()->setDragEnabled(mayNotMove.isEmpty());
+    m_hint->setText(mayNotMove.isEmpty()
+            ? tr("Drag a workload onto another pool (the core picks the node) or onto a node of a pool. The core "
+                 "checks the target pool quota and the scheduling rules, then moves it or says why not.")
+            : mayNotMove);
 }
 
 quint64 PoolsPage::changePool(PoolAction action, const QString& name, const nlohmann::json& body)

@@ -7,7 +7,9 @@
 //
 // New pool…, Edit pool… (the selected row's pool) and Delete pool… change pools through the bridge (`PoolCommand`):
 // the core checks the settings as tidepoold's API does, and its answer shows in the same strip ("pool web still holds
-// 2 workloads that have not ended…"). Against a remote tidepoold these need a token with the admin role.
+// 2 workloads that have not ended…"). Against a remote tidepoold these need a token with the admin role, and moves an
+// operator's: the buttons and the drag are off for a token without it (`roleAllows`), saying why. A new pool starts
+// with the selected row's business line and tier, and the dialog suggests the cluster's business lines.
 //
 // Thread affinity: GUI thread. Borrows the bridge and the model.
 
@@ -23,6 +25,7 @@ class QPushButton;
 namespace tidepool::ui {
 
 class CoreBridge;
+class PoolDialog;
 class PoolsModel;
 
 class PoolsPage : public TablePage {
@@ -36,12 +39,17 @@ public:
     QPushButton* deleteButton() const { return m_delete; }
     // The pool of the selected row (`PoolsModel::poolAt`); null when none.
     const PoolRow* selectedPool() const;
+    // What a pool dialog starts from here: the cluster's business lines to suggest, and for a new pool the selected
+    // row's line and tier (`PoolDialog::startLike`).
+    void prepareDialog(PoolDialog& dialog) const;
     // Sends a pool's creation, change or deletion (what the buttons do once their dialog is accepted) and says so in
     // the strip; the core's answer replaces it. 0 without a core.
     quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
 
 private:
     void onPoolChanged(const PoolResult& result);
+    // What the selection and the console's role allow: pools change with the admin role, workloads move with an
+    // operator's; a button that may not says why in its tooltip.
     void updateButtons();
     void onMoveRequested(qint64 workloadId, const QString& pool, const QString& node);
     void onMoveFinished(const MoveResult& result);
@@ -50,6 +58,7 @@ private:
     CoreBridge& m_bridge;
     PoolsModel* m_model;
     QLabel* m_message;
+    QLabel* m_hint;
     QPushButton* m_new;
     QPushButton* m_edit;
     QPushButton* m_delete;

@@ -1,5 +1,6 @@
 #include "ui/views/proposals_page.h"
 
+#include "ui/bridge/console_role.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/labels.h"
 #include "ui/models/filter_proxy.h"
@@ -82,13 +83,7 @@ ProposalsPage::ProposalsPage(CoreBridge& bridge, ProposalsModel* model, QWidget*
     connect(m_reject, &QPushButton::clicked, this, [this] { decide(Decision::Reject); });
     connect(&m_bridge, &CoreBridge::commandFinished, this, &ProposalsPage::onCommandFinished);
     // A role that changes (another token after a reconnect) changes what the buttons allow.
-    connect(&m_bridge, &CoreBridge::snapshotChanged, this, [this](const SnapshotPtr& snapshot) {
-        const std::string role = snapshot ? snapshot->role : std::string();
-        if (role != m_role) {
-            m_role = role;
-            refresh();
-        }
-    });
+    connect(&m_bridge, &CoreBridge::roleChanged, this, &ProposalsPage::refresh);
     refresh();
 }
 
@@ -123,8 +118,8 @@ void ProposalsPage::refresh()
     const bool idle = m_inFlight == 0;
     const bool commented = !m_comment->text().trimmed().isEmpty();
     // The core decides (a viewer's decision is answered 403); the buttons say so before anyone tries.
-    const std::string& role = m_role;
-    const bool mayDecide = role.empty() || role == "operator" || role == "admin";
+    const std::string& role = m_bridge.role();
+    const bool mayDecide = roleAllows(role, boost::beast::http::verb::post, "/v1/proposals/0/approve");
     m_approve->setEnabled(pending && idle && mayDecide);
     m_reject->setEnabled(pending && idle && commented && mayDecide);
     QString why;

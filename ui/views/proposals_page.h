@@ -48,7 +48,6 @@ private:
     QLabel* m_status;
     QLabel* m_scope; // what the list holds: every open proposal, the newest closed ones
     std::optional<std::int64_t> m_selected;
-    std::string m_role; // of the latest snapshot
     quint64 m_inFlight = 0; // the request waiting for its outcome; 0 = none
 };
 

@@ -1,5 +1,6 @@
 #include "ui/views/tiers_page.h"
 
+#include "ui/bridge/console_role.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/labels.h"
 #include "ui/models/tiers_model.h"
@@ -27,11 +28,10 @@ TiersPage::TiersPage(CoreBridge& bridge, TiersModel* model, QWidget* parent)
     , m_bridge(bridge)
     , m_model(model)
     , m_message(new QLabel(this))
+    , m_hint(new QLabel(this))
 {
-    auto* hint = new QLabel(
-        tr("Drag a workload onto another tier (the core picks the node) or onto a node. The core checks the move "
-           "against the scheduler's rules and either makes it or says why not."),
-        this);
+    QLabel* hint = m_hint;
+    hint->setObjectName(QStringLiteral("tiersHint"));
     hint->setWordWrap(true);
     m_message->setObjectName(QStringLiteral("moveMessage"));
     m_message->setWordWrap(true);
@@ -85,7 +85,23 @@ TiersPage::TiersPage(CoreBridge& bridge, TiersModel* model, QWidget* parent)
     });
     connect(m_model, &TiersModel::moveRequested, this, &TiersPage::onMoveRequested);
     connect(&m_bridge, &CoreBridge::moveFinished, this, &TiersPage::onMoveFinished);
+    connect(&m_bridge, &CoreBridge::roleChanged, this, &TiersPage::updateRole);
+    updateRole();
     rootAll();
+}
+
+void TiersPage::updateRole()
+{
+    const std::string& role = m_bridge.role();
+    const bool mayMove = roleAllows(role, boost::beast::http::verb::post, "/v1/workloads/0/move");
+    for (const auto& [header, view] : m_columns)
+        view->setDragEnabled(mayMove);
+    m_hint->setText(mayMove
+            ? tr("Drag a workload onto another tier (the core picks the node) or onto a node. The core checks the "
+                 "move against the scheduler's rules and either makes it or says why not.")
+            : tr("Your token's role (%1) may look but not move workloads: moving them needs the %2 role.")
+                  .arg(QString::fromStdString(role),
+                      QString::fromStdString(roleNeeded(boost::beast::http::verb::post, "/v1/workloads/0/move"))));
 }
 
 QTreeView* TiersPage::column(const QString& tier) const

@@ -37,6 +37,8 @@ private:
     void onMoveRequested(qint64 workloadId, const QString& node, const QString& tier);
     void onMoveFinished(const MoveResult& result);
     void refreshHeaders();
+    // Cards are dragged only where the console's role may move workloads; the hint says which it is.
+    void updateRole();
     void expandGroups(const QModelIndex& parent, int first, int last);
     // Around a layout change of the model: the groups each small tier had, and then opening those it gained.
     void rememberGroups();
@@ -45,6 +47,7 @@ private:
     CoreBridge& m_bridge;
     TiersModel* m_model;
     QLabel* m_message;
+    QLabel* m_hint;
     std::vector<std::pair<QLabel*, QTreeView*>> m_columns; // hot, warm, cold
     std::map<QString, std::set<QString>> m_groupsBefore; // by tier, while the model changes its layout
     std::map<quint64, qint64> m_inFlight; // request id → workload id
