@@ -119,7 +119,7 @@ std::string JsonReader::string(std::string_view key, Alphabet alphabet, std::siz
     }
     for (std::size_t i = 0; i < text.size(); ++i) {
         const auto c = static_cast<unsigned char>(text[i]);
-        if (isControl(c)) {
+        if (isControl(c) && !(alphabet == Alphabet::Lines && (c == '\n' || c == '\t'))) {
             fail(ErrorCode::BadName, path,
                 "field `" + path + "` contains the control character " + hexByte(c) + " at byte " + std::to_string(i));
             return {};

@@ -22,6 +22,7 @@ enum class Alphabet : std::uint8_t {
     Invalid = 0,
     Name, // letters, digits, '.', '_' and '-'
     Text, // any UTF-8 except control characters
+    Lines, // Text with newlines and tabs: a workload's output (`LogReply::data`)
 };
 
 class JsonReader {

@@ -153,6 +153,23 @@ json toJson(const Launch& m)
         j["poolLimits"] = toJson(*m.poolLimits);
     return j;
 }
+json toJson(const LogRequest& m)
+{
+    json j { { "requestId", m.requestId }, { "workloadId", m.workloadId },
+        { "stream", m.stderrStream ? "stderr" : "stdout" }, { "maxBytes", m.maxBytes } };
+    if (m.incarnation != 0)
+        j["incarnation"] = m.incarnation;
+    return j;
+}
+json toJson(const LogReply& m)
+{
+    json j { { "requestId", m.requestId }, { "sizeBytes", m.sizeBytes }, { "truncated", m.truncated } };
+    if (!m.data.empty())
+        j["data"] = m.data;
+    if (!m.error.empty())
+        j["error"] = m.error;
+    return j;
+}
 json toJson(const Stop& m)
 {
     json j { { "workloadId", m.workloadId }, { "graceMs", m.graceMs } };
@@ -303,6 +320,38 @@ Launch readLaunch(JsonReader& r)
             r.fail(ErrorCode::OutOfRange, r.pathOf("poolLimits") + ".name",
                 "field `" + r.pathOf("poolLimits") + ".name` must be the launch's pool, " + m.pool);
     }
+    return m;
+}
+
+LogRequest readLogRequest(JsonReader& r)
+{
+    LogRequest m;
+    m.requestId = r.integer("requestId", 1, kMaxWorkloadId);
+    m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    m.incarnation = optionalIncarnation(r);
+    const std::string stream = r.string("stream", Alphabet::Name, kMaxTokenBytes);
+    if (r.ok() && stream != "stdout" && stream != "stderr")
+        r.fail(
+            ErrorCode::OutOfRange, r.pathOf("stream"), "field `" + r.pathOf("stream") + "` must be stdout or stderr");
+    m.stderrStream = stream == "stderr";
+    m.maxBytes = r.integer("maxBytes", 1, kMaxLogBytes);
+    return m;
+}
+
+LogReply readLogReply(JsonReader& r)
+{
+    LogReply m;
+    m.requestId = r.integer("requestId", 1, kMaxWorkloadId);
+    // U+FFFD takes three bytes where it replaces one.
+    if (r.has("data"))
+        m.data = r.string("data", Alphabet::Lines, 3 * static_cast<std::size_t>(kMaxLogBytes));
+    m.sizeBytes = r.integer("sizeBytes", 0, std::numeric_limits<std::int64_t>::max());
+    m.truncated = r.boolean("truncated");
+    if (r.has("error"))
+        m.error = r.string("error", Alphabet::Text, kMaxTextBytes);
+    if (r.ok() && !m.data.empty() && !m.error.empty())
+        r.fail(ErrorCode::OutOfRange, r.pathOf("error"),
+            "an answer carries `" + r.pathOf("data") + "` or `" + r.pathOf("error") + "`, not both");
     return m;
 }
 
@@ -470,6 +519,10 @@ Expected<Message> decodeObject(const json& root)
         message = readLaunch(r);
     else if (type == "stop")
         message = readStop(r);
+    else if (type == "log_request")
+        message = readLogRequest(r);
+    else if (type == "logs")
+        message = readLogReply(r);
     else
         return makeError(
             ErrorCode::UnknownType, "type", "field `type` names no message of protocol version 1: \"" + type + "\"");
@@ -484,7 +537,7 @@ Expected<Message> decodeObject(const json& root)
 std::string_view typeName(const Message& message)
 {
     static constexpr std::string_view kNames[] = { "hello", "challenge", "auth", "welcome", "reject", "heartbeat",
-        "inventory", "workload_state", "pools", "launch", "stop" };
+        "inventory", "workload_state", "pools", "launch", "stop", "log_request", "logs" };
     static_assert(std::size(kNames) == std::variant_size_v<Message>);
     return kNames[message.index()];
 }
@@ -508,7 +561,7 @@ bool hasFeature(const std::vector<std::string>& features, std::string_view featu
 std::vector<std::string> knownFeatures()
 {
     return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
-        std::string(kFeatureLaunchPool) };
+        std::string(kFeatureLaunchPool), std::string(kFeatureLogs) };
 }
 
 bool isWorkloadState(std::string_view state)

@@ -45,6 +45,7 @@ inline constexpr std::int32_t kMaxIncarnation = 0x7fff'ffff; // launches of one 
 inline constexpr std::int64_t kMaxNetMbps = 10'000'000; // 10 Tbit/s: a link's rate, a pool's share of it
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
+inline constexpr std::int64_t kMaxLogBytes = 256 * 1024; // of a workload's output in one `logs` answer
 inline constexpr std::size_t kMaxFeatures = 64; // entries of a hello's or a welcome's `features`
 
 // What a peer speaks beyond the fields every peer of this version reads: an agent lists its features in its hello,
@@ -61,6 +62,9 @@ inline constexpr std::string_view kFeatureNetShape = "net-shape";
 // the agent makes the pool from it, and the next `pools` message lists it as usual. Such an agent is sent only the
 // pools its workloads use, and removes the others' cgroups; one that does not name it is sent every pool.
 inline constexpr std::string_view kFeatureLaunchPool = "launch-pool";
+// logs: the agent answers a `log_request` with the end of a workload's output (`LogRequest`, `LogReply`). The core asks
+// only an agent that names it.
+inline constexpr std::string_view kFeatureLogs = "logs";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -311,8 +315,33 @@ struct Stop {
     bool operator==(const Stop&) const = default;
 };
 
-using Message
-    = std::variant<Hello, Challenge, Auth, Welcome, Reject, Heartbeat, Inventory, WorkloadUpdate, PoolConfig, Launch, Stop>;
+// Core → agent (one that names kFeatureLogs): the end of one launch's output, for an operator
+// (`GET /v1/workloads/{id}/logs`). The agent answers every request with a `logs` message of its `requestId`.
+struct LogRequest {
+    std::int64_t requestId = 0; // 1 to kMaxWorkloadId, the core's
+    std::int64_t workloadId = 0;
+    std::int32_t incarnation = 0; // which launch; on the wire only when not 0
+    bool stderrStream = false; // `stream`: "stdout" (false) or "stderr"
+    std::int64_t maxBytes = 0; // 1 to kMaxLogBytes: the last this many bytes of the stream
+    bool operator==(const LogRequest&) const = default;
+};
+
+// Agent → core: the answer to a `log_request`. `data` is the stream's last `maxBytes` bytes at most (what the agent
+// keeps: its current file and the one it rotated out), as UTF-8 text: bytes that are not UTF-8, and control characters
+// other than newline and tab, arrive as U+FFFD, a carriage return as a newline. `sizeBytes` is how much the agent
+// holds of the stream, `truncated` whether `data` begins after its beginning. `error` (then no `data`) says why there
+// is none: "workload 12 (incarnation 0) is not held here".
+struct LogReply {
+    std::int64_t requestId = 0;
+    std::string data; // on the wire only when not empty
+    std::int64_t sizeBytes = 0;
+    bool truncated = false;
+    std::string error; // on the wire only when not empty
+    bool operator==(const LogReply&) const = default;
+};
+
+using Message = std::variant<Hello, Challenge, Auth, Welcome, Reject, Heartbeat, Inventory, WorkloadUpdate, PoolConfig,
+    Launch, Stop, LogRequest, LogReply>;
 
 bool isWorkloadState(std::string_view state);
 

@@ -294,6 +294,14 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
             ++m_stats.duplicateLaunches;
         }
         m_connection->sendUpdate(it->second);
+    } else if (const auto* logs = std::get_if<protocol::LogRequest>(&message)) {
+        // Answered, as the real agent answers every request, with why there is nothing to show.
+        protocol::LogReply reply;
+        reply.requestId = logs->requestId;
+        reply.error = "node " + m_spec.name
+            + " is simulated (tidepool-fleet): its workloads run nothing and write no "
+              "output";
+        m_connection->sendLogs(reply);
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_workloads.find(stop->workloadId);
         if (it == m_workloads.end() || (stop->incarnation && *stop->incarnation != it->second.incarnation)) {

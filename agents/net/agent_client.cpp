@@ -172,7 +172,8 @@ void AgentClient::handleFrame(const std::string& payload)
             m_events.welcomed(*welcome);
     } else if (m_state == State::Joined
         && (std::holds_alternative<protocol::PoolConfig>(*message) || std::holds_alternative<protocol::Launch>(*message)
-            || std::holds_alternative<protocol::Stop>(*message))) {
+            || std::holds_alternative<protocol::Stop>(*message)
+            || std::holds_alternative<protocol::LogRequest>(*message))) {
         if (m_events.command)
             m_events.command(*message);
     } else {

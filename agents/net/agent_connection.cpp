@@ -219,4 +219,9 @@ bool AgentConnection::sendUpdate(const protocol::WorkloadStatus& status)
     return joined() && m_client->sendJoined(protocol::WorkloadUpdate { status });
 }
 
+bool AgentConnection::sendLogs(const protocol::LogReply& reply)
+{
+    return joined() && m_client->sendJoined(reply);
+}
+
 } // namespace tidepool::agent

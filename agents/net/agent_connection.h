@@ -67,6 +67,8 @@ public:
     void stop();
     // Sends a workload's new state now when joined; false otherwise (the next inventory carries it).
     bool sendUpdate(const protocol::WorkloadStatus& status);
+    // Answers a `log_request` now when joined; false otherwise (the core has given up on it: a new session asks again).
+    bool sendLogs(const protocol::LogReply& reply);
 
     bool joined() const { return m_client && m_client->state() == AgentClient::State::Joined; }
     const AgentConnectionStats& stats() const { return m_stats; }

@@ -12,6 +12,7 @@
 #include "agents/isolation/pool_notes.h"
 #include "agents/net/agent_connection.h"
 #include "agents/runner/core_commands.h"
+#include "agents/runner/log_tail.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/pool_usage.h"
 #include "agents/telemetry/sampler.h"
@@ -450,6 +451,12 @@ int main(int argc, char** argv)
                 logLine(line);
             for (const protocol::WorkloadStatus& answer : outcome.answers)
                 connection->sendUpdate(answer);
+        } else if (const auto* logs = std::get_if<protocol::LogRequest>(&message)) {
+            // At most kMaxLogBytes from two files: read here, on the agent's one thread, as its polls read them.
+            const auto held = runner->status(
+                std::to_string(logs->workloadId), static_cast<std::uint32_t>(std::max(0, logs->incarnation)));
+            connection->sendLogs(held ? agent::answerLogRequest(*logs, held->stdoutPath, held->stderrPath)
+                                      : agent::answerLogRequest(*logs, {}, {}));
         } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
             const agent::CommandOutcome outcome = agent::applyStop(*runner, *stop);
             for (const std::string& line : outcome.log)

@@ -17,6 +17,8 @@ Result<void> list(Session& session, const Words& words);
 Result<void> workloadCommand(Session& session, const std::string& command, const Words& words);
 // The workload table of `list`, also printed by `submit` for what it submitted.
 void printWorkloads(const json& list);
+// The end of a workload's output, from the agent that holds it (`logs ID [--stderr] [--bytes N]`).
+Result<void> logs(Session& session, const Words& words);
 // An operator's move onto a node, a tier or into a pool (move.cpp); a refusal is exit 1 with the scheduler's reasons.
 Result<void> move(Session& session, const Words& words);
 

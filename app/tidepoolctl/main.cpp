@@ -43,6 +43,9 @@ Commands:
   get ID                       one workload
   list [--phase P] [--node N] [--limit K] [--after ID]
   why ID                       why a workload is pending, or why it runs where it does
+  logs ID [--stderr] [--bytes N]
+                               the end of a workload's output (the last 64 KiB of stdout by default, at most
+                               262144 bytes), read from the agent of its node, running or ended (operator role)
   cancel ID
   move ID (--node N | --tier hot|warm|cold | --pool P)
                                moves a waiting or running workload: onto node N, onto the best node of a tier,
@@ -188,6 +191,7 @@ constexpr std::pair<std::string_view, Command> kCommands[] = {
     { "get", [](Session& s, const Words& w) { return workloadCommand(s, "get", w); } },
     { "why", [](Session& s, const Words& w) { return workloadCommand(s, "why", w); } },
     { "cancel", [](Session& s, const Words& w) { return workloadCommand(s, "cancel", w); } },
+    { "logs", logs },
     { "move", move },
     { "nodes", nodes },
     { "pools", pools },

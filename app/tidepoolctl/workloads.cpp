@@ -146,6 +146,49 @@ Result<void> list(Session& session, const std::vector<std::string>& words)
     });
 }
 
+Result<void> logs(Session& session, const std::vector<std::string>& words)
+{
+    const std::string cmd = "logs";
+    auto parsed = parseOptions(cmd, words, { { "--stderr", false }, { "--bytes" } });
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    auto id = idValue(cmd, *parsed, "workload ID", protocol::kMaxWorkloadId);
+    if (!id)
+        return tl::unexpected(id.error());
+    std::string target = "/v1/workloads/" + *id + "/logs?stream=" + (parsed->has("--stderr") ? "stderr" : "stdout");
+    if (const auto bytes = parsed->last("--bytes")) {
+        auto n = integerValue(cmd, "--bytes", *bytes, 1, protocol::kMaxLogBytes);
+        if (!n)
+            return tl::unexpected(n.error());
+        target += "&bytes=" + std::to_string(*n);
+    }
+    return session.callAndShow(HttpMethod::Get, target, [](const json& j) {
+        // The agent sent text of lines and tabs; each line is made safe for the terminal as every other text is.
+        const std::string data = present(j, "data") && j["data"].is_string() ? j["data"].get<std::string>() : "";
+        std::string out;
+        for (std::size_t start = 0; start < data.size();) {
+            const std::size_t end = std::min(data.find('\n', start), data.size());
+            const std::string_view line = std::string_view(data).substr(start, end - start);
+            for (std::size_t from = 0; from <= line.size();) {
+                const std::size_t tab = std::min(line.find('\t', from), line.size());
+                out += terminalSafe(line.substr(from, tab - from));
+                if (tab < line.size())
+                    out += '\t';
+                from = tab + 1;
+            }
+            out += '\n';
+            start = end + 1;
+        }
+        std::fputs(out.c_str(), stdout);
+        if (j.value("truncated", false))
+            std::fprintf(stderr, "%s\n",
+                terminalSafe("tidepoolctl: the last " + std::to_string(data.size()) + " bytes of "
+                    + text(j, "sizeBytes") + " that node " + text(j, "node") + " keeps of its " + text(j, "stream")
+                    + " (--bytes for more, up to " + std::to_string(protocol::kMaxLogBytes) + ")")
+                    .c_str());
+    });
+}
+
 Result<void> workloadCommand(Session& session, const std::string& cmd, const std::vector<std::string>& words)
 {
     auto parsed = parseOptions(cmd, words, {});

@@ -26,8 +26,11 @@ std::optional<Role> parseRole(std::string_view text)
 Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
 {
     const std::string resource = parts.size() > 1 ? parts[1] : std::string();
+    // A workload's output may hold what its owner would not show everyone (addresses, keys printed by mistake): an
+    // operator's, as the audit log is.
+    const bool logs = resource == "workloads" && parts.size() == 4 && parts[3] == "logs";
     if (verb == http::verb::get || verb == http::verb::head)
-        return resource == "audit" ? Role::Operator : Role::Viewer;
+        return resource == "audit" || logs ? Role::Operator : Role::Viewer;
     if (resource == "workloads"
         && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::delete_ && parts.size() == 3)))
         return Role::Operator;
@@ -74,7 +77,7 @@ std::vector<http::verb> allowedMethods(const std::vector<std::string>& parts)
         return {};
     }
     if (parts.size() == 4) {
-        if (resource == "workloads" && parts[3] == "why")
+        if (resource == "workloads" && (parts[3] == "why" || parts[3] == "logs"))
             return { get, head };
         if ((resource == "workloads" && parts[3] == "move")
             || (resource == "proposals" && (parts[3] == "approve" || parts[3] == "reject")))

@@ -996,6 +996,17 @@ void ControlPlane::onLeft(const std::string& sessionId, const std::string& reaso
     if (!node)
         return;
     m_nodeBySession.erase(sessionId);
+    // Reads of output this agent was asked for end now: it will not answer them.
+    std::vector<std::int64_t> unanswered;
+    for (const auto& [requestId, wait] : m_logsWaits)
+        if (wait.sessionId == sessionId)
+            unanswered.push_back(requestId);
+    for (const std::int64_t requestId : unanswered) {
+        LogsAnswer answer;
+        answer.status = 503;
+        answer.error = "the agent of node " + m_cluster.node(node->id).name + " left before answering (" + reason + ")";
+        endLogsWait(requestId, std::move(answer));
+    }
     node->sessionId.clear();
     node->poolsSent.clear();
     forgetLaunches(*node);

@@ -110,10 +110,27 @@ struct ControlPlaneConfig {
     std::size_t maxWorkloads = 1'000'000; // known at once (pending, running and the last finished ones)
     std::size_t keepFinished = 10'000; // finished workloads kept for queries; older ones are forgotten
     std::size_t keepEvents = 10'000; // the latest placements, phase and node changes and audited actions (`events`)
+    // How long an operator's read of a workload's output (`queryLogs`) waits for its agent's answer.
+    std::chrono::milliseconds logsTimeout { 10'000 };
     // The wall clock (Unix epoch ms) that stamps submissions, placements, history, proposals and carbon windows;
     // empty = the system clock. A simulation (`tidepool-sim scenario`) runs the whole core on simulated days with it.
     std::function<std::int64_t()> clock;
 };
+
+// An operator's read of the end of a workload's output (`ControlPlane::queryLogs`, `GET /v1/workloads/{id}/logs`).
+struct LogsQuery {
+    WorkloadId workload = 0;
+    bool stderrStream = false;
+    std::int64_t maxBytes = 64 * 1024; // 1 to protocol::kMaxLogBytes: the last this many bytes
+};
+struct LogsAnswer {
+    int status = 200; // an HTTP status: 200 with `reply`, else `error` says why there is none
+    std::string error;
+    std::string node; // where it was asked
+    std::int32_t incarnation = 0; // of which launch
+    protocol::LogReply reply; // the agent's answer (its own `error` when it holds none: a 404 here)
+};
+using LogsDone = std::function<void(LogsAnswer)>;
 
 // How the control plane reaches agents: the agent server in the daemon, a recorder in tests.
 struct AgentLink {
@@ -348,6 +365,15 @@ public:
     void onHeartbeat(const std::string& sessionId, const protocol::Heartbeat& heartbeat);
     void onWorkloadUpdate(const std::string& sessionId, const protocol::WorkloadStatus& status);
     void onLeft(const std::string& sessionId, const std::string& reason);
+    void onLogReply(const std::string& sessionId, const protocol::LogReply& reply);
+
+    // Asks the agent of the node a workload runs on, or last ran on (an ended workload's output stays with its agent
+    // until the agent's retention removes its record), for the end of its output. `done` runs once, on the core's
+    // thread: with the agent's answer; at once with why there is none (no such workload, 404; not placed now, 409;
+    // its node not joined now or its agent from before logs, 503; `kMaxLogQueries` waiting already, 503); with 503
+    // when its agent leaves before answering, 504 when no answer comes within `ControlPlaneConfig::logsTimeout`.
+    static constexpr std::size_t kMaxLogQueries = 64;
+    void queryLogs(const LogsQuery& query, LogsDone done);
 
     // API operations.
     ApiResult<WorkloadId> submit(SubmitRequest request);
@@ -551,6 +577,16 @@ private:
     Expected<void> restoreBooting(const std::map<std::string, std::string>& meta);
     void flush();
 
+    // Reads of workloads' output waiting for their agents (`queryLogs`), by request id.
+    struct LogsWait {
+        std::string sessionId;
+        LogsAnswer answer; // node and incarnation filled in when asked
+        LogsDone done;
+        std::unique_ptr<boost::asio::steady_timer> timeout;
+    };
+    void endLogsWait(std::int64_t requestId, LogsAnswer answer);
+    std::map<std::int64_t, LogsWait> m_logsWaits;
+    std::int64_t m_nextLogsRequest = 1;
     boost::asio::io_context& m_io;
     ControlPlaneConfig m_config;
     AgentLink m_link;

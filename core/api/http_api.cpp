@@ -598,6 +598,8 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         return listNodes(query, std::move(respond));
     if (verb == http::verb::get && parts.size() == 2 && parts[1] == "workloads")
         return listWorkloads(query, std::move(respond));
+    if (verb == http::verb::get && parts.size() == 4 && parts[1] == "workloads" && parts[3] == "logs")
+        return workloadLogs(parts[2], query, std::move(respond));
     const bool proposals = parts.size() >= 2 && (parts[1] == "proposals" || parts[1] == "evaluate");
     m_auditTarget = path;
     m_auditDetail = json::object();
@@ -722,6 +724,44 @@ void HttpApi::listNodes(std::string_view query, net::HttpRespond respond)
             return reply(http::status::ok, answer);
         },
         std::move(respond));
+}
+
+void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::HttpRespond respond)
+{
+    const auto fail = [&](int status, const std::string& message) {
+        ++m_stats.clientErrors;
+        respond(errorReply(status, message));
+    };
+    LogsQuery logs;
+    const auto workload = parseId(id);
+    if (!workload)
+        return fail(400, "workload id \"" + clipText(id, 64) + "\" is not a positive integer");
+    logs.workload = *workload;
+    if (const auto stream = queryValue(query, "stream")) {
+        if (*stream != "stdout" && *stream != "stderr")
+            return fail(400, "query `stream` must be stdout or stderr");
+        logs.stderrStream = *stream == "stderr";
+    }
+    if (const auto bytes = queryValue(query, "bytes")) {
+        const auto parsed = parseId(*bytes);
+        if (!parsed || *parsed > protocol::kMaxLogBytes)
+            return fail(
+                400, "query `bytes` must be a whole number of bytes, 1 to " + std::to_string(protocol::kMaxLogBytes));
+        logs.maxBytes = *parsed;
+    }
+    m_plane.queryLogs(logs,
+        [this, alive = std::weak_ptr<int>(m_alive), logs, respond = std::move(respond)](LogsAnswer answer) mutable {
+            if (answer.status != 200) {
+                if (alive.lock() && answer.status < 500)
+                    ++m_stats.clientErrors;
+                return respond(errorReply(answer.status, answer.error));
+            }
+            const protocol::LogReply& r = answer.reply;
+            respond(reply(http::status::ok,
+                json { { "id", logs.workload }, { "node", answer.node }, { "incarnation", answer.incarnation },
+                    { "stream", logs.stderrStream ? "stderr" : "stdout" }, { "sizeBytes", r.sizeBytes },
+                    { "truncated", r.truncated }, { "data", r.data } }));
+        });
 }
 
 void HttpApi::listWorkloads(std::string_view query, net::HttpRespond respond)

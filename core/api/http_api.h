@@ -13,6 +13,12 @@
 //                                        cursor of another run of the daemon (it restarted) is a 410
 //   GET    /v1/workloads/{id}
 //   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
+//   GET    /v1/workloads/{id}/logs[?stream=stdout|stderr&bytes=N]   the end of its output (default the last 64 KiB
+//                                        of stdout, at most 256 KiB), from the agent that holds it: {"id", "node",
+//                                        "incarnation", "stream", "sizeBytes" (what the agent keeps of it),
+//                                        "truncated", "data" (UTF-8 text)}; 404 when the agent holds none, 409 while
+//                                        the workload is on no node, 503 while its agent is away, 504 when it did not
+//                                        answer in 10 s. Operator role: output may hold what not everyone should see
 //   DELETE /v1/workloads/{id}            cancel
 //   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
@@ -46,8 +52,9 @@
 //
 // | role     | may call                                                                                          |
 // | -------- | ------------------------------------------------------------------------------------------------- |
-// | viewer   | every GET but /v1/audit                                                                           |
-// | operator | also GET /v1/audit, POST /v1/workloads, DELETE /v1/workloads/{id}, POST /v1/workloads/{id}/move,  |
+// | viewer   | every GET but /v1/audit and /v1/workloads/{id}/logs                                               |
+// | operator | also GET /v1/audit and /v1/workloads/{id}/logs, POST /v1/workloads, DELETE /v1/workloads/{id},    |
+// |          | POST /v1/workloads/{id}/move,                                                                     |
 // |          | POST /v1/proposals/{id}/approve and /reject, POST /v1/evaluate, POST /v1/whatif                   |
 // | admin    | also POST /v1/pools, PUT and DELETE /v1/pools/{name}, and any change route not named above        |
 // |          | (fail closed)                                                                                     |
@@ -182,6 +189,8 @@ private:
     // written as JSON off the core's thread.
     void listNodes(std::string_view query, net::HttpRespond respond);
     void listWorkloads(std::string_view query, net::HttpRespond respond);
+    // GET /v1/workloads/{id}/logs: asked of the workload's agent (`ControlPlane::queryLogs`), answered when it answers.
+    void workloadLogs(const std::string& id, std::string_view query, net::HttpRespond respond);
 
     boost::asio::io_context& m_io;
     ControlPlane& m_plane;

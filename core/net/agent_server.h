@@ -91,6 +91,7 @@ struct AgentServerEvents {
     std::function<void(const std::string& sessionId, const protocol::Heartbeat&)> heartbeat;
     std::function<void(const std::string& sessionId, const protocol::Inventory&)> inventory;
     std::function<void(const std::string& sessionId, const protocol::WorkloadStatus&)> workloadUpdate;
+    std::function<void(const std::string& sessionId, const protocol::LogReply&)> logReply;
     std::function<void(const std::string& sessionId, const std::string& reason)> left;
 };
 

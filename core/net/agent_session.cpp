@@ -138,8 +138,10 @@ void AgentSession::handleFrame(const std::string& payload)
                update && m_state == State::Joined) {
         if (m_shared->events.workloadUpdate)
             m_shared->events.workloadUpdate(m_sessionId, update->status);
-    }
-    else
+    } else if (const auto* logs = std::get_if<protocol::LogReply>(&*message); logs && m_state == State::Joined) {
+        if (m_shared->events.logReply)
+            m_shared->events.logReply(m_sessionId, *logs);
+    } else
         badFrame("unexpected `" + std::string(protocol::typeName(*message)) + "` message at this point of the session");
 }
 

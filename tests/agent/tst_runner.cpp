@@ -14,6 +14,7 @@
 #include "agents/runner/async_safe.h"
 #include "agents/runner/core_commands.h"
 #include "agents/runner/core_launch.h"
+#include "agents/runner/log_tail.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/pool_usage.h"
 
@@ -157,6 +158,7 @@ private Q_SLOTS:
     void damagedRecordsAreReportedLost();
     void recordNamesKeepIncarnationsApart();
     void theAgentsVariablesReplaceTheLaunchsOwn();
+    void logTailsReadAcrossTheRotationAsText();
     void launchDigestsTellWorkloadsApart();
     void poolNotesAreLoggedOncePerPool();
     void statusLogLinesSayWhy();
@@ -1296,6 +1298,65 @@ protocol::Launch coreLaunch(std::int64_t id, std::vector<std::string> argv, std:
 }
 
 } // namespace
+
+// What an operator reads of a workload's output (`tidepoolctl logs`): the end of the stream as the runner keeps it,
+// the rotated-out half first, as text the protocol carries and a terminal shows safely.
+void TestRunner::logTailsReadAcrossTheRotationAsText()
+{
+    const fs::path dir = fs::path(m_tmp->path().toStdString()) / "tail";
+    fs::create_directories(dir);
+    const fs::path file = dir / "stdout.log";
+
+    // Nothing written yet: empty, not an error.
+    LogTail none = readLogTail(file, 100);
+    QVERIFY2(none.error.empty(), none.error.c_str());
+    QCOMPARE(none.sizeBytes, std::uint64_t { 0 });
+    QVERIFY(none.bytes.empty() && !none.truncated);
+
+    writeText(file.string() + ".1", "old-1\nold-2\n");
+    writeText(file, "new-1\nnew-2\n");
+    LogTail all = readLogTail(file, 1000);
+    QCOMPARE(all.bytes, std::string("old-1\nold-2\nnew-1\nnew-2\n"));
+    QCOMPARE(all.sizeBytes, std::uint64_t { 24 });
+    QVERIFY(!all.truncated);
+    LogTail across = readLogTail(file, 15); // 3 bytes of the rotated file, then the current one
+    QCOMPARE(across.bytes, std::string("-2\nnew-1\nnew-2\n"));
+    QVERIFY(across.truncated);
+    QCOMPARE(readLogTail(file, 6).bytes, std::string("new-2\n"));
+
+    // A link where the output was is not followed (the workload may write in its record directory).
+    fs::remove(file);
+    fs::create_symlink("/etc/passwd", file);
+    LogTail linked = readLogTail(file, 100);
+    QVERIFY(linked.bytes.empty());
+    QVERIFY2(linked.error.find("stdout.log") != std::string::npos, linked.error.c_str());
+
+    // Text: escape sequences and stray bytes become U+FFFD, carriage returns newlines; UTF-8 stays, and a character
+    // cut at the start of a truncated tail is dropped rather than shown broken.
+    const std::string replacement = "\xEF\xBF\xBD";
+    QCOMPARE(logText("\x1b[31mred\x1b[0m\tok\r\n50%\r100%\n", false),
+        replacement + "[31mred" + replacement + "[0m\tok\n50%\n100%\n");
+    QCOMPARE(logText("caf\xC3\xA9 \xE2\x9C\x93 \xFF \xC0\xAF \xED\xA0\x80", false),
+        "caf\xC3\xA9 \xE2\x9C\x93 " + replacement + " " + replacement + replacement + " " + replacement + replacement
+            + replacement);
+    QCOMPARE(logText("\x9C\x93 done", true), std::string(" done"));
+    QCOMPARE(logText("\x9C\x93 done", false), replacement + replacement + " done");
+
+    protocol::LogRequest request { 3, 12, 1, true, 100 };
+    const protocol::LogReply missing = answerLogRequest(request, {}, {});
+    QCOMPARE(missing.requestId, std::int64_t { 3 });
+    QVERIFY2(missing.error.find("workload 12 (incarnation 1) is not held here") == 0, missing.error.c_str());
+    fs::remove(file);
+    writeText(dir / "stderr.log", "boom\n");
+    const protocol::LogReply answered = answerLogRequest(request, file, dir / "stderr.log");
+    QVERIFY2(answered.error.empty(), answered.error.c_str());
+    QCOMPARE(answered.data, std::string("boom\n"));
+    QCOMPARE(answered.sizeBytes, std::int64_t { 5 });
+    // And what it answers decodes on the core's side.
+    const auto decoded = protocol::decodeMessage(protocol::encodeMessage(answered));
+    QVERIFY2(decoded, decoded ? "" : decoded.error().message.c_str());
+    QVERIFY(std::get<protocol::LogReply>(*decoded) == answered);
+}
 
 void TestRunner::theAgentsVariablesReplaceTheLaunchsOwn()
 {

@@ -136,6 +136,7 @@ private slots:
         ControlPlaneConfig config;
         config.suspectAfter = std::chrono::milliseconds(1000);
         config.lostAfter = std::chrono::milliseconds(3000);
+        config.logsTimeout = std::chrono::milliseconds(200);
         AgentLink link {
             [this](const std::string& s, const protocol::Message& m) {
                 m_sent.push_back({ s, m });
@@ -225,6 +226,93 @@ private slots:
             refused.error().message.c_str());
         below["memoryLimitMiB"] = 0;
         QVERIFY(!api::parseNewSubmission(below));
+    }
+
+    // An operator's read of a workload's output goes to the agent of the node it ran on, names its launch, and is
+    // answered once: with the agent's answer, or with why there is none (no such workload, never placed, an agent
+    // from before logs, its agent gone, no answer in time); an answer from another session or a late one is dropped.
+    void logsAreAskedOfTheAgentThatHoldsThem()
+    {
+        std::vector<LogsAnswer> answers;
+        const auto ask = [&](WorkloadId id, bool stderrStream = false) {
+            m_plane->queryLogs(LogsQuery { id, stderrStream, 4096 }, [&](LogsAnswer a) { answers.push_back(a); });
+        };
+        ask(999);
+        QCOMPARE(answers.back().status, 404);
+        QVERIFY2(answers.back().error == "no workload has id 999", answers.back().error.c_str());
+
+        const WorkloadId waiting = submit("early"); // no node yet
+        ask(waiting);
+        QCOMPARE(answers.back().status, 409);
+        QVERIFY2(answers.back().error.find("on no node") != std::string::npos, answers.back().error.c_str());
+
+        // An agent from before logs is not asked.
+        join("old", "n-old");
+        m_io.poll();
+        QCOMPARE(nodeOf(waiting), std::string("n-old"));
+        ask(waiting);
+        QCOMPARE(answers.back().status, 503);
+        QVERIFY2(
+            answers.back().error.find("from before workload logs") != std::string::npos, answers.back().error.c_str());
+        QVERIFY(sentOf<protocol::LogRequest>("old").empty());
+        QVERIFY(m_plane->cancel(waiting));
+        m_plane->onWorkloadUpdate("old", status(waiting, "killed", 100, 15));
+        m_plane->onLeft("old", "switched off");
+
+        joinNamingFeatures("s1", "n1");
+        const WorkloadId id = submit("talker");
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        ask(id, true);
+        const std::size_t before = answers.size();
+        auto requests = sentOf<protocol::LogRequest>("s1");
+        QCOMPARE(requests.size(), std::size_t { 1 });
+        QCOMPARE(requests[0].workloadId, id);
+        QVERIFY(requests[0].stderrStream);
+        QCOMPARE(requests[0].maxBytes, std::int64_t { 4096 });
+        QCOMPARE(answers.size(), before); // waits for the agent
+        // Another session's answer under its id is not this request's.
+        m_plane->onLogReply("old", protocol::LogReply { requests[0].requestId, "forged\n", 7, false, {} });
+        QCOMPARE(answers.size(), before);
+        m_plane->onLogReply("s1", protocol::LogReply { requests[0].requestId, "hello\n", 6, false, {} });
+        QCOMPARE(answers.size(), before + 1);
+        QCOMPARE(answers.back().status, 200);
+        QCOMPARE(answers.back().node, std::string("n1"));
+        QCOMPARE(answers.back().reply.data, std::string("hello\n"));
+        m_plane->onLogReply("s1", protocol::LogReply { requests[0].requestId, "again\n", 6, false, {} });
+        QCOMPARE(answers.size(), before + 1); // answered once
+
+        // The agent holds nothing: a 404 with its words.
+        ask(id);
+        requests = sentOf<protocol::LogRequest>("s1");
+        m_plane->onLogReply("s1", protocol::LogReply { requests.back().requestId, {}, 0, false, "not held here" });
+        QCOMPARE(answers.back().status, 404);
+        QVERIFY2(answers.back().error.find("not held here") != std::string::npos, answers.back().error.c_str());
+
+        // No answer in time: 504, once; the late answer finds nobody waiting.
+        ask(id);
+        const std::int64_t late = sentOf<protocol::LogRequest>("s1").back().requestId;
+        const std::size_t asked = answers.size();
+        m_io.restart();
+        m_io.run_for(std::chrono::milliseconds(500));
+        QCOMPARE(answers.size(), asked + 1);
+        QCOMPARE(answers.back().status, 504);
+        m_plane->onLogReply("s1", protocol::LogReply { late, "late\n", 5, false, {} });
+        QCOMPARE(answers.size(), asked + 1);
+
+        // Its agent leaves before answering: 503 at once, and the timer that was set finds nothing to end.
+        ask(id);
+        m_plane->onLeft("s1", "connection reset");
+        QCOMPARE(answers.back().status, 503);
+        QVERIFY2(answers.back().error.find("left before answering (connection reset)") != std::string::npos,
+            answers.back().error.c_str());
+        const std::size_t left = answers.size();
+        m_io.restart();
+        m_io.run_for(std::chrono::milliseconds(300));
+        QCOMPARE(answers.size(), left);
+        // While it is away, nothing is asked.
+        ask(id);
+        QCOMPARE(answers.back().status, 503);
+        QVERIFY2(answers.back().error.find("is not connected now") != std::string::npos, answers.back().error.c_str());
     }
 
     void exitCodesBecomePhases()

@@ -82,6 +82,8 @@ const Route kRoutes[] = {
     { "proposals", http::verb::get, "/v1/proposals", "", 200, 200, 200 },
     { "proposal", http::verb::get, "/v1/proposals/999", "", 404, 404, 404 },
     { "audit", http::verb::get, "/v1/audit", "", 403, 200, 200 },
+    // A workload's output is an operator's to read; this one waits for a node, so there is none (409).
+    { "logs", http::verb::get, "/v1/workloads/{workload}/logs", "", 403, 409, 409 },
     { "submit", http::verb::post, "/v1/workloads", R"({"name":"w-{role}","cpuMillis":100,"memoryMiB":64})", 403, 201,
         201 },
     { "cancel", http::verb::delete_, "/v1/workloads/{workload}", "", 403, 200, 200 },

@@ -329,6 +329,54 @@ private slots:
             refused.body.c_str());
     }
 
+    // The end of a workload's output, read from the real agent that holds it while it runs and after it ended (until
+    // the agent's retention removes its record): stdout and stderr apart, a tail of it, escape sequences made visible.
+    void workloadOutputIsReadFromItsAgent()
+    {
+        const json w = submit({ { "name", "talker" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command",
+                { "/bin/sh", "-c",
+                    "echo out-1; echo err-1 >&2; printf 'tab\\there\\n'; printf '\\033[31mred\\n'; exec sleep "
+                    "600" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::string logs = "/v1/workloads/" + std::to_string(w["id"].get<std::int64_t>()) + "/logs";
+        const std::string expected = "out-1\ntab\there\n\xEF\xBF\xBD[31mred\n";
+        json out;
+        QVERIFY2(waitFor(
+                     [&] {
+                         const auto r = request(m_apiPort, http::verb::get, logs, m_token);
+                         out = r.status == 200 ? r.data() : json { { "status", r.status }, { "body", r.body } };
+                         return out.value("data", std::string()) == expected;
+                     },
+                     15'000),
+            (out.dump() + "\n" + agentLog().toStdString()).c_str());
+        QCOMPARE(out["stream"].get<std::string>(), std::string("stdout"));
+        QCOMPARE(out["node"].get<std::string>(), get(logs.substr(0, logs.size() - 5))["node"].get<std::string>());
+        QCOMPARE(out["sizeBytes"].get<std::int64_t>(), std::int64_t { 24 }); // as written: ESC is one byte there
+        QVERIFY(!out["truncated"].get<bool>());
+        const json err = get(logs + "?stream=stderr");
+        QCOMPARE(err.value("data", std::string()), std::string("err-1\n"));
+        const json tail = get(logs + "?bytes=4");
+        QCOMPARE(tail.value("data", std::string()), std::string("red\n"));
+        QVERIFY(tail["truncated"].get<bool>());
+        QCOMPARE(tail["sizeBytes"].get<std::int64_t>(), std::int64_t { 24 });
+        for (const char* bad : { "?stream=both", "?bytes=0", "?bytes=262145", "?bytes=lots" }) {
+            const auto refused = request(m_apiPort, http::verb::get, logs + bad, m_token);
+            QVERIFY2(refused.status == 400, (std::string(bad) + " " + refused.body).c_str());
+        }
+
+        // Ended, its output stays with the agent for a while (5 s here), then goes with its record.
+        QCOMPARE(request(m_apiPort, http::verb::delete_, logs.substr(0, logs.size() - 5), m_token).status, 200);
+        const std::int64_t id = w["id"];
+        QVERIFY(waitFor([&] { return phaseIs(id, "cancelled"); }, 15'000));
+        QCOMPARE(get(logs).value("data", std::string()), expected);
+        const QString dir = stateDir() + QStringLiteral("/workloads/%1").arg(id);
+        QVERIFY2(waitFor([&] { return !QFile::exists(dir); }, 15'000), qPrintable(agentLog()));
+        const auto gone = request(m_apiPort, http::verb::get, logs, m_token);
+        QCOMPARE(gone.status, 404);
+        QVERIFY2(gone.body.find("is not held here") != std::string::npos, gone.body.c_str());
+    }
+
     void exitCodeIsReported()
     {
         const json w = submit({ { "name", "three" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },

@@ -177,6 +177,7 @@ private Q_SLOTS:
     void submitFileBatchAndGpuShare();
     void listFiltersByPhaseNodeAndLimit();
     void getShowsOneWorkload();
+    void logsOfASimulatedNodeSayWhyThereAreNone();
     void whyExplainsPendingWithNodeCounts();
     void cancelStopsOnceThenRefuses();
     void nodesTableAndDetail();
@@ -533,6 +534,23 @@ void TestCtl::getShowsOneWorkload()
     QVERIFY(missing.out.isEmpty());
 }
 
+// `logs` asks the node's agent; tidepool-fleet's simulated agents run nothing and say so, which tidepoolctl shows as
+// the daemon's words (exit 1). A bad option is a usage error before anything is sent.
+void TestCtl::logsOfASimulatedNodeSayWhyThereAreNone()
+{
+    QVERIFY(!m_webId.empty());
+    const CtlRun run = ctl({ QStringLiteral("logs"), QString::fromStdString(m_webId), QStringLiteral("--stderr") });
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(QStringLiteral("is simulated (tidepool-fleet): its workloads run nothing"))
+            && run.err.contains(QStringLiteral("HTTP 404")),
+        qPrintable(run.err));
+    QVERIFY(run.out.isEmpty());
+    const CtlRun tooMuch = ctl({ QStringLiteral("logs"), QString::fromStdString(m_webId), QStringLiteral("--bytes"),
+        QStringLiteral("262145") });
+    QCOMPARE(tooMuch.exitCode, 2);
+    QVERIFY2(tooMuch.err.contains(QStringLiteral("--bytes")), qPrintable(tooMuch.err));
+}
+
 void TestCtl::whyExplainsPendingWithNodeCounts()
 {
     // A thousand cores: more than any node of the fleet has.
@@ -618,9 +636,10 @@ void TestCtl::nodesTableAndDetail()
     QVERIFY(one.out.contains(
         QRegularExpression(QStringLiteral("^Network:\\s+not shaped$"), QRegularExpression::MultilineOption)));
     // The fleet's agents name the protocol features they speak, as a real agent does.
-    QVERIFY2(one.out.contains(QRegularExpression(QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
-                                                                "incarnation, pool-usage, net-shape, launch-pool\\)$"),
-                 QRegularExpression::MultilineOption)),
+    QVERIFY2(
+        one.out.contains(QRegularExpression(QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
+                                                           "incarnation, pool-usage, net-shape, launch-pool, logs\\)$"),
+            QRegularExpression::MultilineOption)),
         qPrintable(one.out));
 
     json all = parsed(ctl({ QStringLiteral("nodes"), QStringLiteral("-o"), QStringLiteral("json") }).out);

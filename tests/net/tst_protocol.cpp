@@ -133,6 +133,11 @@ std::vector<protocol::Message> sampleMessages()
         protocol::Stop { 9, 0, std::nullopt },
         protocol::Stop { 9, 10'000, 0 },
         protocol::Stop { 9, 10'000, 7 },
+        protocol::LogRequest { 5, 9, 0, false, 65'536 },
+        protocol::LogRequest { 6, 9, 2, true, protocol::kMaxLogBytes },
+        protocol::LogReply { 5, "first line\n\tindented \xE2\x9C\x93\n", 70'000, true, {} },
+        protocol::LogReply { 6, {}, 0, false, {} },
+        protocol::LogReply { 7, {}, 0, false, "workload 9 (incarnation 2) is not held here" },
     };
 }
 
@@ -627,6 +632,15 @@ void TestProtocol::validationErrorsNameTheField_data()
         manyPools += (i ? ",{}" : "{}");
     manyPools += "]";
     row("257 pools in a sample", "heartbeat", "/samples/1/pools", manyPools, "samples[1].pools", C::OutOfRange);
+    row("log stream unknown", "log_request", "/stream", "\"both\"", "stream", C::OutOfRange);
+    row("log maxBytes 0", "log_request", "/maxBytes", "0", "maxBytes", C::OutOfRange);
+    row("log maxBytes past the most", "log_request", "/maxBytes", "262145", "maxBytes", C::OutOfRange);
+    row("log requestId missing", "log_request", "/requestId", "", "requestId", C::MissingField);
+    // A workload's output reaches a terminal: escape sequences never travel, newlines and tabs do.
+    row("log data with ESC", "logs", "/data", "\"red \\u001b[31m\"", "data", C::BadName);
+    row("log data with a carriage return", "logs", "/data", "\"50%\\r\"", "data", C::BadName);
+    row("log data and error", "logs", "/error", "\"gone\"", "error", C::OutOfRange);
+    row("log reply truncated a string", "logs", "/truncated", "\"yes\"", "truncated", C::WrongType);
 }
 
 void TestProtocol::validationErrorsNameTheField()

@@ -1,0 +1,104 @@
+// `ControlPlane::queryLogs`: an operator's read of the end of a workload's output (`GET /v1/workloads/{id}/logs`,
+// `tidepoolctl logs`), asked of the agent that holds it and answered when the agent does. It sits beside
+// `control_plane.cpp` because it is one responsibility of its own (a request and its answer over the agent link, with
+// a timeout) and that file is long already.
+//
+// Thread affinity: the core's thread, like the rest of `ControlPlane`.
+#include "core/api/control_plane.h"
+
+namespace tidepool::api {
+
+void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
+{
+    const auto refuse = [&](int status, std::string why) {
+        LogsAnswer answer;
+        answer.status = status;
+        answer.error = std::move(why);
+        done(std::move(answer));
+    };
+    const auto it = m_workloads.find(query.workload);
+    if (it == m_workloads.end())
+        return refuse(404, "no workload has id " + std::to_string(query.workload));
+    const LiveWorkload& w = it->second;
+    // An ended workload keeps the node it ran on; one that waits (again) has left it, and its new launch has none yet.
+    if (w.node == kNoNode)
+        return refuse(409,
+            "workload " + std::to_string(query.workload) + " is " + std::string(toString(w.phase))
+                + " and on no node: it has written no output yet");
+    LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+    const std::string& nodeName = m_cluster.node(w.node).name;
+    if (node.sessionId.empty() || !m_link.send)
+        return refuse(503,
+            "node " + nodeName + ", which holds the output of workload " + std::to_string(query.workload)
+                + ", is not connected now (" + std::string(toString(node.state)) + "); retry when its agent is back");
+    if (!protocol::hasFeature(node.agentFeatures, protocol::kFeatureLogs))
+        return refuse(503, "the agent of node " + nodeName + " is from before workload logs: upgrade it to read them");
+    if (m_logsWaits.size() >= kMaxLogQueries)
+        return refuse(503,
+            std::to_string(m_logsWaits.size()) + " reads of workload output are waiting for their agents already "
+                + "(the most at once); retry in a few seconds");
+
+    const std::int64_t requestId = m_nextLogsRequest++;
+    protocol::LogRequest request;
+    request.requestId = requestId;
+    request.workloadId = query.workload;
+    request.incarnation = w.incarnation;
+    request.stderrStream = query.stderrStream;
+    request.maxBytes = std::clamp<std::int64_t>(query.maxBytes, 1, protocol::kMaxLogBytes);
+    LogsWait wait;
+    wait.sessionId = node.sessionId;
+    wait.answer.node = nodeName;
+    wait.answer.incarnation = w.incarnation;
+    wait.done = std::move(done);
+    wait.timeout = std::make_unique<boost::asio::steady_timer>(m_io, m_config.logsTimeout);
+    wait.timeout->async_wait([this, requestId](const boost::system::error_code& e) {
+        if (e)
+            return; // answered first (or the control plane is gone): `this` may not be touched
+        const auto waiting = m_logsWaits.find(requestId);
+        if (waiting == m_logsWaits.end())
+            return; // answered while this expiry was on its way
+        LogsAnswer answer;
+        answer.status = 504;
+        answer.error = "the agent of node " + waiting->second.answer.node + " did not answer within "
+            + std::to_string(m_config.logsTimeout.count()) + " ms";
+        endLogsWait(requestId, std::move(answer));
+    });
+    const std::string session = wait.sessionId;
+    m_logsWaits.emplace(requestId, std::move(wait));
+    if (!m_link.send(session, request)) {
+        LogsAnswer answer;
+        answer.status = 503;
+        answer.error = "the request could not be sent to the agent of node " + nodeName;
+        endLogsWait(requestId, std::move(answer));
+    }
+}
+
+void ControlPlane::onLogReply(const std::string& sessionId, const protocol::LogReply& reply)
+{
+    const auto waiting = m_logsWaits.find(reply.requestId);
+    // Late (timed out already) or not this session's to answer: nobody waits for it.
+    if (waiting == m_logsWaits.end() || waiting->second.sessionId != sessionId)
+        return;
+    LogsAnswer answer;
+    answer.reply = reply;
+    if (!reply.error.empty()) {
+        answer.status = 404;
+        answer.error = "the agent of node " + waiting->second.answer.node + " has no output to show: " + reply.error;
+    }
+    endLogsWait(reply.requestId, std::move(answer));
+}
+
+void ControlPlane::endLogsWait(std::int64_t requestId, LogsAnswer answer)
+{
+    const auto waiting = m_logsWaits.find(requestId);
+    if (waiting == m_logsWaits.end())
+        return;
+    LogsWait wait = std::move(waiting->second);
+    m_logsWaits.erase(waiting);
+    wait.timeout->cancel();
+    answer.node = wait.answer.node;
+    answer.incarnation = wait.answer.incarnation;
+    wait.done(std::move(answer));
+}
+
+} // namespace tidepool::api
