@@ -1498,6 +1498,65 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::LogsDialog</name>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Output of %1 (workload %2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Standard error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation type="unfinished">No core is connected.</translation>
+    </message>
+    <message>
+        <source>Asking the agent of its node…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>standard error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>standard output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No output to show: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 holds no %2 of it yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The end of what node %1 keeps of its %2 (%3 of it in all).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All of what node %1 keeps of its %2 (%3).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show &amp;output…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not read workloads&apos; output: that needs the %2 role.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::MainWindow</name>
     <message>
         <source>Starting the core…</source>

@@ -1498,6 +1498,65 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::LogsDialog</name>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Output of %1 (workload %2)</source>
+        <translation>%1 的输出（工作负载 %2）</translation>
+    </message>
+    <message>
+        <source>Standard output</source>
+        <translation>标准输出</translation>
+    </message>
+    <message>
+        <source>Standard error</source>
+        <translation>标准错误</translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation>没有连接调度核心。</translation>
+    </message>
+    <message>
+        <source>Asking the agent of its node…</source>
+        <translation>正在向其节点的代理请求…</translation>
+    </message>
+    <message>
+        <source>standard error</source>
+        <translation>标准错误</translation>
+    </message>
+    <message>
+        <source>standard output</source>
+        <translation>标准输出</translation>
+    </message>
+    <message>
+        <source>No output to show: %1</source>
+        <translation>没有可显示的输出：%1</translation>
+    </message>
+    <message>
+        <source>Node %1 holds no %2 of it yet.</source>
+        <translation>节点 %1 尚未保存它的%2。</translation>
+    </message>
+    <message>
+        <source>The end of what node %1 keeps of its %2 (%3 of it in all).</source>
+        <translation>节点 %1 保存的其%2的末尾部分（共 %3）。</translation>
+    </message>
+    <message>
+        <source>All of what node %1 keeps of its %2 (%3).</source>
+        <translation>节点 %1 保存的其全部%2（%3）。</translation>
+    </message>
+    <message>
+        <source>Show &amp;output…</source>
+        <translation>显示输出(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not read workloads&apos; output: that needs the %2 role.</source>
+        <translation>您的令牌角色（%1）不能读取工作负载的输出：这需要 %2 角色。</translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::MainWindow</name>
     <message>
         <source>Starting the core…</source>

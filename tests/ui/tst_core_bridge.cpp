@@ -14,6 +14,7 @@
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
 #include "ui/models/tiers_model.h"
+#include "ui/views/logs_dialog.h"
 #include "ui/views/main_window.h"
 #include "ui/views/pool_dialog.h"
 #include "ui/views/pools_page.h"
@@ -476,6 +477,27 @@ private Q_SLOTS:
         PoolDialog edit(pools->selectedPool());
         edit.startLike(PoolRow {});
         QCOMPARE(edit.businessLineEdit()->text(), QStringLiteral("search"));
+    }
+
+    // The demo's nodes are simulated: Show output… says there is none, and why.
+    void theDemosWorkloadsWriteNoOutput()
+    {
+        QTemporaryDir dir;
+        DemoCoreConfig config;
+        config.demo = test::smallDemo(dir);
+        CoreBridge bridge;
+        DemoCore core(config, bridge.events());
+        bridge.setBackend(&core);
+        QTRY_VERIFY_WITH_TIMEOUT(bridge.latest() && !bridge.latest()->workloads.empty(), 20'000);
+        const WorkloadRow first = bridge.latest()->workloads.front();
+        LogsDialog dialog(bridge, first.id, QString::fromStdString(first.name));
+        QTRY_VERIFY_WITH_TIMEOUT(dialog.status()->text().contains(QStringLiteral("simulated")), 5'000);
+        QCOMPARE(dialog.status()->text(),
+            QStringLiteral("No output to show: the demo's nodes are simulated: its workloads run nothing and write no "
+                           "output"));
+        QVERIFY(dialog.windowTitle().contains(QString::fromStdString(first.name)));
+        bridge.setBackend(nullptr);
+        core.stop();
     }
 
     // The demo's core takes the Pools tab's changes too: a pool made, one holding running work refused with the core's

@@ -235,6 +235,16 @@ void TestEmbeddedBackend::agentsJoinAndProposalsAreDecidedInTheConsole()
     CoreBridge other;
     auto attached = attachRemote(other, backend->apiPort());
     QTRY_COMPARE_WITH_TIMEOUT(readyNodes(other.latest()), kNodes, 10'000);
+
+    // Show output… asks the core, on its thread, which asks the workload's agent: for an id it does not know, its
+    // words.
+    QSignalSpy logs(&bridge, &CoreBridge::logsRead);
+    const quint64 asked = bridge.readLogs(424'242, true);
+    QTRY_COMPARE_WITH_TIMEOUT(logs.size(), 1, 5'000);
+    const auto read = logs.takeFirst().at(0).value<LogsResult>();
+    QCOMPARE(read.requestId, asked);
+    QVERIFY(!read.ok && read.stderrStream);
+    QCOMPARE(read.message, std::string("no workload has id 424242"));
     for (std::size_t i = 0; i < kNodes; ++i)
         QCOMPARE(other.latest()->nodes[i].name, joined->nodes[i].name);
 

@@ -17,7 +17,11 @@
 #include "ui/labels.h"
 #include "ui/move_text.h"
 #include "ui/remote_text.h"
+#include "ui/views/logs_dialog.h"
 
+#include <QComboBox>
+#include <QLabel>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -91,6 +95,7 @@ private Q_SLOTS:
     void deviceRowsAreFollowedByWhatChanged();
     void aRefusedMoveSaysWhyWithTheSchedulersReasons();
     void commandsAfterStopAreRefused();
+    void showOutputAsksTheWorkloadsAgent();
     void theViewsAreTheDaemonsFeed();
     void httpsIsVerifiedAgainstTheCa();
 
@@ -807,6 +812,42 @@ void TestRemoteBackend::commandsAfterStopAreRefused()
     const auto outcome = finished.takeFirst().at(0).value<CommandOutcome>();
     QVERIFY(!outcome.ok);
     QCOMPARE(outcome.message, std::string("the console has stopped"));
+}
+
+// Show output… through tidepoold: the daemon asks the agent of the workload's node, here one of tidepool-fleet's
+// simulated agents, whose answer (it runs nothing) the dialog shows; so for either stream, and after a stop.
+void TestRemoteBackend::showOutputAsksTheWorkloadsAgent()
+{
+    Console console(config(m_apiPort));
+    QSignalSpy read(&console.bridge, &CoreBridge::logsRead);
+    LogsDialog dialog(console.bridge, m_workload, QStringLiteral("etl-1"));
+    QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 10'000);
+    LogsResult result = read.takeFirst().at(0).value<LogsResult>();
+    QCOMPARE(result.workloadId, m_workload);
+    QVERIFY(!result.ok && !result.stderrStream);
+    QVERIFY2(result.message.find("is simulated (tidepool-fleet): its workloads run nothing") != std::string::npos
+            && result.message.find("(HTTP 404)") != std::string::npos,
+        result.message.c_str());
+    QVERIFY2(dialog.status()->text().startsWith(QStringLiteral("No output to show: "))
+            && dialog.status()->text().contains(QStringLiteral("tidepool-fleet")),
+        qPrintable(dialog.status()->text()));
+    QVERIFY(dialog.text()->toPlainText().isEmpty());
+
+    dialog.streamBox()->setCurrentIndex(1); // asks again, for stderr
+    QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 10'000);
+    result = read.takeFirst().at(0).value<LogsResult>();
+    QVERIFY(result.stderrStream);
+
+    // A workload the daemon does not know: its words.
+    console.bridge.readLogs(99'999'999, false);
+    QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 10'000);
+    result = read.takeFirst().at(0).value<LogsResult>();
+    QVERIFY2(result.message == "no workload has id 99999999 (HTTP 404)", result.message.c_str());
+
+    console.backend->stop();
+    dialog.refresh();
+    QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 5'000);
+    QCOMPARE(read.takeFirst().at(0).value<LogsResult>().message, std::string("the console has stopped"));
 }
 
 // `--connect https://… --ca FILE`: with the CA that signed the daemon's certificate the console attaches; with another

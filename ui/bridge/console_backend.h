@@ -72,6 +72,38 @@ struct ReportResult {
     std::string message; // why it failed
 };
 
+// The end of a workload's output (the Tiers board's and the Pools tree's Show output…): asked of the agent that holds
+// it by the embedded core (`ControlPlane::queryLogs`) or tidepoold (`GET /v1/workloads/{id}/logs`); the demo's nodes
+// are simulated and have none.
+struct LogsCommand {
+    std::uint64_t requestId = 0;
+    std::int64_t workloadId = 0;
+    bool stderrStream = false;
+    std::int64_t maxBytes = 64 * 1024;
+};
+
+struct LogsResult {
+    std::uint64_t requestId = 0;
+    std::int64_t workloadId = 0;
+    bool stderrStream = false;
+    bool ok = false;
+    std::string message; // why there is none (in English), when not ok
+    std::string node;
+    std::string data; // UTF-8 text of lines (protocol::LogReply::data)
+    std::int64_t sizeBytes = 0; // what the agent keeps of the stream
+    bool truncated = false;
+};
+
+// The answer to `command`, not ok until filled in.
+inline LogsResult logsResultFor(const LogsCommand& command)
+{
+    LogsResult result;
+    result.requestId = command.requestId;
+    result.workloadId = command.workloadId;
+    result.stderrStream = command.stderrStream;
+    return result;
+}
+
 struct ConsoleEvents {
     std::function<void(SnapshotPtr)> snapshot;
     std::function<void(CommandOutcome)> outcome;
@@ -79,6 +111,7 @@ struct ConsoleEvents {
     std::function<void(std::string)> failure; // the core could not start or stopped by itself
     std::function<void(ReportResult)> reported; // the answer to a `ReportCommand`
     std::function<void(PoolResult)> poolChanged; // the answer to a `PoolCommand`
+    std::function<void(LogsResult)> logsRead; // the answer to a `LogsCommand`
 };
 
 class ConsoleBackend {
@@ -95,6 +128,8 @@ public:
     // Queues a pool's creation, change or deletion; its result arrives through `ConsoleEvents::poolChanged`, once the
     // change and its audit entry are durable (or refused, saying why).
     virtual void submit(PoolCommand command) = 0;
+    // Asks for the end of a workload's output; it arrives through `ConsoleEvents::logsRead` (or why there is none).
+    virtual void submit(LogsCommand command) = 0;
     // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
     virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.

@@ -12,6 +12,7 @@ CoreBridge::CoreBridge(QObject* parent)
     qRegisterMetaType<MoveResult>();
     qRegisterMetaType<ReportResult>();
     qRegisterMetaType<PoolResult>();
+    qRegisterMetaType<LogsResult>();
 }
 
 CoreBridge::~CoreBridge() = default;
@@ -37,6 +38,7 @@ ConsoleEvents CoreBridge::events()
     events.failure = [this](std::string message) { receive([&] { m_failures.push_back(std::move(message)); }); };
     events.reported = [this](ReportResult result) { receive([&] { m_reports.push_back(std::move(result)); }); };
     events.poolChanged = [this](PoolResult result) { receive([&] { m_pools.push_back(std::move(result)); }); };
+    events.logsRead = [this](LogsResult result) { receive([&] { m_logs.push_back(std::move(result)); }); };
     return events;
 }
 
@@ -46,6 +48,7 @@ void CoreBridge::drain()
     std::vector<CommandOutcome> outcomes;
     std::vector<MoveResult> moves;
     std::vector<ReportResult> reports;
+    std::vector<LogsResult> logs;
     std::vector<PoolResult> pools;
     std::vector<std::string> failures;
     {
@@ -55,6 +58,7 @@ void CoreBridge::drain()
         moves = std::exchange(m_moves, {});
         reports = std::exchange(m_reports, {});
         pools = std::exchange(m_pools, {});
+        logs = std::exchange(m_logs, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
     }
@@ -75,6 +79,8 @@ void CoreBridge::drain()
         Q_EMIT reportFinished(result);
     for (const PoolResult& result : pools)
         Q_EMIT poolChanged(result);
+    for (const LogsResult& result : logs)
+        Q_EMIT logsRead(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -104,6 +110,15 @@ quint64 CoreBridge::changePool(PoolAction action, const QString& name, const nlo
         return 0;
     const quint64 id = m_nextRequest++;
     m_backend->submit(PoolCommand { id, action, name.toStdString(), body });
+    return id;
+}
+
+quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(LogsCommand { id, workloadId, stderrStream });
     return id;
 }
 

@@ -175,6 +175,16 @@ void DemoCore::submit(PoolCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void DemoCore::submit(LogsCommand command)
+{
+    // The demo's nodes are simulated: nothing runs, so nothing is written. Said as tidepool-fleet's agents say it.
+    if (!m_events.logsRead)
+        return;
+    LogsResult result = logsResultFor(command);
+    result.message = "the demo's nodes are simulated: its workloads run nothing and write no output";
+    m_events.logsRead(std::move(result));
+}
+
 void DemoCore::execute(const PoolCommand& command)
 {
     // As for a move: the snapshot that shows the change, then the answer.

@@ -55,6 +55,7 @@ public:
     void submit(MoveCommand command) override;
     void submit(ReportCommand command) override;
     void submit(PoolCommand command) override;
+    void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
 

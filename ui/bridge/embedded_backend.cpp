@@ -11,8 +11,26 @@
 
 #include <boost/asio/post.hpp>
 
-
 namespace tidepool::ui {
+
+namespace {
+
+// The control plane's answer to a read of a workload's output, as the console takes it.
+LogsResult logsResult(LogsResult result, api::LogsAnswer answer)
+{
+    result.node = std::move(answer.node);
+    result.ok = answer.status == 200;
+    if (!result.ok) {
+        result.message = std::move(answer.error);
+        return result;
+    }
+    result.data = std::move(answer.reply.data);
+    result.sizeBytes = answer.reply.sizeBytes;
+    result.truncated = answer.reply.truncated;
+    return result;
+}
+
+} // namespace
 
 EmbeddedBackend::EmbeddedBackend(EmbeddedConfig config, ConsoleEvents events)
     : m_config(std::move(config))
@@ -126,6 +144,30 @@ void EmbeddedBackend::submit(PoolCommand command)
         return;
     }
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void EmbeddedBackend::submit(LogsCommand command)
+{
+    LogsResult result = logsResultFor(command);
+    if (!m_accepting) {
+        result.message = "the core has stopped";
+        if (m_events.logsRead)
+            m_events.logsRead(std::move(result));
+        return;
+    }
+    boost::asio::post(m_io, [this, command, result = std::move(result)]() mutable {
+        if (!m_events.logsRead)
+            return;
+        if (!m_host || m_halted) {
+            result.message = m_halted ? "the core has stopped" : "the core did not start";
+            return m_events.logsRead(std::move(result));
+        }
+        // Answered when the agent answers (or why not), on this thread.
+        m_host->plane().queryLogs(api::LogsQuery { command.workloadId, command.stderrStream, command.maxBytes },
+            [this, result = std::move(result)](api::LogsAnswer answer) mutable {
+                m_events.logsRead(logsResult(std::move(result), std::move(answer)));
+            });
+    });
 }
 
 void EmbeddedBackend::refresh()

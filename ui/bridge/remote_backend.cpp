@@ -143,6 +143,11 @@ void RemoteBackend::submit(PoolCommand command)
     enqueue(std::move(command));
 }
 
+void RemoteBackend::submit(LogsCommand command)
+{
+    enqueue(std::move(command));
+}
+
 void RemoteBackend::refresh()
 {
     const std::lock_guard lock(m_mutex);
@@ -177,6 +182,14 @@ void RemoteBackend::refuse(const Command& command, const std::string& why)
     if (const auto* pool = std::get_if<PoolCommand>(&command)) {
         if (m_events.poolChanged)
             m_events.poolChanged(PoolResult { pool->requestId, pool->action, pool->name, false, why });
+        return;
+    }
+    if (const auto* logs = std::get_if<LogsCommand>(&command)) {
+        if (m_events.logsRead) {
+            LogsResult result = logsResultFor(*logs);
+            result.message = why;
+            m_events.logsRead(std::move(result));
+        }
         return;
     }
     const auto& move = std::get<MoveCommand>(command);
@@ -673,6 +686,37 @@ void RemoteBackend::execute(api::ApiClient& client, const PoolCommand& command)
     // The pools as they are now, at once rather than at the next poll.
     const std::lock_guard lock(m_mutex);
     m_refresh = true;
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
+{
+    if (!m_events.logsRead)
+        return;
+    LogsResult result = logsResultFor(command);
+    auto response = client.request(HttpMethod::Get,
+        "/v1/workloads/" + std::to_string(command.workloadId) + "/logs?stream="
+            + (command.stderrStream ? "stderr" : "stdout") + "&bytes=" + std::to_string(command.maxBytes));
+    if (!response) {
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+        return m_events.logsRead(std::move(result));
+    }
+    if (response->status != 200) {
+        result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
+        return m_events.logsRead(std::move(result));
+    }
+    const nlohmann::json j = nlohmann::json::parse(response->body, nullptr, false);
+    if (!j.is_object() || !j.value("data", nlohmann::json()).is_string()
+        || !j.value("sizeBytes", nlohmann::json()).is_number_integer()) {
+        result.message = "tidepoold answered the output of workload " + std::to_string(command.workloadId)
+            + " in a form this console does not read";
+        return m_events.logsRead(std::move(result));
+    }
+    result.ok = true;
+    result.node = j.value("node", std::string());
+    result.data = j["data"].get<std::string>();
+    result.sizeBytes = j["sizeBytes"].get<std::int64_t>();
+    result.truncated = j.value("truncated", false);
+    m_events.logsRead(std::move(result));
 }
 
 } // namespace tidepool::ui

@@ -100,11 +100,12 @@ public:
     // POST /v1/pools, PUT /v1/pools/{name} or DELETE /v1/pools/{name}; answered with the daemon's error when refused
     // (a token without the admin role: 403).
     void submit(PoolCommand command) override;
+    void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
 
 private:
-    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand>;
+    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand, LogsCommand>;
 
     // Queues a command for the backend's thread; refused at once once stopping.
     void enqueue(Command command);
@@ -119,6 +120,7 @@ private:
     void execute(api::ApiClient& client, const MoveCommand& command);
     void execute(api::ApiClient& client, const ReportCommand& command);
     void execute(api::ApiClient& client, const PoolCommand& command);
+    void execute(api::ApiClient& client, const LogsCommand& command);
     void refuse(const Command& command, const std::string& why);
     void fail(RemoteProblem problem);
 

@@ -5,6 +5,7 @@
 #include "ui/models/filter_proxy.h"
 #include "ui/models/pools_model.h"
 #include "ui/move_text.h"
+#include "ui/views/logs_dialog.h"
 #include "ui/views/pool_dialog.h"
 
 #include <QBoxLayout>
@@ -82,6 +83,7 @@ PoolsPage::PoolsPage(CoreBridge& bridge, PoolsModel* model, QWidget* parent)
     tree->setDropIndicatorShown(true);
     connect(model, &PoolsModel::moveRequested, this, &PoolsPage::onMoveRequested);
     connect(&m_bridge, &CoreBridge::moveFinished, this, &PoolsPage::onMoveFinished);
+    offerWorkloadOutput(tree, m_bridge);
     updateButtons();
 }
 

@@ -6,6 +6,7 @@
 #include "ui/models/tiers_model.h"
 #include "ui/move_text.h"
 #include "ui/views/card_delegate.h"
+#include "ui/views/logs_dialog.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -86,6 +87,8 @@ TiersPage::TiersPage(CoreBridge& bridge, TiersModel* model, QWidget* parent)
     connect(m_model, &TiersModel::moveRequested, this, &TiersPage::onMoveRequested);
     connect(&m_bridge, &CoreBridge::moveFinished, this, &TiersPage::onMoveFinished);
     connect(&m_bridge, &CoreBridge::roleChanged, this, &TiersPage::updateRole);
+    for (const auto& [header, view] : m_columns)
+        offerWorkloadOutput(view, m_bridge);
     updateRole();
     rootAll();
 }
