@@ -145,6 +145,19 @@ const nlohmann::json* JsonReader::integerField(std::string_view key, const std::
     return value;
 }
 
+std::int64_t JsonReader::optionalAtLeast(std::string_view key, std::int64_t min, std::int64_t max,
+    std::string_view floorKey, std::int64_t floor, std::string_view why)
+{
+    if (!has(key))
+        return 0;
+    const std::int64_t value = integer(key, min, max);
+    if (ok() && value < floor)
+        fail(ErrorCode::OutOfRange, pathOf(key),
+            "field `" + pathOf(key) + "` (" + std::to_string(value) + ") must be at least `" + pathOf(floorKey) + "` ("
+                + std::to_string(floor) + ")" + (why.empty() ? std::string() : ": " + std::string(why)));
+    return value;
+}
+
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max)
 {
     const std::string path = pathOf(key);

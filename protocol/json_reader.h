@@ -38,6 +38,10 @@ public:
 
     std::string string(std::string_view key, Alphabet alphabet, std::size_t maxBytes);
     std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+    // An optional integer of [min, max] that may not be below `floor`, the value of the field `floorKey` (a
+    // workload's own limit and what it asked for): 0 when absent. `why` ends the message of one below it.
+    std::int64_t optionalAtLeast(std::string_view key, std::int64_t min, std::int64_t max, std::string_view floorKey,
+        std::int64_t floor, std::string_view why = {});
     std::uint64_t unsignedInteger(std::string_view key);
     bool boolean(std::string_view key);
     double number(std::string_view key, double min, double max);

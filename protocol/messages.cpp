@@ -149,6 +149,8 @@ json toJson(const Launch& m)
         j["incarnation"] = m.incarnation;
     if (m.memoryLimitMiB != 0)
         j["memoryLimitMiB"] = m.memoryLimitMiB;
+    if (m.cpuLimitMillis != 0)
+        j["cpuLimitMillis"] = m.cpuLimitMillis;
     if (m.poolLimits)
         j["poolLimits"] = toJson(*m.poolLimits);
     return j;
@@ -292,13 +294,8 @@ Launch readLaunch(JsonReader& r)
     }
     m.cpuMillis = r.integer("cpuMillis", 0, kMaxCpuMillis);
     m.memoryMiB = r.integer("memoryMiB", 0, kMaxMemoryMiB);
-    if (r.has("memoryLimitMiB")) {
-        m.memoryLimitMiB = r.integer("memoryLimitMiB", 1, kMaxMemoryMiB);
-        if (r.ok() && m.memoryLimitMiB < m.memoryMiB)
-            r.fail(ErrorCode::OutOfRange, r.pathOf("memoryLimitMiB"),
-                "field `" + r.pathOf("memoryLimitMiB") + "` must be at least `memoryMiB` ("
-                    + std::to_string(m.memoryMiB) + ")");
-    }
+    m.memoryLimitMiB = r.optionalAtLeast("memoryLimitMiB", 1, kMaxMemoryMiB, "memoryMiB", m.memoryMiB);
+    m.cpuLimitMillis = r.optionalAtLeast("cpuLimitMillis", 10, kMaxCpuMillis, "cpuMillis", m.cpuMillis);
     if (const json* devices = r.array("devices", static_cast<std::size_t>(kMaxAccelerators))) {
         for (std::size_t i = 0; i < devices->size() && r.ok(); ++i) {
             const json& d = (*devices)[i];

@@ -299,6 +299,9 @@ struct Launch {
     // of its own, only its pool's. On the wire only when set: an agent from before it refuses (as an unknown field)
     // only a launch that asks for a limit, which it could not have enforced.
     std::int64_t memoryLimitMiB = 0;
+    // The most CPU the workload may use (its own cgroup's bandwidth quota, inside its pool's), at least `cpuMillis` and
+    // 10; 0 = none of its own. On the wire only when set, as `memoryLimitMiB`.
+    std::int64_t cpuLimitMillis = 0;
     bool operator==(const Launch&) const = default;
 };
 

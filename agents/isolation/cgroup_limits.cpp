@@ -96,10 +96,23 @@ IsolationExpected<void> writeMemoryLimit(
     return {};
 }
 
+// A CPU bandwidth quota of `millis` millicores a `kCpuPeriodUsec` period, or none.
+IsolationExpected<void> writeCpuLimit(
+    const CgroupPaths& group, CgroupVersion version, std::optional<std::uint32_t> millis)
+{
+    const auto period = std::to_string(PoolCgroups::kCpuPeriodUsec);
+    if (version == CgroupVersion::V2)
+        return sysfs::writeFile(
+            group.cpu / "cpu.max", (millis ? std::to_string(std::uint64_t { *millis } * 100) : "max") + " " + period);
+    if (auto ok = sysfs::writeFile(group.cpu / "cpu.cfs_period_us", period); !ok)
+        return ok;
+    return sysfs::writeFile(
+        group.cpu / "cpu.cfs_quota_us", millis ? std::to_string(std::uint64_t { *millis } * 100) : "-1");
+}
+
 IsolationExpected<void> applyV2(const CgroupPaths& pool, const PoolLimits& limits, LimitReport& report)
 {
-    const auto cpu = limits.cpuMillis ? std::to_string(std::uint64_t { *limits.cpuMillis } * 100) : "max";
-    if (auto ok = sysfs::writeFile(pool.cpu / "cpu.max", cpu + " " + std::to_string(PoolCgroups::kCpuPeriodUsec)); !ok)
+    if (auto ok = writeCpuLimit(pool, CgroupVersion::V2, limits.cpuMillis); !ok)
         return ok;
 
     if (auto ok = writeMemoryLimit(pool, CgroupVersion::V2, limits.memoryBytes); !ok)
@@ -146,10 +159,7 @@ IsolationExpected<void> applyV2(const CgroupPaths& pool, const PoolLimits& limit
 
 IsolationExpected<void> applyV1(const CgroupPaths& pool, const PoolLimits& limits, LimitReport& report)
 {
-    if (auto ok = sysfs::writeFile(pool.cpu / "cpu.cfs_period_us", std::to_string(PoolCgroups::kCpuPeriodUsec)); !ok)
-        return ok;
-    const auto quota = limits.cpuMillis ? std::to_string(std::uint64_t { *limits.cpuMillis } * 100) : "-1";
-    if (auto ok = sysfs::writeFile(pool.cpu / "cpu.cfs_quota_us", quota); !ok)
+    if (auto ok = writeCpuLimit(pool, CgroupVersion::V1, limits.cpuMillis); !ok)
         return ok;
 
     if (auto ok = writeMemoryLimit(pool, CgroupVersion::V1, limits.memoryBytes); !ok)
@@ -231,6 +241,11 @@ IsolationExpected<void> applyV1(const CgroupPaths& pool, const PoolLimits& limit
 IsolationExpected<void> PoolCgroups::limitMemory(const CgroupPaths& group, std::optional<std::uint64_t> bytes) const
 {
     return writeMemoryLimit(group, m_layout.version, bytes);
+}
+
+IsolationExpected<void> PoolCgroups::limitCpu(const CgroupPaths& group, std::optional<std::uint32_t> millis) const
+{
+    return writeCpuLimit(group, m_layout.version, millis);
 }
 
 IsolationExpected<LimitReport> PoolCgroups::applyLimits(std::string_view pool, const PoolLimits& limits)

@@ -228,6 +228,9 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
     if (own.memoryLimitBytes != 0 && own.memoryLimitBytes < kMinMemoryLimitBytes)
         return makeIsolationError(IsolationErrorCode::BadLimit, "memoryLimitBytes",
             "memoryLimitBytes must be at least 4096 (got " + std::to_string(own.memoryLimitBytes) + ")");
+    if (own.cpuLimitMillis != 0 && own.cpuLimitMillis < 10)
+        return makeIsolationError(IsolationErrorCode::BadLimit, "cpuLimitMillis",
+            "cpuLimitMillis must be at least 10 (got " + std::to_string(own.cpuLimitMillis) + ")");
     auto poolDir = poolPaths(pool);
     if (!poolDir)
         return poolDir;
@@ -260,6 +263,18 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
     if (own.memoryLimitBytes != 0)
         if (auto limited = limitMemory(*paths, own.memoryLimitBytes); !limited)
             return tl::unexpected(limited.error());
+    if (own.cpuLimitMillis != 0) {
+        std::uint32_t millis = own.cpuLimitMillis;
+        if (m_layout.version == CgroupVersion::V1) // the pool's quota, in microseconds a 100 ms period; -1: none
+            if (const auto quota = sysfs::readFile(poolDir->cpu / "cpu.cfs_quota_us"); quota) {
+                long long usec = 0;
+                std::from_chars(quota->data(), quota->data() + quota->size(), usec);
+                if (usec > 0)
+                    millis = std::min<std::uint32_t>(millis, static_cast<std::uint32_t>(usec / 100));
+            }
+        if (auto limited = limitCpu(*paths, millis); !limited)
+            return tl::unexpected(limited.error());
+    }
     return paths;
 }
 

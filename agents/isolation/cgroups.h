@@ -75,6 +75,7 @@ struct CgroupUsage {
 struct WorkloadResources {
     std::uint64_t cpuMillis = 0;
     std::uint64_t memoryLimitBytes = 0;
+    std::uint32_t cpuLimitMillis = 0; // at least 10
 };
 
 std::uint64_t cpuSharesFor(std::uint64_t cpuMillis);
@@ -116,7 +117,10 @@ public:
     //     compete for the pool's CPU get it in the ratio of their requests rather than of their threads;
     //   - `memoryLimitBytes`: its own memory limit inside the pool's, swap included as for pools (memory.max and
     //     memory.swap.max 0, or memory.limit_in_bytes and memory.memsw.limit_in_bytes), so that a workload that
-    //     outgrows it is OOM-killed alone rather than its pool-mates with it. At least 4096.
+    //     outgrows it is OOM-killed alone rather than its pool-mates with it. At least 4096;
+    //   - `cpuLimitMillis`: its own CPU bandwidth quota inside its pool's (cpu.max / cpu.cfs_quota_us, the pools'
+    //     period), so that it never takes more than that however idle the pool is. v1 refuses a child's quota above its
+    //     parent's: there, one above the pool's is the pool's (v2 takes it, and the pool's binds). At least 10.
     IsolationExpected<CgroupPaths> createWorkload(
         std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, WorkloadResources own = {});
     // The pool's weight beside the other pools: `cpuMillis` is what its running workloads here asked for together (as
@@ -165,6 +169,8 @@ private:
     PoolCgroups(CgroupLayout layout, CgroupPaths base, std::vector<std::string> notes);
     // The memory limit of `group`, swap included where the kernel accounts it; nullopt = none (cgroup_limits.cpp).
     IsolationExpected<void> limitMemory(const CgroupPaths& group, std::optional<std::uint64_t> bytes) const;
+    // The CPU quota of `group` in millicores; nullopt = none (cgroup_limits.cpp).
+    IsolationExpected<void> limitCpu(const CgroupPaths& group, std::optional<std::uint32_t> millis) const;
 
     CgroupLayout m_layout;
     CgroupPaths m_base;

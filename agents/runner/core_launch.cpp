@@ -49,6 +49,8 @@ LaunchSpec launchSpecFor(const protocol::Launch& launch)
     spec.launchDigest = launchDigest(launch);
     spec.cpuMillis = static_cast<std::uint64_t>(std::max<std::int64_t>(0, launch.cpuMillis));
     spec.memoryLimitBytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, launch.memoryLimitMiB)) << 20;
+    spec.cpuLimitMillis
+        = static_cast<std::uint32_t>(std::clamp<std::int64_t>(launch.cpuLimitMillis, 0, protocol::kMaxCpuMillis));
     return spec;
 }
 
@@ -61,6 +63,8 @@ std::string launchDigest(const protocol::Launch& launch)
               { "cpuMillis", launch.cpuMillis }, { "memoryMiB", launch.memoryMiB }, { "devices", devices } };
     if (launch.memoryLimitMiB != 0) // only when set: digests of launches without one read as they did before it
         what["memoryLimitMiB"] = launch.memoryLimitMiB;
+    if (launch.cpuLimitMillis != 0)
+        what["cpuLimitMillis"] = launch.cpuLimitMillis;
     // HMAC with a fixed key is SHA-256 enough here: the digest only tells launches apart, it proves nothing.
     const auto mac = protocol::hmacSha256("tidepool-launch-digest-v1", what.dump());
     if (!mac)

@@ -207,7 +207,9 @@ IsolationExpected<WorkloadStatus> Runner::launch(const LaunchSpec& spec)
         }
     }
     auto cgroup = m_cgroups->createWorkload(spec.pool, spec.id, spec.incarnation,
-        { .cpuMillis = spec.cpuMillis, .memoryLimitBytes = spec.memoryLimitBytes });
+        { .cpuMillis = spec.cpuMillis,
+            .memoryLimitBytes = spec.memoryLimitBytes,
+            .cpuLimitMillis = spec.cpuLimitMillis });
     if (!cgroup) {
         abandon();
         return tl::unexpected(cgroup.error());

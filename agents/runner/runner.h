@@ -63,6 +63,9 @@ struct LaunchSpec {
     // The most memory it may use, its own cgroup's limit inside its pool's (`PoolCgroups::createWorkload`); 0 = only
     // the pool's.
     std::uint64_t memoryLimitBytes = 0;
+    // The most CPU it may use, its own cgroup's quota inside its pool's (`PoolCgroups::createWorkload`); 0 = only the
+    // pool's.
+    std::uint32_t cpuLimitMillis = 0;
 };
 
 struct WorkloadStatus {

@@ -34,7 +34,7 @@ Global options (anywhere before `--`):
 
 Commands:
   submit --name N --cpu MILLIS --memory MIB [options] [-- COMMAND ARGS...]
-      --memory-limit MIB (its own limit, at least --memory; default: only its pool's)
+      --memory-limit MIB (its own limit, at least --memory; default: only its pool's)  --cpu-limit MILLIS
       --pool P  --priority N  --latency real-time|latency-sensitive|batch  --tier hot|warm|cold
       --isa ISA (repeatable, or comma-separated: x86_64, aarch64, riscv64)  --allow-translation
       --gpu COUNT | --gpu-share MILLI  --gpu-model M (repeatable)  --gpu-memory MIB

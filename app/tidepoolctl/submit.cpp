@@ -76,6 +76,7 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
         { "--cpu", "cpuMillis", 0, protocol::kMaxCpuMillis },
         { "--memory", "memoryMiB", 0, protocol::kMaxMemoryMiB },
         { "--memory-limit", "memoryLimitMiB", 1, protocol::kMaxMemoryMiB },
+        { "--cpu-limit", "cpuLimitMillis", 10, protocol::kMaxCpuMillis },
         { "--priority", "priority", -1'000'000, 1'000'000 },
     };
     for (const auto& [option, field, min, max] : numbers)
@@ -144,8 +145,8 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "submit";
     auto parsed = parseOptions(cmd, words,
-        { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--pool" }, { "--priority" },
-            { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
+        { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--cpu-limit" }, { "--pool" },
+            { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
             { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "-f" }, { "--file" } },
         true);
     if (!parsed)

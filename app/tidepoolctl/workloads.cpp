@@ -42,7 +42,10 @@ void printWorkload(const json& w)
         { "Pool", text(w, "pool") },
         { "Priority", text(w, "priority") },
         { "Latency", text(w, "latency") },
-        { "CPU", cores(integer(w, "cpuMillis")) + " (" + text(w, "cpuMillis") + " millicores)" },
+        { "CPU",
+            cores(integer(w, "cpuMillis")) + " (" + text(w, "cpuMillis") + " millicores)"
+                + (present(w, "cpuLimitMillis") ? ", limited to " + cores(integer(w, "cpuLimitMillis"))
+                                                : std::string()) },
         { "Memory",
             mebibytes(integer(w, "memoryMiB"))
                 + (present(w, "memoryLimitMiB") ? ", limited to " + mebibytes(integer(w, "memoryLimitMiB"))

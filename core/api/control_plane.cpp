@@ -1463,6 +1463,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.argv = std::move(request.argv);
     live.env = std::move(request.env);
     live.memoryLimitMiB = request.memoryLimitMiB;
+    live.cpuLimitMillis = request.cpuLimitMillis;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;
@@ -1633,6 +1634,7 @@ void ControlPlane::sendLaunch(LiveNode& node, const LiveWorkload& w)
     launch.cpuMillis = w.workload.requests.cpuMillis;
     launch.memoryMiB = w.workload.requests.memoryMiB;
     launch.memoryLimitMiB = w.memoryLimitMiB;
+    launch.cpuLimitMillis = w.cpuLimitMillis;
     for (const DeviceShare& share : w.devices)
         launch.devices.push_back(share.device);
     launch.incarnation = w.incarnation;

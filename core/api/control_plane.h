@@ -19,6 +19,7 @@
 #include "core/model/cluster.h"
 #include "core/sched/scheduler.h"
 #include "core/store/store.h"
+#include "protocol/frame.h"
 #include "protocol/log_sink.h"
 #include "protocol/messages.h"
 
@@ -112,6 +113,10 @@ struct ControlPlaneConfig {
     std::size_t keepEvents = 10'000; // the latest placements, phase and node changes and audited actions (`events`)
     // How long an operator's read of a workload's output (`queryLogs`) waits for its agent's answer.
     std::chrono::milliseconds logsTimeout { 10'000 };
+    // The largest frame the agent server takes (`DaemonConfig::maxFrameBytes`): a read asks for no more output than
+    // an answer of this size carries (each byte of it may take three as text), so that a daemon configured with small
+    // frames never takes an agent's answer for a hostile frame and drops the agent.
+    std::uint32_t agentMaxFrameBytes = protocol::kDefaultMaxFrameBytes;
     // The wall clock (Unix epoch ms) that stamps submissions, placements, history, proposals and carbon windows;
     // empty = the system clock. A simulation (`tidepool-sim scenario`) runs the whole core on simulated days with it.
     std::function<std::int64_t()> clock;
@@ -157,6 +162,9 @@ struct SubmitRequest {
     // The most memory it may use on its node (its agent's cgroup limit for it, inside its pool's), at least
     // `requests.memoryMiB`; 0 = none of its own: it shares its pool's limit with its pool-mates there.
     std::int64_t memoryLimitMiB = 0;
+    // The most CPU it may use on its node (its own bandwidth quota there, inside its pool's), at least
+    // `requests.cpuMillis` and 10 millicores; 0 = none of its own: it may use what its pool's quota leaves.
+    std::int64_t cpuLimitMillis = 0;
 };
 
 struct LiveWorkload {
@@ -165,6 +173,7 @@ struct LiveWorkload {
     std::vector<std::string> argv;
     std::vector<std::string> env;
     std::int64_t memoryLimitMiB = 0; // SubmitRequest::memoryLimitMiB
+    std::int64_t cpuLimitMillis = 0; // SubmitRequest::cpuLimitMillis
     WorkloadPhase phase = WorkloadPhase::Pending;
     NodeId node = kNoNode; // where it is placed (launching, running, stopping)
     std::vector<DeviceShare> devices;

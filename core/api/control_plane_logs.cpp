@@ -44,7 +44,9 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     request.workloadId = query.workload;
     request.incarnation = w.incarnation;
     request.stderrStream = query.stderrStream;
-    request.maxBytes = std::clamp<std::int64_t>(query.maxBytes, 1, protocol::kMaxLogBytes);
+    // U+FFFD takes three bytes where it stands for one, and the rest of the answer fits in a kibibyte.
+    const std::int64_t fits = std::max<std::int64_t>(1, (std::int64_t { m_config.agentMaxFrameBytes } - 1024) / 3);
+    request.maxBytes = std::clamp<std::int64_t>(query.maxBytes, 1, std::min(protocol::kMaxLogBytes, fits));
     LogsWait wait;
     wait.sessionId = node.sessionId;
     wait.answer.node = nodeName;

@@ -59,6 +59,7 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
         [&h](const std::string& session, const protocol::Message& m) { return h.m_agents->send(session, m); },
         [&h](const std::string& session, const std::string& why) { return h.m_agents->disconnect(session, why); },
     };
+    h.m_config.plane.agentMaxFrameBytes = h.m_config.maxFrameBytes;
     auto plane = ControlPlane::create(io, h.m_config.plane, link, h.m_log, h.m_store.get());
     if (!plane)
         return tl::unexpected(plane.error());

@@ -102,6 +102,7 @@ struct WorkloadView {
     std::int32_t exitCode = 0;
     std::vector<std::string> argv;
     std::int64_t memoryLimitMiB = 0;
+    std::int64_t cpuLimitMillis = 0;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -111,7 +112,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         x.accelerators.any() ? x.accelerators.kind : AcceleratorKind::None, x.accelerators.count,
         x.accelerators.sharePerDevice, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.attempts,
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
-        w.pid, w.exitCode, w.argv, w.memoryLimitMiB };
+        w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -147,6 +148,8 @@ json workloadJson(const WorkloadView& w)
         j["command"] = w.argv;
     if (w.memoryLimitMiB)
         j["memoryLimitMiB"] = w.memoryLimitMiB;
+    if (w.cpuLimitMillis)
+        j["cpuLimitMillis"] = w.cpuLimitMillis;
     return j;
 }
 

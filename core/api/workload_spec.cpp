@@ -24,14 +24,10 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
         s.pool = r.string("pool", Alphabet::Name, 64);
     s.requests.cpuMillis = r.integer("cpuMillis", 0, protocol::kMaxCpuMillis);
     s.requests.memoryMiB = r.integer("memoryMiB", 0, protocol::kMaxMemoryMiB);
-    if (r.has("memoryLimitMiB")) {
-        s.memoryLimitMiB = r.integer("memoryLimitMiB", 1, protocol::kMaxMemoryMiB);
-        if (r.ok() && s.memoryLimitMiB < s.requests.memoryMiB)
-            r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("memoryLimitMiB"),
-                "field `" + r.pathOf("memoryLimitMiB") + "` (" + std::to_string(s.memoryLimitMiB)
-                    + ") must be at least `" + r.pathOf("memoryMiB") + "` (" + std::to_string(s.requests.memoryMiB)
-                    + "): the workload would be killed for using what it asked for");
-    }
+    s.memoryLimitMiB = r.optionalAtLeast("memoryLimitMiB", 1, protocol::kMaxMemoryMiB, "memoryMiB",
+        s.requests.memoryMiB, "the workload would be killed for using what it asked for");
+    s.cpuLimitMillis = r.optionalAtLeast("cpuLimitMillis", 10, protocol::kMaxCpuMillis, "cpuMillis",
+        s.requests.cpuMillis, "the workload could never use what it asked for");
     if (r.has("memBandwidthMBps"))
         s.requests.memBandwidthMBps = r.integer("memBandwidthMBps", 0, std::int64_t { 1 } << 40);
     if (r.has("netBandwidthMbps"))
@@ -167,6 +163,8 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
     }
     if (live.memoryLimitMiB)
         j["memoryLimitMiB"] = live.memoryLimitMiB;
+    if (live.cpuLimitMillis)
+        j["cpuLimitMillis"] = live.cpuLimitMillis;
     if (w.requests.memBandwidthMBps)
         j["memBandwidthMBps"] = w.requests.memBandwidthMBps;
     if (w.requests.netBandwidthMbps)

@@ -166,6 +166,7 @@ private Q_SLOTS:
     // Real cgroups, as root.
     void hostileNamesNeverReachTheFileSystem();
     void cpuQuotaHoldsTwoSpinnersToHalfACore();
+    void aWorkloadsOwnCpuLimitHoldsItInAnIdlePool();
     void workloadsShareThePoolsCpuInTheRatioOfTheirRequests();
     void poolUsageIsWhatEachPoolsCgroupUsed();
     void unlistedPoolsGoOnceTheyHoldNothing();
@@ -641,6 +642,45 @@ void TestRunner::cpuQuotaHoldsTwoSpinnersToHalfACore()
     QVERIFY2(cores >= 0, "the cgroup's CPU usage counter could not be read");
     QVERIFY2(cores <= 0.55, QByteArray::number(cores).constData());
     QVERIFY2(cores >= 0.2, "the spinners hardly ran: the measurement says nothing");
+}
+
+// A workload's own CPU limit (Launch::cpuLimitMillis) holds it where its pool would not: the pool has no quota, the
+// two spinners a fifth of a core between them. On v1, which refuses a child's quota above its parent's, a limit above
+// its pool's quota is written as the pool's.
+void TestRunner::aWorkloadsOwnCpuLimitHoldsItInAnIdlePool()
+{
+    REQUIRE_CGROUPS();
+    QVERIFY(makePool("cpu-free"));
+    LaunchSpec s = spec("throttled", "cpu-free", { "/bin/sh", "-c", "while :; do :; done & while :; do :; done" });
+    s.cpuMillis = 100;
+    s.cpuLimitMillis = 200;
+    auto status = m_runner->launch(s);
+    QVERIFY2(status, status ? "" : messageOf(status.error()).constData());
+    const bool v2 = m_layout->version == CgroupVersion::V2;
+    QCOMPARE(readText(status->cgroup.cpu / (v2 ? "cpu.max" : "cpu.cfs_quota_us")),
+        std::string(v2 ? "20000 100000\n" : "20000\n"));
+    QTRY_COMPARE(m_cgroups->processes(status->cgroup).value_or(std::vector<int> {}).size(), std::size_t { 2 });
+    const auto window = cpuMeasureWindow();
+    const double cores = measureCores(*m_cgroups, status->cgroup, window);
+    qInfo("two spinning threads under their own 200-millicore limit used %.3f cores over %.1f s", cores,
+        static_cast<double>(window.count()) / 1000);
+    QVERIFY2(cores >= 0, "the cgroup's CPU usage counter could not be read");
+    QVERIFY2(cores <= 0.25, QByteArray::number(cores).constData());
+    QVERIFY2(cores >= 0.08, "the spinners hardly ran: the measurement says nothing");
+    QVERIFY(m_runner->stop("throttled", 5s));
+    waitFinal(*m_runner, "throttled");
+
+    if (v2)
+        return;
+    PoolLimits limits;
+    limits.cpuMillis = 300;
+    QVERIFY(makePool("cpu-300", limits));
+    LaunchSpec above = spec("above", "cpu-300", { "/bin/true" });
+    above.cpuLimitMillis = 1000;
+    auto started = m_runner->launch(above);
+    QVERIFY2(started, started ? "" : messageOf(started.error()).constData());
+    QCOMPARE(readText(started->cgroup.cpu / "cpu.cfs_quota_us"), std::string("30000\n"));
+    waitFinal(*m_runner, "above");
 }
 
 // Three spinners on one CPU: two in pool "weigh-a" asking for 1 and 0.5 cores, one in pool "weigh-b" asking for 0.5.

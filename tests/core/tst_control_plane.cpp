@@ -137,6 +137,7 @@ private slots:
         config.suspectAfter = std::chrono::milliseconds(1000);
         config.lostAfter = std::chrono::milliseconds(3000);
         config.logsTimeout = std::chrono::milliseconds(200);
+        config.agentMaxFrameBytes = 256 * 1024;
         AgentLink link {
             [this](const std::string& s, const protocol::Message& m) {
                 m_sent.push_back({ s, m });
@@ -194,7 +195,7 @@ private slots:
     {
         join("s1", "n1");
         const nlohmann::json body = { { "name", "capped" }, { "cpuMillis", 500 }, { "memoryMiB", 256 },
-            { "memoryLimitMiB", 1024 }, { "command", { "/bin/sleep", "60" } } };
+            { "memoryLimitMiB", 1024 }, { "cpuLimitMillis", 2000 }, { "command", { "/bin/sleep", "60" } } };
         auto parsed = api::parseNewSubmission(body);
         QVERIFY2(parsed, parsed ? "" : parsed.error().message.c_str());
         QCOMPARE(parsed->memoryLimitMiB, std::int64_t { 1024 });
@@ -204,15 +205,18 @@ private slots:
         QCOMPARE(launches.size(), std::size_t { 1 });
         QCOMPARE(launches[0].memoryMiB, std::int64_t { 256 });
         QCOMPARE(launches[0].memoryLimitMiB, std::int64_t { 1024 });
+        QCOMPARE(launches[0].cpuLimitMillis, std::int64_t { 2000 });
         const nlohmann::json kept = api::submissionJson(*m_plane->workload(*id), m_plane->cluster());
         QCOMPARE(kept.value("memoryLimitMiB", std::int64_t { 0 }), std::int64_t { 1024 });
         auto restored = api::parseSubmitRequest(kept);
         QVERIFY(restored);
         QCOMPARE(restored->memoryLimitMiB, std::int64_t { 1024 });
+        QCOMPARE(restored->cpuLimitMillis, std::int64_t { 2000 });
 
         // Without one, neither the launch nor the kept submission carries one.
         const WorkloadId plain = submit("plain");
         QCOMPARE(sentOf<protocol::Launch>("s1").back().memoryLimitMiB, std::int64_t { 0 });
+        QCOMPARE(sentOf<protocol::Launch>("s1").back().cpuLimitMillis, std::int64_t { 0 });
         QVERIFY(!api::submissionJson(*m_plane->workload(plain), m_plane->cluster()).contains("memoryLimitMiB"));
 
         nlohmann::json below = body;
@@ -226,6 +230,13 @@ private slots:
             refused.error().message.c_str());
         below["memoryLimitMiB"] = 0;
         QVERIFY(!api::parseNewSubmission(below));
+        nlohmann::json slow = body;
+        slow["cpuLimitMillis"] = 400;
+        const auto slower = api::parseNewSubmission(slow);
+        QVERIFY(!slower);
+        QVERIFY2(slower.error().message.find("`cpuLimitMillis` (400) must be at least `cpuMillis` (500)")
+                != std::string::npos,
+            slower.error().message.c_str());
     }
 
     // An operator's read of a workload's output goes to the agent of the node it ran on, names its launch, and is
@@ -269,6 +280,9 @@ private slots:
         QCOMPARE(requests[0].workloadId, id);
         QVERIFY(requests[0].stderrStream);
         QCOMPARE(requests[0].maxBytes, std::int64_t { 4096 });
+        // However much is asked, no more than an answer in one of the core's frames (256 KiB here) can carry.
+        m_plane->queryLogs(LogsQuery { id, false, protocol::kMaxLogBytes }, [](LogsAnswer) {});
+        QCOMPARE(sentOf<protocol::LogRequest>("s1").back().maxBytes, std::int64_t { (256 * 1024 - 1024) / 3 });
         QCOMPARE(answers.size(), before); // waits for the agent
         // Another session's answer under its id is not this request's.
         m_plane->onLogReply("old", protocol::LogReply { requests[0].requestId, "forged\n", 7, false, {} });

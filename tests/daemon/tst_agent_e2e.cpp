@@ -327,6 +327,26 @@ private slots:
         QCOMPARE(refused.status, 400);
         QVERIFY2(refused.body.find("`memoryLimitMiB` (32) must be at least `memoryMiB` (64)") != std::string::npos,
             refused.body.c_str());
+
+        // Its own CPU limit likewise reaches the kernel: the workload's cgroup has a quota of its own.
+        const json throttled = submit({ { "name", "throttled" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "cpuLimitMillis", 150 }, { "command", { "/bin/sleep", "600" } } });
+        QVERIFY2(throttled.contains("id"), throttled.dump().c_str());
+        QCOMPARE(throttled.value("cpuLimitMillis", std::int64_t { 0 }), std::int64_t { 150 });
+        const std::int64_t throttledId = throttled["id"];
+        QVERIFY(waitFor([&] { return phaseIs(throttledId, "running"); }, 15'000));
+        std::ifstream launchRecord(
+            (stateDir() + QStringLiteral("/workloads/%1/launch.json").arg(throttledId)).toStdString());
+        const json record = json::parse(launchRecord, nullptr, false);
+        QVERIFY2(record.is_object() && record.contains("cgroup"), record.dump().c_str());
+        const std::filesystem::path cpu = record["cgroup"].value("cpu", std::string());
+        std::ifstream quota(cpu / (std::filesystem::exists(cpu / "cpu.max") ? "cpu.max" : "cpu.cfs_quota_us"));
+        std::string written;
+        std::getline(quota, written);
+        QVERIFY2(written == "15000" || written == "15000 100000", (cpu.string() + ": " + written).c_str());
+        QCOMPARE(
+            request(m_apiPort, http::verb::delete_, "/v1/workloads/" + std::to_string(throttledId), m_token).status,
+            200);
     }
 
     // The end of a workload's output, read from the real agent that holds it while it runs and after it ended (until

@@ -418,8 +418,9 @@ void TestCtl::submitJsonIsTheDaemonsObject()
     const CtlRun run = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("submit"),
         QStringLiteral("--name"), QStringLiteral("nightly"), QStringLiteral("--cpu"), QStringLiteral("250"),
         QStringLiteral("--memory"), QStringLiteral("128"), QStringLiteral("--memory-limit"), QStringLiteral("512"),
-        QStringLiteral("--priority"), QStringLiteral("5"), QStringLiteral("--latency"), QStringLiteral("batch"),
-        QStringLiteral("--env"), QStringLiteral("MODE=full"), QStringLiteral("--"), QStringLiteral("true") });
+        QStringLiteral("--cpu-limit"), QStringLiteral("1000"), QStringLiteral("--priority"), QStringLiteral("5"),
+        QStringLiteral("--latency"), QStringLiteral("batch"), QStringLiteral("--env"), QStringLiteral("MODE=full"),
+        QStringLiteral("--"), QStringLiteral("true") });
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.err.isEmpty());
     json j = parsed(run.out);
@@ -429,6 +430,7 @@ void TestCtl::submitJsonIsTheDaemonsObject()
     QCOMPARE(num(j, "/cpuMillis"), 250);
     QCOMPARE(num(j, "/memoryMiB"), 128);
     QCOMPARE(num(j, "/memoryLimitMiB"), 512);
+    QCOMPARE(num(j, "/cpuLimitMillis"), 1000);
     QCOMPARE(num(j, "/priority"), 5);
     QCOMPARE(str(j, "/latency"), std::string("batch"));
     QVERIFY2(at(j, "/command") == json::array({ "true" }), qPrintable(run.out));

@@ -129,6 +129,7 @@ std::vector<protocol::Message> sampleMessages()
             protocol::PoolLimits { "gold", 4000, 8192, 100 } },
         protocol::Launch { 10, "hold", "default", {}, {}, 0, 0, {}, 0 },
         protocol::Launch { 13, "capped", "default", { "/bin/true" }, {}, 100, 64, {}, 1, std::nullopt, 256 },
+        protocol::Launch { 14, "throttled", "default", { "/bin/true" }, {}, 100, 64, {}, 0, std::nullopt, 0, 250 },
         protocol::Launch { 11, "again", "default", { "/bin/true" }, {}, 0, 0, {}, protocol::kMaxIncarnation },
         protocol::Stop { 9, 0, std::nullopt },
         protocol::Stop { 9, 10'000, 0 },
@@ -735,6 +736,18 @@ void TestProtocol::incarnationIsOptionalOnTheWire()
     const auto equal = protocol::decodeMessage(capped.dump());
     QVERIFY2(equal, equal ? "" : equal.error().message.c_str());
     QCOMPARE(std::get<protocol::Launch>(*equal).memoryLimitMiB, 512);
+    // And its own CPU limit (the old launch asks for 1 millicore; a quota below 10 the kernel would not take).
+    QVERIFY(!json::parse(protocol::encodeMessage(first)).contains("cpuLimitMillis"));
+    capped["cpuLimitMillis"] = 5;
+    const auto tooSmall = protocol::decodeMessage(capped.dump());
+    QVERIFY(!tooSmall);
+    QCOMPARE(tooSmall.error().field, std::string("cpuLimitMillis"));
+    capped["cpuMillis"] = 500;
+    capped["cpuLimitMillis"] = 400;
+    const auto belowRequest = protocol::decodeMessage(capped.dump());
+    QVERIFY(!belowRequest);
+    QVERIFY2(belowRequest.error().message.find("at least `cpuMillis` (500)") != std::string::npos,
+        belowRequest.error().message.c_str());
 
     // Likewise the network shaping fields: agents and cores that do not shape neither send nor read them.
     const json pools = json::parse(
