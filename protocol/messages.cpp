@@ -161,6 +161,8 @@ json toJson(const LogRequest& m)
         { "stream", m.stderrStream ? "stderr" : "stdout" }, { "maxBytes", m.maxBytes } };
     if (m.incarnation != 0)
         j["incarnation"] = m.incarnation;
+    if (m.from >= 0)
+        j["from"] = m.from;
     return j;
 }
 json toJson(const LogReply& m)
@@ -170,6 +172,10 @@ json toJson(const LogReply& m)
         j["data"] = m.data;
     if (!m.error.empty())
         j["error"] = m.error;
+    if (m.start >= 0)
+        j["start"] = m.start;
+    if (m.end >= 0)
+        j["end"] = m.end;
     return j;
 }
 json toJson(const Stop& m)
@@ -332,6 +338,8 @@ LogRequest readLogRequest(JsonReader& r)
             ErrorCode::OutOfRange, r.pathOf("stream"), "field `" + r.pathOf("stream") + "` must be stdout or stderr");
     m.stderrStream = stream == "stderr";
     m.maxBytes = r.integer("maxBytes", 1, kMaxLogBytes);
+    if (r.has("from"))
+        m.from = r.integer("from", 0, kMaxLogPosition);
     return m;
 }
 
@@ -349,6 +357,14 @@ LogReply readLogReply(JsonReader& r)
     if (r.ok() && !m.data.empty() && !m.error.empty())
         r.fail(ErrorCode::OutOfRange, r.pathOf("error"),
             "an answer carries `" + r.pathOf("data") + "` or `" + r.pathOf("error") + "`, not both");
+    const bool positioned = r.has("start");
+    if (positioned)
+        m.start = r.integer("start", 0, kMaxLogPosition);
+    if (positioned || r.has("end"))
+        m.end = r.integer("end", positioned ? m.start : 0, kMaxLogPosition);
+    if (r.ok() && m.end >= 0 && m.start < 0)
+        r.fail(ErrorCode::MissingField, r.pathOf("start"),
+            "field `" + r.pathOf("start") + "` must come with `" + r.pathOf("end") + "`");
     return m;
 }
 
@@ -558,7 +574,7 @@ bool hasFeature(const std::vector<std::string>& features, std::string_view featu
 std::vector<std::string> knownFeatures()
 {
     return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
-        std::string(kFeatureLaunchPool), std::string(kFeatureLogs) };
+        std::string(kFeatureLaunchPool), std::string(kFeatureLogs), std::string(kFeatureLogFollow) };
 }
 
 bool isWorkloadState(std::string_view state)

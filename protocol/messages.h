@@ -46,6 +46,7 @@ inline constexpr std::int64_t kMaxNetMbps = 10'000'000; // 10 Tbit/s: a link's r
 inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
 inline constexpr std::int64_t kMaxLogBytes = 256 * 1024; // of a workload's output in one `logs` answer
+inline constexpr std::int64_t kMaxLogPosition = std::int64_t { 1 } << 53; // a byte's position in one output stream
 inline constexpr std::size_t kMaxFeatures = 64; // entries of a hello's or a welcome's `features`
 
 // What a peer speaks beyond the fields every peer of this version reads: an agent lists its features in its hello,
@@ -65,6 +66,10 @@ inline constexpr std::string_view kFeatureLaunchPool = "launch-pool";
 // logs: the agent answers a `log_request` with the end of a workload's output (`LogRequest`, `LogReply`). The core asks
 // only an agent that names it.
 inline constexpr std::string_view kFeatureLogs = "logs";
+// log-follow: a `log_request` may ask for a stream from a position on (`LogRequest::from`), and every `logs` answer
+// says where in the stream its data lies (`LogReply::start`, `end`), so that a reader can follow the output as it is
+// written. The core asks it only of an agent that names it; an agent sends the positions only to a core that does.
+inline constexpr std::string_view kFeatureLogFollow = "log-follow";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -326,6 +331,10 @@ struct LogRequest {
     std::int32_t incarnation = 0; // which launch; on the wire only when not 0
     bool stderrStream = false; // `stream`: "stdout" (false) or "stderr"
     std::int64_t maxBytes = 0; // 1 to kMaxLogBytes: the last this many bytes of the stream
+    // With kFeatureLogFollow: -1 (not on the wire) asks for the last `maxBytes`; 0 to kMaxLogPosition for the first
+    // `maxBytes` from this position of the stream on (a byte's position counts every byte the launch wrote to it,
+    // also those the agent no longer keeps). What is no longer kept is skipped: the answer's `start` says from where.
+    std::int64_t from = -1;
     bool operator==(const LogRequest&) const = default;
 };
 
@@ -340,6 +349,12 @@ struct LogReply {
     std::int64_t sizeBytes = 0;
     bool truncated = false;
     std::string error; // on the wire only when not empty
+    // With kFeatureLogFollow (else -1, not on the wire): the stream positions of the first byte `data` is from and of
+    // the one after its last. Following reads on from `end`; `start` past the `from` asked for counts bytes no longer
+    // kept. A multi-byte character or a carriage return at the end of what was written so far is left for the next
+    // read from `end` when `from` was asked for, so that no read splits one.
+    std::int64_t start = -1;
+    std::int64_t end = -1;
     bool operator==(const LogReply&) const = default;
 };
 

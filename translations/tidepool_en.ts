@@ -1555,6 +1555,50 @@
         <source>Your token&apos;s role (%1) may not read workloads&apos; output: that needs the %2 role.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Follow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show what it writes as it writes it, read every second, until it has ended</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Following: asking again every %1 s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its agent is from before following output, so it cannot be followed: Refresh to read the end again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Following: %1; asking again every %2 s.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1&apos;s agent is from before following output, so it cannot be followed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It was launched again (launch %1, on node %2): its output from the beginning.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 were rotated out on node %2 before they could be read.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 keeps less of it than was read (its record began again): from the beginning of what it keeps.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It has ended (%1): that is all of its %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Following its %1 on node %2: %3 read since.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::MainWindow</name>

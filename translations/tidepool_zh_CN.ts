@@ -1555,6 +1555,50 @@
         <source>Your token&apos;s role (%1) may not read workloads&apos; output: that needs the %2 role.</source>
         <translation>您的令牌角色（%1）不能读取工作负载的输出：这需要 %2 角色。</translation>
     </message>
+    <message>
+        <source>&amp;Follow</source>
+        <translation>跟随(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Show what it writes as it writes it, read every second, until it has ended</source>
+        <translation>随写随显示其输出，每秒读取一次，直到它结束</translation>
+    </message>
+    <message>
+        <source>Following: asking again every %1 s.</source>
+        <translation>跟随中：每 %1 秒再问一次。</translation>
+    </message>
+    <message>
+        <source>Its agent is from before following output, so it cannot be followed: Refresh to read the end again.</source>
+        <translation>其代理早于输出跟随功能，无法跟随：点“刷新”可再次读取末尾。</translation>
+    </message>
+    <message>
+        <source>Following: %1; asking again every %2 s.</source>
+        <translation>跟随中：%1；每 %2 秒再问一次。</translation>
+    </message>
+    <message>
+        <source>Node %1&apos;s agent is from before following output, so it cannot be followed.</source>
+        <translation>节点 %1 的代理早于输出跟随功能，无法跟随。</translation>
+    </message>
+    <message>
+        <source>It was launched again (launch %1, on node %2): its output from the beginning.</source>
+        <translation>它已重新启动（第 %1 次启动，在节点 %2 上）：从头显示其输出。</translation>
+    </message>
+    <message>
+        <source>%1 were rotated out on node %2 before they could be read.</source>
+        <translation>节点 %2 上有 %1 在读取之前已被轮转移除。</translation>
+    </message>
+    <message>
+        <source>Node %1 keeps less of it than was read (its record began again): from the beginning of what it keeps.</source>
+        <translation>节点 %1 保留的比已读取的少（其记录已重新开始）：从其保留内容的开头显示。</translation>
+    </message>
+    <message>
+        <source>It has ended (%1): that is all of its %2.</source>
+        <translation>它已结束（%1）：这就是它的全部%2。</translation>
+    </message>
+    <message>
+        <source>Following its %1 on node %2: %3 read since.</source>
+        <translation>正在跟随节点 %2 上它的%1：此后已读取 %3。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::MainWindow</name>

@@ -132,6 +132,7 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
     m_backoff = m_config.initialBackoff;
     m_joinedAt = std::chrono::steady_clock::now();
     m_corePoolUsage = protocol::hasFeature(welcome.features, protocol::kFeaturePoolUsage);
+    m_coreLogFollow = protocol::hasFeature(welcome.features, protocol::kFeatureLogFollow);
     if (!m_corePoolUsage && !m_config.client.hello.features.empty())
         logLine(std::string("agent: the core reads no pool usage (its welcome names ")
             + (welcome.features.empty() ? "no features" : "no `pool-usage`") + "): samples go without it");
@@ -219,8 +220,10 @@ bool AgentConnection::sendUpdate(const protocol::WorkloadStatus& status)
     return joined() && m_client->sendJoined(protocol::WorkloadUpdate { status });
 }
 
-bool AgentConnection::sendLogs(const protocol::LogReply& reply)
+bool AgentConnection::sendLogs(protocol::LogReply reply)
 {
+    if (!m_coreLogFollow)
+        reply.start = reply.end = -1;
     return joined() && m_client->sendJoined(reply);
 }
 

@@ -68,7 +68,8 @@ public:
     // Sends a workload's new state now when joined; false otherwise (the next inventory carries it).
     bool sendUpdate(const protocol::WorkloadStatus& status);
     // Answers a `log_request` now when joined; false otherwise (the core has given up on it: a new session asks again).
-    bool sendLogs(const protocol::LogReply& reply);
+    // Without its positions to a core that does not read them (kFeatureLogFollow).
+    bool sendLogs(protocol::LogReply reply);
 
     bool joined() const { return m_client && m_client->state() == AgentClient::State::Joined; }
     const AgentConnectionStats& stats() const { return m_stats; }
@@ -104,6 +105,7 @@ private:
     std::chrono::steady_clock::time_point m_joinedAt {};
     bool m_plainHello = false; // the next hello names no features (see the header comment)
     bool m_corePoolUsage = false; // the core of the current session reads samples' pool usage
+    bool m_coreLogFollow = false; // ... and the positions of a `logs` answer
     AgentConnectionStats m_stats;
 };
 

@@ -43,11 +43,11 @@ struct Part {
     Part(const Part&) = delete;
     Part& operator=(const Part&) = delete;
 
-    // Appends its last `count` bytes (of the size it had when opened) to `out`; false on a read error.
-    bool appendTail(std::uint64_t count, std::string& out) const
+    // Appends `count` bytes from `offset` on (within the size it had when opened) to `out`; false on a read error.
+    bool appendRange(std::uint64_t offset, std::uint64_t count, std::string& out) const
     {
-        off_t from = static_cast<off_t>(size - count);
-        const off_t end = static_cast<off_t>(size);
+        off_t from = static_cast<off_t>(offset);
+        const off_t end = static_cast<off_t>(offset + count);
         char buffer[64 * 1024];
         while (from < end) {
             const ssize_t n
@@ -96,26 +96,140 @@ std::size_t utf8Length(std::string_view bytes, std::size_t i)
 
 } // namespace
 
-LogTail readLogTail(const std::filesystem::path& file, std::size_t maxBytes)
+namespace {
+
+} // namespace
+
+std::uint64_t readStreamBase(const std::filesystem::path& file)
 {
-    LogTail tail;
-    const Part rotated(file.string() + ".1");
-    const Part current(file);
-    if (!rotated.error.empty() || !current.error.empty()) {
-        tail.error = !current.error.empty() ? current.error : rotated.error;
+    const std::string path = file.string() + ".base";
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    char text[32] = {};
+    const ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    // The workload may write in its record directory: anything but a decimal position is taken for none.
+    std::uint64_t base = 0;
+    if (n <= 0 || n > 17)
+        return 0;
+    for (ssize_t i = 0; i < n; ++i) {
+        if (text[i] == '\n' && i == n - 1)
+            break;
+        if (text[i] < '0' || text[i] > '9')
+            return 0;
+        base = base * 10 + static_cast<std::uint64_t>(text[i] - '0');
+    }
+    return base <= static_cast<std::uint64_t>(protocol::kMaxLogPosition) ? base : 0;
+}
+
+bool writeStreamBase(const std::filesystem::path& file, std::uint64_t base)
+{
+    const std::string path = file.string() + ".base";
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return false;
+    const std::string text = std::to_string(base) + "\n";
+    bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    written = ::close(fd) == 0 && written;
+    if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+// One stream as a reader takes it: `.1` ends where the current file begins (`begins`).
+struct Stream {
+    const std::filesystem::path& file;
+    Part rotated;
+    Part current;
+    std::uint64_t begins;
+    std::string error; // a part that exists but cannot be read
+
+    explicit Stream(const std::filesystem::path& f)
+        : file(f)
+        , rotated(f.string() + ".1")
+        , current(f)
+        // A `.1` longer than its base says is one whose base was lost: it is taken to begin at 0.
+        , begins(std::max(readStreamBase(f), rotated.size))
+        , error(!current.error.empty() ? current.error : rotated.error)
+    {
+    }
+    std::uint64_t kept() const { return begins - rotated.size; } // the position of the first byte kept
+    std::uint64_t end() const { return begins + current.size; }
+
+    // The bytes of positions [from, from + count), all kept.
+    LogTail read(std::uint64_t from, std::uint64_t count) const
+    {
+        LogTail tail;
+        tail.sizeBytes = rotated.size + current.size;
+        tail.truncated = from > kept();
+        tail.start = from;
+        tail.end = from + count;
+        tail.bytes.reserve(static_cast<std::size_t>(count));
+        bool read = true;
+        if (from < begins) {
+            const std::uint64_t n = std::min(count, begins - from);
+            read = rotated.appendRange(from - kept(), n, tail.bytes);
+            from += n;
+            count -= n;
+        }
+        if (read && count > 0)
+            read = current.appendRange(from - begins, count, tail.bytes);
+        if (!read) {
+            tail.bytes.clear();
+            tail.error = "cannot read " + file.string() + ": " + std::strerror(errno);
+        }
         return tail;
     }
-    tail.sizeBytes = rotated.size + current.size;
-    const std::uint64_t want = std::min<std::uint64_t>(maxBytes, tail.sizeBytes);
-    const std::uint64_t fromCurrent = std::min(want, current.size);
-    tail.truncated = want < tail.sizeBytes;
-    tail.bytes.reserve(static_cast<std::size_t>(want));
-    if ((want > fromCurrent && !rotated.appendTail(want - fromCurrent, tail.bytes))
-        || (fromCurrent > 0 && !current.appendTail(fromCurrent, tail.bytes))) {
-        tail.bytes.clear();
-        tail.error = "cannot read " + file.string() + ": " + std::strerror(errno);
+};
+
+} // namespace
+
+LogTail readLogTail(const std::filesystem::path& file, std::size_t maxBytes)
+{
+    const Stream stream(file);
+    if (!stream.error.empty()) {
+        LogTail failed;
+        failed.error = stream.error;
+        return failed;
     }
-    return tail;
+    const std::uint64_t want = std::min<std::uint64_t>(maxBytes, stream.end() - stream.kept());
+    return stream.read(stream.end() - want, want);
+}
+
+LogTail readLogFrom(const std::filesystem::path& file, std::uint64_t from, std::size_t maxBytes)
+{
+    const Stream stream(file);
+    if (!stream.error.empty()) {
+        LogTail failed;
+        failed.error = stream.error;
+        return failed;
+    }
+    const std::uint64_t first = from > stream.end() ? stream.kept() : std::max(from, stream.kept());
+    return stream.read(first, std::min<std::uint64_t>(maxBytes, stream.end() - first));
+}
+
+std::size_t unfinishedTail(std::string_view bytes)
+{
+    // An incomplete sequence: the last lead byte within the last three begins one longer than what follows it.
+    std::size_t unfinished = 0;
+    for (std::size_t back = 1; back <= std::min<std::size_t>(3, bytes.size()); ++back) {
+        const auto c = static_cast<unsigned char>(bytes[bytes.size() - back]);
+        if ((c & 0xC0) == 0x80)
+            continue; // a continuation byte: its lead is further back
+        const std::size_t length = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        unfinished = length > back ? back : 0;
+        break;
+    }
+    // And a carriage return before it, which a newline may follow.
+    if (unfinished < bytes.size() && bytes[bytes.size() - unfinished - 1] == '\r')
+        ++unfinished;
+    return unfinished;
 }
 
 std::string logText(std::string_view bytes, bool cutAtStart)
@@ -149,7 +263,7 @@ std::string logText(std::string_view bytes, bool cutAtStart)
 }
 
 protocol::LogReply answerLogRequest(const protocol::LogRequest& request, const std::filesystem::path& stdoutPath,
-    const std::filesystem::path& stderrPath)
+    const std::filesystem::path& stderrPath, bool ended)
 {
     protocol::LogReply reply;
     reply.requestId = request.requestId;
@@ -161,14 +275,26 @@ protocol::LogReply answerLogRequest(const protocol::LogRequest& request, const s
               "output were removed, or it never ran on this node";
         return reply;
     }
-    const LogTail tail = readLogTail(file, static_cast<std::size_t>(request.maxBytes));
+    const auto maxBytes = static_cast<std::size_t>(request.maxBytes);
+    LogTail tail = request.from >= 0 ? readLogFrom(file, static_cast<std::uint64_t>(request.from), maxBytes)
+                                     : readLogTail(file, maxBytes);
     if (!tail.error.empty()) {
         reply.error = tail.error.substr(0, protocol::kMaxTextBytes);
         return reply;
     }
-    reply.data = logText(tail.bytes, tail.truncated);
+    // A follower reads on from `end`: what it would split waits for that read, unless nothing more will come.
+    if (request.from >= 0 && !ended) {
+        const std::size_t unfinished = unfinishedTail(tail.bytes);
+        tail.bytes.resize(tail.bytes.size() - unfinished);
+        tail.end -= unfinished;
+    }
+    // A follower's read begins at a character (its last ended before any it would split), unless a position it made
+    // up or bytes skipped put it inside one: its rest is dropped then. A tail begins inside one only when truncated.
+    reply.data = logText(tail.bytes, request.from >= 0 ? tail.start > 0 : tail.truncated);
     reply.sizeBytes = static_cast<std::int64_t>(tail.sizeBytes);
     reply.truncated = tail.truncated;
+    reply.start = static_cast<std::int64_t>(std::min<std::uint64_t>(tail.start, protocol::kMaxLogPosition));
+    reply.end = static_cast<std::int64_t>(std::min<std::uint64_t>(tail.end, protocol::kMaxLogPosition));
     return reply;
 }
 

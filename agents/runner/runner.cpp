@@ -2,6 +2,7 @@
 
 #include "agents/isolation/sysfs.h"
 #include "agents/runner/async_safe.h"
+#include "agents/runner/log_tail.h"
 #include "agents/runner/shim.h"
 
 #include <fcntl.h>
@@ -680,15 +681,18 @@ void Runner::capLogs(const Entry& entry) const
             continue;
         // The newest half of the cap goes to `<file>.1` (best effort: on a full file system it may not fit), then the
         // file is emptied. The workload's descriptor has O_APPEND (shim.cpp), so it goes on at the new end, 0, and
-        // leaves no hole; what it writes between the copy and the truncation is lost, as with logrotate's copytruncate.
+        // leaves no hole. What it writes while the half is copied is copied after it (a few rounds at most), so that
+        // `.1` ends where the emptied file begins in the stream (log_tail.h) and a follower reads on without a seam;
+        // what it writes between the last look and the truncation is lost, as with logrotate's copytruncate.
         const auto rotated = file.string() + ".1";
         const auto tmp = rotated + ".tmp";
+        // Where the file begins in the stream, as a reader takes it: after the old `.1` at least.
+        std::uint64_t begins = readStreamBase(file);
+        if (struct stat old {}; ::lstat(rotated.c_str(), &old) == 0 && S_ISREG(old.st_mode))
+            begins = std::max(begins, static_cast<std::uint64_t>(old.st_size));
         const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
         bool copied = out >= 0;
-        if (out >= 0 && ::fstat(fd, &st) == 0) {
-            const std::uint64_t keep = std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(st.st_size));
-            off_t from = static_cast<off_t>(static_cast<std::uint64_t>(st.st_size) - keep);
-            const off_t end = st.st_size;
+        const auto copy = [&](off_t from, off_t end) {
             char buffer[64 * 1024];
             while (copied && from < end) {
                 const ssize_t n
@@ -698,13 +702,33 @@ void Runner::capLogs(const Entry& entry) const
                 copied = n > 0 && asyncsafe::writeAll(out, buffer, static_cast<std::size_t>(n)) == 0;
                 from += n > 0 ? n : 0;
             }
-        }
-        if (out >= 0 && ::close(out) != 0)
+        };
+        off_t copiedEnd = 0;
+        if (copied && ::fstat(fd, &st) == 0) {
+            const std::uint64_t keep = std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(st.st_size));
+            copiedEnd = st.st_size;
+            copy(static_cast<off_t>(static_cast<std::uint64_t>(st.st_size) - keep), copiedEnd);
+            for (int round = 0; copied && round < 8 && ::fstat(fd, &st) == 0 && st.st_size > copiedEnd; ++round) {
+                copy(copiedEnd, st.st_size);
+                copiedEnd = st.st_size;
+            }
+        } else {
             copied = false;
-        if (!copied || ::rename(tmp.c_str(), rotated.c_str()) != 0)
-            ::unlink(tmp.c_str());
+        }
+        // Without a copy, the emptied file begins where the bytes it held at the truncation end.
+        if (!copied && ::fstat(fd, &st) == 0)
+            copiedEnd = st.st_size;
         if (::ftruncate(fd, 0) != 0) { } // nothing better to do: the next poll tries again
         ::close(fd);
+        if (out >= 0 && ::close(out) != 0)
+            copied = false;
+        if (!copied || ::rename(tmp.c_str(), rotated.c_str()) != 0) {
+            ::unlink(tmp.c_str());
+            // An older `.1` would read as if it went on into the emptied file: without its successor it goes too.
+            ::unlink(rotated.c_str());
+        }
+        // Failing this (a full file system), a follower finds the stream shorter than it read and reads it again.
+        writeStreamBase(file, begins + static_cast<std::uint64_t>(copiedEnd));
     }
 }
 

@@ -455,8 +455,9 @@ int main(int argc, char** argv)
             // At most kMaxLogBytes from two files: read here, on the agent's one thread, as its polls read them.
             const auto held = runner->status(
                 std::to_string(logs->workloadId), static_cast<std::uint32_t>(std::max(0, logs->incarnation)));
-            connection->sendLogs(held ? agent::answerLogRequest(*logs, held->stdoutPath, held->stderrPath)
-                                      : agent::answerLogRequest(*logs, {}, {}));
+            connection->sendLogs(held
+                    ? agent::answerLogRequest(*logs, held->stdoutPath, held->stderrPath, agent::isFinal(held->state))
+                    : agent::answerLogRequest(*logs, {}, {}, true));
         } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
             const agent::CommandOutcome outcome = agent::applyStop(*runner, *stop);
             for (const std::string& line : outcome.log)

@@ -43,9 +43,11 @@ Commands:
   get ID                       one workload
   list [--phase P] [--node N] [--limit K] [--after ID]
   why ID                       why a workload is pending, or why it runs where it does
-  logs ID [--stderr] [--bytes N]
+  logs ID [--stderr] [--bytes N] [-f|--follow [--interval-ms N]]
                                the end of a workload's output (the last 64 KiB of stdout by default, at most
-                               262144 bytes), read from the agent of its node, running or ended (operator role)
+                               262144 bytes), read from the agent of its node, running or ended (operator role);
+                               with --follow, then what it writes, read every second (--interval-ms), until it
+                               has ended and all it wrote is shown
   cancel ID
   move ID (--node N | --tier hot|warm|cold | --pool P)
                                moves a waiting or running workload: onto node N, onto the best node of a tier,

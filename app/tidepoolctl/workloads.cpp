@@ -6,7 +6,9 @@
 #include "protocol/messages.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 namespace tidepool::ctl {
 
@@ -149,43 +151,161 @@ Result<void> list(Session& session, const std::vector<std::string>& words)
     });
 }
 
+namespace {
+
+// A workload's output as the agent sent it (text of lines and tabs), each line made safe for the terminal as every
+// other text is; a last line without its newline stays without one (a follower prints its rest later).
+std::string terminalOutput(const std::string& data)
+{
+    std::string out;
+    for (std::size_t start = 0; start < data.size();) {
+        const std::size_t end = std::min(data.find('\n', start), data.size());
+        const std::string_view line = std::string_view(data).substr(start, end - start);
+        for (std::size_t from = 0; from <= line.size();) {
+            const std::size_t tab = std::min(line.find('\t', from), line.size());
+            out += terminalSafe(line.substr(from, tab - from));
+            if (tab < line.size())
+                out += '\t';
+            from = tab + 1;
+        }
+        if (end < data.size())
+            out += '\n';
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string outputData(const json& j)
+{
+    return present(j, "data") && j["data"].is_string() ? j["data"].get<std::string>() : "";
+}
+
+void note(const std::string& message)
+{
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s\n", terminalSafe("tidepoolctl: " + message).c_str());
+}
+
+// `logs --follow`: the end of the stream, then what is written after it, read every `interval` from where the last
+// read ended, until the workload has ended and all it wrote is shown. Where the agent rotated out bytes before they
+// could be read, or the workload was launched again, a note on stderr says so. An agent or a daemon that is away is
+// waited for; a workload or a record that is gone ends it (exit status 1).
+Result<void> follow(Session& session, const std::string& id, const std::string& stream, std::int64_t firstBytes,
+    std::chrono::milliseconds interval)
+{
+    const std::string base = "/v1/workloads/" + id + "/logs?stream=" + stream;
+    const bool asJson = session.output() == Output::Json;
+    const auto endedPhase = [](const json& j) {
+        const auto phase = api::parseWorkloadPhase(text(j, "phase"));
+        return phase && api::isFinal(*phase);
+    };
+    std::int64_t position = -1; // none yet: the first read is of the end (`firstBytes`)
+    std::int64_t incarnation = 0;
+    std::string waitingFor; // the note last printed about a read that failed, not repeated while it lasts
+    bool ended = false; // at the last read: what it left is all there is, so read again at once
+    bool more = false; // the last read was long: more may wait already
+    for (bool first = true;; first = false) {
+        if (!first && !ended && !more)
+            std::this_thread::sleep_for(interval);
+        const std::string target = position < 0 ? base + "&bytes=" + std::to_string(firstBytes)
+                                                : base + "&bytes=" + std::to_string(protocol::kMaxLogBytes)
+                + "&from=" + std::to_string(position) + "&incarnation=" + std::to_string(incarnation);
+        auto response = session.exchange(api::HttpMethod::Get, target);
+        // The daemon not reached at all at first is a wrong address or token file, not one to wait for.
+        if (!response && first)
+            return tl::unexpected(response.error());
+        if (!response || response->status != 200) {
+            const Failure failure = response ? session.failureOf(*response) : response.error();
+            const int status = response ? response->status : 0;
+            // Gone for good: the workload, or (404 from its agent) its record; refused: the token, the query.
+            if (status == 404 || status == 400 || status == 401 || status == 403)
+                return tl::unexpected(failure);
+            // Waited for: a workload not placed yet (409), its agent away (503), an answer late (504), the daemon.
+            if (failure.message != waitingFor)
+                note(failure.message + "; trying again every " + std::to_string(interval.count()) + " ms");
+            waitingFor = failure.message;
+            ended = more = false;
+            continue;
+        }
+        waitingFor.clear();
+        const json answer = json::parse(response->body, nullptr, false);
+        if (!answer.is_object())
+            return tl::unexpected(Failure { 1, "unexpected response from tidepoold: not a JSON object" });
+        if (!present(answer, "end") || !present(answer, "start"))
+            return tl::unexpected(Failure { 1,
+                "the agent of node " + text(answer, "node")
+                    + " is from before following output: upgrade it, or read the end only (without --follow)" });
+        const std::int64_t start = integer(answer, "start");
+        const std::int64_t end = integer(answer, "end");
+        if (position >= 0) {
+            if (integer(answer, "incarnation") != incarnation)
+                note("workload " + id + " was launched again (incarnation " + text(answer, "incarnation") + ", on node "
+                    + text(answer, "node") + "): its " + stream + " from the beginning");
+            else if (start > position)
+                note(std::to_string(start - position) + " bytes were rotated out on node " + text(answer, "node")
+                    + " before they could be read");
+            else if (start < position)
+                note("node " + text(answer, "node") + " keeps less of this " + stream
+                    + " than was read (its record began again): from the beginning of what it keeps");
+        }
+        if (asJson)
+            std::printf("%s\n", answer.dump().c_str());
+        else
+            std::fputs(terminalOutput(outputData(answer)).c_str(), stdout);
+        std::fflush(stdout);
+        // Ended before this read, which found nothing more: that was all.
+        if (ended && end == start && endedPhase(answer)) {
+            if (!asJson)
+                note("workload " + id + " ended (" + text(answer, "phase") + "): that is all of its " + stream);
+            return {};
+        }
+        position = end;
+        incarnation = integer(answer, "incarnation");
+        ended = endedPhase(answer);
+        more = end - start >= 64 * 1024;
+    }
+}
+
+} // namespace
+
 Result<void> logs(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "logs";
-    auto parsed = parseOptions(cmd, words, { { "--stderr", false }, { "--bytes" } });
+    auto parsed = parseOptions(cmd, words,
+        { { "--stderr", false }, { "--bytes" }, { "-f", false }, { "--follow", false }, { "--interval-ms" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     auto id = idValue(cmd, *parsed, "workload ID", protocol::kMaxWorkloadId);
     if (!id)
         return tl::unexpected(id.error());
-    std::string target = "/v1/workloads/" + *id + "/logs?stream=" + (parsed->has("--stderr") ? "stderr" : "stdout");
-    if (const auto bytes = parsed->last("--bytes")) {
-        auto n = integerValue(cmd, "--bytes", *bytes, 1, protocol::kMaxLogBytes);
+    const std::string stream = parsed->has("--stderr") ? "stderr" : "stdout";
+    std::int64_t bytes = 64 * 1024;
+    if (const auto value = parsed->last("--bytes")) {
+        auto n = integerValue(cmd, "--bytes", *value, 1, protocol::kMaxLogBytes);
         if (!n)
             return tl::unexpected(n.error());
-        target += "&bytes=" + std::to_string(*n);
+        bytes = *n;
     }
+    const bool following = parsed->has("-f") || parsed->has("--follow");
+    if (const auto value = parsed->last("--interval-ms")) {
+        if (!following)
+            return usageError(cmd + ": --interval-ms goes with --follow");
+        auto n = integerValue(cmd, "--interval-ms", *value, 100, 60'000);
+        if (!n)
+            return tl::unexpected(n.error());
+        return follow(session, *id, stream, bytes, std::chrono::milliseconds(*n));
+    }
+    if (following)
+        return follow(session, *id, stream, bytes, std::chrono::milliseconds(1000));
+    const std::string target = "/v1/workloads/" + *id + "/logs?stream=" + stream + "&bytes=" + std::to_string(bytes);
     return session.callAndShow(HttpMethod::Get, target, [](const json& j) {
-        // The agent sent text of lines and tabs; each line is made safe for the terminal as every other text is.
-        const std::string data = present(j, "data") && j["data"].is_string() ? j["data"].get<std::string>() : "";
-        std::string out;
-        for (std::size_t start = 0; start < data.size();) {
-            const std::size_t end = std::min(data.find('\n', start), data.size());
-            const std::string_view line = std::string_view(data).substr(start, end - start);
-            for (std::size_t from = 0; from <= line.size();) {
-                const std::size_t tab = std::min(line.find('\t', from), line.size());
-                out += terminalSafe(line.substr(from, tab - from));
-                if (tab < line.size())
-                    out += '\t';
-                from = tab + 1;
-            }
+        std::string out = terminalOutput(outputData(j));
+        if (!out.empty() && out.back() != '\n')
             out += '\n';
-            start = end + 1;
-        }
         std::fputs(out.c_str(), stdout);
         if (j.value("truncated", false))
             std::fprintf(stderr, "%s\n",
-                terminalSafe("tidepoolctl: the last " + std::to_string(data.size()) + " bytes of "
+                terminalSafe("tidepoolctl: the last " + std::to_string(outputData(j).size()) + " bytes of "
                     + text(j, "sizeBytes") + " that node " + text(j, "node") + " keeps of its " + text(j, "stream")
                     + " (--bytes for more, up to " + std::to_string(protocol::kMaxLogBytes) + ")")
                     .c_str());

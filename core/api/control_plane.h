@@ -123,16 +123,21 @@ struct ControlPlaneConfig {
 };
 
 // An operator's read of the end of a workload's output (`ControlPlane::queryLogs`, `GET /v1/workloads/{id}/logs`).
+// A follower reads on from the `end` of each answer (`from`), naming the launch it follows (`incarnation`): when the
+// workload was launched again meanwhile, it is answered from the beginning of the new launch's stream.
 struct LogsQuery {
     WorkloadId workload = 0;
     bool stderrStream = false;
-    std::int64_t maxBytes = 64 * 1024; // 1 to protocol::kMaxLogBytes: the last this many bytes
+    std::int64_t maxBytes = 64 * 1024; // 1 to protocol::kMaxLogBytes: the last this many bytes, or the first `from` on
+    std::int64_t from = -1; // -1: the end of the stream; else 0 to protocol::kMaxLogPosition (`LogRequest::from`)
+    std::int32_t incarnation = -1; // with `from`: the launch whose stream `from` is in; -1 the current one
 };
 struct LogsAnswer {
     int status = 200; // an HTTP status: 200 with `reply`, else `error` says why there is none
     std::string error;
     std::string node; // where it was asked
     std::int32_t incarnation = 0; // of which launch
+    WorkloadPhase phase = WorkloadPhase::Invalid; // the workload's when it was asked: final, its output is complete
     protocol::LogReply reply; // the agent's answer (its own `error` when it holds none: a 404 here)
 };
 using LogsDone = std::function<void(LogsAnswer)>;

@@ -33,6 +33,9 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
                 + ", is not connected now (" + std::string(toString(node.state)) + "); retry when its agent is back");
     if (!protocol::hasFeature(node.agentFeatures, protocol::kFeatureLogs))
         return refuse(503, "the agent of node " + nodeName + " is from before workload logs: upgrade it to read them");
+    if (query.from >= 0 && !protocol::hasFeature(node.agentFeatures, protocol::kFeatureLogFollow))
+        return refuse(503,
+            "the agent of node " + nodeName + " is from before following output: upgrade it, or read the end only");
     if (m_logsWaits.size() >= kMaxLogQueries)
         return refuse(503,
             std::to_string(m_logsWaits.size()) + " reads of workload output are waiting for their agents already "
@@ -44,6 +47,11 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     request.workloadId = query.workload;
     request.incarnation = w.incarnation;
     request.stderrStream = query.stderrStream;
+    // A position in another launch's stream means nothing in this one: its stream is read from its beginning.
+    if (query.from >= 0)
+        request.from = query.incarnation < 0 || query.incarnation == w.incarnation
+            ? std::min(query.from, protocol::kMaxLogPosition)
+            : 0;
     // U+FFFD takes three bytes where it stands for one, and the rest of the answer fits in a kibibyte.
     const std::int64_t fits = std::max<std::int64_t>(1, (std::int64_t { m_config.agentMaxFrameBytes } - 1024) / 3);
     request.maxBytes = std::clamp<std::int64_t>(query.maxBytes, 1, std::min(protocol::kMaxLogBytes, fits));
@@ -51,6 +59,7 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     wait.sessionId = node.sessionId;
     wait.answer.node = nodeName;
     wait.answer.incarnation = w.incarnation;
+    wait.answer.phase = w.phase;
     wait.done = std::move(done);
     wait.timeout = std::make_unique<boost::asio::steady_timer>(m_io, m_config.logsTimeout);
     wait.timeout->async_wait([this, requestId](const boost::system::error_code& e) {
@@ -100,6 +109,7 @@ void ControlPlane::endLogsWait(std::int64_t requestId, LogsAnswer answer)
     wait.timeout->cancel();
     answer.node = wait.answer.node;
     answer.incarnation = wait.answer.incarnation;
+    answer.phase = wait.answer.phase;
     wait.done(std::move(answer));
 }
 

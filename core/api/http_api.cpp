@@ -752,6 +752,23 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
                 400, "query `bytes` must be a whole number of bytes, 1 to " + std::to_string(protocol::kMaxLogBytes));
         logs.maxBytes = *parsed;
     }
+    // A follower's next read: from the `end` of its last answer, in the launch it named.
+    if (const auto from = queryValue(query, "from")) {
+        const auto parsed = parseInteger(*from);
+        if (!parsed || *parsed < 0 || *parsed > protocol::kMaxLogPosition)
+            return fail(400,
+                "query `from` must be a position in the stream, 0 to " + std::to_string(protocol::kMaxLogPosition)
+                    + " (the `end` of an earlier answer)");
+        logs.from = *parsed;
+    }
+    if (const auto incarnation = queryValue(query, "incarnation")) {
+        const auto parsed = parseInteger(*incarnation);
+        if (logs.from < 0)
+            return fail(400, "query `incarnation` goes with `from`: the launch whose stream `from` is in");
+        if (!parsed || *parsed < 0 || *parsed > protocol::kMaxIncarnation)
+            return fail(400, "query `incarnation` must be 0 to " + std::to_string(protocol::kMaxIncarnation));
+        logs.incarnation = static_cast<std::int32_t>(*parsed);
+    }
     m_plane.queryLogs(logs,
         [this, alive = std::weak_ptr<int>(m_alive), logs, respond = std::move(respond)](LogsAnswer answer) mutable {
             if (answer.status != 200) {
@@ -760,10 +777,15 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
                 return respond(errorReply(answer.status, answer.error));
             }
             const protocol::LogReply& r = answer.reply;
-            respond(reply(http::status::ok,
-                json { { "id", logs.workload }, { "node", answer.node }, { "incarnation", answer.incarnation },
-                    { "stream", logs.stderrStream ? "stderr" : "stdout" }, { "sizeBytes", r.sizeBytes },
-                    { "truncated", r.truncated }, { "data", r.data } }));
+            json body { { "id", logs.workload }, { "node", answer.node }, { "incarnation", answer.incarnation },
+                { "phase", std::string(toString(answer.phase)) }, { "stream", logs.stderrStream ? "stderr" : "stdout" },
+                { "sizeBytes", r.sizeBytes }, { "truncated", r.truncated }, { "data", r.data } };
+            // From an agent that can be followed: where `data` lies in the stream (the next read is `from=end`).
+            if (r.end >= 0) {
+                body["start"] = r.start;
+                body["end"] = r.end;
+            }
+            respond(reply(http::status::ok, body));
         });
 }
 

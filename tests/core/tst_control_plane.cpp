@@ -270,6 +270,28 @@ private slots:
         m_plane->onWorkloadUpdate("old", status(waiting, "killed", 100, 15));
         m_plane->onLeft("old", "switched off");
 
+        // One from before following output is asked for the end, not from a position.
+        protocol::Hello logsOnly = helloNamingFeatures("n-logs");
+        std::erase(logsOnly.features, std::string(protocol::kFeatureLogFollow));
+        m_plane->onJoined("logs", "127.0.0.1:1", logsOnly);
+        m_plane->onInventory("logs", inventory({}));
+        const WorkloadId read = submit("read");
+        QCOMPARE(nodeOf(read), std::string("n-logs"));
+        m_plane->queryLogs(LogsQuery { read, false, 4096, 100, -1 }, [&](LogsAnswer a) { answers.push_back(a); });
+        QCOMPARE(answers.back().status, 503);
+        QVERIFY2(answers.back().error.find("from before following output") != std::string::npos,
+            answers.back().error.c_str());
+        QVERIFY(sentOf<protocol::LogRequest>("logs").empty());
+        ask(read);
+        QCOMPARE(sentOf<protocol::LogRequest>("logs").size(), std::size_t { 1 });
+        QCOMPARE(sentOf<protocol::LogRequest>("logs")[0].from, std::int64_t { -1 });
+        m_plane->onLogReply(
+            "logs", protocol::LogReply { sentOf<protocol::LogRequest>("logs")[0].requestId, "end\n", 4, false, {} });
+        QCOMPARE(answers.back().status, 200);
+        QVERIFY(m_plane->cancel(read));
+        m_plane->onWorkloadUpdate("logs", status(read, "killed", 100, 15));
+        m_plane->onLeft("logs", "switched off");
+
         joinNamingFeatures("s1", "n1");
         const WorkloadId id = submit("talker");
         QCOMPARE(nodeOf(id), std::string("n1"));
@@ -294,6 +316,26 @@ private slots:
         QCOMPARE(answers.back().reply.data, std::string("hello\n"));
         m_plane->onLogReply("s1", protocol::LogReply { requests[0].requestId, "again\n", 6, false, {} });
         QCOMPARE(answers.size(), before + 1); // answered once
+        QCOMPARE(name(answers.back().phase), name(WorkloadPhase::Launching)); // its phase when asked
+
+        // A follower's read goes on from a position in the launch it names; in another launch's stream that
+        // position means nothing, and the current launch is read from its beginning.
+        const auto follow = [&](std::int64_t from, std::int32_t incarnation) {
+            m_plane->queryLogs(
+                LogsQuery { id, false, 4096, from, incarnation }, [&](LogsAnswer a) { answers.push_back(a); });
+            return sentOf<protocol::LogRequest>("s1").back();
+        };
+        QCOMPARE(follow(12'345, 0).from, std::int64_t { 12'345 });
+        QCOMPARE(follow(12'345, -1).from, std::int64_t { 12'345 });
+        QCOMPARE(follow(12'345, 3).from, std::int64_t { 0 });
+        QCOMPARE(follow(-1, -1).from, std::int64_t { -1 }); // the end, as before
+        const auto followed = sentOf<protocol::LogRequest>("s1");
+        m_plane->onLogReply("s1",
+            protocol::LogReply { followed[followed.size() - 4].requestId, "on\n", 70'000, true, {}, 12'345, 12'348 });
+        QCOMPARE(answers.back().reply.start, std::int64_t { 12'345 });
+        QCOMPARE(answers.back().reply.end, std::int64_t { 12'348 });
+        for (std::size_t i = followed.size() - 3; i < followed.size(); ++i)
+            m_plane->onLogReply("s1", protocol::LogReply { followed[i].requestId, {}, 0, false, "not held here" });
 
         // The agent holds nothing: a 404 with its words.
         ask(id);

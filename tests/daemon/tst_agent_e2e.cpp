@@ -397,6 +397,65 @@ private slots:
         QVERIFY2(gone.body.find("is not held here") != std::string::npos, gone.body.c_str());
     }
 
+    // tidepoolctl logs --follow against the real agent: started before the workload is placed, it waits, then shows
+    // what the workload writes as it writes it, each byte once, the last line without its newline too, and stops
+    // when it has ended. The API's positions: `start`/`end`, the next read from `end`.
+    void aFollowerSeesTheOutputAsItIsWritten()
+    {
+        const json w = submit({ { "name", "ticker" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command",
+                { "/bin/sh", "-c",
+                    "i=0; while [ $i -lt 6 ]; do echo tick $i; i=$((i+1)); sleep 0.4; done; printf 'caf\303\251 "
+                    "and no newline'" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::string id = std::to_string(w["id"].get<std::int64_t>());
+        QProcess follower;
+        follower.start(kBin + QStringLiteral("/tidepoolctl"),
+            { QStringLiteral("--server"), QStringLiteral("127.0.0.1:%1").arg(m_apiPort), QStringLiteral("--token-file"),
+                path(QStringLiteral("op.token")), QStringLiteral("logs"), QString::fromStdString(id),
+                QStringLiteral("--follow"), QStringLiteral("--interval-ms"), QStringLiteral("150") });
+        QVERIFY(follower.waitForStarted());
+
+        // Meanwhile, the API: a read from a position is of what came after it.
+        const std::string logs = "/v1/workloads/" + id + "/logs";
+        json tail;
+        QVERIFY(waitFor(
+            [&] {
+                const auto r = request(m_apiPort, http::verb::get, logs, m_token);
+                tail = r.status == 200 ? r.data() : json();
+                return tail.value("data", std::string()).starts_with("tick 0\n");
+            },
+            15'000));
+        QCOMPARE(tail["start"].get<std::int64_t>(), std::int64_t { 0 });
+        const std::int64_t end = tail["end"];
+        QCOMPARE(end, static_cast<std::int64_t>(tail["data"].get<std::string>().size()));
+        const std::string phase = tail["phase"];
+        QVERIFY2(phase == "running" || phase == "launching", phase.c_str()); // its start may not be reported yet
+        json next;
+        QVERIFY(waitFor(
+            [&] {
+                next = get(logs + "?from=" + std::to_string(end) + "&incarnation=0");
+                return !next.value("data", std::string()).empty();
+            },
+            15'000));
+        QCOMPARE(next["start"].get<std::int64_t>(), end);
+        QVERIFY2(next["data"].get<std::string>().starts_with("tick "), next.dump().c_str());
+        QVERIFY(tail["data"].get<std::string>().find(next["data"].get<std::string>()) == std::string::npos);
+        for (const char* bad :
+            { "?from=-1", "?from=9007199254740993", "?from=x", "?incarnation=0", "?from=0&incarnation=-1" }) {
+            const auto refused = request(m_apiPort, http::verb::get, logs + bad, m_token);
+            QVERIFY2(refused.status == 400, (std::string(bad) + " " + refused.body).c_str());
+        }
+
+        QVERIFY(follower.waitForFinished(30'000));
+        const QByteArray out = follower.readAllStandardOutput();
+        const QByteArray err = follower.readAllStandardError();
+        QCOMPARE(follower.exitCode(), 0);
+        QCOMPARE(out, QByteArray("tick 0\ntick 1\ntick 2\ntick 3\ntick 4\ntick 5\ncaf\xC3\xA9 and no newline"));
+        QVERIFY2(err.contains("ended (succeeded): that is all of its stdout"), err.constData());
+        QVERIFY2(!err.contains("rotated out"), err.constData());
+    }
+
     void exitCodeIsReported()
     {
         const json w = submit({ { "name", "three" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },

@@ -638,10 +638,10 @@ void TestCtl::nodesTableAndDetail()
     QVERIFY(one.out.contains(
         QRegularExpression(QStringLiteral("^Network:\\s+not shaped$"), QRegularExpression::MultilineOption)));
     // The fleet's agents name the protocol features they speak, as a real agent does.
-    QVERIFY2(
-        one.out.contains(QRegularExpression(QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
-                                                           "incarnation, pool-usage, net-shape, launch-pool, logs\\)$"),
-            QRegularExpression::MultilineOption)),
+    QVERIFY2(one.out.contains(QRegularExpression(
+                 QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
+                                "incarnation, pool-usage, net-shape, launch-pool, logs, log-follow\\)$"),
+                 QRegularExpression::MultilineOption)),
         qPrintable(one.out));
 
     json all = parsed(ctl({ QStringLiteral("nodes"), QStringLiteral("-o"), QStringLiteral("json") }).out);

@@ -134,8 +134,10 @@ std::vector<protocol::Message> sampleMessages()
         protocol::Stop { 9, 0, std::nullopt },
         protocol::Stop { 9, 10'000, 0 },
         protocol::Stop { 9, 10'000, 7 },
+        protocol::LogRequest { 4, 9, 1, false, 4096, 1'234'567 }, // a follower's next read
         protocol::LogRequest { 5, 9, 0, false, 65'536 },
         protocol::LogRequest { 6, 9, 2, true, protocol::kMaxLogBytes },
+        protocol::LogReply { 4, "second line\n", 70'000, true, {}, 1'234'567, 1'234'579 },
         protocol::LogReply { 5, "first line\n\tindented \xE2\x9C\x93\n", 70'000, true, {} },
         protocol::LogReply { 6, {}, 0, false, {} },
         protocol::LogReply { 7, {}, 0, false, "workload 9 (incarnation 2) is not held here" },
@@ -642,6 +644,11 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("log data with a carriage return", "logs", "/data", "\"50%\\r\"", "data", C::BadName);
     row("log data and error", "logs", "/error", "\"gone\"", "error", C::OutOfRange);
     row("log reply truncated a string", "logs", "/truncated", "\"yes\"", "truncated", C::WrongType);
+    row("log from negative", "log_request", "/from", "-1", "from", C::OutOfRange);
+    row("log from past 2^53", "log_request", "/from", "9007199254740993", "from", C::OutOfRange);
+    row("log reply end before its start", "logs", "/end", "1234566", "end", C::OutOfRange);
+    row("log reply end without a start", "logs", "/start", "", "start", C::MissingField);
+    row("log reply start without an end", "logs", "/end", "", "end", C::MissingField);
 }
 
 void TestProtocol::validationErrorsNameTheField()

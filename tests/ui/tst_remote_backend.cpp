@@ -19,14 +19,18 @@
 #include "ui/remote_text.h"
 #include "ui/views/logs_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include <filesystem>
 #include <memory>
 #include <set>
+
+#include <unistd.h>
 
 using namespace tidepool;
 using namespace tidepool::ui;
@@ -96,6 +100,7 @@ private Q_SLOTS:
     void aRefusedMoveSaysWhyWithTheSchedulersReasons();
     void commandsAfterStopAreRefused();
     void showOutputAsksTheWorkloadsAgent();
+    void followShowsTheOutputAsItIsWritten();
     void theViewsAreTheDaemonsFeed();
     void httpsIsVerifiedAgainstTheCa();
 
@@ -848,6 +853,81 @@ void TestRemoteBackend::showOutputAsksTheWorkloadsAgent()
     dialog.refresh();
     QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 5'000);
     QCOMPARE(read.takeFirst().at(0).value<LogsResult>().message, std::string("the console has stopped"));
+}
+
+// Show output…'s Follow against a real agent (its own daemon, so that the workload runs there): the text grows as the
+// workload writes, each byte once, the last line without its newline too, and following stops by itself once the
+// workload has ended and all it wrote is shown. Root, for the agent's cgroups.
+void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
+{
+    namespace fs = std::filesystem;
+    if (::geteuid() != 0)
+        QSKIP("needs root: a real agent creates cgroups");
+    if (!fs::exists("/sys/fs/cgroup/cgroup.controllers") && !fs::exists("/sys/fs/cgroup/cpu")
+        && !fs::exists("/sys/fs/cgroup/cpu,cpuacct"))
+        QSKIP("no cgroup cpu controller is mounted");
+    QProcess daemon;
+    std::uint16_t agentPort = 0;
+    const std::uint16_t api = fixture::startDaemon(daemon,
+        { QStringLiteral("--db"), m_dir.filePath(QStringLiteral("follow.db")), QStringLiteral("--join-token-file"),
+            m_joinFile, QStringLiteral("--operator-token-file"), m_tokenFile },
+        m_dir.filePath(QStringLiteral("follow-daemon.log")), &agentPort);
+    QVERIFY2(api != 0, "tidepoold stopped before it was ready");
+    const std::string base = "tidepool-ui-follow-" + std::to_string(::getpid());
+    QProcess agent;
+    fixture::killWithParent(agent);
+    agent.setProcessChannelMode(QProcess::MergedChannels);
+    agent.setStandardOutputFile(m_dir.filePath(QStringLiteral("follow-agent.log")));
+    agent.start(fixture::binary("tidepool-agent"),
+        { QStringLiteral("--core"), QStringLiteral("127.0.0.1:%1").arg(agentPort), QStringLiteral("--join-token-file"),
+            m_joinFile, QStringLiteral("--state-dir"), m_dir.filePath(QStringLiteral("follow-agent")),
+            QStringLiteral("--name"), QStringLiteral("real-1"), QStringLiteral("--accelerator-file"), QString(),
+            QStringLiteral("--no-slowdown"), QStringLiteral("--cgroup-name"), QString::fromStdString(base) });
+    QVERIFY(agent.waitForStarted());
+    const auto cleanUp = qScopeGuard([&] {
+        fixture::stopProcess(&agent);
+        fixture::stopProcess(&daemon);
+        // The agent leaves its base cgroups, empty: removed, the deepest first, in every hierarchy.
+        std::vector<fs::path> dirs;
+        std::error_code ec;
+        for (fs::recursive_directory_iterator it("/sys/fs/cgroup", fs::directory_options::skip_permission_denied, ec),
+             end;
+             !ec && it != end; it.increment(ec))
+            if (it->is_directory(ec) && !it->is_symlink(ec) && it->path().string().find(base) != std::string::npos)
+                dirs.push_back(it->path());
+        std::sort(
+            dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) { return a.string() > b.string(); });
+        for (const fs::path& dir : dirs)
+            ::rmdir(dir.c_str());
+    });
+    const std::string token = m_token.toStdString();
+    QTRY_COMPARE_WITH_TIMEOUT(
+        fixture::call(api, token, HttpMethod::Get, "/v1/summary").value("/nodes/ready"_json_pointer, 0), 1, 30'000);
+    const json submitted = fixture::call(api, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "ticker" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command",
+                { "/bin/sh", "-c",
+                    "i=0; while [ $i -lt 8 ]; do echo tick $i; i=$((i+1)); sleep 0.3; done; printf 'done'" } } }
+            .dump());
+    QVERIFY2(submitted.is_object() && submitted.contains("id"), submitted.dump().c_str());
+
+    Console console(config(api));
+    QSignalSpy read(&console.bridge, &CoreBridge::logsRead);
+    LogsDialog dialog(console.bridge, submitted["id"].get<std::int64_t>(), QStringLiteral("ticker"));
+    dialog.setFollowInterval(std::chrono::milliseconds(150));
+    dialog.followBox()->setChecked(true);
+    QTRY_VERIFY_WITH_TIMEOUT(!dialog.followBox()->isChecked(), 30'000);
+    QCOMPARE(dialog.text()->toPlainText(),
+        QStringLiteral("tick 0\ntick 1\ntick 2\ntick 3\ntick 4\ntick 5\ntick 6\ntick 7\ndone"));
+    QVERIFY2(dialog.status()->text().startsWith(QStringLiteral("It has ended (succeeded): that is all of its standard "
+                                                               "output.")),
+        qPrintable(dialog.status()->text()));
+    // It was read as it was written, in several reads, not at the end in one.
+    int withData = 0;
+    for (const QList<QVariant>& answer : read)
+        withData += answer.at(0).value<LogsResult>().data.empty() ? 0 : 1;
+    QVERIFY2(withData >= 3, qPrintable(QString::number(withData)));
+    console.backend->stop();
 }
 
 // `--connect https://… --ca FILE`: with the CA that signed the daemon's certificate the console attaches; with another

@@ -75,11 +75,15 @@ struct ReportResult {
 // The end of a workload's output (the Tiers board's and the Pools tree's Show output…): asked of the agent that holds
 // it by the embedded core (`ControlPlane::queryLogs`) or tidepoold (`GET /v1/workloads/{id}/logs`); the demo's nodes
 // are simulated and have none.
+// A follower (Show output…'s Follow) asks `from` the `end` of its last answer, in the launch it read
+// (`api::LogsQuery`).
 struct LogsCommand {
     std::uint64_t requestId = 0;
     std::int64_t workloadId = 0;
     bool stderrStream = false;
     std::int64_t maxBytes = 64 * 1024;
+    std::int64_t from = -1; // -1: the last `maxBytes`; else the first `maxBytes` from this stream position on
+    std::int32_t incarnation = -1; // with `from`: the launch whose stream it is in
 };
 
 struct LogsResult {
@@ -92,6 +96,11 @@ struct LogsResult {
     std::string data; // UTF-8 text of lines (protocol::LogReply::data)
     std::int64_t sizeBytes = 0; // what the agent keeps of the stream
     bool truncated = false;
+    std::int64_t start = -1; // the stream positions of `data`'s first byte and of the one after its last; -1 from an
+    std::int64_t end = -1; // agent that cannot be followed
+    std::int32_t incarnation = 0; // which launch's stream
+    bool ended = false; // the workload had ended when it was asked: a read from `end` finding nothing is all of it
+    std::string phase; // its phase then ("running", "succeeded", ...)
 };
 
 // The answer to `command`, not ok until filled in.

@@ -1,5 +1,7 @@
 #include "ui/bridge/core_bridge.h"
 
+#include "protocol/messages.h"
+
 #include <QMetaObject>
 
 namespace tidepool::ui {
@@ -113,12 +115,18 @@ quint64 CoreBridge::changePool(PoolAction action, const QString& name, const nlo
     return id;
 }
 
-quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream)
+quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream, qint64 from, qint32 incarnation)
 {
     if (!m_backend)
         return 0;
     const quint64 id = m_nextRequest++;
-    m_backend->submit(LogsCommand { id, workloadId, stderrStream });
+    LogsCommand command { id, workloadId, stderrStream };
+    if (from >= 0) {
+        command.from = from;
+        command.incarnation = incarnation;
+        command.maxBytes = protocol::kMaxLogBytes; // catching up: as much as one answer carries
+    }
+    m_backend->submit(command);
     return id;
 }
 

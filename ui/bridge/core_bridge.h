@@ -47,9 +47,10 @@ public:
     // Asks the core to create, change or delete pool `name` (`body` as `PoolCommand` has it); the returned request id
     // comes back in `poolChanged`. 0 without a core.
     quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
-    // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr); the returned request id comes
-    // back in `logsRead`. 0 without a core.
-    quint64 readLogs(qint64 workloadId, bool stderrStream);
+    // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
+    // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
+    // `logsRead`. 0 without a core.
+    quint64 readLogs(qint64 workloadId, bool stderrStream, qint64 from = -1, qint32 incarnation = -1);
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);

@@ -27,6 +27,11 @@ LogsResult logsResult(LogsResult result, api::LogsAnswer answer)
     result.data = std::move(answer.reply.data);
     result.sizeBytes = answer.reply.sizeBytes;
     result.truncated = answer.reply.truncated;
+    result.start = answer.reply.start;
+    result.end = answer.reply.end;
+    result.incarnation = answer.incarnation;
+    result.phase = std::string(api::toString(answer.phase));
+    result.ended = api::isFinal(answer.phase);
     return result;
 }
 
@@ -163,7 +168,8 @@ void EmbeddedBackend::submit(LogsCommand command)
             return m_events.logsRead(std::move(result));
         }
         // Answered when the agent answers (or why not), on this thread.
-        m_host->plane().queryLogs(api::LogsQuery { command.workloadId, command.stderrStream, command.maxBytes },
+        m_host->plane().queryLogs(api::LogsQuery { command.workloadId, command.stderrStream, command.maxBytes,
+                                      command.from, command.incarnation },
             [this, result = std::move(result)](api::LogsAnswer answer) mutable {
                 m_events.logsRead(logsResult(std::move(result), std::move(answer)));
             });

@@ -3,6 +3,7 @@
 #include "core/report/report_json.h"
 
 #include "core/api/api_client.h"
+#include "core/api/control_plane.h"
 #include "core/api/node_rows.h"
 #include "core/net/http_server.h"
 #include "ui/bridge/remote_snapshot.h"
@@ -693,9 +694,14 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
     if (!m_events.logsRead)
         return;
     LogsResult result = logsResultFor(command);
-    auto response = client.request(HttpMethod::Get,
-        "/v1/workloads/" + std::to_string(command.workloadId) + "/logs?stream="
-            + (command.stderrStream ? "stderr" : "stdout") + "&bytes=" + std::to_string(command.maxBytes));
+    std::string target = "/v1/workloads/" + std::to_string(command.workloadId)
+        + "/logs?stream=" + (command.stderrStream ? "stderr" : "stdout") + "&bytes=" + std::to_string(command.maxBytes);
+    if (command.from >= 0) {
+        target += "&from=" + std::to_string(command.from);
+        if (command.incarnation >= 0)
+            target += "&incarnation=" + std::to_string(command.incarnation);
+    }
+    auto response = client.request(HttpMethod::Get, target);
     if (!response) {
         result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
         return m_events.logsRead(std::move(result));
@@ -716,6 +722,21 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
     result.data = j["data"].get<std::string>();
     result.sizeBytes = j["sizeBytes"].get<std::int64_t>();
     result.truncated = j.value("truncated", false);
+    // Positions from a daemon and an agent that can be followed; whole numbers, the end not before the start.
+    const auto position = [&](const char* key) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() && it->get<std::int64_t>() >= 0 ? it->get<std::int64_t>() : -1;
+    };
+    if (position("start") >= 0 && position("end") >= position("start")) {
+        result.start = position("start");
+        result.end = position("end");
+    }
+    if (const auto it = j.find("incarnation"); it != j.end() && it->is_number_integer())
+        result.incarnation = static_cast<std::int32_t>(
+            std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, protocol::kMaxIncarnation));
+    result.phase = j.value("phase", std::string());
+    const auto phase = api::parseWorkloadPhase(result.phase);
+    result.ended = phase && api::isFinal(*phase);
     m_events.logsRead(std::move(result));
 }
 

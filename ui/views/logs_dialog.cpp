@@ -2,9 +2,11 @@
 
 #include "ui/bridge/console_role.h"
 #include "ui/bridge/core_bridge.h"
+#include "ui/labels.h"
 #include "ui/models/workload_mime.h"
 
 #include <QAbstractItemView>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -15,6 +17,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QTextCursor>
 #include <QVBoxLayout>
 
 #include <memory>
@@ -27,6 +30,7 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     , m_workloadId(workloadId)
     , m_text(new QPlainTextEdit(this))
     , m_stream(new QComboBox(this))
+    , m_follow(new QCheckBox(tr("&Follow"), this))
     , m_status(new QLabel(this))
     , m_refresh(new QPushButton(tr("&Refresh"), this))
 {
@@ -34,6 +38,7 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     m_text->setReadOnly(true);
     m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_text->setMaximumBlockCount(100'000); // a follower left open for days keeps the newest lines only
     m_stream->addItem(tr("Standard output"), false);
     m_stream->addItem(tr("Standard error"), true);
     m_status->setWordWrap(true);
@@ -41,7 +46,10 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     auto* top = new QHBoxLayout;
     top->addWidget(m_stream);
     top->addWidget(m_refresh);
+    top->addWidget(m_follow);
     top->addStretch(1);
+    m_follow->setToolTip(tr("Show what it writes as it writes it, read every second, until it has ended"));
+    m_timer.setInterval(std::chrono::seconds(1));
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_text, 1);
@@ -49,26 +57,74 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     resize(820, 520);
     connect(m_refresh, &QPushButton::clicked, this, &LogsDialog::refresh);
     connect(m_stream, &QComboBox::currentIndexChanged, this, &LogsDialog::refresh);
+    connect(m_follow, &QCheckBox::toggled, this, &LogsDialog::onFollowToggled);
+    connect(&m_timer, &QTimer::timeout, this, &LogsDialog::readOn);
     connect(&m_bridge, &CoreBridge::logsRead, this, &LogsDialog::onLogsRead);
     refresh();
 }
 
 quint64 LogsDialog::refresh()
 {
+    m_timer.stop();
+    m_end = -1;
+    m_read = 0;
+    m_ended = false;
+    m_requestFollows = false;
     m_request = m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool());
+    m_answered = m_request == 0;
     m_status->setText(m_request == 0 ? tr("No core is connected.") : tr("Asking the agent of its node…"));
     return m_request;
+}
+
+void LogsDialog::onFollowToggled(bool on)
+{
+    if (!on) {
+        m_timer.stop();
+        return;
+    }
+    if (m_end < 0) // nothing read yet to go on from: the end first, then on from there
+        refresh();
+    else
+        readOn();
+}
+
+void LogsDialog::readOn()
+{
+    if (!m_answered || !m_follow->isChecked())
+        return; // one read at a time; the timer asks again
+    // On from where the text ends; with nothing read yet (none to show so far: not placed, its agent away), the end.
+    m_requestFollows = m_end >= 0;
+    m_request = m_requestFollows
+        ? m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool(), m_end, m_incarnation)
+        : m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool());
+    m_answered = m_request == 0;
+    if (m_request != 0 && !m_timer.isActive())
+        m_timer.start();
 }
 
 void LogsDialog::onLogsRead(const LogsResult& result)
 {
     if (result.requestId != m_request)
         return;
+    m_answered = true;
+    if (m_requestFollows)
+        showFollowed(result);
+    else
+        showTail(result);
+}
+
+void LogsDialog::showTail(const LogsResult& result)
+{
     const QLocale locale;
     const QString stream = result.stderrStream ? tr("standard error") : tr("standard output");
     if (!result.ok) {
         m_text->clear();
         m_status->setText(tr("No output to show: %1").arg(QString::fromStdString(result.message)));
+        if (m_follow->isChecked()) { // there may be some later: asked again while following
+            m_status->setText(m_status->text() + QLatin1Char(' ')
+                + tr("Following: asking again every %1 s.").arg(m_timer.interval() / 1000.0));
+            m_timer.start();
+        }
         return;
     }
     m_text->setPlainText(QString::fromStdString(result.data));
@@ -82,6 +138,84 @@ void LogsDialog::onLogsRead(const LogsResult& result)
     else
         m_status->setText(tr("All of what node %1 keeps of its %2 (%3).")
                               .arg(node, stream, locale.formattedDataSize(result.sizeBytes)));
+    m_end = result.end;
+    m_incarnation = result.incarnation;
+    m_ended = result.ended;
+    if (!m_follow->isChecked())
+        return;
+    if (m_end < 0) {
+        m_follow->setChecked(false);
+        m_status->setText(m_status->text() + QLatin1Char(' ')
+            + tr(
+                "Its agent is from before following output, so it cannot be followed: Refresh to read the end again."));
+        return;
+    }
+    if (m_ended)
+        readOn(); // what this read left is all there is: see at once whether anything is left
+    else
+        m_timer.start();
+}
+
+void LogsDialog::showFollowed(const LogsResult& result)
+{
+    const QLocale locale;
+    const QString stream = result.stderrStream ? tr("standard error") : tr("standard output");
+    const QString node = QString::fromStdString(result.node);
+    if (!result.ok) { // away for now (its agent, the daemon), or gone: said, and asked again while following
+        m_status->setText(tr("Following: %1; asking again every %2 s.")
+                              .arg(QString::fromStdString(result.message))
+                              .arg(m_timer.interval() / 1000.0));
+        m_ended = false;
+        return;
+    }
+    if (result.end < 0) {
+        m_follow->setChecked(false);
+        m_status->setText(tr("Node %1's agent is from before following output, so it cannot be followed.").arg(node));
+        return;
+    }
+    QString note;
+    if (result.incarnation != m_incarnation) {
+        m_text->clear(); // another launch's stream: shown from its beginning
+        m_read = 0;
+        note = tr("It was launched again (launch %1, on node %2): its output from the beginning.")
+                   .arg(result.incarnation)
+                   .arg(node);
+    } else if (result.start > m_end) {
+        note = tr("%1 were rotated out on node %2 before they could be read.")
+                   .arg(locale.formattedDataSize(result.start - m_end), node);
+    } else if (result.start < m_end) {
+        note = tr("Node %1 keeps less of it than was read (its record began again): from the beginning of what it "
+                  "keeps.")
+                   .arg(node);
+    }
+    if (!result.data.empty()) {
+        // Appended where the text ends; the view stays at the bottom when it was there, else where the operator put it.
+        QScrollBar* bar = m_text->verticalScrollBar();
+        const bool atBottom = bar->value() == bar->maximum();
+        QTextCursor end(m_text->document());
+        end.movePosition(QTextCursor::End);
+        end.insertText(QString::fromStdString(result.data));
+        if (atBottom)
+            bar->setValue(bar->maximum());
+    }
+    m_read += result.end - result.start;
+    const bool endedBefore = m_ended;
+    m_end = result.end;
+    m_incarnation = result.incarnation;
+    m_ended = result.ended;
+    if (endedBefore && m_ended && result.start == result.end) {
+        m_timer.stop();
+        m_follow->setChecked(false);
+        m_status->setText(tr("It has ended (%1): that is all of its %2.").arg(phaseLabel(result.phase), stream)
+            + (note.isEmpty() ? QString() : QLatin1Char(' ') + note));
+        return;
+    }
+    m_status->setText(
+        tr("Following its %1 on node %2: %3 read since.").arg(stream, node, locale.formattedDataSize(m_read))
+        + (note.isEmpty() ? QString() : QLatin1Char(' ') + note));
+    // Ended, or more than one answer carries: read on at once rather than at the next tick.
+    if (m_ended || result.end - result.start >= 64 * 1024)
+        QTimer::singleShot(0, this, &LogsDialog::readOn);
 }
 
 void offerWorkloadOutput(QAbstractItemView* view, CoreBridge& bridge)
