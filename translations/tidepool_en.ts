@@ -1672,6 +1672,99 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::NodeActions</name>
+    <message>
+        <source>Your token&apos;s role (%1) may not take nodes out of service or back: that needs the %2 role.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation type="unfinished">No core is connected.</translation>
+    </message>
+    <message>
+        <source>Draining node %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asking the core about node %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 was not changed: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 is cordoned (%2): no new work lands there; what runs there stays.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 was not cordoned.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node %1 is uncordoned (it was: %2): new work may land there again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Node %1 is cordoned (%2); %n workload(s) moved off it.</source>
+        <translation>
+            <numerusform>Node %1 is cordoned (%2); %n workload moved off it.</numerusform>
+            <numerusform>Node %1 is cordoned (%2); %n workloads moved off it.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n stay, for no other node takes them:</source>
+        <translation>
+            <numerusform>%n stays, for no other node takes it:</numerusform>
+            <numerusform>%n stay, for no other node takes them:</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Cordon…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Uncordon</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Drain…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No new work lands on it; what runs there stays.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New work may land on it again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is not cordoned.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cordons it and moves what runs there to other nodes: each is stopped and launched again there.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drain node %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cordon node %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each workload on node %1 is stopped and launched again on another node that takes it. Why (optional, kept with the cordon and in the audit log)?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why (optional, kept with the cordon and in the audit log)?</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::NodesModel</name>
     <message>
         <source>%1 × %2</source>

@@ -1672,6 +1672,97 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::NodeActions</name>
+    <message>
+        <source>Your token&apos;s role (%1) may not take nodes out of service or back: that needs the %2 role.</source>
+        <translation>您的令牌角色（%1）不能让节点停止或恢复服务：这需要 %2 角色。</translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation>没有连接调度核心。</translation>
+    </message>
+    <message>
+        <source>Draining node %1…</source>
+        <translation>正在排空节点 %1…</translation>
+    </message>
+    <message>
+        <source>Asking the core about node %1…</source>
+        <translation>正在向核心询问节点 %1…</translation>
+    </message>
+    <message>
+        <source>Node %1 was not changed: %2</source>
+        <translation>节点 %1 未更改：%2</translation>
+    </message>
+    <message>
+        <source>Node %1 is cordoned (%2): no new work lands there; what runs there stays.</source>
+        <translation>节点 %1 已隔离（%2）：不会再有新工作落到这里；正在运行的保留。</translation>
+    </message>
+    <message>
+        <source>Node %1 was not cordoned.</source>
+        <translation>节点 %1 未被隔离。</translation>
+    </message>
+    <message>
+        <source>Node %1 is uncordoned (it was: %2): new work may land there again.</source>
+        <translation>节点 %1 已解除隔离（原为：%2）：新工作可再次落到这里。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Node %1 is cordoned (%2); %n workload(s) moved off it.</source>
+        <translation>
+            <numerusform>节点 %1 已隔离（%2）；%n 个工作负载已移出。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n stay, for no other node takes them:</source>
+        <translation>
+            <numerusform>%n 个留下，因为没有其他节点接收它们：</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&amp;Cordon…</source>
+        <translation>隔离(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>&amp;Uncordon</source>
+        <translation>解除隔离(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Drain…</source>
+        <translation>排空(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>No new work lands on it; what runs there stays.</source>
+        <translation>不会再有新工作落到它上面；正在运行的保留。</translation>
+    </message>
+    <message>
+        <source>New work may land on it again.</source>
+        <translation>新工作可再次落到它上面。</translation>
+    </message>
+    <message>
+        <source>It is not cordoned.</source>
+        <translation>它未被隔离。</translation>
+    </message>
+    <message>
+        <source>Cordons it and moves what runs there to other nodes: each is stopped and launched again there.</source>
+        <translation>隔离它并把其上运行的工作移到其他节点：每个都会被停止并在那里重新启动。</translation>
+    </message>
+    <message>
+        <source>Drain node %1</source>
+        <translation>排空节点 %1</translation>
+    </message>
+    <message>
+        <source>Cordon node %1</source>
+        <translation>隔离节点 %1</translation>
+    </message>
+    <message>
+        <source>Each workload on node %1 is stopped and launched again on another node that takes it. Why (optional, kept with the cordon and in the audit log)?</source>
+        <translation>节点 %1 上的每个工作负载都会被停止，并在接收它的另一节点上重新启动。原因（可选，随隔离记录并写入审计日志）？</translation>
+    </message>
+    <message>
+        <source>Why (optional, kept with the cordon and in the audit log)?</source>
+        <translation>原因（可选，随隔离记录并写入审计日志）？</translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::NodesModel</name>
     <message>
         <source>%1 × %2</source>

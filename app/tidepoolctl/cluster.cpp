@@ -36,8 +36,8 @@ void printNodes(const json& list)
     Table table({ "NAME", "STATE", "ISA", "TIER", "CPU(free/total)", "MEM(free/total)", "ACCEL(free/total)", "UTIL",
         "WORKLOADS" });
     for (const json& n : list)
-        table.add({ text(n, "name"), text(n, "state"), text(n, "isa"), text(n, "tier"),
-            cores(integer(n, "cpuMillisFree")) + "/" + cores(integer(n, "cpuMillis")),
+        table.add({ text(n, "name"), text(n, "state") + (text(n, "cordon", "").empty() ? "" : ",cordoned"),
+            text(n, "isa"), text(n, "tier"), cores(integer(n, "cpuMillisFree")) + "/" + cores(integer(n, "cpuMillis")),
             mebibytes(integer(n, "memoryMiBFree")) + "/" + mebibytes(integer(n, "memoryMiB")), acceleratorsOf(n),
             percent(real(n, "cpuUtilisation")), text(n, "workloads") });
     table.print();
@@ -55,6 +55,7 @@ void printNode(const json& n)
         { "State", text(n, "state") + (n.value("connected", false) ? ", connected from " + text(n, "remote") : "") },
         { "ISA", text(n, "isa") + ", " + text(n, "cpuModel") + ", " + text(n, "numaNodes") + " NUMA node(s)" },
         { "Tier", text(n, "tier") },
+        { "Cordon", text(n, "cordon", "").empty() ? "none: new work may land here" : text(n, "cordon") },
         { "CPU",
             cores(integer(n, "cpuMillisFree")) + " of " + cores(integer(n, "cpuMillis")) + " cores free, "
                 + percent(real(n, "cpuUtilisation")) + " used" },
@@ -258,9 +259,72 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
 
 } // namespace
 
+namespace {
+
+// `nodes cordon|uncordon|drain NAME [--reason TEXT]` (node_api.h).
+Result<void> nodeOperation(Session& session, const std::string& operation, const std::vector<std::string>& words)
+{
+    const std::string cmd = "nodes " + operation;
+    auto parsed = operation == "uncordon" ? parseOptions(cmd, words, {}) : parseOptions(cmd, words, { { "--reason" } });
+    if (!parsed)
+        return tl::unexpected(parsed.error());
+    if (parsed->positionals.size() != 1)
+        return usageError(cmd + ": give exactly one node name");
+    auto name = nameValue(cmd, "node name", parsed->positionals[0]);
+    if (!name)
+        return tl::unexpected(name.error());
+    json body = json::object();
+    if (const auto reason = parsed->last("--reason"))
+        body["reason"] = *reason;
+    auto response = session.call(HttpMethod::Post, "/v1/nodes/" + *name + "/" + operation, body.dump());
+    if (!response)
+        return tl::unexpected(response.error());
+    if (auto shown = session.show(*response,
+            [&](const json& j) {
+                if (operation == "cordon") {
+                    std::printf("%s\n",
+                        terminalSafe("node " + text(j, "node") + " cordoned (" + text(j, "cordon")
+                            + "): no new work lands there; what runs there stays")
+                            .c_str());
+                } else if (operation == "uncordon") {
+                    const std::string lifted = text(j, "lifted", "");
+                    std::printf("%s\n",
+                        terminalSafe(lifted.empty() ? "node " + text(j, "node") + " was not cordoned"
+                                                    : "node " + text(j, "node") + " uncordoned (it was: " + lifted + ")"
+                                    + (text(j, "state") == "booting" ? "; it powers up" : ""))
+                            .c_str());
+                } else {
+                    std::printf("%s\n",
+                        terminalSafe("node " + text(j, "node") + " cordoned (" + text(j, "cordon") + "); "
+                            + text(j, "moved") + " workload(s) moved off it, " + text(j, "stayed") + " stay")
+                            .c_str());
+                    Table table({ "ID", "NAME", "TO", "OUTCOME" });
+                    for (const json& w : j.value("workloads", json::array()))
+                        table.add({ text(w, "workload"), text(w, "name"),
+                            w.value("moved", false) ? text(w, "node") : std::string("-"),
+                            w.value("moved", false) ? std::string("moved") : clip(text(w, "error"), 100) });
+                    if (!j.value("workloads", json::array()).empty())
+                        table.print();
+                }
+            });
+        !shown)
+        return shown;
+    // A drain that left workloads there has not emptied the node: a script should know.
+    const json answer = json::parse(*response, nullptr, false);
+    if (operation == "drain" && answer.is_object() && answer.value("stayed", 0) > 0)
+        return tl::unexpected(Failure { 1,
+            "node " + text(answer, "node") + " still holds " + text(answer, "stayed")
+                + " workload(s) that no other node takes: cancel them, make room elsewhere, or drain it again" });
+    return {};
+}
+
+} // namespace
+
 Result<void> nodes(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "nodes";
+    if (!words.empty() && (words[0] == "cordon" || words[0] == "uncordon" || words[0] == "drain"))
+        return nodeOperation(session, words[0], { words.begin() + 1, words.end() });
     auto parsed = parseOptions(cmd, words, {});
     if (!parsed)
         return tl::unexpected(parsed.error());

@@ -54,7 +54,14 @@ Commands:
                                or into pool P (the core picks one of its nodes; with --node or --tier, that one);
                                the scheduler's rules and the pool's quota decide, and a refusal says why, with how
                                many nodes each reason refused (exit status 1)
-  nodes [NAME]
+  nodes [NAME]                 the nodes (STATE ends ",cordoned" where no new work lands), or one
+  nodes cordon NAME [--reason TEXT]
+                               no new work lands on it; what runs there stays (operator role)
+  nodes uncordon NAME          lifts its cordon, whoever set it (a powered-down node's: it powers up)
+  nodes drain NAME [--reason TEXT]
+                               cordons it and moves each workload placed there onto the best other node that
+                               takes it (stopped there, launched again); exit status 1 when some stay, each with
+                               the reason no other node took it
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
                  [--mem-bandwidth MBPS] [--net-bandwidth MBITPS] [--gpu SHARE] [--npu SHARE] [--fpga SHARE]

@@ -36,6 +36,10 @@ Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
         return Role::Operator;
     if (resource == "workloads" && verb == http::verb::post && parts.size() == 4 && parts[3] == "move")
         return Role::Operator;
+    // Taking a node out of service and back, as an approved power-down proposal does.
+    if (resource == "nodes" && verb == http::verb::post && parts.size() == 4
+        && (parts[3] == "cordon" || parts[3] == "uncordon" || parts[3] == "drain"))
+        return Role::Operator;
     if (resource == "proposals" && verb == http::verb::post && parts.size() == 4
         && (parts[3] == "approve" || parts[3] == "reject"))
         return Role::Operator;
@@ -80,6 +84,7 @@ std::vector<http::verb> allowedMethods(const std::vector<std::string>& parts)
         if (resource == "workloads" && (parts[3] == "why" || parts[3] == "logs"))
             return { get, head };
         if ((resource == "workloads" && parts[3] == "move")
+            || (resource == "nodes" && (parts[3] == "cordon" || parts[3] == "uncordon" || parts[3] == "drain"))
             || (resource == "proposals" && (parts[3] == "approve" || parts[3] == "reject")))
             return { post };
     }

@@ -331,6 +331,8 @@ struct MoveTarget {
     std::string node; // a node's name; empty: the best node of `tier` or of `pool`
     Tier tier = Tier::Invalid;
     std::string pool; // a pool's name: the workload moves into it; empty: it stays in its own
+    // Alone: the best node other than the one it is on, wherever the scheduler's filters let it run (a drain's).
+    bool elsewhere = false;
 };
 
 // Why a move was refused, as a code that a console translates; `MoveOutcome::message` says it in English.
@@ -358,6 +360,17 @@ struct MoveOutcome {
     FilterReport report;
     std::string message; // what happened or why not, in English (logs, audit)
     bool moved() const { return refusal == MoveRefusal::None; }
+};
+
+// What a drain did (`ControlPlane::drain`): each workload it found on the node, moved or not.
+struct DrainOutcome {
+    std::string cordon; // the node's cordon after it
+    std::vector<std::pair<WorkloadId, MoveOutcome>> moves; // in the node's bind order
+    std::size_t moved() const
+    {
+        return static_cast<std::size_t>(
+            std::count_if(moves.begin(), moves.end(), [](const auto& m) { return m.second.moved(); }));
+    }
 };
 
 class ControlPlane {
@@ -426,6 +439,16 @@ public:
 
     // Cordons a node (no new work lands on it; what runs there stays) with `reason`, or with an empty reason lifts it.
     ApiResult<void> setCordon(const std::string& node, std::string reason);
+    // An operator's cordon of a node for maintenance (`POST /v1/nodes/{name}/cordon`): "by ACTOR: REASON". Refused
+    // (409) for a node a power-down proposal cordoned: lifting that one is a power-up (`operatorUncordon`).
+    ApiResult<void> operatorCordon(const std::string& node, const std::string& reason, const std::string& actor);
+    // Lifts a node's cordon, whoever set it; a powered-down node's lifted cordon is its power-up (it boots until its
+    // agent is back). Returns what it lifted ("" when there was none).
+    ApiResult<std::string> operatorUncordon(const std::string& node, const std::string& actor);
+    // Cordons the node (unless it is cordoned already) and moves each workload placed there (launching, running)
+    // onto the best other node that takes it (`MoveTarget::elsewhere`), as an operator's move by `actor`: stopped
+    // there, launched again elsewhere. One that no other node takes stays, running, with the refusal saying why.
+    ApiResult<DrainOutcome> drain(const std::string& node, const std::string& reason, const std::string& actor);
     // Reserves a hot-tier node for the next peak (no batch lands there, and with `stopBatch` the batch running there
     // is stopped and queued again, on a node reserved already as well; returns how many) or, with `reserved` false,
     // lends it to batch again. Without `stopBatch` the node drains: its batch runs on to its end.
@@ -518,6 +541,8 @@ private:
     // The removed pool named `name` that ended workloads' records refer to, made (removed) when there is none yet.
     PoolId deletedPool(const std::string& name);
     ApiResult<WorkloadId> submitRestored(SubmitRequest request, const store::StoredWorkload& stored, WorkloadPhase phase);
+    // The node an operator's change names: 404 when there is none, 503 while the store cannot be written.
+    ApiResult<NodeId> nodeToChange(const std::string& name) const;
     void reconcile(LiveNode& node, const std::vector<protocol::WorkloadStatus>& reported);
     void applyStatus(LiveNode& node, const protocol::WorkloadStatus& status, bool fromInventory);
     // Stops launch `incarnation` of `id` on the node (within `stopWindow`; a stop of it already on its way is not sent

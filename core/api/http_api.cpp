@@ -4,6 +4,7 @@
 #include "core/api/http_reply.h"
 #include "core/api/metrics.h"
 #include "core/api/move_api.h"
+#include "core/api/node_api.h"
 #include "core/api/node_rows.h"
 #include "core/api/proposal_api.h"
 #include "core/api/report_api.h"
@@ -629,6 +630,14 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
                     "evaluation", std::move(respond));
             });
         return;
+    }
+    if (parts.size() == 4 && parts[1] == "nodes" && verb == http::verb::post) {
+        // An operator's cordon, uncordon or drain of a node, by the token's actor (node_api.h).
+        net::HttpResponse done
+            = nodeOperationRoute(m_plane, request, parts, caller.actor(), m_auditTarget, m_auditDetail);
+        if (done.result_int() >= 400 && done.result_int() < 500)
+            ++m_stats.clientErrors;
+        return answerChange(std::move(done), std::move(entry), m_auditTarget, std::move(respond));
     }
     if (parts.size() == 4 && parts[1] == "workloads" && parts[3] == "move" && verb == http::verb::post) {
         // An operator's move, by the token's actor (move_api.h).

@@ -103,6 +103,10 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
         where = "pool " + pool->name;
     } else if (!target.pool.empty()) {
         return refuse(MoveRefusal::AlreadyThere, label + " is in pool " + target.pool + " already");
+    } else if (target.elsewhere) {
+        for (const Node& node : m_cluster.nodes())
+            if (node.id != w.node)
+                candidates.push_back(node.id);
     } else {
         return refuse(MoveRefusal::NoTarget, "a move needs a node, a tier or a pool");
     }
@@ -195,7 +199,9 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
         if (changesPool && best != kNoNode)
             (void)m_cluster.setWorkloadPool(id, fromPool);
         restore();
-        return refuse(MoveRefusal::NoFeasibleNode, where + " cannot take " + label + ": " + bound.error().message);
+        return refuse(MoveRefusal::NoFeasibleNode,
+            (target.elsewhere ? "no other node can take " + label : where + " cannot take " + label) + ": "
+                + bound.error().message);
     }
 
     const std::string to = m_cluster.node(best).name;
@@ -233,6 +239,75 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     out.pool = w.poolName;
     out.tier = m_cluster.node(best).tier;
     out.message = w.detail;
+    return out;
+}
+
+ApiResult<NodeId> ControlPlane::nodeToChange(const std::string& name) const
+{
+    const auto it = m_nodeByName.find(name);
+    if (it == m_nodeByName.end())
+        return tl::unexpected(ApiError { 404, "no node is named \"" + name + "\"" });
+    if (!m_readOnlyReason.empty())
+        return tl::unexpected(ApiError { 503, "the store cannot be written: " + m_readOnlyReason });
+    return it->second;
+}
+
+ApiResult<void> ControlPlane::operatorCordon(
+    const std::string& name, const std::string& reason, const std::string& actor)
+{
+    const auto id = nodeToChange(name);
+    if (!id)
+        return tl::unexpected(id.error());
+    const LiveNode& node = m_nodes[static_cast<std::size_t>(*id)];
+    if (node.cordon.rfind(kPowerDownCordon, 0) == 0)
+        return tl::unexpected(ApiError { 409,
+            "node " + name + " is cordoned for a power-down (" + node.cordon
+                + "); uncordon it to power it up, then cordon it" });
+    return setCordon(name, "by " + actor + (reason.empty() ? std::string() : ": " + reason));
+}
+
+ApiResult<std::string> ControlPlane::operatorUncordon(const std::string& name, const std::string& actor)
+{
+    const auto id = nodeToChange(name);
+    if (!id)
+        return tl::unexpected(id.error());
+    std::string lifted = m_nodes[static_cast<std::size_t>(*id)].cordon;
+    if (lifted.empty())
+        return lifted;
+    auto done = setCordon(name, {});
+    if (!done)
+        return tl::unexpected(done.error());
+    logLine("control: node " + name + "'s cordon (" + lifted + ") lifted by " + actor);
+    return lifted;
+}
+
+ApiResult<DrainOutcome> ControlPlane::drain(
+    const std::string& name, const std::string& reason, const std::string& actor)
+{
+    const auto found = nodeToChange(name);
+    if (!found)
+        return tl::unexpected(found.error());
+    const NodeId id = *found;
+    // Cordoned first, so that nothing lands there meanwhile and no move picks it; a cordon it has stays (a power-down
+    // waits for it to be empty as well).
+    if (m_nodes[static_cast<std::size_t>(id)].cordon.empty())
+        if (auto cordoned = operatorCordon(name, reason.empty() ? "drained" : reason, actor); !cordoned)
+            return tl::unexpected(cordoned.error());
+    DrainOutcome out;
+    out.cordon = m_nodes[static_cast<std::size_t>(id)].cordon;
+    // The residents as they are now: each move takes one off the list.
+    const std::vector<WorkloadId> residents = m_cluster.node(id).residents;
+    for (const WorkloadId workload : residents) {
+        const auto w = m_workloads.find(workload);
+        if (w == m_workloads.end() || w->second.node != id
+            || (w->second.phase != WorkloadPhase::Launching && w->second.phase != WorkloadPhase::Running))
+            continue;
+        MoveTarget target;
+        target.elsewhere = true;
+        out.moves.emplace_back(workload, move(workload, target, actor));
+    }
+    logLine("control: node " + name + " drained by " + actor + ": " + std::to_string(out.moved()) + " of "
+        + std::to_string(out.moves.size()) + " workloads moved");
     return out;
 }
 

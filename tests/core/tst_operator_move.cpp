@@ -440,6 +440,126 @@ private slots:
         QCOMPARE(m_plane->workload(id)->poolName, std::string("default"));
     }
 
+    // A node taken out of service: the drain cordons it (by whom, why) and moves each workload placed there onto the
+    // best other node that takes it, as a move does; one no other node takes (a GPU workload: only hot-1 has GPUs)
+    // stays, running, with the reason. Nothing new lands on a cordoned node; uncordoned, it takes work again.
+    void aDrainMovesWhatItCanOffANodeAndSaysWhyTheRestStays()
+    {
+        std::vector<WorkloadId> cpu;
+        for (int i = 0; i < 3; ++i)
+            cpu.push_back(submit(request("cpu-" + std::to_string(i), 1000)));
+        // All on warm-1, so that the drain has several to move.
+        for (const WorkloadId id : cpu)
+            if (nodeOf(id) != "warm-1")
+                QVERIFY(m_plane->move(id, MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved());
+        const WorkloadId gpu = submit(request("trainer", 1000, 500));
+        QCOMPARE(nodeOf(gpu), std::string("hot-1"));
+        m_sent.clear();
+
+        const auto drained = m_plane->drain("warm-1", "kernel 6.1", "operator:alice");
+        QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
+        QCOMPARE(drained->cordon, std::string("by operator:alice: kernel 6.1"));
+        QCOMPARE(m_plane->nodeByName("warm-1")->cordon, drained->cordon);
+        QCOMPARE(drained->moves.size(), std::size_t { 3 });
+        QCOMPARE(drained->moved(), std::size_t { 3 });
+        for (const auto& [id, outcome] : drained->moves) {
+            QVERIFY2(outcome.moved(), outcome.message.c_str());
+            QVERIFY(outcome.node != "warm-1");
+            QCOMPARE(nodeOf(id), outcome.node);
+            QVERIFY2(
+                m_plane->workload(id)->detail.find("moved from warm-1 to " + outcome.node + " by operator:alice") == 0,
+                m_plane->workload(id)->detail.c_str());
+        }
+        // Stopped where they ran, launched where they went.
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 3 });
+        QCOMPARE(sentCount<protocol::Launch>(), std::size_t { 3 });
+
+        // hot-1's GPU workload has nowhere else to go: it stays, running, and the drain says why; what went to hot-1
+        // from warm-1 moves on (warm-1 is cordoned: to cold-1).
+        m_sent.clear();
+        const auto stuck = m_plane->drain("hot-1", "", "operator:alice");
+        QVERIFY(stuck);
+        QCOMPARE(stuck->cordon, std::string("by operator:alice: drained"));
+        QCOMPARE(stuck->moved(), stuck->moves.size() - 1);
+        for (const auto& [id, outcome] : stuck->moves) {
+            if (id != gpu) {
+                QCOMPARE(outcome.node, std::string("cold-1"));
+                continue;
+            }
+            QCOMPARE(name(outcome.refusal), name(MoveRefusal::NoFeasibleNode));
+            // warm-1 is cordoned; cold-1 has no GPU.
+            QVERIFY2(rejected(outcome, RejectReason::Unschedulable) == 1, outcome.message.c_str());
+            QVERIFY2(rejected(outcome, RejectReason::NoAccelerator) == 1, outcome.message.c_str());
+            QVERIFY2(outcome.message.starts_with("no other node can take workload " + std::to_string(gpu) + ": "),
+                outcome.message.c_str());
+        }
+        QCOMPARE(nodeOf(gpu), std::string("hot-1"));
+        QCOMPARE(sentCount<protocol::Stop>(), stuck->moved());
+        // Cordoned: nothing new lands there, even what only it could take.
+        const WorkloadId later = submit(request("later", 500, 500));
+        QCOMPARE(nodeOf(later), std::string());
+        const std::string why = m_plane->why(*m_plane->workload(later));
+        QVERIFY2(why.find("unschedulable") != std::string::npos, why.c_str());
+        // Drained again: the GPU workload stays again; the cordon it has is kept.
+        const auto again = m_plane->drain("hot-1", "other words", "operator:bob");
+        QVERIFY(again);
+        QCOMPARE(again->moves.size(), std::size_t { 1 });
+        QCOMPARE(again->cordon, std::string("by operator:alice: drained"));
+
+        // Uncordoned: it takes work again, and says what it lifted.
+        const auto lifted = m_plane->operatorUncordon("hot-1", "operator:alice");
+        QVERIFY(lifted);
+        QCOMPARE(*lifted, std::string("by operator:alice: drained"));
+        m_io.poll(); // the posted retry of pending work
+        m_io.restart();
+        QCOMPARE(nodeOf(later), std::string("hot-1"));
+        QCOMPARE(*m_plane->operatorUncordon("hot-1", "operator:alice"), std::string()); // nothing to lift
+
+        // A node cordoned for a power-down is not cordoned over (uncordoning it is its power-up); no such node: 404.
+        QVERIFY(m_plane->setCordon("cold-1", std::string(kPowerDownCordon) + " by proposal 7"));
+        const auto refused = m_plane->operatorCordon("cold-1", "disk", "operator:alice");
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 409);
+        QVERIFY2(refused.error().message.find("power-down") != std::string::npos, refused.error().message.c_str());
+        QCOMPARE(m_plane->nodeByName("cold-1")->cordon, std::string(kPowerDownCordon) + " by proposal 7");
+        for (const auto& missing : { m_plane->operatorCordon("nope", "", "operator:alice"),
+                 m_plane->drain("nope", "", "operator:alice").transform([](const DrainOutcome&) {}) })
+            QCOMPARE(missing.error().status, 404);
+        // A cordon without a reason still says whose it is; one over another replaces it.
+        QVERIFY(m_plane->operatorCordon("warm-1", "", "operator:carol"));
+        QCOMPARE(m_plane->nodeByName("warm-1")->cordon, std::string("by operator:carol"));
+    }
+
+    // An operator's cordon is kept in the store: a core restarted on the same file keeps the node cordoned.
+    void anOperatorsCordonSurvivesARestart()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string path = dir.filePath(QStringLiteral("cordon.db")).toStdString();
+        boost::asio::io_context io;
+        {
+            auto opened = store::openSqliteStore(path);
+            QVERIFY(opened);
+            auto first = ControlPlane::create(io, ControlPlaneConfig {}, AgentLink {}, {}, opened->get());
+            QVERIFY(first);
+            (*first)->onJoined("s-warm", "127.0.0.1:1", protocol::Hello { "warm-1", "test", std::nullopt });
+            (*first)->onInventory("s-warm", inventory("x86_64", 0));
+            QVERIFY((*first)->operatorCordon("warm-1", "memory errors", "operator:alice"));
+            (*first)->stop();
+        }
+        auto opened = store::openSqliteStore(path);
+        QVERIFY(opened);
+        auto second = ControlPlane::create(io, ControlPlaneConfig {}, AgentLink {}, {}, opened->get());
+        QVERIFY(second);
+        QCOMPARE((*second)->nodeByName("warm-1")->cordon, std::string("by operator:alice: memory errors"));
+        (*second)->onJoined("s-warm", "127.0.0.1:1", protocol::Hello { "warm-1", "test", std::nullopt });
+        (*second)->onInventory("s-warm", inventory("x86_64", 0));
+        auto submitted = (*second)->submit(request("etl", 1000));
+        QVERIFY(submitted);
+        QVERIFY((*second)->workload(*submitted)->node == kNoNode); // the only node is cordoned
+        (*second)->stop();
+    }
+
     // The workload's new pool is in the store: a core restarted on the same SQLite file has it in that pool, bound
     // where it was and charged to that pool's quota.
     void aPoolMoveSurvivesARestart()

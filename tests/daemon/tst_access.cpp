@@ -89,6 +89,10 @@ const Route kRoutes[] = {
     { "cancel", http::verb::delete_, "/v1/workloads/{workload}", "", 403, 200, 200 },
     // No node has joined: the move is the core's refusal (no node of the pool can take it), not the role table's.
     { "move", http::verb::post, "/v1/workloads/{workload}/move", R"({"pool":"shared"})", 403, 409, 409 },
+    // Taking a node out of service and back is an operator's, as approving a power-down is; no node has joined.
+    { "cordon", http::verb::post, "/v1/nodes/nowhere/cordon", R"({"reason":"disk"})", 403, 404, 404 },
+    { "uncordon", http::verb::post, "/v1/nodes/nowhere/uncordon", "", 403, 404, 404 },
+    { "drain", http::verb::post, "/v1/nodes/nowhere/drain", "", 403, 404, 404 },
     { "approve", http::verb::post, "/v1/proposals/999/approve", "", 403, 404, 404 },
     { "reject", http::verb::post, "/v1/proposals/999/reject", R"({"reason":"no"})", 403, 404, 404 },
     { "evaluate", http::verb::post, "/v1/evaluate", "", 403, 200, 200 },
@@ -98,7 +102,7 @@ const Route kRoutes[] = {
     // The role is checked before the pool is looked for: only the admin learns there is none of that name.
     { "delete pool", http::verb::delete_, "/v1/pools/nowhere", "", 403, 403, 404 },
     // No such route: a change the role table does not name is the admin's (fail closed), who learns it is not there.
-    { "unknown change", http::verb::post, "/v1/nodes/n1/cordon", "", 403, 403, 404 },
+    { "unknown change", http::verb::post, "/v1/nodes/n1/reboot", "", 403, 403, 404 },
     // A method the path does not take: a 405 for every role (no role may call it), audited as an attempted change.
     { "wrong method", http::verb::delete_, "/v1/pools", "", 405, 405, 405 },
     { "wrong method on one", http::verb::put, "/v1/workloads/{workload}", R"({"name":"x"})", 405, 405, 405 },

@@ -187,6 +187,7 @@ private Q_SLOTS:
     void quotaOfNothingIsRefusedAlikeByPoolsSetAndWhatIf();
     void workloadAskingForNothingIsRefused();
     void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
+    void aNodeIsCordonedDrainedAndUncordoned();
     void seriesAndHistoryShowRecordedPoints();
     void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
@@ -974,6 +975,134 @@ void TestCtl::workloadAskingForNothingIsRefused()
 // `move` over the real daemon: into a pool (the core picks the node) and onto a node of it, the table naming where it
 // went and the JSON the daemon's answer; a move the target pool's quota cannot hold, and one the scheduler's filters
 // refuse, exit 1 with the reason (and the nodes per reason); the API refuses a body it cannot read, naming the field.
+// An operator takes a node out of service and back: cordoned (nothing new lands there; the table and the detail say
+// so, and by whom), drained (its workloads move to other nodes; where none takes them they stay and the exit status
+// is 1), uncordoned. Audited, and the API names what is wrong with a body. Every node is uncordoned at the end.
+void TestCtl::aNodeIsCordonedDrainedAndUncordoned()
+{
+    const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("tenant"), QStringLiteral("--cpu"),
+        QStringLiteral("250"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!id.empty());
+    const auto nodeOfWorkload = [&](const std::string& workload) {
+        return str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
+                                  QString::fromStdString(workload) })
+                              .out),
+            "/node");
+    };
+    const std::string node = nodeOfWorkload(id);
+    QVERIFY(node.starts_with("fleet-"));
+    const QString qnode = QString::fromStdString(node);
+    std::vector<QString> others;
+    for (const json& n :
+        at(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes") }).out), "/nodes"))
+        if (str(n, "/name") != node)
+            others.push_back(QString::fromStdString(str(n, "/name")));
+    QCOMPARE(others.size(), std::size_t { kNodes - 1 });
+
+    const CtlRun cordoned = ctl({ QStringLiteral("nodes"), QStringLiteral("cordon"), qnode, QStringLiteral("--reason"),
+        QStringLiteral("disk swap") });
+    QVERIFY2(cordoned.exitCode == 0, qPrintable(cordoned.err));
+    QVERIFY2(hasLine(cordoned.out,
+                 QStringLiteral("^node ") + qnode
+                     + QStringLiteral(" cordoned \\(by operator:\\S+: disk swap\\): no new work lands there; what "
+                                      "runs there stays$")),
+        qPrintable(cordoned.out));
+    QVERIFY2(hasLine(ctl({ QStringLiteral("nodes") }).out,
+                 QStringLiteral("^") + qnode + QStringLiteral("\\s+ready,cordoned\\s")),
+        "the table says it is cordoned");
+    QVERIFY2(hasLine(ctl({ QStringLiteral("nodes"), qnode }).out,
+                 QStringLiteral("^Cordon:\\s+by operator:\\S+: disk swap$")),
+        "the detail says by whom and why");
+    // What runs there stays; what comes lands elsewhere.
+    QCOMPARE(nodeOfWorkload(id), node);
+    const std::string later = submitJson({ QStringLiteral("--name"), QStringLiteral("later"), QStringLiteral("--cpu"),
+        QStringLiteral("250"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!later.empty() && nodeOfWorkload(later) != node);
+
+    // Drained: the workload moves to another node (what earlier tests left there may have nowhere else to go: the
+    // exit status says whether any stayed).
+    const CtlRun drained = ctl(
+        { QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes"), QStringLiteral("drain"), qnode });
+    const json drainedJson = parsed(drained.out);
+    QVERIFY2(drainedJson.is_object(), qPrintable(drained.out + drained.err));
+    QCOMPARE(drained.exitCode, num(drainedJson, "/stayed") > 0 ? 1 : 0);
+    QVERIFY2(str(drainedJson, "/cordon").ends_with(": disk swap"), qPrintable(drained.out));
+    const std::string movedTo = nodeOfWorkload(id);
+    QVERIFY(movedTo != node && movedTo.starts_with("fleet-"));
+    bool tenantMoved = false;
+    for (const json& w : at(drainedJson, "/workloads"))
+        if (std::to_string(num(w, "/workload")) == id)
+            tenantMoved = at(w, "/moved") == json(true) && str(w, "/node") == movedTo;
+    QVERIFY2(tenantMoved, qPrintable(drained.out));
+
+    // With every other node cordoned, a drain moves nothing: each stays, with why, and the exit status is 1.
+    for (const QString& other : others)
+        QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("cordon"), other }).exitCode, 0);
+    QVERIFY(ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode }).exitCode == 0);
+    const CtlRun back = ctl({ QStringLiteral("move"), QString::fromStdString(id), QStringLiteral("--node"), qnode });
+    QVERIFY2(back.exitCode == 0, qPrintable(back.err));
+    const CtlRun stuck = ctl({ QStringLiteral("nodes"), QStringLiteral("drain"), qnode });
+    QCOMPARE(stuck.exitCode, 1);
+    QVERIFY2(hasLine(stuck.out,
+                 QStringLiteral("^node ") + qnode
+                     + QStringLiteral(
+                         " cordoned \\(by operator:\\S+: drained\\); 0 workload\\(s\\) moved off it, \\d+ stay$")),
+        qPrintable(stuck.out));
+    QVERIFY2(
+        hasLine(stuck.out,
+            QStringLiteral("^") + QString::fromStdString(id)
+                + QStringLiteral("\\s+tenant\\s+-\\s+no other node can take workload ") + QString::fromStdString(id)),
+        qPrintable(stuck.out));
+    QVERIFY2(stuck.err.contains(QStringLiteral("that no other node takes")), qPrintable(stuck.err));
+    QCOMPARE(nodeOfWorkload(id), node);
+
+    // Uncordoned, every one; again: nothing to lift. No such node: the daemon's words.
+    for (const QString& other : others) {
+        const CtlRun lifted = ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), other });
+        QVERIFY2(lifted.exitCode == 0 && lifted.out.contains(QStringLiteral(" uncordoned (it was: by operator:")),
+            qPrintable(lifted.out + lifted.err));
+    }
+    // The drain cordoned it again, for being drained.
+    const CtlRun lifted = ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode });
+    QVERIFY2(
+        hasLine(lifted.out,
+            QStringLiteral("^node ") + qnode + QStringLiteral(" uncordoned \\(it was: by operator:\\S+: drained\\)$")),
+        qPrintable(lifted.out + lifted.err));
+    const CtlRun again = ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode });
+    QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+    QVERIFY2(hasLine(again.out, QStringLiteral("^node ") + qnode + QStringLiteral(" was not cordoned$")),
+        qPrintable(again.out));
+    QVERIFY(!ctl({ QStringLiteral("nodes") }).out.contains(QStringLiteral("cordoned")));
+    const CtlRun missing = ctl({ QStringLiteral("nodes"), QStringLiteral("drain"), QStringLiteral("nope") });
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.err.contains(QStringLiteral("no node is named \"nope\"")), qPrintable(missing.err));
+    QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("cordon") }).exitCode, 2);
+
+    // The API names what is wrong with a body, and changes nothing.
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const std::string cordon = "/v1/nodes/" + node + "/cordon";
+    for (const auto& [body, field] :
+        { std::pair { R"({"reason": 5})", "reason" }, std::pair { R"({"why": "x"})", "why" },
+            std::pair { R"([1])", "JSON object" }, std::pair { R"({"reason": "a\u0007b"})", "reason" } }) {
+        const auto refused = client.request(api::HttpMethod::Post, cordon, body);
+        QVERIFY(refused);
+        QVERIFY2(refused->status == 400 && refused->body.find(field) != std::string::npos, refused->body.c_str());
+    }
+    const auto uncordonWithReason
+        = client.request(api::HttpMethod::Post, "/v1/nodes/" + node + "/uncordon", R"({"reason": "x"})");
+    QVERIFY(uncordonWithReason && uncordonWithReason->status == 400);
+    QVERIFY(!ctl({ QStringLiteral("nodes") }).out.contains(QStringLiteral("cordoned")));
+    // Each change is in the audit log, against the node, with the cordon it left.
+    const json audit = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("audit"),
+                                      QStringLiteral("--limit"), QStringLiteral("1000") })
+                                  .out);
+    int drains = 0;
+    for (const json& e : at(audit, "/entries"))
+        if (str(e, "/target") == "node " + node && str(e, "/action") == "POST /v1/nodes/" + node + "/drain")
+            ++drains;
+    QVERIFY2(drains >= 2, audit.dump().substr(0, 2000).c_str());
+}
+
 void TestCtl::moveIntoAPoolOntoANodeAndRefusalsWithReasons()
 {
     for (const auto& [pool, cpu] : { std::pair { "movers", "4000" }, std::pair { "tiny", "100" } })

@@ -16,6 +16,7 @@
 #include "ui/models/tiers_model.h"
 #include "ui/views/logs_dialog.h"
 #include "ui/views/main_window.h"
+#include "ui/views/node_actions.h"
 #include "ui/views/pool_dialog.h"
 #include "ui/views/pools_page.h"
 #include "ui/views/proposals_page.h"
@@ -81,6 +82,16 @@ private:
                     (p.kind == "power_down" ? steady : others).push_back(p.id);
         steady.insert(steady.end(), others.begin(), others.end());
         return steady;
+    }
+
+    // The small demo, half an hour on at once and stepping every 50 ms: its pools and nodes hold running work.
+    static DemoCoreConfig busyDemo(QTemporaryDir& dir)
+    {
+        DemoCoreConfig config;
+        config.demo = test::smallDemo(dir);
+        config.fastForwardMs = 30 * 60'000;
+        config.tick = std::chrono::milliseconds(50);
+        return config;
     }
 
 private Q_SLOTS:
@@ -505,10 +516,7 @@ private Q_SLOTS:
     void poolsAreMadeAndDeletedInTheDemo()
     {
         QTemporaryDir dir;
-        DemoCoreConfig config;
-        config.demo = test::smallDemo(dir);
-        config.fastForwardMs = 30 * 60'000;
-        config.tick = std::chrono::milliseconds(50);
+        const DemoCoreConfig config = busyDemo(dir);
         CoreBridge bridge;
         QSignalSpy changed(&bridge, &CoreBridge::poolChanged);
         DemoCore core(config, bridge.events());
@@ -549,6 +557,96 @@ private Q_SLOTS:
         QVERIFY(!has("scratch"));
         bridge.setBackend(nullptr);
         core.stop();
+    }
+
+    // The Nodes page takes a node out of service and back, in the demo's core as in tidepoold: a drain cordons the
+    // node (by the console's actor, with the reason) and moves its workloads off it; the line under the table says
+    // so, and the snapshot shows the cordon and the empty node; uncordoned, it is in service again. A viewer's console
+    // has the actions off, saying which role they need.
+    void nodesAreDrainedAndUncordonedFromTheNodesPage()
+    {
+        QTemporaryDir dir;
+        const DemoCoreConfig config = busyDemo(dir);
+        CoreBridge bridge;
+        QSignalSpy changed(&bridge, &CoreBridge::nodeChanged);
+        DemoCore core(config, bridge.events());
+        bridge.setBackend(&core);
+        MainWindow window(bridge);
+        QTabWidget* tabs = window.findChild<QTabWidget*>();
+        tabs->setCurrentWidget(window.nodesPage());
+        const auto nodeRow = [&bridge](const std::string& name) -> std::optional<NodeRow> {
+            if (const SnapshotPtr s = bridge.latest())
+                for (const NodeRow& n : s->nodes)
+                    if (n.name == name)
+                        return n;
+            return std::nullopt;
+        };
+        // The busiest CPU node (a workload on an accelerator may have nowhere else to go).
+        const auto busiest = [&bridge]() -> std::string {
+            const NodeRow* best = nullptr;
+            if (const SnapshotPtr s = bridge.latest())
+                for (const NodeRow& n : s->nodes)
+                    if (n.acceleratorKind.empty() && n.state == "ready" && (!best || n.workloads > best->workloads))
+                        best = &n;
+            return best && best->workloads >= 2 ? best->name : std::string();
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(!busiest().empty(), 30'000);
+        const std::string node = busiest();
+        const QString qnode = QString::fromStdString(node);
+        QLabel* status = window.nodesPage()->findChild<QLabel*>(QStringLiteral("nodeActionStatus"));
+        QVERIFY(status);
+        NodeActions* actions = window.nodeActions();
+        QVERIFY(actions->allowed(NodeAction::Drain, qnode)); // the demo's console is an admin's
+
+        QVERIFY(actions->drain(qnode, QStringLiteral("firmware")) != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        const NodeResult drained = changed.takeFirst().at(0).value<NodeResult>();
+        QVERIFY2(drained.ok, drained.message.c_str());
+        QCOMPARE(drained.cordon, std::string("by operator:console: firmware"));
+        QVERIFY(drained.moved >= 1);
+        QVERIFY2(status->text().startsWith(
+                     QStringLiteral("Node %1 is cordoned (by operator:console: firmware); ").arg(qnode)),
+            qPrintable(status->text()));
+        // The snapshot that shows it came first: cordoned, and holding only what stayed.
+        QCOMPARE(nodeRow(node)->cordon, drained.cordon);
+        QCOMPARE(std::size_t(nodeRow(node)->workloads), drained.stayed.size());
+        // The Nodes table shows the cordon in its row.
+        QTRY_VERIFY_WITH_TIMEOUT(!window.nodesPage()
+                                      ->proxy()
+                                      ->match(window.nodesPage()->proxy()->index(0, NodesModel::Cordon),
+                                          Qt::DisplayRole, QString::fromStdString(drained.cordon))
+                                      .isEmpty(),
+            5'000);
+
+        QVERIFY(actions->uncordon(qnode) != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        const NodeResult lifted = changed.takeFirst().at(0).value<NodeResult>();
+        QVERIFY2(lifted.ok, lifted.message.c_str());
+        QCOMPARE(lifted.lifted, drained.cordon);
+        QCOMPARE(nodeRow(node)->cordon, std::string());
+        QCOMPARE(status->text(),
+            QStringLiteral("Node %1 is uncordoned (it was: %2): new work may land there again.")
+                .arg(qnode, QString::fromStdString(drained.cordon)));
+
+        // No such node: the core's words.
+        actions->cordon(QStringLiteral("nowhere"), {});
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        QVERIFY(!changed.takeFirst().at(0).value<NodeResult>().ok);
+        QCOMPARE(status->text(), QStringLiteral("Node nowhere was not changed: no node is named \"nowhere\""));
+        bridge.setBackend(nullptr);
+        core.stop();
+
+        // A viewer may not; an operator may.
+        CoreBridge viewer;
+        QTreeView view;
+        QLabel line;
+        NodeActions viewers(viewer, &view, &line);
+        deliverAs(viewer, "viewer", [](ConsoleSnapshot&) {});
+        QString why;
+        QVERIFY(!viewers.allowed(NodeAction::Cordon, QStringLiteral("n1"), &why));
+        QVERIFY2(why.contains(QStringLiteral("needs the operator role")), qPrintable(why));
+        deliverAs(viewer, "operator", [](ConsoleSnapshot&) {});
+        QVERIFY(viewers.allowed(NodeAction::Drain, QStringLiteral("n1")));
     }
 
     void approveAndRejectThroughTheConsole()

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void wrongTokenIsAClearFailure();
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
     void aMoveIsTheDaemonsAndTheNextSnapshotShowsIt();
+    void aNodeIsDrainedAndUncordonedThroughTheDaemon();
     void theConsoleFollowsWorkloadChanges();
     void nodeRowsAreFollowedByFingerprintsAndUsage();
     void deviceRowsAreFollowedByWhatChanged();
@@ -474,6 +475,64 @@ void TestRemoteBackend::aMoveIsTheDaemonsAndTheNextSnapshotShowsIt()
             return false;
         }(),
         5'000);
+}
+
+// The Nodes page's actions through tidepoold: a drain of the node the workload runs on cordons it by the console's
+// token and moves the workload to another node, as the daemon and the next snapshot show; uncordoned, it is in service
+// again. The daemon's refusals come back in its words; a name no node may have is not sent at all.
+void TestRemoteBackend::aNodeIsDrainedAndUncordonedThroughTheDaemon()
+{
+    Console console(config(m_apiPort));
+    QTRY_VERIFY_WITH_TIMEOUT(console.bridge.latest() && !console.bridge.latest()->workloads.empty(), 10'000);
+    const std::string token = m_token.toStdString();
+    const auto nodeOf = [&] {
+        return fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads/" + std::to_string(m_workload))
+            .value("node", std::string());
+    };
+    const std::string node = nodeOf();
+    QVERIFY(!node.empty());
+    QSignalSpy changed(&console.bridge, &CoreBridge::nodeChanged);
+    const quint64 id
+        = console.bridge.changeNode(NodeAction::Drain, QString::fromStdString(node), QStringLiteral("kernel update"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    NodeResult result = changed.takeFirst().at(0).value<NodeResult>();
+    QCOMPARE(result.requestId, id);
+    QVERIFY2(result.ok, result.message.c_str());
+    QVERIFY2(
+        result.cordon.starts_with("by operator:") && result.cordon.ends_with(": kernel update"), result.cordon.c_str());
+    QCOMPARE(result.moved, std::size_t { 1 });
+    QVERIFY(result.stayed.empty());
+    QVERIFY(nodeOf() != node);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const SnapshotPtr s = console.bridge.latest();
+            for (const NodeRow& n : s ? s->nodes : std::vector<NodeRow> {})
+                if (n.name == node)
+                    return n.cordon == result.cordon;
+            return false;
+        }(),
+        5'000);
+
+    console.bridge.changeNode(NodeAction::Uncordon, QString::fromStdString(node));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    result = changed.takeFirst().at(0).value<NodeResult>();
+    QVERIFY2(result.ok, result.message.c_str());
+    QVERIFY2(result.lifted.ends_with(": kernel update"), result.lifted.c_str());
+    QCOMPARE(result.cordon, std::string());
+    const json nodes = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/nodes");
+    for (const json& n : nodes.value("nodes", json::array()))
+        QCOMPARE(n.value("cordon", std::string("?")), std::string());
+
+    console.bridge.changeNode(NodeAction::Cordon, QStringLiteral("nowhere"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    result = changed.takeFirst().at(0).value<NodeResult>();
+    QVERIFY(!result.ok);
+    QCOMPARE(result.message, std::string("no node is named \"nowhere\" (HTTP 404)"));
+    console.bridge.changeNode(NodeAction::Cordon, QStringLiteral("../pools"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    result = changed.takeFirst().at(0).value<NodeResult>();
+    QVERIFY(!result.ok);
+    QCOMPARE(result.message, std::string("no node is named \"../pools\""));
 }
 
 // After its first full read the console asks only for the workloads changed since (`changedSince`): a new one

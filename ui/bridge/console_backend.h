@@ -59,6 +59,41 @@ struct PoolResult {
     std::string message; // the core's reason when refused (in English, naming the field), or what happened
 };
 
+// An operator takes a node out of service and back (the Nodes page's context menu), as tidepoold's
+// POST /v1/nodes/{name}/cordon, /uncordon and /drain do (core/api/node_api.h): carried out by the core and answered
+// through `ConsoleEvents::nodeChanged` once durable (or refused).
+enum class NodeAction : std::uint8_t { Invalid = 0, Cordon, Uncordon, Drain };
+
+struct NodeCommand {
+    std::uint64_t requestId = 0;
+    NodeAction action = NodeAction::Invalid;
+    std::string node;
+    std::string reason; // of a cordon or a drain; may be empty
+};
+
+struct NodeResult {
+    std::uint64_t requestId = 0;
+    NodeAction action = NodeAction::Invalid;
+    std::string node;
+    bool ok = false;
+    std::string message; // the core's reason when refused (in English)
+    std::string cordon; // the node's cordon after it ("" once uncordoned)
+    std::string lifted; // Uncordon: the cordon it lifted ("" when there was none)
+    std::size_t moved = 0; // Drain: its workloads that moved to other nodes
+    std::vector<std::string> stayed; // Drain: "NAME (workload ID): why no other node took it", one a workload
+};
+
+// The answer to `command` when it was not carried out: `why`.
+inline NodeResult stoppedResult(const NodeCommand& command, std::string why)
+{
+    NodeResult result;
+    result.requestId = command.requestId;
+    result.action = command.action;
+    result.node = command.node;
+    result.message = std::move(why);
+    return result;
+}
+
 // A report for File → Export report: built on the core's thread (embedded, demo) or fetched from tidepoold's
 // GET /v1/report (--connect), and answered through `ConsoleEvents::reported`.
 struct ReportCommand {
@@ -121,6 +156,7 @@ struct ConsoleEvents {
     std::function<void(ReportResult)> reported; // the answer to a `ReportCommand`
     std::function<void(PoolResult)> poolChanged; // the answer to a `PoolCommand`
     std::function<void(LogsResult)> logsRead; // the answer to a `LogsCommand`
+    std::function<void(NodeResult)> nodeChanged; // the answer to a `NodeCommand`
 };
 
 class ConsoleBackend {
@@ -139,6 +175,9 @@ public:
     virtual void submit(PoolCommand command) = 0;
     // Asks for the end of a workload's output; it arrives through `ConsoleEvents::logsRead` (or why there is none).
     virtual void submit(LogsCommand command) = 0;
+    // Queues an operator's cordon, uncordon or drain of a node; its result arrives through
+    // `ConsoleEvents::nodeChanged`.
+    virtual void submit(NodeCommand command) = 0;
     // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
     virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.

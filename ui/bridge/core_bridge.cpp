@@ -14,6 +14,7 @@ CoreBridge::CoreBridge(QObject* parent)
     qRegisterMetaType<MoveResult>();
     qRegisterMetaType<ReportResult>();
     qRegisterMetaType<PoolResult>();
+    qRegisterMetaType<NodeResult>();
     qRegisterMetaType<LogsResult>();
 }
 
@@ -41,6 +42,7 @@ ConsoleEvents CoreBridge::events()
     events.reported = [this](ReportResult result) { receive([&] { m_reports.push_back(std::move(result)); }); };
     events.poolChanged = [this](PoolResult result) { receive([&] { m_pools.push_back(std::move(result)); }); };
     events.logsRead = [this](LogsResult result) { receive([&] { m_logs.push_back(std::move(result)); }); };
+    events.nodeChanged = [this](NodeResult result) { receive([&] { m_nodes.push_back(std::move(result)); }); };
     return events;
 }
 
@@ -52,6 +54,7 @@ void CoreBridge::drain()
     std::vector<ReportResult> reports;
     std::vector<LogsResult> logs;
     std::vector<PoolResult> pools;
+    std::vector<NodeResult> nodes;
     std::vector<std::string> failures;
     {
         const std::lock_guard lock(m_mutex);
@@ -60,6 +63,7 @@ void CoreBridge::drain()
         moves = std::exchange(m_moves, {});
         reports = std::exchange(m_reports, {});
         pools = std::exchange(m_pools, {});
+        nodes = std::exchange(m_nodes, {});
         logs = std::exchange(m_logs, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
@@ -83,6 +87,8 @@ void CoreBridge::drain()
         Q_EMIT poolChanged(result);
     for (const LogsResult& result : logs)
         Q_EMIT logsRead(result);
+    for (const NodeResult& result : nodes)
+        Q_EMIT nodeChanged(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -103,6 +109,15 @@ quint64 CoreBridge::requestReport(const report::ReportRequest& request)
         return 0;
     const quint64 id = m_nextRequest++;
     m_backend->submit(ReportCommand { id, request });
+    return id;
+}
+
+quint64 CoreBridge::changeNode(NodeAction action, const QString& name, const QString& reason)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(NodeCommand { id, action, name.toStdString(), reason.toStdString() });
     return id;
 }
 

@@ -47,6 +47,9 @@ public:
     // Asks the core to create, change or delete pool `name` (`body` as `PoolCommand` has it); the returned request id
     // comes back in `poolChanged`. 0 without a core.
     quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
+    // Asks the core to cordon, uncordon or drain node `name` (`NodeCommand`); the returned request id comes back in
+    // `nodeChanged`. 0 without a core.
+    quint64 changeNode(NodeAction action, const QString& name, const QString& reason = {});
     // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
     // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
     // `logsRead`. 0 without a core.
@@ -59,6 +62,7 @@ Q_SIGNALS:
     void moveFinished(const tidepool::ui::MoveResult& result);
     void reportFinished(const tidepool::ui::ReportResult& result);
     void poolChanged(const tidepool::ui::PoolResult& result);
+    void nodeChanged(const tidepool::ui::NodeResult& result);
     void logsRead(const tidepool::ui::LogsResult& result);
     void coreFailed(const QString& message);
 
@@ -79,6 +83,7 @@ private:
     std::vector<MoveResult> m_moves;
     std::vector<ReportResult> m_reports;
     std::vector<PoolResult> m_pools;
+    std::vector<NodeResult> m_nodes;
     std::vector<LogsResult> m_logs;
     std::vector<std::string> m_failures;
     bool m_drainQueued = false;
@@ -91,4 +96,5 @@ Q_DECLARE_METATYPE(tidepool::ui::CommandOutcome)
 Q_DECLARE_METATYPE(tidepool::ui::MoveResult)
 Q_DECLARE_METATYPE(tidepool::ui::ReportResult)
 Q_DECLARE_METATYPE(tidepool::ui::PoolResult)
+Q_DECLARE_METATYPE(tidepool::ui::NodeResult)
 Q_DECLARE_METATYPE(tidepool::ui::LogsResult)

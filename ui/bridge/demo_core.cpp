@@ -175,6 +175,29 @@ void DemoCore::submit(PoolCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void DemoCore::submit(NodeCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.nodeChanged)
+            m_events.nodeChanged(stoppedResult(command, "the core has stopped"));
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::execute(const NodeCommand& command)
+{
+    // As for a move: the snapshot that shows the change, then the answer.
+    auto answer = [this](NodeResult result) {
+        publish();
+        if (m_events.nodeChanged)
+            m_events.nodeChanged(std::move(result));
+    };
+    if (!m_driver || m_halted)
+        return answer(stoppedResult(command, m_halted ? "the core has stopped" : "the core is still starting"));
+    m_driver->changeNode(command, answer); // answered once durable (the driver commits at once)
+}
+
 void DemoCore::submit(LogsCommand command)
 {
     // The demo's nodes are simulated: nothing runs, so nothing is written. Said as tidepool-fleet's agents say it.

@@ -55,6 +55,7 @@ public:
     void submit(MoveCommand command) override;
     void submit(ReportCommand command) override;
     void submit(PoolCommand command) override;
+    void submit(NodeCommand command) override;
     void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
@@ -67,6 +68,7 @@ private:
     void execute(const ProposalCommand& command);
     void execute(const MoveCommand& command);
     void execute(const PoolCommand& command);
+    void execute(const NodeCommand& command);
     void publish();
 
     DemoCoreConfig m_config;

@@ -3,6 +3,7 @@
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "ui/bridge/move_executor.h"
+#include "ui/bridge/node_executor.h"
 #include "ui/bridge/pool_executor.h"
 #include "ui/bridge/snapshot_builder.h"
 
@@ -55,6 +56,12 @@ void DemoDriver::move(const MoveCommand& command, std::function<void(MoveResult)
 void DemoDriver::changePool(const PoolCommand& command, std::function<void(PoolResult)> done)
 {
     executePoolCommand(m_run->plane(), command, kConsoleActor, std::move(done));
+    m_run->poll(); // committed now, not at the next step
+}
+
+void DemoDriver::changeNode(const NodeCommand& command, std::function<void(NodeResult)> done)
+{
+    executeNodeCommand(m_run->plane(), command, kConsoleActor, std::move(done));
     m_run->poll(); // committed now, not at the next step
 }
 

@@ -38,6 +38,9 @@ public:
     // Creates, changes or deletes a pool through `executePoolCommand`; `done` is called with the result once the change
     // and its audit entry are durable (committed before `changePool` returns).
     void changePool(const PoolCommand& command, std::function<void(PoolResult)> done);
+    // Cordons, uncordons or drains a node through `executeNodeCommand`; `done` is called with the result once the
+    // change and its audit entry are durable (committed before `changeNode` returns).
+    void changeNode(const NodeCommand& command, std::function<void(NodeResult)> done);
     SnapshotPtr snapshot();
 
     sim::ScenarioRun& run() { return *m_run; }

@@ -5,6 +5,7 @@
 #include "ui/bridge/alerts.h"
 #include "ui/bridge/core_thread.h"
 #include "ui/bridge/move_executor.h"
+#include "ui/bridge/node_executor.h"
 #include "ui/bridge/pool_executor.h"
 #include "ui/bridge/proposal_decision.h"
 #include "ui/bridge/snapshot_builder.h"
@@ -151,6 +152,16 @@ void EmbeddedBackend::submit(PoolCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void EmbeddedBackend::submit(NodeCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.nodeChanged)
+            m_events.nodeChanged(stoppedResult(command, "the core has stopped"));
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
 void EmbeddedBackend::submit(LogsCommand command)
 {
     LogsResult result = logsResultFor(command);
@@ -234,6 +245,19 @@ void EmbeddedBackend::execute(const PoolCommand& command)
         return answer(PoolResult { command.requestId, command.action, command.name, false,
             m_halted ? "the core has stopped" : "the core did not start" });
     executePoolCommand(m_host->plane(), command, kConsoleActor, answer);
+}
+
+void EmbeddedBackend::execute(const NodeCommand& command)
+{
+    auto answer = [this](NodeResult result) {
+        if (!m_halted)
+            publish(); // the snapshot first, as for a decision
+        if (m_events.nodeChanged)
+            m_events.nodeChanged(std::move(result));
+    };
+    if (!m_host || m_halted)
+        return answer(stoppedResult(command, m_halted ? "the core has stopped" : "the core did not start"));
+    executeNodeCommand(m_host->plane(), command, kConsoleActor, answer);
 }
 
 void EmbeddedBackend::publish()

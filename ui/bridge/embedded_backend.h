@@ -49,6 +49,7 @@ public:
     // Built on the core thread from the host's store (`report::buildLiveReport`) with its config's prices.
     void submit(ReportCommand command) override;
     void submit(PoolCommand command) override;
+    void submit(NodeCommand command) override;
     void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
@@ -64,6 +65,7 @@ private:
     void execute(const ProposalCommand& command);
     void execute(const MoveCommand& command);
     void execute(const PoolCommand& command);
+    void execute(const NodeCommand& command);
     void publish();
 
     EmbeddedConfig m_config;

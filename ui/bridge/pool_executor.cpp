@@ -2,6 +2,7 @@
 
 #include "core/api/control_plane.h"
 #include "core/api/http_api.h"
+#include "ui/bridge/durable_answer.h"
 
 namespace tidepool::ui {
 
@@ -88,15 +89,7 @@ void executePoolCommand(api::ControlPlane& plane, const PoolCommand& command, co
     entry.target = "pool " + command.name;
     entry.outcome = result.ok ? "ok" : result.message;
     entry.detail = std::move(detail);
-    plane.audit(std::move(entry));
-    plane.whenSaved(
-        [result = std::move(result), done = std::move(done)](const std::optional<std::string>& notSaved) mutable {
-            if (notSaved && result.ok) {
-                result.ok = false;
-                result.message = "the change was made but could not be saved (" + *notSaved + ")";
-            }
-            done(std::move(result));
-        });
+    auditAndAnswerWhenSaved(plane, std::move(entry), std::move(result), std::move(done));
 }
 
 } // namespace tidepool::ui

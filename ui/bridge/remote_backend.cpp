@@ -6,6 +6,7 @@
 #include "core/api/control_plane.h"
 #include "core/api/node_rows.h"
 #include "core/net/http_server.h"
+#include "ui/bridge/node_executor.h"
 #include "ui/bridge/remote_snapshot.h"
 
 #include <nlohmann/json.hpp>
@@ -149,6 +150,11 @@ void RemoteBackend::submit(LogsCommand command)
     enqueue(std::move(command));
 }
 
+void RemoteBackend::submit(NodeCommand command)
+{
+    enqueue(std::move(command));
+}
+
 void RemoteBackend::refresh()
 {
     const std::lock_guard lock(m_mutex);
@@ -183,6 +189,11 @@ void RemoteBackend::refuse(const Command& command, const std::string& why)
     if (const auto* pool = std::get_if<PoolCommand>(&command)) {
         if (m_events.poolChanged)
             m_events.poolChanged(PoolResult { pool->requestId, pool->action, pool->name, false, why });
+        return;
+    }
+    if (const auto* node = std::get_if<NodeCommand>(&command)) {
+        if (m_events.nodeChanged)
+            m_events.nodeChanged(stoppedResult(*node, why));
         return;
     }
     if (const auto* logs = std::get_if<LogsCommand>(&command)) {
@@ -685,6 +696,49 @@ void RemoteBackend::execute(api::ApiClient& client, const PoolCommand& command)
         result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
     m_events.poolChanged(std::move(result));
     // The pools as they are now, at once rather than at the next poll.
+    const std::lock_guard lock(m_mutex);
+    m_refresh = true;
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const NodeCommand& command)
+{
+    if (!m_events.nodeChanged)
+        return;
+    NodeResult result = stoppedResult(command, {});
+    // Node names are what agents may be called ([A-Za-z0-9._-]); one that is not is refused here rather than sent
+    // somewhere else.
+    if (command.node.empty()
+        || command.node.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+            != std::string::npos) {
+        result.message = "no node is named \"" + command.node + "\"";
+        return m_events.nodeChanged(std::move(result));
+    }
+    const char* operation = command.action == NodeAction::Cordon ? "cordon"
+        : command.action == NodeAction::Uncordon                 ? "uncordon"
+                                                                 : "drain";
+    json body = json::object();
+    if (command.action != NodeAction::Uncordon && !command.reason.empty())
+        body["reason"] = command.reason;
+    auto response = client.request(HttpMethod::Post, "/v1/nodes/" + command.node + "/" + operation, body.dump());
+    if (!response) {
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+        return m_events.nodeChanged(std::move(result));
+    }
+    const json answer = json::parse(response->body, nullptr, false);
+    result.ok = response->status == 200 && answer.is_object();
+    if (!result.ok) {
+        result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
+    } else {
+        result.cordon = answer.value("cordon", std::string());
+        result.lifted = answer.value("lifted", std::string());
+        result.moved = answer.value("moved", std::size_t { 0 });
+        for (const json& w : answer.value("workloads", json::array()))
+            if (w.is_object() && !w.value("moved", false))
+                result.stayed.push_back(stayedText(w.value("name", std::string()),
+                    w.value("workload", std::int64_t { 0 }), w.value("error", std::string())));
+    }
+    m_events.nodeChanged(std::move(result));
+    // The nodes as they are now, at once rather than at the next poll.
     const std::lock_guard lock(m_mutex);
     m_refresh = true;
 }

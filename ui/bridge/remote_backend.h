@@ -100,12 +100,13 @@ public:
     // POST /v1/pools, PUT /v1/pools/{name} or DELETE /v1/pools/{name}; answered with the daemon's error when refused
     // (a token without the admin role: 403).
     void submit(PoolCommand command) override;
+    void submit(NodeCommand command) override;
     void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
 
 private:
-    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand, LogsCommand>;
+    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand, LogsCommand, NodeCommand>;
 
     // Queues a command for the backend's thread; refused at once once stopping.
     void enqueue(Command command);
@@ -120,6 +121,7 @@ private:
     void execute(api::ApiClient& client, const MoveCommand& command);
     void execute(api::ApiClient& client, const ReportCommand& command);
     void execute(api::ApiClient& client, const PoolCommand& command);
+    void execute(api::ApiClient& client, const NodeCommand& command);
     void execute(api::ApiClient& client, const LogsCommand& command);
     void refuse(const Command& command, const std::string& why);
     void fail(RemoteProblem problem);

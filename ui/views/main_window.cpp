@@ -11,6 +11,7 @@
 #include "ui/views/accelerators_page.h"
 #include "ui/views/events_page.h"
 #include "ui/views/forecasts_page.h"
+#include "ui/views/node_actions.h"
 #include "ui/views/overview_page.h"
 #include "ui/views/pools_page.h"
 #include "ui/views/proposals_page.h"
@@ -22,6 +23,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QTreeView>
 
 #include <algorithm>
 
@@ -52,6 +54,10 @@ MainWindow::MainWindow(CoreBridge& bridge, QWidget* parent)
     m_poolsPage->setObjectName(QStringLiteral("poolsPage"));
     m_proposalsPage->setObjectName(QStringLiteral("proposalsPage"));
     m_nodesPage->rememberColumnsAs(QStringLiteral("nodes"));
+    // Cordon, uncordon and drain a node from its row; what they did is said under the table.
+    auto* nodeStatus = new QLabel(m_nodesPage);
+    m_nodesPage->addFooter(nodeStatus);
+    m_nodeActions = new NodeActions(bridge, m_nodesPage->view(), nodeStatus);
     m_poolsPage->rememberColumnsAs(QStringLiteral("pools"));
     // A workload card dragged from the Tiers board over the Pools tab opens the Pools tree, where it may be dropped on
     // another pool (or a pool's node).

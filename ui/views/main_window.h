@@ -31,6 +31,7 @@ class OverviewPage;
 class PoolsModel;
 class ProposalsModel;
 class ProposalsPage;
+class NodeActions;
 class TablePage;
 class TiersModel;
 class TiersPage;
@@ -45,6 +46,7 @@ public:
     ProposalsModel* proposalsModel() const { return m_proposals; }
     QTabWidget* tabs() const { return m_tabs; }
     TablePage* nodesPage() const { return m_nodesPage; }
+    NodeActions* nodeActions() const { return m_nodeActions; }
     TablePage* poolsPage() const { return m_poolsPage; }
     ProposalsPage* proposalsPage() const { return m_proposalsPage; }
     TiersModel* tiersModel() const { return m_tiers; }
@@ -76,6 +78,7 @@ private:
     QTabWidget* m_tabs;
     OverviewPage* m_overview;
     TablePage* m_nodesPage;
+    NodeActions* m_nodeActions = nullptr;
     TablePage* m_poolsPage;
     ProposalsPage* m_proposalsPage;
     QLabel* m_coreStatus;

@@ -57,6 +57,11 @@ TablePage::TablePage(QAbstractItemModel* source, bool tree, QWidget* parent)
     layout->addWidget(m_view, 1);
 }
 
+void TablePage::addFooter(QWidget* widget)
+{
+    layout()->addWidget(widget);
+}
+
 QMenu* TablePage::columnMenu()
 {
     // Built afresh each time: the header's text follows the language.

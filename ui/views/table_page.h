@@ -34,6 +34,8 @@ public:
     void setColumnShown(int column, bool shown);
     // The column chooser's menu, as the header's context menu shows it: a checkable action per column.
     QMenu* columnMenu();
+    // Adds `widget` under the view (a line saying what an action on a row did).
+    void addFooter(QWidget* widget);
 
     FilterProxy* proxy() const { return m_proxy; }
     FilterBar* filterBar() const { return m_filterBar; }
