@@ -729,13 +729,22 @@ void RemoteBackend::execute(api::ApiClient& client, const NodeCommand& command)
     if (!result.ok) {
         result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
     } else {
-        result.cordon = answer.value("cordon", std::string());
-        result.lifted = answer.value("lifted", std::string());
-        result.moved = answer.value("moved", std::size_t { 0 });
-        for (const json& w : answer.value("workloads", json::array()))
-            if (w.is_object() && !w.value("moved", false))
-                result.stayed.push_back(stayedText(w.value("name", std::string()),
-                    w.value("workload", std::int64_t { 0 }), w.value("error", std::string())));
+        // Read without throwing: a field of another type reads as absent rather than ending the backend's thread.
+        const auto text = [](const json& j, const char* key) {
+            const auto it = j.find(key);
+            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+        };
+        const auto whole = [](const json& j, const char* key) {
+            const auto it = j.find(key);
+            return it != j.end() && it->is_number_unsigned() ? it->get<std::int64_t>() : std::int64_t { 0 };
+        };
+        result.cordon = text(answer, "cordon");
+        result.lifted = text(answer, "lifted");
+        result.moved = static_cast<std::size_t>(whole(answer, "moved"));
+        if (const auto list = answer.find("workloads"); list != answer.end() && list->is_array())
+            for (const json& w : *list)
+                if (w.is_object() && !(w.contains("moved") && w["moved"] == json(true)))
+                    result.stayed.push_back(stayedText(text(w, "name"), whole(w, "workload"), text(w, "error")));
     }
     m_events.nodeChanged(std::move(result));
     // The nodes as they are now, at once rather than at the next poll.
@@ -788,7 +797,8 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
     if (const auto it = j.find("incarnation"); it != j.end() && it->is_number_integer())
         result.incarnation = static_cast<std::int32_t>(
             std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, protocol::kMaxIncarnation));
-    result.phase = j.value("phase", std::string());
+    if (const auto it = j.find("phase"); it != j.end() && it->is_string())
+        result.phase = it->get<std::string>();
     const auto phase = api::parseWorkloadPhase(result.phase);
     result.ended = phase && api::isFinal(*phase);
     m_events.logsRead(std::move(result));
