@@ -11,6 +11,7 @@
 
 #include "core/api/node_rows.h"
 #include "core/api/operator_tokens.h"
+#include "core/net/http_server.h"
 #include "daemon_fixture.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/bridge/remote_backend.h"
@@ -29,6 +30,7 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include <unistd.h>
 
@@ -95,6 +97,7 @@ private Q_SLOTS:
     void deadPortIsAClearFailureAndTheConsoleRetriesUntilADaemonAnswers();
     void aMoveIsTheDaemonsAndTheNextSnapshotShowsIt();
     void aNodeIsDrainedAndUncordonedThroughTheDaemon();
+    void anAnswerOfTheWrongShapeDoesNotStopTheConsole();
     void theConsoleFollowsWorkloadChanges();
     void nodeRowsAreFollowedByFingerprintsAndUsage();
     void deviceRowsAreFollowedByWhatChanged();
@@ -533,6 +536,54 @@ void TestRemoteBackend::aNodeIsDrainedAndUncordonedThroughTheDaemon()
     result = changed.takeFirst().at(0).value<NodeResult>();
     QVERIFY(!result.ok);
     QCOMPARE(result.message, std::string("no node is named \"../pools\""));
+}
+
+// A server that is not quite tidepoold answers a drain with fields of the wrong types: the console reads them as
+// absent and answers the command, and its backend goes on answering the next one (a throw there would end its thread,
+// and with it the console's connection).
+void TestRemoteBackend::anAnswerOfTheWrongShapeDoesNotStopTheConsole()
+{
+    boost::asio::io_context io;
+    auto server = net::HttpServer::create(io, {},
+        [](const net::HttpRequest& request, const std::string&, net::HttpRespond respond) {
+            net::HttpResponse response;
+            response.version(request.version());
+            response.set(boost::beast::http::field::content_type, "application/json");
+            if (request.method() == boost::beast::http::verb::post) {
+                response.result(boost::beast::http::status::ok);
+                response.body() = R"({"node": "n1", "cordon": 5, "lifted": [], "moved": "lots",
+                    "workloads": [{"moved": "yes", "workload": "x", "name": 7, "error": {}}]})";
+            } else {
+                response.result(boost::beast::http::status::service_unavailable);
+                response.body() = R"({"error": "not a daemon"})";
+            }
+            response.prepare_payload();
+            respond(std::move(response));
+        },
+        {});
+    const auto port = server->listen("127.0.0.1", 0);
+    QVERIFY(port);
+    std::thread serving([&io] { io.run(); });
+    const auto stopServing = qScopeGuard([&] {
+        boost::asio::post(io, [&] { server->stop(); });
+        io.stop();
+        serving.join();
+    });
+
+    Console console(config(*port));
+    QSignalSpy changed(&console.bridge, &CoreBridge::nodeChanged);
+    console.bridge.changeNode(NodeAction::Drain, QStringLiteral("n1"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    NodeResult result = changed.takeFirst().at(0).value<NodeResult>();
+    QVERIFY(result.ok);
+    QCOMPARE(result.cordon, std::string());
+    QCOMPARE(result.moved, std::size_t { 0 });
+    QCOMPARE(result.stayed.size(), std::size_t { 1 }); // "moved": "yes" is not a move
+    console.bridge.changeNode(NodeAction::Uncordon, QStringLiteral("n1"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    QVERIFY(changed.takeFirst().at(0).value<NodeResult>().ok);
+    for (const QString& failure : console.failures)
+        QVERIFY2(!failure.contains(QStringLiteral("stopped")), qPrintable(failure));
 }
 
 // After its first full read the console asks only for the workloads changed since (`changedSince`): a new one
