@@ -665,6 +665,78 @@ IsolationExpected<std::vector<std::filesystem::path>> Runner::sweepReplaced()
     return removed;
 }
 
+namespace {
+
+// Takes the oldest output out of `file` (open as `fd`) past the cap; the stream position at which the file then begins,
+// -1 when it was left as it was.
+std::int64_t rotateLog(int fd, const std::filesystem::path& file, std::uint64_t cap)
+{
+    // The newest half of the cap goes to `<file>.1` (best effort: on a full file system it may not fit), so that `.1`
+    // ends exactly where what stays in the file begins in the stream (log_tail.h) and a follower reads on without a
+    // seam. What goes: where the file system can (ext4, xfs), the file's whole blocks but the last, taken out of its
+    // beginning (FALLOC_FL_COLLAPSE_RANGE) while the workload writes at its end, which loses nothing (the workload's
+    // descriptor has O_APPEND, shim.cpp, and both hold the inode's lock); elsewhere (tmpfs, ...) all of it
+    // (copytruncate): what the workload writes while the half is copied is copied after it (a few rounds at most), and
+    // what it writes between the last look and the truncation is lost, as with logrotate's copytruncate.
+    struct stat st { };
+    if (::fstat(fd, &st) != 0)
+        return -1;
+    const auto rotated = file.string() + ".1";
+    const auto tmp = rotated + ".tmp";
+    // Where the file begins in the stream, as a reader takes it: after the old `.1` at least.
+    std::uint64_t begins = readStreamBase(file);
+    if (struct stat old {}; ::lstat(rotated.c_str(), &old) == 0 && S_ISREG(old.st_mode))
+        begins = std::max(begins, static_cast<std::uint64_t>(old.st_size));
+    const off_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
+    // A collapse ends on a block boundary before the end of the file (it may not reach it).
+    const off_t cut = st.st_size > block ? (st.st_size - 1) / block * block : 0;
+    const off_t until = cut > 0 ? cut : st.st_size;
+    const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+    bool copied = out >= 0;
+    const auto copy = [&](off_t from, off_t end) {
+        char buffer[64 * 1024];
+        while (copied && from < end) {
+            const ssize_t n
+                = ::pread(fd, buffer, static_cast<std::size_t>(std::min<off_t>(sizeof buffer, end - from)), from);
+            if (n < 0 && errno == EINTR)
+                continue;
+            copied = n > 0 && asyncsafe::writeAll(out, buffer, static_cast<std::size_t>(n)) == 0;
+            from += n > 0 ? n : 0;
+        }
+    };
+    copy(until - static_cast<off_t>(std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(until))), until);
+    off_t taken = 0;
+    if (cut > 0 && ::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, cut) == 0) {
+        taken = cut;
+    } else {
+        off_t copiedEnd = until;
+        for (int round = 0; copied && round < 8 && ::fstat(fd, &st) == 0 && st.st_size > copiedEnd; ++round) {
+            copy(copiedEnd, st.st_size);
+            copiedEnd = st.st_size;
+        }
+        // Without a copy, the emptied file begins where the bytes it held at the truncation end.
+        if (!copied && ::fstat(fd, &st) == 0)
+            copiedEnd = st.st_size;
+        if (::ftruncate(fd, 0) != 0) { // left as it was: the next poll tries again
+            if (out >= 0)
+                ::close(out);
+            ::unlink(tmp.c_str());
+            return -1;
+        }
+        taken = copiedEnd;
+    }
+    if (out >= 0 && ::close(out) != 0)
+        copied = false;
+    if (!copied || ::rename(tmp.c_str(), rotated.c_str()) != 0) {
+        ::unlink(tmp.c_str());
+        // An older `.1` would read as if it went on into what stays: without its successor it goes too.
+        ::unlink(rotated.c_str());
+    }
+    return static_cast<std::int64_t>(begins + static_cast<std::uint64_t>(taken));
+}
+
+} // namespace
+
 void Runner::capLogs(const Entry& entry) const
 {
     const std::uint64_t cap = m_config.logCapBytes;
@@ -679,57 +751,32 @@ void Runner::capLogs(const Entry& entry) const
         const int fd = ::open(file.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
         if (fd < 0)
             continue;
-        // The newest half of the cap goes to `<file>.1` (best effort: on a full file system it may not fit), then the
-        // file is emptied. The workload's descriptor has O_APPEND (shim.cpp), so it goes on at the new end, 0, and
-        // leaves no hole. What it writes while the half is copied is copied after it (a few rounds at most), so that
-        // `.1` ends where the emptied file begins in the stream (log_tail.h) and a follower reads on without a seam;
-        // what it writes between the last look and the truncation is lost, as with logrotate's copytruncate.
-        const auto rotated = file.string() + ".1";
-        const auto tmp = rotated + ".tmp";
-        // Where the file begins in the stream, as a reader takes it: after the old `.1` at least.
-        std::uint64_t begins = readStreamBase(file);
-        if (struct stat old {}; ::lstat(rotated.c_str(), &old) == 0 && S_ISREG(old.st_mode))
-            begins = std::max(begins, static_cast<std::uint64_t>(old.st_size));
-        const int out = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        bool copied = out >= 0;
-        const auto copy = [&](off_t from, off_t end) {
-            char buffer[64 * 1024];
-            while (copied && from < end) {
-                const ssize_t n
-                    = ::pread(fd, buffer, static_cast<std::size_t>(std::min<off_t>(sizeof buffer, end - from)), from);
-                if (n < 0 && errno == EINTR)
-                    continue;
-                copied = n > 0 && asyncsafe::writeAll(out, buffer, static_cast<std::size_t>(n)) == 0;
-                from += n > 0 ? n : 0;
-            }
-        };
-        off_t copiedEnd = 0;
-        if (copied && ::fstat(fd, &st) == 0) {
-            const std::uint64_t keep = std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(st.st_size));
-            copiedEnd = st.st_size;
-            copy(static_cast<off_t>(static_cast<std::uint64_t>(st.st_size) - keep), copiedEnd);
-            for (int round = 0; copied && round < 8 && ::fstat(fd, &st) == 0 && st.st_size > copiedEnd; ++round) {
-                copy(copiedEnd, st.st_size);
-                copiedEnd = st.st_size;
-            }
-        } else {
-            copied = false;
+        if (const auto taken = rotateLog(fd, file, cap); taken >= 0) {
+            // Failing this (a full file system), a follower finds the stream shorter than it read and reads it again.
+            writeStreamBase(file, taken);
         }
-        // Without a copy, the emptied file begins where the bytes it held at the truncation end.
-        if (!copied && ::fstat(fd, &st) == 0)
-            copiedEnd = st.st_size;
-        if (::ftruncate(fd, 0) != 0) { } // nothing better to do: the next poll tries again
         ::close(fd);
-        if (out >= 0 && ::close(out) != 0)
-            copied = false;
-        if (!copied || ::rename(tmp.c_str(), rotated.c_str()) != 0) {
-            ::unlink(tmp.c_str());
-            // An older `.1` would read as if it went on into the emptied file: without its successor it goes too.
-            ::unlink(rotated.c_str());
-        }
-        // Failing this (a full file system), a follower finds the stream shorter than it read and reads it again.
-        writeStreamBase(file, begins + static_cast<std::uint64_t>(copiedEnd));
     }
+}
+
+bool Runner::capsLogsWithoutLoss() const
+{
+    const std::filesystem::path probe = m_workloadsDir / (".collapse-probe." + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return false;
+    struct stat st { };
+    bool collapses = false;
+    if (::fstat(fd, &st) == 0) {
+        const off_t block = st.st_blksize > 0 ? st.st_blksize : 4096;
+        const std::string bytes(static_cast<std::size_t>(block) * 2 + 1, 'x');
+        collapses = asyncsafe::writeAll(fd, bytes.data(), bytes.size()) == 0
+            && ::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, block) == 0 && ::fstat(fd, &st) == 0
+            && st.st_size == block + 1;
+    }
+    ::close(fd);
+    ::unlink(probe.c_str());
+    return collapses;
 }
 
 std::optional<WorkloadStatus> Runner::status(const std::string& id) const

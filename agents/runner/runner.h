@@ -101,8 +101,9 @@ struct RunnerConfig {
     // The SIGTERM → SIGKILL grace of an older incarnation that a launch of a newer one stops.
     std::chrono::milliseconds supersedeGrace { 10'000 };
     // The most bytes each of a running workload's stdout.log and stderr.log may hold; 0: no limit. `poll` checks them:
-    // a file past the cap has its newest `logCapBytes / 2` bytes copied to `<file>.1` and is truncated, so a
-    // workload's output takes at most 1.5 × the cap per file, plus what it writes between two polls.
+    // a file past the cap has its newest `logCapBytes / 2` bytes copied to `<file>.1` and all its whole blocks but the
+    // last taken out of its beginning (or, where the file system cannot, is truncated), so a workload's output takes at
+    // most 1.5 × the cap per file, plus a block and what it writes between two polls.
     std::uint64_t logCapBytes = std::uint64_t { 64 } << 20;
     // `<state-dir>/replaced/` (`setAside`) keeps at most `keepReplaced` records, the newest, and none set aside more
     // than `keepReplacedFor` ago: `setAside` and `sweepReplaced` remove the rest. 0 records: none is kept.
@@ -156,6 +157,10 @@ public:
     std::optional<WorkloadStatus> status(const std::string& id, std::uint32_t incarnation) const;
     std::vector<WorkloadStatus> workloads() const;
     const std::filesystem::path& workloadsDir() const { return m_workloadsDir; }
+    // Whether the file system of `workloadsDir()` takes a range out of a file's beginning (FALLOC_FL_COLLAPSE_RANGE:
+    // ext4, xfs), so that capping a log loses nothing the workload writes meanwhile; elsewhere a rotation copies and
+    // truncates (`RunnerConfig::logCapBytes`). Tries it on a file of its own there.
+    bool capsLogsWithoutLoss() const;
     // What went wrong since the last call that the caller should log: each pool whose CPU weight could not be written
     // (`PoolCgroups::setPoolCpuWeight`), once per reason; retried at each `poll`.
     std::vector<std::string> takeProblems();

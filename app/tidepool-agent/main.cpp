@@ -301,6 +301,10 @@ int main(int argc, char** argv)
     auto runner = agent::Runner::create(runnerConfig, *cgroups);
     if (!runner)
         return fail("runner: " + runner.error().message);
+    if (logCapBytes > 0 && !runner->capsLogsWithoutLoss())
+        logLine("workload output: " + runner->workloadsDir().string()
+            + " cannot take a range out of a file (FALLOC_FL_COLLAPSE_RANGE: ext4, xfs); a log past the cap is copied "
+              "and truncated, losing what the workload writes in between");
     auto adopted = runner->adopt();
     if (!adopted)
         return fail("state dir " + stateDir + ": " + adopted.error().message);
