@@ -1599,6 +1599,22 @@
         <source>Following its %1 on node %2: %3 read since.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Previous launch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The output of its launch before the current one (restarted, moved, preempted, or placed again after its node was lost), from the node it ran on</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The end of what node %1 keeps of the %2 of its previous launch (launch %3; %4 of it in all).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All of what node %1 keeps of the %2 of its previous launch (launch %3; %4).</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::MainWindow</name>
@@ -2726,6 +2742,20 @@ Slots held: %3
     <message>
         <source>Moving…</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>restarted %n time(s)</source>
+        <translation>
+            <numerusform>restarted %n time</numerusform>
+            <numerusform>restarted %n times</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Restarted %n time(s) by its restart policy</source>
+        <translation>
+            <numerusform>Restarted %n time by its restart policy</numerusform>
+            <numerusform>Restarted %n times by its restart policy</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1599,6 +1599,22 @@
         <source>Following its %1 on node %2: %3 read since.</source>
         <translation>正在跟随节点 %2 上它的%1：此后已读取 %3。</translation>
     </message>
+    <message>
+        <source>&amp;Previous launch</source>
+        <translation>上一次启动(&amp;P)</translation>
+    </message>
+    <message>
+        <source>The output of its launch before the current one (restarted, moved, preempted, or placed again after its node was lost), from the node it ran on</source>
+        <translation>当前这次启动之前那一次启动的输出（因重启、迁移、抢占或其节点失联后重新放置而结束），取自它当时运行的节点</translation>
+    </message>
+    <message>
+        <source>The end of what node %1 keeps of the %2 of its previous launch (launch %3; %4 of it in all).</source>
+        <translation>节点 %1 保留的其上一次启动（第 %3 次启动）%2 的末尾部分（共 %4）。</translation>
+    </message>
+    <message>
+        <source>All of what node %1 keeps of the %2 of its previous launch (launch %3; %4).</source>
+        <translation>节点 %1 保留的其上一次启动（第 %3 次启动）%2 的全部内容（%4）。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::MainWindow</name>
@@ -2725,6 +2741,18 @@ Slots held: %3
     <message>
         <source>Moving…</source>
         <translation>正在迁移…</translation>
+    </message>
+    <message numerus="yes">
+        <source>restarted %n time(s)</source>
+        <translation>
+            <numerusform>已重启 %n 次</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Restarted %n time(s) by its restart policy</source>
+        <translation>
+            <numerusform>已按其重启策略重启 %n 次</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -39,11 +39,15 @@ Commands:
       --isa ISA (repeatable, or comma-separated: x86_64, aarch64, riscv64)  --allow-translation
       --gpu COUNT | --gpu-share MILLI  --gpu-model M (repeatable)  --gpu-memory MIB
       --env K=V (repeatable)
+      --restart never|on-failure|always (start it again when it ends: on-failure, after a non-zero exit, a
+                     signal, the OOM killer or a launch that could not start; always, also after exit 0; an
+                     operator's cancel never does; after 1 s, doubling in a crash loop up to 5 min; default never)
+      --max-restarts N (with --restart: at most N restarts in all; default no limit)
       -f FILE.json   a submission object (options override its fields) or {"workloads": [...]}
   get ID                       one workload
   list [--phase P] [--node N] [--limit K] [--after ID]
   why ID                       why a workload is pending, or why it runs where it does
-  logs ID [--stderr] [--bytes N] [-f|--follow [--interval-ms N]]
+  logs ID [--stderr] [--bytes N] [-f|--follow [--interval-ms N] | --previous]
                                the end of a workload's output (the last 64 KiB of stdout by default, at most
                                262144 bytes), read from the agent of its node, running or ended (operator role);
                                with --follow, then what it writes, read every second (--interval-ms), until it

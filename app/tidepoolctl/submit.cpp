@@ -78,6 +78,7 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
         { "--memory-limit", "memoryLimitMiB", 1, protocol::kMaxMemoryMiB },
         { "--cpu-limit", "cpuLimitMillis", 10, protocol::kMaxCpuMillis },
         { "--priority", "priority", -1'000'000, 1'000'000 },
+        { "--max-restarts", "maxRestarts", 0, 1'000'000 },
     };
     for (const auto& [option, field, min, max] : numbers)
         if (const auto value = o.last(option)) {
@@ -115,6 +116,11 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
     }
     if (o.has("--allow-translation"))
         body["allowTranslation"] = true;
+    if (const auto restart = o.last("--restart")) {
+        if (!api::parseRestartPolicy(*restart))
+            return usageError(cmd + ": --restart: \"" + *restart + "\" must be never, on-failure or always");
+        body["restart"] = *restart;
+    }
     if (o.has("--gpu") || o.has("--gpu-share") || o.has("--gpu-model") || o.has("--gpu-memory")) {
         auto accelerators = gpuRequest(cmd, o);
         if (!accelerators)
@@ -147,7 +153,8 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
     auto parsed = parseOptions(cmd, words,
         { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--cpu-limit" }, { "--pool" },
             { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
-            { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "-f" }, { "--file" } },
+            { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "--restart" },
+            { "--max-restarts" }, { "-f" }, { "--file" } },
         true);
     if (!parsed)
         return tl::unexpected(parsed.error());

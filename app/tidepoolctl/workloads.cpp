@@ -16,11 +16,11 @@ using api::HttpMethod;
 
 void printWorkloads(const json& list)
 {
-    Table table({ "ID", "NAME", "PHASE", "NODE", "POOL", "CPU", "MEM", "AGE", "DETAIL" });
+    Table table({ "ID", "NAME", "PHASE", "NODE", "POOL", "CPU", "MEM", "RESTARTS", "AGE", "DETAIL" });
     for (const json& w : list)
         table.add({ text(w, "id"), text(w, "name"), text(w, "phase"), text(w, "node"), text(w, "pool"),
-            cores(integer(w, "cpuMillis")), mebibytes(integer(w, "memoryMiB")), age(integer(w, "submittedMs")),
-            clip(text(w, "detail", ""), 80) });
+            cores(integer(w, "cpuMillis")), mebibytes(integer(w, "memoryMiB")), std::to_string(integer(w, "restarts")),
+            age(integer(w, "submittedMs")), clip(text(w, "detail", ""), 80) });
     table.print();
 }
 
@@ -72,10 +72,22 @@ void printWorkload(const json& w)
         f.emplace_back("Placed", age(integer(w, "placedMs")) + " ago");
     if (present(w, "runningMs"))
         f.emplace_back("Running", age(integer(w, "runningMs")) + " ago");
-    if (present(w, "finishedMs")) {
+    if (present(w, "finishedMs"))
         f.emplace_back("Finished", age(integer(w, "finishedMs")) + " ago");
-        f.emplace_back("Exit code", text(w, "exitCode"));
-    }
+    if (present(w, "exitCode"))
+        f.emplace_back(present(w, "finishedMs") ? "Exit code" : "Last exit code", text(w, "exitCode"));
+    if (present(w, "restart"))
+        f.emplace_back("Restart",
+            text(w, "restart")
+                + (present(w, "maxRestarts") ? ", at most " + text(w, "maxRestarts") + " times" : std::string()));
+    if (present(w, "restarts"))
+        f.emplace_back("Restarts", text(w, "restarts"));
+    if (present(w, "restartAtMs"))
+        f.emplace_back("Restarting", relative(integer(w, "restartAtMs")));
+    if (present(w, "previous") && w["previous"].is_object())
+        f.emplace_back("Previous launch",
+            "incarnation " + text(w["previous"], "incarnation") + " on " + text(w["previous"], "node")
+                + " (tidepoolctl logs " + text(w, "id") + " --previous)");
     f.emplace_back("Attempts", text(w, "attempts"));
     f.emplace_back("Detail", text(w, "detail"));
     printFields(f);
@@ -272,7 +284,8 @@ Result<void> logs(Session& session, const std::vector<std::string>& words)
 {
     const std::string cmd = "logs";
     auto parsed = parseOptions(cmd, words,
-        { { "--stderr", false }, { "--bytes" }, { "-f", false }, { "--follow", false }, { "--interval-ms" } });
+        { { "--stderr", false }, { "--bytes" }, { "-f", false }, { "--follow", false }, { "--interval-ms" },
+            { "--previous", false } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     auto id = idValue(cmd, *parsed, "workload ID", protocol::kMaxWorkloadId);
@@ -287,6 +300,9 @@ Result<void> logs(Session& session, const std::vector<std::string>& words)
         bytes = *n;
     }
     const bool following = parsed->has("-f") || parsed->has("--follow");
+    const bool previous = parsed->has("--previous");
+    if (following && previous)
+        return usageError(cmd + ": --previous reads a launch that has ended: it does not go with --follow");
     if (const auto value = parsed->last("--interval-ms")) {
         if (!following)
             return usageError(cmd + ": --interval-ms goes with --follow");
@@ -297,7 +313,8 @@ Result<void> logs(Session& session, const std::vector<std::string>& words)
     }
     if (following)
         return follow(session, *id, stream, bytes, std::chrono::milliseconds(1000));
-    const std::string target = "/v1/workloads/" + *id + "/logs?stream=" + stream + "&bytes=" + std::to_string(bytes);
+    const std::string target = "/v1/workloads/" + *id + "/logs?stream=" + stream + "&bytes=" + std::to_string(bytes)
+        + (previous ? "&previous=1" : "");
     return session.callAndShow(HttpMethod::Get, target, [](const json& j) {
         std::string out = terminalOutput(outputData(j));
         if (!out.empty() && out.back() != '\n')

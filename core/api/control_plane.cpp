@@ -24,7 +24,7 @@ constexpr std::string_view kPhaseNames[]
           "cancelled" };
 static_assert(std::size(kNodeStateNames) == kNodeStateCount);
 static_assert(std::size(kPhaseNames) == kWorkloadPhaseCount);
-
+constexpr std::string_view kRestartPolicyNames[] = { "never", "on-failure", "always" };
 
 // Hot = accelerators for real-time inference; cold = the other ISAs' (often idle ARM) servers for batch;
 // warm = general x86 CPU servers for latency-sensitive services.
@@ -52,6 +52,19 @@ std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text)
     for (std::size_t i = 1; i < std::size(kPhaseNames); ++i)
         if (kPhaseNames[i] == text)
             return static_cast<WorkloadPhase>(i);
+    return std::nullopt;
+}
+
+std::string_view toString(RestartPolicy policy)
+{
+    return kRestartPolicyNames[static_cast<std::size_t>(policy)];
+}
+
+std::optional<RestartPolicy> parseRestartPolicy(std::string_view text)
+{
+    for (std::size_t i = 0; i < std::size(kRestartPolicyNames); ++i)
+        if (kRestartPolicyNames[i] == text)
+            return static_cast<RestartPolicy>(i);
     return std::nullopt;
 }
 
@@ -197,6 +210,12 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
     w.translated = stored.translated;
     w.incarnation = stored.incarnation;
     w.highestIncarnation = std::max(stored.highestIncarnation, stored.incarnation);
+    w.restarts = stored.restarts;
+    w.crashLoop = stored.crashLoop;
+    if (const auto previous = m_nodeByName.find(stored.previousNode); previous != m_nodeByName.end()) {
+        w.previousNode = previous->second;
+        w.previousIncarnation = stored.previousIncarnation;
+    }
     const auto node = m_nodeByName.find(stored.node);
     std::vector<DeviceShare> shares;
     for (const auto& d : stored.devices)
@@ -225,6 +244,12 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
             return id;
         }
         w.detail = "could not be bound again on " + stored.node + " after a restart";
+    }
+    if (phase == WorkloadPhase::Pending && stored.restartAtMs > 0) {
+        // Waiting out its restart back-off: from where it was, not from the beginning.
+        w.restartAtMs = stored.restartAtMs;
+        m_restarting.insert({ w.restartAtMs, *id });
+        return id;
     }
     m_pending.insert({ -w.workload.priority, *id });
     return id;
@@ -281,6 +306,7 @@ void ControlPlane::onTick()
         return;
     checkLiveness(Clock::now());
     releaseHeld(nowMs());
+    releaseRestarts(nowMs());
     m_timer.expires_after(m_config.tick);
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (!ec)
@@ -461,7 +487,7 @@ ApiResult<void> ControlPlane::migrate(
     w.pid = 0;
     w.placedMs = nowMs();
     w.detail = "migrated from " + from + " to " + to + " by a rebalance proposal";
-    newIncarnation(w); // the agent of a move within one node tells the new launch from the stopped one by it
+    newIncarnation(w, source->second); // the agent of a move within one node tells the new launch from the stopped one
     setPhase(w, WorkloadPhase::Launching);
     launch(w);
     logLine("control: workload " + std::to_string(id) + " migrated from " + from + " to " + to);
@@ -571,6 +597,24 @@ bool ControlPlane::holdForCarbon(LiveWorkload& w, std::int64_t nowMs)
         return false;
     w.detail = "held for a low-carbon window until " + std::to_string(until) + " (Unix ms): " + m_carbonHoldReason;
     return true;
+}
+
+void ControlPlane::releaseRestarts(std::int64_t nowMs)
+{
+    bool released = false;
+    while (!m_restarting.empty() && m_restarting.begin()->first <= nowMs) {
+        const WorkloadId id = m_restarting.begin()->second;
+        m_restarting.erase(m_restarting.begin());
+        const auto it = m_workloads.find(id);
+        if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
+            continue;
+        it->second.restartAtMs = 0;
+        markWorkload(id);
+        m_pending.insert({ -it->second.workload.priority, id });
+        released = true;
+    }
+    if (released)
+        schedulePendingRetry();
 }
 
 void ControlPlane::releaseHeld(std::int64_t nowMs)
@@ -813,8 +857,7 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
             p.node = node.id;
             p.shares = {};
             if (!w.workload.accelerators.any() && m_scheduler->bindExternal(p)) {
-                m_pending.erase({ -w.workload.priority, w.workload.id });
-                m_held.erase({ -w.workload.priority, w.workload.id });
+                unqueue(w);
                 w.node = node.id;
                 w.pid = status.pid;
                 // The copy that runs is current again; a later relaunch still takes a new incarnation.
@@ -864,15 +907,15 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
     }
     const bool cancelling = w.phase == WorkloadPhase::Stopping;
     std::string detail = status.detail.empty() ? std::string(status.state) : status.detail;
-    if (status.state == "exited")
-        finish(w, status.exitCode == 0 ? WorkloadPhase::Succeeded : WorkloadPhase::Failed, status.exitCode,
-            "exited with code " + std::to_string(status.exitCode));
-    else if (cancelling && (status.state == "stopped" || status.state == "killed"))
+    if (cancelling && (status.state == "stopped" || status.state == "killed"))
         finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request");
+    else if (status.state == "exited")
+        launchEnded(w, status.exitCode == 0 ? WorkloadPhase::Succeeded : WorkloadPhase::Failed, status.exitCode,
+            "exited with code " + std::to_string(status.exitCode));
     else if (status.state == "killed")
-        finish(w, WorkloadPhase::Killed, status.exitCode, "killed by signal " + std::to_string(status.exitCode));
+        launchEnded(w, WorkloadPhase::Killed, status.exitCode, "killed by signal " + std::to_string(status.exitCode));
     else if (status.state == "oom_killed")
-        finish(w, WorkloadPhase::OomKilled, status.exitCode, "killed: its pool ran out of memory");
+        launchEnded(w, WorkloadPhase::OomKilled, status.exitCode, "killed: its pool ran out of memory");
     else if (status.state == "stopped")
         finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped");
     else if (status.state == "lost" && cancelling)
@@ -880,7 +923,7 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
     else if (status.state == "lost")
         requeue(w, "node " + nodeName + " lost track of it");
     else
-        finish(w, WorkloadPhase::Failed, status.exitCode, "could not start: " + detail);
+        launchEnded(w, WorkloadPhase::Failed, status.exitCode, "could not start: " + detail);
 }
 
 void ControlPlane::stopOn(LiveNode& node, WorkloadId id, std::int32_t incarnation)
@@ -936,8 +979,12 @@ void ControlPlane::expireStops(LiveNode& node, Clock::time_point now)
     }
 }
 
-void ControlPlane::newIncarnation(LiveWorkload& w)
+void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
 {
+    if (launchedOn != kNoNode) {
+        w.previousNode = launchedOn;
+        w.previousIncarnation = w.incarnation;
+    }
     // Saturates rather than wraps: 2^31 relaunches of one workload do not happen, and wrapping would reuse one.
     if (w.highestIncarnation < protocol::kMaxIncarnation)
         ++w.highestIncarnation;
@@ -1361,7 +1408,8 @@ void ControlPlane::flush()
         m_store->putWorkload(store::StoredWorkload { id, submissionJson(w, m_cluster), std::string(toString(w.phase)),
             w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, std::move(devices), w.translated, w.pid,
             w.exitCode, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.incarnation,
-            w.highestIncarnation });
+            w.highestIncarnation, w.restarts, w.crashLoop, w.restartAtMs,
+            w.previousNode == kNoNode ? std::string() : m_cluster.node(w.previousNode).name, w.previousIncarnation });
     }
     for (const WorkloadId id : m_forgotten)
         m_store->removeWorkload(id);
@@ -1464,6 +1512,8 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.env = std::move(request.env);
     live.memoryLimitMiB = request.memoryLimitMiB;
     live.cpuLimitMillis = request.cpuLimitMillis;
+    live.restart = request.restart;
+    live.maxRestarts = request.maxRestarts;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;
@@ -1572,9 +1622,9 @@ bool ControlPlane::tryPlace(LiveWorkload& w)
         // The scheduler has already unbound the victim; stop it where it ran and put it back in the queue.
         if (v.node != kNoNode)
             stopOn(m_nodes[static_cast<std::size_t>(v.node)], victim, v.incarnation);
+        newIncarnation(v, v.node);
         v.node = kNoNode;
         v.devices.clear();
-        newIncarnation(v);
         v.detail = "preempted by workload " + std::to_string(w.workload.id) + " (priority "
             + std::to_string(w.workload.priority) + ")";
         setPhase(v, WorkloadPhase::Pending);
@@ -1698,8 +1748,7 @@ void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exi
         (void)m_scheduler->release(w.workload.id);
         schedulePendingRetry();
     } else {
-        m_pending.erase({ -w.workload.priority, w.workload.id });
-        m_held.erase({ -w.workload.priority, w.workload.id });
+        unqueue(w);
     }
     w.exitCode = exitCode;
     w.detail = std::move(detail);
@@ -1709,16 +1758,67 @@ void ControlPlane::finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exi
     forgetOldFinished();
 }
 
+void ControlPlane::unqueue(LiveWorkload& w)
+{
+    m_pending.erase({ -w.workload.priority, w.workload.id });
+    m_held.erase({ -w.workload.priority, w.workload.id });
+    m_restarting.erase({ w.restartAtMs, w.workload.id });
+    w.restartAtMs = 0;
+}
+
+void ControlPlane::launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail)
+{
+    const bool restarts = w.restart == RestartPolicy::Always
+        || (w.restart == RestartPolicy::OnFailure && phase != WorkloadPhase::Succeeded);
+    if (!restarts)
+        return finish(w, phase, exitCode, std::move(detail));
+    if (w.maxRestarts >= 0 && w.restarts >= w.maxRestarts)
+        return finish(w, phase, exitCode,
+            detail + "; not restarted again: restarted " + std::to_string(w.restarts) + " times already (at most "
+                + std::to_string(w.maxRestarts) + ")");
+    const std::int64_t now = nowMs();
+    // A launch that ran a while is no crash loop: the back-off starts over. (`runningMs` is when the current launch
+    // was seen running; one that ends still launching never ran.)
+    const bool ranAWhile = w.phase == WorkloadPhase::Running && w.runningMs > 0
+        && now - w.runningMs >= m_config.restartResetAfter.count();
+    w.crashLoop = ranAWhile ? 1 : std::min(w.crashLoop + 1, 62);
+    ++w.restarts;
+    ++m_stats.restarts;
+    const std::int64_t first = std::max<std::int64_t>(0, m_config.restartBackoff.count());
+    const std::int64_t most = std::max(first, static_cast<std::int64_t>(m_config.restartBackoffMax.count()));
+    std::int64_t backoff = first;
+    for (int i = 1; i < w.crashLoop && backoff < most; ++i)
+        backoff *= 2;
+    backoff = std::min(backoff, most);
+    if (w.node != kNoNode) {
+        (void)m_scheduler->release(w.workload.id);
+        schedulePendingRetry();
+    }
+    newIncarnation(w, w.node);
+    w.node = kNoNode;
+    w.devices.clear();
+    w.pid = 0;
+    w.exitCode = exitCode;
+    w.restartAtMs = now + backoff;
+    w.detail = detail + "; restart " + std::to_string(w.restarts)
+        + (w.maxRestarts >= 0 ? " of at most " + std::to_string(w.maxRestarts) : std::string()) + " (restart "
+        + std::string(toString(w.restart)) + ") after " + std::to_string(backoff) + " ms, at "
+        + std::to_string(w.restartAtMs) + " (Unix ms)";
+    setPhase(w, WorkloadPhase::Pending);
+    m_restarting.insert({ w.restartAtMs, w.workload.id });
+    logLine("control: workload " + std::to_string(w.workload.id) + " " + w.detail);
+}
+
 void ControlPlane::requeue(LiveWorkload& w, std::string why)
 {
     const bool released = w.node != kNoNode;
     if (released)
         (void)m_scheduler->release(w.workload.id);
+    newIncarnation(w, w.node); // wherever it lands next, even on the node it left, it is a new launch
     w.node = kNoNode;
     w.devices.clear();
     w.pid = 0;
     w.detail = std::move(why);
-    newIncarnation(w); // wherever it lands next, even on the node it left, it is a new launch
     setPhase(w, WorkloadPhase::Pending);
     m_pending.insert({ -w.workload.priority, w.workload.id });
     // Only now that it is queued: a retry posted before would find the queue empty and place nothing (a workload its

@@ -64,8 +64,15 @@ enum class WorkloadPhase : std::uint8_t {
 inline constexpr int kNodeStateCount = 7;
 inline constexpr int kWorkloadPhaseCount = 10;
 
+// What ends of a launch start the workload again (as Docker's --restart): never; on-failure: a non-zero exit, a
+// signal it was not asked for, its pool's OOM killer, a launch that could not start; always: also a zero exit. An
+// operator's cancel (or stop) never does, and a lost node's workloads are placed again whatever the policy.
+enum class RestartPolicy : std::uint8_t { Never = 0, OnFailure, Always };
+
 std::string_view toString(NodeState state);
 std::string_view toString(WorkloadPhase phase);
+std::string_view toString(RestartPolicy policy);
+std::optional<RestartPolicy> parseRestartPolicy(std::string_view text);
 std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text);
 bool isFinal(WorkloadPhase phase);
 
@@ -90,7 +97,14 @@ struct ControlPlaneConfig {
     // A node powered up (booting) whose agent has not come back after this is declared lost: the power-up failed.
     // Servers with many GPUs take minutes to boot (firmware, memory training, the OS, the agent).
     std::chrono::milliseconds bootTimeout { 15 * 60'000 };
-    std::chrono::milliseconds tick { 500 }; // how often liveness is checked
+    std::chrono::milliseconds tick { 500 }; // how often liveness is checked (and restarts that are due go out)
+    // A workload that ends as its restart policy says goes back to the queue after a back-off: `restartBackoff` after
+    // the first end, doubled after each launch that ended within `restartResetAfter` of running (a crash loop), up to
+    // `restartBackoffMax`; a launch that ran longer starts the doubling over. Like Kubernetes' CrashLoopBackOff (10 s
+    // doubling to 5 min, reset after 10 min), with a quicker first restart.
+    std::chrono::milliseconds restartBackoff { 1'000 };
+    std::chrono::milliseconds restartBackoffMax { 300'000 };
+    std::chrono::milliseconds restartResetAfter { 600'000 };
     std::int32_t stopGraceMs = 10'000; // SIGTERM → SIGKILL, told to agents with each stop
     // Launches sent to one node that its agent has not answered yet: the rest wait and go as answers come. A burst onto
     // one node (a batch of thousands of small workloads, or every launch it missed while away) would otherwise overrun
@@ -131,6 +145,7 @@ struct LogsQuery {
     std::int64_t maxBytes = 64 * 1024; // 1 to protocol::kMaxLogBytes: the last this many bytes, or the first `from` on
     std::int64_t from = -1; // -1: the end of the stream; else 0 to protocol::kMaxLogPosition (`LogRequest::from`)
     std::int32_t incarnation = -1; // with `from`: the launch whose stream `from` is in; -1 the current one
+    bool previous = false; // the launch before the current one (`LiveWorkload::previousNode`), read whole; no `from`
 };
 struct LogsAnswer {
     int status = 200; // an HTTP status: 200 with `reply`, else `error` says why there is none
@@ -170,6 +185,8 @@ struct SubmitRequest {
     // The most CPU it may use on its node (its own bandwidth quota there, inside its pool's), at least
     // `requests.cpuMillis` and 10 millicores; 0 = none of its own: it may use what its pool's quota leaves.
     std::int64_t cpuLimitMillis = 0;
+    RestartPolicy restart = RestartPolicy::Never;
+    std::int32_t maxRestarts = -1; // with a restart policy: how many times at most, in all; -1 = no limit
 };
 
 struct LiveWorkload {
@@ -195,6 +212,15 @@ struct LiveWorkload {
     // launch it has seen.
     std::int32_t incarnation = 0;
     std::int32_t highestIncarnation = 0;
+    // The launch before the current one (relaunched after a restart, a move, a preemption or a lost node): where it
+    // ran and which it was, so that its output can still be read (`LogsQuery::previous`); kNoNode: none.
+    NodeId previousNode = kNoNode;
+    std::int32_t previousIncarnation = -1;
+    RestartPolicy restart = RestartPolicy::Never; // SubmitRequest::restart
+    std::int32_t maxRestarts = -1; // SubmitRequest::maxRestarts
+    std::int32_t restarts = 0; // how many times its restart policy started it again
+    std::int32_t crashLoop = 0; // of those, how many in a row after launches that ended soon (the back-off's exponent)
+    std::int64_t restartAtMs = 0; // pending for a restart: placed no sooner than then (Unix ms); 0 = not waiting
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
@@ -267,6 +293,7 @@ struct ControlPlaneStats {
     std::uint64_t placements = 0;
     std::uint64_t placementFailures = 0; // attempts that left a workload pending
     std::uint64_t preemptions = 0; // workloads evicted for higher priorities
+    std::uint64_t restarts = 0; // launches ended that a restart policy started again
     std::uint64_t launchesSent = 0;
     std::uint64_t acknowledged = 0; // launches acknowledged as running
     std::uint64_t nodesLost = 0;
@@ -477,6 +504,8 @@ public:
     std::int64_t carbonHoldUntilMs() const { return m_carbonHoldUntilMs; }
     // Places held deferrable work whose hold or deadline has passed; run by the liveness timer.
     void releaseHeld(std::int64_t nowMs);
+    // Queues the workloads whose restart back-off has passed; run by the liveness timer.
+    void releaseRestarts(std::int64_t nowMs);
     // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.
     std::uint64_t stateVersion() const { return m_stateVersion; }
     // Workload changes in order, for readers that follow them (the remote console) instead of reading every workload
@@ -553,8 +582,9 @@ private:
     void stopAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation, const std::string& state);
     // Stops unanswered past `stopAnswerTimeout` leave the window.
     void expireStops(LiveNode& node, Clock::time_point now);
-    // The next launch of `w` is a new incarnation.
-    void newIncarnation(LiveWorkload& w);
+    // The next launch of `w` is a new incarnation; the current one, launched on `launchedOn` (kNoNode: never
+    // launched), becomes its previous launch.
+    void newIncarnation(LiveWorkload& w, NodeId launchedOn);
     void setPhase(LiveWorkload& w, WorkloadPhase phase);
     bool tryPlace(LiveWorkload& w);
     void launch(LiveWorkload& w);
@@ -563,6 +593,11 @@ private:
     void launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation);
     void forgetLaunches(LiveNode& node);
     void finish(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
+    // Takes pending `w` out of the queue, the carbon hold and the restart back-off, wherever it waits.
+    void unqueue(LiveWorkload& w);
+    // The current launch of `w` ended as `phase` (not at an operator's request): its restart policy starts it again
+    // after a back-off, or it has ended (`finish`).
+    void launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_t exitCode, std::string detail);
     void requeue(LiveWorkload& w, std::string why);
     // Sends the node's agent the pools in use there (`poolsToSend`, with `also`), their limits and, where it shapes,
     // their guarantees; an empty message when none is, so that the agent drops the classes of pools no longer there.
@@ -660,6 +695,7 @@ private:
     std::string m_runId;
     std::int64_t m_carbonHoldUntilMs = 0;
     std::set<std::pair<std::int32_t, WorkloadId>> m_held; // deferrable work waiting for a low-carbon window
+    std::set<std::pair<std::int64_t, WorkloadId>> m_restarting; // (restartAtMs, id): ended, restarted after a back-off
     std::string m_carbonHoldReason;
     std::vector<store::StoredProposal> m_restoredProposals;
     std::map<std::string, std::string> m_restoredMeta;

@@ -20,13 +20,25 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     if (it == m_workloads.end())
         return refuse(404, "no workload has id " + std::to_string(query.workload));
     const LiveWorkload& w = it->second;
+    const std::string workload = "workload " + std::to_string(query.workload);
+    if (query.previous && query.from >= 0)
+        return refuse(400, "the previous launch of " + workload + " has ended: it is read whole, not followed");
+    if (query.previous && w.previousNode == kNoNode)
+        return refuse(404,
+            workload + " has had no launch before its current one (incarnation " + std::to_string(w.incarnation) + ")");
     // An ended workload keeps the node it ran on; one that waits (again) has left it, and its new launch has none yet.
-    if (w.node == kNoNode)
+    if (!query.previous && w.node == kNoNode)
         return refuse(409,
-            "workload " + std::to_string(query.workload) + " is " + std::string(toString(w.phase))
-                + " and on no node: it has written no output yet");
-    LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
-    const std::string& nodeName = m_cluster.node(w.node).name;
+            workload + " is " + std::string(toString(w.phase)) + " and on no node: its current launch has written no "
+                + "output yet"
+                + (w.previousNode != kNoNode ? "; its previous launch (incarnation "
+                            + std::to_string(w.previousIncarnation) + ", on node " + m_cluster.node(w.previousNode).name
+                            + ") is read with previous=1 (tidepoolctl logs " + "--previous)"
+                                             : std::string()));
+    const NodeId held = query.previous ? w.previousNode : w.node;
+    const std::int32_t incarnation = query.previous ? w.previousIncarnation : w.incarnation;
+    LiveNode& node = m_nodes[static_cast<std::size_t>(held)];
+    const std::string& nodeName = m_cluster.node(held).name;
     if (node.sessionId.empty() || !m_link.send)
         return refuse(503,
             "node " + nodeName + ", which holds the output of workload " + std::to_string(query.workload)
@@ -45,7 +57,7 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     protocol::LogRequest request;
     request.requestId = requestId;
     request.workloadId = query.workload;
-    request.incarnation = w.incarnation;
+    request.incarnation = incarnation;
     request.stderrStream = query.stderrStream;
     // A position in another launch's stream means nothing in this one: its stream is read from its beginning.
     if (query.from >= 0)
@@ -58,7 +70,7 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     LogsWait wait;
     wait.sessionId = node.sessionId;
     wait.answer.node = nodeName;
-    wait.answer.incarnation = w.incarnation;
+    wait.answer.incarnation = incarnation;
     wait.answer.phase = w.phase;
     wait.done = std::move(done);
     wait.timeout = std::make_unique<boost::asio::steady_timer>(m_io, m_config.logsTimeout);

@@ -104,6 +104,12 @@ struct WorkloadView {
     std::vector<std::string> argv;
     std::int64_t memoryLimitMiB = 0;
     std::int64_t cpuLimitMillis = 0;
+    RestartPolicy restart = RestartPolicy::Never;
+    std::int32_t maxRestarts = -1;
+    std::int32_t restarts = 0;
+    std::int64_t restartAtMs = 0;
+    std::string previousNode; // "" = no previous launch
+    std::int32_t previousIncarnation = -1;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -113,7 +119,9 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         x.accelerators.any() ? x.accelerators.kind : AcceleratorKind::None, x.accelerators.count,
         x.accelerators.sharePerDevice, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.attempts,
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
-        w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis };
+        w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
+        w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
+        w.previousIncarnation };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -141,10 +149,23 @@ json workloadJson(const WorkloadView& w)
         j["placedMs"] = w.placedMs;
     if (w.runningMs)
         j["runningMs"] = w.runningMs;
-    if (w.finishedMs) {
-        j["finishedMs"] = w.finishedMs;
+    // A workload waiting out a restart back-off has ended a launch too: how it ended is its last exit code.
+    if (w.finishedMs || w.restartAtMs) {
+        if (w.finishedMs)
+            j["finishedMs"] = w.finishedMs;
         j["exitCode"] = w.exitCode;
     }
+    if (w.restart != RestartPolicy::Never) {
+        j["restart"] = std::string(toString(w.restart));
+        if (w.maxRestarts >= 0)
+            j["maxRestarts"] = w.maxRestarts;
+    }
+    if (w.restarts)
+        j["restarts"] = w.restarts;
+    if (w.restartAtMs)
+        j["restartAtMs"] = w.restartAtMs;
+    if (!w.previousNode.empty())
+        j["previous"] = json { { "node", w.previousNode }, { "incarnation", w.previousIncarnation } };
     if (!w.argv.empty())
         j["command"] = w.argv;
     if (w.memoryLimitMiB)
@@ -778,6 +799,14 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
             return fail(400, "query `incarnation` must be 0 to " + std::to_string(protocol::kMaxIncarnation));
         logs.incarnation = static_cast<std::int32_t>(*parsed);
     }
+    if (const auto previous = queryValue(query, "previous")) {
+        if (*previous != "1" && *previous != "true" && *previous != "0" && *previous != "false")
+            return fail(400, "query `previous` must be 1 or 0 (true or false)");
+        logs.previous = *previous == "1" || *previous == "true";
+        if (logs.previous && logs.from >= 0)
+            return fail(
+                400, "query `previous` reads a launch that has ended, whole: it does not go with `from` (following)");
+    }
     m_plane.queryLogs(logs,
         [this, alive = std::weak_ptr<int>(m_alive), logs, respond = std::move(respond)](LogsAnswer answer) mutable {
             if (answer.status != 200) {
@@ -1140,6 +1169,8 @@ std::string HttpApi::renderMetrics() const
         { "tidepool_placement_failures_total", "Placement attempts that left a workload pending.",
             s.placementFailures },
         { "tidepool_preemptions_total", "Workloads evicted for higher-priority ones.", s.preemptions },
+        { "tidepool_workload_restarts_total", "Launches ended that a workload's restart policy started again.",
+            s.restarts },
         { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
         { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
         { "tidepool_nodes_lost_total", "Times a node was declared lost.", s.nodesLost },

@@ -213,11 +213,10 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     }
     if (old) {
         stopOn(m_nodes[static_cast<std::size_t>(old->node)], id, w.incarnation);
-        newIncarnation(w); // a new launch, wherever it lands
+        newIncarnation(w, old->node); // a new launch, wherever it lands
     } else {
-        // Queued or held for a low-carbon window: the operator places it now.
-        m_pending.erase({ -w.workload.priority, id });
-        m_held.erase({ -w.workload.priority, id });
+        // Queued, held for a low-carbon window or waiting out a restart back-off: the operator places it now.
+        unqueue(w);
     }
     w.node = best;
     w.devices = placement.shares;

@@ -77,6 +77,23 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
     if (s.deferrable && s.latency != LatencyClass::Batch)
         r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("deferrable"),
             "field `" + r.pathOf("deferrable") + "`: only batch work may be deferred");
+    if (r.has("restart")) {
+        const std::string restart = r.string("restart", Alphabet::Name, 16);
+        if (r.ok()) {
+            if (const auto parsed = parseRestartPolicy(restart))
+                s.restart = *parsed;
+            else
+                r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("restart"),
+                    "field `" + r.pathOf("restart") + "` must be never, on-failure or always");
+        }
+    }
+    if (r.has("maxRestarts")) {
+        s.maxRestarts = static_cast<std::int32_t>(r.integer("maxRestarts", 0, 1'000'000));
+        if (r.ok() && s.restart == RestartPolicy::Never)
+            r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("maxRestarts"),
+                "field `" + r.pathOf("maxRestarts")
+                    + "` applies only with a restart policy (\"restart\": " + "\"on-failure\" or \"always\")");
+    }
     if (r.has("command")) {
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
         // Left out, a workload has no program (a simulated fleet's agents run such work); given, it must name one: an
@@ -160,6 +177,11 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
     if (w.deferrable) {
         j["deferrable"] = true;
         j["deadlineMs"] = live.deadlineMs;
+    }
+    if (live.restart != RestartPolicy::Never) {
+        j["restart"] = std::string(toString(live.restart));
+        if (live.maxRestarts >= 0)
+            j["maxRestarts"] = live.maxRestarts;
     }
     if (live.memoryLimitMiB)
         j["memoryLimitMiB"] = live.memoryLimitMiB;

@@ -161,6 +161,14 @@ constexpr Migration kMigrations[] = {
         PRIMARY KEY (name, deleted_ms)
     );
     )sql" },
+    // As SQLite's 8 → 9: restart counts, a pending restart's time, the previous launch.
+    { 8, 9, R"sql(
+    ALTER TABLE workloads ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN crash_loop INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN restart_at_ms BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN previous_node TEXT NOT NULL DEFAULT '';
+    ALTER TABLE workloads ADD COLUMN previous_incarnation INTEGER NOT NULL DEFAULT -1;
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

@@ -313,7 +313,8 @@ private:
             snapshot.nodes.push_back(std::move(n));
         }
         rows = m_db->query("SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, "
-                           "running_ms, finished_ms, incarnation, highest_incarnation FROM workloads ORDER BY id",
+                           "running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
+                           "restart_at_ms, previous_node, previous_incarnation FROM workloads ORDER BY id",
             {}, "cannot read the workloads");
         if (!rows)
             return tl::unexpected(rows.error());
@@ -335,6 +336,11 @@ private:
             w.finishedMs = rows->integer(r, 11);
             w.incarnation = static_cast<std::int32_t>(rows->integer(r, 12));
             w.highestIncarnation = static_cast<std::int32_t>(rows->integer(r, 13));
+            w.restarts = static_cast<std::int32_t>(rows->integer(r, 14));
+            w.crashLoop = static_cast<std::int32_t>(rows->integer(r, 15));
+            w.restartAtMs = rows->integer(r, 16);
+            w.previousNode = rows->text(r, 17);
+            w.previousIncarnation = static_cast<std::int32_t>(rows->integer(r, 18));
             snapshot.workloads.push_back(std::move(w));
         }
         rows = m_db->query("SELECT key, value FROM meta", {}, "cannot read the meta table");
@@ -416,18 +422,24 @@ private:
             }
             pipeline.add(
                 "INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
-                "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) "
+                "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
+                "restart_at_ms, previous_node, previous_incarnation) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) "
                 "ON CONFLICT (id) DO UPDATE SET spec = EXCLUDED.spec, phase = EXCLUDED.phase, "
                 "node = EXCLUDED.node, translated = EXCLUDED.translated, pid = EXCLUDED.pid, "
                 "exit_code = EXCLUDED.exit_code, detail = EXCLUDED.detail, "
                 "submitted_ms = EXCLUDED.submitted_ms, placed_ms = EXCLUDED.placed_ms, "
                 "running_ms = EXCLUDED.running_ms, finished_ms = EXCLUDED.finished_ms, "
-                "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation",
+                "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation, "
+                "restarts = EXCLUDED.restarts, crash_loop = EXCLUDED.crash_loop, "
+                "restart_at_ms = EXCLUDED.restart_at_ms, previous_node = EXCLUDED.previous_node, "
+                "previous_incarnation = EXCLUDED.previous_incarnation",
                 { number(w->id), dumpJson(w->spec), w->phase, w->node, pg::boolean(w->translated),
                     number(std::int64_t { w->pid }), number(std::int64_t { w->exitCode }), w->detail,
                     number(w->submittedMs), number(w->placedMs), number(w->runningMs), number(w->finishedMs),
-                    number(std::int64_t { w->incarnation }), number(std::int64_t { w->highestIncarnation }) },
+                    number(std::int64_t { w->incarnation }), number(std::int64_t { w->highestIncarnation }),
+                    number(std::int64_t { w->restarts }), number(std::int64_t { w->crashLoop }), number(w->restartAtMs),
+                    w->previousNode, number(std::int64_t { w->previousIncarnation }) },
                 "cannot write " + what);
             for (const auto& d : w->devices)
                 pipeline.add("INSERT INTO placements (workload, device, share, memory_mib) VALUES ($1, $2, $3, $4)",

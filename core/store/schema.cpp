@@ -183,6 +183,16 @@ const char* const kMigrations[] = {
         PRIMARY KEY (name, deleted_ms)
     ) WITHOUT ROWID;
     )sql",
+    // 8 → 9: restart policies (the policy itself is in the spec): how many times a workload was restarted, in all and
+    // in a row (its back-off), when a pending restart is due, and where its previous launch ran, whose output an
+    // operator may still read. Workloads from before were never restarted and have no previous launch on record.
+    R"sql(
+    ALTER TABLE workloads ADD COLUMN restarts INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN crash_loop INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN restart_at_ms INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN previous_node TEXT NOT NULL DEFAULT '';
+    ALTER TABLE workloads ADD COLUMN previous_incarnation INTEGER NOT NULL DEFAULT -1;
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

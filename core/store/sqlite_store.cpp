@@ -105,8 +105,10 @@ public:
                 });
         if (read)
             read = readAll(*m_db,
-                "SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, running_ms, "
-                "finished_ms, incarnation, highest_incarnation FROM workloads ORDER BY id",
+                "SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, "
+                "running_ms, "
+                "finished_ms, incarnation, highest_incarnation, restarts, crash_loop, restart_at_ms, previous_node, "
+                "previous_incarnation FROM workloads ORDER BY id",
                 "workloads", [&](Statement& s) {
                     StoredWorkload w;
                     w.id = s.integer(0);
@@ -125,6 +127,11 @@ public:
                     w.finishedMs = s.integer(11);
                     w.incarnation = static_cast<std::int32_t>(s.integer(12));
                     w.highestIncarnation = static_cast<std::int32_t>(s.integer(13));
+                    w.restarts = static_cast<std::int32_t>(s.integer(14));
+                    w.crashLoop = static_cast<std::int32_t>(s.integer(15));
+                    w.restartAtMs = s.integer(16);
+                    w.previousNode = s.text(17);
+                    w.previousIncarnation = static_cast<std::int32_t>(s.integer(18));
                     snapshot.workloads.push_back(std::move(w));
                 });
         if (read)
@@ -203,8 +210,11 @@ private:
         Statement device(*m_db,
             "INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) VALUES (?,?,?,?,?,?)");
         Statement workload(*m_db,
-            "INSERT OR REPLACE INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
-            "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            "INSERT OR REPLACE INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, "
+            "submitted_ms, "
+            "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
+            "restart_at_ms, "
+            "previous_node, previous_incarnation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement clearPlacements(*m_db, "DELETE FROM placements WHERE workload = ?");
         Statement placement(*m_db, "INSERT INTO placements (workload, device, share, memory_mib) VALUES (?,?,?,?)");
         Statement remove(*m_db, "DELETE FROM workloads WHERE id = ?");
@@ -300,6 +310,11 @@ private:
             workload.bind(12, w->finishedMs);
             workload.bind(13, std::int64_t { w->incarnation });
             workload.bind(14, std::int64_t { w->highestIncarnation });
+            workload.bind(15, std::int64_t { w->restarts });
+            workload.bind(16, std::int64_t { w->crashLoop });
+            workload.bind(17, w->restartAtMs);
+            workload.bind(18, w->previousNode);
+            workload.bind(19, std::int64_t { w->previousIncarnation });
             if (!workload.run())
                 return m_db->failure("cannot write workload " + std::to_string(id));
             for (const auto& d : w->devices) {

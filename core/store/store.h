@@ -80,6 +80,13 @@ struct StoredWorkload {
     // The launch the core expects statuses of, and the highest it ever sent (a relaunch takes the next one).
     std::int32_t incarnation = 0;
     std::int32_t highestIncarnation = 0;
+    // Its restart policy's restarts, in all and in a row soon after starting; pending for a restart: placed no sooner
+    // than `restartAtMs` (Unix ms; 0 = not waiting). The launch before the current one: where it ran ("" = none).
+    std::int32_t restarts = 0;
+    std::int32_t crashLoop = 0;
+    std::int64_t restartAtMs = 0;
+    std::string previousNode;
+    std::int32_t previousIncarnation = -1;
     bool operator==(const StoredWorkload&) const = default;
 };
 
@@ -263,6 +270,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 } // namespace tidepool::store

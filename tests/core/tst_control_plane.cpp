@@ -81,6 +81,7 @@ private:
     std::vector<std::string> m_log;
     std::unique_ptr<ControlPlane> m_plane;
     Clock::time_point m_start;
+    std::int64_t m_nowMs = 0; // the plane's wall clock when set; else the system's
 
     template <typename T> std::vector<T> sentOf(const std::string& session)
     {
@@ -138,6 +139,8 @@ private slots:
         config.lostAfter = std::chrono::milliseconds(3000);
         config.logsTimeout = std::chrono::milliseconds(200);
         config.agentMaxFrameBytes = 256 * 1024;
+        m_nowMs = 0;
+        config.clock = [this] { return m_nowMs > 0 ? m_nowMs : unixMillis(); };
         AgentLink link {
             [this](const std::string& s, const protocol::Message& m) {
                 m_sent.push_back({ s, m });
@@ -384,6 +387,184 @@ private slots:
         QCOMPARE(name(m_plane->workload(bad)->phase), name(WorkloadPhase::Failed));
         QCOMPARE(m_plane->workload(bad)->exitCode, 3);
         QCOMPARE(name(m_plane->workload(broken)->phase), name(WorkloadPhase::Failed));
+    }
+
+    // Restart policies: on-failure starts a workload again after a failed launch, always also after a clean exit,
+    // after a back-off that doubles in a crash loop; at most `maxRestarts` times; never after a cancel. Each restart
+    // is a new launch, and the one before it stays readable.
+    void restartPoliciesStartEndedWorkloadsAgain()
+    {
+        joinNamingFeatures("s1", "n1");
+        m_nowMs = 1'000'000'000'000;
+        const auto submitWith = [&](const std::string& n, RestartPolicy policy, std::int32_t most) {
+            SubmitRequest r = request(n, 500);
+            r.restart = policy;
+            r.maxRestarts = most;
+            return *m_plane->submit(r);
+        };
+        const WorkloadId crashy = submitWith("crashy", RestartPolicy::OnFailure, 2);
+        const WorkloadId clean = submitWith("clean", RestartPolicy::OnFailure, -1);
+        const WorkloadId always = submitWith("always", RestartPolicy::Always, -1);
+        const WorkloadId once = submit("once", 500); // never
+        const auto launches = [&] {
+            std::vector<std::int32_t> incarnations;
+            for (const protocol::Launch& l : sentOf<protocol::Launch>("s1"))
+                if (l.workloadId == crashy)
+                    incarnations.push_back(l.incarnation);
+            return incarnations;
+        };
+        QCOMPARE(launches(), std::vector<std::int32_t> { 0 });
+
+        // Ran, then exited 3: back in the queue for a restart in a second, off its node, a new incarnation.
+        m_plane->onWorkloadUpdate("s1", status(crashy, "running", 10));
+        m_nowMs += 100;
+        m_plane->onWorkloadUpdate("s1", status(crashy, "exited", 10, 3));
+        const LiveWorkload* w = m_plane->workload(crashy);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(w->node, kNoNode);
+        QCOMPARE(w->restarts, 1);
+        QCOMPARE(w->exitCode, 3);
+        QCOMPARE(w->restartAtMs, m_nowMs + 1000);
+        QCOMPARE(w->incarnation, 1);
+        QCOMPARE(m_plane->cluster().node(w->previousNode).name, std::string("n1"));
+        QCOMPARE(w->previousIncarnation, 0);
+        QVERIFY2(w->detail.find("exited with code 3; restart 1 of at most 2 (restart on-failure) after 1000 ms") == 0,
+            w->detail.c_str());
+        // What it held is free again (4000 millicores; 1500 held by the other three).
+        QCOMPARE(m_plane->cluster().node(m_plane->nodeByName("n1")->id).free.cpuMillis, std::int64_t { 2500 });
+        // Not before its time.
+        m_plane->releaseRestarts(m_nowMs + 999);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(launches(), std::vector<std::int32_t> { 0 });
+        m_nowMs += 1000;
+        m_plane->releaseRestarts(m_nowMs);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(launches(), (std::vector<std::int32_t> { 0, 1 }));
+        QCOMPARE(w->restartAtMs, std::int64_t { 0 });
+        // A status of the launch before is no news of this one.
+        m_plane->onWorkloadUpdate("s1", status(crashy, "exited", 10, 3, 0));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(w->restarts, 1);
+
+        // Could not start, twice in a row: the back-off doubles, and after the second restart it stays failed.
+        m_plane->onWorkloadUpdate("s1", status(crashy, "failed", 0, 0, 1));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(w->restarts, 2);
+        QCOMPARE(w->restartAtMs, m_nowMs + 2000);
+        QCOMPARE(w->previousIncarnation, 1);
+        m_nowMs += 2000;
+        m_plane->releaseRestarts(m_nowMs);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(launches(), (std::vector<std::int32_t> { 0, 1, 2 }));
+        m_plane->onWorkloadUpdate("s1", status(crashy, "exited", 11, 4, 2));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Failed));
+        QCOMPARE(w->exitCode, 4);
+        QCOMPARE(w->restarts, 2);
+        QVERIFY2(w->detail == "exited with code 4; not restarted again: restarted 2 times already (at most 2)",
+            w->detail.c_str());
+        QCOMPARE(m_plane->cluster().node(w->node).name, std::string("n1")); // where it ran last, as any ended one
+
+        // on-failure after exit 0: done. never: ended as before.
+        m_plane->onWorkloadUpdate("s1", status(clean, "exited", 12, 0));
+        QCOMPARE(name(m_plane->workload(clean)->phase), name(WorkloadPhase::Succeeded));
+        m_plane->onWorkloadUpdate("s1", status(once, "exited", 13, 3));
+        QCOMPARE(name(m_plane->workload(once)->phase), name(WorkloadPhase::Failed));
+        QCOMPARE(m_plane->workload(once)->restarts, 0);
+
+        // always: also after exit 0, and killed by a signal. Cancelled while it waits for its restart: it stays so.
+        m_plane->onWorkloadUpdate("s1", status(always, "exited", 14, 0));
+        QCOMPARE(name(m_plane->workload(always)->phase), name(WorkloadPhase::Pending));
+        const std::int64_t due = m_plane->workload(always)->restartAtMs;
+        QVERIFY(m_plane->cancel(always));
+        QCOMPARE(name(m_plane->workload(always)->phase), name(WorkloadPhase::Cancelled));
+        m_plane->releaseRestarts(due);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(m_plane->workload(always)->phase), name(WorkloadPhase::Cancelled));
+        QCOMPARE(m_plane->stats().restarts, std::uint64_t { 3 });
+    }
+
+    // The back-off doubles while launches end soon after starting (1, 2, 4 s), up to its most, and starts over after
+    // a launch that ran longer than `restartResetAfter` (10 minutes).
+    void aCrashLoopBacksOffAndALongRunStartsItOver()
+    {
+        joinNamingFeatures("s1", "n1");
+        m_nowMs = 1'000'000'000'000;
+        SubmitRequest r = request("service", 500);
+        r.restart = RestartPolicy::Always;
+        const WorkloadId id = *m_plane->submit(r);
+        const LiveWorkload* w = m_plane->workload(id);
+        const auto runAndEnd = [&](std::int64_t ranMs) {
+            m_plane->onWorkloadUpdate("s1", status(id, "running", 10, 0, w->incarnation));
+            m_nowMs += ranMs;
+            m_plane->onWorkloadUpdate("s1", status(id, "killed", 10, 9, w->incarnation));
+            const std::int64_t backoff = w->restartAtMs - m_nowMs;
+            m_nowMs = w->restartAtMs;
+            m_plane->releaseRestarts(m_nowMs);
+            m_io.poll();
+            m_io.restart();
+            return backoff;
+        };
+        QCOMPARE(runAndEnd(50), std::int64_t { 1000 });
+        QCOMPARE(runAndEnd(50), std::int64_t { 2000 });
+        QCOMPARE(runAndEnd(50), std::int64_t { 4000 });
+        for (int i = 0; i < 10; ++i)
+            runAndEnd(50);
+        QCOMPARE(runAndEnd(50), std::int64_t { 300'000 }); // at most five minutes
+        QCOMPARE(runAndEnd(601'000), std::int64_t { 1000 });
+        QCOMPARE(runAndEnd(50), std::int64_t { 2000 });
+        QCOMPARE(w->restarts, 16);
+        QCOMPARE(w->incarnation, 16);
+        QVERIFY2(w->detail.find("killed by signal 9") == std::string::npos, w->detail.c_str()); // placed again
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+    }
+
+    // The launch before the current one is read on the node it ran on, by its incarnation; a read of the current
+    // launch while it waits for its restart says where the previous one is.
+    void thePreviousLaunchsOutputIsRead()
+    {
+        joinNamingFeatures("s1", "n1");
+        SubmitRequest r = request("crashy", 500);
+        r.restart = RestartPolicy::OnFailure;
+        const WorkloadId id = *m_plane->submit(r);
+        std::vector<LogsAnswer> answers;
+        const auto ask = [&](bool previous) {
+            LogsQuery q { id, false, 4096 };
+            q.previous = previous;
+            m_plane->queryLogs(q, [&](LogsAnswer a) { answers.push_back(a); });
+        };
+        ask(true);
+        QCOMPARE(answers.back().status, 404);
+        QVERIFY2(answers.back().error
+                == "workload " + std::to_string(id) + " has had no launch before its current one (incarnation 0)",
+            answers.back().error.c_str());
+        m_plane->onWorkloadUpdate("s1", status(id, "exited", 10, 3));
+        ask(false);
+        QCOMPARE(answers.back().status, 409);
+        QVERIFY2(answers.back().error.find("its previous launch (incarnation 0, on node n1) is read with previous=1")
+                != std::string::npos,
+            answers.back().error.c_str());
+        const std::size_t before = answers.size();
+        ask(true);
+        QCOMPARE(answers.size(), before); // asked of n1's agent
+        const protocol::LogRequest sent = sentOf<protocol::LogRequest>("s1").back();
+        QCOMPARE(sent.incarnation, 0);
+        QCOMPARE(sent.workloadId, id);
+        m_plane->onLogReply("s1", protocol::LogReply { sent.requestId, "boom\n", 5, false, {} });
+        QCOMPARE(answers.back().status, 200);
+        QCOMPARE(answers.back().incarnation, 0);
+        QCOMPARE(answers.back().node, std::string("n1"));
+        QCOMPARE(answers.back().reply.data, std::string("boom\n"));
+        // Not followed: it has ended.
+        LogsQuery following { id, false, 4096, 0, 0 };
+        following.previous = true;
+        m_plane->queryLogs(following, [&](LogsAnswer a) { answers.push_back(a); });
+        QCOMPARE(answers.back().status, 400);
     }
 
     void pendingWorkWaitsAndIsPlacedWhenCapacityFrees()

@@ -213,6 +213,12 @@ private slots:
         // Added in version 5: workloads from before are on their first launch; kept from version 5 on.
         QCOMPARE(w.incarnation, version >= 5 ? 3 : 0);
         QCOMPARE(w.highestIncarnation, version >= 5 ? 4 : 0);
+        // Added in version 9: workloads from before were never restarted and have no previous launch on record.
+        QCOMPARE(w.restarts, 0);
+        QCOMPARE(w.crashLoop, 0);
+        QCOMPARE(w.restartAtMs, std::int64_t { 0 });
+        QCOMPARE(w.previousNode, std::string());
+        QCOMPARE(w.previousIncarnation, -1);
         if (version >= 3) {
             QCOMPARE(snapshot->proposals.size(), std::size_t { 1 });
             QCOMPARE(snapshot->proposals[0].decidedBy, std::string("operator:x"));

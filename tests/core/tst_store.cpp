@@ -19,6 +19,7 @@
 #include <QFile>
 
 #include <csignal>
+#include <memory>
 #include <sys/types.h>
 
 using namespace tidepool;
@@ -100,7 +101,8 @@ class TestStore : public QObject {
 
 private:
     testing::StoreBackend m_backend;
-    boost::asio::io_context m_io;
+    // Each test's own (`init`): what an earlier test's planes posted and never ran goes with that test's.
+    std::unique_ptr<boost::asio::io_context> m_io;
     std::vector<std::pair<std::string, protocol::Message>> m_sent;
 
     std::unique_ptr<store::Store> open()
@@ -117,12 +119,13 @@ private:
         config.suspectAfter = std::chrono::milliseconds(1000);
         config.lostAfter = std::chrono::milliseconds(3000);
         config.restartGrace = grace;
+        config.restartBackoff = std::chrono::minutes(10); // due only when a test says so (`releaseRestarts`)
         AgentLink link { [this](const std::string& s, const protocol::Message& m) {
                             m_sent.emplace_back(s, m);
                             return true;
                         },
             [](const std::string&, const std::string&) { return true; } };
-        auto created = ControlPlane::create(m_io, config, link, {}, &store);
+        auto created = ControlPlane::create(*m_io, config, link, {}, &store);
         if (!created)
             qFatal("%s", created.error().message.c_str());
         return std::move(*created);
@@ -191,6 +194,7 @@ private slots:
     {
         QVERIFY(m_backend.fresh());
         m_sent.clear();
+        m_io = std::make_unique<boost::asio::io_context>();
     }
 
     void cleanup() { m_backend.drop(); }
@@ -212,6 +216,11 @@ private slots:
         w.phase = "running";
         w.node = "n1";
         w.detail = "détail with ünïcode";
+        w.restarts = 5; // each a value of its own
+        w.crashLoop = 2;
+        w.restartAtMs = 1'700'000'000'123;
+        w.previousNode = "n0";
+        w.previousIncarnation = 4;
         s.putPool(pool);
         s.putNode(node);
         s.putWorkload(w);
@@ -611,6 +620,54 @@ private slots:
         QCOMPARE(launch.workloadId, launching);
     }
 
+    // A workload waiting out its restart back-off when the core restarts waits on, to the same time, and its previous
+    // launch is still known; a launch that was running goes on being counted from where it was.
+    void aRestartBackOffSurvivesARestart()
+    {
+        WorkloadId id = 0;
+        std::int64_t due = 0;
+        {
+            auto opened = open();
+            auto first = planeWithBatchAndN1(*opened);
+            auto r = request("crashy", 500);
+            r.restart = RestartPolicy::OnFailure;
+            r.maxRestarts = 3;
+            id = *first->submit(r);
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "exited", 1, 2, {} });
+            QCOMPARE(name(first->workload(id)->phase), name(WorkloadPhase::Pending));
+            due = first->workload(id)->restartAtMs;
+            QVERIFY(due > 0);
+            first->stop();
+            m_io->poll(); // what it posted runs while it is there
+            m_io->restart();
+        }
+        m_sent.clear();
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
+        const LiveWorkload* w = second->workload(id);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+        QCOMPARE(w->restartAtMs, due);
+        QCOMPARE(w->restarts, 1);
+        QCOMPARE(w->crashLoop, 1);
+        QCOMPARE(name(w->restart), name(RestartPolicy::OnFailure));
+        QCOMPARE(w->maxRestarts, 3);
+        QCOMPARE(w->incarnation, 1);
+        QCOMPARE(second->cluster().node(w->previousNode).name, std::string("n1"));
+        QCOMPARE(w->previousIncarnation, 0);
+        // The agent is back before the restart is due: nothing is launched until it is.
+        second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s2", inventory({ protocol::WorkloadStatus { id, "exited", 1, 2, {}, 0 } }));
+        m_io->poll();
+        m_io->restart();
+        QCOMPARE(launchesTo("s2"), std::size_t { 0 });
+        second->releaseRestarts(due);
+        m_io->poll();
+        m_io->restart();
+        QCOMPARE(launchesTo("s2"), std::size_t { 1 });
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        second->stop();
+    }
+
     // A workload moved on its node (incarnation 1) and restarted core: the incarnation is kept, so the next move is a
     // new one (2) and the agent never takes it for a launch it has seen.
     void incarnationsSurviveARestart()
@@ -731,7 +788,7 @@ private slots:
         ControlPlaneConfig config;
         AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
             [](const std::string&, const std::string&) { return true; } };
-        const auto refused = ControlPlane::create(m_io, config, link, {}, opened.get());
+        const auto refused = ControlPlane::create(*m_io, config, link, {}, opened.get());
         QVERIFY(!refused);
         QVERIFY2(refused.error().message.find("booting:n1") != std::string::npos, refused.error().message.c_str());
         QVERIFY2(refused.error().message.find("sinceMs") != std::string::npos, refused.error().message.c_str());

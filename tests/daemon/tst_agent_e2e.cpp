@@ -456,6 +456,90 @@ private slots:
         QVERIFY2(!err.contains("rotated out"), err.constData());
     }
 
+    // A workload submitted with tidepoolctl submit --restart on-failure --max-restarts 1 that fails: started again
+    // after its back-off (a new launch on the real agent), then failed for good; tidepoolctl shows its restarts, and
+    // logs --previous reads the launch before the last one from the agent that still holds it.
+    void aFailingWorkloadIsRestartedAndItsPreviousOutputRead()
+    {
+        const auto ctl = [&](QStringList words) {
+            QProcess p;
+            p.start(kBin + QStringLiteral("/tidepoolctl"),
+                QStringList { QStringLiteral("--server"), QStringLiteral("127.0.0.1:%1").arg(m_apiPort),
+                    QStringLiteral("--token-file"), path(QStringLiteral("op.token")) }
+                    + words);
+            p.waitForFinished(20'000);
+            return std::tuple { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError()) };
+        };
+        auto [code, out, err] = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("submit"),
+            QStringLiteral("--name"), QStringLiteral("crashy"), QStringLiteral("--cpu"), QStringLiteral("100"),
+            QStringLiteral("--memory"), QStringLiteral("16"), QStringLiteral("--restart"), QStringLiteral("on-failure"),
+            QStringLiteral("--max-restarts"), QStringLiteral("1"), QStringLiteral("--"), QStringLiteral("/bin/sh"),
+            QStringLiteral("-c"), QStringLiteral("echo run $TIDEPOOL_INCARNATION; exit 3") });
+        QVERIFY2(code == 0, qPrintable(out + err));
+        const json submitted = json::parse(out.toStdString(), nullptr, false);
+        QVERIFY2(submitted.contains("id"), qPrintable(out));
+        const std::int64_t id = submitted["id"];
+        const std::string workload = "/v1/workloads/" + std::to_string(id);
+        QVERIFY2(waitFor([&] { return phaseIs(id, "failed"); }, 20'000), get(workload).dump().c_str());
+        const json w = get(workload);
+        QCOMPARE(w["restart"].get<std::string>(), std::string("on-failure"));
+        QCOMPARE(w["maxRestarts"].get<int>(), 1);
+        QCOMPARE(w["restarts"].get<int>(), 1);
+        QCOMPARE(w["incarnation"].get<int>(), 1);
+        QCOMPARE(w["exitCode"].get<int>(), 3);
+        QCOMPARE(w["previous"]["incarnation"].get<int>(), 0);
+        QCOMPARE(w["previous"]["node"], w["node"]);
+        QVERIFY2(w["detail"].get<std::string>().find("not restarted again: restarted 1 times already (at most 1)")
+                != std::string::npos,
+            w.dump().c_str());
+        const std::string metrics = request(m_apiPort, http::verb::get, "/metrics", m_token).body;
+        QVERIFY2(metrics.find("\ntidepool_workload_restarts_total 1\n") != std::string::npos, metrics.c_str());
+
+        // The last launch's output, and the one before it.
+        std::tie(code, out, err) = ctl({ QStringLiteral("logs"), QString::number(id) });
+        QCOMPARE(code, 0);
+        QCOMPARE(out, QStringLiteral("run 1\n"));
+        std::tie(code, out, err) = ctl({ QStringLiteral("logs"), QString::number(id), QStringLiteral("--previous") });
+        QVERIFY2(code == 0, qPrintable(err));
+        QCOMPARE(out, QStringLiteral("run 0\n"));
+        const json previous = get(workload + "/logs?previous=1");
+        QCOMPARE(previous["incarnation"].get<int>(), 0);
+        const auto following = request(m_apiPort, http::verb::get, workload + "/logs?previous=1&from=0", m_token);
+        QVERIFY2(following.status == 400, following.body.c_str());
+        std::tie(code, out, err)
+            = ctl({ QStringLiteral("logs"), QString::number(id), QStringLiteral("--previous"), QStringLiteral("-f") });
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains(QStringLiteral("--previous reads a launch that has ended")), qPrintable(err));
+
+        // The table and the detail say so.
+        std::tie(code, out, err) = ctl({ QStringLiteral("get"), QString::number(id) });
+        QVERIFY2(
+            out.contains(QStringLiteral("Restart:")) && out.contains(QStringLiteral("on-failure, at most 1 times")),
+            qPrintable(out));
+        QVERIFY2(out.contains(QStringLiteral("Previous launch:")) && out.contains(QStringLiteral("incarnation 0 on ")),
+            qPrintable(out));
+        std::tie(code, out, err) = ctl({ QStringLiteral("list"), QStringLiteral("--phase"), QStringLiteral("failed") });
+        const QStringList lines = out.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList header = lines.value(0).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        const qsizetype restarts = header.indexOf(QStringLiteral("RESTARTS"));
+        QVERIFY2(restarts > 0, qPrintable(out));
+        bool found = false;
+        for (const QString& line : lines)
+            if (line.split(QLatin1Char(' '), Qt::SkipEmptyParts).value(0) == QString::number(id)) {
+                found = true;
+                QCOMPARE(line.split(QLatin1Char(' '), Qt::SkipEmptyParts).value(restarts), QStringLiteral("1"));
+            }
+        QVERIFY2(found, qPrintable(out));
+        // A bad policy is a usage error that names it.
+        std::tie(code, out, err) = ctl({ QStringLiteral("submit"), QStringLiteral("--name"), QStringLiteral("x"),
+            QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"), QStringLiteral("1"),
+            QStringLiteral("--restart"), QStringLiteral("sometimes") });
+        QCOMPARE(code, 2);
+        QVERIFY2(err.contains(QStringLiteral("--restart: \"sometimes\" must be never, on-failure or always")),
+            qPrintable(err));
+    }
+
     void exitCodeIsReported()
     {
         const json w = submit({ { "name", "three" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },

@@ -967,7 +967,8 @@ void TestRemoteBackend::showOutputAsksTheWorkloadsAgent()
 
 // Show output…'s Follow against a real agent (its own daemon, so that the workload runs there): the text grows as the
 // workload writes, each byte once, the last line without its newline too, and following stops by itself once the
-// workload has ended and all it wrote is shown. Root, for the agent's cgroups.
+// workload has ended and all it wrote is shown. Then Previous launch, of a workload its restart policy started again.
+// Root, for the agent's cgroups.
 void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
 {
     namespace fs = std::filesystem;
@@ -1037,6 +1038,36 @@ void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
     for (const QList<QVariant>& answer : read)
         withData += answer.at(0).value<LogsResult>().data.empty() ? 0 : 1;
     QVERIFY2(withData >= 3, qPrintable(QString::number(withData)));
+
+    // A workload its restart policy started again (its first launch exits 3, the second runs on): the console counts
+    // the restart, the dialog shows the current launch, and with Previous launch the one before it, not followed.
+    const json flaky = fixture::call(api, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "flaky" }, { "cpuMillis", 100 }, { "memoryMiB", 16 }, { "restart", "on-failure" },
+            { "command",
+                { "/bin/sh", "-c",
+                    "echo run $TIDEPOOL_INCARNATION; [ $TIDEPOOL_INCARNATION -ge 1 ] && exec sleep 600; exit 3" } } }
+            .dump());
+    QVERIFY2(flaky.is_object() && flaky.contains("id"), flaky.dump().c_str());
+    const std::int64_t flakyId = flaky["id"].get<std::int64_t>();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const SnapshotPtr s = console.bridge.latest();
+            return s && std::any_of(s->workloads.begin(), s->workloads.end(), [&](const WorkloadRow& w) {
+                return w.id == flakyId && w.restarts == 1 && w.phase == "running";
+            });
+        }(),
+        30'000);
+    LogsDialog output(console.bridge, flakyId, QStringLiteral("flaky"));
+    QTRY_COMPARE_WITH_TIMEOUT(output.text()->toPlainText(), QStringLiteral("run 1\n"), 15'000);
+    output.previousBox()->setChecked(true);
+    QVERIFY(!output.followBox()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(output.text()->toPlainText(), QStringLiteral("run 0\n"), 15'000);
+    QVERIFY2(output.status()->text().contains(QStringLiteral("of its previous launch (launch 0;")),
+        qPrintable(output.status()->text()));
+    output.previousBox()->setChecked(false);
+    QVERIFY(output.followBox()->isEnabled());
+    QTRY_COMPARE_WITH_TIMEOUT(output.text()->toPlainText(), QStringLiteral("run 1\n"), 15'000);
+    fixture::call(api, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(flakyId));
     console.backend->stop();
 }
 

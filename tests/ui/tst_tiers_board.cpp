@@ -15,6 +15,7 @@
 #include "ui/models/tiers_model.h"
 #include "ui/models/workload_mime.h"
 #include "ui/move_text.h"
+#include "ui/translations.h"
 #include "ui/views/main_window.h"
 #include "ui/views/tiers_page.h"
 
@@ -401,6 +402,30 @@ private Q_SLOTS:
                     sum += w.cpuUsedMillis;
             QCOMPARE(pool.cpuMeasuredMillis, sum);
         }
+    }
+
+    // A card says how many times its workload's restart policy started it again; one never restarted says nothing.
+    void aCardSaysHowOftenItsWorkloadWasRestarted()
+    {
+        QVERIFY(installTranslators(QLocale(QLocale::English))); // the plural forms are in the English catalogue
+        ConsoleSnapshot changed = *at(2);
+        QVERIFY(changed.workloads.size() >= 2);
+        changed.workloads[0].restarts = 2;
+        changed.workloads[1].restarts = 0;
+        TiersModel model;
+        model.setSnapshot(std::make_shared<const ConsoleSnapshot>(changed));
+        const QModelIndex restarted = model.cardIndex(changed.workloads[0].id);
+        const QModelIndex never = model.cardIndex(changed.workloads[1].id);
+        QVERIFY(restarted.isValid() && never.isValid());
+        QVERIFY2(restarted.data(TiersModel::SubtitleRole).toString().endsWith(QStringLiteral(" · restarted 2 times")),
+            qPrintable(restarted.data(TiersModel::SubtitleRole).toString()));
+        QVERIFY2(restarted.data(Qt::ToolTipRole)
+                     .toString()
+                     .contains(QStringLiteral("Restarted 2 times by its restart "
+                                              "policy")),
+            qPrintable(restarted.data(Qt::ToolTipRole).toString()));
+        QVERIFY(!never.data(TiersModel::SubtitleRole).toString().contains(QStringLiteral("restarted")));
+        QVERIFY(!never.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Restarted")));
     }
 
     // A GPU workload (batch if there is one) dropped on a CPU-only cold node: refused with the scheduler's reason.

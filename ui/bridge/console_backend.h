@@ -119,6 +119,7 @@ struct LogsCommand {
     std::int64_t maxBytes = 64 * 1024;
     std::int64_t from = -1; // -1: the last `maxBytes`; else the first `maxBytes` from this stream position on
     std::int32_t incarnation = -1; // with `from`: the launch whose stream it is in
+    bool previous = false; // the launch before the current one, read whole (`api::LogsQuery::previous`); no `from`
 };
 
 struct LogsResult {

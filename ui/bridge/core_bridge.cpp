@@ -130,12 +130,13 @@ quint64 CoreBridge::changePool(PoolAction action, const QString& name, const nlo
     return id;
 }
 
-quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream, qint64 from, qint32 incarnation)
+quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream, qint64 from, qint32 incarnation, bool previous)
 {
     if (!m_backend)
         return 0;
     const quint64 id = m_nextRequest++;
     LogsCommand command { id, workloadId, stderrStream };
+    command.previous = previous;
     if (from >= 0) {
         command.from = from;
         command.incarnation = incarnation;

@@ -53,7 +53,8 @@ public:
     // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
     // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
     // `logsRead`. 0 without a core.
-    quint64 readLogs(qint64 workloadId, bool stderrStream, qint64 from = -1, qint32 incarnation = -1);
+    quint64 readLogs(
+        qint64 workloadId, bool stderrStream, qint64 from = -1, qint32 incarnation = -1, bool previous = false);
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);

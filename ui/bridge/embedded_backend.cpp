@@ -179,11 +179,12 @@ void EmbeddedBackend::submit(LogsCommand command)
             return m_events.logsRead(std::move(result));
         }
         // Answered when the agent answers (or why not), on this thread.
-        m_host->plane().queryLogs(api::LogsQuery { command.workloadId, command.stderrStream, command.maxBytes,
-                                      command.from, command.incarnation },
-            [this, result = std::move(result)](api::LogsAnswer answer) mutable {
-                m_events.logsRead(logsResult(std::move(result), std::move(answer)));
-            });
+        api::LogsQuery query { command.workloadId, command.stderrStream, command.maxBytes, command.from,
+            command.incarnation };
+        query.previous = command.previous;
+        m_host->plane().queryLogs(query, [this, result = std::move(result)](api::LogsAnswer answer) mutable {
+            m_events.logsRead(logsResult(std::move(result), std::move(answer)));
+        });
     });
 }
 

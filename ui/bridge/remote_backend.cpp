@@ -764,6 +764,8 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
         if (command.incarnation >= 0)
             target += "&incarnation=" + std::to_string(command.incarnation);
     }
+    if (command.previous)
+        target += "&previous=1";
     auto response = client.request(HttpMethod::Get, target);
     if (!response) {
         result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 
 namespace tidepool::ui {
@@ -164,6 +165,9 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
     if (j.contains("accelerators"))
         row.acceleratorKind = j.at("accelerators").at("kind").get<std::string>();
     row.detail = j.at("detail").get<std::string>();
+    if (const auto it = j.find("restarts"); it != j.end() && it->is_number_integer())
+        row.restarts = static_cast<std::int32_t>(
+            std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, std::numeric_limits<std::int32_t>::max()));
     row.tier = row.homeTier;
     if (!placed(row.phase) || !j.contains("node"))
         return row;

@@ -42,6 +42,7 @@ struct WorkloadRow {
     double acceleratorsUsed = -1.0; // devices busy
     double netUsedMbps = -1.0; // its pool's measured traffic on its shaped node, split by requests; -1: not measured
     std::string detail; // why it waits, or why it is where it is
+    std::int32_t restarts = 0; // how many times its restart policy started it again
     bool operator==(const WorkloadRow&) const = default;
 };
 

@@ -73,6 +73,7 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
     if (spec.accelerators.any())
         row.acceleratorKind = std::string(toString(spec.accelerators.kind));
     row.detail = w.detail;
+    row.restarts = w.restarts;
     row.tier = row.homeTier;
     if (!placed(w.phase) || w.node == kNoNode)
         return row;

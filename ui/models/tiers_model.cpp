@@ -409,8 +409,12 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
     case WorkloadIdRole: return QVariant::fromValue<qint64>(w.id);
     case PhaseRole: return QString::fromStdString(w.phase);
     case NodeRole: return QString::fromStdString(w.node);
-    case SubtitleRole:
-        return tr("%1 · %2 · %3").arg(QString::fromStdString(w.pool), resourcesText(w), phaseLabel(w.phase));
+    case SubtitleRole: {
+        const QString subtitle
+            = tr("%1 · %2 · %3").arg(QString::fromStdString(w.pool), resourcesText(w), phaseLabel(w.phase));
+        return w.restarts > 0 ? subtitle + QStringLiteral(" · ") + tr("restarted %n time(s)", nullptr, w.restarts)
+                              : subtitle;
+    }
     case NoteRole: return note == m_notes.end() ? QString() : note->second.first;
     case NoteStateRole: return static_cast<int>(note == m_notes.end() ? NoteState::None : note->second.second);
     case Qt::ToolTipRole: {
@@ -422,6 +426,8 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
             + (w.node.empty() ? tr("Waiting for a place on the %1 tier").arg(tierLabel(w.tier))
                               : tr("On node %1 (%2 tier)").arg(QString::fromStdString(w.node), tierLabel(w.tier)));
         tip += QLatin1Char('\n') + tr("Requests: %1").arg(resourcesText(w));
+        if (w.restarts > 0)
+            tip += QLatin1Char('\n') + tr("Restarted %n time(s) by its restart policy", nullptr, w.restarts);
         if (!w.detail.empty())
             tip += QLatin1Char('\n') + tr("Core: %1").arg(QString::fromStdString(w.detail));
         if (note != m_notes.end())

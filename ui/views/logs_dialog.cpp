@@ -31,6 +31,7 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     , m_text(new QPlainTextEdit(this))
     , m_stream(new QComboBox(this))
     , m_follow(new QCheckBox(tr("&Follow"), this))
+    , m_previous(new QCheckBox(tr("&Previous launch"), this))
     , m_status(new QLabel(this))
     , m_refresh(new QPushButton(tr("&Refresh"), this))
 {
@@ -47,8 +48,11 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     top->addWidget(m_stream);
     top->addWidget(m_refresh);
     top->addWidget(m_follow);
+    top->addWidget(m_previous);
     top->addStretch(1);
     m_follow->setToolTip(tr("Show what it writes as it writes it, read every second, until it has ended"));
+    m_previous->setToolTip(tr("The output of its launch before the current one (restarted, moved, preempted, or "
+                              "placed again after its node was lost), from the node it ran on"));
     m_timer.setInterval(std::chrono::seconds(1));
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
@@ -58,6 +62,7 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     connect(m_refresh, &QPushButton::clicked, this, &LogsDialog::refresh);
     connect(m_stream, &QComboBox::currentIndexChanged, this, &LogsDialog::refresh);
     connect(m_follow, &QCheckBox::toggled, this, &LogsDialog::onFollowToggled);
+    connect(m_previous, &QCheckBox::toggled, this, &LogsDialog::onPreviousToggled);
     connect(&m_timer, &QTimer::timeout, this, &LogsDialog::readOn);
     connect(&m_bridge, &CoreBridge::logsRead, this, &LogsDialog::onLogsRead);
     refresh();
@@ -70,10 +75,19 @@ quint64 LogsDialog::refresh()
     m_read = 0;
     m_ended = false;
     m_requestFollows = false;
-    m_request = m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool());
+    m_request = m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool(), -1, -1, m_previous->isChecked());
     m_answered = m_request == 0;
     m_status->setText(m_request == 0 ? tr("No core is connected.") : tr("Asking the agent of its node…"));
     return m_request;
+}
+
+void LogsDialog::onPreviousToggled(bool on)
+{
+    // An ended launch: nothing more to follow.
+    if (on)
+        m_follow->setChecked(false);
+    m_follow->setEnabled(!on);
+    refresh();
 }
 
 void LogsDialog::onFollowToggled(bool on)
@@ -130,6 +144,16 @@ void LogsDialog::showTail(const LogsResult& result)
     m_text->setPlainText(QString::fromStdString(result.data));
     m_text->verticalScrollBar()->setValue(m_text->verticalScrollBar()->maximum()); // the newest lines
     const QString node = QString::fromStdString(result.node);
+    if (m_previous->isChecked()) {
+        m_status->setText(
+            (result.truncated ? tr("The end of what node %1 keeps of the %2 of its previous launch (launch %3; %4 "
+                                   "of it in all).")
+                              : tr("All of what node %1 keeps of the %2 of its previous launch (launch %3; %4)."))
+                .arg(node, stream)
+                .arg(result.incarnation)
+                .arg(locale.formattedDataSize(result.sizeBytes)));
+        return;
+    }
     if (result.sizeBytes == 0)
         m_status->setText(tr("Node %1 holds no %2 of it yet.").arg(node, stream));
     else if (result.truncated)

@@ -6,7 +6,9 @@
 // the workload writes as it writes it (every second, from where the last read ended: `LogsCommand::from`), appends
 // it, stays at the bottom unless the operator scrolled up, says where bytes were rotated out before they could be
 // read, starts over with a launch that replaced the one shown, and stops by itself once the workload has ended and
-// all it wrote is shown. Not modal: an operator keeps one open beside the board.
+// all it wrote is shown. Previous launch shows instead the launch before the current one (restarted by its restart
+// policy, moved, preempted, or placed again after its node was lost: `LogsCommand::previous`), which has ended and is
+// not followed. Not modal: an operator keeps one open beside the board.
 //
 // `offerWorkloadOutput` gives a view whose rows are workloads (the Tiers board's columns, the Pools tree) a context
 // menu with Show output…, off where the console's role may not read output (`roleAllows`).
@@ -44,6 +46,7 @@ public:
     QPlainTextEdit* text() const { return m_text; }
     QComboBox* streamBox() const { return m_stream; }
     QCheckBox* followBox() const { return m_follow; }
+    QCheckBox* previousBox() const { return m_previous; }
     QLabel* status() const { return m_status; }
     QPushButton* refreshButton() const { return m_refresh; }
 
@@ -52,6 +55,7 @@ private:
     void showTail(const LogsResult& result);
     void showFollowed(const LogsResult& result);
     void onFollowToggled(bool on);
+    void onPreviousToggled(bool on);
     void readOn(); // a follower's next read, from `m_end`
 
     CoreBridge& m_bridge;
@@ -59,6 +63,7 @@ private:
     QPlainTextEdit* m_text;
     QComboBox* m_stream;
     QCheckBox* m_follow;
+    QCheckBox* m_previous;
     QLabel* m_status;
     QPushButton* m_refresh;
     QTimer m_timer;
