@@ -1774,7 +1774,7 @@ void ControlPlane::launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_
         return finish(w, phase, exitCode, std::move(detail));
     if (w.maxRestarts >= 0 && w.restarts >= w.maxRestarts)
         return finish(w, phase, exitCode,
-            detail + "; not restarted again: restarted " + std::to_string(w.restarts) + " times already (at most "
+            detail + "; not restarted again: it has had all the restarts it may have (maxRestarts "
                 + std::to_string(w.maxRestarts) + ")");
     const std::int64_t now = nowMs();
     // A launch that ran a while is no crash loop: the back-off starts over. (`runningMs` is when the current launch

@@ -465,7 +465,8 @@ private slots:
         QCOMPARE(name(w->phase), name(WorkloadPhase::Failed));
         QCOMPARE(w->exitCode, 4);
         QCOMPARE(w->restarts, 2);
-        QVERIFY2(w->detail == "exited with code 4; not restarted again: restarted 2 times already (at most 2)",
+        QVERIFY2(w->detail
+                == "exited with code 4; not restarted again: it has had all the restarts it may have (maxRestarts 2)",
             w->detail.c_str());
         QCOMPARE(m_plane->cluster().node(w->node).name, std::string("n1")); // where it ran last, as any ended one
 

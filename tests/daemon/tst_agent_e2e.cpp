@@ -490,7 +490,8 @@ private slots:
         QCOMPARE(w["exitCode"].get<int>(), 3);
         QCOMPARE(w["previous"]["incarnation"].get<int>(), 0);
         QCOMPARE(w["previous"]["node"], w["node"]);
-        QVERIFY2(w["detail"].get<std::string>().find("not restarted again: restarted 1 times already (at most 1)")
+        QVERIFY2(w["detail"].get<std::string>().find(
+                     "not restarted again: it has had all the restarts it may have (maxRestarts 1)")
                 != std::string::npos,
             w.dump().c_str());
         const std::string metrics = request(m_apiPort, http::verb::get, "/metrics", m_token).body;
