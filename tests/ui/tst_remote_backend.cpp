@@ -538,9 +538,9 @@ void TestRemoteBackend::aNodeIsDrainedAndUncordonedThroughTheDaemon()
     QCOMPARE(result.message, std::string("no node is named \"../pools\""));
 }
 
-// A server that is not quite tidepoold answers a drain with fields of the wrong types: the console reads them as
-// absent and answers the command, and its backend goes on answering the next one (a throw there would end its thread,
-// and with it the console's connection).
+// A server that is not quite tidepoold answers a drain, a proposal's approval, a move and an output read with fields of
+// the wrong types: the console reads them as absent and answers each command, and its backend goes on answering the
+// next one (a throw there would end its thread, and with it the console's connection).
 void TestRemoteBackend::anAnswerOfTheWrongShapeDoesNotStopTheConsole()
 {
     boost::asio::io_context io;
@@ -549,10 +549,21 @@ void TestRemoteBackend::anAnswerOfTheWrongShapeDoesNotStopTheConsole()
             net::HttpResponse response;
             response.version(request.version());
             response.set(boost::beast::http::field::content_type, "application/json");
-            if (request.method() == boost::beast::http::verb::post) {
+            const std::string target(request.target());
+            if (request.method() == boost::beast::http::verb::post && target.starts_with("/v1/nodes/")) {
                 response.result(boost::beast::http::status::ok);
                 response.body() = R"({"node": "n1", "cordon": 5, "lifted": [], "moved": "lots",
                     "workloads": [{"moved": "yes", "workload": "x", "name": 7, "error": {}}]})";
+            } else if (target.starts_with("/v1/proposals/")) {
+                response.result(boost::beast::http::status::ok);
+                response.body() = R"({"id": 1, "state": 5, "detail": ["applied"]})";
+            } else if (target.starts_with("/v1/workloads/7/move")) {
+                response.result(boost::beast::http::status::ok);
+                response.body() = R"({"moved": "yes", "name": 3, "node": null, "reasons": [{"reason": 1}]})";
+            } else if (target.starts_with("/v1/workloads/7/logs")) {
+                response.result(boost::beast::http::status::ok);
+                response.body()
+                    = R"({"data": "out\n", "sizeBytes": 4, "node": 7, "truncated": "no", "phase": {}, "start": "0"})";
             } else {
                 response.result(boost::beast::http::status::service_unavailable);
                 response.body() = R"({"error": "not a daemon"})";
@@ -582,6 +593,30 @@ void TestRemoteBackend::anAnswerOfTheWrongShapeDoesNotStopTheConsole()
     console.bridge.changeNode(NodeAction::Uncordon, QStringLiteral("n1"));
     QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
     QVERIFY(changed.takeFirst().at(0).value<NodeResult>().ok);
+    // The other answers the console reads, each with fields of the wrong types: answered, and it goes on.
+    QSignalSpy decided(&console.bridge, &CoreBridge::commandFinished);
+    console.bridge.approve(1, QString());
+    QTRY_COMPARE_WITH_TIMEOUT(decided.size(), 1, 10'000);
+    const auto outcome = decided.takeFirst().at(0).value<CommandOutcome>();
+    QVERIFY(outcome.ok);
+    QCOMPARE(outcome.state, std::string()); // 5 is no state
+    QSignalSpy moved(&console.bridge, &CoreBridge::moveFinished);
+    console.bridge.move(7, QStringLiteral("n1"), QString(), QString());
+    QTRY_COMPARE_WITH_TIMEOUT(moved.size(), 1, 10'000);
+    QVERIFY(!moved.takeFirst().at(0).value<MoveResult>().ok); // "yes" is no move
+    QSignalSpy read(&console.bridge, &CoreBridge::logsRead);
+    console.bridge.readLogs(7, false);
+    QTRY_COMPARE_WITH_TIMEOUT(read.size(), 1, 10'000);
+    const auto logs = read.takeFirst().at(0).value<LogsResult>();
+    QVERIFY(logs.ok);
+    QCOMPARE(logs.data, std::string("out\n"));
+    QCOMPARE(logs.node, std::string());
+    QVERIFY(!logs.truncated);
+    QCOMPARE(logs.start, std::int64_t { -1 });
+    QVERIFY(!logs.ended);
+    // Still answering after all of them.
+    console.bridge.changeNode(NodeAction::Uncordon, QStringLiteral("n1"));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
     for (const QString& failure : console.failures)
         QVERIFY2(!failure.contains(QStringLiteral("stopped")), qPrintable(failure));
 }

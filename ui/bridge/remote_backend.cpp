@@ -36,6 +36,26 @@ std::string errorOf(const api::ApiResponse& response)
     return "HTTP " + std::to_string(response.status);
 }
 
+// Fields of the daemon's answers, read without throwing: one that is missing or of another type (a daemon of another
+// version, a proxy's page) reads as absent — empty, false, 0 — rather than ending the backend's thread.
+std::string textOf(const json& j, const char* key)
+{
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return j.is_object() && it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool flagOf(const json& j, const char* key)
+{
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return j.is_object() && it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::int64_t wholeOf(const json& j, const char* key)
+{
+    const auto it = j.is_object() ? j.find(key) : j.end();
+    return j.is_object() && it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
 } // namespace
 
 std::string describeInEnglish(const RemoteProblem& p)
@@ -325,7 +345,7 @@ std::optional<json> RemoteBackend::nodesSinceLastPoll(api::ApiClient& client)
             return readAll();
         const auto id = entry["id"].get<std::int64_t>();
         const auto kept = m_nodeRows.find(id);
-        if (kept == m_nodeRows.end() || kept->second.value("fingerprint", std::string()) != entry["fingerprint"]) {
+        if (kept == m_nodeRows.end() || textOf(kept->second, "fingerprint") != entry["fingerprint"]) {
             stale.insert(id);
             ids += (ids.empty() ? "" : ",") + std::to_string(id);
         }
@@ -438,7 +458,7 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     // console polls every second, and reading 10,000 workloads cost the daemon's core thread 200 ms each time.
     state.workloads = json::array();
     const auto live = [](const json& w) {
-        const std::string phase = w.value("phase", std::string());
+        const std::string phase = textOf(w, "phase");
         return std::find(std::begin(kLivePhases), std::end(kLivePhases), phase) != std::end(kLivePhases);
     };
     bool changesRead = false;
@@ -463,7 +483,7 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
                 m_liveWorkloads.erase(id);
         }
         m_workloadCursor = page["cursor"].get<std::string>();
-        if (!page.value("more", false)) {
+        if (!flagOf(page, "more")) {
             changesRead = true;
             break;
         }
@@ -519,8 +539,8 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     m_views.fill(**snapshot);
     // What the token may do (an older tidepoold has no /v1/whoami: not known, the core still decides).
     if (whoami.is_object()) {
-        (*snapshot)->role = whoami.value("role", std::string());
-        (*snapshot)->actor = whoami.value("actor", std::string());
+        (*snapshot)->role = textOf(whoami, "role");
+        (*snapshot)->actor = textOf(whoami, "actor");
     }
     if (m_events.snapshot)
         m_events.snapshot(std::move(*snapshot));
@@ -551,8 +571,8 @@ void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& comma
     const json answered = json::parse(response->body, nullptr, false);
     if (response->status >= 200 && response->status < 300 && answered.is_object()) {
         outcome.ok = true;
-        outcome.state = answered.value("state", std::string());
-        outcome.message = answered.value("detail", std::string());
+        outcome.state = textOf(answered, "state");
+        outcome.message = textOf(answered, "detail");
         return answer();
     }
     outcome.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
@@ -562,7 +582,7 @@ void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& comma
         if (current && current->status == 200) {
             const json p = json::parse(current->body, nullptr, false);
             if (p.is_object())
-                outcome.state = p.value("state", std::string());
+                outcome.state = textOf(p, "state");
         }
     }
     answer();
@@ -595,12 +615,9 @@ void RemoteBackend::execute(api::ApiClient& client, const MoveCommand& command)
     }
     // The answer of core/api/move_api.h: where it went, or the core's refusal with the scheduler's reasons.
     const json answer = json::parse(response->body, nullptr, false);
-    const auto text = [&answer](const char* key) {
-        const auto it = answer.is_object() ? answer.find(key) : answer.end();
-        return answer.is_object() && it != answer.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
+    const auto text = [&answer](const char* key) { return textOf(answer, key); };
     if (answer.is_object() && (answer.contains("moved") || answer.contains("refusal"))) {
-        result.ok = response->status == 200 && answer.value("moved", false);
+        result.ok = response->status == 200 && flagOf(answer, "moved");
         result.workload = text("name");
         result.refusal = result.ok ? std::string() : text("refusal");
         result.node = text("node");
@@ -729,22 +746,13 @@ void RemoteBackend::execute(api::ApiClient& client, const NodeCommand& command)
     if (!result.ok) {
         result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
     } else {
-        // Read without throwing: a field of another type reads as absent rather than ending the backend's thread.
-        const auto text = [](const json& j, const char* key) {
-            const auto it = j.find(key);
-            return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-        };
-        const auto whole = [](const json& j, const char* key) {
-            const auto it = j.find(key);
-            return it != j.end() && it->is_number_unsigned() ? it->get<std::int64_t>() : std::int64_t { 0 };
-        };
-        result.cordon = text(answer, "cordon");
-        result.lifted = text(answer, "lifted");
-        result.moved = static_cast<std::size_t>(whole(answer, "moved"));
+        result.cordon = textOf(answer, "cordon");
+        result.lifted = textOf(answer, "lifted");
+        result.moved = static_cast<std::size_t>(std::max<std::int64_t>(0, wholeOf(answer, "moved")));
         if (const auto list = answer.find("workloads"); list != answer.end() && list->is_array())
             for (const json& w : *list)
-                if (w.is_object() && !(w.contains("moved") && w["moved"] == json(true)))
-                    result.stayed.push_back(stayedText(text(w, "name"), whole(w, "workload"), text(w, "error")));
+                if (w.is_object() && !flagOf(w, "moved"))
+                    result.stayed.push_back(stayedText(textOf(w, "name"), wholeOf(w, "workload"), textOf(w, "error")));
     }
     m_events.nodeChanged(std::move(result));
     // The nodes as they are now, at once rather than at the next poll.
@@ -783,10 +791,10 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
         return m_events.logsRead(std::move(result));
     }
     result.ok = true;
-    result.node = j.value("node", std::string());
+    result.node = textOf(j, "node");
     result.data = j["data"].get<std::string>();
     result.sizeBytes = j["sizeBytes"].get<std::int64_t>();
-    result.truncated = j.value("truncated", false);
+    result.truncated = flagOf(j, "truncated");
     // Positions from a daemon and an agent that can be followed; whole numbers, the end not before the start.
     const auto position = [&](const char* key) {
         const auto it = j.find(key);
@@ -799,8 +807,7 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
     if (const auto it = j.find("incarnation"); it != j.end() && it->is_number_integer())
         result.incarnation = static_cast<std::int32_t>(
             std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, protocol::kMaxIncarnation));
-    if (const auto it = j.find("phase"); it != j.end() && it->is_string())
-        result.phase = it->get<std::string>();
+    result.phase = textOf(j, "phase");
     const auto phase = api::parseWorkloadPhase(result.phase);
     result.ended = phase && api::isFinal(*phase);
     m_events.logsRead(std::move(result));

@@ -159,7 +159,7 @@ Expected<void> RemoteViews::take(const json& devices, const json& events, const 
         if (!forecasts.is_object() || !forecasts.contains("revision") || !forecasts["revision"].is_number_integer())
             return misread("/v1/forecasts", Error { ErrorCode::ParseError, "`revision` is not a whole number" });
         revision = forecasts["revision"].get<std::int64_t>();
-        if (!forecasts.value("unchanged", false)) {
+        if (!(forecasts.contains("unchanged") && forecasts["unchanged"] == json(true))) {
             auto rows = rowsOf(forecasts, "series", "/v1/forecasts", forecastFromJson);
             if (!rows)
                 return tl::unexpected(rows.error());
