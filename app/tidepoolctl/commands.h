@@ -40,6 +40,10 @@ Result<void> series(Session& session, const Words& words);
 Result<void> history(Session& session, const Words& words);
 Result<void> audit(Session& session, const Words& words);
 
+// The cluster's timeline, once or followed, and the daemon machine's alerts (events.cpp).
+Result<void> events(Session& session, const Words& words);
+Result<void> alerts(Session& session, const Words& words);
+
 // A report for a period and a scope, written as PDF, HTML, CSV or JSON (report.cpp).
 Result<void> report(Session& session, const Words& words);
 

@@ -101,6 +101,10 @@ Result<std::string> idValue(
 
 // Fails naming the first positional when a command takes none.
 Result<void> noPositionals(const std::string& command, const ParsedOptions& parsed);
+// How often a command given `-f`/`--follow` reads again: `--interval-ms` (100 to 60000; only with a follow) or a
+// second; none without a follow.
+Result<std::optional<std::chrono::milliseconds>> followInterval(
+    const std::string& command, const ParsedOptions& parsed);
 
 // ---- the session: options, token and connection (session.cpp) ----------------------------------------------------
 

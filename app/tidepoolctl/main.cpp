@@ -77,6 +77,13 @@ Commands:
   pools delete NAME            refused for the default pool and while the pool holds workloads that have not ended
                                (cancel or move them first); its nodes' agents remove its cgroups
   summary
+  events [--limit K] [--after SEQ] [--category C] [--subject NAME] [--node NAME] [-f|--follow [--interval-ms N]]
+                               the cluster's timeline, oldest first: placements, migrations, requeues (restarts
+                               too), stops, finishes, node state and cordon changes, proposals and audited actions
+                               (C: placement, migration, requeue, stop, finish, node, cordon, proposal, approval,
+                               audit); the newest K that match (default 50) of what tidepoold keeps (5000), or the
+                               first K after SEQ; with --follow, then each new one as it happens, until interrupted
+  alerts                       the daemon machine's disk and certificate alerts
 
 Rebalancing (needs tidepoold started with --db):
   proposals [--state pending|approved|rejected|expired|applied|failed] [--limit K] [--before ID]
@@ -216,6 +223,8 @@ constexpr std::pair<std::string_view, Command> kCommands[] = {
     { "series", series },
     { "history", history },
     { "audit", audit },
+    { "events", events },
+    { "alerts", alerts },
     { "report", report },
 };
 

@@ -202,4 +202,18 @@ Result<void> noPositionals(const std::string& command, const ParsedOptions& pars
     return {};
 }
 
+Result<std::optional<std::chrono::milliseconds>> followInterval(const std::string& command, const ParsedOptions& parsed)
+{
+    const bool following = parsed.has("-f") || parsed.has("--follow");
+    const auto value = parsed.last("--interval-ms");
+    if (!value)
+        return following ? std::optional(std::chrono::milliseconds(1000)) : std::nullopt;
+    if (!following)
+        return usageError(command + ": --interval-ms goes with --follow");
+    auto n = integerValue(command, "--interval-ms", *value, 100, 60'000);
+    if (!n)
+        return tl::unexpected(n.error());
+    return std::optional(std::chrono::milliseconds(*n));
+}
+
 } // namespace tidepool::ctl

@@ -299,20 +299,14 @@ Result<void> logs(Session& session, const std::vector<std::string>& words)
             return tl::unexpected(n.error());
         bytes = *n;
     }
-    const bool following = parsed->has("-f") || parsed->has("--follow");
+    const auto interval = followInterval(cmd, *parsed);
+    if (!interval)
+        return tl::unexpected(interval.error());
     const bool previous = parsed->has("--previous");
-    if (following && previous)
+    if (interval->has_value() && previous)
         return usageError(cmd + ": --previous reads a launch that has ended: it does not go with --follow");
-    if (const auto value = parsed->last("--interval-ms")) {
-        if (!following)
-            return usageError(cmd + ": --interval-ms goes with --follow");
-        auto n = integerValue(cmd, "--interval-ms", *value, 100, 60'000);
-        if (!n)
-            return tl::unexpected(n.error());
-        return follow(session, *id, stream, bytes, std::chrono::milliseconds(*n));
-    }
-    if (following)
-        return follow(session, *id, stream, bytes, std::chrono::milliseconds(1000));
+    if (interval->has_value())
+        return follow(session, *id, stream, bytes, **interval);
     const std::string target = "/v1/workloads/" + *id + "/logs?stream=" + stream + "&bytes=" + std::to_string(bytes)
         + (previous ? "&previous=1" : "");
     return session.callAndShow(HttpMethod::Get, target, [](const json& j) {

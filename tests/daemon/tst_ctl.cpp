@@ -23,6 +23,7 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 
 #include <arpa/inet.h>
@@ -191,6 +192,7 @@ private Q_SLOTS:
     void seriesAndHistoryShowRecordedPoints();
     void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
+    void eventsListAndFollowTheTimeline();
     void proposalsOnAFreshDaemonIsAnEmptyTable();
     void evaluateWithoutHistoryProposesNothing();
     void whatIfPrintsTheReSimulation();
@@ -1401,6 +1403,92 @@ void TestCtl::auditShowsTheSubmitByTheTokensFingerprint()
         QVERIFY(e.value("id", std::int64_t { 0 }) > entry);
 }
 
+// events: the newest rows of the daemon's timeline in order, filtered; -o json the answer; --follow prints a workload's
+// placement and its cancel as they happen, and nothing that does not match. alerts: none on this machine, or a table.
+void TestCtl::eventsListAndFollowTheTimeline()
+{
+    const std::string placed = submitJson({ QStringLiteral("--name"), QStringLiteral("timeline"),
+        QStringLiteral("--cpu"), QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!placed.empty());
+    const CtlRun all = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("events"),
+        QStringLiteral("--limit"), QStringLiteral("5000") });
+    QCOMPARE(all.exitCode, 0);
+    const json timeline = parsed(all.out);
+    const json& rows = at(timeline, "/events");
+    QVERIFY2(rows.size() >= 3, all.out.toUtf8().constData()); // the fleet's nodes joined, workloads were placed
+    std::int64_t previous = 0;
+    for (const json& e : rows) {
+        QVERIFY(e.at("sequence").get<std::int64_t>() > previous);
+        previous = e.at("sequence").get<std::int64_t>();
+    }
+    QCOMPARE(previous, timeline.at("latest").get<std::int64_t>());
+
+    // The newest three, as a table, the last the newest of all.
+    CtlRun run = ctl({ QStringLiteral("events"), QStringLiteral("--limit"), QStringLiteral("3") });
+    QCOMPARE(run.exitCode, 0);
+    QStringList table = lines(run.out);
+    QCOMPARE(table.size(), 4);
+    QCOMPARE(cells(table[0]).mid(0, 5),
+        (QStringList { QStringLiteral("SEQ"), QStringLiteral("TIME"), QStringLiteral("CATEGORY"),
+            QStringLiteral("SUBJECT"), QStringLiteral("CHANGE") }));
+    QCOMPARE(cells(table[3]).value(0), QString::number(previous));
+    QVERIFY2(
+        QRegularExpression(QLatin1Char('^') + kIsoTime + QLatin1Char('$')).match(cells(table[3]).value(1)).hasMatch(),
+        qPrintable(table[3]));
+    // Only placements; after a sequence, the first ones after it, and how to read on.
+    run = ctl({ QStringLiteral("events"), QStringLiteral("--category"), QStringLiteral("placement") });
+    QCOMPARE(run.exitCode, 0);
+    table = lines(run.out);
+    QVERIFY2(table.size() >= 2, qPrintable(run.out));
+    for (const QString& line : table.mid(1))
+        QCOMPARE(cells(line).value(2), QStringLiteral("placement"));
+    const std::int64_t firstSequence = rows.at(0).at("sequence").get<std::int64_t>();
+    run = ctl({ QStringLiteral("events"), QStringLiteral("--after"), QString::number(firstSequence),
+        QStringLiteral("--limit"), QStringLiteral("1") });
+    QCOMPARE(run.exitCode, 0);
+    table = lines(run.out);
+    QCOMPARE(table.size(), 3);
+    QCOMPARE(cells(table[1]).value(0), QString::number(rows.at(1).at("sequence").get<std::int64_t>()));
+    QCOMPARE(table[2], QStringLiteral("more: tidepoolctl events --after %1").arg(cells(table[1]).value(0)));
+
+    // Followed: a new workload's placement and cancel appear as they happen; another workload's do not.
+    QProcess follower;
+    follower.setProcessEnvironment(cleanEnv());
+    follower.start(binary("tidepoolctl"),
+        { QStringLiteral("--server"), m_api, QStringLiteral("--token-file"), m_tokenFile, QStringLiteral("events"),
+            QStringLiteral("--subject"), QStringLiteral("watched"), QStringLiteral("-f"),
+            QStringLiteral("--interval-ms"), QStringLiteral("200") });
+    QVERIFY(follower.waitForStarted());
+    const auto stop = qScopeGuard([&] {
+        follower.kill();
+        follower.waitForFinished();
+    });
+    QString seen;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += QString::fromUtf8(follower.readAllStandardOutput())).startsWith(QStringLiteral("SEQ")), 10'000);
+    const std::string other = submitJson({ QStringLiteral("--name"), QStringLiteral("unwatched"),
+        QStringLiteral("--cpu"), QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("64") });
+    const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("watched"), QStringLiteral("--cpu"),
+        QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!id.empty() && !other.empty());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += QString::fromUtf8(follower.readAllStandardOutput())).contains(QStringLiteral("placement  watched")),
+        10'000);
+    QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(id) }).exitCode, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        (seen += QString::fromUtf8(follower.readAllStandardOutput())).contains(QStringLiteral("stop  watched")),
+        10'000);
+    QVERIFY2(!seen.contains(QStringLiteral("unwatched")), qPrintable(seen));
+    QCOMPARE(follower.state(), QProcess::Running); // it goes on until interrupted
+    QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(other) }).exitCode, 0);
+    QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(placed) }).exitCode, 0);
+
+    run = ctl({ QStringLiteral("alerts") });
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(
+        run.out == QStringLiteral("no alerts\n") || run.out.startsWith(QStringLiteral("KIND")), qPrintable(run.out));
+}
+
 void TestCtl::proposalsOnAFreshDaemonIsAnEmptyTable()
 {
     const CtlRun run = ctl({ QStringLiteral("proposals") });
@@ -1736,6 +1824,11 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
+    QTest::newRow("events --limit 0") << QStringList { QStringLiteral("events"), QStringLiteral("--limit"),
+        QStringLiteral("0") } << QStringLiteral("--limit: \"0\"");
+    QTest::newRow("events --interval-ms alone")
+        << QStringList { QStringLiteral("events"), QStringLiteral("--interval-ms"), QStringLiteral("500") }
+        << QStringLiteral("--interval-ms goes with --follow");
     const QString s = QStringLiteral("submit");
     QTest::newRow("submit without --name") << QStringList { s, QStringLiteral("--cpu"), QStringLiteral("100"),
         QStringLiteral("--memory"), QStringLiteral("10") }
