@@ -101,6 +101,10 @@ Result<std::string> idValue(
 
 // Fails naming the first positional when a command takes none.
 Result<void> noPositionals(const std::string& command, const ParsedOptions& parsed);
+// A duration in milliseconds: a whole number with a unit, ms, s, m, h or d ("90s", "30m", "2h"; a bare number is
+// seconds), from `minMs` to `maxMs`; anything else fails naming `option` and the text.
+Result<std::int64_t> durationValue(const std::string& command, std::string_view option, const std::string& text,
+    std::int64_t minMs, std::int64_t maxMs);
 // How often a command given `-f`/`--follow` reads again: `--interval-ms` (100 to 60000; only with a follow) or a
 // second; none without a follow.
 Result<std::optional<std::chrono::milliseconds>> followInterval(

@@ -43,6 +43,8 @@ Commands:
                      signal, the OOM killer or a launch that could not start; always, also after exit 0; an
                      operator's cancel never does; after 1 s, doubling in a crash loop up to 5 min; default never)
       --max-restarts N (with --restart: at most N restarts in all; default no limit)
+      --max-runtime DURATION (each launch stopped and failed once it has run this long, not restarted: 90s,
+                     30m, 2h, 7d; a bare number is seconds; 1 s to 366 days)
       -f FILE.json   a submission object (options override its fields) or {"workloads": [...]}
   get ID                       one workload
   list [--phase P] [--node N] [--limit K] [--after ID]

@@ -202,6 +202,32 @@ Result<void> noPositionals(const std::string& command, const ParsedOptions& pars
     return {};
 }
 
+Result<std::int64_t> durationValue(const std::string& command, std::string_view option, const std::string& text,
+    std::int64_t minMs, std::int64_t maxMs)
+{
+    const auto bad = [&](const std::string& why) {
+        return usageError(command + ": " + std::string(option) + ": \"" + text + "\" " + why);
+    };
+    std::size_t digits = 0;
+    while (digits < text.size() && digits < 15 && text[digits] >= '0' && text[digits] <= '9')
+        ++digits;
+    if (digits == 0 || (digits < text.size() && text[digits] >= '0' && text[digits] <= '9'))
+        return bad("must be a whole number of ms, s, m, h or d (90s, 30m, 2h; a bare number is seconds)");
+    const std::string_view unit = std::string_view(text).substr(digits);
+    std::int64_t scale = 0;
+    for (const auto& [name, ms] : { std::pair { "ms", 1LL }, std::pair { "s", 1000LL }, std::pair { "", 1000LL },
+             std::pair { "m", 60'000LL }, std::pair { "h", 3'600'000LL }, std::pair { "d", 86'400'000LL } })
+        if (unit == name)
+            scale = ms;
+    if (scale == 0)
+        return bad("has an unknown unit (ms, s, m, h or d)");
+    const std::int64_t value = std::stoll(text.substr(0, digits));
+    if (value > maxMs / scale || value * scale < minMs || value * scale > maxMs)
+        return bad(
+            "must be from " + std::to_string(minMs / 1000) + " s to " + std::to_string(maxMs / 86'400'000) + " days");
+    return value * scale;
+}
+
 Result<std::optional<std::chrono::milliseconds>> followInterval(const std::string& command, const ParsedOptions& parsed)
 {
     const bool following = parsed.has("-f") || parsed.has("--follow");

@@ -116,6 +116,12 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
     }
     if (o.has("--allow-translation"))
         body["allowTranslation"] = true;
+    if (const auto runtime = o.last("--max-runtime")) {
+        auto ms = durationValue(cmd, "--max-runtime", *runtime, 1000, 366LL * 86'400'000);
+        if (!ms)
+            return tl::unexpected(ms.error());
+        body["maxRuntimeMs"] = *ms;
+    }
     if (const auto restart = o.last("--restart")) {
         if (!api::parseRestartPolicy(*restart))
             return usageError(cmd + ": --restart: \"" + *restart + "\" must be never, on-failure or always");
@@ -154,7 +160,7 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
         { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--cpu-limit" }, { "--pool" },
             { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
             { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "--restart" },
-            { "--max-restarts" }, { "-f" }, { "--file" } },
+            { "--max-restarts" }, { "--max-runtime" }, { "-f" }, { "--file" } },
         true);
     if (!parsed)
         return tl::unexpected(parsed.error());

@@ -76,6 +76,12 @@ void printWorkload(const json& w)
         f.emplace_back("Finished", age(integer(w, "finishedMs")) + " ago");
     if (present(w, "exitCode"))
         f.emplace_back(present(w, "finishedMs") ? "Exit code" : "Last exit code", text(w, "exitCode"));
+    if (present(w, "maxRuntimeMs"))
+        f.emplace_back("Max runtime",
+            span(integer(w, "maxRuntimeMs"))
+                + (text(w, "phase") == "running" && present(w, "runningMs")
+                        ? " (stopped " + relative(integer(w, "runningMs") + integer(w, "maxRuntimeMs")) + ")"
+                        : std::string()));
     if (present(w, "restart"))
         f.emplace_back("Restart",
             text(w, "restart")

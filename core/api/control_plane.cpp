@@ -231,6 +231,9 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
         m_finishedOrder.push_back(*id);
         return id;
     }
+    // Stopping for running past its limit when the daemon stopped: it still ends failed (derived, not stored).
+    w.overran = phase == WorkloadPhase::Stopping && w.maxRuntimeMs > 0 && w.runningMs > 0
+        && w.runningMs + w.maxRuntimeMs <= nowMs();
     if (phase != WorkloadPhase::Pending && node != m_nodeByName.end()) {
         Placement p;
         p.workload = *id;
@@ -307,6 +310,7 @@ void ControlPlane::onTick()
     checkLiveness(Clock::now());
     releaseHeld(nowMs());
     releaseRestarts(nowMs());
+    enforceRuntimeLimits(nowMs());
     m_timer.expires_after(m_config.tick);
     m_timer.async_wait([this](const boost::system::error_code& ec) {
         if (!ec)
@@ -617,6 +621,35 @@ void ControlPlane::releaseRestarts(std::int64_t nowMs)
         schedulePendingRetry();
 }
 
+void ControlPlane::enforceRuntimeLimits(std::int64_t nowMs)
+{
+    while (!m_runtimeLimits.empty() && m_runtimeLimits.begin()->first <= nowMs) {
+        const WorkloadId id = m_runtimeLimits.begin()->second;
+        m_runtimeLimits.erase(m_runtimeLimits.begin());
+        const auto it = m_workloads.find(id);
+        if (it == m_workloads.end())
+            continue;
+        LiveWorkload& w = it->second;
+        // A launch that ended, or a later launch whose own limit is not due yet, is left alone.
+        if (w.phase != WorkloadPhase::Running || w.maxRuntimeMs <= 0 || w.runningMs + w.maxRuntimeMs > nowMs)
+            continue;
+        ++m_stats.overran;
+        w.overran = true;
+        const std::string limit = "ran past its maximum runtime of " + std::to_string(w.maxRuntimeMs) + " ms";
+        logLine("control: workload " + std::to_string(id) + " " + limit + "; stopping it");
+        LiveNode& node = m_nodes[static_cast<std::size_t>(w.node)];
+        if (node.sessionId.empty()) {
+            // Its node is unreachable: the stop goes out when it returns.
+            m_cancelledAway.insert(id);
+            finish(w, WorkloadPhase::Failed, 0, limit + "; its node was unreachable, it is stopped on return");
+            continue;
+        }
+        w.detail = "stopping: " + limit;
+        setPhase(w, WorkloadPhase::Stopping);
+        stopOn(node, id, w.incarnation);
+    }
+}
+
 void ControlPlane::releaseHeld(std::int64_t nowMs)
 {
     if (m_held.empty() && m_carbonHoldUntilMs == 0)
@@ -907,7 +940,10 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
     }
     const bool cancelling = w.phase == WorkloadPhase::Stopping;
     std::string detail = status.detail.empty() ? std::string(status.state) : status.detail;
-    if (cancelling && (status.state == "stopped" || status.state == "killed"))
+    if (cancelling && w.overran && (status.state == "stopped" || status.state == "killed" || status.state == "lost"))
+        finish(w, WorkloadPhase::Failed, status.exitCode,
+            "stopped: ran past its maximum runtime of " + std::to_string(w.maxRuntimeMs) + " ms");
+    else if (cancelling && (status.state == "stopped" || status.state == "killed"))
         finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request");
     else if (status.state == "exited")
         launchEnded(w, status.exitCode == 0 ? WorkloadPhase::Succeeded : WorkloadPhase::Failed, status.exitCode,
@@ -1242,6 +1278,8 @@ void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
             w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, {}, w.detail });
     --m_phaseCounts[static_cast<std::size_t>(w.phase)];
     ++m_phaseCounts[static_cast<std::size_t>(phase)];
+    if (phase == WorkloadPhase::Running && w.phase != WorkloadPhase::Running && w.maxRuntimeMs > 0)
+        m_runtimeLimits.insert({ (w.runningMs > 0 ? w.runningMs : nowMs()) + w.maxRuntimeMs, w.workload.id });
     w.phase = phase;
     markWorkload(w.workload.id);
 }
@@ -1514,6 +1552,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.cpuLimitMillis = request.cpuLimitMillis;
     live.restart = request.restart;
     live.maxRestarts = request.maxRestarts;
+    live.maxRuntimeMs = request.maxRuntimeMs;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;

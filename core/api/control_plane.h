@@ -187,6 +187,9 @@ struct SubmitRequest {
     std::int64_t cpuLimitMillis = 0;
     RestartPolicy restart = RestartPolicy::Never;
     std::int32_t maxRestarts = -1; // with a restart policy: how many times at most, in all; -1 = no limit
+    // The longest each launch may run (as Slurm's --time, Kubernetes' activeDeadlineSeconds): one running longer is
+    // stopped and fails, and is not restarted; 0 = no limit.
+    std::int64_t maxRuntimeMs = 0;
 };
 
 struct LiveWorkload {
@@ -221,6 +224,8 @@ struct LiveWorkload {
     std::int32_t restarts = 0; // how many times its restart policy started it again
     std::int32_t crashLoop = 0; // of those, how many in a row after launches that ended soon (the back-off's exponent)
     std::int64_t restartAtMs = 0; // pending for a restart: placed no sooner than then (Unix ms); 0 = not waiting
+    std::int64_t maxRuntimeMs = 0; // SubmitRequest::maxRuntimeMs
+    bool overran = false; // stopping because its launch ran past `maxRuntimeMs`: it ends failed
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
@@ -294,6 +299,7 @@ struct ControlPlaneStats {
     std::uint64_t placementFailures = 0; // attempts that left a workload pending
     std::uint64_t preemptions = 0; // workloads evicted for higher priorities
     std::uint64_t restarts = 0; // launches ended that a restart policy started again
+    std::uint64_t overran = 0; // launches stopped for running past their maximum runtime
     std::uint64_t launchesSent = 0;
     std::uint64_t acknowledged = 0; // launches acknowledged as running
     std::uint64_t nodesLost = 0;
@@ -506,6 +512,8 @@ public:
     void releaseHeld(std::int64_t nowMs);
     // Queues the workloads whose restart back-off has passed; run by the liveness timer.
     void releaseRestarts(std::int64_t nowMs);
+    // Stops the running workloads whose launch has run past its `maxRuntimeMs` by `nowMs`; run by the liveness timer.
+    void enforceRuntimeLimits(std::int64_t nowMs);
     // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.
     std::uint64_t stateVersion() const { return m_stateVersion; }
     // Workload changes in order, for readers that follow them (the remote console) instead of reading every workload
@@ -696,6 +704,9 @@ private:
     std::int64_t m_carbonHoldUntilMs = 0;
     std::set<std::pair<std::int32_t, WorkloadId>> m_held; // deferrable work waiting for a low-carbon window
     std::set<std::pair<std::int64_t, WorkloadId>> m_restarting; // (restartAtMs, id): ended, restarted after a back-off
+    // (when its launch's runtime limit passes, id) for each launch seen running with one; entries of launches that
+    // ended or were replaced since are dropped when they come due.
+    std::set<std::pair<std::int64_t, WorkloadId>> m_runtimeLimits;
     std::string m_carbonHoldReason;
     std::vector<store::StoredProposal> m_restoredProposals;
     std::map<std::string, std::string> m_restoredMeta;

@@ -110,6 +110,7 @@ struct WorkloadView {
     std::int64_t restartAtMs = 0;
     std::string previousNode; // "" = no previous launch
     std::int32_t previousIncarnation = -1;
+    std::int64_t maxRuntimeMs = 0;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -121,7 +122,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation };
+        w.previousIncarnation, w.maxRuntimeMs };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -162,6 +163,8 @@ json workloadJson(const WorkloadView& w)
     }
     if (w.restarts)
         j["restarts"] = w.restarts;
+    if (w.maxRuntimeMs)
+        j["maxRuntimeMs"] = w.maxRuntimeMs;
     if (w.restartAtMs)
         j["restartAtMs"] = w.restartAtMs;
     if (!w.previousNode.empty())
@@ -1171,6 +1174,8 @@ std::string HttpApi::renderMetrics() const
         { "tidepool_preemptions_total", "Workloads evicted for higher-priority ones.", s.preemptions },
         { "tidepool_workload_restarts_total", "Launches ended that a workload's restart policy started again.",
             s.restarts },
+        { "tidepool_workloads_over_runtime_total", "Launches stopped for running past their maximum runtime.",
+            s.overran },
         { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
         { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
         { "tidepool_nodes_lost_total", "Times a node was declared lost.", s.nodesLost },

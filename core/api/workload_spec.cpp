@@ -94,6 +94,8 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
                 "field `" + r.pathOf("maxRestarts")
                     + "` applies only with a restart policy (\"restart\": " + "\"on-failure\" or \"always\")");
     }
+    if (r.has("maxRuntimeMs"))
+        s.maxRuntimeMs = r.integer("maxRuntimeMs", 1000, 366LL * 86'400'000);
     if (r.has("command")) {
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
         // Left out, a workload has no program (a simulated fleet's agents run such work); given, it must name one: an
@@ -183,6 +185,8 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
         if (live.maxRestarts >= 0)
             j["maxRestarts"] = live.maxRestarts;
     }
+    if (live.maxRuntimeMs)
+        j["maxRuntimeMs"] = live.maxRuntimeMs;
     if (live.memoryLimitMiB)
         j["memoryLimitMiB"] = live.memoryLimitMiB;
     if (live.cpuLimitMillis)

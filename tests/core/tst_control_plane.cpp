@@ -525,6 +525,74 @@ private slots:
         QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
     }
 
+    // A launch that runs past its maximum runtime is stopped and fails, whatever its restart policy; each launch's
+    // limit counts from when that launch was seen running; one on a node that is away fails at once and is stopped
+    // there on its return. (`away` has no restart policy: stopped at 60 s with `endless`.)
+    void aLaunchPastItsMaximumRuntimeIsStoppedAndFails()
+    {
+        joinNamingFeatures("s1", "n1");
+        joinNamingFeatures("s2", "n2");
+        m_nowMs = 1'000'000'000'000;
+        const std::int64_t t0 = m_nowMs;
+        const auto submitLimited = [&](const std::string& n, RestartPolicy policy) {
+            SubmitRequest r = request(n, 500);
+            r.maxRuntimeMs = 60'000;
+            r.restart = policy;
+            return *m_plane->submit(r);
+        };
+        const WorkloadId endless = submitLimited("endless", RestartPolicy::Always);
+        const WorkloadId crashy = submitLimited("crashy", RestartPolicy::OnFailure);
+        const WorkloadId away = submitLimited("away", RestartPolicy::Never);
+        for (const WorkloadId id : { endless, crashy, away })
+            m_plane->onWorkloadUpdate(nodeOf(id) == "n1" ? "s1" : "s2", status(id, "running", 10));
+        const auto onN1 = [&](WorkloadId id) { return nodeOf(id) == "n1"; };
+        const std::string endlessSession = onN1(endless) ? "s1" : "s2";
+
+        // crashy fails at 30 s and is restarted; its new launch runs from 31 s.
+        m_nowMs = t0 + 30'000;
+        m_plane->onWorkloadUpdate(onN1(crashy) ? "s1" : "s2", status(crashy, "exited", 10, 3));
+        m_nowMs = t0 + 31'000;
+        m_plane->releaseRestarts(m_nowMs);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(m_plane->workload(crashy)->incarnation, 1);
+        m_plane->onWorkloadUpdate(onN1(crashy) ? "s1" : "s2", status(crashy, "running", 11, 0, 1));
+
+        m_plane->enforceRuntimeLimits(t0 + 59'999);
+        QCOMPARE(name(m_plane->workload(endless)->phase), name(WorkloadPhase::Running));
+        m_nowMs = t0 + 60'000;
+        m_plane->enforceRuntimeLimits(m_nowMs);
+        const LiveWorkload* w = m_plane->workload(endless);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Stopping));
+        QVERIFY2(w->detail == "stopping: ran past its maximum runtime of 60000 ms", w->detail.c_str());
+        std::vector<protocol::Stop> stops;
+        for (const protocol::Stop& stop : sentOf<protocol::Stop>(endlessSession))
+            if (stop.workloadId == endless)
+                stops.push_back(stop);
+        QCOMPARE(stops.size(), std::size_t { 1 });
+        QCOMPARE(stops.back().incarnation, std::optional<std::int32_t>(0));
+        // Its limit counts from its own launch: crashy's second launch runs on.
+        QCOMPARE(name(m_plane->workload(crashy)->phase), name(WorkloadPhase::Running));
+        QCOMPARE(name(m_plane->workload(away)->phase), name(WorkloadPhase::Stopping));
+        // Stopped: it failed, and its restart policy does not start it again.
+        m_plane->onWorkloadUpdate(endlessSession, status(endless, "killed", 10, 15));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Failed));
+        QVERIFY2(w->detail == "stopped: ran past its maximum runtime of 60000 ms", w->detail.c_str());
+        QCOMPARE(w->restarts, 0);
+        QCOMPARE(w->restartAtMs, std::int64_t { 0 });
+
+        // crashy's second launch at 91 s; its node away by then: failed at once, stopped on its return.
+        const std::string crashySession = onN1(crashy) ? "s1" : "s2";
+        m_plane->onLeft(crashySession, "connection reset");
+        m_nowMs = t0 + 91'000;
+        m_plane->enforceRuntimeLimits(m_nowMs);
+        const LiveWorkload* c = m_plane->workload(crashy);
+        QCOMPARE(name(c->phase), name(WorkloadPhase::Failed));
+        QVERIFY2(c->detail.find("ran past its maximum runtime of 60000 ms; its node was unreachable") == 0,
+            c->detail.c_str());
+        QCOMPARE(m_plane->stats().overran, std::uint64_t { 3 }); // endless, away (its limit passed at 60 s), crashy
+    }
+
     // The launch before the current one is read on the node it ran on, by its incarnation; a read of the current
     // launch while it waits for its restart says where the previous one is.
     void thePreviousLaunchsOutputIsRead()

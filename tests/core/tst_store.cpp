@@ -668,6 +668,36 @@ private slots:
         second->stop();
     }
 
+    // A workload being stopped for running past its maximum runtime when the core restarts still ends failed, not
+    // cancelled, once its agent reports it stopped.
+    void aStopForRunningTooLongSurvivesARestart()
+    {
+        WorkloadId id = 0;
+        {
+            auto opened = open();
+            auto first = planeWithBatchAndN1(*opened);
+            auto r = request("long", 500);
+            r.maxRuntimeMs = 1000;
+            id = *first->submit(r);
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 7, 0, {} });
+            first->enforceRuntimeLimits(first->workload(id)->runningMs + 1000);
+            QCOMPARE(name(first->workload(id)->phase), name(WorkloadPhase::Stopping));
+            first->stop();
+            m_io->poll();
+            m_io->restart();
+        }
+        QTest::qWait(1100); // the limit has passed by the wall clock too when the second core reads it
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
+        QCOMPARE(name(second->workload(id)->phase), name(WorkloadPhase::Stopping));
+        second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s2", inventory({ protocol::WorkloadStatus { id, "killed", 0, 15, {}, 0 } }));
+        QCOMPARE(name(second->workload(id)->phase), name(WorkloadPhase::Failed));
+        QVERIFY2(second->workload(id)->detail.find("ran past its maximum runtime") != std::string::npos,
+            second->workload(id)->detail.c_str());
+        second->stop();
+    }
+
     // A workload moved on its node (incarnation 1) and restarted core: the incarnation is kept, so the next move is a
     // new one (2) and the agent never takes it for a launch it has seen.
     void incarnationsSurviveARestart()

@@ -193,6 +193,7 @@ private Q_SLOTS:
     void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
     void eventsListAndFollowTheTimeline();
+    void aLaunchPastItsMaximumRuntimeFails();
     void proposalsOnAFreshDaemonIsAnEmptyTable();
     void evaluateWithoutHistoryProposesNothing();
     void whatIfPrintsTheReSimulation();
@@ -1489,6 +1490,27 @@ void TestCtl::eventsListAndFollowTheTimeline()
         run.out == QStringLiteral("no alerts\n") || run.out.startsWith(QStringLiteral("KIND")), qPrintable(run.out));
 }
 
+// submit --max-runtime 1s: the daemon stops the launch a second after it was seen running, and it fails saying why;
+// get shows the limit.
+void TestCtl::aLaunchPastItsMaximumRuntimeFails()
+{
+    const std::string id = submitJson(
+        { QStringLiteral("--name"), QStringLiteral("bounded"), QStringLiteral("--cpu"), QStringLiteral("100"),
+            QStringLiteral("--memory"), QStringLiteral("64"), QStringLiteral("--max-runtime"), QStringLiteral("1s") });
+    QVERIFY(!id.empty());
+    CtlRun run = ctl({ QStringLiteral("get"), QString::fromStdString(id) });
+    QVERIFY2(run.out.contains(QStringLiteral("Max runtime:")) && run.out.contains(QStringLiteral("1s")),
+        qPrintable(run.out));
+    QTRY_COMPARE_WITH_TIMEOUT(workloadPhase(id), std::string("failed"), 15'000);
+    const json w = parsed(
+        ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), QString::fromStdString(id) }).out);
+    QCOMPARE(w.value("maxRuntimeMs", std::int64_t { 0 }), std::int64_t { 1000 });
+    QVERIFY2(str(w, "/detail") == "stopped: ran past its maximum runtime of 1000 ms", w.dump().c_str());
+    QVERIFY(w.value("runningMs", std::int64_t { 0 }) > 0);
+    QVERIFY2(
+        w.value("finishedMs", std::int64_t { 0 }) - w.value("runningMs", std::int64_t { 0 }) >= 1000, w.dump().c_str());
+}
+
 void TestCtl::proposalsOnAFreshDaemonIsAnEmptyTable()
 {
     const CtlRun run = ctl({ QStringLiteral("proposals") });
@@ -1824,6 +1846,14 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
 {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("message");
+    QTest::newRow("--max-runtime without a unit it knows") << QStringList { QStringLiteral("submit"),
+        QStringLiteral("--name"), QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"),
+        QStringLiteral("--memory"), QStringLiteral("1"), QStringLiteral("--max-runtime"),
+        QStringLiteral("2weeks") } << QStringLiteral("--max-runtime: \"2weeks\" has an unknown unit");
+    QTest::newRow("--max-runtime under a second") << QStringList { QStringLiteral("submit"), QStringLiteral("--name"),
+        QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"),
+        QStringLiteral("1"), QStringLiteral("--max-runtime"), QStringLiteral("500ms") }
+                                                  << QStringLiteral("must be from 1 s to 366 days");
     QTest::newRow("events --limit 0") << QStringList { QStringLiteral("events"), QStringLiteral("--limit"),
         QStringLiteral("0") } << QStringLiteral("--limit: \"0\"");
     QTest::newRow("events --interval-ms alone")
