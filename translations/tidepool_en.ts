@@ -810,6 +810,10 @@
         <source>%1 of %2 cores</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>restarted</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>main</name>

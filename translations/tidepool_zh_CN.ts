@@ -810,6 +810,10 @@
         <source>%1 of %2 cores</source>
         <translation>%1/%2 个核心</translation>
     </message>
+    <message>
+        <source>restarted</source>
+        <translation>重启</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

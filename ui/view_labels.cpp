@@ -26,6 +26,7 @@ template <std::size_t N> QString lookup(const std::array<Name, N>& names, const 
 constexpr std::array kCategories { Name { "placement", QT_TRANSLATE_NOOP("ViewLabels", "placement") },
     Name { "migration", QT_TRANSLATE_NOOP("ViewLabels", "migration") },
     Name { "requeue", QT_TRANSLATE_NOOP("ViewLabels", "requeued") },
+    Name { "restart", QT_TRANSLATE_NOOP("ViewLabels", "restarted") },
     Name { "stop", QT_TRANSLATE_NOOP("ViewLabels", "stop") },
     Name { "finish", QT_TRANSLATE_NOOP("ViewLabels", "finished") },
     Name { "node", QT_TRANSLATE_NOOP("ViewLabels", "node state") },
@@ -33,8 +34,8 @@ constexpr std::array kCategories { Name { "placement", QT_TRANSLATE_NOOP("ViewLa
     Name { "approval", QT_TRANSLATE_NOOP("ViewLabels", "decision") },
     Name { "proposal", QT_TRANSLATE_NOOP("ViewLabels", "proposal") },
     Name { "audit", QT_TRANSLATE_NOOP("ViewLabels", "operator action") } };
-constexpr const char* kCategoryKeys[]
-    = { "placement", "migration", "requeue", "stop", "finish", "node", "cordon", "approval", "proposal", "audit" };
+constexpr const char* kCategoryKeys[] = { "placement", "migration", "requeue", "restart", "stop", "finish", "node",
+    "cordon", "approval", "proposal", "audit" };
 
 constexpr std::array kResources { Name { "cpu", QT_TRANSLATE_NOOP("ViewLabels", "CPU") },
     Name { "memory", QT_TRANSLATE_NOOP("ViewLabels", "memory") },

@@ -80,10 +80,10 @@ Commands:
                                (cancel or move them first); its nodes' agents remove its cgroups
   summary
   events [--limit K] [--after SEQ] [--category C] [--subject NAME] [--node NAME] [-f|--follow [--interval-ms N]]
-                               the cluster's timeline, oldest first: placements, migrations, requeues (restarts
-                               too), stops, finishes, node state and cordon changes, proposals and audited actions
-                               (C: placement, migration, requeue, stop, finish, node, cordon, proposal, approval,
-                               audit); the newest K that match (default 50) of what tidepoold keeps (5000), or the
+                               the cluster's timeline, oldest first: placements, migrations, requeues, restarts,
+                               stops, finishes, node state and cordon changes, proposals and audited actions
+                               (C: placement, migration, requeue, restart, stop, finish, node, cordon, proposal,
+                               approval, audit); the newest K that match (default 50) of what tidepoold keeps (5000), or the
                                first K after SEQ; with --follow, then each new one as it happens, until interrupted
   alerts                       the daemon machine's disk and certificate alerts
 

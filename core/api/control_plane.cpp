@@ -1270,12 +1270,12 @@ const LiveWorkload* ControlPlane::workload(WorkloadId id) const
     return it == m_workloads.end() ? nullptr : &it->second;
 }
 
-void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase)
+void ControlPlane::setPhase(LiveWorkload& w, WorkloadPhase phase, std::string actor)
 {
     if (phase != w.phase || phase == WorkloadPhase::Launching) // launching again: migrated
         m_events.push(ClusterEvent { 0, nowMs(), ClusterEventKind::WorkloadPhase, w.workload.id, w.workload.name,
             std::string(toString(w.phase)), std::string(toString(phase)),
-            w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, {}, w.detail });
+            w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, std::move(actor), w.detail });
     --m_phaseCounts[static_cast<std::size_t>(w.phase)];
     ++m_phaseCounts[static_cast<std::size_t>(phase)];
     if (phase == WorkloadPhase::Running && w.phase != WorkloadPhase::Running && w.maxRuntimeMs > 0)
@@ -1829,6 +1829,14 @@ void ControlPlane::launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_
     for (int i = 1; i < w.crashLoop && backoff < most; ++i)
         backoff *= 2;
     backoff = std::min(backoff, most);
+    w.exitCode = exitCode;
+    w.restartAtMs = now + backoff;
+    w.detail = detail + "; restart " + std::to_string(w.restarts)
+        + (w.maxRestarts >= 0 ? " of at most " + std::to_string(w.maxRestarts) : std::string()) + " (restart "
+        + std::string(toString(w.restart)) + ") after " + std::to_string(backoff) + " ms, at "
+        + std::to_string(w.restartAtMs) + " (Unix ms)";
+    // The event names the node it ended on; then it leaves it.
+    setPhase(w, WorkloadPhase::Pending, std::string(kRestartPolicyActor));
     if (w.node != kNoNode) {
         (void)m_scheduler->release(w.workload.id);
         schedulePendingRetry();
@@ -1837,13 +1845,6 @@ void ControlPlane::launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_
     w.node = kNoNode;
     w.devices.clear();
     w.pid = 0;
-    w.exitCode = exitCode;
-    w.restartAtMs = now + backoff;
-    w.detail = detail + "; restart " + std::to_string(w.restarts)
-        + (w.maxRestarts >= 0 ? " of at most " + std::to_string(w.maxRestarts) : std::string()) + " (restart "
-        + std::string(toString(w.restart)) + ") after " + std::to_string(backoff) + " ms, at "
-        + std::to_string(w.restartAtMs) + " (Unix ms)";
-    setPhase(w, WorkloadPhase::Pending);
     m_restarting.insert({ w.restartAtMs, w.workload.id });
     logLine("control: workload " + std::to_string(w.workload.id) + " " + w.detail);
 }

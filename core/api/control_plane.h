@@ -76,6 +76,9 @@ std::optional<RestartPolicy> parseRestartPolicy(std::string_view text);
 std::optional<WorkloadPhase> parseWorkloadPhase(std::string_view text);
 bool isFinal(WorkloadPhase phase);
 
+// The actor of the phase change with which a workload's restart policy puts it back in the queue (`events()`).
+inline constexpr std::string_view kRestartPolicyActor = "restart policy";
+
 // The pool of workloads that name none; it always exists.
 inline constexpr std::string_view kDefaultPool = "default";
 // How long deferrable batch may be held for a low-carbon window when it names no deadline.
@@ -593,7 +596,8 @@ private:
     // The next launch of `w` is a new incarnation; the current one, launched on `launchedOn` (kNoNode: never
     // launched), becomes its previous launch.
     void newIncarnation(LiveWorkload& w, NodeId launchedOn);
-    void setPhase(LiveWorkload& w, WorkloadPhase phase);
+    // `actor`: what made the change, where not the workload's agent (`kRestartPolicyActor`); kept in the event.
+    void setPhase(LiveWorkload& w, WorkloadPhase phase, std::string actor = {});
     bool tryPlace(LiveWorkload& w);
     void launch(LiveWorkload& w);
     void sendLaunch(LiveNode& node, const LiveWorkload& w);

@@ -513,6 +513,19 @@ private slots:
         QCOMPARE(code, 2);
         QVERIFY2(err.contains(QStringLiteral("--previous reads a launch that has ended")), qPrintable(err));
 
+        // The timeline has its restart, on the node it ended on, by its restart policy.
+        std::tie(code, out, err)
+            = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("events"), QStringLiteral("--subject"),
+                QStringLiteral("crashy"), QStringLiteral("--category"), QStringLiteral("restart") });
+        QVERIFY2(code == 0, qPrintable(err));
+        const json timeline = json::parse(out.toStdString(), nullptr, false);
+        QVERIFY2(timeline.contains("events") && timeline["events"].size() == 1, qPrintable(out));
+        QCOMPARE(timeline["events"][0]["actor"].get<std::string>(), std::string("restart policy"));
+        QCOMPARE(timeline["events"][0]["node"], w["node"]);
+        QVERIFY2(timeline["events"][0]["detail"].get<std::string>().starts_with(
+                     "exited with code 3; restart 1 of at most 1"),
+            qPrintable(out));
+
         // The table and the detail say so.
         std::tie(code, out, err) = ctl({ QStringLiteral("get"), QString::number(id) });
         QVERIFY2(

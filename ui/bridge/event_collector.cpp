@@ -18,12 +18,13 @@ bool isActivePhase(const std::string& phase)
 }
 
 // The timeline's category of a workload's phase change; empty for changes not worth a row (a launch acknowledged).
-std::string workloadCategory(const std::string& from, const std::string& to)
+// Back to pending from a launch: its restart policy's restart, or put back in the queue (its node lost, preempted).
+std::string workloadCategory(const std::string& from, const std::string& to, const std::string& actor)
 {
     if (to == "launching")
         return isActivePhase(from) ? "migration" : "placement";
     if (to == "pending")
-        return isActivePhase(from) ? "requeue" : std::string();
+        return !isActivePhase(from) ? std::string() : actor == api::kRestartPolicyActor ? "restart" : "requeue";
     if (to == "running")
         return {};
     if (to == "stopping")
@@ -111,7 +112,7 @@ void EventCollector::fill(const api::ControlPlane& plane, const api::Rebalancer*
             row.actor = e.actor;
             row.detail = e.detail;
             switch (e.kind) {
-            case api::ClusterEventKind::WorkloadPhase: row.category = workloadCategory(e.from, e.to); break;
+            case api::ClusterEventKind::WorkloadPhase: row.category = workloadCategory(e.from, e.to, e.actor); break;
             case api::ClusterEventKind::NodeState: row.category = "node"; break;
             case api::ClusterEventKind::NodeCordon: row.category = "cordon"; break;
             case api::ClusterEventKind::Audit: row.category = auditCategory(e.from); break;
