@@ -2761,6 +2761,57 @@ Slots held: %3
             <numerusform>Restarted %n times by its restart policy</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 d</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>memory %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its own limits: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>when it fails</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Restarted %1, at most %n time(s)</source>
+        <translation>
+            <numerusform>Restarted %1, at most %n time</numerusform>
+            <numerusform>Restarted %1, at most %n times</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Restarted %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stopped after running %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>whenever it ends</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::TiersPage</name>

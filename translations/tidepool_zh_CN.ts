@@ -2758,6 +2758,56 @@ Slots held: %3
             <numerusform>已按其重启策略重启 %n 次</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <source>CPU %1</source>
+        <translation>CPU %1</translation>
+    </message>
+    <message>
+        <source>memory %1</source>
+        <translation>内存 %1</translation>
+    </message>
+    <message>
+        <source>Its own limits: %1</source>
+        <translation>自身限额：%1</translation>
+    </message>
+    <message>
+        <source>when it fails</source>
+        <translation>失败时</translation>
+    </message>
+    <message numerus="yes">
+        <source>Restarted %1, at most %n time(s)</source>
+        <translation>
+            <numerusform>%1重启，最多 %n 次</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Restarted %1</source>
+        <translation>%1重启</translation>
+    </message>
+    <message>
+        <source>Stopped after running %1</source>
+        <translation>运行 %1 后停止</translation>
+    </message>
+    <message>
+        <source>whenever it ends</source>
+        <translation>每次结束后</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::TiersPage</name>

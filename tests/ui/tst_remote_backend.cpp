@@ -638,11 +638,19 @@ void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
     const std::string token = m_token.toStdString();
     const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
         json { { "name", "late-arrival" }, { "pool", "batch" }, { "latency", "batch" }, { "cpuMillis", 100 },
-            { "memoryMiB", 64 } }
+            { "memoryMiB", 64 }, { "cpuLimitMillis", 200 }, { "memoryLimitMiB", 128 }, { "restart", "always" },
+            { "maxRestarts", 4 }, { "maxRuntimeMs", 3'600'000 } }
             .dump());
     QVERIFY2(submitted.contains("id"), submitted.dump().c_str());
     const auto id = submitted["id"].get<std::int64_t>();
     QTRY_VERIFY_WITH_TIMEOUT(shown(id) && shown(id)->phase == "running", 10'000);
+    // What it was submitted with, as the daemon says it.
+    QCOMPARE(shown(id)->cpuLimitMillis, std::int64_t { 200 });
+    QCOMPARE(shown(id)->memoryLimitMiB, std::int64_t { 128 });
+    QCOMPARE(shown(id)->restart, std::string("always"));
+    QCOMPARE(shown(id)->maxRestarts, 4);
+    QCOMPARE(shown(id)->maxRuntimeMs, std::int64_t { 3'600'000 });
+    QCOMPARE(shown(id)->restarts, 0);
     QCOMPARE(console.bridge.latest()->workloads.size(), before + 1);
     const json cancelled = fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(id));
     QVERIFY2(cancelled.contains("phase"), cancelled.dump().c_str());

@@ -426,6 +426,26 @@ private Q_SLOTS:
             qPrintable(restarted.data(Qt::ToolTipRole).toString()));
         QVERIFY(!never.data(TiersModel::SubtitleRole).toString().contains(QStringLiteral("restarted")));
         QVERIFY(!never.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Restarted")));
+        QVERIFY(!never.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Its own limits")));
+
+        // What it was submitted with beyond its requests: its own limits, its policy, its longest run.
+        changed.workloads[0].restart = "on-failure";
+        changed.workloads[0].maxRestarts = 3;
+        changed.workloads[0].maxRuntimeMs = 2 * 3600 * 1000;
+        changed.workloads[0].cpuLimitMillis = 1500;
+        changed.workloads[0].memoryLimitMiB = 2048;
+        changed.workloads[1].restart = "always";
+        model.setSnapshot(std::make_shared<const ConsoleSnapshot>(changed));
+        const QString tip = model.cardIndex(changed.workloads[0].id).data(Qt::ToolTipRole).toString();
+        QVERIFY2(
+            tip.contains(QStringLiteral("Its own limits: CPU %1, memory %2").arg(coresText(1500), memoryText(2048))),
+            qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Restarted when it fails, at most 3 times")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("Stopped after running 2 h")), qPrintable(tip));
+        const QString always = model.cardIndex(changed.workloads[1].id).data(Qt::ToolTipRole).toString();
+        QVERIFY2(always.contains(QStringLiteral("Restarted whenever it ends"))
+                && !always.contains(QStringLiteral("at most")),
+            qPrintable(always));
     }
 
     // A GPU workload (batch if there is one) dropped on a CPU-only cold node: refused with the scheduler's reason.

@@ -165,9 +165,21 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
     if (j.contains("accelerators"))
         row.acceleratorKind = j.at("accelerators").at("kind").get<std::string>();
     row.detail = j.at("detail").get<std::string>();
-    if (const auto it = j.find("restarts"); it != j.end() && it->is_number_integer())
-        row.restarts = static_cast<std::int32_t>(
-            std::clamp<std::int64_t>(it->get<std::int64_t>(), 0, std::numeric_limits<std::int32_t>::max()));
+    // Fields of later daemons: absent (or of another type) they keep their defaults.
+    const auto whole = [&j](const char* key, std::int64_t low, std::int64_t high, std::int64_t otherwise) {
+        const auto it = j.find(key);
+        return it != j.end() && it->is_number_integer() ? std::clamp(it->get<std::int64_t>(), low, high) : otherwise;
+    };
+    constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
+    constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
+    row.restarts = static_cast<std::int32_t>(whole("restarts", 0, kInt32Max, 0));
+    if (const auto it = j.find("restart");
+        it != j.end() && (*it == json("on-failure") || *it == json("always") || *it == json("never")))
+        row.restart = it->get<std::string>();
+    row.maxRestarts = static_cast<std::int32_t>(whole("maxRestarts", 0, kInt32Max, -1));
+    row.maxRuntimeMs = whole("maxRuntimeMs", 0, kInt64Max, 0);
+    row.cpuLimitMillis = whole("cpuLimitMillis", 0, kInt64Max, 0);
+    row.memoryLimitMiB = whole("memoryLimitMiB", 0, kInt64Max, 0);
     row.tier = row.homeTier;
     if (!placed(row.phase) || !j.contains("node"))
         return row;

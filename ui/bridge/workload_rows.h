@@ -43,6 +43,11 @@ struct WorkloadRow {
     double netUsedMbps = -1.0; // its pool's measured traffic on its shaped node, split by requests; -1: not measured
     std::string detail; // why it waits, or why it is where it is
     std::int32_t restarts = 0; // how many times its restart policy started it again
+    std::string restart = "never"; // its restart policy: never, on-failure, always
+    std::int32_t maxRestarts = -1; // with a restart policy, how many times at most; -1: no limit
+    std::int64_t maxRuntimeMs = 0; // each launch's longest run; 0: none
+    std::int64_t cpuLimitMillis = 0; // its own limits on its node; 0: only its pool's
+    std::int64_t memoryLimitMiB = 0;
     bool operator==(const WorkloadRow&) const = default;
 };
 

@@ -74,6 +74,11 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
         row.acceleratorKind = std::string(toString(spec.accelerators.kind));
     row.detail = w.detail;
     row.restarts = w.restarts;
+    row.restart = std::string(api::toString(w.restart));
+    row.maxRestarts = w.maxRestarts;
+    row.maxRuntimeMs = w.maxRuntimeMs;
+    row.cpuLimitMillis = w.cpuLimitMillis;
+    row.memoryLimitMiB = w.memoryLimitMiB;
     row.tier = row.homeTier;
     if (!placed(w.phase) || w.node == kNoNode)
         return row;

@@ -61,6 +61,42 @@ QString resourcesText(const WorkloadRow& w)
     return parts.join(QStringLiteral(" · "));
 }
 
+// "90 s", "30 min", "5 h", "3 d": a span in its largest sensible unit.
+QString spanText(std::int64_t ms)
+{
+    const std::int64_t s = ms / 1000;
+    if (s < 120)
+        return TiersModel::tr("%1 s").arg(s);
+    if (s < 120 * 60)
+        return TiersModel::tr("%1 min").arg(s / 60);
+    if (s < 48 * 3600)
+        return TiersModel::tr("%1 h").arg(s / 3600);
+    return TiersModel::tr("%1 d").arg(s / 86400);
+}
+
+// What it was submitted with beyond its requests: its own limits, its restart policy, its maximum runtime.
+QStringList termsText(const WorkloadRow& w)
+{
+    QStringList lines;
+    QStringList limits;
+    if (w.cpuLimitMillis > 0)
+        limits << TiersModel::tr("CPU %1").arg(coresText(w.cpuLimitMillis));
+    if (w.memoryLimitMiB > 0)
+        limits << TiersModel::tr("memory %1").arg(memoryText(w.memoryLimitMiB));
+    if (!limits.isEmpty())
+        lines << TiersModel::tr("Its own limits: %1").arg(limits.join(QStringLiteral(", ")));
+    if (w.restart == "on-failure" || w.restart == "always") {
+        const QString policy
+            = w.restart == "always" ? TiersModel::tr("whenever it ends") : TiersModel::tr("when it fails");
+        lines << (w.maxRestarts >= 0
+                ? TiersModel::tr("Restarted %1, at most %n time(s)", nullptr, w.maxRestarts).arg(policy)
+                : TiersModel::tr("Restarted %1").arg(policy));
+    }
+    if (w.maxRuntimeMs > 0)
+        lines << TiersModel::tr("Stopped after running %1").arg(spanText(w.maxRuntimeMs));
+    return lines;
+}
+
 } // namespace
 
 TiersModel::TiersModel(QObject* parent)
@@ -426,6 +462,8 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
             + (w.node.empty() ? tr("Waiting for a place on the %1 tier").arg(tierLabel(w.tier))
                               : tr("On node %1 (%2 tier)").arg(QString::fromStdString(w.node), tierLabel(w.tier)));
         tip += QLatin1Char('\n') + tr("Requests: %1").arg(resourcesText(w));
+        for (const QString& line : termsText(w))
+            tip += QLatin1Char('\n') + line;
         if (w.restarts > 0)
             tip += QLatin1Char('\n') + tr("Restarted %n time(s) by its restart policy", nullptr, w.restarts);
         if (!w.detail.empty())
