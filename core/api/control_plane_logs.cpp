@@ -8,6 +8,19 @@
 
 namespace tidepool::api {
 
+namespace {
+
+// Where the launch before the current one can be read, for a read that finds no current one; empty without one.
+std::string previousLaunch(const LiveWorkload& w, const ClusterState& cluster)
+{
+    if (w.previousNode == kNoNode)
+        return {};
+    return "; its previous launch (incarnation " + std::to_string(w.previousIncarnation) + ", on node "
+        + cluster.node(w.previousNode).name + ") is read with previous=1 (tidepoolctl logs --previous)";
+}
+
+} // namespace
+
 void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
 {
     const auto refuse = [&](int status, std::string why) {
@@ -29,12 +42,8 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     // An ended workload keeps the node it ran on; one that waits (again) has left it, and its new launch has none yet.
     if (!query.previous && w.node == kNoNode)
         return refuse(409,
-            workload + " is " + std::string(toString(w.phase)) + " and on no node: its current launch has written no "
-                + "output yet"
-                + (w.previousNode != kNoNode ? "; its previous launch (incarnation "
-                            + std::to_string(w.previousIncarnation) + ", on node " + m_cluster.node(w.previousNode).name
-                            + ") is read with previous=1 (tidepoolctl logs " + "--previous)"
-                                             : std::string()));
+            workload + " is " + std::string(toString(w.phase))
+                + " and on no node: its current launch has written no output yet" + previousLaunch(w, m_cluster));
     const NodeId held = query.previous ? w.previousNode : w.node;
     const std::int32_t incarnation = query.previous ? w.previousIncarnation : w.incarnation;
     LiveNode& node = m_nodes[static_cast<std::size_t>(held)];

@@ -92,7 +92,7 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
         if (r.ok() && s.restart == RestartPolicy::Never)
             r.fail(protocol::ErrorCode::OutOfRange, r.pathOf("maxRestarts"),
                 "field `" + r.pathOf("maxRestarts")
-                    + "` applies only with a restart policy (\"restart\": " + "\"on-failure\" or \"always\")");
+                    + "` applies only with a restart policy (\"restart\": \"on-failure\" or \"always\")");
     }
     if (r.has("maxRuntimeMs"))
         s.maxRuntimeMs = r.integer("maxRuntimeMs", 1000, 366LL * 86'400'000);

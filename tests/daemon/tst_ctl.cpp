@@ -1854,6 +1854,10 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
         QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"),
         QStringLiteral("1"), QStringLiteral("--max-runtime"), QStringLiteral("500ms") }
                                                   << QStringLiteral("must be from 1 s to 366 days");
+    QTest::newRow("--max-restarts without --restart") << QStringList { QStringLiteral("submit"),
+        QStringLiteral("--name"), QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"),
+        QStringLiteral("--memory"), QStringLiteral("1"), QStringLiteral("--max-restarts"),
+        QStringLiteral("3") } << QStringLiteral("`maxRestarts` applies only with a restart policy");
     QTest::newRow("events --limit 0") << QStringList { QStringLiteral("events"), QStringLiteral("--limit"),
         QStringLiteral("0") } << QStringLiteral("--limit: \"0\"");
     QTest::newRow("events --interval-ms alone")
