@@ -1748,15 +1748,17 @@ void TestRunner::logsAreCappedKeepingTheNewestOutput()
     const fs::path rotated = chatty->stdoutPath.string() + ".1";
     QVERIFY2(fs::file_size(chatty->stdoutPath) <= cap, std::to_string(fs::file_size(chatty->stdoutPath)).c_str());
     QVERIFY(fs::exists(rotated));
-    // The newest half of the cap; by copy and truncation also what was written while it was copied (a fast writer on a
-    // busy machine: tens of KiB).
-    QVERIFY2(fs::file_size(rotated) >= cap / 2 && fs::file_size(rotated) < (exact ? cap / 2 + 1 : 2 * cap),
+    // The newest half of the cap; by copy and truncation also what was written while it was copied (up to eight
+    // rounds of it: on a busy machine, where the agent's thread waits for a core while the writer runs, up to a MiB).
+    QVERIFY2(fs::file_size(rotated) >= cap / 2 && (!exact || fs::file_size(rotated) == cap / 2),
         std::to_string(fs::file_size(rotated)).c_str());
     // What the follower read is whole lines in order, none twice, up to the last: no seam where a rotation was. A
     // rotation by copy and truncation loses what is written between its last look at the file and its truncation: a
     // line missing where the follower did not skip, or, when that write was under way at the last look (its writer
-    // preempted while it held the file), the end of one line run into the next. A few at most; a seam at every
-    // rotation (about 28 here) would be positions that do not match the bytes. Taking blocks out loses none.
+    // preempted while it held the file), the end of one line run into the next: a few lines on an idle machine, and
+    // without bound on a busy one (the agent's thread preempted between its last look and the truncation while the
+    // writer runs on: 693 lines once beside a build). A seam at every rotation (about 28 here) would be positions
+    // that do not match the bytes. Taking blocks out loses none, busy or not.
     std::istringstream lines(followed);
     std::string line;
     int previous = -1;
@@ -1787,7 +1789,7 @@ void TestRunner::logsAreCappedKeepingTheNewestOutput()
     qInfo("the follower read %d of 2000 lines; it skipped %d times; %d lines were lost in rotations, %d cut", count,
         skips, lost, damaged);
     QVERIFY2(damaged <= (exact ? 0 : 3), std::to_string(damaged).c_str());
-    QVERIFY2(lost <= (exact ? 0 : 40), std::to_string(lost).c_str());
+    QVERIFY2(!exact || lost == 0, std::to_string(lost).c_str());
     // The newest output is kept; the workload writes at the end (O_APPEND), so no hole is left.
     const std::string current = readText(chatty->stdoutPath);
     const std::string newest = readText(rotated) + current;
