@@ -312,10 +312,10 @@ void ControlPlane::onTick()
     releaseRestarts(nowMs());
     enforceRuntimeLimits(nowMs());
     m_timer.expires_after(m_config.tick);
-    m_timer.async_wait([this](const boost::system::error_code& ec) {
+    m_timer.async_wait(whileAlive([this](const boost::system::error_code& ec) {
         if (!ec)
             onTick();
-    });
+    }));
 }
 
 // ---- nodes ----------------------------------------------------------------------------------------------------
@@ -1330,12 +1330,12 @@ void ControlPlane::scheduleFlush()
     m_flushArmed = true;
     // Changes are written together, at most every 50 ms: one transaction for a burst of submissions.
     m_flushTimer.expires_after(std::chrono::milliseconds(50));
-    m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+    m_flushTimer.async_wait(whileAlive([this](const boost::system::error_code& ec) {
         if (ec)
             return; // cancelled: whoever cancelled it re-arms or stops
         m_flushArmed = false;
         flush();
-    });
+    }));
 }
 
 void ControlPlane::whenSaved(SavedCallback done)
@@ -1350,12 +1350,12 @@ void ControlPlane::whenSaved(SavedCallback done)
     // Not at once: whatever else is ready on this thread (more requests of a burst) joins the same commit.
     m_saveArmed = true;
     m_saveTimer.expires_after(std::chrono::milliseconds(0));
-    m_saveTimer.async_wait([this](const boost::system::error_code& ec) {
+    m_saveTimer.async_wait(whileAlive([this](const boost::system::error_code& ec) {
         if (ec)
             return;
         m_saveArmed = false;
         flush();
-    });
+    }));
 }
 
 void ControlPlane::audit(store::AuditEntry entry)
@@ -1474,12 +1474,12 @@ void ControlPlane::flush()
             waiter(m_lastStoreError);
         m_flushArmed = true;
         m_flushTimer.expires_after(std::chrono::seconds(1));
-        m_flushTimer.async_wait([this](const boost::system::error_code& ec) {
+        m_flushTimer.async_wait(whileAlive([this](const boost::system::error_code& ec) {
             if (ec)
                 return;
             m_flushArmed = false;
             flush();
-        });
+        }));
         return;
     }
     if (!m_lastStoreError.empty()) {
@@ -1924,10 +1924,10 @@ void ControlPlane::schedulePendingRetry(bool capacityFreed)
     if (m_retryPosted || m_pending.empty())
         return;
     m_retryPosted = true;
-    boost::asio::post(m_io, [this] {
+    boost::asio::post(m_io, whileAlive([this] {
         m_retryPosted = false;
         retryPass();
-    });
+    }));
 }
 
 namespace {

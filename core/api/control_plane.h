@@ -569,6 +569,17 @@ public:
         protocol::LogSink log); // use `create`
 
 private:
+    // `f` as a handler for the io_context that does nothing once this plane is gone: a post, or a timer that had
+    // already expired when the plane was destroyed, still runs when its owner destroys the plane before the
+    // io_context has run what was queued (a cancelled timer's handler is called with success once it was queued).
+    template <typename F> auto whileAlive(F f)
+    {
+        return [alive = std::weak_ptr<const bool>(m_alive), f = std::move(f)](auto&&... args) mutable {
+            if (!alive.expired())
+                f(std::forward<decltype(args)>(args)...);
+        };
+    }
+
     struct PendingJoinInfo {
         protocol::Hello hello;
         std::string remote;
@@ -697,6 +708,7 @@ private:
     WorkloadId m_nextId = 1;
     WorkloadId m_highestOwnId = 0; // the highest id this core has given out or restored (not one adopted from agents)
     bool m_retryPosted = false;
+    std::shared_ptr<const bool> m_alive = std::make_shared<const bool>(true); // `whileAlive`
     // The shapes that found no place since capacity last grew (`schedulePendingRetry`).
     std::set<PlacementShape> m_failedShapes;
     bool m_stopped = false;

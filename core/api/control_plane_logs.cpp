@@ -83,9 +83,9 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     wait.answer.phase = w.phase;
     wait.done = std::move(done);
     wait.timeout = std::make_unique<boost::asio::steady_timer>(m_io, m_config.logsTimeout);
-    wait.timeout->async_wait([this, requestId](const boost::system::error_code& e) {
+    wait.timeout->async_wait(whileAlive([this, requestId](const boost::system::error_code& e) {
         if (e)
-            return; // answered first (or the control plane is gone): `this` may not be touched
+            return; // answered first
         const auto waiting = m_logsWaits.find(requestId);
         if (waiting == m_logsWaits.end())
             return; // answered while this expiry was on its way
@@ -94,7 +94,7 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
         answer.error = "the agent of node " + waiting->second.answer.node + " did not answer within "
             + std::to_string(m_config.logsTimeout.count()) + " ms";
         endLogsWait(requestId, std::move(answer));
-    });
+    }));
     const std::string session = wait.sessionId;
     m_logsWaits.emplace(requestId, std::move(wait));
     if (!m_link.send(session, request)) {

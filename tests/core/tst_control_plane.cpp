@@ -649,6 +649,21 @@ private slots:
         QCOMPARE(name(m_plane->workload(next)->phase), name(WorkloadPhase::Launching));
     }
 
+    // A plane destroyed before its io_context ran the retry it had posted is not touched by it (the daemon stops its io
+    // first, but an embedding console or a test's fixture may not): the handler runs and does nothing.
+    void aPlaneGoneBeforeItsIoRunsWhatItPostedIsNotTouched()
+    {
+        join("s1", "n1");
+        const WorkloadId big = submit("big", 4000);
+        submit("next", 1000); // waits: the retry is posted when the big one ends
+        m_plane->onWorkloadUpdate("s1", status(big, "exited", 1, 0));
+        const std::size_t launches = sentOf<protocol::Launch>("s1").size();
+        m_plane.reset();
+        QCOMPARE(m_io.poll(), std::size_t { 1 }); // the retry, a no-op now (was a use after free)
+        m_io.restart();
+        QCOMPARE(sentOf<protocol::Launch>("s1").size(), launches); // it placed nothing
+    }
+
     void aRetryPassTriesEachShapeOnce()
     {
         join("s1", "n1");
