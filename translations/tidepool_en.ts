@@ -1783,6 +1783,28 @@
         <source>Why (optional, kept with the cordon and in the audit log)?</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>Node %1 is cordoned (%2); %n workload(s) moved off it now.</source>
+        <translation>
+            <numerusform>Node %1 is cordoned (%2); %n workload moved off it now.</numerusform>
+            <numerusform>Node %1 is cordoned (%2); %n workloads moved off it now.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more follow, each as one moved before runs on its new node.</source>
+        <translation>
+            <numerusform>%n more follows, as the one moved before runs on its new node.</numerusform>
+            <numerusform>%n more follow, each as one moved before runs on its new node.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing runs there now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>At most how many of its workloads may be moving at once? The others run where they are until their turn. 0 moves them all at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::NodesModel</name>
@@ -1841,6 +1863,13 @@
     <message>
         <source>Workloads</source>
         <translation>Workloads</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — draining: %2 moving (at most %3), %n moved</source>
+        <translation>
+            <numerusform>%1 — draining: %2 moving (at most %3), %n moved</numerusform>
+            <numerusform>%1 — draining: %2 moving (at most %3), %n moved</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -1781,6 +1781,26 @@
         <source>Why (optional, kept with the cordon and in the audit log)?</source>
         <translation>原因（可选，随隔离记录并写入审计日志）？</translation>
     </message>
+    <message numerus="yes">
+        <source>Node %1 is cordoned (%2); %n workload(s) moved off it now.</source>
+        <translation>
+            <numerusform>节点 %1 已隔离（%2）；现已迁出 %n 个工作负载。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more follow, each as one moved before runs on its new node.</source>
+        <translation>
+            <numerusform>其余 %n 个将依次迁出：每当先迁出的一个在新节点上运行后，下一个再迁出。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing runs there now.</source>
+        <translation>该节点上已无工作负载运行。</translation>
+    </message>
+    <message>
+        <source>At most how many of its workloads may be moving at once? The others run where they are until their turn. 0 moves them all at once.</source>
+        <translation>同时最多迁移其中多少个工作负载？其余的在原处继续运行，直到轮到它们。0 表示全部同时迁移。</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::NodesModel</name>
@@ -1839,6 +1859,12 @@
     <message>
         <source>Workloads</source>
         <translation>工作负载</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 — draining: %2 moving (at most %3), %n moved</source>
+        <translation>
+            <numerusform>%1 — 排空中：%2 个迁移中（最多 %3 个），已迁出 %n 个</numerusform>
+        </translation>
     </message>
 </context>
 <context>

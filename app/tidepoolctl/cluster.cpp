@@ -1,11 +1,13 @@
 // The cluster commands: `nodes`, `pools` (with `create` and `set`) and `summary`, and their printers.
 #include "app/tidepoolctl/commands.h"
 
+#include "core/api/drain_options.h"
 #include "core/model/types.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 namespace tidepool::ctl {
 
@@ -31,12 +33,31 @@ std::string acceleratorsOf(const json& node)
     return out.empty() ? "-" : out;
 }
 
+// A paced drain under way, in one line: "at most 2 moving at once: 1 moving, 4 moved, 1 queued again; 1 no other node
+// takes (WHY); deadline in 29m".
+std::string drainProgress(const json& drain)
+{
+    std::string out = "at most " + text(drain, "maxParallel") + " moving at once: " + text(drain, "moving")
+        + " moving, " + text(drain, "moved") + " moved";
+    if (integer(drain, "evicted") > 0)
+        out += ", " + text(drain, "evicted") + " queued again at the deadline";
+    if (integer(drain, "blocked") > 0)
+        out += "; " + text(drain, "blocked") + " no other node takes (" + text(drain, "blockedReason") + ")";
+    out += integer(drain, "deadlineMs") > 0 ? "; deadline " + relative(integer(drain, "deadlineMs"))
+                                            : std::string("; no deadline");
+    return out + ", started by " + text(drain, "actor") + " " + relative(integer(drain, "startedMs"));
+}
+
 void printNodes(const json& list)
 {
     Table table({ "NAME", "STATE", "ISA", "TIER", "CPU(free/total)", "MEM(free/total)", "ACCEL(free/total)", "UTIL",
         "WORKLOADS" });
     for (const json& n : list)
-        table.add({ text(n, "name"), text(n, "state") + (text(n, "cordon", "").empty() ? "" : ",cordoned"),
+        table.add({ text(n, "name"),
+            text(n, "state")
+                + (n.contains("drain")                  ? ",draining"
+                        : text(n, "cordon", "").empty() ? ""
+                                                        : ",cordoned"),
             text(n, "isa"), text(n, "tier"), cores(integer(n, "cpuMillisFree")) + "/" + cores(integer(n, "cpuMillis")),
             mebibytes(integer(n, "memoryMiBFree")) + "/" + mebibytes(integer(n, "memoryMiB")), acceleratorsOf(n),
             percent(real(n, "cpuUtilisation")), text(n, "workloads") });
@@ -56,6 +77,7 @@ void printNode(const json& n)
         { "ISA", text(n, "isa") + ", " + text(n, "cpuModel") + ", " + text(n, "numaNodes") + " NUMA node(s)" },
         { "Tier", text(n, "tier") },
         { "Cordon", text(n, "cordon", "").empty() ? "none: new work may land here" : text(n, "cordon") },
+        { "Drain", n.contains("drain") ? drainProgress(n["drain"]) : std::string("none under way") },
         { "CPU",
             cores(integer(n, "cpuMillisFree")) + " of " + cores(integer(n, "cpuMillis")) + " cores free, "
                 + percent(real(n, "cpuUtilisation")) + " used" },
@@ -261,19 +283,80 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
 
 namespace {
 
-// `nodes cordon|uncordon|drain NAME [--reason TEXT]` (node_api.h).
+// `nodes drain NAME ... --wait`: reads the node until its drain is over, printing its progress as it changes; fails
+// when it ended (its cordon lifted) with workloads still there.
+Result<void> waitForDrain(Session& session, const std::string& name, std::chrono::milliseconds interval)
+{
+    std::string shown;
+    for (;;) {
+        auto response = session.call(HttpMethod::Get, "/v1/nodes/" + name);
+        if (!response)
+            return tl::unexpected(response.error());
+        const json node = json::parse(*response, nullptr, false);
+        if (!node.is_object())
+            return tl::unexpected(Failure { 1, "unexpected response from tidepoold's /v1/nodes/" + name });
+        if (!node.contains("drain")) {
+            if (integer(node, "workloads") > 0)
+                return tl::unexpected(Failure { 1,
+                    "node " + name + "'s drain ended (" + (text(node, "cordon", "").empty() ? "uncordoned" : "stopped")
+                        + ") with " + text(node, "workloads") + " workload(s) still there" });
+            std::printf("%s\n", terminalSafe("node " + name + " drained: nothing runs there").c_str());
+            return {};
+        }
+        const json& drain = node["drain"];
+        std::string line = text(node, "workloads") + " there; " + drainProgress(drain);
+        // The deadline's "in 29m" changes each minute: a line is new when the counts are.
+        const std::string counts = text(node, "workloads") + "/" + text(drain, "moving") + "/" + text(drain, "moved")
+            + "/" + text(drain, "evicted") + "/" + text(drain, "blocked");
+        if (counts != shown) {
+            std::printf("%s\n", terminalSafe(line).c_str());
+            std::fflush(stdout);
+            shown = counts;
+        }
+        std::this_thread::sleep_for(interval);
+    }
+}
+
+// `nodes cordon|uncordon NAME [--reason TEXT]`, `nodes drain NAME [--reason TEXT] [--max-parallel N [--deadline DUR]]
+// [--wait [--interval-ms N]]` (node_api.h).
 Result<void> nodeOperation(Session& session, const std::string& operation, const std::vector<std::string>& words)
 {
     const std::string cmd = "nodes " + operation;
-    auto parsed = operation == "uncordon" ? parseOptions(cmd, words, {}) : parseOptions(cmd, words, { { "--reason" } });
+    auto parsed = operation == "uncordon" ? parseOptions(cmd, words, {})
+        : operation == "drain"            ? parseOptions(cmd, words,
+                         { { "--reason" }, { "--max-parallel" }, { "--deadline" }, { "--wait", false }, { "--interval-ms" } })
+                                          : parseOptions(cmd, words, { { "--reason" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
+    json body = json::object();
+    if (const auto parallel = parsed->last("--max-parallel")) {
+        auto n = integerValue(cmd, "--max-parallel", *parallel, 1, api::kMaxDrainParallel);
+        if (!n)
+            return tl::unexpected(n.error());
+        body["maxParallel"] = *n;
+    }
+    if (const auto deadline = parsed->last("--deadline")) {
+        if (!body.contains("maxParallel"))
+            return usageError(cmd + ": --deadline paces a drain: give --max-parallel N with it");
+        auto ms = durationValue(cmd, "--deadline", *deadline, 1000, api::kMaxDrainDeadlineMs);
+        if (!ms)
+            return tl::unexpected(ms.error());
+        body["deadlineMs"] = *ms;
+    }
+    std::chrono::milliseconds waitInterval { 1000 };
+    if (const auto interval = parsed->last("--interval-ms")) {
+        if (!parsed->has("--wait"))
+            return usageError(cmd + ": --interval-ms goes with --wait");
+        auto ms = integerValue(cmd, "--interval-ms", *interval, 100, 60'000);
+        if (!ms)
+            return tl::unexpected(ms.error());
+        waitInterval = std::chrono::milliseconds(*ms);
+    }
     if (parsed->positionals.size() != 1)
         return usageError(cmd + ": give exactly one node name");
     auto name = nameValue(cmd, "node name", parsed->positionals[0]);
     if (!name)
         return tl::unexpected(name.error());
-    json body = json::object();
     if (const auto reason = parsed->last("--reason"))
         body["reason"] = *reason;
     auto response = session.call(HttpMethod::Post, "/v1/nodes/" + *name + "/" + operation, body.dump());
@@ -293,6 +376,18 @@ Result<void> nodeOperation(Session& session, const std::string& operation, const
                                                     : "node " + text(j, "node") + " uncordoned (it was: " + lifted + ")"
                                     + (text(j, "state") == "booting" ? "; it powers up" : ""))
                             .c_str());
+                } else if (j.contains("waiting")) {
+                    std::printf("%s\n",
+                        terminalSafe("node " + text(j, "node") + " cordoned (" + text(j, "cordon") + "); "
+                            + text(j, "moved") + " workload(s) moved off it now, " + text(j, "waiting")
+                            + " waiting for their turn"
+                            + (j.contains("drain") ? "; draining " + drainProgress(j["drain"]) : "; drained"))
+                            .c_str());
+                    Table table({ "ID", "NAME", "TO" });
+                    for (const json& w : j.value("workloads", json::array()))
+                        table.add({ text(w, "workload"), text(w, "name"), text(w, "node") });
+                    if (!j.value("workloads", json::array()).empty())
+                        table.print();
                 } else {
                     std::printf("%s\n",
                         terminalSafe("node " + text(j, "node") + " cordoned (" + text(j, "cordon") + "); "
@@ -309,8 +404,10 @@ Result<void> nodeOperation(Session& session, const std::string& operation, const
             });
         !shown)
         return shown;
-    // A drain that left workloads there has not emptied the node: a script should know.
+    // A drain that left workloads there has not emptied the node: a script should know (or waits for it to).
     const json answer = json::parse(*response, nullptr, false);
+    if (operation == "drain" && parsed->has("--wait") && answer.is_object() && answer.contains("drain"))
+        return waitForDrain(session, *name, waitInterval);
     if (operation == "drain" && answer.is_object() && answer.value("stayed", 0) > 0)
         return tl::unexpected(Failure { 1,
             "node " + text(answer, "node") + " still holds " + text(answer, "stayed")

@@ -64,10 +64,13 @@ Commands:
   nodes cordon NAME [--reason TEXT]
                                no new work lands on it; what runs there stays (operator role)
   nodes uncordon NAME          lifts its cordon, whoever set it (a powered-down node's: it powers up)
-  nodes drain NAME [--reason TEXT]
+  nodes drain NAME [--reason TEXT] [--max-parallel N [--deadline DUR]] [--wait [--interval-ms N]]
                                cordons it and moves each workload placed there onto the best other node that
                                takes it (stopped there, launched again); exit status 1 when some stay, each with
-                               the reason no other node took it
+                               the reason no other node took it. --max-parallel N: at most N moving at once, the
+                               next as a moved one runs, until the node is empty; --deadline 30m|2h: then what is
+                               left moves at once and what no node takes is queued again; --wait: prints its
+                               progress until the node is empty (exit status 1 if uncordoned first)
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
                  [--mem-bandwidth MBPS] [--net-bandwidth MBITPS] [--gpu SHARE] [--npu SHARE] [--fpga SHARE]

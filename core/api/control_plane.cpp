@@ -165,6 +165,17 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
         live.state = NodeState::Suspect;
         live.cpuModel = n.cpuModel;
         live.cordon = n.cordon;
+        if (n.drainMaxParallel > 0 && !n.cordon.empty()) {
+            // The drain goes on; what it was moving is found among the workloads below.
+            NodeDrain& drain = live.drain.emplace();
+            drain.maxParallel
+                = static_cast<std::int32_t>(std::min<std::int64_t>(n.drainMaxParallel, kMaxDrainParallel));
+            drain.startedMs = n.drainStartedMs;
+            drain.deadlineAtMs = n.drainDeadlineMs;
+            drain.actor = n.drainActor;
+            drain.moved = n.drainMoved;
+            drain.evicted = n.drainEvicted;
+        }
         m_cluster.mutableNode(id).peakReserved = n.peakReserved;
         live.lastSeen = now; // silent from now on: lost only once the restart grace and lostAfter have both passed
         m_nodeByName.emplace(n.name, id);
@@ -182,6 +193,11 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
         if (!id)
             return makeError(ErrorCode::ParseError, what + ": " + id.error().message);
     }
+    // What a paced drain was moving: launched off its node and not running yet.
+    for (const auto& [id, w] : m_workloads)
+        if (w.previousNode != kNoNode && w.node != w.previousNode && w.phase == WorkloadPhase::Launching)
+            if (auto& drain = m_nodes[static_cast<std::size_t>(w.previousNode)].drain)
+                drain->moving.insert(id);
     m_restored = !snapshot.nodes.empty();
     m_stats.restoredNodes = snapshot.nodes.size();
     m_stats.restoredWorkloads = snapshot.workloads.size();
@@ -311,6 +327,7 @@ void ControlPlane::onTick()
     releaseHeld(nowMs());
     releaseRestarts(nowMs());
     enforceRuntimeLimits(nowMs());
+    advanceDrains(nowMs());
     m_timer.expires_after(m_config.tick);
     m_timer.async_wait(whileAlive([this](const boost::system::error_code& ec) {
         if (!ec)
@@ -388,6 +405,12 @@ ApiResult<void> ControlPlane::setCordon(const std::string& name, std::string rea
         return {};
     node.cordon = std::move(reason);
     logLine("control: node " + name + (node.cordon.empty() ? " uncordoned" : " cordoned: " + node.cordon));
+    if (node.cordon.empty() && node.drain) {
+        // Lifting the cordon ends its drain: what was moved stays where it went, the rest stays here.
+        logLine("control: node " + name + "'s drain ended with its cordon: " + std::to_string(node.drain->moved)
+            + " moved");
+        node.drain.reset();
+    }
     // Lifting an off node's power-down cordon is its power-up: it boots until its agent comes back. A power-up rolled
     // back (cordoned for power-down again) leaves it off.
     if (node.state == NodeState::Off && node.cordon.empty()) {
@@ -1431,9 +1454,19 @@ void ControlPlane::flush()
         for (const Device& d : n.devices)
             devices.push_back({ { "kind", std::string(toString(d.kind)) }, { "model", m_cluster.modelName(d.model) },
                 { "memoryMiB", d.memoryMiB }, { "shareCapacity", d.shareCapacity } });
-        m_store->putNode(store::StoredNode { n.name, std::string(toString(n.isa)), std::string(toString(n.tier)),
-            n.capacity.cpuMillis, n.capacity.memoryMiB, std::move(devices), m_nodes[static_cast<std::size_t>(id)].cpuModel,
-            nowMs(), m_nodes[static_cast<std::size_t>(id)].cordon, n.peakReserved });
+        const LiveNode& live = m_nodes[static_cast<std::size_t>(id)];
+        store::StoredNode stored { n.name, std::string(toString(n.isa)), std::string(toString(n.tier)),
+            n.capacity.cpuMillis, n.capacity.memoryMiB, std::move(devices), live.cpuModel, nowMs(), live.cordon,
+            n.peakReserved };
+        if (live.drain) {
+            stored.drainMaxParallel = live.drain->maxParallel;
+            stored.drainStartedMs = live.drain->startedMs;
+            stored.drainDeadlineMs = live.drain->deadlineAtMs;
+            stored.drainActor = live.drain->actor;
+            stored.drainMoved = live.drain->moved;
+            stored.drainEvicted = live.drain->evicted;
+        }
+        m_store->putNode(stored);
     }
     for (const WorkloadId id : m_dirtyWorkloads) {
         const auto it = m_workloads.find(id);

@@ -16,6 +16,7 @@
 // the API calls and the timers are all called there. Nothing here is synchronised.
 
 #include "core/api/cluster_events.h"
+#include "core/api/drain_options.h"
 #include "core/model/cluster.h"
 #include "core/sched/scheduler.h"
 #include "core/store/store.h"
@@ -232,6 +233,23 @@ struct LiveWorkload {
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
+// A paced drain under way on a node (`DrainOptions::maxParallel` > 0), advanced by the liveness tick until the node
+// holds nothing; ended early by lifting the node's cordon. Kept across restarts (but `moving` and `blocked`, which
+// the workloads and the next try say again).
+struct NodeDrain {
+    std::int32_t maxParallel = 1;
+    std::int64_t startedMs = 0;
+    std::int64_t deadlineAtMs = 0; // Unix epoch ms; 0: none
+    std::string actor; // who started it: the moves are theirs
+    std::set<WorkloadId> moving; // moved off it by the drain, not running on their new node yet
+    std::int64_t moved = 0; // moves it made, in all
+    std::int64_t evicted = 0; // stopped and queued again at the deadline: no other node took them
+    // At its latest try: how many of the node's workloads no other node took, and why the first of them stayed.
+    std::int64_t blocked = 0;
+    std::string blockedReason;
+    bool operator==(const NodeDrain&) const = default;
+};
+
 struct LiveNode {
     NodeId id = kNoNode;
     NodeState state = NodeState::Joining;
@@ -266,6 +284,7 @@ struct LiveNode {
     // Taken out of scheduling by an operator or an approved power-down proposal (the reason says which); kept across
     // restarts and reconnects.
     std::string cordon;
+    std::optional<NodeDrain> drain; // a paced drain under way (`ControlPlane::drain`)
     Clock::time_point bootingSince {}; // when its power-down cordon was lifted while it was off
     // Every utilisation sample received since the history recorder last took them (buffered backlogs included).
     std::vector<protocol::UtilisationSample> unrecorded;
@@ -401,7 +420,9 @@ struct MoveOutcome {
 // What a drain did (`ControlPlane::drain`): each workload it found on the node, moved or not.
 struct DrainOutcome {
     std::string cordon; // the node's cordon after it
-    std::vector<std::pair<WorkloadId, MoveOutcome>> moves; // in the node's bind order
+    std::vector<std::pair<WorkloadId, MoveOutcome>> moves; // in the node's bind order (a paced drain: those it moved)
+    std::optional<NodeDrain> paced; // a paced drain: where it stands after its first step (none: it has finished)
+    std::int64_t waiting = 0; // a paced drain: the node's workloads still there, waiting for their turn
     std::size_t moved() const
     {
         return static_cast<std::size_t>(
@@ -483,8 +504,12 @@ public:
     ApiResult<std::string> operatorUncordon(const std::string& node, const std::string& actor);
     // Cordons the node (unless it is cordoned already) and moves each workload placed there (launching, running)
     // onto the best other node that takes it (`MoveTarget::elsewhere`), as an operator's move by `actor`: stopped
-    // there, launched again elsewhere. One that no other node takes stays, running, with the refusal saying why.
-    ApiResult<DrainOutcome> drain(const std::string& node, const std::string& reason, const std::string& actor);
+    // there, launched again elsewhere. Without `options.maxParallel` all move at once, and one that no other node
+    // takes stays, running, with the refusal saying why. With it the drain goes on (`LiveNode::drain`), moving the
+    // next as each moved one runs, trying again the ones no node took, until the node is empty or the deadline
+    // passes (`DrainOptions`); a drain under way takes the new options. Lifting the cordon ends it.
+    ApiResult<DrainOutcome> drain(
+        const std::string& node, const std::string& reason, const std::string& actor, const DrainOptions& options = {});
     // Reserves a hot-tier node for the next peak (no batch lands there, and with `stopBatch` the batch running there
     // is stopped and queued again, on a node reserved already as well; returns how many) or, with `reserved` false,
     // lends it to batch again. Without `stopBatch` the node drains: its batch runs on to its end.
@@ -515,6 +540,10 @@ public:
     void releaseHeld(std::int64_t nowMs);
     // Queues the workloads whose restart back-off has passed; run by the liveness timer.
     void releaseRestarts(std::int64_t nowMs);
+    // Each paced drain's next step (`ControlPlane::drain`): moves as many as its budget allows, ends it once the node
+    // is empty. The outcome's moves are those this step made.
+    void advanceDrains(std::int64_t nowMs);
+    DrainOutcome advanceDrain(NodeId node, std::int64_t nowMs);
     // Stops the running workloads whose launch has run past its `maxRuntimeMs` by `nowMs`; run by the liveness timer.
     void enforceRuntimeLimits(std::int64_t nowMs);
     // Counts every change to pools, nodes and workloads: what a rebalance proposal was planned on.

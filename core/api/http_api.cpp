@@ -206,6 +206,7 @@ struct NodeRest {
     std::vector<std::string> deviceModels; // by device: the model's name, "" for none
     std::vector<std::string> pools;
     std::vector<protocol::TranslationFactor> translation;
+    std::optional<NodeDrain> drain;
     bool operator==(const NodeRest&) const = default;
 };
 
@@ -225,7 +226,7 @@ NodeView nodeView(const ControlPlane& plane, const LiveNode& live)
     const Node& n = cluster.node(live.id);
     NodeView v { NodeRest { live.id, n.name, live.state, live.cordon, n.peakReserved, n.isa, n.tier, live.cpuModel,
                      live.numaNodes, live.agentVersion, live.agentFeatures, !live.sessionId.empty(), live.remote,
-                     n.capacity, n.free, n.residents.size(), n.devices, {}, {}, live.translation },
+                     n.capacity, n.free, n.residents.size(), n.devices, {}, {}, live.translation, live.drain },
         live.cpuUtilisation, live.memoryUsedMiB, live.devices, live.poolUsage, live.lastHeartbeatMs, live.heartbeats };
     v.rest.deviceModels.reserve(n.devices.size());
     for (const Device& d : n.devices)
@@ -256,6 +257,8 @@ json nodeRestJson(const NodeRest& n)
         { "remote", n.remote }, { "cpuMillis", n.capacity.cpuMillis }, { "cpuMillisFree", n.free.cpuMillis },
         { "memoryMiB", n.capacity.memoryMiB }, { "memoryMiBFree", n.free.memoryMiB }, { "workloads", n.workloads },
         { "devices", std::move(devices) }, { "pools", n.pools }, { "translation", std::move(translation) } };
+    if (n.drain)
+        row["drain"] = drainJson(*n.drain);
     // Only where its agent shapes the link (`tidepool-agent --net-shape`): elsewhere the network is not counted.
     if (n.capacity.netBandwidthMbps != kUnlimited) {
         row["netMbps"] = n.capacity.netBandwidthMbps;

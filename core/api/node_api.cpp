@@ -13,21 +13,35 @@ using protocol::detail::JsonReader;
 
 namespace {
 
-// The optional reason of a cordon or a drain; an empty body is none.
-ApiResult<std::string> parseReason(std::string_view body, bool takesReason)
+struct NodeOperationBody {
+    std::string reason;
+    DrainOptions drain;
+};
+
+// The optional reason of a cordon or a drain, and a drain's pace; an empty body is none.
+ApiResult<NodeOperationBody> parseBody(std::string_view body, const std::string& operation)
 {
+    NodeOperationBody out;
     if (body.find_first_not_of(" \t\r\n") == std::string_view::npos)
-        return std::string();
-    const auto parsed = parseJsonBody(body, 2, takesReason ? R"({"reason": TEXT})" : "{}");
+        return out;
+    const bool takesReason = operation != "uncordon";
+    const bool drains = operation == "drain";
+    const auto parsed = parseJsonBody(body, 2,
+        drains            ? R"({"reason": TEXT, "maxParallel": N, "deadlineMs": MS})"
+            : takesReason ? R"({"reason": TEXT})"
+                          : "{}");
     if (!parsed)
         return tl::unexpected(ApiError { 400, parsed.error() });
     std::optional<protocol::Error> readError;
     JsonReader r(*parsed, "", readError);
-    std::string reason;
     if (takesReason && r.has("reason"))
-        reason = r.string("reason", Alphabet::Text, kMaxCordonReasonBytes);
+        out.reason = r.string("reason", Alphabet::Text, kMaxCordonReasonBytes);
+    if (drains && r.has("maxParallel"))
+        out.drain.maxParallel = static_cast<std::int32_t>(r.integer("maxParallel", 0, kMaxDrainParallel));
+    if (drains && r.has("deadlineMs"))
+        out.drain.deadlineMs = r.integer("deadlineMs", 1000, kMaxDrainDeadlineMs);
     r.rejectUnknownFields();
-    return checkedRead(readError, std::move(reason));
+    return checkedRead(readError, std::move(out));
 }
 
 json nodeJson(const ControlPlane& plane, const std::string& name)
@@ -39,17 +53,26 @@ json nodeJson(const ControlPlane& plane, const std::string& name)
 
 } // namespace
 
+json drainJson(const NodeDrain& drain)
+{
+    return json { { "maxParallel", drain.maxParallel }, { "startedMs", drain.startedMs },
+        { "deadlineMs", drain.deadlineAtMs }, { "actor", drain.actor }, { "moving", drain.moving.size() },
+        { "moved", drain.moved }, { "evicted", drain.evicted }, { "blocked", drain.blocked },
+        { "blockedReason", drain.blockedReason } };
+}
+
 net::HttpResponse nodeOperationRoute(ControlPlane& plane, const net::HttpRequest& request,
     const std::vector<std::string>& parts, const std::string& actor, std::string& auditTarget, json& auditDetail)
 {
     const std::string& name = parts[2];
     const std::string& operation = parts[3];
     auditTarget = "node " + clipText(name, 253);
-    const auto reason = parseReason(request.body(), operation != "uncordon");
-    if (!reason)
-        return errorReply(reason.error().status, reason.error().message);
+    const auto parsed = parseBody(request.body(), operation);
+    if (!parsed)
+        return errorReply(parsed.error().status, parsed.error().message);
+    const std::string& reason = parsed->reason;
     if (operation == "cordon") {
-        if (auto done = plane.operatorCordon(name, *reason, actor); !done)
+        if (auto done = plane.operatorCordon(name, reason, actor); !done)
             return errorReply(done.error().status, done.error().message);
         json body = nodeJson(plane, name);
         auditDetail["cordon"] = body["cordon"];
@@ -64,7 +87,7 @@ net::HttpResponse nodeOperationRoute(ControlPlane& plane, const net::HttpRequest
         auditDetail["lifted"] = *lifted;
         return reply(http::status::ok, body);
     }
-    auto drained = plane.drain(name, *reason, actor);
+    auto drained = plane.drain(name, reason, actor, parsed->drain);
     if (!drained)
         return errorReply(drained.error().status, drained.error().message);
     json body = nodeJson(plane, name);
@@ -77,6 +100,14 @@ net::HttpResponse nodeOperationRoute(ControlPlane& plane, const net::HttpRequest
     auditDetail["cordon"] = body["cordon"];
     auditDetail["moved"] = body["moved"];
     auditDetail["stayed"] = body["stayed"];
+    if (parsed->drain.maxParallel > 0) {
+        // Paced: "workloads" are the moves of its start; the rest follow.
+        body["waiting"] = drained->waiting;
+        auditDetail["maxParallel"] = parsed->drain.maxParallel;
+        auditDetail["deadlineMs"] = parsed->drain.deadlineMs;
+        if (drained->paced)
+            body["drain"] = drainJson(*drained->paced);
+    }
     return reply(http::status::ok, body);
 }
 

@@ -281,19 +281,52 @@ ApiResult<std::string> ControlPlane::operatorUncordon(const std::string& name, c
 }
 
 ApiResult<DrainOutcome> ControlPlane::drain(
-    const std::string& name, const std::string& reason, const std::string& actor)
+    const std::string& name, const std::string& reason, const std::string& actor, const DrainOptions& options)
 {
     const auto found = nodeToChange(name);
     if (!found)
         return tl::unexpected(found.error());
+    if (options.maxParallel < 0 || options.maxParallel > kMaxDrainParallel)
+        return tl::unexpected(ApiError { 400,
+            "maxParallel must be between 1 and " + std::to_string(kMaxDrainParallel) + " (0: all at once), not "
+                + std::to_string(options.maxParallel) });
+    if (options.deadlineMs < 0 || options.deadlineMs > kMaxDrainDeadlineMs)
+        return tl::unexpected(
+            ApiError { 400, "deadlineMs must be between 0 and 366 days, not " + std::to_string(options.deadlineMs) });
+    if (options.deadlineMs > 0 && options.maxParallel == 0)
+        return tl::unexpected(
+            ApiError { 400, "a deadline paces a drain: give maxParallel with deadlineMs (all at once needs none)" });
     const NodeId id = *found;
+    LiveNode& node = m_nodes[static_cast<std::size_t>(id)];
     // Cordoned first, so that nothing lands there meanwhile and no move picks it; a cordon it has stays (a power-down
     // waits for it to be empty as well).
-    if (m_nodes[static_cast<std::size_t>(id)].cordon.empty())
+    if (node.cordon.empty())
         if (auto cordoned = operatorCordon(name, reason.empty() ? "drained" : reason, actor); !cordoned)
             return tl::unexpected(cordoned.error());
+    const std::int64_t now = nowMs();
+    if (options.maxParallel > 0) {
+        // A drain under way takes the new budget and deadline, and keeps what it has moved.
+        NodeDrain& drain = node.drain ? *node.drain : node.drain.emplace();
+        const bool started = drain.startedMs == 0;
+        if (started)
+            drain.startedMs = now;
+        drain.maxParallel = options.maxParallel;
+        drain.deadlineAtMs = options.deadlineMs > 0 ? now + options.deadlineMs : 0;
+        drain.actor = actor;
+        markNode(id);
+        logLine("control: node " + name + (started ? " drained by " : "'s drain changed by ") + actor + ": at most "
+            + std::to_string(drain.maxParallel) + " moving at once"
+            + (drain.deadlineAtMs > 0 ? ", all gone within " + std::to_string(options.deadlineMs) + " ms" : ""));
+        m_events.push(
+            ClusterEvent { 0, now, ClusterEventKind::NodeCordon, 0, name, node.cordon, node.cordon, name, actor,
+                (started ? "drain started: at most " : "drain changed: at most ") + std::to_string(drain.maxParallel)
+                    + " moving at once"
+                    + (drain.deadlineAtMs > 0 ? ", deadline in " + std::to_string(options.deadlineMs / 1000) + " s"
+                                              : std::string()) });
+        return advanceDrain(id, now);
+    }
     DrainOutcome out;
-    out.cordon = m_nodes[static_cast<std::size_t>(id)].cordon;
+    out.cordon = node.cordon;
     // The residents as they are now: each move takes one off the list.
     const std::vector<WorkloadId> residents = m_cluster.node(id).residents;
     for (const WorkloadId workload : residents) {
@@ -307,6 +340,88 @@ ApiResult<DrainOutcome> ControlPlane::drain(
     }
     logLine("control: node " + name + " drained by " + actor + ": " + std::to_string(out.moved()) + " of "
         + std::to_string(out.moves.size()) + " workloads moved");
+    return out;
+}
+
+void ControlPlane::advanceDrains(std::int64_t now)
+{
+    for (LiveNode& node : m_nodes)
+        if (node.drain)
+            (void)advanceDrain(node.id, now);
+}
+
+DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
+{
+    LiveNode& node = m_nodes[static_cast<std::size_t>(id)];
+    const std::string& name = m_cluster.node(id).name;
+    NodeDrain& drain = *node.drain;
+    DrainOutcome out;
+    out.cordon = node.cordon;
+    // A moved one stops counting once it runs on its new node, ends, or is anywhere but launching elsewhere.
+    std::erase_if(drain.moving, [&](WorkloadId moved) {
+        const auto w = m_workloads.find(moved);
+        return w == m_workloads.end() || w->second.phase != WorkloadPhase::Launching || w->second.node == id;
+    });
+    const bool pastDeadline = drain.deadlineAtMs > 0 && now >= drain.deadlineAtMs;
+    std::vector<WorkloadId> waiting;
+    for (const WorkloadId resident : m_cluster.node(id).residents) {
+        const auto w = m_workloads.find(resident);
+        if (w != m_workloads.end() && w->second.node == id
+            && (w->second.phase == WorkloadPhase::Launching || w->second.phase == WorkloadPhase::Running))
+            waiting.push_back(resident);
+    }
+    // Moves only while its agent is there to stop them (a node away either returns or is lost, and its workloads are
+    // queued again then); the deadline moves them regardless.
+    const bool reachable = node.state == NodeState::Ready;
+    std::int64_t blocked = 0;
+    std::string blockedReason;
+    std::size_t left = waiting.size();
+    const std::int64_t evictedBefore = drain.evicted;
+    for (const WorkloadId workload : waiting) {
+        if (!pastDeadline && (!reachable || drain.moving.size() >= static_cast<std::size_t>(drain.maxParallel)))
+            break;
+        MoveTarget target;
+        target.elsewhere = true;
+        MoveOutcome moved = move(workload, target, drain.actor);
+        if (moved.moved()) {
+            ++drain.moved;
+            drain.moving.insert(workload);
+            --left;
+            out.moves.emplace_back(workload, std::move(moved));
+            continue;
+        }
+        LiveWorkload& w = m_workloads.at(workload);
+        if (pastDeadline && moved.refusal != MoveRefusal::ReadOnly) {
+            // The node must be empty by now: it waits in the queue instead, for a place anywhere.
+            stopOn(node, workload, w.incarnation);
+            requeue(w, "evicted from node " + name + " at its drain's deadline: " + moved.message);
+            ++drain.evicted;
+            --left;
+            logLine("control: workload " + std::to_string(workload) + " evicted from node " + name
+                + " at its drain's deadline: " + moved.message);
+            continue;
+        }
+        if (blocked++ == 0)
+            blockedReason = moved.message;
+    }
+    drain.blocked = blocked;
+    drain.blockedReason = std::move(blockedReason);
+    out.waiting = static_cast<std::int64_t>(left);
+    if (left == 0) {
+        logLine("control: node " + name + " drained: " + std::to_string(drain.moved) + " moved"
+            + (drain.evicted > 0 ? ", " + std::to_string(drain.evicted) + " queued again at the deadline" : ""));
+        m_events.push(
+            ClusterEvent { 0, now, ClusterEventKind::NodeCordon, 0, name, node.cordon, node.cordon, name, drain.actor,
+                "drain finished: " + std::to_string(drain.moved) + " moved"
+                    + (drain.evicted > 0 ? ", " + std::to_string(drain.evicted) + " queued again at the deadline"
+                                         : std::string()) });
+        node.drain.reset();
+        markNode(id);
+        return out;
+    }
+    if (!out.moves.empty() || evictedBefore != drain.evicted)
+        markNode(id); // its counts are kept
+    out.paced = drain;
     return out;
 }
 

@@ -985,6 +985,7 @@ void Simulation::step()
     scaleLines();
     scaleInference();
     pump();
+    m_plane->advanceDrains(m_now); // an operator's paced drain (the console's demo), as the daemon's tick advances it
     m_power.apply(*m_plane, m_now); // nodes emptied since the last step
     pump();
     heartbeat();

@@ -169,6 +169,15 @@ constexpr Migration kMigrations[] = {
     ALTER TABLE workloads ADD COLUMN previous_node TEXT NOT NULL DEFAULT '';
     ALTER TABLE workloads ADD COLUMN previous_incarnation INTEGER NOT NULL DEFAULT -1;
     )sql" },
+    // As SQLite's 9 → 10: a paced drain under way on a node.
+    { 9, 10, R"sql(
+    ALTER TABLE nodes ADD COLUMN drain_max_parallel INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_started_ms BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_deadline_ms BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_actor TEXT NOT NULL DEFAULT '';
+    ALTER TABLE nodes ADD COLUMN drain_moved BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_evicted BIGINT NOT NULL DEFAULT 0;
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

@@ -300,14 +300,16 @@ private:
             snapshot.deletedPools.push_back(DeletedPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2),
                 nodeNamesFrom(rows->text(r, 3)), rows->integer(r, 4) });
         rows = m_db->query("SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
-                           "peak_reserved FROM nodes ORDER BY written",
+                           "peak_reserved, drain_max_parallel, drain_started_ms, drain_deadline_ms, drain_actor, "
+                           "drain_moved, drain_evicted FROM nodes ORDER BY written",
             {}, "cannot read the nodes");
         if (!rows)
             return tl::unexpected(rows.error());
         for (int r = 0; r < rows->rows(); ++r) {
             StoredNode n { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2), rows->integer(r, 3),
                 rows->integer(r, 4), nlohmann::json::array(), rows->text(r, 5), rows->integer(r, 6), rows->text(r, 7),
-                rows->boolean(r, 8) };
+                rows->boolean(r, 8), rows->integer(r, 9), rows->integer(r, 10), rows->integer(r, 11), rows->text(r, 12),
+                rows->integer(r, 13), rows->integer(r, 14) };
             if (const auto it = devices.find(n.name); it != devices.end())
                 n.devices = std::move(it->second);
             snapshot.nodes.push_back(std::move(n));
@@ -392,14 +394,21 @@ private:
                 "cannot write pool " + p.name);
         }
         for (const auto& [name, n] : m_pending.nodes) {
-            pipeline.add("INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
-                         "peak_reserved) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (name) DO UPDATE SET "
-                         "isa = EXCLUDED.isa, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
-                         "memory_mib = EXCLUDED.memory_mib, cpu_model = EXCLUDED.cpu_model, "
-                         "last_seen_ms = EXCLUDED.last_seen_ms, cordon = EXCLUDED.cordon, "
-                         "peak_reserved = EXCLUDED.peak_reserved, written = EXCLUDED.written",
+            pipeline.add(
+                "INSERT INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
+                "peak_reserved, drain_max_parallel, drain_started_ms, drain_deadline_ms, drain_actor, "
+                "drain_moved, drain_evicted) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+                "$14, $15) ON CONFLICT (name) DO UPDATE SET "
+                "isa = EXCLUDED.isa, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
+                "memory_mib = EXCLUDED.memory_mib, cpu_model = EXCLUDED.cpu_model, "
+                "last_seen_ms = EXCLUDED.last_seen_ms, cordon = EXCLUDED.cordon, "
+                "peak_reserved = EXCLUDED.peak_reserved, drain_max_parallel = EXCLUDED.drain_max_parallel, "
+                "drain_started_ms = EXCLUDED.drain_started_ms, drain_deadline_ms = EXCLUDED.drain_deadline_ms, "
+                "drain_actor = EXCLUDED.drain_actor, drain_moved = EXCLUDED.drain_moved, "
+                "drain_evicted = EXCLUDED.drain_evicted, written = EXCLUDED.written",
                 { n.name, n.isa, n.tier, number(n.cpuMillis), number(n.memoryMiB), n.cpuModel, number(n.lastSeenMs),
-                    n.cordon, pg::boolean(n.peakReserved) },
+                    n.cordon, pg::boolean(n.peakReserved), number(n.drainMaxParallel), number(n.drainStartedMs),
+                    number(n.drainDeadlineMs), n.drainActor, number(n.drainMoved), number(n.drainEvicted) },
                 "cannot write node " + n.name);
             pipeline.add(
                 "DELETE FROM devices WHERE node = $1", { n.name }, "cannot write the devices of node " + n.name);

@@ -193,6 +193,16 @@ const char* const kMigrations[] = {
     ALTER TABLE workloads ADD COLUMN previous_node TEXT NOT NULL DEFAULT '';
     ALTER TABLE workloads ADD COLUMN previous_incarnation INTEGER NOT NULL DEFAULT -1;
     )sql",
+    // 9 → 10: a paced drain under way on a node (its budget, start, deadline, who started it and what it has done so
+    // far) goes on after a restart. Nodes from before have none.
+    R"sql(
+    ALTER TABLE nodes ADD COLUMN drain_max_parallel INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_started_ms INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_deadline_ms INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_actor TEXT NOT NULL DEFAULT '';
+    ALTER TABLE nodes ADD COLUMN drain_moved INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE nodes ADD COLUMN drain_evicted INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

@@ -94,11 +94,13 @@ public:
                 });
         if (read)
             read = readAll(*m_db,
-                "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, peak_reserved FROM nodes "
-                "ORDER BY rowid",
+                "SELECT name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, peak_reserved, "
+                "drain_max_parallel, drain_started_ms, drain_deadline_ms, drain_actor, drain_moved, drain_evicted "
+                "FROM nodes ORDER BY rowid",
                 "nodes", [&](Statement& s) {
                     StoredNode n { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4), nlohmann::json::array(),
-                        s.text(5), s.integer(6), s.text(7), s.integer(8) != 0 };
+                        s.text(5), s.integer(6), s.text(7), s.integer(8) != 0, s.integer(9), s.integer(10),
+                        s.integer(11), s.text(12), s.integer(13), s.integer(14) };
                     if (const auto it = devices.find(n.name); it != devices.end())
                         n.devices = std::move(it->second);
                     snapshot.nodes.push_back(std::move(n));
@@ -205,7 +207,8 @@ private:
             "mem_bandwidth_mbps, net_bandwidth_mbps, gpu_share, npu_share, fpga_share) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
         Statement node(*m_db,
             "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
-            "peak_reserved) VALUES (?,?,?,?,?,?,?,?,?)");
+            "peak_reserved, drain_max_parallel, drain_started_ms, drain_deadline_ms, drain_actor, drain_moved, "
+            "drain_evicted) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement clearDevices(*m_db, "DELETE FROM devices WHERE node = ?");
         Statement device(*m_db,
             "INSERT INTO devices (node, idx, kind, model, memory_mib, share_capacity) VALUES (?,?,?,?,?,?)");
@@ -271,6 +274,12 @@ private:
             node.bind(7, n.lastSeenMs);
             node.bind(8, n.cordon);
             node.bind(9, std::int64_t { n.peakReserved ? 1 : 0 });
+            node.bind(10, n.drainMaxParallel);
+            node.bind(11, n.drainStartedMs);
+            node.bind(12, n.drainDeadlineMs);
+            node.bind(13, n.drainActor);
+            node.bind(14, n.drainMoved);
+            node.bind(15, n.drainEvicted);
             clearDevices.bind(1, n.name);
             if (!node.run() || !clearDevices.run())
                 return m_db->failure("cannot write node " + n.name);

@@ -63,6 +63,11 @@ struct StoredNode {
     std::int64_t lastSeenMs = 0;
     std::string cordon; // why it takes no new work; "" = it does
     bool peakReserved = false; // hot capacity kept for the next peak: no batch lands there
+    // A paced drain under way (`api::NodeDrain`): 0 = none.
+    std::int64_t drainMaxParallel = 0;
+    std::int64_t drainStartedMs = 0, drainDeadlineMs = 0; // Unix epoch; deadline 0 = none
+    std::string drainActor {};
+    std::int64_t drainMoved = 0, drainEvicted = 0;
     bool operator==(const StoredNode&) const = default;
 };
 
@@ -270,6 +275,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 } // namespace tidepool::store

@@ -62,6 +62,7 @@ private:
     boost::asio::io_context m_io;
     std::vector<Sent> m_sent;
     std::unique_ptr<ControlPlane> m_plane;
+    std::int64_t m_nowMs = 0; // the plane's clock where set (0: the wall clock)
 
     void join(const std::string& session, const std::string& name, const std::string& isa, int gpus)
     {
@@ -134,7 +135,10 @@ private slots:
             },
             [](const std::string&, const std::string&) { return true; },
         };
-        auto plane = ControlPlane::create(m_io, ControlPlaneConfig {}, link, {});
+        m_nowMs = 0;
+        ControlPlaneConfig config;
+        config.clock = [this] { return m_nowMs > 0 ? m_nowMs : unixMillis(); };
+        auto plane = ControlPlane::create(m_io, config, link, {});
         QVERIFY(plane);
         m_plane = std::move(*plane);
         // One node per tier: a GPU server (hot), an x86 CPU server (warm), an ARM CPU server (cold).
@@ -528,6 +532,122 @@ private slots:
         // A cordon without a reason still says whose it is; one over another replaces it.
         QVERIFY(m_plane->operatorCordon("warm-1", "", "operator:carol"));
         QCOMPARE(m_plane->nodeByName("warm-1")->cordon, std::string("by operator:carol"));
+    }
+
+    // A paced drain (Nomad's max_parallel and -deadline): at most N of the node's workloads moving at once, the next
+    // when a moved one runs on its new node (or ends); one no other node takes stays and is tried again, and at the
+    // deadline it is stopped and queued again so that the node is empty. Lifting the cordon ends a drain.
+    void aPacedDrainMovesAFewAtATimeAndEmptiesTheNodeByItsDeadline()
+    {
+        m_nowMs = 1'000'000'000'000;
+        const std::int64_t t0 = m_nowMs;
+        std::vector<WorkloadId> cpu;
+        for (int i = 0; i < 3; ++i)
+            cpu.push_back(submit(request("cpu-" + std::to_string(i), 500)));
+        SubmitRequest pinned = request("pinned", 500);
+        pinned.pinnedTier = Tier::Warm; // only warm-1 takes it
+        cpu.push_back(submit(pinned));
+        for (const WorkloadId id : cpu)
+            if (nodeOf(id) != "warm-1")
+                QVERIFY(m_plane->move(id, MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved());
+        for (const WorkloadId id : cpu)
+            m_plane->onWorkloadUpdate(
+                "s-warm", protocol::WorkloadStatus { id, "running", 100, 0, {}, m_plane->workload(id)->incarnation });
+        m_sent.clear();
+
+        const auto refusedOptions = { DrainOptions { -1, 0 }, DrainOptions { kMaxDrainParallel + 1, 0 },
+            DrainOptions { 0, 60'000 }, DrainOptions { 1, kMaxDrainDeadlineMs + 1 } };
+        for (const DrainOptions& bad : refusedOptions) {
+            const auto refused = m_plane->drain("warm-1", "", "operator:alice", bad);
+            QVERIFY(!refused);
+            QCOMPARE(refused.error().status, 400);
+        }
+        QCOMPARE(m_plane->nodeByName("warm-1")->cordon, std::string()); // refused before it cordoned
+
+        // One at a time: the first moves, the rest wait, running where they are.
+        const auto started = m_plane->drain("warm-1", "firmware", "operator:alice", DrainOptions { 1, 60'000 });
+        QVERIFY2(started, started ? "" : started.error().message.c_str());
+        QCOMPARE(started->moves.size(), std::size_t { 1 });
+        QCOMPARE(started->moves[0].first, cpu[0]);
+        QVERIFY(started->paced);
+        QCOMPARE(started->waiting, std::int64_t { 3 });
+        QCOMPARE(started->paced->moving.size(), std::size_t { 1 });
+        QCOMPARE(started->paced->deadlineAtMs, t0 + 60'000);
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 1 });
+        QCOMPARE(sentCount<protocol::Launch>(), std::size_t { 1 });
+        QVERIFY(m_plane->nodeByName("warm-1")->drain);
+
+        // Nothing more while the moved one is launching.
+        m_nowMs = t0 + 1000;
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 1 });
+        QCOMPARE(nodeOf(cpu[1]), std::string("warm-1"));
+
+        // It runs on its new node: the next one moves.
+        const std::string firstTo = nodeOf(cpu[0]);
+        QVERIFY(firstTo != "warm-1");
+        m_plane->onWorkloadUpdate(firstTo == "hot-1" ? "s-hot" : "s-cold",
+            protocol::WorkloadStatus { cpu[0], "running", 101, 0, {}, m_plane->workload(cpu[0])->incarnation });
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 2 });
+        QVERIFY(nodeOf(cpu[1]) != "warm-1");
+        QCOMPARE(nodeOf(cpu[2]), std::string("warm-1"));
+
+        // It ends instead of running there: that frees the slot as well. Then the pinned one has no other node: it
+        // stays, running, and the drain says why, trying again at each step.
+        const std::string secondTo = nodeOf(cpu[1]);
+        m_plane->onWorkloadUpdate(secondTo == "hot-1" ? "s-hot" : "s-cold",
+            protocol::WorkloadStatus { cpu[1], "exited", 0, 0, {}, m_plane->workload(cpu[1])->incarnation });
+        m_plane->advanceDrains(m_nowMs);
+        QVERIFY(nodeOf(cpu[2]) != "warm-1");
+        const std::string thirdTo = nodeOf(cpu[2]);
+        m_plane->onWorkloadUpdate(thirdTo == "hot-1" ? "s-hot" : "s-cold",
+            protocol::WorkloadStatus { cpu[2], "running", 103, 0, {}, m_plane->workload(cpu[2])->incarnation });
+        m_plane->advanceDrains(m_nowMs);
+        const LiveNode* warm = m_plane->nodeByName("warm-1");
+        QVERIFY(warm->drain);
+        QCOMPARE(warm->drain->moved, std::int64_t { 3 });
+        QCOMPARE(warm->drain->blocked, std::int64_t { 1 });
+        QVERIFY2(warm->drain->blockedReason.starts_with("no other node can take workload " + std::to_string(cpu[3])),
+            warm->drain->blockedReason.c_str());
+        QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
+        QCOMPARE(name(m_plane->workload(cpu[3])->phase), name(WorkloadPhase::Running));
+
+        // The deadline: what no node takes is stopped and waits in the queue; the node is empty and the drain over.
+        const std::size_t stopsBefore = sentCount<protocol::Stop>();
+        m_nowMs = t0 + 60'000;
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(sentCount<protocol::Stop>(), stopsBefore + 1);
+        QCOMPARE(name(m_plane->workload(cpu[3])->phase), name(WorkloadPhase::Pending));
+        QVERIFY2(m_plane->workload(cpu[3])->detail.find("evicted from node warm-1 at its drain's deadline") == 0,
+            m_plane->workload(cpu[3])->detail.c_str());
+        QVERIFY(!m_plane->nodeByName("warm-1")->drain);
+        QVERIFY(m_plane->cluster().node(m_plane->nodeByName("warm-1")->id).residents.empty());
+        QCOMPARE(m_plane->nodeByName("warm-1")->cordon, std::string("by operator:alice: firmware"));
+        bool finished = false;
+        for (const ClusterEvent& e : m_plane->events().events())
+            finished = finished || e.detail == "drain finished: 3 moved, 1 queued again at the deadline";
+        QVERIFY(finished);
+
+        // Uncordoned, the pinned one goes back to warm-1. Drained again without a deadline it stays, the drain goes on
+        // (tried again at each step), and lifting the cordon ends it.
+        QVERIFY(m_plane->operatorUncordon("warm-1", "operator:alice"));
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
+        const auto again = m_plane->drain("warm-1", "", "operator:bob", DrainOptions { 2, 0 });
+        QVERIFY(again);
+        QVERIFY(again->paced);
+        QCOMPARE(again->paced->deadlineAtMs, std::int64_t { 0 });
+        QCOMPARE(again->waiting, std::int64_t { 1 });
+        QCOMPARE(again->paced->blocked, std::int64_t { 1 });
+        m_nowMs = t0 + 10 * 86'400'000LL;
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(nodeOf(cpu[3]), std::string("warm-1")); // no deadline: it stays
+        QVERIFY(m_plane->nodeByName("warm-1")->drain);
+        QVERIFY(m_plane->operatorUncordon("warm-1", "operator:bob"));
+        QVERIFY(!m_plane->nodeByName("warm-1")->drain);
+        QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
     }
 
     // An operator's cordon is kept in the store: a core restarted on the same file keeps the node cordoned.

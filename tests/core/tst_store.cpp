@@ -668,6 +668,61 @@ private slots:
         second->stop();
     }
 
+    // A paced drain goes on after a restart: its budget, deadline, who started it and what it moved are kept, and
+    // what it was moving (launched elsewhere, not running yet) still holds its slot until it runs.
+    void aPacedDrainSurvivesARestart()
+    {
+        std::vector<WorkloadId> ids;
+        std::int64_t deadline = 0;
+        {
+            auto opened = open();
+            auto first = planeWithBatchAndN1(*opened);
+            for (int i = 0; i < 3; ++i) {
+                ids.push_back(*first->submit(request("w" + std::to_string(i), 500)));
+                first->onWorkloadUpdate("s1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
+            }
+            first->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n2", "t", std::nullopt });
+            first->onInventory("s2", inventory());
+            const auto drained = first->drain("n1", "disk", "operator:alice", DrainOptions { 1, 3'600'000 });
+            QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
+            QCOMPARE(drained->moves.size(), std::size_t { 1 });
+            QVERIFY(drained->paced);
+            deadline = drained->paced->deadlineAtMs;
+            first->stop();
+            m_io->poll();
+            m_io->restart();
+        }
+        m_sent.clear();
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
+        const LiveNode* n1 = second->nodeByName("n1");
+        QVERIFY(n1->drain);
+        QCOMPARE(n1->drain->maxParallel, 1);
+        QCOMPARE(n1->drain->deadlineAtMs, deadline);
+        QCOMPARE(n1->drain->actor, std::string("operator:alice"));
+        QCOMPARE(n1->drain->moved, std::int64_t { 1 });
+        QCOMPARE(n1->drain->moving, (std::set<WorkloadId> { ids[0] }));
+        QCOMPARE(n1->cordon, std::string("by operator:alice: disk"));
+        // The agents are back; the moved one still launching: nothing more moves until it runs.
+        second->onJoined("s3", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s3",
+            inventory({ protocol::WorkloadStatus { ids[1], "running", 11, 0, {}, 0 },
+                protocol::WorkloadStatus { ids[2], "running", 12, 0, {}, 0 } }));
+        second->onJoined("s4", "127.0.0.1:2", protocol::Hello { "n2", "t", std::nullopt });
+        second->onInventory("s4", inventory());
+        m_io->poll();
+        m_io->restart();
+        const std::size_t launched = launchesTo("s4"); // the moved one, sent again to the returned agent
+        second->advanceDrains(unixMillis());
+        QCOMPARE(launchesTo("s4"), launched);
+        second->onWorkloadUpdate("s4", protocol::WorkloadStatus { ids[0], "running", 20, 0, {}, 1 });
+        second->advanceDrains(unixMillis());
+        QCOMPARE(launchesTo("s4"), launched + 1);
+        QCOMPARE(second->cluster().node(second->workload(ids[1])->node).name, std::string("n2"));
+        QCOMPARE(second->nodeByName("n1")->drain->moved, std::int64_t { 2 });
+        second->stop();
+    }
+
     // A workload being stopped for running past its maximum runtime when the core restarts still ends failed, not
     // cancelled, once its agent reports it stopped.
     void aStopForRunningTooLongSurvivesARestart()

@@ -189,6 +189,7 @@ private Q_SLOTS:
     void workloadAskingForNothingIsRefused();
     void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
     void aNodeIsCordonedDrainedAndUncordoned();
+    void aPacedDrainIsWaitedForUntilTheNodeIsEmpty();
     void seriesAndHistoryShowRecordedPoints();
     void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
@@ -1106,6 +1107,75 @@ void TestCtl::aNodeIsCordonedDrainedAndUncordoned()
     QVERIFY2(drains >= 2, audit.dump().substr(0, 2000).c_str());
 }
 
+// A paced drain over the real daemon and its agents: `nodes drain --max-parallel 1 --deadline 8s --wait` moves the
+// node's workloads one at a time, each when the one before runs on its new node, prints its progress and returns once
+// the node is empty (what an earlier test left there that no other node takes is queued again at the deadline); the
+// node's detail says none is under way now. The API names a bad pace in the body.
+void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
+{
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i)
+        ids.push_back(submitJson({ QStringLiteral("--name"), QStringLiteral("paced-%1").arg(i), QStringLiteral("--cpu"),
+            QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("32") }));
+    const auto nodeOfWorkload = [&](const std::string& workload) {
+        return str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
+                                  QString::fromStdString(workload) })
+                              .out),
+            "/node");
+    };
+    const std::string node = nodeOfWorkload(ids[0]);
+    QVERIFY(node.starts_with("fleet-"));
+    const QString qnode = QString::fromStdString(node);
+    for (const std::string& id : ids)
+        if (nodeOfWorkload(id) != node)
+            QCOMPARE(
+                ctl({ QStringLiteral("move"), QString::fromStdString(id), QStringLiteral("--node"), qnode }).exitCode,
+                0);
+    const std::int64_t there
+        = num(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes"), qnode }).out),
+            "/workloads");
+    QVERIFY(there >= 3);
+
+    const CtlRun drained = ctl({ QStringLiteral("nodes"), QStringLiteral("drain"), qnode, QStringLiteral("--reason"),
+        QStringLiteral("bios"), QStringLiteral("--max-parallel"), QStringLiteral("1"), QStringLiteral("--deadline"),
+        QStringLiteral("8s"), QStringLiteral("--wait"), QStringLiteral("--interval-ms"), QStringLiteral("100") });
+    QVERIFY2(drained.exitCode == 0, qPrintable(drained.out + drained.err));
+    QVERIFY2(
+        hasLine(drained.out,
+            QStringLiteral("^node ") + qnode
+                + QStringLiteral(" cordoned \\(by operator:\\S+: bios\\); 1 workload\\(s\\) moved off it now, ")
+                + QString::number(there - 1)
+                + QStringLiteral(
+                    " waiting for their turn; draining at most 1 moving at once: 1 moving, 1 moved"
+                    "(; \\d+ no other node takes \\(.*\\))?; deadline in \\d+s, started by operator:\\S+ \\d+s ago$")),
+        qPrintable(drained.out));
+    QVERIFY2(hasLine(drained.out, QStringLiteral("^node ") + qnode + QStringLiteral(" drained: nothing runs there$")),
+        qPrintable(drained.out));
+    QVERIFY2(hasLine(drained.out, QStringLiteral("^\\d+ there; at most 1 moving at once: [01] moving, \\d+ moved")),
+        qPrintable(drained.out));
+    for (const std::string& id : ids) {
+        const std::string now = nodeOfWorkload(id);
+        QVERIFY2(now != node && now.starts_with("fleet-"), now.c_str()); // moved in its turn, not queued again
+    }
+    const CtlRun detail = ctl({ QStringLiteral("nodes"), qnode });
+    QVERIFY2(hasLine(detail.out, QStringLiteral("^Drain:\\s+none under way$")), qPrintable(detail.out));
+    QVERIFY2(hasLine(detail.out, QStringLiteral("^Workloads:\\s+0$")), qPrintable(detail.out));
+    QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode }).exitCode, 0);
+
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const std::string path = "/v1/nodes/" + node + "/drain";
+    for (const auto& [body, words] : { std::pair { R"({"maxParallel": "x"})", "maxParallel" },
+             std::pair { R"({"maxParallel": 1, "deadlineMs": 5})", "deadlineMs" },
+             std::pair { R"({"deadlineMs": 60000})", "give maxParallel with deadlineMs" } }) {
+        const auto refused = client.request(api::HttpMethod::Post, path, body);
+        QVERIFY(refused);
+        QVERIFY2(refused->status == 400 && refused->body.find(words) != std::string::npos, refused->body.c_str());
+    }
+    QVERIFY(!ctl({ QStringLiteral("nodes") }).out.contains(QStringLiteral("cordoned")));
+    for (const std::string& id : ids)
+        ctl({ QStringLiteral("cancel"), QString::fromStdString(id) });
+}
+
 void TestCtl::moveIntoAPoolOntoANodeAndRefusalsWithReasons()
 {
     for (const auto& [pool, cpu] : { std::pair { "movers", "4000" }, std::pair { "tiny", "100" } })
@@ -1863,6 +1933,19 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
     QTest::newRow("events --interval-ms alone")
         << QStringList { QStringLiteral("events"), QStringLiteral("--interval-ms"), QStringLiteral("500") }
         << QStringLiteral("--interval-ms goes with --follow");
+    const QStringList drain { QStringLiteral("nodes"), QStringLiteral("drain"), QStringLiteral("fleet-0") };
+    QTest::newRow("drain --deadline alone")
+        << (drain + QStringList { QStringLiteral("--deadline"), QStringLiteral("5m") })
+        << QStringLiteral("--deadline paces a drain: give --max-parallel N with it");
+    QTest::newRow("drain --max-parallel 0")
+        << (drain + QStringList { QStringLiteral("--max-parallel"), QStringLiteral("0") })
+        << QStringLiteral("--max-parallel: \"0\"");
+    QTest::newRow("drain --deadline without a unit it knows") << (drain
+        + QStringList { QStringLiteral("--max-parallel"), QStringLiteral("1"), QStringLiteral("--deadline"),
+            QStringLiteral("soon") }) << QStringLiteral("--deadline: \"soon\"");
+    QTest::newRow("drain --interval-ms without --wait")
+        << (drain + QStringList { QStringLiteral("--interval-ms"), QStringLiteral("200") })
+        << QStringLiteral("--interval-ms goes with --wait");
     const QString s = QStringLiteral("submit");
     QTest::newRow("submit without --name") << QStringList { s, QStringLiteral("--cpu"), QStringLiteral("100"),
         QStringLiteral("--memory"), QStringLiteral("10") }

@@ -132,6 +132,34 @@ private Q_SLOTS:
         QVERIFY(inserted.count() > 0);
     }
 
+    // A node with a paced drain under way says so in its Cordon cell, with its progress; its raw text (filters, sort)
+    // stays the cordon itself; once the drain is over the cell is the cordon again.
+    void aDrainingNodesCordonCellSaysItsProgress()
+    {
+        auto snapshot = std::make_shared<ConsoleSnapshot>();
+        NodeRow row;
+        row.id = 0;
+        row.name = "warm-1";
+        row.state = "ready";
+        row.cordon = "by operator:alice: bios";
+        row.drainMaxParallel = 2;
+        row.drainMoving = 1;
+        row.drainMoved = 3;
+        snapshot->nodes.push_back(row);
+        NodesModel model;
+        model.setSnapshot(snapshot);
+        QCOMPARE(model.index(0, NodesModel::Cordon).data().toString(),
+            QStringLiteral("by operator:alice: bios — draining: 1 moving (at most 2), 3 moved"));
+        QCOMPARE(model.index(0, NodesModel::Cordon).data(tidepool::ui::RawTextRole).toString(),
+            QStringLiteral("by operator:alice: bios"));
+        auto over = std::make_shared<ConsoleSnapshot>(*snapshot);
+        over->nodes[0].drainMaxParallel = 0;
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        model.setSnapshot(over);
+        QVERIFY(changed.count() > 0);
+        QCOMPARE(model.index(0, NodesModel::Cordon).data().toString(), QStringLiteral("by operator:alice: bios"));
+    }
+
     void proposals_data() { addSequences(); }
     void proposals()
     {

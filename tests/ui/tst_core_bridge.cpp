@@ -54,6 +54,30 @@ void deliverAs(CoreBridge& bridge, const char* role, const std::function<void(Co
     QCoreApplication::sendPostedEvents(&bridge);
 }
 
+// Node `name`'s row in the latest snapshot.
+std::optional<NodeRow> nodeRowOf(const CoreBridge& bridge, const std::string& name)
+{
+    if (const SnapshotPtr s = bridge.latest())
+        for (const NodeRow& n : s->nodes)
+            if (n.name == name)
+                return n;
+    return std::nullopt;
+}
+
+// The busiest ready CPU node, where it holds at least `least` workloads (a workload on an accelerator may have nowhere
+// else to go); "" otherwise.
+std::string busiestCpuNode(const CoreBridge& bridge, int least)
+{
+    const SnapshotPtr s = bridge.latest();
+    if (!s)
+        return {};
+    const NodeRow* best = nullptr;
+    for (const NodeRow& n : s->nodes)
+        if (n.acceleratorKind.empty() && n.state == "ready" && (!best || n.workloads > best->workloads))
+            best = &n;
+    return best && best->workloads >= least ? best->name : std::string();
+}
+
 } // namespace
 
 class TestCoreBridge : public QObject {
@@ -85,6 +109,21 @@ private:
     }
 
     // The small demo, half an hour on at once and stepping every 50 ms: its pools and nodes hold running work.
+    // A console on a busy demo's core, its Nodes page showing.
+    struct NodesPageOnDemo {
+        explicit NodesPageOnDemo(const DemoCoreConfig& config)
+            : core(config, bridge.events())
+            , window(bridge)
+        {
+            bridge.setBackend(&core);
+            window.findChild<QTabWidget*>()->setCurrentWidget(window.nodesPage());
+        }
+        CoreBridge bridge;
+        QSignalSpy changed { &bridge, &CoreBridge::nodeChanged };
+        DemoCore core;
+        MainWindow window;
+    };
+
     static DemoCoreConfig busyDemo(QTemporaryDir& dir)
     {
         DemoCoreConfig config;
@@ -566,30 +605,13 @@ private Q_SLOTS:
     void nodesAreDrainedAndUncordonedFromTheNodesPage()
     {
         QTemporaryDir dir;
-        const DemoCoreConfig config = busyDemo(dir);
-        CoreBridge bridge;
-        QSignalSpy changed(&bridge, &CoreBridge::nodeChanged);
-        DemoCore core(config, bridge.events());
-        bridge.setBackend(&core);
-        MainWindow window(bridge);
-        QTabWidget* tabs = window.findChild<QTabWidget*>();
-        tabs->setCurrentWidget(window.nodesPage());
-        const auto nodeRow = [&bridge](const std::string& name) -> std::optional<NodeRow> {
-            if (const SnapshotPtr s = bridge.latest())
-                for (const NodeRow& n : s->nodes)
-                    if (n.name == name)
-                        return n;
-            return std::nullopt;
-        };
-        // The busiest CPU node (a workload on an accelerator may have nowhere else to go).
-        const auto busiest = [&bridge]() -> std::string {
-            const NodeRow* best = nullptr;
-            if (const SnapshotPtr s = bridge.latest())
-                for (const NodeRow& n : s->nodes)
-                    if (n.acceleratorKind.empty() && n.state == "ready" && (!best || n.workloads > best->workloads))
-                        best = &n;
-            return best && best->workloads >= 2 ? best->name : std::string();
-        };
+        NodesPageOnDemo demo(busyDemo(dir));
+        CoreBridge& bridge = demo.bridge;
+        QSignalSpy& changed = demo.changed;
+        DemoCore& core = demo.core;
+        MainWindow& window = demo.window;
+        const auto nodeRow = [&bridge](const std::string& name) { return nodeRowOf(bridge, name); };
+        const auto busiest = [&bridge] { return busiestCpuNode(bridge, 2); };
         QTRY_VERIFY_WITH_TIMEOUT(!busiest().empty(), 30'000);
         const std::string node = busiest();
         const QString qnode = QString::fromStdString(node);
@@ -647,6 +669,61 @@ private Q_SLOTS:
         QVERIFY2(why.contains(QStringLiteral("needs the operator role")), qPrintable(why));
         deliverAs(viewer, "operator", [](ConsoleSnapshot&) {});
         QVERIFY(viewers.allowed(NodeAction::Drain, QStringLiteral("n1")));
+    }
+
+    // A paced drain from the Nodes page: one workload at a time, the line under the table saying how many follow and
+    // the node's Cordon cell its progress until the node is empty, in the demo's core (its simulated agents run what is
+    // launched, so each moved workload frees the next one's turn).
+    void aPacedDrainShowsItsProgressUntilTheNodeIsEmpty()
+    {
+        QTemporaryDir dir;
+        NodesPageOnDemo demo(busyDemo(dir));
+        CoreBridge& bridge = demo.bridge;
+        QSignalSpy& changed = demo.changed;
+        DemoCore& core = demo.core;
+        MainWindow& window = demo.window;
+        const auto nodeRow = [&bridge](const std::string& name) { return nodeRowOf(bridge, name); };
+        const auto busiest = [&bridge] { return busiestCpuNode(bridge, 3); };
+        QTRY_VERIFY_WITH_TIMEOUT(!busiest().empty(), 30'000);
+        const std::string node = busiest();
+        const QString qnode = QString::fromStdString(node);
+        QLabel* status = window.nodesPage()->findChild<QLabel*>(QStringLiteral("nodeActionStatus"));
+        QVERIFY(status);
+
+        QVERIFY(window.nodeActions()->drain(qnode, QStringLiteral("bios"), 1) != 0);
+        QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+        const NodeResult drained = changed.takeFirst().at(0).value<NodeResult>();
+        QVERIFY2(drained.ok, drained.message.c_str());
+        QVERIFY(drained.paced);
+        QCOMPARE(drained.moved, std::size_t { 1 });
+        QVERIFY(drained.waiting >= 1);
+        // (Plural forms come from the translations, which this suite does not install: "workload(s)".)
+        QVERIFY2(
+            status->text().startsWith(QStringLiteral("Node %1 is cordoned (by operator:console: bios); 1 workload(s) "
+                                                     "moved off it now. %2 more follow")
+                                          .arg(qnode)
+                                          .arg(drained.waiting)),
+            qPrintable(status->text()));
+        // One at a time whenever a snapshot shows it, until it is over (the demo may get there before a snapshot is
+        // seen here: tst_console_models checks the cell's words).
+        QTRY_VERIFY_WITH_TIMEOUT(
+            [&] {
+                const auto row = nodeRow(node);
+                if (row->drainMaxParallel > 0 && (row->drainMaxParallel != 1 || row->drainMoving > 1))
+                    qFatal("a drain with a budget of 1 moved %lld at once", static_cast<long long>(row->drainMoving));
+                return row->drainMaxParallel == 0;
+            }(),
+            60'000);
+        QCOMPARE(nodeRow(node)->workloads, 0);
+        QCOMPARE(nodeRow(node)->cordon, drained.cordon);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.nodesPage()
+                                      ->proxy()
+                                      ->match(window.nodesPage()->proxy()->index(0, NodesModel::Cordon),
+                                          Qt::DisplayRole, QString::fromStdString(drained.cordon))
+                                      .isEmpty(),
+            5'000);
+        bridge.setBackend(nullptr);
+        core.stop();
     }
 
     void approveAndRejectThroughTheConsole()

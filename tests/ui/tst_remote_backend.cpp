@@ -526,6 +526,20 @@ void TestRemoteBackend::aNodeIsDrainedAndUncordonedThroughTheDaemon()
     for (const json& n : nodes.value("nodes", json::array()))
         QCOMPARE(n.value("cordon", std::string("?")), std::string());
 
+    // A paced drain (one at a time) of where it went: the daemon takes the budget, moves it and has nothing left.
+    const std::string second = nodeOf();
+    console.bridge.changeNode(NodeAction::Drain, QString::fromStdString(second), QStringLiteral("bios"), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    result = changed.takeFirst().at(0).value<NodeResult>();
+    QVERIFY2(result.ok, result.message.c_str());
+    QVERIFY(result.paced);
+    QCOMPARE(result.moved, std::size_t { 1 });
+    QCOMPARE(result.waiting, std::int64_t { 0 });
+    QVERIFY(nodeOf() != second);
+    console.bridge.changeNode(NodeAction::Uncordon, QString::fromStdString(second));
+    QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
+    QVERIFY(changed.takeFirst().at(0).value<NodeResult>().ok);
+
     console.bridge.changeNode(NodeAction::Cordon, QStringLiteral("nowhere"));
     QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
     result = changed.takeFirst().at(0).value<NodeResult>();

@@ -69,6 +69,7 @@ struct NodeCommand {
     NodeAction action = NodeAction::Invalid;
     std::string node;
     std::string reason; // of a cordon or a drain; may be empty
+    std::int32_t maxParallel = 0; // Drain: at most this many moving at once (`api::DrainOptions`); 0: all at once
 };
 
 struct NodeResult {
@@ -81,6 +82,8 @@ struct NodeResult {
     std::string lifted; // Uncordon: the cordon it lifted ("" when there was none)
     std::size_t moved = 0; // Drain: its workloads that moved to other nodes
     std::vector<std::string> stayed; // Drain: "NAME (workload ID): why no other node took it", one a workload
+    bool paced = false; // Drain: with a budget (`NodeCommand::maxParallel`): it goes on until the node is empty
+    std::int64_t waiting = 0; // a paced drain: the node's workloads waiting for their turn
 };
 
 // The answer to `command` when it was not carried out: `why`.

@@ -24,6 +24,10 @@ struct NodeRow {
     std::string tier;
     std::string state; // joining, ready, suspect, lost, off (powered down), booting (powered up, agent not back)
     std::string cordon; // why it is cordoned; empty when in service
+    // A paced drain under way (`api::NodeDrain`): at most `drainMaxParallel` (0: none under way) moving at once, how
+    // many are moving and how many it moved.
+    std::int32_t drainMaxParallel = 0;
+    std::int64_t drainMoving = 0, drainMoved = 0;
     bool peakReserved = false;
     std::int64_t cpuMillis = 0;
     std::int64_t cpuAllocatedMillis = 0; // requested by what is placed there

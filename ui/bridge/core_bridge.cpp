@@ -112,12 +112,12 @@ quint64 CoreBridge::requestReport(const report::ReportRequest& request)
     return id;
 }
 
-quint64 CoreBridge::changeNode(NodeAction action, const QString& name, const QString& reason)
+quint64 CoreBridge::changeNode(NodeAction action, const QString& name, const QString& reason, int maxParallel)
 {
     if (!m_backend)
         return 0;
     const quint64 id = m_nextRequest++;
-    m_backend->submit(NodeCommand { id, action, name.toStdString(), reason.toStdString() });
+    m_backend->submit(NodeCommand { id, action, name.toStdString(), reason.toStdString(), maxParallel });
     return id;
 }
 

@@ -49,7 +49,7 @@ public:
     quint64 changePool(PoolAction action, const QString& name, const nlohmann::json& body = nlohmann::json::object());
     // Asks the core to cordon, uncordon or drain node `name` (`NodeCommand`); the returned request id comes back in
     // `nodeChanged`. 0 without a core.
-    quint64 changeNode(NodeAction action, const QString& name, const QString& reason = {});
+    quint64 changeNode(NodeAction action, const QString& name, const QString& reason = {}, int maxParallel = 0);
     // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
     // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
     // `logsRead`. 0 without a core.

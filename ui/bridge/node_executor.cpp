@@ -32,10 +32,12 @@ api::ApiResult<void> apply(
         return {};
     }
     case NodeAction::Drain: {
-        auto drained = plane.drain(command.node, command.reason, actor);
+        auto drained = plane.drain(command.node, command.reason, actor, api::DrainOptions { command.maxParallel, 0 });
         if (!drained)
             return tl::unexpected(drained.error());
         result.moved = drained->moved();
+        result.paced = command.maxParallel > 0;
+        result.waiting = drained->waiting;
         for (const auto& [id, outcome] : drained->moves)
             if (!outcome.moved()) {
                 const api::LiveWorkload* w = plane.workload(id);
@@ -84,6 +86,8 @@ void executeNodeCommand(api::ControlPlane& plane, const NodeCommand& command, co
     if (command.action == NodeAction::Drain && result.ok) {
         entry.detail["moved"] = result.moved;
         entry.detail["stayed"] = result.stayed.size();
+        if (result.paced)
+            entry.detail["maxParallel"] = command.maxParallel;
     }
     auditAndAnswerWhenSaved(plane, std::move(entry), std::move(result), std::move(done));
 }

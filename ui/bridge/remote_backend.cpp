@@ -736,6 +736,8 @@ void RemoteBackend::execute(api::ApiClient& client, const NodeCommand& command)
     json body = json::object();
     if (command.action != NodeAction::Uncordon && !command.reason.empty())
         body["reason"] = command.reason;
+    if (command.action == NodeAction::Drain && command.maxParallel > 0)
+        body["maxParallel"] = command.maxParallel;
     auto response = client.request(HttpMethod::Post, "/v1/nodes/" + command.node + "/" + operation, body.dump());
     if (!response) {
         result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
@@ -749,6 +751,8 @@ void RemoteBackend::execute(api::ApiClient& client, const NodeCommand& command)
         result.cordon = textOf(answer, "cordon");
         result.lifted = textOf(answer, "lifted");
         result.moved = static_cast<std::size_t>(std::max<std::int64_t>(0, wholeOf(answer, "moved")));
+        result.paced = answer.contains("waiting");
+        result.waiting = std::max<std::int64_t>(0, wholeOf(answer, "waiting"));
         if (const auto list = answer.find("workloads"); list != answer.end() && list->is_array())
             for (const json& w : *list)
                 if (w.is_object() && !flagOf(w, "moved"))

@@ -42,6 +42,11 @@ NodeRow nodeRow(const json& j, NodeUse& use)
     row.tier = j.at("tier").get<std::string>();
     row.state = j.at("state").get<std::string>();
     row.cordon = j.at("cordon").get<std::string>();
+    if (const auto drain = j.find("drain"); drain != j.end() && drain->is_object()) {
+        row.drainMaxParallel = std::max(1, drain->value("maxParallel", 1));
+        row.drainMoving = drain->value("moving", std::int64_t { 0 });
+        row.drainMoved = drain->value("moved", std::int64_t { 0 });
+    }
     row.peakReserved = j.at("peakReserved").get<bool>();
     row.cpuMillis = j.at("cpuMillis").get<std::int64_t>();
     row.cpuAllocatedMillis = row.cpuMillis - j.at("cpuMillisFree").get<std::int64_t>();

@@ -33,6 +33,11 @@ NodeRow nodeRow(const api::ControlPlane& plane, const api::LiveNode& live)
     row.tier = std::string(toString(node.tier));
     row.state = std::string(toString(live.state));
     row.cordon = live.cordon;
+    if (live.drain) {
+        row.drainMaxParallel = live.drain->maxParallel;
+        row.drainMoving = static_cast<std::int64_t>(live.drain->moving.size());
+        row.drainMoved = live.drain->moved;
+    }
     row.peakReserved = node.peakReserved;
     row.cpuMillis = node.capacity.cpuMillis;
     row.cpuAllocatedMillis = node.capacity.cpuMillis - node.free.cpuMillis;

@@ -67,7 +67,13 @@ QVariant NodesModel::data(const QModelIndex& index, int role) const
     case Isa: return isaLabel(row->isa);
     case Tier: return tierLabel(row->tier);
     case State: return nodeStateLabel(row->state);
-    case Cordon: return QString::fromStdString(row->cordon);
+    case Cordon:
+        if (row->drainMaxParallel > 0 && !sort)
+            return tr("%1 — draining: %2 moving (at most %3), %n moved", nullptr, int(row->drainMoved))
+                .arg(QString::fromStdString(row->cordon))
+                .arg(row->drainMoving)
+                .arg(row->drainMaxParallel);
+        return QString::fromStdString(row->cordon);
     case Cpu: return sort ? QVariant::fromValue<qint64>(row->cpuMillis) : QVariant(coresText(row->cpuMillis));
     case CpuAllocated: {
         const double s = share(row->cpuAllocatedMillis, row->cpuMillis);

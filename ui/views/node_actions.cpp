@@ -1,5 +1,7 @@
 #include "ui/views/node_actions.h"
 
+#include "core/api/drain_options.h"
+
 #include "ui/bridge/console_role.h"
 #include "ui/bridge/core_bridge.h"
 #include "ui/models/nodes_model.h"
@@ -47,9 +49,9 @@ bool NodeActions::allowed(NodeAction action, const QString& node, QString* why) 
     return false;
 }
 
-quint64 NodeActions::ask(NodeAction action, const QString& node, const QString& reason)
+quint64 NodeActions::ask(NodeAction action, const QString& node, const QString& reason, int maxParallel)
 {
-    const quint64 id = m_bridge.changeNode(action, node, reason);
+    const quint64 id = m_bridge.changeNode(action, node, reason, maxParallel);
     if (id == 0) {
         m_status->setText(tr("No core is connected."));
         return 0;
@@ -70,9 +72,9 @@ quint64 NodeActions::uncordon(const QString& node)
     return ask(NodeAction::Uncordon, node, {});
 }
 
-quint64 NodeActions::drain(const QString& node, const QString& reason)
+quint64 NodeActions::drain(const QString& node, const QString& reason, int maxParallel)
 {
-    return ask(NodeAction::Drain, node, reason);
+    return ask(NodeAction::Drain, node, reason, maxParallel);
 }
 
 void NodeActions::onNodeChanged(const NodeResult& result)
@@ -97,8 +99,15 @@ void NodeActions::onNodeChanged(const NodeResult& result)
                       .arg(node, QString::fromStdString(result.lifted)));
         return;
     case NodeAction::Drain: {
-        QString text = tr("Node %1 is cordoned (%2); %n workload(s) moved off it.", nullptr, int(result.moved))
-                           .arg(node, cordon);
+        QString text = result.paced
+            ? tr("Node %1 is cordoned (%2); %n workload(s) moved off it now.", nullptr, int(result.moved))
+                    .arg(node, cordon)
+                + QLatin1Char(' ')
+                + (result.waiting > 0 ? tr(
+                       "%n more follow, each as one moved before runs on its new node.", nullptr, int(result.waiting))
+                                      : tr("Nothing runs there now."))
+            : tr("Node %1 is cordoned (%2); %n workload(s) moved off it.", nullptr, int(result.moved))
+                  .arg(node, cordon);
         if (!result.stayed.empty()) {
             text += QLatin1Char(' ') + tr("%n stay, for no other node takes them:", nullptr, int(result.stayed.size()));
             for (const std::string& stay : result.stayed)
@@ -153,9 +162,16 @@ void NodeActions::showMenu(const QPoint& at)
             QLineEdit::Normal, {}, &ok);
         if (!ok)
             return;
-        if (draining)
-            drain(node, reason);
-        else
+        if (draining) {
+            // All at once, or a few at a time so that not everything there is down together.
+            const int maxParallel = QInputDialog::getInt(m_view->window(), tr("Drain node %1").arg(node),
+                tr("At most how many of its workloads may be moving at once? The others run where they are until "
+                   "their turn. 0 moves them all at once."),
+                0, 0, int(api::kMaxDrainParallel), 1, &ok);
+            if (!ok)
+                return;
+            drain(node, reason, maxParallel);
+        } else
             cordon(node, reason);
     }
 }

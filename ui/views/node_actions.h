@@ -31,13 +31,14 @@ public:
     // What the menu's actions ask, once their dialogs are answered: the request id, 0 without a core.
     quint64 cordon(const QString& node, const QString& reason);
     quint64 uncordon(const QString& node);
-    quint64 drain(const QString& node, const QString& reason);
+    // With `maxParallel` a paced drain (`api::DrainOptions`): at most that many moving at once until the node is empty.
+    quint64 drain(const QString& node, const QString& reason, int maxParallel = 0);
 
     // Whether the console's role may take `action` on a node, and if not, the text saying which role it needs.
     bool allowed(NodeAction action, const QString& node, QString* why = nullptr) const;
 
 private:
-    quint64 ask(NodeAction action, const QString& node, const QString& reason);
+    quint64 ask(NodeAction action, const QString& node, const QString& reason, int maxParallel = 0);
     void onNodeChanged(const NodeResult& result);
     void showMenu(const QPoint& at);
 
