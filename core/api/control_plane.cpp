@@ -635,9 +635,27 @@ void ControlPlane::releaseRestarts(std::int64_t nowMs)
         const auto it = m_workloads.find(id);
         if (it == m_workloads.end() || it->second.phase != WorkloadPhase::Pending)
             continue;
-        it->second.restartAtMs = 0;
+        LiveWorkload& w = it->second;
+        w.restartAtMs = 0;
         markWorkload(id);
-        m_pending.insert({ -it->second.workload.priority, id });
+        // Where its last launch ran, when that node still takes it (as Nomad's restart and a Kubernetes pod's restart
+        // do: its data, caches and images are there); anywhere else through the queue otherwise.
+        if (w.previousNode != kNoNode) {
+            const LiveNode& last = m_nodes[static_cast<std::size_t>(w.previousNode)];
+            const std::string lastName = m_cluster.node(w.previousNode).name;
+            if (last.state == NodeState::Ready && last.cordon.empty()) {
+                MoveTarget there;
+                there.node = lastName;
+                // How the last launch ended: what its pending detail said before the back-off.
+                const std::string ended = w.detail.substr(0, w.detail.rfind("; restart "));
+                if (MoveOutcome placed = move(id, there, std::string(kRestartPolicyActor)); placed.moved()) {
+                    w.detail = "restarted on node " + lastName + ", where its last launch ran (restart "
+                        + std::to_string(w.restarts) + "; that launch: " + ended + ")";
+                    continue;
+                }
+            }
+        }
+        m_pending.insert({ -w.workload.priority, id });
         released = true;
     }
     if (released)

@@ -538,7 +538,8 @@ public:
     std::int64_t carbonHoldUntilMs() const { return m_carbonHoldUntilMs; }
     // Places held deferrable work whose hold or deadline has passed; run by the liveness timer.
     void releaseHeld(std::int64_t nowMs);
-    // Queues the workloads whose restart back-off has passed; run by the liveness timer.
+    // Starts the workloads whose restart back-off has passed: on the node their last launch ran on when it takes them,
+    // through the queue otherwise; run by the liveness timer.
     void releaseRestarts(std::int64_t nowMs);
     // Each paced drain's next step (`ControlPlane::drain`): moves as many as its budget allows, ends it once the node
     // is empty. The outcome's moves are those this step made.

@@ -492,6 +492,47 @@ private slots:
 
     // The back-off doubles while launches end soon after starting (1, 2, 4 s), up to its most, and starts over after
     // a launch that ran longer than `restartResetAfter` (10 minutes).
+    // A restart goes back where the launch ran when that node still takes it (its data and caches are there), though
+    // the policies would pick another node (here n1: equal scores, the first node); a node that no longer takes it
+    // (cordoned) sends it through the queue to another.
+    void aRestartIsPlacedWhereItsLastLaunchRan()
+    {
+        joinNamingFeatures("s1", "n1");
+        joinNamingFeatures("s2", "n2");
+        m_nowMs = 1'000'000'000'000;
+        SubmitRequest r = request("cache-warm", 500);
+        r.restart = RestartPolicy::OnFailure;
+        const WorkloadId id = *m_plane->submit(r);
+        if (nodeOf(id) != "n2")
+            QVERIFY(m_plane->move(id, MoveTarget { "n2", Tier::Invalid, {} }, "operator:test").moved());
+        const auto crash = [&](const std::string& session) {
+            const LiveWorkload* w = m_plane->workload(id);
+            m_plane->onWorkloadUpdate(session, status(id, "running", 10, 0, w->incarnation));
+            m_nowMs += 100;
+            m_plane->onWorkloadUpdate(session, status(id, "exited", 10, 1, w->incarnation));
+            QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+            m_nowMs = w->restartAtMs;
+            m_plane->releaseRestarts(m_nowMs);
+            m_io.poll();
+            m_io.restart();
+        };
+        crash("s2");
+        const LiveWorkload* w = m_plane->workload(id);
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(id), std::string("n2"));
+        QVERIFY2(
+            w->detail == "restarted on node n2, where its last launch ran (restart 1; that launch: exited with code 1)",
+            w->detail.c_str());
+        QCOMPARE(sentOf<protocol::Launch>("s2").back().incarnation, w->incarnation);
+
+        // n2 cordoned: the next restart goes through the queue, to n1.
+        QVERIFY(m_plane->operatorCordon("n2", "disk", "operator:alice"));
+        crash("s2");
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        QVERIFY2(!w->detail.starts_with("restarted on node"), w->detail.c_str());
+    }
+
     void aCrashLoopBacksOffAndALongRunStartsItOver()
     {
         joinNamingFeatures("s1", "n1");
@@ -521,7 +562,9 @@ private slots:
         QCOMPARE(runAndEnd(50), std::int64_t { 2000 });
         QCOMPARE(w->restarts, 16);
         QCOMPARE(w->incarnation, 16);
-        QVERIFY2(w->detail.find("killed by signal 9") == std::string::npos, w->detail.c_str()); // placed again
+        QVERIFY2(w->detail.starts_with("restarted on node n1, where its last launch ran (restart 16; that launch: "
+                                       "killed by signal 9)"),
+            w->detail.c_str()); // placed again, where it ran
         QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
     }
 
