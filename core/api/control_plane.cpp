@@ -640,7 +640,8 @@ void ControlPlane::releaseRestarts(std::int64_t nowMs)
         markWorkload(id);
         // Where its last launch ran, when that node still takes it (as Nomad's restart and a Kubernetes pod's restart
         // do: its data, caches and images are there); anywhere else through the queue otherwise.
-        if (w.previousNode != kNoNode) {
+        const bool neverRan = std::exchange(w.neverRan, false);
+        if (w.previousNode != kNoNode && !neverRan) {
             const LiveNode& last = m_nodes[static_cast<std::size_t>(w.previousNode)];
             const std::string lastName = m_cluster.node(w.previousNode).name;
             if (last.state == NodeState::Ready && last.cordon.empty()) {
@@ -1869,6 +1870,7 @@ void ControlPlane::launchEnded(LiveWorkload& w, WorkloadPhase phase, std::int32_
     const std::int64_t now = nowMs();
     // A launch that ran a while is no crash loop: the back-off starts over. (`runningMs` is when the current launch
     // was seen running; one that ends still launching never ran.)
+    w.neverRan = w.phase != WorkloadPhase::Running;
     const bool ranAWhile = w.phase == WorkloadPhase::Running && w.runningMs > 0
         && now - w.runningMs >= m_config.restartResetAfter.count();
     w.crashLoop = ranAWhile ? 1 : std::min(w.crashLoop + 1, 62);

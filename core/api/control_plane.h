@@ -230,6 +230,9 @@ struct LiveWorkload {
     std::int64_t restartAtMs = 0; // pending for a restart: placed no sooner than then (Unix ms); 0 = not waiting
     std::int64_t maxRuntimeMs = 0; // SubmitRequest::maxRuntimeMs
     bool overran = false; // stopping because its launch ran past `maxRuntimeMs`: it ends failed
+    // Waiting for a restart after a launch that never ran (could not start there: a program or a library that node
+    // lacks): restarted through the queue, not on that node again. Not kept across restarts of the core.
+    bool neverRan = false;
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 

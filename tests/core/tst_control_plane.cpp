@@ -494,7 +494,7 @@ private slots:
     // a launch that ran longer than `restartResetAfter` (10 minutes).
     // A restart goes back where the launch ran when that node still takes it (its data and caches are there), though
     // the policies would pick another node (here n1: equal scores, the first node); a node that no longer takes it
-    // (cordoned) sends it through the queue to another.
+    // (cordoned), or a launch that could not start there, sends it through the queue to another.
     void aRestartIsPlacedWhereItsLastLaunchRan()
     {
         joinNamingFeatures("s1", "n1");
@@ -531,6 +531,18 @@ private slots:
         QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
         QCOMPARE(nodeOf(id), std::string("n1"));
         QVERIFY2(!w->detail.starts_with("restarted on node"), w->detail.c_str());
+
+        // A launch that could not start on n2 (what it runs is not there) is not restarted there again.
+        QVERIFY(m_plane->operatorUncordon("n2", "operator:alice"));
+        QVERIFY(m_plane->move(id, MoveTarget { "n2", Tier::Invalid, {} }, "operator:test").moved());
+        m_plane->onWorkloadUpdate("s2", status(id, "failed", 0, 0, w->incarnation));
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Pending));
+        m_nowMs = w->restartAtMs;
+        m_plane->releaseRestarts(m_nowMs);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(name(w->phase), name(WorkloadPhase::Launching));
+        QCOMPARE(nodeOf(id), std::string("n1"));
     }
 
     void aCrashLoopBacksOffAndALongRunStartsItOver()
