@@ -45,6 +45,8 @@ Commands:
       --max-restarts N (with --restart: at most N restarts in all; default no limit)
       --max-runtime DURATION (each launch stopped and failed once it has run this long, not restarted: 90s,
                      30m, 2h, 7d; a bare number is seconds; 1 s to 366 days)
+      --stop-grace DURATION (between SIGTERM and SIGKILL when it is stopped: 0s to 1h; default the
+                     daemon's, 10 s)
       -f FILE.json   a submission object (options override its fields) or {"workloads": [...]}
   get ID                       one workload
   list [--phase P] [--node N] [--limit K] [--after ID]

@@ -222,9 +222,16 @@ Result<std::int64_t> durationValue(const std::string& command, std::string_view 
     if (scale == 0)
         return bad("has an unknown unit (ms, s, m, h or d)");
     const std::int64_t value = std::stoll(text.substr(0, digits));
+    // A limit in the largest unit it is a whole number of: "366 days", "1 h", "0 s".
+    const auto limit = [](std::int64_t ms) {
+        for (const auto& [name, unitMs] : { std::pair { " days", 86'400'000LL }, std::pair { " h", 3'600'000LL },
+                 std::pair { " min", 60'000LL }, std::pair { " s", 1000LL } })
+            if (ms >= unitMs && ms % unitMs == 0)
+                return std::to_string(ms / unitMs) + name;
+        return std::to_string(ms) + " ms";
+    };
     if (value > maxMs / scale || value * scale < minMs || value * scale > maxMs)
-        return bad(
-            "must be from " + std::to_string(minMs / 1000) + " s to " + std::to_string(maxMs / 86'400'000) + " days");
+        return bad("must be from " + limit(minMs) + " to " + limit(maxMs));
     return value * scale;
 }
 

@@ -122,6 +122,12 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
             return tl::unexpected(ms.error());
         body["maxRuntimeMs"] = *ms;
     }
+    if (const auto grace = o.last("--stop-grace")) {
+        auto ms = durationValue(cmd, "--stop-grace", *grace, 0, api::kMaxStopGraceMs);
+        if (!ms)
+            return tl::unexpected(ms.error());
+        body["stopGraceMs"] = *ms;
+    }
     if (const auto restart = o.last("--restart")) {
         if (!api::parseRestartPolicy(*restart))
             return usageError(cmd + ": --restart: \"" + *restart + "\" must be never, on-failure or always");
@@ -160,7 +166,7 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
         { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--cpu-limit" }, { "--pool" },
             { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
             { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "--restart" },
-            { "--max-restarts" }, { "--max-runtime" }, { "-f" }, { "--file" } },
+            { "--max-restarts" }, { "--max-runtime" }, { "--stop-grace" }, { "-f" }, { "--file" } },
         true);
     if (!parsed)
         return tl::unexpected(parsed.error());

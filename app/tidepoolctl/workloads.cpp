@@ -82,6 +82,8 @@ void printWorkload(const json& w)
                 + (text(w, "phase") == "running" && present(w, "runningMs")
                         ? " (stopped " + relative(integer(w, "runningMs") + integer(w, "maxRuntimeMs")) + ")"
                         : std::string()));
+    if (present(w, "stopGraceMs"))
+        f.emplace_back("Stop grace", text(w, "stopGraceMs") + " ms between SIGTERM and SIGKILL");
     if (present(w, "restart"))
         f.emplace_back("Restart",
             text(w, "restart")

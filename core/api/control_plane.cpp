@@ -982,11 +982,15 @@ void ControlPlane::applyStatus(LiveNode& node, const protocol::WorkloadStatus& s
     }
     const bool cancelling = w.phase == WorkloadPhase::Stopping;
     std::string detail = status.detail.empty() ? std::string(status.state) : status.detail;
-    if (cancelling && w.overran && (status.state == "stopped" || status.state == "killed" || status.state == "lost"))
+    // Being stopped, however it ends (a workload that handles SIGTERM exits by itself): a cancel, never restarted.
+    const bool stopped = status.state == "stopped" || status.state == "killed" || status.state == "exited";
+    const std::string exited
+        = status.state == "exited" ? "; it exited with code " + std::to_string(status.exitCode) : std::string();
+    if (cancelling && w.overran && (stopped || status.state == "lost"))
         finish(w, WorkloadPhase::Failed, status.exitCode,
-            "stopped: ran past its maximum runtime of " + std::to_string(w.maxRuntimeMs) + " ms");
-    else if (cancelling && (status.state == "stopped" || status.state == "killed"))
-        finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request");
+            "stopped: ran past its maximum runtime of " + std::to_string(w.maxRuntimeMs) + " ms" + exited);
+    else if (cancelling && stopped)
+        finish(w, WorkloadPhase::Cancelled, status.exitCode, "stopped on request" + exited);
     else if (status.state == "exited")
         launchEnded(w, status.exitCode == 0 ? WorkloadPhase::Succeeded : WorkloadPhase::Failed, status.exitCode,
             "exited with code " + std::to_string(status.exitCode));
@@ -1022,7 +1026,11 @@ void ControlPlane::stopOn(LiveNode& node, WorkloadId id, std::int32_t incarnatio
 void ControlPlane::sendStop(LiveNode& node, std::pair<WorkloadId, std::int32_t> key)
 {
     node.stopsInFlight.emplace(key, Clock::now());
-    if (m_link.send(node.sessionId, protocol::Stop { key.first, m_config.stopGraceMs, key.second }))
+    // The workload's own grace where it was submitted with one (a workload forgotten since gets the core's).
+    const auto w = m_workloads.find(key.first);
+    const std::int32_t grace
+        = w != m_workloads.end() && w->second.stopGraceMs >= 0 ? w->second.stopGraceMs : m_config.stopGraceMs;
+    if (m_link.send(node.sessionId, protocol::Stop { key.first, grace, key.second }))
         ++m_stats.stopsSent;
     else
         node.stopsInFlight.erase(key);
@@ -1605,6 +1613,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.restart = request.restart;
     live.maxRestarts = request.maxRestarts;
     live.maxRuntimeMs = request.maxRuntimeMs;
+    live.stopGraceMs = request.stopGraceMs;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;

@@ -194,7 +194,11 @@ struct SubmitRequest {
     // The longest each launch may run (as Slurm's --time, Kubernetes' activeDeadlineSeconds): one running longer is
     // stopped and fails, and is not restarted; 0 = no limit.
     std::int64_t maxRuntimeMs = 0;
+    // How long its stops wait between SIGTERM and SIGKILL (as Kubernetes' terminationGracePeriodSeconds, Nomad's
+    // kill_timeout), 0 to `kMaxStopGraceMs`; -1 = the core's (`ControlPlaneConfig::stopGraceMs`).
+    std::int32_t stopGraceMs = -1;
 };
+inline constexpr std::int32_t kMaxStopGraceMs = 3'600'000;
 
 struct LiveWorkload {
     Workload workload;
@@ -229,6 +233,7 @@ struct LiveWorkload {
     std::int32_t crashLoop = 0; // of those, how many in a row after launches that ended soon (the back-off's exponent)
     std::int64_t restartAtMs = 0; // pending for a restart: placed no sooner than then (Unix ms); 0 = not waiting
     std::int64_t maxRuntimeMs = 0; // SubmitRequest::maxRuntimeMs
+    std::int32_t stopGraceMs = -1; // SubmitRequest::stopGraceMs
     bool overran = false; // stopping because its launch ran past `maxRuntimeMs`: it ends failed
     // Waiting for a restart after a launch that never ran (could not start there: a program or a library that node
     // lacks): restarted through the queue, not on that node again. Not kept across restarts of the core.

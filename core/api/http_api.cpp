@@ -111,6 +111,7 @@ struct WorkloadView {
     std::string previousNode; // "" = no previous launch
     std::int32_t previousIncarnation = -1;
     std::int64_t maxRuntimeMs = 0;
+    std::int32_t stopGraceMs = -1;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -122,7 +123,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation, w.maxRuntimeMs };
+        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -165,6 +166,8 @@ json workloadJson(const WorkloadView& w)
         j["restarts"] = w.restarts;
     if (w.maxRuntimeMs)
         j["maxRuntimeMs"] = w.maxRuntimeMs;
+    if (w.stopGraceMs >= 0)
+        j["stopGraceMs"] = w.stopGraceMs;
     if (w.restartAtMs)
         j["restartAtMs"] = w.restartAtMs;
     if (!w.previousNode.empty())

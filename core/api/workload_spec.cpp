@@ -96,6 +96,8 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
     }
     if (r.has("maxRuntimeMs"))
         s.maxRuntimeMs = r.integer("maxRuntimeMs", 1000, 366LL * 86'400'000);
+    if (r.has("stopGraceMs"))
+        s.stopGraceMs = static_cast<std::int32_t>(r.integer("stopGraceMs", 0, kMaxStopGraceMs));
     if (r.has("command")) {
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
         // Left out, a workload has no program (a simulated fleet's agents run such work); given, it must name one: an
@@ -187,6 +189,8 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
     }
     if (live.maxRuntimeMs)
         j["maxRuntimeMs"] = live.maxRuntimeMs;
+    if (live.stopGraceMs >= 0)
+        j["stopGraceMs"] = live.stopGraceMs;
     if (live.memoryLimitMiB)
         j["memoryLimitMiB"] = live.memoryLimitMiB;
     if (live.cpuLimitMillis)

@@ -545,6 +545,44 @@ private slots:
         QCOMPARE(nodeOf(id), std::string("n1"));
     }
 
+    // A workload's own stop grace (SIGTERM → SIGKILL) goes with each stop of it; one without gets the core's. One that
+    // handles the SIGTERM and exits by itself is cancelled all the same (its restart policy does not start it again).
+    // The grace is part of the submission kept in the store, read back as it was; out of range it is refused.
+    void aStopCarriesTheWorkloadsOwnGrace()
+    {
+        join("s1", "n1");
+        SubmitRequest r = request("saver", 500);
+        r.stopGraceMs = 2500;
+        r.restart = RestartPolicy::Always;
+        const WorkloadId saver = *m_plane->submit(r);
+        const WorkloadId plain = submit("plain", 500);
+        for (const WorkloadId id : { saver, plain }) {
+            m_plane->onWorkloadUpdate("s1", status(id, "running", 10));
+            QVERIFY(m_plane->cancel(id));
+        }
+        std::map<WorkloadId, std::int32_t> grace;
+        for (const protocol::Stop& stop : sentOf<protocol::Stop>("s1"))
+            grace[stop.workloadId] = stop.graceMs;
+        QCOMPARE(grace.at(saver), 2500);
+        QCOMPARE(grace.at(plain), 10'000); // ControlPlaneConfig::stopGraceMs
+        // The saver handles SIGTERM and exits 0 by itself: still a cancel, not a success, and not restarted.
+        m_plane->onWorkloadUpdate("s1", status(saver, "exited", 10, 0));
+        QCOMPARE(name(m_plane->workload(saver)->phase), name(WorkloadPhase::Cancelled));
+        QCOMPARE(m_plane->workload(saver)->detail, std::string("stopped on request; it exited with code 0"));
+
+        const nlohmann::json spec = submissionJson(*m_plane->workload(saver), m_plane->cluster());
+        QCOMPARE(spec.value("stopGraceMs", -1), 2500);
+        QVERIFY(!submissionJson(*m_plane->workload(plain), m_plane->cluster()).contains("stopGraceMs"));
+        const auto again = parseSubmitRequest(spec);
+        QVERIFY2(again, again ? "" : again.error().message.c_str());
+        QCOMPARE(again->stopGraceMs, 2500);
+        nlohmann::json tooLong = spec;
+        tooLong["stopGraceMs"] = kMaxStopGraceMs + 1;
+        const auto refused = parseSubmitRequest(tooLong);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().message.find("stopGraceMs") != std::string::npos, refused.error().message.c_str());
+    }
+
     void aCrashLoopBacksOffAndALongRunStartsItOver()
     {
         joinNamingFeatures("s1", "n1");

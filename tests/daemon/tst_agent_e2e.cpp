@@ -133,6 +133,19 @@ private:
 
     double metric(const std::string& series) { return harness::metric(m_apiPort, series); }
     json get(const std::string& target) { return request(m_apiPort, http::verb::get, target, m_token).data(); }
+
+    // tidepoolctl against the daemon as an operator: its exit status, output and errors.
+    std::tuple<int, QString, QString> ctl(const QStringList& words)
+    {
+        QProcess p;
+        p.start(kBin + QStringLiteral("/tidepoolctl"),
+            QStringList { QStringLiteral("--server"), QStringLiteral("127.0.0.1:%1").arg(m_apiPort),
+                QStringLiteral("--token-file"), path(QStringLiteral("op.token")) }
+                + words);
+        p.waitForFinished(20'000);
+        return std::tuple { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError()) };
+    }
     json submit(const json& body)
     {
         const auto r = request(m_apiPort, http::verb::post, "/v1/workloads", m_token, body.dump());
@@ -459,18 +472,57 @@ private slots:
     // A workload submitted with tidepoolctl submit --restart on-failure --max-restarts 1 that fails: started again
     // after its back-off (a new launch on the real agent), then failed for good; tidepoolctl shows its restarts, and
     // logs --previous reads the launch before the last one from the agent that still holds it.
+    // A workload's own stop grace reaches the agent that stops it: with none (0 s) a cancel kills it at once and its
+    // SIGTERM handler never runs; with the daemon's 10 s the handler runs, says so and exits 0, which is still a
+    // cancel. Read from their output.
+    void aStopGivesTheWorkloadItsOwnGrace()
+    {
+        const QString script
+            = QStringLiteral("trap 'echo got TERM; exit 0' TERM; echo up; while :; do sleep 0.05; done");
+        std::map<std::string, std::int64_t> ids;
+        for (const auto& [name, grace] : { std::pair { "no-grace", "0s" }, std::pair { "graceful", "" } }) {
+            QStringList words { QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("submit"),
+                QStringLiteral("--name"), QString::fromLatin1(name), QStringLiteral("--cpu"), QStringLiteral("100"),
+                QStringLiteral("--memory"), QStringLiteral("16") };
+            if (*grace)
+                words << QStringLiteral("--stop-grace") << QString::fromLatin1(grace);
+            words << QStringLiteral("--") << QStringLiteral("/bin/sh") << QStringLiteral("-c") << script;
+            auto [code, out, err] = ctl(words);
+            QVERIFY2(code == 0, qPrintable(out + err));
+            const json submitted = json::parse(out.toStdString(), nullptr, false);
+            QVERIFY2(submitted.contains("id"), qPrintable(out));
+            ids[name] = submitted["id"].get<std::int64_t>();
+        }
+        QCOMPARE(get("/v1/workloads/" + std::to_string(ids["no-grace"])).value("stopGraceMs", -1), 0);
+        QVERIFY(!get("/v1/workloads/" + std::to_string(ids["graceful"])).contains("stopGraceMs"));
+        for (const auto& [name, id] : ids) {
+            const std::string logs = "/v1/workloads/" + std::to_string(id) + "/logs";
+            // Running, and its handler set (it said so after setting it).
+            QVERIFY2(
+                waitFor([&] { return get(logs).value("data", std::string()).find("up") != std::string::npos; }, 20'000),
+                get(logs).dump().c_str());
+            auto [code, out, err] = ctl({ QStringLiteral("cancel"), QString::number(id) });
+            QVERIFY2(code == 0, qPrintable(out + err));
+        }
+        for (const auto& [name, id] : ids)
+            QVERIFY2(waitFor([&] { return phaseIs(id, "cancelled"); }, 20'000), name.c_str());
+        const auto output = [&](std::int64_t id) {
+            // The agent's answer once the stop is done: the launch's whole output.
+            std::string data;
+            waitFor(
+                [&] {
+                    data = get("/v1/workloads/" + std::to_string(id) + "/logs").value("data", std::string());
+                    return data.find("got TERM") != std::string::npos;
+                },
+                3'000);
+            return data;
+        };
+        QCOMPARE(output(ids["no-grace"]), std::string("up\n")); // killed at once
+        QCOMPARE(output(ids["graceful"]), std::string("up\ngot TERM\n"));
+    }
+
     void aFailingWorkloadIsRestartedAndItsPreviousOutputRead()
     {
-        const auto ctl = [&](QStringList words) {
-            QProcess p;
-            p.start(kBin + QStringLiteral("/tidepoolctl"),
-                QStringList { QStringLiteral("--server"), QStringLiteral("127.0.0.1:%1").arg(m_apiPort),
-                    QStringLiteral("--token-file"), path(QStringLiteral("op.token")) }
-                    + words);
-            p.waitForFinished(20'000);
-            return std::tuple { p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-                QString::fromUtf8(p.readAllStandardError()) };
-        };
         auto [code, out, err] = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("submit"),
             QStringLiteral("--name"), QStringLiteral("crashy"), QStringLiteral("--cpu"), QStringLiteral("100"),
             QStringLiteral("--memory"), QStringLiteral("16"), QStringLiteral("--restart"), QStringLiteral("on-failure"),

@@ -1924,6 +1924,10 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
         QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"),
         QStringLiteral("1"), QStringLiteral("--max-runtime"), QStringLiteral("500ms") }
                                                   << QStringLiteral("must be from 1 s to 366 days");
+    QTest::newRow("--stop-grace over an hour") << QStringList { QStringLiteral("submit"), QStringLiteral("--name"),
+        QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"), QStringLiteral("--memory"),
+        QStringLiteral("1"), QStringLiteral("--stop-grace"), QStringLiteral("2h") }
+                                               << QStringLiteral("--stop-grace: \"2h\" must be from 0 ms to 1 h");
     QTest::newRow("--max-restarts without --restart") << QStringList { QStringLiteral("submit"),
         QStringLiteral("--name"), QStringLiteral("x"), QStringLiteral("--cpu"), QStringLiteral("1"),
         QStringLiteral("--memory"), QStringLiteral("1"), QStringLiteral("--max-restarts"),
