@@ -330,6 +330,8 @@ struct ControlPlaneStats {
     std::uint64_t preemptions = 0; // workloads evicted for higher priorities
     std::uint64_t restarts = 0; // launches ended that a restart policy started again
     std::uint64_t overran = 0; // launches stopped for running past their maximum runtime
+    std::uint64_t drainMoves = 0; // workloads paced drains moved off their nodes
+    std::uint64_t drainEvictions = 0; // workloads paced drains stopped and queued again at their deadline
     std::uint64_t launchesSent = 0;
     std::uint64_t acknowledged = 0; // launches acknowledged as running
     std::uint64_t nodesLost = 0;

@@ -1159,6 +1159,16 @@ std::string HttpApi::renderMetrics() const
         appendSample(out, "tidepool_nodes",
             "{state=\"" + std::string(toString(static_cast<NodeState>(i))) + "\"}",
             static_cast<double>(nodeCounts[static_cast<std::size_t>(i)]));
+    // Out of service: cordoned (an operator's or a power-down's), and of those, draining at a pace.
+    double cordoned = 0, draining = 0;
+    for (const LiveNode& live : m_plane.nodes()) {
+        cordoned += live.cordon.empty() ? 0 : 1;
+        draining += live.drain ? 1 : 0;
+    }
+    appendMetric(out, "tidepool_nodes_cordoned", "gauge", "Nodes that take no new work (cordoned).");
+    appendSample(out, "tidepool_nodes_cordoned", "", cordoned);
+    appendMetric(out, "tidepool_nodes_draining", "gauge", "Nodes a paced drain is emptying.");
+    appendSample(out, "tidepool_nodes_draining", "", draining);
     appendMetric(out, "tidepool_workloads", "gauge", "Workloads known to the core, by phase.");
     const auto phases = m_plane.phaseCounts();
     for (int i = 1; i < kWorkloadPhaseCount; ++i)
@@ -1182,6 +1192,10 @@ std::string HttpApi::renderMetrics() const
             s.restarts },
         { "tidepool_workloads_over_runtime_total", "Launches stopped for running past their maximum runtime.",
             s.overran },
+        { "tidepool_drain_moves_total", "Workloads paced drains moved off their nodes.", s.drainMoves },
+        { "tidepool_drain_evictions_total",
+            "Workloads paced drains stopped and queued again at their deadline: no other node took them.",
+            s.drainEvictions },
         { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
         { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
         { "tidepool_nodes_lost_total", "Times a node was declared lost.", s.nodesLost },

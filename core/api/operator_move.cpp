@@ -385,6 +385,7 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
         MoveOutcome moved = move(workload, target, drain.actor);
         if (moved.moved()) {
             ++drain.moved;
+            ++m_stats.drainMoves;
             drain.moving.insert(workload);
             --left;
             out.moves.emplace_back(workload, std::move(moved));
@@ -396,6 +397,7 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
             stopOn(node, workload, w.incarnation);
             requeue(w, "evicted from node " + name + " at its drain's deadline: " + moved.message);
             ++drain.evicted;
+            ++m_stats.drainEvictions;
             --left;
             logLine("control: workload " + std::to_string(workload) + " evicted from node " + name
                 + " at its drain's deadline: " + moved.message);

@@ -624,6 +624,8 @@ private slots:
         QVERIFY(!m_plane->nodeByName("warm-1")->drain);
         QVERIFY(m_plane->cluster().node(m_plane->nodeByName("warm-1")->id).residents.empty());
         QCOMPARE(m_plane->nodeByName("warm-1")->cordon, std::string("by operator:alice: firmware"));
+        QCOMPARE(m_plane->stats().drainMoves, std::uint64_t { 3 });
+        QCOMPARE(m_plane->stats().drainEvictions, std::uint64_t { 1 });
         bool finished = false;
         for (const ClusterEvent& e : m_plane->events().events())
             finished = finished || e.detail == "drain finished: 3 moved, 1 queued again at the deadline";

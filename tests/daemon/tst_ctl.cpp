@@ -1159,10 +1159,17 @@ void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
     }
     const CtlRun detail = ctl({ QStringLiteral("nodes"), qnode });
     QVERIFY2(hasLine(detail.out, QStringLiteral("^Drain:\\s+none under way$")), qPrintable(detail.out));
+    // The metrics count its moves; it is cordoned still, and draining no more.
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const auto metrics = client.request(api::HttpMethod::Get, "/metrics", "");
+    QVERIFY(metrics && metrics->status == 200);
+    const QString text = QString::fromStdString(metrics->body);
+    QVERIFY2(hasLine(text, QStringLiteral("^tidepool_drain_moves_total [3-9]\\d*$")), qPrintable(text.left(3000)));
+    QVERIFY2(hasLine(text, QStringLiteral("^tidepool_nodes_draining 0$")), qPrintable(text.left(3000)));
+    QVERIFY2(hasLine(text, QStringLiteral("^tidepool_nodes_cordoned [1-9]\\d*$")), qPrintable(text.left(3000)));
     QVERIFY2(hasLine(detail.out, QStringLiteral("^Workloads:\\s+0$")), qPrintable(detail.out));
     QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode }).exitCode, 0);
 
-    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
     const std::string path = "/v1/nodes/" + node + "/drain";
     for (const auto& [body, words] : { std::pair { R"({"maxParallel": "x"})", "maxParallel" },
              std::pair { R"({"maxParallel": 1, "deadlineMs": 5})", "deadlineMs" },
