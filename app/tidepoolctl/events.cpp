@@ -3,6 +3,7 @@
 #include "app/tidepoolctl/commands.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <deque>
 #include <thread>
@@ -26,6 +27,34 @@ struct EventFilter {
     {
         return (!category || text(e, "category") == *category) && (!subject || text(e, "subject") == *subject)
             && (!node || text(e, "node") == *node);
+    }
+
+    // The daemon filters too ("&category=...", percent-encoded): only the rows that match come back. (A daemon from
+    // before ignores them and answers every row: `matches` is still applied to what comes.)
+    std::string query() const
+    {
+        std::string out;
+        for (const auto& [key, value] :
+            { std::pair { "category", &category }, std::pair { "subject", &subject }, std::pair { "node", &node } })
+            if (*value)
+                out += std::string("&") + key + "=" + percentEncoded(**value);
+        return out;
+    }
+
+    static std::string percentEncoded(const std::string& text)
+    {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        std::string out;
+        for (const unsigned char c : text) {
+            if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+                out += static_cast<char>(c);
+            } else {
+                out += '%';
+                out += kHex[c >> 4];
+                out += kHex[c & 15];
+            }
+        }
+        return out;
     }
 };
 
@@ -51,16 +80,18 @@ void printEvents(const std::vector<json>& events)
     table.print();
 }
 
-// One page of the timeline: the oldest `limit` after `after`, and the newest sequence the daemon has.
+// One page of the timeline: the oldest `limit` after `after` that match, the newest sequence the daemon has and the
+// last it looked at (where the next page starts).
 struct EventPage {
     std::vector<json> events;
     std::int64_t latest = 0;
+    std::int64_t scanned = 0;
 };
 
-Result<EventPage> eventPage(Session& session, std::int64_t after, std::int64_t limit)
+Result<EventPage> eventPage(Session& session, std::int64_t after, std::int64_t limit, const EventFilter& filter = {})
 {
-    auto body = session.call(
-        HttpMethod::Get, "/v1/events?after=" + std::to_string(after) + "&limit=" + std::to_string(limit));
+    auto body = session.call(HttpMethod::Get,
+        "/v1/events?after=" + std::to_string(after) + "&limit=" + std::to_string(limit) + filter.query());
     if (!body)
         return tl::unexpected(body.error());
     const json j = json::parse(*body, nullptr, false);
@@ -71,8 +102,13 @@ Result<EventPage> eventPage(Session& session, std::int64_t after, std::int64_t l
     EventPage page;
     page.latest = j["latest"].get<std::int64_t>();
     for (const json& e : j["events"])
-        if (e.is_object() && e.contains("sequence") && e["sequence"].is_number_integer())
+        if (e.is_object() && e.contains("sequence") && e["sequence"].is_number_integer()) {
+            page.scanned = std::max(page.scanned, e["sequence"].get<std::int64_t>());
             page.events.push_back(e);
+        }
+    // A daemon from before says nothing of what it scanned: the last row it sent is.
+    if (const auto scanned = j.find("scanned"); scanned != j.end() && scanned->is_number_integer())
+        page.scanned = std::max(page.scanned, scanned->get<std::int64_t>());
     return page;
 }
 
@@ -143,12 +179,12 @@ Result<void> events(Session& session, const Words& words)
     std::deque<json> shown;
     std::int64_t latest = 0;
     for (;;) {
-        auto page = eventPage(session, position, kEventPage);
+        auto page = eventPage(session, position, kEventPage, filter);
         if (!page)
             return tl::unexpected(page.error());
         latest = page->latest;
+        position = std::max(position, page->scanned);
         for (json& e : page->events) {
-            position = std::max(position, integer(e, "sequence"));
             if (!filter.matches(e))
                 continue;
             if (after && static_cast<std::int64_t>(shown.size()) == limit)
@@ -182,7 +218,7 @@ Result<void> events(Session& session, const Words& words)
     std::string waitingFor;
     for (;;) {
         std::this_thread::sleep_for(**interval);
-        auto page = eventPage(session, position, kEventPage);
+        auto page = eventPage(session, position, kEventPage, filter);
         if (!page) {
             if (page.error().message != waitingFor)
                 std::fprintf(stderr, "%s\n",
@@ -199,11 +235,10 @@ Result<void> events(Session& session, const Words& words)
             position = 0;
             continue;
         }
-        for (const json& e : page->events) {
-            position = std::max(position, integer(e, "sequence"));
+        position = std::max(position, page->scanned);
+        for (const json& e : page->events)
             if (filter.matches(e))
                 printEvent(e, output);
-        }
     }
 }
 

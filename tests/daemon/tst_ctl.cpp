@@ -1520,6 +1520,22 @@ void TestCtl::eventsListAndFollowTheTimeline()
     QVERIFY2(table.size() >= 2, qPrintable(run.out));
     for (const QString& line : table.mid(1))
         QCOMPARE(cells(line).value(2), QStringLiteral("placement"));
+    // The daemon filters itself: only placements come back, and where to read on from ("scanned": the newest looked
+    // at, the newest there is when the page is not full); a full page stops at its last match.
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const auto filtered = client.request(api::HttpMethod::Get, "/v1/events?after=0&category=placement", "");
+    QVERIFY(filtered && filtered->status == 200);
+    const json page = json::parse(filtered->body);
+    QVERIFY2(!page.at("events").empty(), filtered->body.c_str());
+    for (const json& e : page.at("events"))
+        QCOMPARE(e.at("category").get<std::string>(), std::string("placement"));
+    QCOMPARE(page.at("scanned"), page.at("latest"));
+    const auto one = client.request(api::HttpMethod::Get, "/v1/events?after=0&limit=1&category=placement", "");
+    QVERIFY(one && one->status == 200);
+    const json onePage = json::parse(one->body);
+    QCOMPARE(onePage.at("events").size(), std::size_t { 1 });
+    QCOMPARE(onePage.at("scanned"), onePage.at("events").at(0).at("sequence"));
+    QCOMPARE(onePage.at("events").at(0), page.at("events").at(0));
     const std::int64_t firstSequence = rows.at(0).at("sequence").get<std::int64_t>();
     run = ctl({ QStringLiteral("events"), QStringLiteral("--after"), QString::number(firstSequence),
         QStringLiteral("--limit"), QStringLiteral("1") });

@@ -179,13 +179,28 @@ net::HttpResponse ConsoleFeed::events(std::string_view query)
     const std::vector<EventRowPtr>& all = m_scratch.events; // by sequence
     auto first = std::upper_bound(all.begin(), all.end(), static_cast<std::uint64_t>(*after),
         [](std::uint64_t sequence, const EventRowPtr& row) { return sequence < row->sequence; });
-    // The oldest `limit` of those after `after`: a console pages forward with the last one it got.
-    const auto count = std::min<std::ptrdiff_t>(std::distance(first, all.end()), *limit);
+    // Only the rows whose category, subject and node are those given (each whole; none: every row).
+    const auto category = api::queryValue(query, "category");
+    const auto subject = api::queryValue(query, "subject");
+    const auto node = api::queryValue(query, "node");
+    const auto matches = [&](const EventRow& row) {
+        return (!category || row.category == *category) && (!subject || row.subject == *subject)
+            && (!node || row.node == *node);
+    };
+    // The oldest `limit` of those after `after` that match: a reader pages forward from `scanned`, the last row looked
+    // at (the newest one when the page is not full).
     json rows = json::array();
-    for (auto it = first; it != first + count; ++it)
-        rows.push_back(toJson(**it));
+    std::uint64_t scanned = *after;
+    for (auto it = first; it != all.end() && rows.size() < static_cast<std::size_t>(*limit); ++it) {
+        scanned = (*it)->sequence;
+        if (matches(**it))
+            rows.push_back(toJson(**it));
+    }
+    if (rows.size() < static_cast<std::size_t>(*limit) && !all.empty())
+        scanned = std::max<std::uint64_t>(scanned, all.back()->sequence);
     return api::reply(http::status::ok,
-        json { { "events", std::move(rows) }, { "latest", all.empty() ? 0 : all.back()->sequence } });
+        json { { "events", std::move(rows) }, { "latest", all.empty() ? 0 : all.back()->sequence },
+            { "scanned", scanned } });
 }
 
 net::HttpResponse ConsoleFeed::forecasts(std::string_view query)

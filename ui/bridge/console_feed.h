@@ -13,9 +13,12 @@
 //                                     changed, and "keys" [...] every device's key when devices came or went since;
 //                                     "changedSince" echoes CURSOR. 400 for a malformed cursor, 410 for another run's
 //                                     (the console reads them all again)
-//   GET /v1/events[?after=SEQ&limit=N]  {"events": [...], "latest": SEQ}: events after SEQ, oldest first, at most N
-//                                     (default and most 5000); "latest" is the newest there is, so a console that sees
-//                                     it smaller than what it holds knows the daemon restarted
+//   GET /v1/events[?after=SEQ&limit=N&category=C&subject=S&node=N]
+//                                     {"events": [...], "latest": SEQ, "scanned": SEQ}: events after SEQ, oldest
+//                                     first, at most N (default and most 5000), only those whose category, subject and
+//                                     node are the ones given; "scanned" is the last one looked at (read on from it),
+//                                     "latest" the newest there is, so a console that sees it smaller than what it
+//                                     holds knows the daemon restarted
 //   GET /v1/forecasts[?ifRevision=R]  {"revision": R, "series": [...]}; {"revision": R, "unchanged": true} when
 //                                     nothing changed since revision R (series are read once per 5-minute bucket)
 //   GET /v1/alerts                    {"alerts": [...]}: the disk and certificate alerts (a console works out the
