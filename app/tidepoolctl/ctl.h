@@ -189,6 +189,8 @@ std::int64_t nowMs();
 // A span of time in its largest sensible unit: "45s", "12m", "5h", "3d".
 std::string span(std::int64_t ms);
 // How long ago a Unix-epoch time in milliseconds was ("-" for none); `relative` also says "in 5m" for one to come.
+// `text` for a URL's query: letters, digits and -_.~ as they are, every other byte as %XX.
+std::string percentEncoded(std::string_view text);
 std::string age(std::int64_t sinceMs);
 std::string relative(std::int64_t atMs);
 // A Unix-epoch time in milliseconds as UTC, "2026-12-03T09:31:05Z"; "-" for none.

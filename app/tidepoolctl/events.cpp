@@ -3,7 +3,6 @@
 #include "app/tidepoolctl/commands.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <deque>
 #include <thread>
@@ -38,22 +37,6 @@ struct EventFilter {
             { std::pair { "category", &category }, std::pair { "subject", &subject }, std::pair { "node", &node } })
             if (*value)
                 out += std::string("&") + key + "=" + percentEncoded(**value);
-        return out;
-    }
-
-    static std::string percentEncoded(const std::string& text)
-    {
-        static constexpr char kHex[] = "0123456789ABCDEF";
-        std::string out;
-        for (const unsigned char c : text) {
-            if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-                out += static_cast<char>(c);
-            } else {
-                out += '%';
-                out += kHex[c >> 4];
-                out += kHex[c & 15];
-            }
-        }
         return out;
     }
 };

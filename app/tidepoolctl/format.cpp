@@ -4,6 +4,7 @@
 #include "app/tidepoolctl/ctl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -126,6 +127,22 @@ std::string span(std::int64_t ms)
     if (s < 48 * 3600)
         return std::to_string(s / 3600) + "h";
     return std::to_string(s / 86400) + "d";
+}
+
+std::string percentEncoded(std::string_view text)
+{
+    static const char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const unsigned char c : text) {
+        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+            out += static_cast<char>(c);
+        } else {
+            out += '%';
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
+    }
+    return out;
 }
 
 std::string age(std::int64_t sinceMs)

@@ -20,22 +20,6 @@ namespace {
 
 constexpr std::int64_t kDayMs = 86'400'000;
 
-std::string percentEncoded(std::string_view text)
-{
-    static const char kHex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const unsigned char c : text) {
-        if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-            out += static_cast<char>(c);
-        } else {
-            out += '%';
-            out += kHex[c >> 4];
-            out += kHex[c & 15];
-        }
-    }
-    return out;
-}
-
 // The directory `path` would be written in must exist and take files.
 Result<void> checkWritable(const std::string& path)
 {
