@@ -985,7 +985,11 @@ void Simulation::step()
     scaleLines();
     scaleInference();
     pump();
-    m_plane->advanceDrains(m_now); // an operator's paced drain (the console's demo), as the daemon's tick advances it
+    // What the daemon's liveness tick does besides liveness (the simulation's agents do not go away): an operator's
+    // paced drain (the console's demo), restarts due, launches past their maximum runtime.
+    m_plane->advanceDrains(m_now);
+    m_plane->releaseRestarts(m_now);
+    m_plane->enforceRuntimeLimits(m_now);
     m_power.apply(*m_plane, m_now); // nodes emptied since the last step
     pump();
     heartbeat();
