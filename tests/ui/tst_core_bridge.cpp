@@ -23,16 +23,20 @@
 #include "ui/views/table_page.h"
 #include "ui/views/tiers_page.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QCompleter>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStringListModel>
 #include <QTabWidget>
 #include <QTest>
 #include <QThread>
+#include <QTimer>
 #include <QTreeView>
 
 #include <boost/asio/io_context.hpp>
@@ -690,7 +694,41 @@ private Q_SLOTS:
         QLabel* status = window.nodesPage()->findChild<QLabel*>(QStringLiteral("nodeActionStatus"));
         QVERIFY(status);
 
-        QVERIFY(window.nodeActions()->drain(qnode, QStringLiteral("bios"), 1) != 0);
+        // Through the node's context menu, Drain…, and its two questions: why, and how many at once.
+        window.show();
+        QTreeView* view = window.nodesPage()->view();
+        const QModelIndexList rows = window.nodesPage()->proxy()->match(
+            window.nodesPage()->proxy()->index(0, NodesModel::Name), Qt::DisplayRole, qnode, 1, Qt::MatchExactly);
+        QCOMPARE(rows.size(), 1);
+        int answered = 0;
+        QTimer answer;
+        answer.setInterval(20);
+        connect(&answer, &QTimer::timeout, [&] {
+            if (answered == 0) {
+                if (auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget()))
+                    for (QAction* action : menu->actions())
+                        if (action->text() == QStringLiteral("&Drain…") && action->isEnabled()) {
+                            menu->setActiveAction(action);
+                            QTest::keyClick(menu, Qt::Key_Return);
+                            answered = 1;
+                        }
+            } else if (auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget())) {
+                if (answered == 1 && dialog->inputMode() == QInputDialog::TextInput) {
+                    dialog->setTextValue(QStringLiteral("bios"));
+                    dialog->accept();
+                    answered = 2;
+                } else if (answered == 2 && dialog->inputMode() == QInputDialog::IntInput) {
+                    QCOMPARE(dialog->intValue(), 0); // all at once unless asked otherwise
+                    dialog->setIntValue(1);
+                    dialog->accept();
+                    answered = 3;
+                }
+            }
+        });
+        answer.start();
+        emit view->customContextMenuRequested(view->visualRect(rows.first()).center());
+        QCOMPARE(answered, 3); // the menu and both dialogs ran (and returned) within the emit
+        answer.stop();
         QTRY_COMPARE_WITH_TIMEOUT(changed.size(), 1, 10'000);
         const NodeResult drained = changed.takeFirst().at(0).value<NodeResult>();
         QVERIFY2(drained.ok, drained.message.c_str());
