@@ -2111,6 +2111,18 @@
         <source>IO weight (100: the default)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>no budget</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How many of the pool&apos;s workloads drains and approved migrations may have moved and not running again at once; 0: none moves until a drain&apos;s deadline.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disruption budget (workloads moving at once)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>
@@ -2229,6 +2241,21 @@
     <message>
         <source>Network used</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No disruption budget: drains and approved migrations move any number of its workloads at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disruption budget 0: drains and approved migrations move none of its workloads (a drain&apos;s deadline still does).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until each runs again (%1 moving now).</source>
+        <translation>
+            <numerusform>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until it runs again (%1 moving now).</numerusform>
+            <numerusform>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until each runs again (%1 moving now).</numerusform>
+        </translation>
     </message>
 </context>
 <context>

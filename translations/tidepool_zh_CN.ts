@@ -2104,6 +2104,18 @@
         <source>IO weight (100: the default)</source>
         <translation>IO 权重（100：默认值）</translation>
     </message>
+    <message>
+        <source>no budget</source>
+        <translation>无预算</translation>
+    </message>
+    <message>
+        <source>How many of the pool&apos;s workloads drains and approved migrations may have moved and not running again at once; 0: none moves until a drain&apos;s deadline.</source>
+        <translation>排空和已批准的迁移同时可移动、尚未重新运行的本资源池工作负载数量；0：在排空截止时间前一个也不移动。</translation>
+    </message>
+    <message>
+        <source>Disruption budget (workloads moving at once)</source>
+        <translation>中断预算（同时移动的工作负载数）</translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::PoolsModel</name>
@@ -2222,6 +2234,20 @@
     <message>
         <source>Network used</source>
         <translation>已用网络带宽</translation>
+    </message>
+    <message>
+        <source>No disruption budget: drains and approved migrations move any number of its workloads at once.</source>
+        <translation>无中断预算：排空和已批准的迁移可同时移动任意数量的工作负载。</translation>
+    </message>
+    <message>
+        <source>Disruption budget 0: drains and approved migrations move none of its workloads (a drain&apos;s deadline still does).</source>
+        <translation>中断预算为 0：排空和已批准的迁移不移动其任何工作负载（排空截止时间到时仍会移动）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until each runs again (%1 moving now).</source>
+        <translation>
+            <numerusform>中断预算：排空和已批准的迁移同时最多移动 %n 个工作负载，直到每个重新运行（当前 %1 个正在移动）。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -33,16 +33,19 @@ std::string acceleratorsOf(const json& node)
     return out.empty() ? "-" : out;
 }
 
-// A paced drain under way, in one line: "at most 2 moving at once: 1 moving, 4 moved, 1 queued again; 1 no other node
-// takes (WHY); deadline in 29m".
+// A paced drain under way, in one line: "at most 2 moving at once: 1 moving, 4 moved, 1 queued again; 1 cannot move
+// yet (WHY: no other node takes it, or its pool's disruption budget); deadline in 29m".
 std::string drainProgress(const json& drain)
 {
-    std::string out = "at most " + text(drain, "maxParallel") + " moving at once: " + text(drain, "moving")
-        + " moving, " + text(drain, "moved") + " moved";
+    // An all-at-once drain that pools' disruption budgets held goes on with no budget of its own.
+    std::string out = (integer(drain, "maxParallel") >= api::kMaxDrainParallel
+                              ? std::string("as many moving at once as their pools' disruption budgets allow: ")
+                              : "at most " + text(drain, "maxParallel") + " moving at once: ")
+        + text(drain, "moving") + " moving, " + text(drain, "moved") + " moved";
     if (integer(drain, "evicted") > 0)
         out += ", " + text(drain, "evicted") + " queued again at the deadline";
     if (integer(drain, "blocked") > 0)
-        out += "; " + text(drain, "blocked") + " no other node takes (" + text(drain, "blockedReason") + ")";
+        out += "; " + text(drain, "blocked") + " cannot move yet (" + text(drain, "blockedReason") + ")";
     out += integer(drain, "deadlineMs") > 0 ? "; deadline " + relative(integer(drain, "deadlineMs"))
                                             : std::string("; no deadline");
     return out + ", started by " + text(drain, "actor") + " " + relative(integer(drain, "startedMs"));
@@ -170,10 +173,16 @@ std::string measuredUse(const json& p)
         + (present(m, "netMbps") ? decimal(real(m, "netMbps"), 1) + "Mb/s" : std::string("-"));
 }
 
+// "1/2": the pool's workloads drains and migrations have on their way, and its disruption budget ("none": no budget).
+std::string disruption(const json& p)
+{
+    return text(p, "disrupted", "0") + "/" + (present(p, "maxDisrupted") ? text(p, "maxDisrupted") : "none");
+}
+
 void printPools(const json& list)
 {
     Table table({ "NAME", "BUSINESS-LINE", "TIER", "CPU(used/quota)", "MEM(used/quota)", "ACCEL(used/quota)",
-        "MEMBW(used/quota)", "NET(used/quota)", "MEASURED(cpu/mem/net)", "NODES", "OVER-QUOTA" });
+        "MEMBW(used/quota)", "NET(used/quota)", "MEASURED(cpu/mem/net)", "MOVING(now/max)", "NODES", "OVER-QUOTA" });
     for (const json& p : list)
         table.add({ text(p, "name"), text(p, "businessLine"), text(p, "tier", "any"),
             cores(integer(p, "cpuMillisUsed")) + "/"
@@ -181,7 +190,7 @@ void printPools(const json& list)
             mebibytes(integer(p, "memoryMiBUsed")) + "/"
                 + (present(p, "memoryMiB") ? mebibytes(integer(p, "memoryMiB")) : std::string("unlimited")),
             acceleratorQuotas(p), bandwidth(p, "memBandwidthMBps", "MB/s"), bandwidth(p, "netBandwidthMbps", "Mb/s"),
-            measuredUse(p), text(p, "nodes"), overQuota(p) });
+            measuredUse(p), disruption(p), text(p, "nodes"), overQuota(p) });
     table.print();
     // A tier set after a pool's work was placed leaves that work where it is: say so, with what to do about it.
     for (const json& p : list)
@@ -275,6 +284,16 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
         if (!n)
             return tl::unexpected(n.error());
         body["ioWeight"] = *n;
+    }
+    if (const auto budget = o.last("--max-disrupted")) {
+        if (*budget == "none") {
+            body["maxDisrupted"] = nullptr;
+        } else {
+            auto n = integerValue(cmd, "--max-disrupted", *budget, 0, api::kMaxDisruptionBudget);
+            if (!n)
+                return tl::unexpected(n.error());
+            body["maxDisrupted"] = *n;
+        }
     }
     return body;
 }
@@ -450,11 +469,11 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
         return usageError("pools: unknown subcommand \"" + sub + "\" (create, set or delete)");
     const std::string cmd = "pools " + sub;
     const std::vector<std::string> rest { words.begin() + 1, words.end() };
-    auto parsed = sub == "delete"
-        ? parseOptions(cmd, rest, {}) // the name alone
-        : parseOptions(cmd, rest,
-            { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" }, { "--io-weight" },
-                { "--mem-bandwidth" }, { "--net-bandwidth" }, { "--gpu" }, { "--npu" }, { "--fpga" } });
+    auto parsed = sub == "delete" ? parseOptions(cmd, rest, {}) // the name alone
+                                  : parseOptions(cmd, rest,
+                                      { { "--cpu" }, { "--memory" }, { "--tier" }, { "--business-line" },
+                                          { "--io-weight" }, { "--mem-bandwidth" }, { "--net-bandwidth" }, { "--gpu" },
+                                          { "--npu" }, { "--fpga" }, { "--max-disrupted" } });
     if (!parsed)
         return tl::unexpected(parsed.error());
     if (parsed->positionals.size() != 1)
@@ -477,7 +496,7 @@ Result<void> pools(Session& session, const std::vector<std::string>& words)
         if (parsed->values.empty())
             return usageError(cmd
                 + ": give at least one of --cpu, --memory, --mem-bandwidth, --net-bandwidth, --gpu, --npu, --fpga, "
-                  "--tier, --business-line, --io-weight");
+                  "--tier, --business-line, --io-weight, --max-disrupted");
         auto body = poolBody(cmd, *parsed, true);
         if (!body)
             return tl::unexpected(body.error());

@@ -100,6 +100,7 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
     const PoolId id = plane->m_cluster.addPool(std::move(pool));
     plane->m_poolByName.emplace(std::string(kDefaultPool), id);
     plane->m_poolIoWeight.push_back(100);
+    plane->m_poolMaxDisrupted.push_back(kUnlimited);
     if (store) {
         auto snapshot = store->load();
         if (!snapshot)
@@ -131,7 +132,7 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
     for (const store::StoredPool& p : snapshot.pools) {
         PoolRequest request { p.name, p.businessLine, parseTier(p.tier).value_or(Tier::Invalid), p.cpuMillis,
             p.memoryMiB, p.ioWeight, p.memBandwidthMBps, p.netBandwidthMbps,
-            { kUnlimited, p.gpuShare, p.npuShare, p.fpgaShare } };
+            { kUnlimited, p.gpuShare, p.npuShare, p.fpgaShare }, p.maxDisrupted };
         if (m_poolByName.count(p.name))
             (void)updatePool(p.name, request);
         else if (auto created = createPool(request); !created)
@@ -198,6 +199,11 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
         if (w.previousNode != kNoNode && w.node != w.previousNode && w.phase == WorkloadPhase::Launching)
             if (auto& drain = m_nodes[static_cast<std::size_t>(w.previousNode)].drain)
                 drain->moving.insert(id);
+    // What drains and migrations had on its way counts against its pool's budget again (a restart's relaunch on the
+    // node it ran on is not told from a move: counted too, the safer side).
+    for (const auto& [id, w] : m_workloads)
+        if (w.previousNode != kNoNode && w.phase == WorkloadPhase::Launching)
+            m_disrupted.insert(id);
     m_restored = !snapshot.nodes.empty();
     m_stats.restoredNodes = snapshot.nodes.size();
     m_stats.restoredWorkloads = snapshot.workloads.size();
@@ -514,6 +520,7 @@ ApiResult<void> ControlPlane::migrate(
     w.pid = 0;
     w.placedMs = nowMs();
     w.detail = "migrated from " + from + " to " + to + " by a rebalance proposal";
+    m_disrupted.insert(id);
     newIncarnation(w, source->second); // the agent of a move within one node tells the new launch from the stopped one
     setPhase(w, WorkloadPhase::Launching);
     launch(w);
@@ -1473,7 +1480,8 @@ void ControlPlane::flush()
         m_store->putPool(store::StoredPool { p.name, p.businessLine,
             p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier)), p.quota.cpuMillis,
             p.quota.memoryMiB, poolIoWeight(id), p.quota.memBandwidthMBps, p.quota.netBandwidthMbps,
-            share(AcceleratorKind::Gpu), share(AcceleratorKind::Npu), share(AcceleratorKind::Fpga) });
+            share(AcceleratorKind::Gpu), share(AcceleratorKind::Npu), share(AcceleratorKind::Fpga),
+            poolMaxDisrupted(id) });
     }
     for (const NodeId id : m_dirtyNodes) {
         const Node& n = m_cluster.node(id);
@@ -1561,6 +1569,7 @@ PoolId ControlPlane::deletedPool(const std::string& name)
     pool.name = name;
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolIoWeight.push_back(PoolRequest {}.ioWeight);
+    m_poolMaxDisrupted.push_back(kUnlimited);
     (void)m_cluster.removePool(id);
     return id;
 }
@@ -2051,6 +2060,38 @@ std::string ControlPlane::why(const LiveWorkload& w) const
 
 // ---- pools -----------------------------------------------------------------------------------------------------
 
+std::int64_t ControlPlane::disruptedIn(PoolId id) const
+{
+    std::int64_t n = 0;
+    for (const WorkloadId moved : m_disrupted) {
+        const auto it = m_workloads.find(moved);
+        if (it != m_workloads.end() && it->second.workload.pool == id
+            && (it->second.phase == WorkloadPhase::Pending || it->second.phase == WorkloadPhase::Launching))
+            ++n;
+    }
+    return n;
+}
+
+std::string ControlPlane::disruptionBudgetRefusal(PoolId id, std::int64_t moves) const
+{
+    const std::int64_t budget = poolMaxDisrupted(id);
+    if (budget >= kUnlimited)
+        return {};
+    const std::int64_t disrupted = disruptedIn(id);
+    if (disrupted + moves <= budget)
+        return {};
+    const std::string& name = m_cluster.pool(id).name;
+    if (budget == 0)
+        return "pool " + name + "'s disruption budget lets none of its workloads be moved";
+    if (moves > 1)
+        return "pool " + name + "'s disruption budget has room for "
+            + std::to_string(std::max<std::int64_t>(0, budget - disrupted)) + " of the " + std::to_string(moves)
+            + " moves of its workloads asked (" + std::to_string(disrupted) + " moving, at most "
+            + std::to_string(budget) + " at once)";
+    return "pool " + name + "'s disruption budget is taken: " + std::to_string(disrupted) + " of its workloads "
+        + (disrupted == 1 ? "is" : "are") + " moving, at most " + std::to_string(budget) + " at once";
+}
+
 namespace {
 
 void setQuotas(Pool& pool, const PoolRequest& request)
@@ -2077,6 +2118,7 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolByName.emplace(request.name, id);
     m_poolIoWeight.push_back(request.ioWeight);
+    m_poolMaxDisrupted.push_back(request.maxDisrupted);
     markPool(id);
     // Every node carves it out, but it reaches each agent with its first launch there (`sendLaunch`): a pools message
     // to every node at each creation would send nodes × pools² entries while pools are made one after another (100
@@ -2126,6 +2168,7 @@ PoolRequest ControlPlane::poolRequestOf(PoolId id) const
     r.cpuMillis = pool.quota.cpuMillis;
     r.memoryMiB = pool.quota.memoryMiB;
     r.ioWeight = poolIoWeight(id);
+    r.maxDisrupted = poolMaxDisrupted(id);
     r.memBandwidthMBps = pool.quota.memBandwidthMBps;
     r.netBandwidthMbps = pool.quota.netBandwidthMbps;
     r.acceleratorQuota = pool.acceleratorQuota;
@@ -2161,6 +2204,7 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     pool.businessLine = request.businessLine; // the request is whole: what it does not change, it carries
     pool.tier = request.tier;
     m_poolIoWeight[static_cast<std::size_t>(*id)] = request.ioWeight;
+    m_poolMaxDisrupted[static_cast<std::size_t>(*id)] = request.maxDisrupted;
     markPool(*id);
     for (const NodeId nodeId : pool.nodes)
         if (LiveNode& node = m_nodes[static_cast<std::size_t>(nodeId)]; poolSent(node, *id))

@@ -241,9 +241,10 @@ struct LiveWorkload {
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
-// A paced drain under way on a node (`DrainOptions::maxParallel` > 0), advanced by the liveness tick until the node
-// holds nothing; ended early by lifting the node's cordon. Kept across restarts (but `moving` and `blocked`, which
-// the workloads and the next try say again).
+// A paced drain under way on a node (`DrainOptions::maxParallel` > 0, or an all-at-once drain that pools' disruption
+// budgets held: `kMaxDrainParallel`), advanced by the liveness tick until the node holds nothing; ended early by
+// lifting the node's cordon. Kept across restarts (but `moving` and `blocked`, which the workloads and the next try say
+// again).
 struct NodeDrain {
     std::int32_t maxParallel = 1;
     std::int64_t startedMs = 0;
@@ -252,7 +253,8 @@ struct NodeDrain {
     std::set<WorkloadId> moving; // moved off it by the drain, not running on their new node yet
     std::int64_t moved = 0; // moves it made, in all
     std::int64_t evicted = 0; // stopped and queued again at the deadline: no other node took them
-    // At its latest try: how many of the node's workloads no other node took, and why the first of them stayed.
+    // At its latest try: how many of the node's workloads could not move (no other node took them, or their pool's
+    // disruption budget held them), and why the first of them stayed.
     std::int64_t blocked = 0;
     std::string blockedReason;
     bool operator==(const NodeDrain&) const = default;
@@ -330,7 +332,7 @@ struct ControlPlaneStats {
     std::uint64_t preemptions = 0; // workloads evicted for higher priorities
     std::uint64_t restarts = 0; // launches ended that a restart policy started again
     std::uint64_t overran = 0; // launches stopped for running past their maximum runtime
-    std::uint64_t drainMoves = 0; // workloads paced drains moved off their nodes
+    std::uint64_t drainMoves = 0; // workloads drains (paced or all at once) moved off their nodes
     std::uint64_t drainEvictions = 0; // workloads paced drains stopped and queued again at their deadline
     std::uint64_t launchesSent = 0;
     std::uint64_t acknowledged = 0; // launches acknowledged as running
@@ -386,6 +388,11 @@ struct PoolRequest {
     std::int64_t netBandwidthMbps = kUnlimited; // likewise (agents account a pool's traffic; no tc shaping)
     // In share units per kind, as workloads request them (`Pool::acceleratorQuota`); the `None` entry is unused.
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
+    // Its disruption budget (as a Kubernetes PodDisruptionBudget's maxUnavailable): how many of its workloads that
+    // drains and approved migrations moved may be on their way at once, stopped where they ran and not running again
+    // yet; 0: none moves (a drain waits for its deadline); kUnlimited: no budget. An operator's own move, a lost node's
+    // re-placement and preemption do not ask it; a drain's deadline overrides it.
+    std::int64_t maxDisrupted = kUnlimited; // up to kMaxDisruptionBudget
 };
 
 // Where an operator moves a workload (the console's Tiers board and Pools tree, `POST /v1/workloads/{id}/move`): onto
@@ -587,6 +594,14 @@ public:
     const LiveNode* nodeByName(std::string_view name) const;
     std::optional<PoolId> poolByName(std::string_view name) const;
     std::int32_t poolIoWeight(PoolId id) const { return m_poolIoWeight[static_cast<std::size_t>(id)]; }
+    // Pool `id`'s disruption budget (`PoolRequest::maxDisrupted`; kUnlimited: none) and how many of its workloads
+    // drains and migrations moved that do not run again yet.
+    std::int64_t poolMaxDisrupted(PoolId id) const { return m_poolMaxDisrupted[static_cast<std::size_t>(id)]; }
+    std::int64_t disruptedIn(PoolId id) const;
+    // Why pool `id` lets `moves` more of its workloads be moved by a drain or a migration now: empty when its budget
+    // has room for them, else the reason in words ("pool batch's disruption budget is taken: 2 of its workloads are
+    // moving, at most 2 at once").
+    std::string disruptionBudgetRefusal(PoolId id, std::int64_t moves = 1) const;
     // The request that would leave pool `id` as it is: the base of a partial update.
     PoolRequest poolRequestOf(PoolId id) const;
     // The pool's placed workloads on nodes of another tier than its own: a tier set after they were placed leaves them
@@ -738,6 +753,10 @@ private:
     std::unordered_map<std::string, PendingJoinInfo> m_pendingJoins; // joined, inventory not yet received
     std::unordered_map<std::string, PoolId> m_poolByName;
     std::vector<std::int32_t> m_poolIoWeight; // by PoolId
+    std::vector<std::int64_t> m_poolMaxDisrupted; // by PoolId; kUnlimited: no budget
+    // Moved by a drain or a migration and perhaps not running again yet (`disruptedIn` counts those that are not;
+    // the liveness tick drops the rest).
+    std::set<WorkloadId> m_disrupted;
     std::vector<store::DeletedPool> m_deletedPools; // oldest first
     std::unordered_map<PoolId, std::size_t> m_deletionOf; // a pool deleted since the start: its m_deletedPools entry
     std::map<WorkloadId, LiveWorkload> m_workloads;

@@ -18,5 +18,7 @@ struct DrainOptions {
 };
 inline constexpr std::int32_t kMaxDrainParallel = 10'000;
 inline constexpr std::int64_t kMaxDrainDeadlineMs = 366LL * 24 * 3600 * 1000;
+// The largest disruption budget a pool may have (`PoolRequest::maxDisrupted`): drains also wait for those.
+inline constexpr std::int64_t kMaxDisruptionBudget = 1'000'000;
 
 } // namespace tidepool::api

@@ -346,7 +346,8 @@ json poolJson(const ControlPlane& plane, PoolId id, const MeasuredPoolUse& measu
         { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
         { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
         { "overQuota", std::move(overQuota) }, { "offTier", plane.workloadsOffTier(id) },
-        { "ioWeight", plane.poolIoWeight(id) }, { "nodes", p.nodes.size() }, { "measured", measuredJson(measured) } };
+        { "ioWeight", plane.poolIoWeight(id) }, { "maxDisrupted", limit(plane.poolMaxDisrupted(id)) },
+        { "disrupted", plane.disruptedIn(id) }, { "nodes", p.nodes.size() }, { "measured", measuredJson(measured) } };
 }
 
 json poolJson(const ControlPlane& plane, PoolId id)
@@ -360,7 +361,7 @@ json poolSettings(const ControlPlane& plane, PoolId id)
 {
     json settings = poolJson(plane, id);
     for (const char* usage : { "id", "cpuMillisUsed", "memoryMiBUsed", "memBandwidthMBpsUsed", "netBandwidthMbpsUsed",
-             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "nodes", "measured" })
+             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "disrupted", "nodes", "measured" })
         settings.erase(usage);
     return settings;
 }
@@ -445,6 +446,8 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     }
     if (r.has("ioWeight"))
         p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
+    // null: no budget; 0: none of its workloads is moved by drains and migrations (a drain waits for its deadline).
+    readQuota(r, body, "maxDisrupted", 0, kMaxDisruptionBudget, p.maxDisrupted);
     r.rejectUnknownFields();
     return checkedRead(readError, std::move(p));
 }
@@ -1192,7 +1195,7 @@ std::string HttpApi::renderMetrics() const
             s.restarts },
         { "tidepool_workloads_over_runtime_total", "Launches stopped for running past their maximum runtime.",
             s.overran },
-        { "tidepool_drain_moves_total", "Workloads paced drains moved off their nodes.", s.drainMoves },
+        { "tidepool_drain_moves_total", "Workloads drains moved off their nodes.", s.drainMoves },
         { "tidepool_drain_evictions_total",
             "Workloads paced drains stopped and queued again at their deadline: no other node took them.",
             s.drainEvictions },

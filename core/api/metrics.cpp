@@ -195,6 +195,18 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
                 appendSample(out, "tidepool_pool_workloads",
                     labels({ { "pool", pools[i].name }, { "phase", toString(phase) } }),
                     static_cast<double>(phases[i][static_cast<std::size_t>(phase)]));
+    appendMetric(out, "tidepool_pool_disrupted", "gauge",
+        "Each pool's workloads that drains and migrations moved and that do not run again yet (kind=\"moving\"), and "
+        "its disruption budget where it has one (kind=\"budget\").");
+    for (const Pool& p : pools) {
+        if (p.removed)
+            continue;
+        appendSample(out, "tidepool_pool_disrupted", labels({ { "pool", p.name }, { "kind", "moving" } }),
+            static_cast<double>(plane.disruptedIn(p.id)));
+        if (const std::int64_t budget = plane.poolMaxDisrupted(p.id); budget < kUnlimited)
+            appendSample(out, "tidepool_pool_disrupted", labels({ { "pool", p.name }, { "kind", "budget" } }),
+                static_cast<double>(budget));
+    }
 
     // Tiers: hot, warm and cold always; "none" where a node has no tier.
     std::vector<Tier> shownTiers;

@@ -100,11 +100,14 @@ net::HttpResponse nodeOperationRoute(ControlPlane& plane, const net::HttpRequest
     auditDetail["cordon"] = body["cordon"];
     auditDetail["moved"] = body["moved"];
     auditDetail["stayed"] = body["stayed"];
-    if (parsed->drain.maxParallel > 0) {
-        // Paced: "workloads" are the moves of its start; the rest follow.
+    if (parsed->drain.maxParallel > 0 || drained->paced) {
+        // Paced (or all at once and held by pools' disruption budgets): "workloads" are the moves of its start; the
+        // rest follow.
         body["waiting"] = drained->waiting;
-        auditDetail["maxParallel"] = parsed->drain.maxParallel;
-        auditDetail["deadlineMs"] = parsed->drain.deadlineMs;
+        if (parsed->drain.maxParallel > 0) {
+            auditDetail["maxParallel"] = parsed->drain.maxParallel;
+            auditDetail["deadlineMs"] = parsed->drain.deadlineMs;
+        }
         if (drained->paced)
             body["drain"] = drainJson(*drained->paced);
     }

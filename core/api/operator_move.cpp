@@ -329,22 +329,63 @@ ApiResult<DrainOutcome> ControlPlane::drain(
     out.cordon = node.cordon;
     // The residents as they are now: each move takes one off the list.
     const std::vector<WorkloadId> residents = m_cluster.node(id).residents;
+    std::set<WorkloadId> moved;
+    std::int64_t held = 0;
+    std::string heldReason;
     for (const WorkloadId workload : residents) {
         const auto w = m_workloads.find(workload);
         if (w == m_workloads.end() || w->second.node != id
             || (w->second.phase != WorkloadPhase::Launching && w->second.phase != WorkloadPhase::Running))
             continue;
+        if (std::string budget = disruptionBudgetRefusal(w->second.workload.pool); !budget.empty()) {
+            if (held++ == 0)
+                heldReason = std::move(budget);
+            continue;
+        }
         MoveTarget target;
         target.elsewhere = true;
-        out.moves.emplace_back(workload, move(workload, target, actor));
+        MoveOutcome outcome = move(workload, target, actor);
+        if (outcome.moved()) {
+            moved.insert(workload);
+            m_disrupted.insert(workload);
+            ++m_stats.drainMoves;
+        }
+        out.moves.emplace_back(workload, std::move(outcome));
     }
     logLine("control: node " + name + " drained by " + actor + ": " + std::to_string(out.moved()) + " of "
-        + std::to_string(out.moves.size()) + " workloads moved");
+        + std::to_string(out.moves.size()) + " workloads moved"
+        + (held > 0 ? "; " + std::to_string(held) + " wait for their pools' disruption budgets" : ""));
+    if (held == 0)
+        return out;
+    // What pools' budgets held goes as their moves come back: the drain goes on, paced by the budgets alone, and
+    // tries what no node took again with them. Its answer is a paced drain's: the moves made, and what waits.
+    const std::size_t stayed = out.moves.size() - moved.size() + static_cast<std::size_t>(held);
+    std::erase_if(out.moves, [](const auto& m) { return !m.second.moved(); });
+    NodeDrain& drain = node.drain.emplace();
+    drain.startedMs = now;
+    drain.maxParallel = kMaxDrainParallel;
+    drain.actor = actor;
+    drain.moving = std::move(moved);
+    drain.moved = static_cast<std::int64_t>(drain.moving.size());
+    drain.blocked = static_cast<std::int64_t>(stayed);
+    drain.blockedReason = std::move(heldReason);
+    markNode(id);
+    m_events.push(ClusterEvent { 0, now, ClusterEventKind::NodeCordon, 0, name, node.cordon, node.cordon, name, actor,
+        "drain started: " + std::to_string(drain.moved) + " moved at once, " + std::to_string(stayed) + " waiting ("
+            + drain.blockedReason + ")" });
+    out.paced = drain;
+    out.waiting = static_cast<std::int64_t>(stayed);
     return out;
 }
 
 void ControlPlane::advanceDrains(std::int64_t now)
 {
+    // Those that run again, or ended, no longer count against their pools' disruption budgets.
+    std::erase_if(m_disrupted, [&](WorkloadId id) {
+        const auto w = m_workloads.find(id);
+        return w == m_workloads.end()
+            || (w->second.phase != WorkloadPhase::Pending && w->second.phase != WorkloadPhase::Launching);
+    });
     for (LiveNode& node : m_nodes)
         if (node.drain)
             (void)advanceDrain(node.id, now);
@@ -380,6 +421,14 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
     for (const WorkloadId workload : waiting) {
         if (!pastDeadline && (!reachable || drain.moving.size() >= static_cast<std::size_t>(drain.maxParallel)))
             break;
+        // Its pool's budget holds it (the deadline does not ask): another pool's workload may go in its place.
+        if (std::string budget
+            = pastDeadline ? std::string() : disruptionBudgetRefusal(m_workloads.at(workload).workload.pool);
+            !budget.empty()) {
+            if (blocked++ == 0)
+                blockedReason = std::move(budget);
+            continue;
+        }
         MoveTarget target;
         target.elsewhere = true;
         MoveOutcome moved = move(workload, target, drain.actor);
@@ -387,6 +436,7 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
             ++drain.moved;
             ++m_stats.drainMoves;
             drain.moving.insert(workload);
+            m_disrupted.insert(workload);
             --left;
             out.moves.emplace_back(workload, std::move(moved));
             continue;
@@ -396,6 +446,7 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
             // The node must be empty by now: it waits in the queue instead, for a place anywhere.
             stopOn(node, workload, w.incarnation);
             requeue(w, "evicted from node " + name + " at its drain's deadline: " + moved.message);
+            m_disrupted.insert(workload);
             ++drain.evicted;
             ++m_stats.drainEvictions;
             --left;

@@ -713,14 +713,42 @@ std::int64_t Rebalancer::add(Proposal proposal)
     return id;
 }
 
+namespace {
+
+// Keeps the first of `plan`'s migrations of each pool that its disruption budget has room for now, and drops the rest;
+// how many it dropped.
+std::size_t fitToDisruptionBudgets(std::vector<Action>& plan, const ControlPlane& plane)
+{
+    std::map<PoolId, std::int64_t> taken;
+    const auto before = plan.size();
+    std::erase_if(plan, [&](const Action& a) {
+        if (a.type != Action::Type::Migrate)
+            return false;
+        const LiveWorkload* w = plane.workload(a.workload);
+        if (!w)
+            return false; // the approval's staleness check says so
+        std::int64_t& n = taken[w->workload.pool];
+        if (!plane.disruptionBudgetRefusal(w->workload.pool, n + 1).empty())
+            return true;
+        ++n;
+        return false;
+    });
+    return before - plan.size();
+}
+
+} // namespace
+
 std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) const
 {
     std::vector<Proposal> proposals = rebalance::evaluate(input, m_config.evaluator);
     // Consolidation works on the cluster itself: batch holding a share of one GPU may move (and restart).
-    const auto movable = [this](const Workload& w) {
+    // Only work whose pool's disruption budget has room for one more move.
+    const auto budgetRoom = [this](const Workload& w) { return m_plane.disruptionBudgetRefusal(w.pool).empty(); };
+    const auto movable = [this, &budgetRoom](const Workload& w) {
         const LiveWorkload* live = m_plane.workload(w.id);
         return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold
-            && w.accelerators.kind == AcceleratorKind::Gpu && w.accelerators.any() && !w.accelerators.wholeDevices();
+            && w.accelerators.kind == AcceleratorKind::Gpu && w.accelerators.any() && !w.accelerators.wholeDevices()
+            && budgetRoom(w);
     };
     const rebalance::ConsolidationPlan consolidation
         = rebalance::planConsolidation(m_plane.cluster(), m_plane.registry(), movable, m_config.maxConsolidationMoves,
@@ -732,7 +760,13 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
         if (w.phase == WorkloadPhase::Pending && w.workload.accelerators.kind == AcceleratorKind::Gpu
             && w.workload.accelerators.wholeDevices())
             wantedWhole += static_cast<std::size_t>(w.workload.accelerators.count);
-    if (wantedWhole > 0 && consolidation.gpusFreed >= m_config.minGpusFreed) {
+    // Its moves free GPUs together: one its pools' budgets cannot take whole is not proposed now.
+    std::vector<Action> consolidationMoves = consolidation.moves;
+    const bool withinBudgets = fitToDisruptionBudgets(consolidationMoves, m_plane) == 0;
+    if (!withinBudgets && m_log)
+        m_log("rebalance: a consolidation freeing " + std::to_string(consolidation.gpusFreed)
+            + " GPUs waits: its moves exceed a pool's disruption budget");
+    if (wantedWhole > 0 && consolidation.gpusFreed >= m_config.minGpusFreed && withinBudgets) {
         Proposal p = rebalance::newProposal(ProposalKind::Consolidate, "consolidate:gpu", input, m_config.evaluator);
         p.plan = consolidation.moves;
         rebalance::explain(p,
@@ -748,12 +782,15 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
     for (const LiveNode& live : m_plane.nodes())
         if (live.state == NodeState::Ready && live.heartbeats > 0)
             measured[live.id] = live.cpuUtilisation;
-    const auto cpuBatch = [this](const Workload& w) {
+    const auto cpuBatch = [this, &budgetRoom](const Workload& w) {
         const LiveWorkload* live = m_plane.workload(w.id);
-        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold && !w.accelerators.any();
+        return live && live->phase == WorkloadPhase::Running && w.tier() == Tier::Cold && !w.accelerators.any()
+            && budgetRoom(w);
     };
-    const rebalance::HotSpotPlan hotSpots
+    rebalance::HotSpotPlan hotSpots
         = rebalance::planHotSpotMoves(m_plane.cluster(), m_plane.registry(), measured, cpuBatch, m_config.hotSpots);
+    // Each move cools its node on its own: as many as the pools' budgets take now, the rest at a later evaluation.
+    (void)fitToDisruptionBudgets(hotSpots.moves, m_plane);
     if (!hotSpots.moves.empty()) {
         Proposal p = rebalance::newProposal(ProposalKind::Migrate, "hotspots", input, m_config.evaluator);
         p.plan = hotSpots.moves;
@@ -769,15 +806,16 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
         proposals.push_back(std::move(p));
     }
     // Work a pool's new tier left behind: its running CPU-only workloads on other tiers' nodes move to its tier.
-    const auto running = [this](const Workload& w) {
+    const auto running = [this, &budgetRoom](const Workload& w) {
         const LiveWorkload* live = m_plane.workload(w.id);
-        return live && live->phase == WorkloadPhase::Running && !w.accelerators.any();
+        return live && live->phase == WorkloadPhase::Running && !w.accelerators.any() && budgetRoom(w);
     };
     for (const Pool& pool : m_plane.cluster().pools()) {
         if (pool.tier == Tier::Invalid || pool.removed)
             continue;
-        const rebalance::TierMovePlan tierMoves
+        rebalance::TierMovePlan tierMoves
             = rebalance::planTierMoves(m_plane.cluster(), m_plane.registry(), pool.id, running, m_config.maxTierMoves);
+        (void)fitToDisruptionBudgets(tierMoves.moves, m_plane);
         if (tierMoves.moves.empty())
             continue;
         Proposal p = rebalance::newProposal(ProposalKind::Migrate, "tier:" + pool.name, input, m_config.evaluator);
@@ -965,6 +1003,16 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
             return "the plan holds an unknown action";
         }
     }
+    // Its migrations, pool by pool, against what the pools' disruption budgets have room for now (a drain's moves or
+    // an earlier proposal's may have taken it, or an operator lowered it).
+    std::map<PoolId, std::int64_t> moves;
+    for (const Action& a : proposal.plan)
+        if (a.type == Action::Type::Migrate)
+            if (const LiveWorkload* w = m_plane.workload(a.workload))
+                ++moves[w->workload.pool];
+    for (const auto& [pool, n] : moves)
+        if (std::string held = m_plane.disruptionBudgetRefusal(pool, n); !held.empty())
+            return held;
     return {};
 }
 

@@ -178,6 +178,10 @@ constexpr Migration kMigrations[] = {
     ALTER TABLE nodes ADD COLUMN drain_moved BIGINT NOT NULL DEFAULT 0;
     ALTER TABLE nodes ADD COLUMN drain_evicted BIGINT NOT NULL DEFAULT 0;
     )sql" },
+    // As SQLite's 10 → 11: a pool's disruption budget.
+    { 10, 11, R"sql(
+    ALTER TABLE pools ADD COLUMN max_disrupted BIGINT NOT NULL DEFAULT 2305843009213693951;
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

@@ -203,6 +203,10 @@ const char* const kMigrations[] = {
     ALTER TABLE nodes ADD COLUMN drain_moved INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE nodes ADD COLUMN drain_evicted INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 10 → 11: a pool's disruption budget. Pools from before have none (the core's kUnlimited).
+    R"sql(
+    ALTER TABLE pools ADD COLUMN max_disrupted INTEGER NOT NULL DEFAULT 2305843009213693951;
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

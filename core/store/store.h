@@ -36,6 +36,9 @@ struct StoredPool {
     std::int64_t gpuShare = kUnlimited; // accelerator quotas in share units
     std::int64_t npuShare = kUnlimited;
     std::int64_t fpgaShare = kUnlimited;
+    // How many of its workloads drains and approved migrations may have moved and not running again at once (its
+    // disruption budget); kUnlimited: no budget. Added in schema version 11.
+    std::int64_t maxDisrupted = kUnlimited;
     bool operator==(const StoredPool&) const = default;
 };
 
@@ -275,6 +278,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 
 } // namespace tidepool::store

@@ -189,6 +189,13 @@ private slots:
         QCOMPARE(snapshot->pools[0].gpuShare, kUnlimited);
         QCOMPARE(snapshot->pools[0].npuShare, kUnlimited);
         QCOMPARE(snapshot->pools[0].fpgaShare, kUnlimited);
+        // Added in version 11: pools from before have no disruption budget; one set now is read back.
+        QCOMPARE(snapshot->pools[0].maxDisrupted, kUnlimited);
+        store::StoredPool budgeted = snapshot->pools[0];
+        budgeted.maxDisrupted = 3;
+        s->putPool(budgeted);
+        QVERIFY(s->commit());
+        QCOMPARE(s->load()->pools.at(0), budgeted);
         // Added in version 8: pools deleted before left nothing to keep; the table takes the next deletion.
         QVERIFY(snapshot->deletedPools.empty());
         const store::DeletedPool deleted { "batch", "research", "cold", { "n1" }, 42 };

@@ -652,6 +652,135 @@ private slots:
         QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
     }
 
+    // A pool's disruption budget (PodDisruptionBudget's maxUnavailable): drains move no more of its workloads at once
+    // than it allows, counting those moved off any node that do not run again yet; the others' turn comes as those
+    // run. An all-at-once drain held by a budget goes on by itself; a budget of 0 holds them until it is raised.
+    void aPoolsDisruptionBudgetPacesDrains()
+    {
+        m_nowMs = 1'000'000'000'000;
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.maxDisrupted = 1;
+        const auto created = m_plane->createPool(batch);
+        QVERIFY(created);
+        const PoolId pool = *created;
+        QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 1 });
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 3; ++i) {
+            SubmitRequest r = request("etl-" + std::to_string(i), 500);
+            r.pool = "batch";
+            ids.push_back(submit(r));
+        }
+        const WorkloadId other = submit(request("other", 500)); // in the default pool: no budget
+        ids.push_back(other);
+        for (const WorkloadId id : ids)
+            if (nodeOf(id) != "warm-1")
+                QVERIFY(m_plane->move(id, MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved());
+        for (const WorkloadId id : ids)
+            m_plane->onWorkloadUpdate(
+                "s-warm", protocol::WorkloadStatus { id, "running", 100, 0, {}, m_plane->workload(id)->incarnation });
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 0 }); // an operator's own moves are not counted
+        m_sent.clear();
+
+        // All at once: one of batch's moves, the default pool's moves, and two of batch's wait, running, for the
+        // budget; the drain goes on, paced by it alone.
+        const auto drained = m_plane->drain("warm-1", "kernel", "operator:alice");
+        QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
+        QCOMPARE(drained->moves.size(), std::size_t { 2 }); // a paced drain's answer: the moves it made
+        QCOMPARE(drained->moved(), std::size_t { 2 });
+        QCOMPARE(drained->moves[0].first, ids[0]);
+        QCOMPARE(drained->moves[1].first, other); // the default pool's
+        for (const WorkloadId waiting : { ids[1], ids[2] }) {
+            QCOMPARE(nodeOf(waiting), std::string("warm-1"));
+            QCOMPARE(name(m_plane->workload(waiting)->phase), name(WorkloadPhase::Running));
+        }
+        QVERIFY(drained->paced);
+        QCOMPARE(drained->waiting, std::int64_t { 2 });
+        QCOMPARE(drained->paced->maxParallel, kMaxDrainParallel);
+        QCOMPARE(drained->paced->blocked, std::int64_t { 2 });
+        QCOMPARE(drained->paced->blockedReason,
+            std::string("pool batch's disruption budget is taken: 1 of its workloads is moving, at most 1 at once"));
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 1 });
+        QCOMPARE(m_plane->stats().drainMoves, std::uint64_t { 2 });
+        QCOMPARE(sentCount<protocol::Stop>(), std::size_t { 2 });
+
+        // Nothing more while the moved one launches; once it runs, the next goes.
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(nodeOf(ids[1]), std::string("warm-1"));
+        const auto runs = [&](WorkloadId id) {
+            const std::string to = nodeOf(id);
+            m_plane->onWorkloadUpdate(to == "hot-1" ? "s-hot" : "s-cold",
+                protocol::WorkloadStatus { id, "running", 101, 0, {}, m_plane->workload(id)->incarnation });
+        };
+        runs(ids[0]);
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 0 });
+        m_plane->advanceDrains(m_nowMs);
+        QVERIFY(nodeOf(ids[1]) != "warm-1");
+        QCOMPARE(nodeOf(ids[2]), std::string("warm-1"));
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 1 });
+
+        // A budget of 0: the last one stays, running, though the one before runs; the drain says why.
+        PoolRequest none = m_plane->poolRequestOf(pool);
+        none.maxDisrupted = 0;
+        QVERIFY(m_plane->updatePool("batch", none));
+        runs(ids[1]);
+        m_plane->advanceDrains(m_nowMs);
+        QCOMPARE(nodeOf(ids[2]), std::string("warm-1"));
+        const LiveNode* warm = m_plane->nodeByName("warm-1");
+        QVERIFY(warm->drain);
+        QCOMPARE(warm->drain->blocked, std::int64_t { 1 });
+        QCOMPARE(warm->drain->blockedReason,
+            std::string("pool batch's disruption budget lets none of its workloads be moved"));
+
+        // No budget: it moves, and the drain is over.
+        none.maxDisrupted = kUnlimited;
+        QVERIFY(m_plane->updatePool("batch", none));
+        m_plane->advanceDrains(m_nowMs);
+        QVERIFY(nodeOf(ids[2]) != "warm-1");
+        QVERIFY(!m_plane->nodeByName("warm-1")->drain);
+        QVERIFY(m_plane->cluster().node(m_plane->nodeByName("warm-1")->id).residents.empty());
+        bool finished = false;
+        for (const ClusterEvent& e : m_plane->events().events())
+            finished = finished || e.detail == "drain finished: 4 moved";
+        QVERIFY(finished);
+        QCOMPARE(m_plane->stats().drainMoves, std::uint64_t { 4 });
+    }
+
+    // A paced drain's deadline overrides the budget: what is left moves (or is queued again) so that the node is empty.
+    void aDrainsDeadlineOverridesTheDisruptionBudget()
+    {
+        m_nowMs = 1'000'000'000'000;
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.maxDisrupted = 0;
+        const auto pool = m_plane->createPool(batch);
+        QVERIFY(pool);
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 2; ++i) {
+            SubmitRequest r = request("etl-" + std::to_string(i), 500);
+            r.pool = "batch";
+            ids.push_back(submit(r));
+            if (nodeOf(ids.back()) != "warm-1")
+                QVERIFY(m_plane->move(ids.back(), MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved());
+            m_plane->onWorkloadUpdate("s-warm",
+                protocol::WorkloadStatus {
+                    ids.back(), "running", 100, 0, {}, m_plane->workload(ids.back())->incarnation });
+        }
+        const auto started = m_plane->drain("warm-1", "", "operator:alice", DrainOptions { 5, 60'000 });
+        QVERIFY(started);
+        QVERIFY(started->moves.empty());
+        QCOMPARE(started->waiting, std::int64_t { 2 });
+        QCOMPARE(started->paced->blocked, std::int64_t { 2 });
+        m_plane->advanceDrains(m_nowMs + 59'000);
+        QCOMPARE(nodeOf(ids[0]), std::string("warm-1"));
+        m_plane->advanceDrains(m_nowMs + 60'000);
+        QVERIFY(nodeOf(ids[0]) != "warm-1");
+        QVERIFY(nodeOf(ids[1]) != "warm-1");
+        QVERIFY(!m_plane->nodeByName("warm-1")->drain);
+        // Moved past the budget, they count against it until they run.
+        QCOMPARE(m_plane->disruptedIn(*pool), std::int64_t { 2 });
+    }
+
     // An operator's cordon is kept in the store: a core restarted on the same file keeps the node cordoned.
     void anOperatorsCordonSurvivesARestart()
     {

@@ -290,6 +290,28 @@ private:
         return reasons;
     }
 
+    // A running-to-be CPU-only workload of 1 core and 1 GiB in `pool`.
+    static WorkloadId submitCompress(ControlPlane& p, int i, const std::string& pool)
+    {
+        SubmitRequest s;
+        s.name = "compress-" + std::to_string(i);
+        s.pool = pool;
+        s.requests = { 1000, 1024, 0, 0 };
+        s.argv = { "/bin/true" };
+        return *p.submit(s);
+    }
+
+    // An aarch64 node (a cold one) of 8 cores and 32 GiB named `name`, its session the same name.
+    static void joinArm(ControlPlane& p, const std::string& name)
+    {
+        protocol::Inventory arm;
+        arm.isa = "aarch64";
+        arm.cpuMillis = 8000;
+        arm.memoryMiB = 32768;
+        p.onJoined(name, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
+        p.onInventory(name, arm);
+    }
+
     static void createPool(
         ControlPlane& plane, const std::string& name, std::int64_t cpuMillis, std::int64_t memoryMiB = kUnlimited)
     {
@@ -1660,21 +1682,11 @@ private slots:
         QVERIFY(p.createPool(archive));
         std::vector<WorkloadId> ids;
         for (int i = 0; i < 2; ++i) {
-            SubmitRequest s;
-            s.name = "compress-" + std::to_string(i);
-            s.pool = "archive";
-            s.requests = { 1000, 1024, 0, 0 };
-            s.argv = { "/bin/true" };
-            ids.push_back(*p.submit(s));
+            ids.push_back(submitCompress(p, i, "archive"));
             QCOMPARE(p.cluster().node(p.workload(ids.back())->node).name, std::string("warm-1"));
         }
         p.onWorkloadUpdate("warm-1", protocol::WorkloadStatus { ids[0], "running", 10, 0, {} }); // the other launches
-        protocol::Inventory arm;
-        arm.isa = "aarch64";
-        arm.cpuMillis = 8000;
-        arm.memoryMiB = 32768;
-        p.onJoined("cold-1", "127.0.0.1:1", protocol::Hello { "cold-1", "t", std::nullopt });
-        p.onInventory("cold-1", arm);
+        joinArm(p, "cold-1");
         auto r = rebalancer(p);
         QVERIFY(r->evaluateNow(kNow).empty()); // no tier yet: nothing left behind
 
@@ -1700,6 +1712,67 @@ private slots:
         QCOMPARE(p.cluster().node(p.workload(ids[0])->node).name, std::string("cold-1"));
         QCOMPARE(p.workloadsOffTier(*p.poolByName("archive")), std::size_t { 1 });
         QVERIFY(p.cluster().checkInvariants());
+    }
+
+    // A pool's disruption budget caps what a proposal migrates of it: the evaluation proposes as many moves as the
+    // budget has room for now, an approval whose moves the budget no longer takes is re-planned within it, and a moved
+    // workload counts against it until it runs on its new node.
+    void migrationsKeepWithinAPoolsDisruptionBudget()
+    {
+        auto plane = memoryPlane();
+        ControlPlane& p = *plane;
+        join(p, "warm-1", 8000, 32768);
+        PoolRequest archive;
+        archive.name = "archive";
+        archive.maxDisrupted = 2;
+        QVERIFY(p.createPool(archive));
+        const PoolId pool = *p.poolByName("archive");
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 3; ++i) {
+            ids.push_back(submitCompress(p, i, "archive"));
+            p.onWorkloadUpdate("warm-1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
+        }
+        joinArm(p, "cold-1");
+        PoolRequest cold = p.poolRequestOf(pool);
+        cold.tier = Tier::Cold;
+        QVERIFY(p.updatePool("archive", cold));
+        auto r = rebalancer(p);
+
+        // Three left behind, two moves proposed: the budget's.
+        auto proposals = r->evaluateNow(kNow);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        const std::int64_t planned = proposals[0];
+        QCOMPARE(r->proposal(planned)->plan.size(), std::size_t { 2 });
+
+        // The budget lowered to one before the approval: re-planned with one move, which the approval applies.
+        cold.maxDisrupted = 1;
+        QVERIFY(p.updatePool("archive", cold));
+        const auto stale = r->approve(planned, "operator:test", kNow + kMinute);
+        QVERIFY(!stale);
+        QCOMPARE(stale.error().status, 409);
+        QVERIFY2(stale.error().message.find("pool archive's disruption budget has room for 1 of the 2 moves of its "
+                                            "workloads asked (0 moving, at most 1 at once)); re-planned as proposal")
+                != std::string::npos,
+            stale.error().message.c_str());
+        const std::int64_t replanned = std::prev(r->proposals().end())->first;
+        QCOMPARE(r->proposal(replanned)->plan.size(), std::size_t { 1 });
+        const auto approved = r->approve(replanned, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        const WorkloadId moved = static_cast<WorkloadId>((*approved)->plan[0].workload);
+        QCOMPARE(p.disruptedIn(pool), std::int64_t { 1 });
+
+        // While it launches, nothing more of the pool is proposed; once it runs, the next move is.
+        for (const std::int64_t id : r->evaluateNow(kNow + 2 * kMinute))
+            QVERIFY2(r->proposal(id)->key != "tier:archive", r->proposal(id)->reason.c_str());
+        p.onWorkloadUpdate(
+            "cold-1", protocol::WorkloadStatus { moved, "running", 30, 0, {}, p.workload(moved)->incarnation });
+        QCOMPARE(p.disruptedIn(pool), std::int64_t { 0 });
+        proposals = r->evaluateNow(kNow + 3 * kMinute);
+        QCOMPARE(proposals.size(), std::size_t { 1 });
+        QCOMPARE(r->proposal(proposals[0])->key, std::string("tier:archive"));
+        QCOMPARE(r->proposal(proposals[0])->plan.size(), std::size_t { 1 });
+        QVERIFY(r->proposal(proposals[0])->plan[0].workload != std::int64_t { moved });
     }
 
     void deferrableBatchWaitsForALowCarbonWindow()

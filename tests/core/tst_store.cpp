@@ -683,6 +683,9 @@ private slots:
             }
             first->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n2", "t", std::nullopt });
             first->onInventory("s2", inventory());
+            PoolRequest budgeted = first->poolRequestOf(*first->poolByName(kDefaultPool));
+            budgeted.maxDisrupted = 2;
+            QVERIFY(first->updatePool(std::string(kDefaultPool), budgeted));
             const auto drained = first->drain("n1", "disk", "operator:alice", DrainOptions { 1, 3'600'000 });
             QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
             QCOMPARE(drained->moves.size(), std::size_t { 1 });
@@ -702,6 +705,10 @@ private slots:
         QCOMPARE(n1->drain->actor, std::string("operator:alice"));
         QCOMPARE(n1->drain->moved, std::int64_t { 1 });
         QCOMPARE(n1->drain->moving, (std::set<WorkloadId> { ids[0] }));
+        // The pool's disruption budget is kept, and the moved one counts against it again.
+        const PoolId defaultPool = *second->poolByName(kDefaultPool);
+        QCOMPARE(second->poolMaxDisrupted(defaultPool), std::int64_t { 2 });
+        QCOMPARE(second->disruptedIn(defaultPool), std::int64_t { 1 });
         QCOMPARE(n1->cordon, std::string("by operator:alice: disk"));
         // The agents are back; the moved one still launching: nothing more moves until it runs.
         second->onJoined("s3", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt });

@@ -190,6 +190,7 @@ private Q_SLOTS:
     void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
     void aNodeIsCordonedDrainedAndUncordoned();
     void aPacedDrainIsWaitedForUntilTheNodeIsEmpty();
+    void aPoolsDisruptionBudgetHoldsADrain();
     void seriesAndHistoryShowRecordedPoints();
     void historyAndAuditTakeIsoDatesAndRelativeTimes();
     void auditShowsTheSubmitByTheTokensFingerprint();
@@ -215,6 +216,9 @@ private:
     QString writeFile(const QString& name, const QByteArray& content);
     std::string workloadPhase(const std::string& id);
     std::string submitJson(const QStringList& args);
+    // The node workload `id` is placed on ("" for none), and each of `ids` moved onto `node` where it is elsewhere.
+    std::string nodeOfWorkload(const std::string& id);
+    void moveAllTo(const std::vector<std::string>& ids, const std::string& node);
 
     QTemporaryDir m_dir;
     QString m_token;
@@ -279,6 +283,24 @@ std::string TestCtl::workloadPhase(const std::string& id)
         = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), QString::fromStdString(id) });
     json j = parsed(run.out);
     return str(j, "/phase");
+}
+
+std::string TestCtl::nodeOfWorkload(const std::string& id)
+{
+    return str(
+        parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), QString::fromStdString(id) })
+                   .out),
+        "/node");
+}
+
+void TestCtl::moveAllTo(const std::vector<std::string>& ids, const std::string& node)
+{
+    for (const std::string& id : ids)
+        if (nodeOfWorkload(id) != node)
+            QCOMPARE(ctl({ QStringLiteral("move"), QString::fromStdString(id), QStringLiteral("--node"),
+                             QString::fromStdString(node) })
+                         .exitCode,
+                0);
 }
 
 std::string TestCtl::submitJson(const QStringList& args)
@@ -987,12 +1009,6 @@ void TestCtl::aNodeIsCordonedDrainedAndUncordoned()
     const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("tenant"), QStringLiteral("--cpu"),
         QStringLiteral("250"), QStringLiteral("--memory"), QStringLiteral("64") });
     QVERIFY(!id.empty());
-    const auto nodeOfWorkload = [&](const std::string& workload) {
-        return str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
-                                  QString::fromStdString(workload) })
-                              .out),
-            "/node");
-    };
     const std::string node = nodeOfWorkload(id);
     QVERIFY(node.starts_with("fleet-"));
     const QString qnode = QString::fromStdString(node);
@@ -1117,20 +1133,10 @@ void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
     for (int i = 0; i < 3; ++i)
         ids.push_back(submitJson({ QStringLiteral("--name"), QStringLiteral("paced-%1").arg(i), QStringLiteral("--cpu"),
             QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("32") }));
-    const auto nodeOfWorkload = [&](const std::string& workload) {
-        return str(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"),
-                                  QString::fromStdString(workload) })
-                              .out),
-            "/node");
-    };
     const std::string node = nodeOfWorkload(ids[0]);
     QVERIFY(node.starts_with("fleet-"));
     const QString qnode = QString::fromStdString(node);
-    for (const std::string& id : ids)
-        if (nodeOfWorkload(id) != node)
-            QCOMPARE(
-                ctl({ QStringLiteral("move"), QString::fromStdString(id), QStringLiteral("--node"), qnode }).exitCode,
-                0);
+    moveAllTo(ids, node);
     const std::int64_t there
         = num(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes"), qnode }).out),
             "/workloads");
@@ -1140,14 +1146,13 @@ void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
         QStringLiteral("bios"), QStringLiteral("--max-parallel"), QStringLiteral("1"), QStringLiteral("--deadline"),
         QStringLiteral("8s"), QStringLiteral("--wait"), QStringLiteral("--interval-ms"), QStringLiteral("100") });
     QVERIFY2(drained.exitCode == 0, qPrintable(drained.out + drained.err));
-    QVERIFY2(
-        hasLine(drained.out,
-            QStringLiteral("^node ") + qnode
-                + QStringLiteral(" cordoned \\(by operator:\\S+: bios\\); 1 workload\\(s\\) moved off it now, ")
-                + QString::number(there - 1)
-                + QStringLiteral(
-                    " waiting for their turn; draining at most 1 moving at once: 1 moving, 1 moved"
-                    "(; \\d+ no other node takes \\(.*\\))?; deadline in \\d+s, started by operator:\\S+ \\d+s ago$")),
+    QVERIFY2(hasLine(drained.out,
+                 QStringLiteral("^node ") + qnode
+                     + QStringLiteral(" cordoned \\(by operator:\\S+: bios\\); 1 workload\\(s\\) moved off it now, ")
+                     + QString::number(there - 1)
+                     + QStringLiteral(
+                         " waiting for their turn; draining at most 1 moving at once: 1 moving, 1 moved"
+                         "(; \\d+ cannot move yet \\(.*\\))?; deadline in \\d+s, started by operator:\\S+ \\d+s ago$")),
         qPrintable(drained.out));
     QVERIFY2(hasLine(drained.out, QStringLiteral("^node ") + qnode + QStringLiteral(" drained: nothing runs there$")),
         qPrintable(drained.out));
@@ -1179,6 +1184,85 @@ void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
         QVERIFY2(refused->status == 400 && refused->body.find(words) != std::string::npos, refused->body.c_str());
     }
     QVERIFY(!ctl({ QStringLiteral("nodes") }).out.contains(QStringLiteral("cordoned")));
+    for (const std::string& id : ids)
+        ctl({ QStringLiteral("cancel"), QString::fromStdString(id) });
+}
+
+// A pool's disruption budget (`pools create|set --max-disrupted`): an all-at-once drain moves no more of the pool's
+// workloads at once than it allows, goes on by itself as those run on their new nodes, and `--wait` follows it until
+// the node is empty; the pools table, the pool's JSON and the metrics show the budget.
+void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
+{
+    const CtlRun created = ctl({ QStringLiteral("pools"), QStringLiteral("create"), QStringLiteral("steady"),
+        QStringLiteral("--max-disrupted"), QStringLiteral("1") });
+    QVERIFY2(created.exitCode == 0, qPrintable(created.err));
+    QVERIFY2(created.out.contains(QRegularExpression(
+                 QStringLiteral("^steady\\s.*\\s0/1\\s+\\d+\\s+-$"), QRegularExpression::MultilineOption)),
+        qPrintable(created.out));
+    const CtlRun lifted = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("steady"), QStringLiteral("--max-disrupted"), QStringLiteral("none") });
+    QCOMPARE(lifted.exitCode, 0);
+    QVERIFY(at(parsed(lifted.out), "/maxDisrupted").is_null());
+    const CtlRun set = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("steady"), QStringLiteral("--max-disrupted"), QStringLiteral("1") });
+    QCOMPARE(num(parsed(set.out), "/maxDisrupted"), 1);
+    QCOMPARE(num(parsed(set.out), "/disrupted"), 0);
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    for (const char* body : { R"({"maxDisrupted": -1})", R"({"maxDisrupted": "2"})", R"({"maxDisrupted": 1000001})" }) {
+        const auto refused = client.request(api::HttpMethod::Put, "/v1/pools/steady", body);
+        QVERIFY(refused);
+        QVERIFY2(
+            refused->status == 400 && refused->body.find("maxDisrupted") != std::string::npos, refused->body.c_str());
+    }
+
+    std::vector<std::string> ids;
+    for (int i = 0; i < 3; ++i)
+        ids.push_back(submitJson({ QStringLiteral("--name"), QStringLiteral("steady-%1").arg(i),
+            QStringLiteral("--cpu"), QStringLiteral("100"), QStringLiteral("--memory"), QStringLiteral("32"),
+            QStringLiteral("--pool"), QStringLiteral("steady") }));
+    // All three on a node where nothing else runs (earlier tests leave work that only its node takes), so that the
+    // drain can empty it.
+    std::string node;
+    const json nodes = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("nodes") }).out);
+    for (const json& n : nodes.value("nodes", json::array()))
+        if (node.empty() && n.value("workloads", -1) == 0 && n.value("state", "") == "ready")
+            node = n.value("name", "");
+    QVERIFY2(!node.empty(), nodes.dump().c_str());
+    const QString qnode = QString::fromStdString(node);
+    moveAllTo(ids, node);
+
+    const CtlRun drained = ctl({ QStringLiteral("nodes"), QStringLiteral("drain"), qnode, QStringLiteral("--wait"),
+        QStringLiteral("--interval-ms"), QStringLiteral("100") });
+    QVERIFY2(drained.exitCode == 0, qPrintable(drained.out + drained.err));
+    // Of the pool's three, one moved at once; the others wait for it, running where they are.
+    QVERIFY2(
+        hasLine(drained.out,
+            QStringLiteral("^node ") + qnode
+                + QStringLiteral(" cordoned \\(by operator:\\S+: drained\\); \\d+ workload\\(s\\) moved off it now, "
+                                 "[2-9]\\d* waiting for their turn; draining as many moving at once as their "
+                                 "pools' disruption budgets allow: \\d+ moving, \\d+ moved; [2-9]\\d* cannot move "
+                                 "yet \\(pool steady's disruption budget is taken: 1 of its workloads is moving, "
+                                 "at most 1 at once\\); no deadline, started by operator:\\S+ .*$")),
+        qPrintable(drained.out));
+    QVERIFY2(hasLine(drained.out, QStringLiteral("^node ") + qnode + QStringLiteral(" drained: nothing runs there$")),
+        qPrintable(drained.out));
+    for (const std::string& id : ids) {
+        const std::string now = nodeOfWorkload(id);
+        QVERIFY2(now != node && now.starts_with("fleet-"), now.c_str());
+    }
+    const auto metrics = client.request(api::HttpMethod::Get, "/metrics", "");
+    QVERIFY(metrics && metrics->status == 200);
+    const QString text = QString::fromStdString(metrics->body);
+    QVERIFY2(hasLine(text, QStringLiteral("^tidepool_pool_disrupted\\{pool=\"steady\",kind=\"budget\"\\} 1$")),
+        qPrintable(text.left(3000)));
+    QVERIFY2(hasLine(text, QStringLiteral("^tidepool_pool_disrupted\\{pool=\"steady\",kind=\"moving\"\\} [01]$")),
+        qPrintable(text.left(3000)));
+    // The audit keeps the budget with the pool's settings.
+    const CtlRun audit = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("audit"),
+        QStringLiteral("--limit"), QStringLiteral("50") });
+    QVERIFY2(audit.out.contains(QStringLiteral("\"maxDisrupted\"")), qPrintable(audit.out.left(2000)));
+
+    QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode }).exitCode, 0);
     for (const std::string& id : ids)
         ctl({ QStringLiteral("cancel"), QString::fromStdString(id) });
 }
@@ -2014,6 +2098,9 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
     QTest::newRow("pools create with a negative GPU quota") << QStringList { QStringLiteral("pools"),
         QStringLiteral("create"), QStringLiteral("gold"), QStringLiteral("--gpu"), QStringLiteral("-5") }
                                                             << QStringLiteral("--gpu");
+    QTest::newRow("pools create with a negative disruption budget") << QStringList { QStringLiteral("pools"),
+        QStringLiteral("create"), QStringLiteral("gold"), QStringLiteral("--max-disrupted"), QStringLiteral("-1") }
+                                                                    << QStringLiteral("--max-disrupted");
     QTest::newRow("-o yaml") << QStringList { QStringLiteral("-o"), QStringLiteral("yaml"), QStringLiteral("nodes") }
                              << QStringLiteral("-o: \"yaml\"");
     QTest::newRow("unknown command") << QStringList { QStringLiteral("reboot") } << QStringLiteral("unknown command");

@@ -396,7 +396,10 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     fresh.cpuBox()->setValue(2.5);
     fresh.acceleratorBox(0)->setValue(0); // no GPU at all
     fresh.ioWeightBox()->setValue(300);
+    QVERIFY(fresh.body()["maxDisrupted"].is_null()); // no budget unless one is set
+    fresh.disruptionBudgetBox()->setValue(2);
     const nlohmann::json body = fresh.body();
+    QCOMPARE(body.value("maxDisrupted", -1), 2);
     QCOMPARE(body.value("cpuMillis", 0), 2500);
     QVERIFY(body["memoryMiB"].is_null()); // unlimited
     QCOMPARE(body["acceleratorQuota"].value("gpu", -1), 0);
@@ -413,6 +416,8 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QCOMPARE(made.acceleratorQuotaShare[0], std::int64_t { 0 });
     QCOMPARE(made.acceleratorQuotaShare[1], std::int64_t { -1 });
     QCOMPARE(made.ioWeight, 300);
+    QCOMPARE(made.maxDisrupted, std::int64_t { 2 });
+    QCOMPARE(made.disrupted, std::int64_t { 0 });
 
     // Selected in the tree, it is the pool the buttons act on; its dialog shows its settings.
     window.catchUp();
@@ -426,6 +431,13 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QCOMPARE(edit.cpuBox()->value(), 2.5);
     QCOMPARE(edit.businessLineEdit()->text(), QStringLiteral("finance"));
     QCOMPARE(edit.ioWeightBox()->value(), 300);
+    QCOMPARE(edit.disruptionBudgetBox()->value(), 2);
+    QCOMPARE(poolsRow(*window.poolsModel(), QStringLiteral("reports"))
+                 .siblingAtColumn(PoolsModel::Workloads)
+                 .data(Qt::ToolTipRole)
+                 .toString(),
+        QStringLiteral("Disruption budget: at most 2 of its workloads moved by drains and approved migrations at once, "
+                       "until each runs again (0 moving now)."));
     edit.cpuBox()->setValue(0); // unlimited
     edit.businessLineEdit()->clear();
     QVERIFY(!edit.body().contains("name"));
@@ -455,6 +467,7 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     // It reads the pools' settings from the API, IO weight included.
     QTRY_VERIFY_WITH_TIMEOUT(
         poolNamed(other.latest(), "reports") && poolNamed(other.latest(), "reports")->ioWeight == 300, 10'000);
+    QCOMPARE(poolNamed(other.latest(), "reports")->maxDisrupted, std::int64_t { 2 });
     other.changePool(PoolAction::Create, QStringLiteral("remote-made"),
         nlohmann::json { { "name", "remote-made" }, { "cpuMillis", 1000 } });
     QTRY_COMPARE_WITH_TIMEOUT(otherChanged.size(), 1, 10'000);

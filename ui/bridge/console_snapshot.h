@@ -92,6 +92,10 @@ struct PoolRow {
     double netMeasuredMbps = -1.0; // on the nodes that shape their links; -1: none of its nodes measures it
     int waiting = 0; // its workloads waiting for a place
     std::int32_t ioWeight = 100; // its block IO weight on its nodes (1..10000)
+    // Its disruption budget: how many of its workloads drains and migrations may have moved and not running again at
+    // once; -1: none. And how many that is now.
+    std::int64_t maxDisrupted = -1;
+    std::int64_t disrupted = 0;
     bool operator==(const PoolRow&) const = default;
 };
 

@@ -36,7 +36,7 @@ api::ApiResult<void> apply(
         if (!drained)
             return tl::unexpected(drained.error());
         result.moved = drained->moved();
-        result.paced = command.maxParallel > 0;
+        result.paced = command.maxParallel > 0 || drained->paced; // or held by pools' disruption budgets
         result.waiting = drained->waiting;
         for (const auto& [id, outcome] : drained->moves)
             if (!outcome.moved()) {

@@ -106,6 +106,9 @@ PoolRow poolRow(const json& j)
     row.netBandwidthQuotaMbps = limitOf(j.at("netBandwidthMbps"));
     const auto io = j.find("ioWeight");
     row.ioWeight = io != j.end() && io->is_number_integer() ? io->get<std::int32_t>() : 100;
+    // Daemons before disruption budgets (schema version 11) send neither: none.
+    row.maxDisrupted = j.contains("maxDisrupted") ? limitOf(j.at("maxDisrupted")) : -1;
+    row.disrupted = j.value("disrupted", std::int64_t { 0 });
     // Daemons before the accelerator quotas (schema version 7) send neither object: no quota.
     const json quota = j.value("acceleratorQuota", json::object());
     const json used = j.value("acceleratorUsed", json::object());

@@ -495,6 +495,8 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
         return {};
     if (role == Qt::ToolTipRole && level == 1 && column == Accelerators)
         return acceleratorQuotaTip(*m_lines[lineOf(index.internalId())].pools[at(index.row())].row.row);
+    if (role == Qt::ToolTipRole && level == 1 && column == Workloads)
+        return disruptionTip(*m_lines[lineOf(index.internalId())].pools[at(index.row())].row.row);
     if (role == Qt::ToolTipRole && level != 2)
         return {};
     if (column == Name && role != Qt::ToolTipRole && role != ShareRole) // what sorting asks for most: the name alone
@@ -588,6 +590,19 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
 }
 
 // "Accelerator quota: gpu 1000 of 2000 share units": the kinds the pool has a quota for; nothing without one.
+QString PoolsModel::disruptionTip(const PoolRow& pool)
+{
+    if (pool.maxDisrupted < 0)
+        return tr("No disruption budget: drains and approved migrations move any number of its workloads at once.");
+    if (pool.maxDisrupted == 0)
+        return tr("Disruption budget 0: drains and approved migrations move none of its workloads (a drain's deadline "
+                  "still does).");
+    return tr("Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, "
+              "until each runs again (%1 moving now).",
+        nullptr, static_cast<int>(std::min<std::int64_t>(pool.maxDisrupted, 1'000'000)))
+        .arg(pool.disrupted);
+}
+
 QString PoolsModel::acceleratorQuotaTip(const PoolRow& pool)
 {
     static const char* const kinds[] = { "gpu", "npu", "fpga" };

@@ -129,6 +129,8 @@ private:
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
     Cells cells(const QModelIndex& index) const;
     static QString acceleratorQuotaTip(const PoolRow& pool);
+    // A pool row's disruption budget, in words (the tooltip of its Workloads cell).
+    static QString disruptionTip(const PoolRow& pool);
     // The Name column's text; `shown`: as displayed (the waiting row's label), else raw (sorting, filtering).
     QString name(const QModelIndex& index, bool shown) const;
     const std::string& rawName(const QModelIndex& index) const;

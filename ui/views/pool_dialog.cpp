@@ -42,6 +42,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     , m_memBandwidth(quotaSpin(this, 0, 100'000'000, tr(" MB/s")))
     , m_network(quotaSpin(this, 0, 100'000'000, tr(" Mbit/s")))
     , m_ioWeight(new QSpinBox(this))
+    , m_maxDisrupted(new QSpinBox(this))
 {
     setWindowTitle(pool ? tr("Edit pool %1").arg(QString::fromStdString(pool->name)) : tr("New pool"));
     m_name->setPlaceholderText(tr("letters, digits, '.', '_' and '-'"));
@@ -61,6 +62,11 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     m_memory->setSuffix(tr(" GiB"));
     m_ioWeight->setRange(1, 10'000);
     m_ioWeight->setValue(100);
+    m_maxDisrupted->setRange(-1, 1'000'000);
+    m_maxDisrupted->setSpecialValueText(tr("no budget"));
+    m_maxDisrupted->setValue(-1);
+    m_maxDisrupted->setToolTip(tr("How many of the pool's workloads drains and approved migrations may have moved and "
+                                  "not running again at once; 0: none moves until a drain's deadline."));
     const QString units[] = { tr(" milli-GPUs"), tr(" NPU cores"), tr(" FPGA slots") };
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         m_accelerators[k] = quotaSpin(this, -1, 64'000'000, units[k]);
@@ -76,6 +82,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     form->addRow(tr("Memory bandwidth quota"), m_memBandwidth);
     form->addRow(tr("Network quota"), m_network);
     form->addRow(tr("IO weight (100: the default)"), m_ioWeight);
+    form->addRow(tr("Disruption budget (workloads moving at once)"), m_maxDisrupted);
     form->addRow(tr("GPU quota (1000 a GPU; 0: none)"), m_accelerators[0]);
     form->addRow(tr("NPU quota (0: none)"), m_accelerators[1]);
     form->addRow(tr("FPGA quota (0: none)"), m_accelerators[2]);
@@ -101,6 +108,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     if (pool->netBandwidthQuotaMbps > 0)
         m_network->setValue(static_cast<int>(std::min<std::int64_t>(pool->netBandwidthQuotaMbps, 100'000'000)));
     m_ioWeight->setValue(pool->ioWeight);
+    m_maxDisrupted->setValue(static_cast<int>(std::min<std::int64_t>(pool->maxDisrupted, 1'000'000)));
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         if (pool->acceleratorQuotaShare[k] >= 0)
             m_accelerators[k]->setValue(
@@ -129,6 +137,7 @@ nlohmann::json PoolDialog::body() const
     body["memBandwidthMBps"] = quota(m_memBandwidth->value(), 1.0);
     body["netBandwidthMbps"] = quota(m_network->value(), 1.0);
     body["ioWeight"] = m_ioWeight->value();
+    body["maxDisrupted"] = m_maxDisrupted->value() < 0 ? nlohmann::json() : nlohmann::json(m_maxDisrupted->value());
     nlohmann::json accelerators = nlohmann::json::object();
     for (std::size_t k = 0; k < m_accelerators.size(); ++k) {
         const int value = m_accelerators[k]->value();

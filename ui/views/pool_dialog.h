@@ -47,6 +47,7 @@ public:
     QSpinBox* memBandwidthBox() const { return m_memBandwidth; }
     QSpinBox* networkBox() const { return m_network; }
     QSpinBox* ioWeightBox() const { return m_ioWeight; }
+    QSpinBox* disruptionBudgetBox() const { return m_maxDisrupted; }
     QSpinBox* acceleratorBox(int kind) const { return m_accelerators[static_cast<std::size_t>(kind)]; } // 0 gpu
 
 private:
@@ -59,6 +60,7 @@ private:
     QSpinBox* m_memBandwidth; // MB/s; 0: unlimited
     QSpinBox* m_network; // Mbit/s; 0: unlimited
     QSpinBox* m_ioWeight;
+    QSpinBox* m_maxDisrupted; // -1: no budget
     std::array<QSpinBox*, 3> m_accelerators {}; // gpu, npu, fpga share units; -1: unlimited
 };
 
