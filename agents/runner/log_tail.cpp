@@ -1,7 +1,10 @@
 #include "agents/runner/log_tail.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -123,14 +126,41 @@ std::uint64_t readStreamBase(const std::filesystem::path& file)
     return base <= static_cast<std::uint64_t>(protocol::kMaxLogPosition) ? base : 0;
 }
 
-bool writeStreamBase(const std::filesystem::path& file, std::uint64_t base)
+namespace {
+
+constexpr std::size_t kFingerprintBytes = 4096;
+
+// FNV-1a over the first `n` bytes of the file open as `fd`; nullopt when fewer can be read.
+std::optional<std::uint64_t> headHash(int fd, std::size_t n)
 {
-    const std::string path = file.string() + ".base";
+    char head[kFingerprintBytes];
+    std::size_t got = 0;
+    while (got < n) {
+        const ssize_t r = ::pread(fd, head + got, n - got, static_cast<off_t>(got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return std::nullopt;
+        got += static_cast<std::size_t>(r);
+    }
+    std::uint64_t hash = 14695981039346656037ULL;
+    for (std::size_t i = 0; i < n; ++i)
+        hash = (hash ^ static_cast<unsigned char>(head[i])) * 1099511628211ULL;
+    return hash;
+}
+
+std::string intentPath(const std::filesystem::path& file)
+{
+    return file.string() + ".base.next";
+}
+
+// Writes `text` to `path` aside and renames it over; false when it could not.
+bool replaceWith(const std::string& path, const std::string& text)
+{
     const std::string tmp = path + ".tmp";
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return false;
-    const std::string text = std::to_string(base) + "\n";
     bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
     written = ::close(fd) == 0 && written;
     if (!written || ::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -138,6 +168,78 @@ bool writeStreamBase(const std::filesystem::path& file, std::uint64_t base)
         return false;
     }
     return true;
+}
+
+} // namespace
+
+bool writeRotationIntent(const std::filesystem::path& file, int fd, std::uint64_t base, bool aside)
+{
+    struct stat st { };
+    if (::fstat(fd, &st) != 0)
+        return false;
+    const std::size_t n = std::min<std::size_t>(kFingerprintBytes, static_cast<std::size_t>(st.st_size));
+    const auto hash = headHash(fd, n);
+    if (!hash)
+        return false;
+    return replaceWith(intentPath(file),
+        std::to_string(base) + " " + std::to_string(n) + " " + std::to_string(*hash) + " " + (aside ? "1" : "0")
+            + "\n");
+}
+
+void clearRotationIntent(const std::filesystem::path& file)
+{
+    ::unlink(intentPath(file).c_str());
+}
+
+Settled settleRotation(const std::filesystem::path& file)
+{
+    const std::string path = intentPath(file);
+    const int intent = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (intent < 0)
+        return Settled::Nothing;
+    char text[80] = {};
+    const ssize_t n = ::read(intent, text, sizeof text - 1);
+    ::close(intent);
+    const std::string rotatedAside = file.string() + ".1.tmp";
+    // The workload may write in its record directory: what does not read as an intent is dropped, changing nothing.
+    unsigned long long base = 0, bytes = 0, hash = 0;
+    unsigned aside = 0;
+    char end = 0;
+    const bool parsed = n > 0 && std::sscanf(text, "%llu %llu %llu %u%c", &base, &bytes, &hash, &aside, &end) == 5
+        && end == '\n' && bytes <= kFingerprintBytes && aside <= 1
+        && base <= static_cast<std::uint64_t>(protocol::kMaxLogPosition);
+    Settled settled = Settled::Nothing;
+    if (parsed) {
+        const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+        if (fd >= 0) {
+            const auto now = headHash(fd, static_cast<std::size_t>(bytes));
+            ::close(fd);
+            if (now && *now == hash) {
+                settled = Settled::Undone; // nothing was taken: the old `.1` and base still hold
+                ::unlink(rotatedAside.c_str());
+            } else {
+                settled = Settled::Completed;
+                // The half written aside before the taking ends where the file now begins (renamed already when it is
+                // not there); without one, an older `.1` does not, and goes.
+                const std::string rotated = file.string() + ".1";
+                if (aside == 0) {
+                    ::unlink(rotatedAside.c_str());
+                    ::unlink(rotated.c_str());
+                } else {
+                    (void)::rename(rotatedAside.c_str(), rotated.c_str());
+                }
+                if (!writeStreamBase(file, base))
+                    return settled; // kept for the next try
+            }
+        }
+    }
+    ::unlink(path.c_str());
+    return settled;
+}
+
+bool writeStreamBase(const std::filesystem::path& file, std::uint64_t base)
+{
+    return replaceWith(file.string() + ".base", std::to_string(base) + "\n");
 }
 
 namespace {

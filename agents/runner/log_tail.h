@@ -43,6 +43,21 @@ std::uint64_t readStreamBase(const std::filesystem::path& file);
 // not be written.
 bool writeStreamBase(const std::filesystem::path& file, std::uint64_t base);
 
+// A rotation takes bytes out of `file`'s beginning and then keeps where it begins (`.base`); an agent stopped between
+// the two (killed, crashed) would leave every later position off by what it took. So it first writes its intent,
+// `<file>.base.next`: the base it will keep and a fingerprint of the file's first bytes (up to 4 KiB) as they are
+// before, which the taking changes and the workload's appending does not. `writeRotationIntent` writes it from the
+// file open as `fd`, before the taking; `clearRotationIntent` removes it once the base is kept; `settleRotation`
+// finishes or forgets one left behind (the runner's adoption after a restart, and each rotation's start): when the
+// file's first bytes are no longer the fingerprinted ones, the taking happened, and the rotated-out half written aside
+// (`.1.tmp`) becomes `.1` and the base is kept; otherwise nothing was taken and what was written aside goes. Output
+// that repeats itself exactly (the same first 4 KiB again where the cut was) reads as not taken: its positions stay off
+// by the cut, as without an intent. `aside`: the newest half is written aside in full (`<file>.1.tmp`), to become `.1`.
+bool writeRotationIntent(const std::filesystem::path& file, int fd, std::uint64_t base, bool aside);
+void clearRotationIntent(const std::filesystem::path& file);
+enum class Settled : std::uint8_t { Nothing, Completed, Undone };
+Settled settleRotation(const std::filesystem::path& file);
+
 // How many bytes at the end of `bytes` to leave for a later read, so that none splits a character or a "\r\n": an
 // incomplete UTF-8 sequence that ends it, and a carriage return that ends it or comes before that (at most 4).
 std::size_t unfinishedTail(std::string_view bytes);

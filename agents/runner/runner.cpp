@@ -547,6 +547,10 @@ IsolationExpected<std::vector<WorkloadStatus>> Runner::adopt()
         auto known = m_entries.find(key);
         if (known == m_entries.end()) {
             Entry entry = load(key.first, key.second);
+            // A log rotation the agent before was stopped in the middle of: where each stream begins is set right.
+            for (const auto& file : { entry.status.stdoutPath, entry.status.stderrPath })
+                if (!file.empty())
+                    (void)settleRotation(file);
             refresh(entry);
             entry.reported = entry.status.state;
             known = m_entries.emplace(key, std::move(entry)).first;
@@ -681,6 +685,8 @@ std::int64_t rotateLog(int fd, const std::filesystem::path& file, std::uint64_t 
     struct stat st { };
     if (::fstat(fd, &st) != 0)
         return -1;
+    // One an agent stopped in the middle of is finished (or forgotten) first: it says where the file begins.
+    (void)settleRotation(file);
     const auto rotated = file.string() + ".1";
     const auto tmp = rotated + ".tmp";
     // Where the file begins in the stream, as a reader takes it: after the old `.1` at least.
@@ -706,6 +712,10 @@ std::int64_t rotateLog(int fd, const std::filesystem::path& file, std::uint64_t 
     };
     copy(until - static_cast<off_t>(std::min<std::uint64_t>(cap / 2, static_cast<std::uint64_t>(until))), until);
     off_t taken = 0;
+    // Before bytes go, what the file will begin at once they have (log_tail.h): an agent stopped before it keeps that
+    // is set right by the next.
+    if (cut > 0)
+        (void)writeRotationIntent(file, fd, begins + static_cast<std::uint64_t>(cut), copied);
     if (cut > 0 && ::fallocate(fd, FALLOC_FL_COLLAPSE_RANGE, 0, cut) == 0) {
         taken = cut;
     } else {
@@ -717,10 +727,12 @@ std::int64_t rotateLog(int fd, const std::filesystem::path& file, std::uint64_t 
         // Without a copy, the emptied file begins where the bytes it held at the truncation end.
         if (!copied && ::fstat(fd, &st) == 0)
             copiedEnd = st.st_size;
+        (void)writeRotationIntent(file, fd, begins + static_cast<std::uint64_t>(copiedEnd), copied);
         if (::ftruncate(fd, 0) != 0) { // left as it was: the next poll tries again
             if (out >= 0)
                 ::close(out);
             ::unlink(tmp.c_str());
+            clearRotationIntent(file);
             return -1;
         }
         taken = copiedEnd;
@@ -752,8 +764,10 @@ void Runner::capLogs(const Entry& entry) const
         if (fd < 0)
             continue;
         if (const auto taken = rotateLog(fd, file, cap); taken >= 0) {
-            // Failing this (a full file system), a follower finds the stream shorter than it read and reads it again.
-            writeStreamBase(file, taken);
+            // Failing this (a full file system), a follower finds the stream shorter than it read and reads it again;
+            // the intent stays, for the next rotation or the next agent to keep the base.
+            if (writeStreamBase(file, static_cast<std::uint64_t>(taken)))
+                clearRotationIntent(file);
         }
         ::close(fd);
     }

@@ -61,6 +61,23 @@ void writeText(const fs::path& file, const std::string& text)
     std::ofstream(file) << text;
 }
 
+// A rotation of `file` (holding `before`, its `.1` holding "old\n", its base 100) as far as an agent killed in it got:
+// its intent written (with the half aside, `.1.tmp`, or without), and the first `cut` bytes taken out or not.
+void rotateHalfWay(const fs::path& file, const std::string& before, std::size_t cut, bool aside, bool taken)
+{
+    writeText(file, before);
+    writeText(file.string() + ".1", "old\n");
+    QVERIFY(writeStreamBase(file, 100));
+    if (aside)
+        writeText(file.string() + ".1.tmp", before.substr(cut / 2, cut - cut / 2));
+    const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    QVERIFY(fd >= 0);
+    QVERIFY(writeRotationIntent(file, fd, 100 + cut, aside));
+    ::close(fd);
+    if (taken)
+        writeText(file, before.substr(cut)); // as a collapse or a truncation leaves it, with what came after
+}
+
 RunnerConfig configFor(const fs::path& stateDir)
 {
     RunnerConfig config;
@@ -160,6 +177,7 @@ private Q_SLOTS:
     void recordNamesKeepIncarnationsApart();
     void theAgentsVariablesReplaceTheLaunchsOwn();
     void logTailsReadAcrossTheRotationAsText();
+    void aRotationStoppedHalfWayIsSetRight();
     void followersReadOnFromWhereTheyLeftOff();
     void launchDigestsTellWorkloadsApart();
     void poolNotesAreLoggedOncePerPool();
@@ -1092,6 +1110,11 @@ void TestRunner::workloadsSurviveTheirRunnerAndAreAdopted()
     QCOMPARE(waitFinal(*m_runner, "finished").exitCode, std::optional<int>(3));
     const RunnerConfig config = configFor(m_runner->workloadsDir().parent_path());
     m_runner.reset(); // the agent goes away; its workloads do not
+    // It went in the middle of a rotation of the survivor's log: bytes taken, the new base not kept.
+    std::string output;
+    for (int i = 0; i < 200; ++i)
+        output += "output line " + std::to_string(i) + "\n";
+    rotateHalfWay(launched->stdoutPath, output, 1024, true, true);
 
     auto runner = Runner::create(config, *m_cgroups);
     QVERIFY(runner);
@@ -1101,6 +1124,8 @@ void TestRunner::workloadsSurviveTheirRunnerAndAreAdopted()
     QCOMPARE(adopted->size(), std::size_t { 2 });
     QCOMPARE(m_runner->status("survivor")->state, WorkloadState::Running);
     QCOMPARE(m_runner->status("survivor")->pid, launched->pid);
+    QCOMPARE(readStreamBase(launched->stdoutPath), std::uint64_t { 100 + 1024 }); // set right at adoption
+    QVERIFY(!fs::exists(launched->stdoutPath.string() + ".base.next"));
     QCOMPARE(commOf(launched->pid), std::string("sleep"));
     QCOMPARE(m_runner->status("finished")->state, WorkloadState::Exited);
     QCOMPARE(m_runner->status("finished")->exitCode, std::optional<int>(3));
@@ -1341,6 +1366,68 @@ protocol::Launch coreLaunch(std::int64_t id, std::vector<std::string> argv, std:
 }
 
 } // namespace
+
+// An agent killed between taking a rotation's bytes out of a log and keeping where the log then begins leaves its
+// intent behind; the next one (at adoption, or at its next rotation) finishes the rotation when the bytes went, and
+// forgets it when they did not, so that positions go on matching the bytes. An intent the workload forged changes
+// nothing.
+void TestRunner::aRotationStoppedHalfWayIsSetRight()
+{
+    const fs::path file = fs::path(m_tmp->path().toStdString()) / "stdout";
+    std::string before;
+    for (int i = 0; i < 300; ++i)
+        before += "line " + std::to_string(1000 + i) + " of the workload's output\n"; // distinct lines, ~9 KiB
+    const std::size_t cut = 4096;
+    const fs::path intent = file.string() + ".base.next";
+
+    // Taken, the half aside: it becomes `.1`, the base is kept, and the stream reads on from the cut.
+    rotateHalfWay(file, before, cut, true, true);
+    QCOMPARE(readStreamBase(file), std::uint64_t { 100 }); // what a reader would see: off by the cut
+    QVERIFY(fs::exists(intent));
+    QCOMPARE(settleRotation(file), Settled::Completed);
+    QCOMPARE(readStreamBase(file), std::uint64_t { 100 + cut });
+    QCOMPARE(readText(file.string() + ".1"), before.substr(cut / 2, cut - cut / 2));
+    QVERIFY(!fs::exists(file.string() + ".1.tmp") && !fs::exists(intent));
+    LogTail read = readLogFrom(file, 100 + cut, 64);
+    QCOMPARE(read.start, std::uint64_t { 100 + cut });
+    QCOMPARE(read.bytes, before.substr(cut, 64));
+    QCOMPARE(readLogFrom(file, 100 + cut / 2, 8).bytes, before.substr(cut / 2, 8)); // within `.1`, the same positions
+    QCOMPARE(settleRotation(file), Settled::Nothing); // settled once
+
+    // Taken, renamed and its base kept, the intent not yet removed (killed just before): the same base again.
+    rotateHalfWay(file, before, cut, true, true);
+    fs::rename(file.string() + ".1.tmp", file.string() + ".1");
+    QVERIFY(writeStreamBase(file, 100 + cut));
+    QCOMPARE(settleRotation(file), Settled::Completed);
+    QCOMPARE(readStreamBase(file), std::uint64_t { 100 + cut });
+    QCOMPARE(readText(file.string() + ".1"), before.substr(cut / 2, cut - cut / 2));
+    QVERIFY(!fs::exists(intent));
+
+    // Taken, nothing aside (the copy failed): the old `.1` does not end where the file begins, and goes.
+    rotateHalfWay(file, before, cut, false, true);
+    QCOMPARE(settleRotation(file), Settled::Completed);
+    QCOMPARE(readStreamBase(file), std::uint64_t { 100 + cut });
+    QVERIFY(!fs::exists(file.string() + ".1"));
+
+    // Not taken: the old `.1` and base still hold; what was written aside goes.
+    rotateHalfWay(file, before, cut, true, false);
+    before += "appended after the intent\n"; // the workload writes on meanwhile
+    writeText(file, before);
+    QCOMPARE(settleRotation(file), Settled::Undone);
+    QCOMPARE(readStreamBase(file), std::uint64_t { 100 });
+    QCOMPARE(readText(file.string() + ".1"), std::string("old\n"));
+    QVERIFY(!fs::exists(file.string() + ".1.tmp") && !fs::exists(intent));
+
+    // Forged by the workload (it may write in its record directory): removed, nothing else touched.
+    for (const std::string& forged : { std::string("12 x\n"), std::string("1 2 3\n"), std::string("5 99999 1 1\n"),
+             std::string("99999999999999999999 1 1 1\n"), std::string("5 1 1 2\n") }) {
+        writeText(intent, forged);
+        QCOMPARE(settleRotation(file), Settled::Nothing);
+        QVERIFY(!fs::exists(intent));
+        QCOMPARE(readStreamBase(file), std::uint64_t { 100 });
+        QCOMPARE(readText(file.string() + ".1"), std::string("old\n"));
+    }
+}
 
 // What an operator reads of a workload's output (`tidepoolctl logs`): the end of the stream as the runner keeps it,
 // the rotated-out half first, as text the protocol carries and a terminal shows safely.
@@ -1746,6 +1833,7 @@ void TestRunner::logsAreCappedKeepingTheNewestOutput()
     m_runner->poll();
     follow();
     const fs::path rotated = chatty->stdoutPath.string() + ".1";
+    QVERIFY(!fs::exists(chatty->stdoutPath.string() + ".base.next")); // each rotation's intent went with it
     QVERIFY2(fs::file_size(chatty->stdoutPath) <= cap, std::to_string(fs::file_size(chatty->stdoutPath)).c_str());
     QVERIFY(fs::exists(rotated));
     // The newest half of the cap; by copy and truncation also what was written while it was copied (up to eight
