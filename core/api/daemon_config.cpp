@@ -111,6 +111,12 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
         config.plane.lostAfter = std::chrono::milliseconds(r.integer("lostAfterMs", 100, 86'400'000));
     if (r.has("restartGraceMs"))
         config.plane.restartGrace = std::chrono::milliseconds(r.integer("restartGraceMs", 0, 86'400'000));
+    if (r.has("stopGraceMs"))
+        config.plane.stopGraceMs = static_cast<std::int32_t>(r.integer("stopGraceMs", 0, kMaxStopGraceMs));
+    if (r.has("restartBackoffMs"))
+        config.plane.restartBackoff = std::chrono::milliseconds(r.integer("restartBackoffMs", 100, 3'600'000));
+    if (r.has("restartBackoffMaxMs"))
+        config.plane.restartBackoffMax = std::chrono::milliseconds(r.integer("restartBackoffMaxMs", 100, 86'400'000));
     if (r.has("historyIntervalMs"))
         config.history.interval = std::chrono::milliseconds(r.integer("historyIntervalMs", 1000, 3'600'000));
     if (r.has("rawHistoryHours"))
@@ -225,6 +231,12 @@ std::string daemonUsage()
   --heartbeat-interval-ms N   told to agents (default 5000)
   --suspect-after-ms N        silence before a node takes no new work (default 15000)
   --lost-after-ms N           silence before its workloads are placed elsewhere (default 45000)
+  --stop-grace-ms N           how long a workload stopped (cancelled, moved, drained) has from SIGTERM to SIGKILL
+                              when its submission names no grace of its own (0-3600000, default 10000)
+  --restart-backoff-ms N --restart-backoff-max-ms N
+                              a workload its restart policy starts again waits N ms after its first end, doubled
+                              after each launch that ended within 10 minutes of running, up to the most (defaults
+                              1000 and 300000; 100-3600000 and 100-86400000)
   --history-interval-ms N     how often utilisation history is recorded, with --db (default 60000)
   --evaluation-period-ms N    how often the cluster is evaluated for proposals, with --db (default 300000)
   --drain-minutes N           with --db: how long before a hot GPU node is reserved for a forecast peak it drains:
@@ -438,6 +450,17 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
                 config.history.interval = std::chrono::milliseconds(*n);
             else
                 config.rebalance.period = std::chrono::milliseconds(*n);
+        } else if (option == "--stop-grace-ms") {
+            auto n = parseNumber(option, value, 0, kMaxStopGraceMs);
+            if (!n)
+                return tl::unexpected(n.error());
+            config.plane.stopGraceMs = static_cast<std::int32_t>(*n);
+        } else if (option == "--restart-backoff-ms" || option == "--restart-backoff-max-ms") {
+            auto n = parseNumber(option, value, 100, option == "--restart-backoff-ms" ? 3'600'000 : 86'400'000);
+            if (!n)
+                return tl::unexpected(n.error());
+            (option == "--restart-backoff-ms" ? config.plane.restartBackoff : config.plane.restartBackoffMax)
+                = std::chrono::milliseconds(*n);
         } else if (option == "--heartbeat-interval-ms" || option == "--suspect-after-ms"
             || option == "--lost-after-ms") {
             auto n = parseNumber(option, value, option == "--heartbeat-interval-ms" ? protocol::kMinHeartbeatIntervalMs : 100,
@@ -454,6 +477,11 @@ Expected<DaemonConfig> parseDaemonConfig(int argc, const char* const* argv)
             return makeError(ErrorCode::InvalidArgument, "unknown option " + std::string(option) + " (see --help)");
     }
 
+    if (config.plane.restartBackoffMax < config.plane.restartBackoff)
+        return makeError(ErrorCode::InvalidArgument,
+            "--restart-backoff-max-ms (" + std::to_string(config.plane.restartBackoffMax.count())
+                + ") is below --restart-backoff-ms (" + std::to_string(config.plane.restartBackoff.count())
+                + "): the back-off doubles up to its most");
     // An empty --api-listen runs no HTTP API (the console's embedded mode), and then needs no operator token.
     for (const auto& [name, text] : { std::pair { "--agent-listen", config.agentListen },
              std::pair { "--api-listen", config.apiListen } }) {

@@ -1168,6 +1168,28 @@ private slots:
         QCOMPARE(headroom({}), tidepool::rebalance::EvaluatorConfig {}.headroom);
         QCOMPARE(headroom({ "--config", headroomFile.c_str() }), 1.35);
         QCOMPARE(headroom({ "--config", headroomFile.c_str(), "--headroom-percent", "0" }), 1.0);
+        // The core's stop grace and restart back-off: within their ranges, from the file and the command line (which
+        // overrides it), and a most below the first refused.
+        writeFile(path(QStringLiteral("grace.json")),
+            R"({"stopGraceMs":30000,"restartBackoffMs":2000,"restartBackoffMaxMs":60000})");
+        const std::string graceFile = path(QStringLiteral("grace.json")).toStdString();
+        const auto graceFromFile = parsed({ "--config", graceFile.c_str() });
+        QVERIFY(graceFromFile);
+        QCOMPARE(graceFromFile->plane.stopGraceMs, 30'000);
+        QCOMPARE(graceFromFile->plane.restartBackoff.count(), std::int64_t { 2000 });
+        QCOMPARE(graceFromFile->plane.restartBackoffMax.count(), std::int64_t { 60'000 });
+        const auto graceOverridden = parsed({ "--config", graceFile.c_str(), "--stop-grace-ms", "0" });
+        QVERIFY(graceOverridden);
+        QCOMPARE(graceOverridden->plane.stopGraceMs, 0);
+        QCOMPARE(parsed({})->plane.stopGraceMs, tidepool::api::ControlPlaneConfig {}.stopGraceMs);
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--stop-grace-ms"), QStringLiteral("3600001") }, QStringLiteral("--stop-grace-ms")));
+        QVERIFY(refusedNaming({ QStringLiteral("--restart-backoff-ms"), QStringLiteral("5000"),
+                                  QStringLiteral("--restart-backoff-max-ms"), QStringLiteral("1000") },
+            QStringLiteral("--restart-backoff-max-ms (1000) is below --restart-backoff-ms (5000)")));
+        writeFile(path(QStringLiteral("grace.json")), R"({"stopGraceMs":-1})");
+        QVERIFY(refusedNaming(
+            { QStringLiteral("--config"), path(QStringLiteral("grace.json")) }, QStringLiteral("stopGraceMs")));
         // The PostgreSQL answer timeout: 1 s to an hour, on the command line and in the file.
         QVERIFY(accepted({ QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("5000") }));
         QVERIFY(refusedNaming({ QStringLiteral("--pg-answer-timeout-ms"), QStringLiteral("10") },
