@@ -814,6 +814,10 @@
         <source>restarted</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>drain</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1312,6 +1316,10 @@
     </message>
     <message>
         <source>Detail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>draining (cordoned: %1)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

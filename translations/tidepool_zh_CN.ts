@@ -814,6 +814,10 @@
         <source>restarted</source>
         <translation>重启</translation>
     </message>
+    <message>
+        <source>drain</source>
+        <translation>排空</translation>
+    </message>
 </context>
 <context>
     <name>main</name>
@@ -1313,6 +1317,10 @@
     <message>
         <source>Detail</source>
         <translation>详情</translation>
+    </message>
+    <message>
+        <source>draining (cordoned: %1)</source>
+        <translation>排空中（已隔离：%1）</translation>
     </message>
 </context>
 <context>

@@ -31,11 +31,12 @@ constexpr std::array kCategories { Name { "placement", QT_TRANSLATE_NOOP("ViewLa
     Name { "finish", QT_TRANSLATE_NOOP("ViewLabels", "finished") },
     Name { "node", QT_TRANSLATE_NOOP("ViewLabels", "node state") },
     Name { "cordon", QT_TRANSLATE_NOOP("ViewLabels", "cordon") },
+    Name { "drain", QT_TRANSLATE_NOOP("ViewLabels", "drain") },
     Name { "approval", QT_TRANSLATE_NOOP("ViewLabels", "decision") },
     Name { "proposal", QT_TRANSLATE_NOOP("ViewLabels", "proposal") },
     Name { "audit", QT_TRANSLATE_NOOP("ViewLabels", "operator action") } };
 constexpr const char* kCategoryKeys[] = { "placement", "migration", "requeue", "restart", "stop", "finish", "node",
-    "cordon", "approval", "proposal", "audit" };
+    "cordon", "drain", "approval", "proposal", "audit" };
 
 constexpr std::array kResources { Name { "cpu", QT_TRANSLATE_NOOP("ViewLabels", "CPU") },
     Name { "memory", QT_TRANSLATE_NOOP("ViewLabels", "memory") },

@@ -91,8 +91,8 @@ Commands:
   summary
   events [--limit K] [--after SEQ] [--category C] [--subject NAME] [--node NAME] [-f|--follow [--interval-ms N]]
                                the cluster's timeline, oldest first: placements, migrations, requeues, restarts,
-                               stops, finishes, node state and cordon changes, proposals and audited actions
-                               (C: placement, migration, requeue, restart, stop, finish, node, cordon, proposal,
+                               stops, finishes, node state, cordon and drain changes, proposals and audited actions
+                               (C: placement, migration, requeue, restart, stop, finish, node, cordon, drain, proposal,
                                approval, audit); the newest K that match (default 50) of what tidepoold keeps (5000), or the
                                first K after SEQ; with --follow, then each new one as it happens, until interrupted
   alerts                       the daemon machine's disk and certificate alerts

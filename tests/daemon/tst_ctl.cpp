@@ -1257,6 +1257,18 @@ void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
         qPrintable(text.left(3000)));
     QVERIFY2(hasLine(text, QStringLiteral("^tidepool_pool_disrupted\\{pool=\"steady\",kind=\"moving\"\\} [01]$")),
         qPrintable(text.left(3000)));
+    // The timeline has the drain's start and end as a category of their own, apart from the cordon.
+    const CtlRun drains = ctl({ QStringLiteral("events"), QStringLiteral("--category"), QStringLiteral("drain"),
+        QStringLiteral("--node"), qnode });
+    QCOMPARE(drains.exitCode, 0);
+    QVERIFY2(
+        hasLine(drains.out,
+            QStringLiteral("\\sdrain\\s+") + qnode + QStringLiteral("\\s.*drain started: 1 moved at once, 2 waiting")),
+        qPrintable(drains.out));
+    QVERIFY2(hasLine(drains.out, QStringLiteral("drain finished: 3 moved$")), qPrintable(drains.out));
+    const CtlRun cordons = ctl({ QStringLiteral("events"), QStringLiteral("--category"), QStringLiteral("cordon"),
+        QStringLiteral("--node"), qnode });
+    QVERIFY2(!cordons.out.contains(QStringLiteral("drain started")), qPrintable(cordons.out));
     // The audit keeps the budget with the pool's settings.
     const CtlRun audit = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("audit"),
         QStringLiteral("--limit"), QStringLiteral("50") });

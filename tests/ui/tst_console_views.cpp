@@ -233,6 +233,19 @@ private Q_SLOTS:
         }
     }
 
+    // A drain's start, change and end are rows of their own kind, the cordon it keeps in their change.
+    void drainEventsAreAKindOfTheirOwn()
+    {
+        EventRow row;
+        row.category = "drain";
+        row.from = row.to = "by operator:alice: bios";
+        row.detail = "drain started: at most 2 moving at once";
+        QCOMPARE(EventsModel::changeText(row), QStringLiteral("draining (cordoned: by operator:alice: bios)"));
+        QCOMPARE(eventCategoryLabel("drain"), QStringLiteral("drain"));
+        row.category = "cordon";
+        QCOMPARE(EventsModel::changeText(row), QStringLiteral("cordoned: by operator:alice: bios"));
+    }
+
     void eventsOnlyAppendAndDrop()
     {
         // Later snapshots keep the events they share as they are: rows are inserted and removed, never changed.

@@ -114,7 +114,10 @@ void EventCollector::fill(const api::ControlPlane& plane, const api::Rebalancer*
             switch (e.kind) {
             case api::ClusterEventKind::WorkloadPhase: row.category = workloadCategory(e.from, e.to, e.actor); break;
             case api::ClusterEventKind::NodeState: row.category = "node"; break;
-            case api::ClusterEventKind::NodeCordon: row.category = "cordon"; break;
+            case api::ClusterEventKind::NodeCordon:
+                // A drain's start, change and end keep the node's cordon as it is, and say so in their detail.
+                row.category = e.detail.rfind("drain ", 0) == 0 ? "drain" : "cordon";
+                break;
             case api::ClusterEventKind::Audit: row.category = auditCategory(e.from); break;
             case api::ClusterEventKind::Invalid: break;
             }

@@ -20,7 +20,7 @@ QString stateText(const EventRow& row, const std::string& name)
         return nodeStateLabel(name);
     if (row.category == "proposal")
         return proposalStateLabel(name);
-    if (row.category == "approval" || row.category == "audit" || row.category == "cordon")
+    if (row.category == "approval" || row.category == "audit" || row.category == "cordon" || row.category == "drain")
         return QString::fromStdString(name);
     return phaseLabel(name);
 }
@@ -61,6 +61,8 @@ QString EventsModel::changeText(const EventRow& row)
     }
     if (row.category == "cordon")
         return row.to.empty() ? tr("cordon lifted") : tr("cordoned: %1").arg(QString::fromStdString(row.to));
+    if (row.category == "drain") // its detail says what of the drain
+        return tr("draining (cordoned: %1)").arg(QString::fromStdString(row.to));
     if (row.from.empty())
         return stateText(row, row.to);
     return tr("%1 → %2").arg(stateText(row, row.from), stateText(row, row.to));
