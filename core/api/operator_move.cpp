@@ -187,6 +187,15 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     placement.translated = bestTranslated;
     if (best != kNoNode && judged.accelerators.any())
         placement.shares = defaultDeviceChoice(m_cluster.node(best), judged);
+    // A drain's move (anywhere else) lands where the scheduler would place it now, by the profile's policies (packing,
+    // fragmentation of GPU shares, energy, ...), not on the node with the most free CPU; its node is cordoned, so the
+    // filters keep it off there. Not by preempting anyone: then, and should it pick the node it is on, the rank above.
+    if (target.elsewhere && best != kNoNode) {
+        const Decision planned = m_scheduler->place(id, true);
+        if (planned.placement && planned.victims.empty() && planned.placement->node != w.node)
+            placement = *planned.placement;
+    }
+    best = placement.node;
     // Into the new pool before the bind, so that the bind charges it (the old one was released above).
     if (changesPool && best != kNoNode)
         (void)m_cluster.setWorkloadPool(id, toPool);

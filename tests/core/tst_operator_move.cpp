@@ -652,6 +652,34 @@ private slots:
         QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
     }
 
+    // A drain moves each workload where the scheduler would place it, by the profile's policies, not onto the node with
+    // the most free CPU: under best-fit, onto the fuller node.
+    void aDrainPlacesByTheProfilesPolicies()
+    {
+        ControlPlaneConfig config;
+        config.profile = "best-fit";
+        auto plane = ControlPlane::create(m_io, config,
+            AgentLink { [](const std::string&, const protocol::Message&) { return true; },
+                [](const std::string&, const std::string&) { return true; } },
+            {});
+        QVERIFY(plane);
+        m_plane = std::move(*plane);
+        join("s-a", "roomy", "x86_64", 0);
+        join("s-b", "busy", "x86_64", 0);
+        join("s-c", "source", "x86_64", 0);
+        const WorkloadId filler = submit(request("filler", 2500));
+        if (nodeOf(filler) != "busy")
+            QVERIFY(m_plane->move(filler, MoveTarget { "busy", Tier::Invalid, {} }, "operator:test").moved());
+        const WorkloadId moved = submit(request("moved", 500));
+        if (nodeOf(moved) != "source")
+            QVERIFY(m_plane->move(moved, MoveTarget { "source", Tier::Invalid, {} }, "operator:test").moved());
+        const auto drained = m_plane->drain("source", "", "operator:alice");
+        QVERIFY(drained);
+        QCOMPARE(drained->moved(), std::size_t { 1 });
+        QCOMPARE(nodeOf(moved), std::string("busy")); // 1000 left there after it, against roomy's 3500
+        QCOMPARE(drained->moves[0].second.node, std::string("busy"));
+    }
+
     // A pool's disruption budget (PodDisruptionBudget's maxUnavailable): drains move no more of its workloads at once
     // than it allows, counting those moved off any node that do not run again yet; the others' turn comes as those
     // run. An all-at-once drain held by a budget goes on by itself; a budget of 0 holds them until it is raised.
