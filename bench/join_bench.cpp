@@ -6,6 +6,7 @@
 // servers, 5% FPGA or NPU hosts), then W workloads are submitted and placed. It repeats this R times (a fresh control
 // plane each time) and prints the median of each timing as one JSON object: all the joins, the slowest thousand of
 // them, and the burst.
+#include "bench/bench_fleet.h"
 #include "bench/timing.h"
 #include "core/api/control_plane.h"
 
@@ -26,23 +27,6 @@ using bench::median;
 using bench::millisSince;
 
 namespace {
-
-protocol::Inventory inventoryOf(int n)
-{
-    protocol::Inventory inventory;
-    const int kind = n % 20;
-    inventory.isa = kind == 17 || kind == 18 ? "aarch64" : "x86_64";
-    inventory.cpuMillis = kind < 15 ? 64'000 : 96'000;
-    inventory.memoryMiB = 512 * 1024;
-    if (kind == 15 || kind == 16)
-        for (int d = 0; d < 8; ++d)
-            inventory.devices.push_back(protocol::DeviceInfo { d, "gpu", "A10", 24'576, 1000 });
-    if (kind == 19)
-        for (int d = 0; d < 2; ++d)
-            inventory.devices.push_back(protocol::DeviceInfo {
-                d, n % 40 == 19 ? "fpga" : "npu", n % 40 == 19 ? "U250" : "910B", 16'384, n % 40 == 19 ? 8 : 32 });
-    return inventory;
-}
 
 struct Round {
     double joinMs = 0;
@@ -76,7 +60,7 @@ Round runRound(int agents, int workloads)
     for (int n = 0; n < agents; ++n) {
         const std::string name = "node-" + std::to_string(n);
         p.onJoined(name, "bench", protocol::Hello { name, "bench", std::nullopt });
-        p.onInventory(name, inventoryOf(n));
+        p.onInventory(name, bench::fleetInventory(n));
         if ((n + 1) % 1000 == 0) {
             perThousand.push_back(millisSince(thousand));
             thousand = Clock::now();

@@ -1990,8 +1990,10 @@ ApiResult<void> ControlPlane::cancel(WorkloadId id)
 
 void ControlPlane::schedulePendingRetry(bool capacityFreed)
 {
-    if (capacityFreed)
+    if (capacityFreed) {
         m_failedShapes.clear();
+        m_drainFailedShapes.clear();
+    }
     if (m_retryPosted || m_pending.empty())
         return;
     m_retryPosted = true;
@@ -2001,9 +2003,7 @@ void ControlPlane::schedulePendingRetry(bool capacityFreed)
     }));
 }
 
-namespace {
-
-PlacementShape shapeOf(const Workload& w)
+PlacementShape placementShape(const Workload& w)
 {
     const AcceleratorRequest& a = w.accelerators;
     return { w.requests.cpuMillis, w.requests.memoryMiB, w.requests.memBandwidthMBps, w.requests.netBandwidthMbps,
@@ -2011,11 +2011,10 @@ PlacementShape shapeOf(const Workload& w)
         w.nativeIsas, w.allowTranslation, w.priority, w.deferrable };
 }
 
-} // namespace
-
 void ControlPlane::retryPending()
 {
     m_failedShapes.clear();
+    m_drainFailedShapes.clear();
     retryPass();
 }
 
@@ -2037,7 +2036,7 @@ void ControlPlane::retryPass()
             m_held.insert(key);
             continue;
         }
-        PlacementShape shape = shapeOf(it->second.workload);
+        PlacementShape shape = placementShape(it->second.workload);
         if (failed.count(shape)) {
             if (it->second.detail.empty()) { // never tried: say why it waits
                 it->second.detail = "waiting: a workload of the same shape and priority found no place in this pass";

@@ -376,6 +376,7 @@ template <typename T> ApiResult<T> checkedRead(const std::optional<protocol::Err
 // Everything placement looks at, so that two workloads with the same shape are placed or refused alike.
 using PlacementShape = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::int64_t, AcceleratorKind, std::int32_t,
     std::int32_t, std::int64_t, std::vector<ModelId>, PoolId, Tier, LatencyClass, IsaMask, bool, std::int32_t, bool>;
+PlacementShape placementShape(const Workload& w);
 
 struct PoolRequest {
     std::string name;
@@ -770,6 +771,9 @@ private:
     std::shared_ptr<const bool> m_alive = std::make_shared<const bool>(true); // `whileAlive`
     // The shapes that found no place since capacity last grew (`schedulePendingRetry`).
     std::set<PlacementShape> m_failedShapes;
+    // Likewise for drains' moves, which do not preempt (so a shape here may still be placed by preempting: kept
+    // apart from the queue's).
+    std::set<PlacementShape> m_drainFailedShapes;
     bool m_stopped = false;
     std::uint64_t m_stateVersion = 1;
     std::uint64_t m_workloadSequence = 0;

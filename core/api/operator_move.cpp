@@ -154,6 +154,28 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
         const Node& n = m_cluster.node(node);
         return std::make_tuple(translated ? 1 : 0, -n.free.cpuMillis, n.id);
     };
+    // A drain's move (anywhere else) lands where the scheduler would place it now, by the profile's policies (packing,
+    // fragmentation of GPU shares, energy, ...), not on the node with the most free CPU; its node is cordoned, so the
+    // filters keep it off there. Found by the scheduler's index rather than a look at every node, and so is "no node
+    // takes it", which a paced drain asks again at every tick. Not by preempting anyone: then, and should it pick the
+    // node it is on, every node is judged and ranked below.
+    std::optional<Placement> planned;
+    if (target.elsewhere) {
+        Decision decision = m_scheduler->place(id, true);
+        if (decision.placement && decision.victims.empty() && decision.placement->node != w.node) {
+            planned = std::move(decision.placement);
+            out.report = decision.report;
+            candidates.clear();
+        } else if (!decision.placement) {
+            // Its report covers every node; the one it is on is not "another node".
+            out.report = decision.report;
+            bool translated = false;
+            if (const RejectReason own = m_scheduler->check(m_cluster.node(w.node), judged, translated);
+                own != RejectReason::None && out.report.rejected[static_cast<std::size_t>(own)] > 0)
+                out.report.reject(own, -1);
+            candidates.clear();
+        }
+    }
     for (const NodeId candidate : candidates) {
         bool translated = false;
         const RejectReason why = m_scheduler->check(m_cluster.node(candidate), judged, translated);
@@ -187,14 +209,8 @@ MoveOutcome ControlPlane::move(WorkloadId id, const MoveTarget& target, const st
     placement.translated = bestTranslated;
     if (best != kNoNode && judged.accelerators.any())
         placement.shares = defaultDeviceChoice(m_cluster.node(best), judged);
-    // A drain's move (anywhere else) lands where the scheduler would place it now, by the profile's policies (packing,
-    // fragmentation of GPU shares, energy, ...), not on the node with the most free CPU; its node is cordoned, so the
-    // filters keep it off there. Not by preempting anyone: then, and should it pick the node it is on, the rank above.
-    if (target.elsewhere && best != kNoNode) {
-        const Decision planned = m_scheduler->place(id, true);
-        if (planned.placement && planned.victims.empty() && planned.placement->node != w.node)
-            placement = *planned.placement;
-    }
+    if (planned)
+        placement = *planned;
     best = placement.node;
     // Into the new pool before the bind, so that the bind charges it (the old one was released above).
     if (changesPool && best != kNoNode)
@@ -430,12 +446,21 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
     for (const WorkloadId workload : waiting) {
         if (!pastDeadline && (!reachable || drain.moving.size() >= static_cast<std::size_t>(drain.maxParallel)))
             break;
+        const Workload& spec = m_workloads.at(workload).workload;
         // Its pool's budget holds it (the deadline does not ask): another pool's workload may go in its place.
-        if (std::string budget
-            = pastDeadline ? std::string() : disruptionBudgetRefusal(m_workloads.at(workload).workload.pool);
-            !budget.empty()) {
+        if (std::string budget = pastDeadline ? std::string() : disruptionBudgetRefusal(spec.pool); !budget.empty()) {
             if (blocked++ == 0)
                 blockedReason = std::move(budget);
+            continue;
+        }
+        // No node took one of its shape since capacity last grew (the queue's pass or this drain's try): it is not
+        // tried again until then, as the queue's are not, so that a tick costs nothing for what waits on.
+        PlacementShape shape = placementShape(spec);
+        if (!pastDeadline && (m_failedShapes.count(shape) || m_drainFailedShapes.count(shape))) {
+            if (blocked++ == 0)
+                blockedReason = drain.blockedReason.empty()
+                    ? "no node has taken a workload of its shape since capacity last grew"
+                    : drain.blockedReason;
             continue;
         }
         MoveTarget target;
@@ -463,6 +488,8 @@ DrainOutcome ControlPlane::advanceDrain(NodeId id, std::int64_t now)
                 + " at its drain's deadline: " + moved.message);
             continue;
         }
+        if (moved.refusal == MoveRefusal::NoFeasibleNode && !m_scheduler->keepsOffAnywhere(workload))
+            m_drainFailedShapes.insert(std::move(shape));
         if (blocked++ == 0)
             blockedReason = moved.message;
     }

@@ -652,6 +652,34 @@ private slots:
         QCOMPARE(nodeOf(cpu[3]), std::string("warm-1"));
     }
 
+    // A workload no node takes is not tried again at every tick but once capacity grows: a node that joins (here the
+    // only other node of its tier) takes it at the next tick.
+    void aStuckDrainMoveIsTriedAgainWhenCapacityGrows()
+    {
+        m_nowMs = 1'000'000'000'000;
+        SubmitRequest pinned = request("pinned", 500);
+        pinned.pinnedTier = Tier::Warm; // only warm-1 is warm
+        const WorkloadId id = submit(pinned);
+        QCOMPARE(nodeOf(id), std::string("warm-1"));
+        m_plane->onWorkloadUpdate(
+            "s-warm", protocol::WorkloadStatus { id, "running", 100, 0, {}, m_plane->workload(id)->incarnation });
+        const auto started = m_plane->drain("warm-1", "", "operator:alice", DrainOptions { 1, 0 });
+        QVERIFY(started);
+        QCOMPARE(started->paced->blocked, std::int64_t { 1 });
+        const std::string why = started->paced->blockedReason;
+        QVERIFY2(why.starts_with("no other node can take workload " + std::to_string(id)), why.c_str());
+        for (int tick = 1; tick <= 3; ++tick) {
+            m_plane->advanceDrains(m_nowMs + tick * 500);
+            QCOMPARE(nodeOf(id), std::string("warm-1"));
+            QCOMPARE(m_plane->nodeByName("warm-1")->drain->blocked, std::int64_t { 1 });
+            QCOMPARE(m_plane->nodeByName("warm-1")->drain->blockedReason, why); // the reason it was last refused for
+        }
+        join("s-warm-2", "warm-2", "x86_64", 0);
+        m_plane->advanceDrains(m_nowMs + 2000);
+        QCOMPARE(nodeOf(id), std::string("warm-2"));
+        QVERIFY(!m_plane->nodeByName("warm-1")->drain);
+    }
+
     // A drain moves each workload where the scheduler would place it, by the profile's policies, not onto the node with
     // the most free CPU: under best-fit, onto the fuller node.
     void aDrainPlacesByTheProfilesPolicies()
