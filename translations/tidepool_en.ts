@@ -1879,6 +1879,13 @@
             <numerusform>%1 — draining: %2 moving (at most %3), %n moved</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1 — draining: %2 moving (as pools&apos; disruption budgets allow), %n moved</source>
+        <translation>
+            <numerusform>%1 — draining: %2 moving (as pools&apos; disruption budgets allow), %n moved</numerusform>
+            <numerusform>%1 — draining: %2 moving (as pools&apos; disruption budgets allow), %n moved</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::OverviewPage</name>

@@ -1874,6 +1874,12 @@
             <numerusform>%1 — 排空中：%2 个迁移中（最多 %3 个），已迁出 %n 个</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%1 — draining: %2 moving (as pools&apos; disruption budgets allow), %n moved</source>
+        <translation>
+            <numerusform>%1 — 排空中：%2 个迁移中（按资源池的中断预算），已迁出 %n 个</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>tidepool::ui::OverviewPage</name>

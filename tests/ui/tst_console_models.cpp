@@ -1,6 +1,7 @@
 // The console's item models over real snapshots of a real core (the demo's simulated fleet through the control plane,
 // rebalancer and SQLite store): each under QAbstractItemModelTester while snapshots add, remove and change rows, in
 // both directions of time, through an empty snapshot, and with nodes leaving and returning.
+#include "core/api/drain_options.h"
 #include "core/rebalance/proposal.h"
 #include "demo_fixture.h"
 #include "ui/bridge/workload_snapshot.h"
@@ -152,6 +153,14 @@ private Q_SLOTS:
             QStringLiteral("by operator:alice: bios — draining: 1 moving (at most 2), 3 moved"));
         QCOMPARE(model.index(0, NodesModel::Cordon).data(tidepool::ui::RawTextRole).toString(),
             QStringLiteral("by operator:alice: bios"));
+        // An all-at-once drain that a pool's disruption budget turned paced has no pace of its own to show.
+        auto held = std::make_shared<ConsoleSnapshot>(*snapshot);
+        held->nodes[0].drainMaxParallel = tidepool::api::kMaxDrainParallel;
+        model.setSnapshot(held);
+        QCOMPARE(model.index(0, NodesModel::Cordon).data().toString(),
+            QStringLiteral(
+                "by operator:alice: bios — draining: 1 moving (as pools' disruption budgets allow), 3 moved"));
+        model.setSnapshot(snapshot);
         auto over = std::make_shared<ConsoleSnapshot>(*snapshot);
         over->nodes[0].drainMaxParallel = 0;
         QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);

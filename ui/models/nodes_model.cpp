@@ -1,5 +1,6 @@
 #include "ui/models/nodes_model.h"
 
+#include "core/api/drain_options.h"
 #include "ui/labels.h"
 #include "ui/models/roles.h"
 
@@ -68,6 +69,12 @@ QVariant NodesModel::data(const QModelIndex& index, int role) const
     case Tier: return tierLabel(row->tier);
     case State: return nodeStateLabel(row->state);
     case Cordon:
+        // An all-at-once drain that pools' disruption budgets held goes on without a pace of its own.
+        if (row->drainMaxParallel >= api::kMaxDrainParallel && !sort)
+            return tr("%1 — draining: %2 moving (as pools' disruption budgets allow), %n moved", nullptr,
+                int(row->drainMoved))
+                .arg(QString::fromStdString(row->cordon))
+                .arg(row->drainMoving);
         if (row->drainMaxParallel > 0 && !sort)
             return tr("%1 — draining: %2 moving (at most %3), %n moved", nullptr, int(row->drainMoved))
                 .arg(QString::fromStdString(row->cordon))
