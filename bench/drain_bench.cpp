@@ -57,7 +57,7 @@ std::unique_ptr<Fleet> makeFleet(int agents, int residents, std::int64_t budget)
     api::ControlPlane& p = *fleet->plane;
     api::PoolRequest pool;
     pool.name = "batch";
-    pool.maxDisrupted = budget;
+    pool.maxDisrupted = api::DisruptionBudget::workloads(budget);
     (void)p.createPool(pool);
     for (int n = 0; n < agents; ++n) {
         const std::string name = "node-" + std::to_string(n);

@@ -2135,7 +2135,19 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Disruption budget (workloads moving at once)</source>
+        <source>workloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>% of its workloads</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A percentage follows the pool&apos;s size, rounded up: 10% of 4 workloads lets 1 move.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disruption budget (moving at once)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2270,6 +2282,13 @@
         <translation>
             <numerusform>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until it runs again (%1 moving now).</numerusform>
             <numerusform>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until each runs again (%1 moving now).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until each runs again (%2 moving now).</source>
+        <translation>
+            <numerusform>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until it runs again (%2 moving now).</numerusform>
+            <numerusform>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until each runs again (%2 moving now).</numerusform>
         </translation>
     </message>
 </context>

@@ -2127,8 +2127,20 @@
         <translation>排空和已批准的迁移同时可移动、尚未重新运行的本资源池工作负载数量；0：在排空截止时间前一个也不移动。</translation>
     </message>
     <message>
-        <source>Disruption budget (workloads moving at once)</source>
-        <translation>中断预算（同时移动的工作负载数）</translation>
+        <source>workloads</source>
+        <translation>个工作负载</translation>
+    </message>
+    <message>
+        <source>% of its workloads</source>
+        <translation>% 的工作负载</translation>
+    </message>
+    <message>
+        <source>A percentage follows the pool&apos;s size, rounded up: 10% of 4 workloads lets 1 move.</source>
+        <translation>百分比随资源池的规模变化，向上取整：4 个工作负载的 10% 允许移动 1 个。</translation>
+    </message>
+    <message>
+        <source>Disruption budget (moving at once)</source>
+        <translation>中断预算（同时移动）</translation>
     </message>
 </context>
 <context>
@@ -2261,6 +2273,12 @@
         <source>Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, until each runs again (%1 moving now).</source>
         <translation>
             <numerusform>中断预算：排空和已批准的迁移同时最多移动 %n 个工作负载，直到每个重新运行（当前 %1 个正在移动）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until each runs again (%2 moving now).</source>
+        <translation>
+            <numerusform>中断预算：其工作负载的 %1%，向上取整；排空和已批准的迁移当前同时最多移动其中 %n 个，直到每个重新运行（当前 %2 个正在移动）。</numerusform>
         </translation>
     </message>
 </context>

@@ -173,10 +173,16 @@ std::string measuredUse(const json& p)
         + (present(m, "netMbps") ? decimal(real(m, "netMbps"), 1) + "Mb/s" : std::string("-"));
 }
 
-// "1/2": the pool's workloads drains and migrations have on their way, and its disruption budget ("none": no budget).
+// "1/2": the pool's workloads drains and migrations have on their way, and its disruption budget ("none": no budget);
+// "1/2(25%)" for a percentage of its workloads, 2 of them now.
 std::string disruption(const json& p)
 {
-    return text(p, "disrupted", "0") + "/" + (present(p, "maxDisrupted") ? text(p, "maxDisrupted") : "none");
+    if (!present(p, "maxDisrupted"))
+        return text(p, "disrupted", "0") + "/none";
+    const json& budget = p.at("maxDisrupted");
+    if (!budget.is_string())
+        return text(p, "disrupted", "0") + "/" + text(p, "maxDisrupted");
+    return text(p, "disrupted", "0") + "/" + text(p, "disruptionBudget", "?") + "(" + budget.get<std::string>() + ")";
 }
 
 void printPools(const json& list)
@@ -286,14 +292,17 @@ Result<json> poolBody(const std::string& cmd, const ParsedOptions& o, bool setti
         body["ioWeight"] = *n;
     }
     if (const auto budget = o.last("--max-disrupted")) {
-        if (*budget == "none") {
+        const auto parsed = api::parseDisruptionBudget(*budget);
+        if (*budget == "none")
             body["maxDisrupted"] = nullptr;
-        } else {
-            auto n = integerValue(cmd, "--max-disrupted", *budget, 0, api::kMaxDisruptionBudget);
-            if (!n)
-                return tl::unexpected(n.error());
-            body["maxDisrupted"] = *n;
-        }
+        else if (!parsed)
+            return usageError(cmd + ": --max-disrupted: \"" + *budget + "\" must be a number of workloads from 0 to "
+                + std::to_string(api::kMaxDisruptionBudget) + ", a percentage of the pool's workloads from 0% to 100%, "
+                + "or none");
+        else if (parsed->percent >= 0)
+            body["maxDisrupted"] = api::toString(*parsed);
+        else
+            body["maxDisrupted"] = parsed->count;
     }
     return body;
 }

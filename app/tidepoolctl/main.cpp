@@ -76,16 +76,17 @@ Commands:
   pools
   pools create NAME [--cpu MILLIS] [--memory MIB] [--tier T] [--business-line B] [--io-weight W]
                  [--mem-bandwidth MBPS] [--net-bandwidth MBITPS] [--gpu SHARE] [--npu SHARE] [--fpga SHARE]
-                 [--max-disrupted N]
+                 [--max-disrupted N|P%]
   pools set NAME [--cpu MILLIS|unlimited] [--memory MIB|unlimited] [--tier T|any] [--business-line B|""]
                  [--io-weight W] [--mem-bandwidth MBPS|unlimited] [--net-bandwidth MBITPS|unlimited]
-                 [--gpu|--npu|--fpga SHARE|unlimited] [--max-disrupted N|none]
+                 [--gpu|--npu|--fpga SHARE|unlimited] [--max-disrupted N|P%|none]
                                (fields not given keep their values; "" clears the business line)
                                accelerator quotas are in the share units workloads ask for: 1000 a whole GPU,
                                NPU cores, FPGA time-slice slots; 0 keeps the pool off that kind;
                                --max-disrupted: the pool's disruption budget, how many of its workloads drains and
-                               approved migrations may have moved and not running again at once (0: none moves
-                               until a drain's deadline; none: no budget)
+                               approved migrations may have moved and not running again at once, as a number or
+                               a percentage of its workloads, rounded up (0: none moves until a drain's deadline;
+                               none: no budget)
   pools delete NAME            refused for the default pool and while the pool holds workloads that have not ended
                                (cancel or move them first); its nodes' agents remove its cgroups
   summary

@@ -100,7 +100,7 @@ Expected<std::unique_ptr<ControlPlane>> ControlPlane::create(boost::asio::io_con
     const PoolId id = plane->m_cluster.addPool(std::move(pool));
     plane->m_poolByName.emplace(std::string(kDefaultPool), id);
     plane->m_poolIoWeight.push_back(100);
-    plane->m_poolMaxDisrupted.push_back(kUnlimited);
+    plane->m_poolDisruptionBudget.emplace_back();
     if (store) {
         auto snapshot = store->load();
         if (!snapshot)
@@ -132,7 +132,9 @@ Expected<void> ControlPlane::restore(const store::Snapshot& snapshot)
     for (const store::StoredPool& p : snapshot.pools) {
         PoolRequest request { p.name, p.businessLine, parseTier(p.tier).value_or(Tier::Invalid), p.cpuMillis,
             p.memoryMiB, p.ioWeight, p.memBandwidthMBps, p.netBandwidthMbps,
-            { kUnlimited, p.gpuShare, p.npuShare, p.fpgaShare }, p.maxDisrupted };
+            { kUnlimited, p.gpuShare, p.npuShare, p.fpgaShare },
+            p.maxDisruptedPercent >= 0 ? DisruptionBudget::share(p.maxDisruptedPercent)
+                                       : DisruptionBudget::workloads(p.maxDisrupted) };
         if (m_poolByName.count(p.name))
             (void)updatePool(p.name, request);
         else if (auto created = createPool(request); !created)
@@ -1481,7 +1483,7 @@ void ControlPlane::flush()
             p.tier == Tier::Invalid ? std::string() : std::string(toString(p.tier)), p.quota.cpuMillis,
             p.quota.memoryMiB, poolIoWeight(id), p.quota.memBandwidthMBps, p.quota.netBandwidthMbps,
             share(AcceleratorKind::Gpu), share(AcceleratorKind::Npu), share(AcceleratorKind::Fpga),
-            poolMaxDisrupted(id) });
+            poolDisruptionBudget(id).count, poolDisruptionBudget(id).percent });
     }
     for (const NodeId id : m_dirtyNodes) {
         const Node& n = m_cluster.node(id);
@@ -1569,7 +1571,7 @@ PoolId ControlPlane::deletedPool(const std::string& name)
     pool.name = name;
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolIoWeight.push_back(PoolRequest {}.ioWeight);
-    m_poolMaxDisrupted.push_back(kUnlimited);
+    m_poolDisruptionBudget.emplace_back();
     (void)m_cluster.removePool(id);
     return id;
 }
@@ -2071,6 +2073,20 @@ std::int64_t ControlPlane::disruptedIn(PoolId id) const
     return n;
 }
 
+std::int64_t ControlPlane::poolMaxDisrupted(PoolId id) const
+{
+    const DisruptionBudget& budget = poolDisruptionBudget(id);
+    if (budget.percent < 0)
+        return budget.count;
+    // A percentage of the pool's workloads: those placed, and those moved that wait for a node again.
+    std::int64_t workloads = m_cluster.pool(id).placed;
+    for (const WorkloadId moved : m_disrupted)
+        if (const auto it = m_workloads.find(moved); it != m_workloads.end() && it->second.workload.pool == id
+            && it->second.phase == WorkloadPhase::Pending && !m_cluster.workload(moved)->placement)
+            ++workloads;
+    return budget.allowed(workloads);
+}
+
 std::string ControlPlane::disruptionBudgetRefusal(PoolId id, std::int64_t moves) const
 {
     const std::int64_t budget = poolMaxDisrupted(id);
@@ -2080,15 +2096,18 @@ std::string ControlPlane::disruptionBudgetRefusal(PoolId id, std::int64_t moves)
     if (disrupted + moves <= budget)
         return {};
     const std::string& name = m_cluster.pool(id).name;
+    const std::int32_t percent = poolDisruptionBudget(id).percent;
+    // "at most 1 at once (25% of its workloads)": a percentage's number changes with the pool.
+    const std::string most = "at most " + std::to_string(budget) + " at once"
+        + (percent >= 0 ? " (" + std::to_string(percent) + "% of its workloads)" : std::string());
     if (budget == 0)
         return "pool " + name + "'s disruption budget lets none of its workloads be moved";
     if (moves > 1)
         return "pool " + name + "'s disruption budget has room for "
             + std::to_string(std::max<std::int64_t>(0, budget - disrupted)) + " of the " + std::to_string(moves)
-            + " moves of its workloads asked (" + std::to_string(disrupted) + " moving, at most "
-            + std::to_string(budget) + " at once)";
+            + " moves of its workloads asked (" + std::to_string(disrupted) + " moving, " + most + ")";
     return "pool " + name + "'s disruption budget is taken: " + std::to_string(disrupted) + " of its workloads "
-        + (disrupted == 1 ? "is" : "are") + " moving, at most " + std::to_string(budget) + " at once";
+        + (disrupted == 1 ? "is" : "are") + " moving, " + most;
 }
 
 namespace {
@@ -2117,7 +2136,7 @@ ApiResult<PoolId> ControlPlane::createPool(const PoolRequest& request)
     const PoolId id = m_cluster.addPool(std::move(pool));
     m_poolByName.emplace(request.name, id);
     m_poolIoWeight.push_back(request.ioWeight);
-    m_poolMaxDisrupted.push_back(request.maxDisrupted);
+    m_poolDisruptionBudget.push_back(request.maxDisrupted);
     markPool(id);
     // Every node carves it out, but it reaches each agent with its first launch there (`sendLaunch`): a pools message
     // to every node at each creation would send nodes × pools² entries while pools are made one after another (100
@@ -2167,7 +2186,7 @@ PoolRequest ControlPlane::poolRequestOf(PoolId id) const
     r.cpuMillis = pool.quota.cpuMillis;
     r.memoryMiB = pool.quota.memoryMiB;
     r.ioWeight = poolIoWeight(id);
-    r.maxDisrupted = poolMaxDisrupted(id);
+    r.maxDisrupted = poolDisruptionBudget(id);
     r.memBandwidthMBps = pool.quota.memBandwidthMBps;
     r.netBandwidthMbps = pool.quota.netBandwidthMbps;
     r.acceleratorQuota = pool.acceleratorQuota;
@@ -2203,7 +2222,7 @@ ApiResult<void> ControlPlane::updatePool(const std::string& name, const PoolRequ
     pool.businessLine = request.businessLine; // the request is whole: what it does not change, it carries
     pool.tier = request.tier;
     m_poolIoWeight[static_cast<std::size_t>(*id)] = request.ioWeight;
-    m_poolMaxDisrupted[static_cast<std::size_t>(*id)] = request.maxDisrupted;
+    m_poolDisruptionBudget[static_cast<std::size_t>(*id)] = request.maxDisrupted;
     markPool(*id);
     for (const NodeId nodeId : pool.nodes)
         if (LiveNode& node = m_nodes[static_cast<std::size_t>(nodeId)]; poolSent(node, *id))

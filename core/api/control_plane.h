@@ -391,9 +391,10 @@ struct PoolRequest {
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
     // Its disruption budget (as a Kubernetes PodDisruptionBudget's maxUnavailable): how many of its workloads that
     // drains and approved migrations moved may be on their way at once, stopped where they ran and not running again
-    // yet; 0: none moves (a drain waits for its deadline); kUnlimited: no budget. An operator's own move, a lost node's
-    // re-placement and preemption do not ask it; a drain's deadline overrides it.
-    std::int64_t maxDisrupted = kUnlimited; // up to kMaxDisruptionBudget
+    // yet, as a number or a percentage of its workloads; 0: none moves (a drain waits for its deadline); none: no
+    // budget. An operator's own move, a lost node's re-placement and preemption do not ask it; a drain's deadline
+    // overrides it.
+    DisruptionBudget maxDisrupted;
 };
 
 // Where an operator moves a workload (the console's Tiers board and Pools tree, `POST /v1/workloads/{id}/move`): onto
@@ -595,9 +596,14 @@ public:
     const LiveNode* nodeByName(std::string_view name) const;
     std::optional<PoolId> poolByName(std::string_view name) const;
     std::int32_t poolIoWeight(PoolId id) const { return m_poolIoWeight[static_cast<std::size_t>(id)]; }
-    // Pool `id`'s disruption budget (`PoolRequest::maxDisrupted`; kUnlimited: none) and how many of its workloads
-    // drains and migrations moved that do not run again yet.
-    std::int64_t poolMaxDisrupted(PoolId id) const { return m_poolMaxDisrupted[static_cast<std::size_t>(id)]; }
+    // Pool `id`'s disruption budget as set (`PoolRequest::maxDisrupted`), how many of its workloads that lets move
+    // at once now (a percentage of its workloads now; kUnlimited: no budget), and how many of its workloads drains and
+    // migrations moved that do not run again yet.
+    const DisruptionBudget& poolDisruptionBudget(PoolId id) const
+    {
+        return m_poolDisruptionBudget[static_cast<std::size_t>(id)];
+    }
+    std::int64_t poolMaxDisrupted(PoolId id) const;
     std::int64_t disruptedIn(PoolId id) const;
     // Why pool `id` lets `moves` more of its workloads be moved by a drain or a migration now: empty when its budget
     // has room for them, else the reason in words ("pool batch's disruption budget is taken: 2 of its workloads are
@@ -754,7 +760,7 @@ private:
     std::unordered_map<std::string, PendingJoinInfo> m_pendingJoins; // joined, inventory not yet received
     std::unordered_map<std::string, PoolId> m_poolByName;
     std::vector<std::int32_t> m_poolIoWeight; // by PoolId
-    std::vector<std::int64_t> m_poolMaxDisrupted; // by PoolId; kUnlimited: no budget
+    std::vector<DisruptionBudget> m_poolDisruptionBudget; // by PoolId
     // Moved by a drain or a migration and perhaps not running again yet (`disruptedIn` counts those that are not;
     // the liveness tick drops the rest).
     std::set<WorkloadId> m_disrupted;

@@ -312,6 +312,14 @@ json measuredJson(const MeasuredPoolUse& use)
         { "netNodes", use.netNodes }, { "netMbps", use.netNodes == 0 ? json(nullptr) : json(use.netMbps) } };
 }
 
+// A pool's disruption budget as set: a number of workloads, "25%", or null for none.
+json disruptionBudgetJson(const DisruptionBudget& budget)
+{
+    if (budget.percent >= 0)
+        return toString(budget);
+    return budget.isNone() ? json(nullptr) : json(budget.count);
+}
+
 json poolJson(const ControlPlane& plane, PoolId id, const MeasuredPoolUse& measured)
 {
     const Pool& p = plane.cluster().pool(id);
@@ -346,8 +354,10 @@ json poolJson(const ControlPlane& plane, PoolId id, const MeasuredPoolUse& measu
         { "netBandwidthMbpsUsed", p.used.netBandwidthMbps }, { "acceleratorShareUsed", acceleratorShareUsed },
         { "acceleratorQuota", std::move(acceleratorQuota) }, { "acceleratorUsed", std::move(acceleratorUsed) },
         { "overQuota", std::move(overQuota) }, { "offTier", plane.workloadsOffTier(id) },
-        { "ioWeight", plane.poolIoWeight(id) }, { "maxDisrupted", limit(plane.poolMaxDisrupted(id)) },
-        { "disrupted", plane.disruptedIn(id) }, { "nodes", p.nodes.size() }, { "measured", measuredJson(measured) } };
+        { "ioWeight", plane.poolIoWeight(id) },
+        { "maxDisrupted", disruptionBudgetJson(plane.poolDisruptionBudget(id)) },
+        { "disruptionBudget", limit(plane.poolMaxDisrupted(id)) }, { "disrupted", plane.disruptedIn(id) },
+        { "nodes", p.nodes.size() }, { "measured", measuredJson(measured) } };
 }
 
 json poolJson(const ControlPlane& plane, PoolId id)
@@ -361,7 +371,8 @@ json poolSettings(const ControlPlane& plane, PoolId id)
 {
     json settings = poolJson(plane, id);
     for (const char* usage : { "id", "cpuMillisUsed", "memoryMiBUsed", "memBandwidthMBpsUsed", "netBandwidthMbpsUsed",
-             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "disrupted", "nodes", "measured" })
+             "acceleratorShareUsed", "acceleratorUsed", "overQuota", "offTier", "disruptionBudget", "disrupted",
+             "nodes", "measured" })
         settings.erase(usage);
     return settings;
 }
@@ -446,8 +457,24 @@ ApiResult<PoolRequest> parsePoolRequest(const json& body, std::optional<PoolRequ
     }
     if (r.has("ioWeight"))
         p.ioWeight = static_cast<std::int32_t>(r.integer("ioWeight", 1, 10'000));
-    // null: no budget; 0: none of its workloads is moved by drains and migrations (a drain waits for its deadline).
-    readQuota(r, body, "maxDisrupted", 0, kMaxDisruptionBudget, p.maxDisrupted);
+    // null: no budget; 0: none of its workloads is moved by drains and migrations (a drain waits for its deadline);
+    // "25%": a quarter of its workloads, rounded up.
+    if (const auto budget = body.find("maxDisrupted"); budget != body.end() && budget->is_string()) {
+        r.skip("maxDisrupted");
+        // A number as a string ("2") is refused, as Kubernetes refuses it: a string is a percentage.
+        if (const auto parsed = parseDisruptionBudget(budget->get<std::string>()); parsed && parsed->percent >= 0)
+            p.maxDisrupted = *parsed;
+        else
+            r.fail(protocol::ErrorCode::OutOfRange, "maxDisrupted",
+                "field `maxDisrupted` must be a number of workloads (0 to 1000000), a percentage of the pool's "
+                "workloads (\"0%\" to \"100%\") or null for no budget");
+    } else {
+        std::int64_t count = p.maxDisrupted.percent < 0 ? p.maxDisrupted.count : kUnlimited;
+        const bool given = budget != body.end();
+        readQuota(r, body, "maxDisrupted", 0, kMaxDisruptionBudget, count);
+        if (given)
+            p.maxDisrupted = DisruptionBudget::workloads(count);
+    }
     r.rejectUnknownFields();
     return checkedRead(readError, std::move(p));
 }

@@ -112,8 +112,9 @@ struct NodeFingerprints; // http_api.cpp
 // fields absent from the body keep their values in `base`; `null` sets a quota back to unlimited and a tier back to
 // any. Accelerator quotas are an object by kind in share units, as workloads request them (`{"gpu": 2000}`: two whole
 // GPUs, or four halves); a kind absent from it keeps its quota, 0 keeps the pool off that kind, and `null` (for a kind
-// or the whole object) lifts it. `maxDisrupted` (0..1,000,000; `null`: none) is its disruption budget
-// (`PoolRequest::maxDisrupted`); a pool's row answers it with `disrupted`, how many of its workloads that counts now.
+// or the whole object) lifts it. `maxDisrupted` (0..1,000,000, a percentage of its workloads as "25%", `null`: none)
+// is its disruption budget (`PoolRequest::maxDisrupted`); a pool's row answers it with `disruptionBudget`, how many of
+// its workloads it lets move at once now, and `disrupted`, how many of its workloads it counts now.
 // `POST /v1/pools`, `PUT /v1/pools/{name}` and the embedded console's pool dialog.
 ApiResult<PoolRequest> parsePoolRequest(const nlohmann::json& body, std::optional<PoolRequest> base);
 // A pool's settings as an audit entry keeps them: its row less what its work holds now.

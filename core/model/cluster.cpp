@@ -50,6 +50,7 @@ PoolId ClusterState::addPool(Pool pool)
     pool.id = static_cast<PoolId>(m_pools.size());
     pool.used = {};
     pool.acceleratorUsed = {};
+    pool.placed = 0;
     pool.nodes.clear();
     m_pools.push_back(std::move(pool));
     ++m_version;
@@ -97,9 +98,7 @@ Expected<void> ClusterState::removePool(PoolId poolId)
         || m_pools[static_cast<std::size_t>(poolId)].removed)
         return makeError(ErrorCode::NotFound, "pool " + std::to_string(poolId) + " does not exist");
     Pool& pool = m_pools[static_cast<std::size_t>(poolId)];
-    const bool holdsAccelerators
-        = std::any_of(pool.acceleratorUsed.begin(), pool.acceleratorUsed.end(), [](std::int64_t u) { return u != 0; });
-    if (pool.used != Resources {} || holdsAccelerators)
+    if (pool.placed > 0)
         return makeError(ErrorCode::InvalidArgument, "pool " + pool.name + " still holds placed workloads");
     for (const NodeId nodeId : pool.nodes)
         std::erase(m_nodes[static_cast<std::size_t>(nodeId)].pools, poolId);
@@ -225,6 +224,7 @@ Expected<void> ClusterState::bind(const Placement& placement)
         Pool& pool = m_pools[static_cast<std::size_t>(w.pool)];
         pool.used += w.requests;
         pool.acceleratorUsed[static_cast<std::size_t>(kind)] += acceleratorShare;
+        ++pool.placed;
     }
     record.placement = placement;
     ++m_placed;
@@ -260,6 +260,7 @@ Expected<void> ClusterState::unbind(WorkloadId id)
         Pool& pool = m_pools[static_cast<std::size_t>(record.workload.pool)];
         pool.used -= record.workload.requests;
         pool.acceleratorUsed[static_cast<std::size_t>(kind)] -= acceleratorShare;
+        --pool.placed;
     }
     record.placement.reset();
     --m_placed;
@@ -274,6 +275,7 @@ Expected<void> ClusterState::checkInvariants() const
     for (std::size_t i = 0; i < m_nodes.size(); ++i)
         deviceUsed[i].assign(m_nodes[i].devices.size(), { 0, 0 });
     std::vector<Resources> poolUsed(m_pools.size());
+    std::vector<std::int64_t> poolPlaced(m_pools.size());
     for (const auto& [id, record] : m_workloads) {
         if (!record.placement)
             continue;
@@ -284,8 +286,10 @@ Expected<void> ClusterState::checkInvariants() const
             deviceUsed[n][static_cast<std::size_t>(s.device)].first += s.share;
             deviceUsed[n][static_cast<std::size_t>(s.device)].second += s.memoryMiB;
         }
-        if (record.workload.pool != kNoPool)
+        if (record.workload.pool != kNoPool) {
             poolUsed[static_cast<std::size_t>(record.workload.pool)] += record.workload.requests;
+            ++poolPlaced[static_cast<std::size_t>(record.workload.pool)];
+        }
     }
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {
         const Node& node = m_nodes[i];
@@ -307,7 +311,7 @@ Expected<void> ClusterState::checkInvariants() const
     }
     for (std::size_t i = 0; i < m_pools.size(); ++i) {
         const Pool& pool = m_pools[i];
-        if (pool.used != poolUsed[i])
+        if (pool.used != poolUsed[i] || pool.placed != poolPlaced[i])
             return makeError(ErrorCode::InvalidArgument, "pool '" + pool.name + "' usage disagrees with its workloads");
         if (!pool.quota.fits(pool.used))
             return makeError(ErrorCode::CapacityExceeded, "pool '" + pool.name + "' is over quota");

@@ -25,6 +25,7 @@ struct Pool {
     // Accelerator quota in share units (milli-GPUs, NPU cores, FPGA slots) per kind.
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorQuota { kUnlimited, kUnlimited, kUnlimited, kUnlimited };
     std::array<std::int64_t, kAcceleratorKindCount> acceleratorUsed {};
+    std::int64_t placed = 0; // how many workloads are placed in it (kept by `bind`/`unbind`)
     std::vector<NodeId> nodes;
     // Deleted by an operator (`ClusterState::removePool`): kept, on no node and holding nothing, so that the records of
     // workloads that ended in it still name it; a pool created later under its name is another pool.

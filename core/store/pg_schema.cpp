@@ -182,6 +182,10 @@ constexpr Migration kMigrations[] = {
     { 10, 11, R"sql(
     ALTER TABLE pools ADD COLUMN max_disrupted BIGINT NOT NULL DEFAULT 2305843009213693951;
     )sql" },
+    // As SQLite's 11 → 12: a disruption budget as a percentage.
+    { 11, 12, R"sql(
+    ALTER TABLE pools ADD COLUMN max_disrupted_percent INTEGER NOT NULL DEFAULT -1;
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

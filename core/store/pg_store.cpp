@@ -283,7 +283,8 @@ private:
         }
         rows = m_db->query(
             "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
-            "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted FROM pools ORDER BY written",
+            "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted, max_disrupted_percent FROM pools "
+            "ORDER BY written",
             {}, "cannot read the pools");
         if (!rows)
             return tl::unexpected(rows.error());
@@ -291,7 +292,7 @@ private:
             snapshot.pools.push_back(StoredPool { rows->text(r, 0), rows->text(r, 1), rows->text(r, 2),
                 rows->integer(r, 3), rows->integer(r, 4), static_cast<std::int32_t>(rows->integer(r, 5)),
                 rows->integer(r, 6), rows->integer(r, 7), rows->integer(r, 8), rows->integer(r, 9),
-                rows->integer(r, 10), rows->integer(r, 11) });
+                rows->integer(r, 10), rows->integer(r, 11), static_cast<std::int32_t>(rows->integer(r, 12)) });
         rows = m_db->query("SELECT name, business_line, tier, nodes, deleted_ms FROM deleted_pools "
                            "ORDER BY deleted_ms, name",
             {}, "cannot read the deleted pools");
@@ -382,16 +383,18 @@ private:
             const StoredPool& p = *stored;
             pipeline.add(
                 "INSERT INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
-                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (name) DO UPDATE SET "
+                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted, max_disrupted_percent) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (name) DO UPDATE SET "
                 "business_line = EXCLUDED.business_line, tier = EXCLUDED.tier, cpu_millis = EXCLUDED.cpu_millis, "
                 "memory_mib = EXCLUDED.memory_mib, io_weight = EXCLUDED.io_weight, "
                 "mem_bandwidth_mbps = EXCLUDED.mem_bandwidth_mbps, net_bandwidth_mbps = EXCLUDED.net_bandwidth_mbps, "
                 "gpu_share = EXCLUDED.gpu_share, npu_share = EXCLUDED.npu_share, fpga_share = EXCLUDED.fpga_share, "
-                "max_disrupted = EXCLUDED.max_disrupted, written = EXCLUDED.written",
+                "max_disrupted = EXCLUDED.max_disrupted, max_disrupted_percent = EXCLUDED.max_disrupted_percent, "
+                "written = EXCLUDED.written",
                 { p.name, p.businessLine, p.tier, number(p.cpuMillis), number(p.memoryMiB),
                     number(std::int64_t { p.ioWeight }), number(p.memBandwidthMBps), number(p.netBandwidthMbps),
-                    number(p.gpuShare), number(p.npuShare), number(p.fpgaShare), number(p.maxDisrupted) },
+                    number(p.gpuShare), number(p.npuShare), number(p.fpgaShare), number(p.maxDisrupted),
+                    number(std::int64_t { p.maxDisruptedPercent }) },
                 "cannot write pool " + p.name);
         }
         for (const auto& [name, n] : m_pending.nodes) {

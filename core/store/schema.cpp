@@ -207,6 +207,10 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE pools ADD COLUMN max_disrupted INTEGER NOT NULL DEFAULT 2305843009213693951;
     )sql",
+    // 11 → 12: a disruption budget as a percentage of the pool's workloads; -1: none (max_disrupted says it).
+    R"sql(
+    ALTER TABLE pools ADD COLUMN max_disrupted_percent INTEGER NOT NULL DEFAULT -1;
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

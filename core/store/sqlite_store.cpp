@@ -79,11 +79,12 @@ public:
         if (read)
             read = readAll(*m_db,
                 "SELECT name, business_line, tier, cpu_millis, memory_mib, io_weight, mem_bandwidth_mbps, "
-                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted FROM pools ORDER BY rowid",
+                "net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted, max_disrupted_percent FROM pools "
+                "ORDER BY rowid",
                 "pools", [&](Statement& s) {
                     snapshot.pools.push_back(StoredPool { s.text(0), s.text(1), s.text(2), s.integer(3), s.integer(4),
                         static_cast<std::int32_t>(s.integer(5)), s.integer(6), s.integer(7), s.integer(8), s.integer(9),
-                        s.integer(10), s.integer(11) });
+                        s.integer(10), s.integer(11), static_cast<std::int32_t>(s.integer(12)) });
                 });
         if (read)
             read = readAll(*m_db,
@@ -204,8 +205,8 @@ private:
     {
         Statement pool(*m_db,
             "INSERT OR REPLACE INTO pools (name, business_line, tier, cpu_millis, memory_mib, io_weight, "
-            "mem_bandwidth_mbps, net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+            "mem_bandwidth_mbps, net_bandwidth_mbps, gpu_share, npu_share, fpga_share, max_disrupted, "
+            "max_disrupted_percent) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement node(*m_db,
             "INSERT OR REPLACE INTO nodes (name, isa, tier, cpu_millis, memory_mib, cpu_model, last_seen_ms, cordon, "
             "peak_reserved, drain_max_parallel, drain_started_ms, drain_deadline_ms, drain_actor, drain_moved, "
@@ -263,6 +264,7 @@ private:
             pool.bind(10, p.npuShare);
             pool.bind(11, p.fpgaShare);
             pool.bind(12, p.maxDisrupted);
+            pool.bind(13, std::int64_t { p.maxDisruptedPercent });
             if (!pool.run())
                 return m_db->failure("cannot write pool " + p.name);
         }

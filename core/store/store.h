@@ -39,6 +39,8 @@ struct StoredPool {
     // How many of its workloads drains and approved migrations may have moved and not running again at once (its
     // disruption budget); kUnlimited: no budget. Added in schema version 11.
     std::int64_t maxDisrupted = kUnlimited;
+    // Or its budget as a percentage of its workloads (0..100; -1: `maxDisrupted` says it). Added in schema version 12.
+    std::int32_t maxDisruptedPercent = -1;
     bool operator==(const StoredPool&) const = default;
 };
 
@@ -278,6 +280,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 
 } // namespace tidepool::store

@@ -196,6 +196,13 @@ private slots:
         s->putPool(budgeted);
         QVERIFY(s->commit());
         QCOMPARE(s->load()->pools.at(0), budgeted);
+        // Added in version 12: pools from before have no percentage budget; one set now is read back.
+        QCOMPARE(snapshot->pools[0].maxDisruptedPercent, -1);
+        budgeted.maxDisrupted = kUnlimited;
+        budgeted.maxDisruptedPercent = 25;
+        s->putPool(budgeted);
+        QVERIFY(s->commit());
+        QCOMPARE(s->load()->pools.at(0), budgeted);
         // Added in version 8: pools deleted before left nothing to keep; the table takes the next deletion.
         QVERIFY(snapshot->deletedPools.empty());
         const store::DeletedPool deleted { "batch", "research", "cold", { "n1" }, 42 };

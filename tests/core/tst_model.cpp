@@ -19,6 +19,7 @@ struct Snapshot {
     std::vector<std::array<std::int64_t, kAcceleratorKindCount>> poolAcceleratorUsed;
     std::vector<std::size_t> residents;
     std::size_t placed = 0;
+    std::vector<std::int64_t> poolPlaced;
     std::uint64_t version = 0;
 
     explicit Snapshot(const ClusterState& c)
@@ -33,6 +34,7 @@ struct Snapshot {
         for (const Pool& p : c.pools()) {
             poolUsed.push_back(p.used);
             poolAcceleratorUsed.push_back(p.acceleratorUsed);
+            poolPlaced.push_back(p.placed);
         }
         placed = c.placedCount();
         version = c.version();
@@ -95,6 +97,7 @@ void TestModel::bindAndUnbindKeepUsageExact()
     QCOMPARE(c.pool(pool).used, (Resources { 1000, 1024, 0, 0 }));
     QCOMPARE(c.node(n).residents, std::vector<WorkloadId> { 1 });
     QCOMPARE(c.placedCount(), std::size_t { 1 });
+    QCOMPARE(c.pool(pool).placed, std::int64_t { 1 });
     QVERIFY(c.node(n).version > nodeVersion);
     QVERIFY(c.workload(1)->placement.has_value());
     QVERIFY(c.checkInvariants());
@@ -104,9 +107,22 @@ void TestModel::bindAndUnbindKeepUsageExact()
     QCOMPARE(c.pool(pool).used, Resources {});
     QVERIFY(c.node(n).residents.empty());
     QCOMPARE(c.placedCount(), std::size_t { 0 });
+    QCOMPARE(c.pool(pool).placed, std::int64_t { 0 });
     QVERIFY(!c.workload(1)->placement.has_value());
     QVERIFY(c.checkInvariants());
     QVERIFY(!c.unbind(1)); // unbinding twice is refused
+
+    // A workload that asks for nothing still holds its pool: the pool cannot be deleted under it.
+    Workload idle = cpuWorkload(2, 0, 0);
+    idle.pool = pool;
+    QVERIFY(c.addWorkload(idle));
+    QVERIFY(c.bind(placementOn(2, n)));
+    QCOMPARE(c.pool(pool).used, Resources {});
+    const auto refused = c.removePool(pool);
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().message, std::string("pool web still holds placed workloads"));
+    QVERIFY(c.unbind(2));
+    QVERIFY(c.removePool(pool));
 }
 
 void TestModel::refusedBindChangesNothing_data()

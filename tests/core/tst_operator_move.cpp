@@ -84,6 +84,20 @@ private:
         return w && w->node != kNoNode ? m_plane->cluster().node(w->node).name : std::string();
     }
 
+    // A workload of 500 millicores in `pool`, moved onto warm-1 when placed elsewhere, running there.
+    WorkloadId runningOnWarm(const std::string& name, const std::string& pool)
+    {
+        SubmitRequest r = request(name, 500);
+        r.pool = pool;
+        const WorkloadId id = submit(r);
+        if (nodeOf(id) != "warm-1"
+            && !m_plane->move(id, MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved())
+            qFatal("%s cannot move onto warm-1", name.c_str());
+        m_plane->onWorkloadUpdate(
+            "s-warm", protocol::WorkloadStatus { id, "running", 100, 0, {}, m_plane->workload(id)->incarnation });
+        return id;
+    }
+
     template <typename T> std::size_t sentCount() const
     {
         std::size_t n = 0;
@@ -716,7 +730,7 @@ private slots:
         m_nowMs = 1'000'000'000'000;
         PoolRequest batch;
         batch.name = "batch";
-        batch.maxDisrupted = 1;
+        batch.maxDisrupted = DisruptionBudget::workloads(1);
         const auto created = m_plane->createPool(batch);
         QVERIFY(created);
         const PoolId pool = *created;
@@ -777,7 +791,7 @@ private slots:
 
         // A budget of 0: the last one stays, running, though the one before runs; the drain says why.
         PoolRequest none = m_plane->poolRequestOf(pool);
-        none.maxDisrupted = 0;
+        none.maxDisrupted = DisruptionBudget::workloads(0);
         QVERIFY(m_plane->updatePool("batch", none));
         runs(ids[1]);
         m_plane->advanceDrains(m_nowMs);
@@ -789,7 +803,7 @@ private slots:
             std::string("pool batch's disruption budget lets none of its workloads be moved"));
 
         // No budget: it moves, and the drain is over.
-        none.maxDisrupted = kUnlimited;
+        none.maxDisrupted = DisruptionBudget {};
         QVERIFY(m_plane->updatePool("batch", none));
         m_plane->advanceDrains(m_nowMs);
         QVERIFY(nodeOf(ids[2]) != "warm-1");
@@ -802,26 +816,67 @@ private slots:
         QCOMPARE(m_plane->stats().drainMoves, std::uint64_t { 4 });
     }
 
+    // A budget as a percentage of the pool's workloads (PodDisruptionBudget's "maxUnavailable: 50%"): how many it lets
+    // move follows the pool's size, rounded up as Kubernetes rounds it, and a drain is held by it as by a number.
+    void aPercentageBudgetFollowsThePoolsSize()
+    {
+        m_nowMs = 1'000'000'000'000;
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.maxDisrupted = DisruptionBudget::share(50);
+        const auto created = m_plane->createPool(batch);
+        QVERIFY(created);
+        const PoolId pool = *created;
+        QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 0 }); // half of none
+        QVERIFY(m_plane->poolRequestOf(pool).maxDisrupted == DisruptionBudget::share(50));
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 5; ++i) {
+            ids.push_back(runningOnWarm("etl-" + std::to_string(i), "batch"));
+            if (i == 0)
+                QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 1 }); // half of one, rounded up
+        }
+        QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 3 }); // 2.5 of 5
+        m_plane->onWorkloadUpdate(
+            "s-warm", protocol::WorkloadStatus { ids[4], "exited", 0, 0, {}, m_plane->workload(ids[4])->incarnation });
+        QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 2 }); // of the 4 left placed
+        ids.pop_back();
+        for (const auto& [percent, allowed] : { std::pair { 0, 0 }, std::pair { 1, 1 }, std::pair { 25, 1 },
+                 std::pair { 26, 2 }, std::pair { 100, 4 } }) {
+            PoolRequest changed = m_plane->poolRequestOf(pool);
+            changed.maxDisrupted = DisruptionBudget::share(percent);
+            QVERIFY(m_plane->updatePool("batch", changed));
+            QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { allowed });
+        }
+        PoolRequest half = m_plane->poolRequestOf(pool);
+        half.maxDisrupted = DisruptionBudget::share(50);
+        QVERIFY(m_plane->updatePool("batch", half));
+
+        // An all-at-once drain of the four: two move, two wait for them, the reason naming the percentage.
+        const auto drained = m_plane->drain("warm-1", "kernel", "operator:alice");
+        QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
+        QCOMPARE(drained->moved(), std::size_t { 2 });
+        QCOMPARE(drained->waiting, std::int64_t { 2 });
+        QVERIFY(drained->paced);
+        QCOMPARE(drained->paced->blockedReason,
+            std::string("pool batch's disruption budget is taken: 2 of its workloads are moving, at most 2 at once "
+                        "(50% of its workloads)"));
+        // The moved ones are still the pool's (placed on their new nodes): the budget stays at 2 of 4.
+        QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 2 });
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 2 });
+    }
+
     // A paced drain's deadline overrides the budget: what is left moves (or is queued again) so that the node is empty.
     void aDrainsDeadlineOverridesTheDisruptionBudget()
     {
         m_nowMs = 1'000'000'000'000;
         PoolRequest batch;
         batch.name = "batch";
-        batch.maxDisrupted = 0;
+        batch.maxDisrupted = DisruptionBudget::workloads(0);
         const auto pool = m_plane->createPool(batch);
         QVERIFY(pool);
         std::vector<WorkloadId> ids;
-        for (int i = 0; i < 2; ++i) {
-            SubmitRequest r = request("etl-" + std::to_string(i), 500);
-            r.pool = "batch";
-            ids.push_back(submit(r));
-            if (nodeOf(ids.back()) != "warm-1")
-                QVERIFY(m_plane->move(ids.back(), MoveTarget { "warm-1", Tier::Invalid, {} }, "operator:test").moved());
-            m_plane->onWorkloadUpdate("s-warm",
-                protocol::WorkloadStatus {
-                    ids.back(), "running", 100, 0, {}, m_plane->workload(ids.back())->incarnation });
-        }
+        for (int i = 0; i < 2; ++i)
+            ids.push_back(runningOnWarm("etl-" + std::to_string(i), "batch"));
         const auto started = m_plane->drain("warm-1", "", "operator:alice", DrainOptions { 5, 60'000 });
         QVERIFY(started);
         QVERIFY(started->moves.empty());

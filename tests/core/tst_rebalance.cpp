@@ -1724,7 +1724,7 @@ private slots:
         join(p, "warm-1", 8000, 32768);
         PoolRequest archive;
         archive.name = "archive";
-        archive.maxDisrupted = 2;
+        archive.maxDisrupted = DisruptionBudget::workloads(2);
         QVERIFY(p.createPool(archive));
         const PoolId pool = *p.poolByName("archive");
         std::vector<WorkloadId> ids;
@@ -1745,7 +1745,7 @@ private slots:
         QCOMPARE(r->proposal(planned)->plan.size(), std::size_t { 2 });
 
         // The budget lowered to one before the approval: re-planned with one move, which the approval applies.
-        cold.maxDisrupted = 1;
+        cold.maxDisrupted = DisruptionBudget::workloads(1);
         QVERIFY(p.updatePool("archive", cold));
         const auto stale = r->approve(planned, "operator:test", kNow + kMinute);
         QVERIFY(!stale);

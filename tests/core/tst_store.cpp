@@ -684,7 +684,7 @@ private slots:
             first->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n2", "t", std::nullopt });
             first->onInventory("s2", inventory());
             PoolRequest budgeted = first->poolRequestOf(*first->poolByName(kDefaultPool));
-            budgeted.maxDisrupted = 2;
+            budgeted.maxDisrupted = DisruptionBudget::share(50); // 2 of its 3 workloads, rounded up
             QVERIFY(first->updatePool(std::string(kDefaultPool), budgeted));
             const auto drained = first->drain("n1", "disk", "operator:alice", DrainOptions { 1, 3'600'000 });
             QVERIFY2(drained, drained ? "" : drained.error().message.c_str());
@@ -707,6 +707,7 @@ private slots:
         QCOMPARE(n1->drain->moving, (std::set<WorkloadId> { ids[0] }));
         // The pool's disruption budget is kept, and the moved one counts against it again.
         const PoolId defaultPool = *second->poolByName(kDefaultPool);
+        QVERIFY(second->poolDisruptionBudget(defaultPool) == DisruptionBudget::share(50));
         QCOMPARE(second->poolMaxDisrupted(defaultPool), std::int64_t { 2 });
         QCOMPARE(second->disruptedIn(defaultPool), std::int64_t { 1 });
         QCOMPARE(n1->cordon, std::string("by operator:alice: disk"));

@@ -1188,9 +1188,10 @@ void TestCtl::aPacedDrainIsWaitedForUntilTheNodeIsEmpty()
         ctl({ QStringLiteral("cancel"), QString::fromStdString(id) });
 }
 
-// A pool's disruption budget (`pools create|set --max-disrupted`): an all-at-once drain moves no more of the pool's
-// workloads at once than it allows, goes on by itself as those run on their new nodes, and `--wait` follows it until
-// the node is empty; the pools table, the pool's JSON and the metrics show the budget.
+// A pool's disruption budget (`pools create|set --max-disrupted`, a number or a percentage of its workloads): an
+// all-at-once drain moves no more of the pool's workloads at once than it allows, goes on by itself as those run on
+// their new nodes, and `--wait` follows it until the node is empty; the pools table, the pool's JSON and the metrics
+// show the budget.
 void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
 {
     const CtlRun created = ctl({ QStringLiteral("pools"), QStringLiteral("create"), QStringLiteral("steady"),
@@ -1208,12 +1209,26 @@ void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
     QCOMPARE(num(parsed(set.out), "/maxDisrupted"), 1);
     QCOMPARE(num(parsed(set.out), "/disrupted"), 0);
     api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
-    for (const char* body : { R"({"maxDisrupted": -1})", R"({"maxDisrupted": "2"})", R"({"maxDisrupted": 1000001})" }) {
+    for (const char* body : { R"({"maxDisrupted": -1})", R"({"maxDisrupted": "2"})", R"({"maxDisrupted": 1000001})",
+             R"({"maxDisrupted": "101%"})", R"({"maxDisrupted": "x%"})", R"({"maxDisrupted": "-5%"})",
+             R"({"maxDisrupted": "%"})", R"({"maxDisrupted": true})" }) {
         const auto refused = client.request(api::HttpMethod::Put, "/v1/pools/steady", body);
         QVERIFY(refused);
         QVERIFY2(
             refused->status == 400 && refused->body.find("maxDisrupted") != std::string::npos, refused->body.c_str());
     }
+    const CtlRun badShare = ctl({ QStringLiteral("pools"), QStringLiteral("set"), QStringLiteral("steady"),
+        QStringLiteral("--max-disrupted"), QStringLiteral("150%") });
+    QCOMPARE(badShare.exitCode, 2);
+    QVERIFY2(badShare.err.contains(QStringLiteral("\"150%\" must be a number of workloads from 0 to 1000000, a "
+                                                  "percentage of the pool's workloads from 0% to 100%, or none")),
+        qPrintable(badShare.err));
+    // 30% of the pool's workloads, rounded up: none while it holds none, one of the three below.
+    const CtlRun share = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("pools"),
+        QStringLiteral("set"), QStringLiteral("steady"), QStringLiteral("--max-disrupted"), QStringLiteral("30%") });
+    QCOMPARE(share.exitCode, 0);
+    QCOMPARE(at(parsed(share.out), "/maxDisrupted").get<std::string>(), std::string("30%"));
+    QCOMPARE(num(parsed(share.out), "/disruptionBudget"), 0);
 
     std::vector<std::string> ids;
     for (int i = 0; i < 3; ++i)
@@ -1230,19 +1245,23 @@ void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
     QVERIFY2(!node.empty(), nodes.dump().c_str());
     const QString qnode = QString::fromStdString(node);
     moveAllTo(ids, node);
+    const CtlRun table = ctl({ QStringLiteral("pools") });
+    QVERIFY2(table.out.contains(QRegularExpression(
+                 QStringLiteral("^steady\\s.*\\s0/1\\(30%\\)\\s+\\d+\\s+-$"), QRegularExpression::MultilineOption)),
+        qPrintable(table.out));
 
     const CtlRun drained = ctl({ QStringLiteral("nodes"), QStringLiteral("drain"), qnode, QStringLiteral("--wait"),
         QStringLiteral("--interval-ms"), QStringLiteral("100") });
     QVERIFY2(drained.exitCode == 0, qPrintable(drained.out + drained.err));
     // Of the pool's three, one moved at once; the others wait for it, running where they are.
-    QVERIFY2(
-        hasLine(drained.out,
-            QStringLiteral("^node ") + qnode
-                + QStringLiteral(" cordoned \\(by operator:\\S+: drained\\); \\d+ workload\\(s\\) moved off it now, "
-                                 "[2-9]\\d* waiting for their turn; draining as many moving at once as their "
-                                 "pools' disruption budgets allow: \\d+ moving, \\d+ moved; [2-9]\\d* cannot move "
-                                 "yet \\(pool steady's disruption budget is taken: 1 of its workloads is moving, "
-                                 "at most 1 at once\\); no deadline, started by operator:\\S+ .*$")),
+    QVERIFY2(hasLine(drained.out,
+                 QStringLiteral("^node ") + qnode
+                     + QStringLiteral(
+                         " cordoned \\(by operator:\\S+: drained\\); \\d+ workload\\(s\\) moved off it now, "
+                         "[2-9]\\d* waiting for their turn; draining as many moving at once as their "
+                         "pools' disruption budgets allow: \\d+ moving, \\d+ moved; [2-9]\\d* cannot move "
+                         "yet \\(pool steady's disruption budget is taken: 1 of its workloads is moving, "
+                         "at most 1 at once \\(30% of its workloads\\)\\); no deadline, started by operator:\\S+ .*$")),
         qPrintable(drained.out));
     QVERIFY2(hasLine(drained.out, QStringLiteral("^node ") + qnode + QStringLiteral(" drained: nothing runs there$")),
         qPrintable(drained.out));

@@ -410,6 +410,28 @@ private Q_SLOTS:
         QCOMPARE(tips.at(snapshot->pools[1].name), QString());
     }
 
+    void poolsSayTheirDisruptionBudgets()
+    {
+        // The Workloads cell's tooltip: no budget, a number, a percentage with what it lets move now, none at all.
+        PoolRow pool;
+        QCOMPARE(PoolsModel::disruptionTip(pool),
+            QStringLiteral(
+                "No disruption budget: drains and approved migrations move any number of its workloads at once."));
+        pool.maxDisrupted = 2;
+        pool.disrupted = 1;
+        QCOMPARE(PoolsModel::disruptionTip(pool),
+            QStringLiteral("Disruption budget: at most 2 of its workloads moved by drains and approved migrations at "
+                           "once, until each runs again (1 moving now)."));
+        pool.maxDisruptedPercent = 25;
+        pool.maxDisrupted = 1;
+        QCOMPARE(PoolsModel::disruptionTip(pool),
+            QStringLiteral("Disruption budget: 25% of its workloads, rounded up; at most 1 of them moved by drains and "
+                           "approved migrations at once now, until each runs again (1 moving now)."));
+        pool.maxDisruptedPercent = 0;
+        pool.maxDisrupted = 0;
+        QVERIFY(PoolsModel::disruptionTip(pool).startsWith(QStringLiteral("Disruption budget 0:")));
+    }
+
     void poolsShowWhereWorkRuns()
     {
         // Half an hour in, the services' pools hold replicas on warm nodes and the tree shows them under their pool.

@@ -440,6 +440,12 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
                        "until each runs again (0 moving now)."));
     edit.cpuBox()->setValue(0); // unlimited
     edit.businessLineEdit()->clear();
+    // The budget as a percentage of the pool's workloads: at most 100.
+    edit.disruptionUnitBox()->setCurrentIndex(1);
+    edit.disruptionBudgetBox()->setValue(150);
+    QCOMPARE(edit.disruptionBudgetBox()->value(), 100);
+    edit.disruptionBudgetBox()->setValue(50);
+    QCOMPARE(edit.body().value("maxDisrupted", std::string()), std::string("50%"));
     QVERIFY(!edit.body().contains("name"));
     QVERIFY(page->changePool(PoolAction::Update, edit.poolName(), edit.body()) != 0);
     result = answer();
@@ -449,6 +455,12 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     QCOMPARE(poolNamed(bridge.latest(), "reports")->businessLine, std::string());
     QCOMPARE(poolNamed(bridge.latest(), "reports")->tier, std::string("warm")); // kept
     QCOMPARE(poolNamed(bridge.latest(), "reports")->ioWeight, 300);
+    QCOMPARE(poolNamed(bridge.latest(), "reports")->maxDisruptedPercent, 50);
+    QCOMPARE(poolNamed(bridge.latest(), "reports")->maxDisrupted, std::int64_t { 0 }); // half of none
+    PoolDialog again(poolNamed(bridge.latest(), "reports"));
+    QCOMPARE(again.disruptionUnitBox()->currentIndex(), 1);
+    QCOMPARE(again.disruptionBudgetBox()->value(), 50);
+    QCOMPARE(again.disruptionBudgetBox()->suffix(), QStringLiteral("%"));
 
     // A name the API refuses, refused with its words.
     PoolDialog bad(nullptr);
@@ -467,7 +479,8 @@ void TestEmbeddedBackend::poolsAreMadeChangedAndDeletedInTheConsole()
     // It reads the pools' settings from the API, IO weight included.
     QTRY_VERIFY_WITH_TIMEOUT(
         poolNamed(other.latest(), "reports") && poolNamed(other.latest(), "reports")->ioWeight == 300, 10'000);
-    QCOMPARE(poolNamed(other.latest(), "reports")->maxDisrupted, std::int64_t { 2 });
+    QCOMPARE(poolNamed(other.latest(), "reports")->maxDisruptedPercent, 50);
+    QCOMPARE(poolNamed(other.latest(), "reports")->maxDisrupted, std::int64_t { 0 });
     other.changePool(PoolAction::Create, QStringLiteral("remote-made"),
         nlohmann::json { { "name", "remote-made" }, { "cpuMillis", 1000 } });
     QTRY_COMPARE_WITH_TIMEOUT(otherChanged.size(), 1, 10'000);

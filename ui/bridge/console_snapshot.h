@@ -93,8 +93,10 @@ struct PoolRow {
     int waiting = 0; // its workloads waiting for a place
     std::int32_t ioWeight = 100; // its block IO weight on its nodes (1..10000)
     // Its disruption budget: how many of its workloads drains and migrations may have moved and not running again at
-    // once; -1: none. And how many that is now.
+    // once (now, for a percentage); -1: none. The percentage of its workloads it was set as (-1: a number). And how
+    // many that is now.
     std::int64_t maxDisrupted = -1;
+    std::int32_t maxDisruptedPercent = -1;
     std::int64_t disrupted = 0;
     bool operator==(const PoolRow&) const = default;
 };

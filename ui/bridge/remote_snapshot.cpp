@@ -1,5 +1,6 @@
 #include "ui/bridge/remote_snapshot.h"
 
+#include "core/api/drain_options.h"
 #include "ui/bridge/snapshot_builder.h"
 #include "ui/bridge/workload_snapshot.h"
 
@@ -106,8 +107,15 @@ PoolRow poolRow(const json& j)
     row.netBandwidthQuotaMbps = limitOf(j.at("netBandwidthMbps"));
     const auto io = j.find("ioWeight");
     row.ioWeight = io != j.end() && io->is_number_integer() ? io->get<std::int32_t>() : 100;
-    // Daemons before disruption budgets (schema version 11) send neither: none.
-    row.maxDisrupted = j.contains("maxDisrupted") ? limitOf(j.at("maxDisrupted")) : -1;
+    // Daemons before disruption budgets (schema version 11) send neither: none. A percentage ("25%") comes with what
+    // it lets move now (`disruptionBudget`).
+    if (const auto budget = j.find("maxDisrupted"); budget != j.end() && budget->is_string()) {
+        const auto parsed = api::parseDisruptionBudget(budget->get<std::string>());
+        row.maxDisruptedPercent = parsed ? parsed->percent : -1;
+        row.maxDisrupted = j.contains("disruptionBudget") ? limitOf(j.at("disruptionBudget")) : -1;
+    } else {
+        row.maxDisrupted = budget != j.end() ? limitOf(*budget) : -1;
+    }
     row.disrupted = j.value("disrupted", std::int64_t { 0 });
     // Daemons before the accelerator quotas (schema version 7) send neither object: no quota.
     const json quota = j.value("acceleratorQuota", json::object());

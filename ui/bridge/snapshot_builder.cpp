@@ -104,6 +104,7 @@ void addPools(const api::ControlPlane& plane, ConsoleSnapshot& snapshot)
         row.netBandwidthQuotaMbps = quotaOrUnlimited(pool.quota.netBandwidthMbps);
         row.ioWeight = plane.poolIoWeight(pool.id);
         row.maxDisrupted = quotaOrUnlimited(plane.poolMaxDisrupted(pool.id));
+        row.maxDisruptedPercent = plane.poolDisruptionBudget(pool.id).percent;
         row.disrupted = plane.disruptedIn(pool.id);
         for (const AcceleratorKind kind : { AcceleratorKind::Gpu, AcceleratorKind::Npu, AcceleratorKind::Fpga }) {
             const auto k = static_cast<std::size_t>(kind);

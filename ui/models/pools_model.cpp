@@ -589,14 +589,20 @@ QVariant PoolsModel::data(const QModelIndex& index, int role) const
     return {};
 }
 
-// "Accelerator quota: gpu 1000 of 2000 share units": the kinds the pool has a quota for; nothing without one.
+// "Disruption budget: at most 2 of its workloads moved...": the pool's budget and what it lets move now.
 QString PoolsModel::disruptionTip(const PoolRow& pool)
 {
     if (pool.maxDisrupted < 0)
         return tr("No disruption budget: drains and approved migrations move any number of its workloads at once.");
-    if (pool.maxDisrupted == 0)
+    if (pool.maxDisrupted == 0 && pool.maxDisruptedPercent <= 0)
         return tr("Disruption budget 0: drains and approved migrations move none of its workloads (a drain's deadline "
                   "still does).");
+    if (pool.maxDisruptedPercent >= 0)
+        return tr("Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and "
+                  "approved migrations at once now, until each runs again (%2 moving now).",
+            nullptr, static_cast<int>(std::min<std::int64_t>(pool.maxDisrupted, 1'000'000)))
+            .arg(pool.maxDisruptedPercent)
+            .arg(pool.disrupted);
     return tr("Disruption budget: at most %n of its workloads moved by drains and approved migrations at once, "
               "until each runs again (%1 moving now).",
         nullptr, static_cast<int>(std::min<std::int64_t>(pool.maxDisrupted, 1'000'000)))

@@ -83,6 +83,9 @@ public:
     Qt::DropActions supportedDragActions() const override;
     Qt::DropActions supportedDropActions() const override;
 
+    // A pool row's disruption budget, in words (the tooltip of its Workloads cell).
+    static QString disruptionTip(const PoolRow& pool);
+
 Q_SIGNALS:
     // A workload was dropped into pool `pool`: onto node `node` of it, or with an empty `node` where the core picks.
     void moveRequested(qint64 workloadId, const QString& pool, const QString& node);
@@ -129,8 +132,6 @@ private:
     static bool samePools(const std::vector<Line>& a, const std::vector<Line>& b);
     Cells cells(const QModelIndex& index) const;
     static QString acceleratorQuotaTip(const PoolRow& pool);
-    // A pool row's disruption budget, in words (the tooltip of its Workloads cell).
-    static QString disruptionTip(const PoolRow& pool);
     // The Name column's text; `shown`: as displayed (the waiting row's label), else raw (sorting, filtering).
     QString name(const QModelIndex& index, bool shown) const;
     const std::string& rawName(const QModelIndex& index) const;

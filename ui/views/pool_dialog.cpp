@@ -7,6 +7,7 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -43,6 +44,7 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     , m_network(quotaSpin(this, 0, 100'000'000, tr(" Mbit/s")))
     , m_ioWeight(new QSpinBox(this))
     , m_maxDisrupted(new QSpinBox(this))
+    , m_disruptionUnit(new QComboBox(this))
 {
     setWindowTitle(pool ? tr("Edit pool %1").arg(QString::fromStdString(pool->name)) : tr("New pool"));
     m_name->setPlaceholderText(tr("letters, digits, '.', '_' and '-'"));
@@ -67,6 +69,15 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     m_maxDisrupted->setValue(-1);
     m_maxDisrupted->setToolTip(tr("How many of the pool's workloads drains and approved migrations may have moved and "
                                   "not running again at once; 0: none moves until a drain's deadline."));
+    m_disruptionUnit->addItem(tr("workloads"), false);
+    m_disruptionUnit->addItem(tr("% of its workloads"), true);
+    m_disruptionUnit->setToolTip(
+        tr("A percentage follows the pool's size, rounded up: 10% of 4 workloads lets 1 move."));
+    connect(m_disruptionUnit, &QComboBox::currentIndexChanged, this, [this] {
+        const bool percent = m_disruptionUnit->currentData().toBool();
+        m_maxDisrupted->setMaximum(percent ? 100 : 1'000'000);
+        m_maxDisrupted->setSuffix(percent ? QStringLiteral("%") : QString());
+    });
     const QString units[] = { tr(" milli-GPUs"), tr(" NPU cores"), tr(" FPGA slots") };
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         m_accelerators[k] = quotaSpin(this, -1, 64'000'000, units[k]);
@@ -82,7 +93,10 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     form->addRow(tr("Memory bandwidth quota"), m_memBandwidth);
     form->addRow(tr("Network quota"), m_network);
     form->addRow(tr("IO weight (100: the default)"), m_ioWeight);
-    form->addRow(tr("Disruption budget (workloads moving at once)"), m_maxDisrupted);
+    auto* budget = new QHBoxLayout;
+    budget->addWidget(m_maxDisrupted, 1);
+    budget->addWidget(m_disruptionUnit);
+    form->addRow(tr("Disruption budget (moving at once)"), budget);
     form->addRow(tr("GPU quota (1000 a GPU; 0: none)"), m_accelerators[0]);
     form->addRow(tr("NPU quota (0: none)"), m_accelerators[1]);
     form->addRow(tr("FPGA quota (0: none)"), m_accelerators[2]);
@@ -108,7 +122,12 @@ PoolDialog::PoolDialog(const PoolRow* pool, QWidget* parent)
     if (pool->netBandwidthQuotaMbps > 0)
         m_network->setValue(static_cast<int>(std::min<std::int64_t>(pool->netBandwidthQuotaMbps, 100'000'000)));
     m_ioWeight->setValue(pool->ioWeight);
-    m_maxDisrupted->setValue(static_cast<int>(std::min<std::int64_t>(pool->maxDisrupted, 1'000'000)));
+    if (pool->maxDisruptedPercent >= 0) {
+        m_disruptionUnit->setCurrentIndex(1);
+        m_maxDisrupted->setValue(pool->maxDisruptedPercent);
+    } else {
+        m_maxDisrupted->setValue(static_cast<int>(std::min<std::int64_t>(pool->maxDisrupted, 1'000'000)));
+    }
     for (std::size_t k = 0; k < m_accelerators.size(); ++k)
         if (pool->acceleratorQuotaShare[k] >= 0)
             m_accelerators[k]->setValue(
@@ -137,7 +156,12 @@ nlohmann::json PoolDialog::body() const
     body["memBandwidthMBps"] = quota(m_memBandwidth->value(), 1.0);
     body["netBandwidthMbps"] = quota(m_network->value(), 1.0);
     body["ioWeight"] = m_ioWeight->value();
-    body["maxDisrupted"] = m_maxDisrupted->value() < 0 ? nlohmann::json() : nlohmann::json(m_maxDisrupted->value());
+    if (m_maxDisrupted->value() < 0)
+        body["maxDisrupted"] = nullptr;
+    else if (m_disruptionUnit->currentData().toBool())
+        body["maxDisrupted"] = std::to_string(m_maxDisrupted->value()) + "%";
+    else
+        body["maxDisrupted"] = m_maxDisrupted->value();
     nlohmann::json accelerators = nlohmann::json::object();
     for (std::size_t k = 0; k < m_accelerators.size(); ++k) {
         const int value = m_accelerators[k]->value();

@@ -48,6 +48,7 @@ public:
     QSpinBox* networkBox() const { return m_network; }
     QSpinBox* ioWeightBox() const { return m_ioWeight; }
     QSpinBox* disruptionBudgetBox() const { return m_maxDisrupted; }
+    QComboBox* disruptionUnitBox() const { return m_disruptionUnit; } // workloads, or % of the pool's
     QSpinBox* acceleratorBox(int kind) const { return m_accelerators[static_cast<std::size_t>(kind)]; } // 0 gpu
 
 private:
@@ -61,6 +62,7 @@ private:
     QSpinBox* m_network; // Mbit/s; 0: unlimited
     QSpinBox* m_ioWeight;
     QSpinBox* m_maxDisrupted; // -1: no budget
+    QComboBox* m_disruptionUnit; // data: false for a number of workloads, true for a percentage
     std::array<QSpinBox*, 3> m_accelerators {}; // gpu, npu, fpga share units; -1: unlimited
 };
 
