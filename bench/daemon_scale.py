@@ -13,12 +13,17 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
                              [--load-series CSV] [--console-reads N] [--crowd N] [--stop] [--bin DIR]
                              [--net-mbps M --workload-net-mbps W] [--after-window S] [--pools N] [--no-pool-usage]
+                             [--event-follow N]
 
   - pools (--pools N): N pools created one after another (their wall time, pools_create_ms) before the burst, which is
     spread over them; with --after-window, the pools' measured use the agents report (--no-pool-usage: none) and the
     time to read the pool list.
   - stop (--stop): at the end, SIGTERM to tidepoold and the seconds until it exits, and how many agents were told
     "the core is stopping" (a reject each; the fleet's status line counts them).
+  - event follow (--event-follow N): a reader follows the timeline's placements while N workloads are submitted one
+    at a time, 0.3 to 0.7 s apart; from each submit to its placement row reaching the reader (p50, p90, max ms), the
+    reads it made a second and the daemon's CPU over it: once polling every second (how `tidepoolctl events -f` read
+    before), once with waiting reads (`waitMs`, as it reads now).
   - crowd (--crowd N): after the burst, N clients read the whole workload list at once while one client reads a
     page of 5 every 50 ms: the small reads' latency (p50, max), and how many full reads were answered or refused
     busy (503).
@@ -95,6 +100,8 @@ def main():
                         help="create this many pools and spread the burst over them (pool-0, pool-1, ...)")
     parser.add_argument("--no-pool-usage", action="store_true",
                         help="the fleet's samples carry no pools' measured use (tidepool-fleet --no-pool-usage)")
+    parser.add_argument("--event-follow", type=int, default=0,
+                        help="submit N workloads one by one and time their placement rows reaching a follower")
     parser.add_argument("--stop", action="store_true",
                         help="at the end, time tidepoold's exit after SIGTERM and count the agents told why")
     args = parser.parse_args()
@@ -363,6 +370,57 @@ def main():
                      "small_p50_ms": round(ms[len(ms) // 2], 1) if ms else None,
                      "small_max_ms": round(ms[-1], 1) if ms else None}
 
+        event_follow = None
+        if args.event_follow > 0:
+            import random
+            import threading
+
+            def follow(mode):
+                seen, reads, done = {}, [0], threading.Event()
+
+                def follower():
+                    reader = Api(ports[1], token)
+                    _, data = reader.call("GET", "/v1/events?limit=1")
+                    position = json.loads(data)["latest"]
+                    while not done.is_set():
+                        if mode == "poll":
+                            time.sleep(1.0)
+                        _, data = reader.call("GET", f"/v1/events?after={position}&category=placement"
+                                              + ("&waitMs=2000" if mode == "wait" else ""))
+                        arrived = time.monotonic()
+                        reads[0] += 1
+                        page = json.loads(data)
+                        position = max(position, page["scanned"])
+                        for e in page["events"]:
+                            seen.setdefault(e["subject"], arrived)
+
+                thread = threading.Thread(target=follower)
+                thread.start()
+                time.sleep(1.5)
+                rng, sent = random.Random(7), {}
+                c0, w0 = cpu_seconds(daemon.pid), time.monotonic()
+                for i in range(args.event_follow):
+                    name = f"follow-{mode}-{i}"
+                    sent[name] = time.monotonic()
+                    status, data = api.call("POST", "/v1/workloads", {"workloads": [
+                        {"name": name, "cpuMillis": 100, "memoryMiB": 64, "command": ["/bin/true"]}]})
+                    if status != 201:
+                        sys.exit(f"submit failed: {status} {data[:200]!r}")
+                    time.sleep(rng.uniform(0.3, 0.7))
+                deadline = time.monotonic() + 5
+                while time.monotonic() < deadline and any(n not in seen for n in sent):
+                    time.sleep(0.05)
+                c1, w1 = cpu_seconds(daemon.pid), time.monotonic()
+                done.set()
+                thread.join()
+                ms = sorted((seen[n] - t) * 1000 for n, t in sent.items() if n in seen)
+                pick = lambda q: round(ms[min(len(ms) - 1, int(q * len(ms)))], 1) if ms else None
+                return {"seen": len(ms), "ms_p50": pick(0.5), "ms_p90": pick(0.9), "ms_max": pick(1.0),
+                        "reads_per_s": round(reads[0] / (w1 - w0), 2),
+                        "daemon_cores": round((c1 - c0) / (w1 - w0), 4)}
+
+            event_follow = {"workloads": args.event_follow, "poll_1s": follow("poll"), "wait": follow("wait")}
+
         stop = None
         if args.stop:
             t0_stop = time.monotonic()
@@ -375,6 +433,7 @@ def main():
             stop = {"stop_s": round(stop_s, 3), "agents_told": lines[-1].get("rejections") if lines else None}
 
         print(json.dumps({
+            "event_follow": event_follow,
             "stop": stop,
             "crowd": crowd,
             "nodes": args.nodes,

@@ -136,6 +136,8 @@ public:
     // What a non-2xx answer is reported as: the daemon's `error` and the status, and what to do about a 401 or a 403.
     Failure failureOf(const api::ApiResponse& response) const;
     Output output() const { return m_options.output; }
+    // Each request's time limit (--timeout-ms): a read the daemon holds must end well within it.
+    std::chrono::milliseconds timeout() const { return m_options.timeout; }
 
     // Prints a response: the JSON unchanged, or the table `render` makes of it.
     Result<void> show(const std::string& body, const std::function<void(const json&)>& render) const;

@@ -69,12 +69,17 @@ struct EventPage {
     std::vector<json> events;
     std::int64_t latest = 0;
     std::int64_t scanned = 0;
+    // How long the daemon held the read waiting for a row (`waitMs`); nullopt: a daemon from before waiting reads.
+    std::optional<std::int64_t> waitedMs;
 };
 
-Result<EventPage> eventPage(Session& session, std::int64_t after, std::int64_t limit, const EventFilter& filter = {})
+// With `waitMs`, the daemon holds the read until a row that matches comes or that long has passed.
+Result<EventPage> eventPage(
+    Session& session, std::int64_t after, std::int64_t limit, const EventFilter& filter = {}, std::int64_t waitMs = 0)
 {
     auto body = session.call(HttpMethod::Get,
-        "/v1/events?after=" + std::to_string(after) + "&limit=" + std::to_string(limit) + filter.query());
+        "/v1/events?after=" + std::to_string(after) + "&limit=" + std::to_string(limit) + filter.query()
+            + (waitMs > 0 ? "&waitMs=" + std::to_string(waitMs) : std::string()));
     if (!body)
         return tl::unexpected(body.error());
     const json j = json::parse(*body, nullptr, false);
@@ -92,6 +97,8 @@ Result<EventPage> eventPage(Session& session, std::int64_t after, std::int64_t l
     // A daemon from before says nothing of what it scanned: the last row it sent is.
     if (const auto scanned = j.find("scanned"); scanned != j.end() && scanned->is_number_integer())
         page.scanned = std::max(page.scanned, scanned->get<std::int64_t>());
+    if (const auto waited = j.find("waitedMs"); waited != j.end() && waited->is_number_integer())
+        page.waitedMs = waited->get<std::int64_t>();
     return page;
 }
 
@@ -198,10 +205,16 @@ Result<void> events(Session& session, const Words& words)
         printEvents(first);
         std::fflush(stdout);
     }
+    // Each read waits in the daemon for what comes next, within the request's time limit; a daemon that answers at
+    // once with nothing (from before waiting reads, or with too many waiting) is asked again after `interval`.
+    const std::int64_t waitMs = std::min<std::int64_t>(30'000, session.timeout().count() / 2);
     std::string waitingFor;
+    bool askAtOnce = true; // the first read, and each after a read the daemon held
     for (;;) {
-        std::this_thread::sleep_for(**interval);
-        auto page = eventPage(session, position, kEventPage, filter);
+        if (!askAtOnce)
+            std::this_thread::sleep_for(**interval);
+        auto page = eventPage(session, position, kEventPage, filter, waitMs);
+        askAtOnce = page && page->waitedMs && (!page->events.empty() || *page->waitedMs > 0);
         if (!page) {
             if (page.error().message != waitingFor)
                 std::fprintf(stderr, "%s\n",

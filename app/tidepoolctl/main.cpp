@@ -95,7 +95,9 @@ Commands:
                                stops, finishes, node state, cordon and drain changes, proposals and audited actions
                                (C: placement, migration, requeue, restart, stop, finish, node, cordon, drain, proposal,
                                approval, audit); the newest K that match (default 50) of what tidepoold keeps (5000), or the
-                               first K after SEQ; with --follow, then each new one as it happens, until interrupted
+                               first K after SEQ; with --follow, then each new one as soon as it happens (the daemon
+                               holds each read until one comes; --interval-ms paces a daemon that cannot), until
+                               interrupted
   alerts                       the daemon machine's disk and certificate alerts
 
 Rebalancing (needs tidepoold started with --db):

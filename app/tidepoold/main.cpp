@@ -173,7 +173,7 @@ int main(int argc, char** argv)
     boost::asio::steady_timer feedTimer(io);
     std::function<void(const boost::system::error_code&)> onFeedTick;
     if (host.api()) {
-        feed.emplace(host.plane(), host.rebalancer(), ui::hostAlertSources(host.config()));
+        feed.emplace(io, host.plane(), host.rebalancer(), ui::hostAlertSources(host.config()));
         feed->install(*host.api());
         onFeedTick = [&](const boost::system::error_code& ec) {
             if (ec)

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <string>
 
 namespace tidepool::api {
@@ -49,7 +50,12 @@ public:
         if (m_events.size() == m_capacity)
             m_events.pop_front();
         m_events.push_back(std::move(event));
+        if (m_listener)
+            m_listener();
     }
+    // Called after each event is recorded, in the middle of whatever recorded it: a listener that reads the cluster
+    // posts that for later. One listener; empty: none.
+    void setListener(std::function<void()> listener) { m_listener = std::move(listener); }
     // Oldest first; sequences are contiguous.
     const std::deque<ClusterEvent>& events() const { return m_events; }
     // The sequence of the newest event ever pushed (0: none), so a reader can take only what is new.
@@ -59,6 +65,7 @@ private:
     std::size_t m_capacity;
     std::deque<ClusterEvent> m_events;
     std::uint64_t m_last = 0;
+    std::function<void()> m_listener;
 };
 
 } // namespace tidepool::api

@@ -621,6 +621,8 @@ public:
     const ControlPlaneStats& stats() const { return m_stats; }
     // What happened lately, for the console's timeline (bounded by `keepEvents`).
     const ClusterEventLog& events() const { return m_events; }
+    // Called after each event is recorded (`ClusterEventLog::setListener`): the console feed's waiting readers.
+    void setEventListener(std::function<void()> listener) { m_events.setListener(std::move(listener)); }
     std::array<std::size_t, kNodeStateCount> nodeCounts() const;
     std::array<std::size_t, kWorkloadPhaseCount> phaseCounts() const { return m_phaseCounts; }
     const ControlPlaneConfig& config() const { return m_config; }

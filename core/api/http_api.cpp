@@ -654,6 +654,8 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
             ReadAnswer answer = served->second(parts, query);
             if (auto* write = std::get_if<OffThreadWriter>(&answer))
                 return answerOffThread(std::move(*write), std::move(respond));
+            if (auto* later = std::get_if<LaterAnswer>(&answer))
+                return (*later)(std::move(respond));
             return respond(std::move(std::get<net::HttpResponse>(answer)));
         }
     if (whatIf)

@@ -158,10 +158,12 @@ public:
     // A read-only resource another layer serves: `GET /v1/<resource>[/...]` is answered by `route` (on the core's
     // thread, with the path's parts and the query), with the viewer role like every GET; other methods get a 405. The
     // console's views for `--connect` (ui/bridge/console_feed.h) come this way, so that the core needs no console code.
-    // A route answers a response, or a writer that makes it on the API's serialiser thread from copies it owns (for
-    // answers too large to write on the core's thread).
+    // A route answers a response, a writer that makes it on the API's serialiser thread from copies it owns (for
+    // answers too large to write on the core's thread), or a call that takes the request's `respond` to answer later
+    // on the core's thread (a read that waits for something to happen).
     using OffThreadWriter = std::function<net::HttpResponse()>;
-    using ReadAnswer = std::variant<net::HttpResponse, OffThreadWriter>;
+    using LaterAnswer = std::function<void(net::HttpRespond)>;
+    using ReadAnswer = std::variant<net::HttpResponse, OffThreadWriter, LaterAnswer>;
     using ReadRoute = std::function<ReadAnswer(const std::vector<std::string>& parts, std::string_view query)>;
     void addReadRoute(std::string resource, ReadRoute route) { m_readRoutes[std::move(resource)] = std::move(route); }
 

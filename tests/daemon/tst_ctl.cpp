@@ -1660,13 +1660,14 @@ void TestCtl::eventsListAndFollowTheTimeline()
     QCOMPARE(cells(table[1]).value(0), QString::number(rows.at(1).at("sequence").get<std::int64_t>()));
     QCOMPARE(table[2], QStringLiteral("more: tidepoolctl events --after %1").arg(cells(table[1]).value(0)));
 
-    // Followed: a new workload's placement and cancel appear as they happen; another workload's do not.
+    // Followed: a new workload's placement and cancel appear as they happen; another workload's do not. Each read
+    // waits in the daemon for a row, so they come well within the minute between polls of a daemon that cannot wait.
     QProcess follower;
     follower.setProcessEnvironment(cleanEnv());
     follower.start(binary("tidepoolctl"),
         { QStringLiteral("--server"), m_api, QStringLiteral("--token-file"), m_tokenFile, QStringLiteral("events"),
             QStringLiteral("--subject"), QStringLiteral("watched"), QStringLiteral("-f"),
-            QStringLiteral("--interval-ms"), QStringLiteral("200") });
+            QStringLiteral("--interval-ms"), QStringLiteral("60000") });
     QVERIFY(follower.waitForStarted());
     const auto stop = qScopeGuard([&] {
         follower.kill();

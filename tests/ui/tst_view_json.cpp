@@ -76,6 +76,28 @@ json eventsAnswer(std::uint64_t first, std::uint64_t last)
     return json { { "events", rows }, { "latest", last } };
 }
 
+// A control plane with no store whose agents take every message.
+std::unique_ptr<api::ControlPlane> makePlane(boost::asio::io_context& io)
+{
+    api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
+        [](const std::string&, const std::string&) { return true; } };
+    auto created = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+    return created ? std::move(*created) : nullptr;
+}
+
+// Node `name` joined to `plane` with 8 cores, 16 GiB and `gpus` T4s.
+void joinNode(api::ControlPlane& plane, const std::string& session, const std::string& name, int gpus)
+{
+    protocol::Inventory inv;
+    inv.isa = "x86_64";
+    inv.cpuMillis = 8000;
+    inv.memoryMiB = 16384;
+    for (int d = 0; d < gpus; ++d)
+        inv.devices.push_back(protocol::DeviceInfo { d, "gpu", "T4", 16384, 1000 });
+    plane.onJoined(session, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
+    plane.onInventory(session, inv);
+}
+
 } // namespace
 
 class TestViewJson : public QObject {
@@ -87,6 +109,7 @@ private slots:
     void remoteViewsTakeOnlyWhatIsNew();
     void aBadAnswerTakesNothing();
     void theFeedSendsWhatChangedSinceACursor();
+    void anEventReadWaitsUntilOneComes();
 };
 
 void TestViewJson::rowsMakeTheTrip()
@@ -281,23 +304,13 @@ void TestViewJson::aBadAnswerTakesNothing()
 void TestViewJson::theFeedSendsWhatChangedSinceACursor()
 {
     boost::asio::io_context io;
-    api::AgentLink link { [](const std::string&, const protocol::Message&) { return true; },
-        [](const std::string&, const std::string&) { return true; } };
-    auto created = api::ControlPlane::create(io, api::ControlPlaneConfig {}, link, {}, nullptr);
+    const auto created = makePlane(io);
     QVERIFY(created);
-    api::ControlPlane& plane = **created;
-    const auto join = [&](const std::string& session, const std::string& name, int gpus) {
-        protocol::Inventory inv;
-        inv.isa = "x86_64";
-        inv.cpuMillis = 8000;
-        inv.memoryMiB = 16384;
-        for (int d = 0; d < gpus; ++d)
-            inv.devices.push_back(protocol::DeviceInfo { d, "gpu", "T4", 16384, 1000 });
-        plane.onJoined(session, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
-        plane.onInventory(session, inv);
-    };
+    api::ControlPlane& plane = *created;
+    const auto join
+        = [&](const std::string& session, const std::string& name, int gpus) { joinNode(plane, session, name, gpus); };
     join("s1", "n1", 2);
-    ConsoleFeed feed(plane, nullptr, HostAlertSources {});
+    ConsoleFeed feed(io, plane, nullptr, HostAlertSources {});
     const auto get = [&](const std::string& query, unsigned expected = 200) {
         auto answer = feed.devices(query);
         const net::HttpResponse r = std::holds_alternative<net::HttpResponse>(answer)
@@ -409,6 +422,100 @@ void TestViewJson::theFeedSendsWhatChangedSinceACursor()
     QVERIFY(views.take(old, json(), json(), json()));
     QVERIFY(views.deviceCursor().empty());
     QVERIFY(sameRows(views));
+    plane.stop();
+}
+
+// `GET /v1/events?waitMs=MS` (Nomad's blocking query): with nothing to answer, the read waits; an event the core
+// records answers it as soon as the core is done with what recorded it, one that does not match leaves it waiting until
+// its time is up, and beyond `kMaxEventWaiters` a read is answered at once.
+void TestViewJson::anEventReadWaitsUntilOneComes()
+{
+    boost::asio::io_context io;
+    const auto created = makePlane(io);
+    QVERIFY(created);
+    api::ControlPlane& plane = *created;
+    joinNode(plane, "s1", "n1", 0);
+    auto feed = std::make_unique<ConsoleFeed>(io, plane, nullptr, HostAlertSources {});
+    const auto now = [&](const std::string& query, unsigned expected = 200) {
+        auto answer = feed->events(query);
+        if (!std::holds_alternative<net::HttpResponse>(answer))
+            return json { { "held", true } };
+        const net::HttpResponse& r = std::get<net::HttpResponse>(answer);
+        if (r.result_int() != expected)
+            qWarning("%s: %u %s", query.c_str(), r.result_int(), r.body().c_str());
+        return r.result_int() == expected ? json::parse(r.body()) : json();
+    };
+    // A read that waits, and what it was answered (empty until it is).
+    struct Held {
+        std::optional<net::HttpResponse> answer;
+    };
+    const auto hold = [&](const std::string& query) {
+        auto held = std::make_shared<Held>();
+        auto answer = feed->events(query);
+        if (auto* later = std::get_if<api::HttpApi::LaterAnswer>(&answer))
+            (*later)([held](net::HttpResponse r) { held->answer = std::move(r); });
+        else
+            held->answer = std::get<net::HttpResponse>(answer);
+        return held;
+    };
+    const std::string latest = std::to_string(now("")["latest"].get<std::uint64_t>());
+    QVERIFY(now("after=" + latest).value("events", json::array()).empty());
+    QVERIFY(!now("after=" + latest).contains("waitedMs")); // not asked to wait
+
+    // Nothing new: both wait. A submission answers the first, once the core is done (not from inside the submit); the
+    // second asked for another subject and waits on.
+    const auto all = hold("after=" + latest + "&waitMs=60000");
+    const auto other = hold("after=" + latest + "&waitMs=200&subject=nobody");
+    QVERIFY(!all->answer && !other->answer);
+    QCOMPARE(feed->waitingEventReaders(), std::size_t { 2 });
+    api::SubmitRequest a;
+    a.name = "etl";
+    a.requests = { 500, 256, 0, 0 };
+    a.argv = { "/bin/true" };
+    QVERIFY(plane.submit(a));
+    QVERIFY(!all->answer);
+    io.poll();
+    QVERIFY(all->answer);
+    QCOMPARE(all->answer->result_int(), 200u);
+    const json woken = json::parse(all->answer->body());
+    QVERIFY2(!woken["events"].empty(), woken.dump().c_str());
+    QCOMPARE(woken["events"][0].value("subject", std::string()), std::string("etl"));
+    QVERIFY(woken.value("waitedMs", -1) >= 0 && woken.value("waitedMs", -1) < 60'000);
+    QVERIFY(!other->answer);
+    QCOMPARE(feed->waitingEventReaders(), std::size_t { 1 });
+    // Its time up, it is answered with none, read on from the newest.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!other->answer && std::chrono::steady_clock::now() < deadline)
+        io.run_one_for(std::chrono::milliseconds(50));
+    QVERIFY(other->answer);
+    const json timedOut = json::parse(other->answer->body());
+    QVERIFY(timedOut["events"].empty());
+    QCOMPARE(timedOut["scanned"], woken["latest"]);
+    QVERIFY2(timedOut.value("waitedMs", 0) >= 200, timedOut.dump().c_str());
+    QCOMPARE(feed->waitingEventReaders(), std::size_t { 0 });
+
+    // Events already there are answered at once, waiting or not.
+    QCOMPARE(now("after=" + latest + "&waitMs=60000").value("waitedMs", -1), 0);
+    // Bad waits are refused naming the query.
+    for (const char* bad : { "waitMs=300001", "waitMs=soon", "waitMs=-1" })
+        QVERIFY2(now(bad, 400).value("error", std::string()).find("query `waitMs`") != std::string::npos, bad);
+
+    // At most kMaxEventWaiters wait; the next is answered at once. Those waiting when the feed goes get a 503.
+    const std::string newest = std::to_string(woken["latest"].get<std::uint64_t>());
+    std::vector<std::shared_ptr<Held>> crowd;
+    for (std::size_t i = 0; i < kMaxEventWaiters; ++i)
+        crowd.push_back(hold("after=" + newest + "&waitMs=60000"));
+    QCOMPARE(feed->waitingEventReaders(), kMaxEventWaiters);
+    const json beyond = now("after=" + newest + "&waitMs=60000");
+    QVERIFY2(!beyond.contains("held") && beyond["events"].empty(), beyond.dump().c_str());
+    QCOMPARE(beyond.value("waitedMs", -1), 0);
+    feed.reset();
+    for (const auto& held : crowd) {
+        QVERIFY(held->answer);
+        QCOMPARE(held->answer->result_int(), 503u);
+    }
+    QVERIFY(plane.submit(a)); // the plane no longer calls the feed
+    io.poll();
     plane.stop();
 }
 

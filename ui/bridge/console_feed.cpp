@@ -4,7 +4,10 @@
 #include "core/api/http_reply.h"
 #include "ui/bridge/view_json.h"
 
+#include <boost/asio/post.hpp>
+
 #include <algorithm>
+#include <chrono>
 
 namespace tidepool::ui {
 
@@ -25,13 +28,44 @@ std::optional<std::int64_t> queryNumber(std::string_view query, std::string_view
     return value;
 }
 
+std::int64_t steadyMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 } // namespace
 
-ConsoleFeed::ConsoleFeed(const api::ControlPlane& plane, const api::Rebalancer* rebalancer, HostAlertSources alerts)
+ConsoleFeed::ConsoleFeed(
+    boost::asio::io_context& io, api::ControlPlane& plane, const api::Rebalancer* rebalancer, HostAlertSources alerts)
     : m_plane(plane)
     , m_rebalancer(rebalancer)
     , m_alerts(std::move(alerts))
+    , m_io(io)
+    , m_listened(plane)
+    , m_eventSweep(io)
 {
+    // Recorded events wake the waiting requests once the core is done with what recorded them.
+    m_listened.setEventListener([this, alive = std::weak_ptr<int>(m_alive)] {
+        if (m_eventWaiters.empty() || m_wakePosted)
+            return;
+        m_wakePosted = true;
+        boost::asio::post(m_io, [this, alive] {
+            if (alive.expired())
+                return;
+            m_wakePosted = false;
+            answerEventWaiters();
+        });
+    });
+}
+
+ConsoleFeed::~ConsoleFeed()
+{
+    m_listened.setEventListener({});
+    for (auto& [id, waiter] : m_eventWaiters) {
+        waiter.timer->cancel();
+        waiter.respond(api::errorReply(503, "tidepoold is stopping; ask again when it is back"));
+    }
 }
 
 void ConsoleFeed::sample()
@@ -39,6 +73,7 @@ void ConsoleFeed::sample()
     m_scratch.nowMs = m_plane.nowMs();
     m_devices.fill(m_plane, m_scratch);
     m_events.fill(m_plane, m_rebalancer, m_scratch);
+    answerEventWaiters();
     // Reads the store once per 5-minute bucket and after each evaluation; backtests in the background.
     m_forecasts.fill(m_plane, m_scratch, m_rebalancer ? m_rebalancer->evaluations() : 0);
 }
@@ -166,41 +201,118 @@ api::HttpApi::ReadAnswer ConsoleFeed::devices(std::string_view query)
     });
 }
 
-net::HttpResponse ConsoleFeed::events(std::string_view query)
+api::HttpApi::ReadAnswer ConsoleFeed::events(std::string_view query)
 {
     const auto after = queryNumber(query, "after", 0);
     const auto limit = queryNumber(query, "limit", static_cast<std::int64_t>(kMaxEventRows));
+    const auto waitMs = queryNumber(query, "waitMs", 0);
     if (!after)
         return api::errorReply(400, "query `after` must be an event sequence number");
     if (!limit || *limit < 1 || *limit > static_cast<std::int64_t>(kMaxEventRows))
         return api::errorReply(400, "query `limit` must be a whole number from 1 to " + std::to_string(kMaxEventRows));
+    if (!waitMs || *waitMs > kMaxEventWaitMs)
+        return api::errorReply(
+            400, "query `waitMs` must be a whole number of milliseconds from 0 to " + std::to_string(kMaxEventWaitMs));
+    // Only the rows whose category, subject and node are those given (each whole; none: every row).
+    EventQuery q { static_cast<std::uint64_t>(*after), static_cast<std::size_t>(*limit),
+        api::queryValue(query, "category"), api::queryValue(query, "subject"), api::queryValue(query, "node"),
+        *waitMs };
+    fillEvents();
+    const bool wait = q.waitMs > 0 && m_eventWaiters.size() < kMaxEventWaiters;
+    if (auto answer = eventAnswer(q, wait, 0))
+        return std::move(*answer);
+    return api::HttpApi::LaterAnswer([this, q = std::move(q)](net::HttpRespond respond) mutable {
+        waitForEvents(std::move(q), std::move(respond));
+    });
+}
+
+void ConsoleFeed::fillEvents()
+{
     m_scratch.nowMs = m_plane.nowMs();
     m_events.fill(m_plane, m_rebalancer, m_scratch);
+}
+
+std::optional<net::HttpResponse> ConsoleFeed::eventAnswer(
+    const EventQuery& query, bool wait, std::int64_t waitedMs) const
+{
     const std::vector<EventRowPtr>& all = m_scratch.events; // by sequence
-    auto first = std::upper_bound(all.begin(), all.end(), static_cast<std::uint64_t>(*after),
+    auto first = std::upper_bound(all.begin(), all.end(), query.after,
         [](std::uint64_t sequence, const EventRowPtr& row) { return sequence < row->sequence; });
-    // Only the rows whose category, subject and node are those given (each whole; none: every row).
-    const auto category = api::queryValue(query, "category");
-    const auto subject = api::queryValue(query, "subject");
-    const auto node = api::queryValue(query, "node");
     const auto matches = [&](const EventRow& row) {
-        return (!category || row.category == *category) && (!subject || row.subject == *subject)
-            && (!node || row.node == *node);
+        return (!query.category || row.category == *query.category) && (!query.subject || row.subject == *query.subject)
+            && (!query.node || row.node == *query.node);
     };
     // The oldest `limit` of those after `after` that match: a reader pages forward from `scanned`, the last row looked
     // at (the newest one when the page is not full).
     json rows = json::array();
-    std::uint64_t scanned = *after;
-    for (auto it = first; it != all.end() && rows.size() < static_cast<std::size_t>(*limit); ++it) {
+    std::uint64_t scanned = query.after;
+    for (auto it = first; it != all.end() && rows.size() < query.limit; ++it) {
         scanned = (*it)->sequence;
         if (matches(**it))
             rows.push_back(toJson(**it));
     }
-    if (rows.size() < static_cast<std::size_t>(*limit) && !all.empty())
+    if (rows.empty() && wait)
+        return std::nullopt;
+    if (rows.size() < query.limit && !all.empty())
         scanned = std::max<std::uint64_t>(scanned, all.back()->sequence);
-    return api::reply(http::status::ok,
-        json { { "events", std::move(rows) }, { "latest", all.empty() ? 0 : all.back()->sequence },
-            { "scanned", scanned } });
+    json answer { { "events", std::move(rows) }, { "latest", all.empty() ? 0 : all.back()->sequence },
+        { "scanned", scanned } };
+    if (query.waitMs > 0)
+        answer["waitedMs"] = waitedMs;
+    return api::reply(http::status::ok, answer);
+}
+
+void ConsoleFeed::waitForEvents(EventQuery query, net::HttpRespond respond)
+{
+    const std::uint64_t id = m_nextWaiter++;
+    const std::int64_t waitMs = query.waitMs;
+    auto timer = std::make_unique<boost::asio::steady_timer>(m_io);
+    timer->expires_after(std::chrono::milliseconds(waitMs));
+    timer->async_wait([this, id, alive = std::weak_ptr<int>(m_alive)](const boost::system::error_code& ec) {
+        if (ec || alive.expired())
+            return;
+        const auto it = m_eventWaiters.find(id);
+        if (it == m_eventWaiters.end())
+            return; // answered as its wait ended
+        fillEvents();
+        EventWaiter waiter = std::move(it->second);
+        m_eventWaiters.erase(it);
+        waiter.respond(*eventAnswer(waiter.query, false, steadyMs() - waiter.sinceMs));
+    });
+    m_eventWaiters.emplace(id, EventWaiter { std::move(query), steadyMs(), std::move(timer), std::move(respond) });
+    armEventSweep();
+}
+
+void ConsoleFeed::answerEventWaiters()
+{
+    if (m_eventWaiters.empty())
+        return;
+    fillEvents();
+    for (auto it = m_eventWaiters.begin(); it != m_eventWaiters.end();) {
+        auto answer = eventAnswer(it->second.query, true, steadyMs() - it->second.sinceMs);
+        if (!answer) {
+            ++it;
+            continue;
+        }
+        EventWaiter waiter = std::move(it->second);
+        it = m_eventWaiters.erase(it);
+        waiter.timer->cancel();
+        waiter.respond(std::move(*answer));
+    }
+}
+
+void ConsoleFeed::armEventSweep()
+{
+    if (m_eventSweep.expiry() > boost::asio::steady_timer::clock_type::now())
+        return; // armed
+    m_eventSweep.expires_after(std::chrono::seconds(1));
+    m_eventSweep.async_wait([this, alive = std::weak_ptr<int>(m_alive)](const boost::system::error_code& ec) {
+        if (ec || alive.expired())
+            return;
+        answerEventWaiters();
+        if (!m_eventWaiters.empty())
+            armEventSweep();
+    });
 }
 
 net::HttpResponse ConsoleFeed::forecasts(std::string_view query)
