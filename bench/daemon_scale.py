@@ -13,7 +13,7 @@ Starts the real `tidepoold` and `tidepool-fleet` from build/bin, then measures a
 Usage: bench/daemon_scale.py [--nodes 2000] [--heartbeat-ms 1000] [--window 20] [--burst 10000] [--batch 1000]
                              [--load-series CSV] [--console-reads N] [--crowd N] [--stop] [--bin DIR]
                              [--net-mbps M --workload-net-mbps W] [--after-window S] [--pools N] [--no-pool-usage]
-                             [--event-follow N]
+                             [--no-workload-usage] [--event-follow N]
 
   - pools (--pools N): N pools created one after another (their wall time, pools_create_ms) before the burst, which is
     spread over them; with --after-window, the pools' measured use the agents report (--no-pool-usage: none) and the
@@ -98,6 +98,8 @@ def main():
                         help="a second heartbeat window of this many seconds after the burst, the nodes holding it")
     parser.add_argument("--pools", type=int, default=0,
                         help="create this many pools and spread the burst over them (pool-0, pool-1, ...)")
+    parser.add_argument("--no-workload-usage", action="store_true",
+                        help="the fleet's samples carry no workload's measured use")
     parser.add_argument("--no-pool-usage", action="store_true",
                         help="the fleet's samples carry no pools' measured use (tidepool-fleet --no-pool-usage)")
     parser.add_argument("--event-follow", type=int, default=0,
@@ -142,7 +144,8 @@ def main():
                                   args.inventory, "--report-every", "0.5" if args.stop else "0"]
                                  + (["--load-series", args.load_series] if args.load_series else [])
                                  + (["--net-mbps", str(args.net_mbps)] if args.net_mbps else [])
-                                 + (["--no-pool-usage"] if args.no_pool_usage else []),
+                                 + (["--no-pool-usage"] if args.no_pool_usage else [])
+                                 + (["--no-workload-usage"] if args.no_workload_usage else []),
                                  stdout=fleet_out)
         join_s = None
         while time.monotonic() - started < 120:
@@ -444,6 +447,7 @@ def main():
             "pools": args.pools,
             "pools_create_ms": pools_create_ms,
             "pool_usage": not args.no_pool_usage,
+            "workload_usage": not args.no_pool_usage and not args.no_workload_usage,
             "join_s": round(join_s, 2),
             "window_s": round(t1 - t0, 1),
             "heartbeats_per_s": round((h1 - h0) / (t1 - t0), 1),

@@ -86,6 +86,13 @@ json toJson(const Heartbeat& m)
             }
             sample["pools"] = std::move(pools);
         }
+        if (!s.workloads.empty()) {
+            json workloads = json::array();
+            for (const WorkloadUsage& w : s.workloads)
+                workloads.push_back(json { { "workloadId", w.workloadId }, { "incarnation", w.incarnation },
+                    { "cpuMillis", w.cpuMillis }, { "memoryMiB", w.memoryMiB } });
+            sample["workloads"] = std::move(workloads);
+        }
         samples.push_back(std::move(sample));
     }
     return json { { "sequence", m.sequence }, { "samples", std::move(samples) } };
@@ -488,6 +495,15 @@ Heartbeat readHeartbeat(JsonReader& r)
                     pool.netMbps = pr.number("netMbps", 0.0, static_cast<double>(kMaxNetMbps));
                 s.pools.push_back(std::move(pool));
             });
+        if (sr.has("workloads"))
+            sr.objects("workloads", kMaxWorkloadsPerNode, [&](JsonReader& wr) {
+                WorkloadUsage w;
+                w.workloadId = wr.integer("workloadId", 1, kMaxWorkloadId);
+                w.incarnation = static_cast<std::int32_t>(wr.integer("incarnation", 0, kMaxIncarnation));
+                w.cpuMillis = wr.integer("cpuMillis", 0, kMaxCpuMillis);
+                w.memoryMiB = wr.integer("memoryMiB", 0, kMaxMemoryMiB);
+                s.workloads.push_back(w);
+            });
         sr.rejectUnknownFields();
         m.samples.push_back(std::move(s));
     }
@@ -574,7 +590,8 @@ bool hasFeature(const std::vector<std::string>& features, std::string_view featu
 std::vector<std::string> knownFeatures()
 {
     return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
-        std::string(kFeatureLaunchPool), std::string(kFeatureLogs), std::string(kFeatureLogFollow) };
+        std::string(kFeatureLaunchPool), std::string(kFeatureLogs), std::string(kFeatureLogFollow),
+        std::string(kFeatureWorkloadUsage) };
 }
 
 bool isWorkloadState(std::string_view state)

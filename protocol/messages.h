@@ -70,6 +70,8 @@ inline constexpr std::string_view kFeatureLogs = "logs";
 // says where in the stream its data lies (`LogReply::start`, `end`), so that a reader can follow the output as it is
 // written. The core asks it only of an agent that names it; an agent sends the positions only to a core that does.
 inline constexpr std::string_view kFeatureLogFollow = "log-follow";
+// workload-usage: heartbeat samples carry each running workload's own use (`UtilisationSample::workloads`).
+inline constexpr std::string_view kFeatureWorkloadUsage = "workload-usage";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -158,6 +160,15 @@ struct PoolUsage {
     bool operator==(const PoolUsage&) const = default;
 };
 
+// What one running workload's cgroup on the node used, as `PoolUsage` for its pool: its processes only.
+struct WorkloadUsage {
+    std::int64_t workloadId = 0; // as its statuses name it
+    std::int32_t incarnation = 0; // which launch of it
+    std::int64_t cpuMillis = 0; // CPU time used since the previous sample, per second of it: 1000 = one core busy
+    std::int64_t memoryMiB = 0; // memory charged to it at the sample
+    bool operator==(const WorkloadUsage&) const = default;
+};
+
 struct UtilisationSample {
     std::int64_t timestampMs = 0; // Unix epoch, milliseconds
     double cpuUtilisation = 0.0; // 0..1 of the node's CPU capacity
@@ -168,6 +179,9 @@ struct UtilisationSample {
     // not empty, so agents that do not measure pools read as before. An agent writes it only to a core whose welcome
     // names kFeaturePoolUsage (a core from before pool usage refuses the field).
     std::vector<PoolUsage> pools {};
+    // Each running workload's use over the interval, from its second sample on, as `pools`; only to a core whose
+    // welcome names kFeatureWorkloadUsage.
+    std::vector<WorkloadUsage> workloads {};
     bool operator==(const UtilisationSample&) const = default;
 };
 

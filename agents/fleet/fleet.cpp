@@ -277,6 +277,13 @@ protocol::UtilisationSample SimulatedAgent::sample() const
         for (const auto& [pool, r] : requested)
             s.pools.push_back(protocol::PoolUsage { pool, static_cast<std::int64_t>(cpu * static_cast<double>(r.first)),
                 static_cast<std::int64_t>(mem * static_cast<double>(r.second)), m_spec.netMbps > 0 ? 0.0 : -1.0 });
+        // Each running workload uses the node's load of what it asked for.
+        for (const auto& [id, held] : m_held)
+            if (const auto status = m_workloads.find(id);
+                m_spec.workloadUsage && status != m_workloads.end() && status->second.state == "running")
+                s.workloads.push_back(protocol::WorkloadUsage { id, status->second.incarnation,
+                    static_cast<std::int64_t>(cpu * static_cast<double>(held.cpuMillis)),
+                    static_cast<std::int64_t>(mem * static_cast<double>(held.memoryMiB)) });
     }
     return s;
 }

@@ -27,6 +27,8 @@ struct FleetNodeSpec {
     // node's load of the moment (CPU by the CPU load, memory by the memory load); egress 0 where shaped (it sends
     // nothing).
     bool poolUsage = true;
+    // And each running workload's: what it requested times the node's load (with `poolUsage` only).
+    bool workloadUsage = true;
 };
 
 // `machine, gpu_type, cap_cpu, cap_mem, cap_gpu` rows (Alibaba PAI 2020, no header): cores, GB, GPUs.

@@ -132,6 +132,7 @@ void AgentConnection::onWelcome(const protocol::Welcome& welcome)
     m_backoff = m_config.initialBackoff;
     m_joinedAt = std::chrono::steady_clock::now();
     m_corePoolUsage = protocol::hasFeature(welcome.features, protocol::kFeaturePoolUsage);
+    m_coreWorkloadUsage = protocol::hasFeature(welcome.features, protocol::kFeatureWorkloadUsage);
     m_coreLogFollow = protocol::hasFeature(welcome.features, protocol::kFeatureLogFollow);
     if (!m_corePoolUsage && !m_config.client.hello.features.empty())
         logLine(std::string("agent: the core reads no pool usage (its welcome names ")
@@ -199,9 +200,13 @@ void AgentConnection::onSample()
         protocol::Heartbeat heartbeat;
         std::size_t count = std::min(m_buffer.size(), protocol::kMaxSamplesPerHeartbeat);
         heartbeat.samples.assign(m_buffer.begin(), m_buffer.begin() + static_cast<std::ptrdiff_t>(count));
-        if (!m_corePoolUsage) // a core that does not read pool usage refuses it; the samples were taken before we knew
-            for (protocol::UtilisationSample& sample : heartbeat.samples)
+        // A core that does not read pool or workload usage refuses it; the samples were taken before we knew.
+        for (protocol::UtilisationSample& sample : heartbeat.samples) {
+            if (!m_corePoolUsage)
                 sample.pools.clear();
+            if (!m_coreWorkloadUsage)
+                sample.workloads.clear();
+        }
         while (count > 1 && protocol::encodeMessage(heartbeat).size() > m_config.client.maxFrameBytes) {
             count /= 2;
             heartbeat.samples.resize(count);

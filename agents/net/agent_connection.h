@@ -105,6 +105,7 @@ private:
     std::chrono::steady_clock::time_point m_joinedAt {};
     bool m_plainHello = false; // the next hello names no features (see the header comment)
     bool m_corePoolUsage = false; // the core of the current session reads samples' pool usage
+    bool m_coreWorkloadUsage = false; // and their workloads' usage
     bool m_coreLogFollow = false; // ... and the positions of a `logs` answer
     AgentConnectionStats m_stats;
 };

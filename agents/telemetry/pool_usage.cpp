@@ -2,8 +2,10 @@
 
 #include "agents/isolation/cgroups.h"
 #include "agents/isolation/net_shaper.h"
+#include "agents/runner/runner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 namespace tidepool::agent {
@@ -64,6 +66,36 @@ std::map<std::string, PoolReading> readPools(
             for (const auto& [pool, bytes] : *sent)
                 if (const auto it = out.find(pool); it != out.end())
                     it->second.sentBytes = bytes;
+    }
+    return out;
+}
+
+std::map<std::string, PoolReading> readWorkloads(
+    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads)
+{
+    std::map<std::string, PoolReading> out;
+    for (const WorkloadStatus& w : workloads) {
+        if (w.state != WorkloadState::Running)
+            continue;
+        if (auto usage = cgroups.usage(w.cgroup))
+            out.emplace(recordName(w.id, w.incarnation), PoolReading { usage->cpuUsageUsec, usage->memoryBytes, {} });
+    }
+    return out;
+}
+
+std::vector<protocol::WorkloadUsage> workloadUsageOf(const std::vector<protocol::PoolUsage>& measured)
+{
+    std::vector<protocol::WorkloadUsage> out;
+    for (const protocol::PoolUsage& m : measured) {
+        const auto record = parseRecordName(m.name);
+        std::int64_t id = 0;
+        if (!record
+            || std::from_chars(record->first.data(), record->first.data() + record->first.size(), id).ptr
+                != record->first.data() + record->first.size()
+            || id < 1 || id > protocol::kMaxWorkloadId)
+            continue;
+        out.push_back(
+            protocol::WorkloadUsage { id, static_cast<std::int32_t>(record->second), m.cpuMillis, m.memoryMiB });
     }
     return out;
 }

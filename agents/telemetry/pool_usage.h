@@ -2,7 +2,8 @@
 // Each pool's use of the node for the heartbeats (`protocol::PoolUsage`), as the kernel accounts it: the CPU time and
 // memory of the pool's cgroup (its workloads' cgroups included; the host's own processes not) and, where the agent
 // shapes egress (`NetShaper`), the bytes the pool's HTB class sent. CPU and network are rates between two readings,
-// so a pool appears from its second reading on.
+// so a pool appears from its second reading on. Each running workload's use (`protocol::WorkloadUsage`) likewise,
+// from its own cgroup, through a meter of its own.
 //
 // Thread affinity: one thread, the agent's; a `PoolUsageMeter` keeps the previous readings, so it is not shared.
 
@@ -18,6 +19,7 @@ namespace tidepool::agent {
 
 class NetShaper;
 class PoolCgroups;
+struct WorkloadStatus;
 
 struct PoolReading {
     std::uint64_t cpuUsageUsec = 0; // CPU time of the pool, ever
@@ -46,5 +48,12 @@ private:
 // cannot be read is left out and said in `problems` (as is a failed `tc`, after which no pool has sent bytes).
 std::map<std::string, PoolReading> readPools(
     const PoolCgroups& cgroups, const NetShaper* shaper, std::vector<std::string>& problems);
+
+// Each running workload's cgroup among `workloads` (the runner's), by its record name (`recordName`: "42", "42@3"),
+// for a `PoolUsageMeter` of their own. One whose cgroup cannot be read (it ended since) is left out.
+std::map<std::string, PoolReading> readWorkloads(
+    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads);
+// Such a meter's figures as the workloads' usage; an entry whose name is not a record name of a numeric id is left out.
+std::vector<protocol::WorkloadUsage> workloadUsageOf(const std::vector<protocol::PoolUsage>& measured);
 
 } // namespace tidepool::agent

@@ -394,6 +394,7 @@ int main(int argc, char** argv)
                 logLine("pool " + p.name + ": not enforced: " + note);
     };
     agent::PoolUsageMeter poolMeter;
+    agent::PoolUsageMeter workloadMeter; // each running workload's cgroup
     std::vector<std::string> poolProblems; // the last sample's, logged when they change rather than every interval
     handlers.sample = [&] {
         protocol::UtilisationSample out;
@@ -406,9 +407,12 @@ int main(int argc, char** argv)
         }
         std::vector<std::string> problems;
         const auto readings = agent::readPools(*cgroups, shaper ? &*shaper : nullptr, problems);
-        out.pools = poolMeter.next(readings,
-            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-                .count());
+        const std::int64_t atUsec
+            = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+                  .count();
+        out.pools = poolMeter.next(readings, atUsec);
+        out.workloads
+            = agent::workloadUsageOf(workloadMeter.next(agent::readWorkloads(*cgroups, runner->workloads()), atUsec));
         if (problems != poolProblems)
             for (const std::string& problem : problems)
                 logLine("pool usage: " + problem);

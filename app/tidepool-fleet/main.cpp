@@ -34,6 +34,8 @@ constexpr const char* kUsage = R"(usage: tidepool-fleet --core HOST:PORT --join-
   --no-pool-usage        samples carry no pools' measured use and hellos name no protocol features (as agents from
                          before them); by default each pool's use is its held workloads' requests times the node's
                          load, as a real agent measures it, sent to a core that reads it
+  --no-workload-usage    samples carry no running workload's measured use (by default each one's requests times the
+                         node's load)
   --tls-ca FILE          connect with TLS, verifying the core's certificate against this CA
   --tls-server-name NAME the name the core's certificate must carry (default: the --core host)
   --verbose              log every agent's connection events
@@ -55,6 +57,7 @@ struct Options {
     double reportEvery = 5;
     std::int64_t netMbps = 0;
     bool poolUsage = true;
+    bool workloadUsage = true;
     bool verbose = false;
     std::string tlsCa;
     std::string tlsServerName;
@@ -89,6 +92,10 @@ int main(int argc, char** argv)
         }
         if (option == "--no-pool-usage") {
             o.poolUsage = false;
+            continue;
+        }
+        if (option == "--no-workload-usage") {
+            o.workloadUsage = false;
             continue;
         }
         if (i + 1 >= argc)
@@ -161,6 +168,7 @@ int main(int argc, char** argv)
     for (agent::FleetNodeSpec& node : nodes) {
         node.netMbps = o.netMbps;
         node.poolUsage = o.poolUsage;
+        node.workloadUsage = o.workloadUsage;
     }
 
     agent::LoadSeries series;

@@ -14,13 +14,25 @@ namespace tidepool::ctl {
 
 using api::HttpMethod;
 
+namespace {
+
+// "0.912/2": what a workload used at its agent's latest sample over what it asked for; "-/2" where not measured.
+std::string usedOf(const json& w, const char* used, const char* asked, std::string (*format)(std::int64_t))
+{
+    const bool measured = present(w, "measured") && w["measured"].is_object();
+    return (measured ? format(integer(w["measured"], used)) : std::string("-")) + "/" + format(integer(w, asked));
+}
+
+} // namespace
+
 void printWorkloads(const json& list)
 {
-    Table table({ "ID", "NAME", "PHASE", "NODE", "POOL", "CPU", "MEM", "RESTARTS", "AGE", "DETAIL" });
+    Table table(
+        { "ID", "NAME", "PHASE", "NODE", "POOL", "CPU(used/req)", "MEM(used/req)", "RESTARTS", "AGE", "DETAIL" });
     for (const json& w : list)
         table.add({ text(w, "id"), text(w, "name"), text(w, "phase"), text(w, "node"), text(w, "pool"),
-            cores(integer(w, "cpuMillis")), mebibytes(integer(w, "memoryMiB")), std::to_string(integer(w, "restarts")),
-            age(integer(w, "submittedMs")), clip(text(w, "detail", ""), 80) });
+            usedOf(w, "cpuMillis", "cpuMillis", cores), usedOf(w, "memoryMiB", "memoryMiB", mebibytes),
+            std::to_string(integer(w, "restarts")), age(integer(w, "submittedMs")), clip(text(w, "detail", ""), 80) });
     table.print();
 }
 
@@ -53,6 +65,13 @@ void printWorkload(const json& w)
                 + (present(w, "memoryLimitMiB") ? ", limited to " + mebibytes(integer(w, "memoryLimitMiB"))
                                                 : std::string(", no limit of its own (its pool's)")) },
     };
+    if (present(w, "measured") && w["measured"].is_object()) {
+        const json& m = w["measured"];
+        f.emplace_back("Used",
+            "CPU " + cores(integer(m, "cpuMillis")) + " (at most " + cores(integer(m, "peakCpuMillis")) + "), memory "
+                + mebibytes(integer(m, "memoryMiB")) + " (at most " + mebibytes(integer(m, "peakMemoryMiB"))
+                + ") in this launch, as its node measured it " + age(integer(m, "atMs")) + " ago");
+    }
     if (present(w, "accelerators"))
         f.emplace_back("Accelerators", acceleratorText(w["accelerators"]));
     if (present(w, "devices") && !w["devices"].empty()) {

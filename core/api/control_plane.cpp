@@ -1084,6 +1084,7 @@ void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
     if (w.highestIncarnation < protocol::kMaxIncarnation)
         ++w.highestIncarnation;
     w.incarnation = w.highestIncarnation;
+    w.measured = {};
     markWorkload(w.workload.id);
 }
 
@@ -1102,15 +1103,37 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
         node->memoryUsedMiB = s.memoryUsedMiB;
         node->devices = s.devices;
         node->poolUsage = s.pools;
-        // Kept for the history recorder; bounded, in case none takes them.
+        // Kept for the history recorder (which keeps nodes', pools' and tiers' series, not workloads'); bounded, in
+        // case none takes them.
         constexpr std::size_t kMaxUnrecorded = 2048;
         if (m_store) {
+            const std::size_t from = node->unrecorded.size();
             node->unrecorded.insert(node->unrecorded.end(), heartbeat.samples.begin(), heartbeat.samples.end());
+            for (std::size_t i = from; i < node->unrecorded.size(); ++i)
+                node->unrecorded[i].workloads.clear();
             if (node->unrecorded.size() > kMaxUnrecorded)
                 node->unrecorded.erase(node->unrecorded.begin(),
                     node->unrecorded.begin() + static_cast<std::ptrdiff_t>(node->unrecorded.size() - kMaxUnrecorded));
         }
     }
+    // Each workload's use, sample by sample (a backlog holds several), for its current launch on this node only.
+    for (const protocol::UtilisationSample& sample : heartbeat.samples)
+        for (const protocol::WorkloadUsage& u : sample.workloads) {
+            const auto it = m_workloads.find(u.workloadId);
+            if (it == m_workloads.end())
+                continue;
+            LiveWorkload& w = it->second;
+            if (w.node != node->id || w.incarnation != u.incarnation
+                || (w.phase != WorkloadPhase::Running && w.phase != WorkloadPhase::Stopping)
+                || sample.timestampMs < w.measured.atMs)
+                continue;
+            MeasuredWorkloadUse& m = w.measured;
+            m.atMs = sample.timestampMs;
+            m.cpuMillis = u.cpuMillis;
+            m.memoryMiB = u.memoryMiB;
+            m.peakCpuMillis = std::max(m.peakCpuMillis, u.cpuMillis);
+            m.peakMemoryMiB = std::max(m.peakMemoryMiB, u.memoryMiB);
+        }
     // A node's pools follow its workloads: a pool whose last workload there ended goes (its agent removes its cgroup,
     // and its class), and on a shaped node each guarantee follows what the workloads asked for; and its capacity comes
     // down to a slower link as they end.

@@ -200,6 +200,17 @@ struct SubmitRequest {
 };
 inline constexpr std::int32_t kMaxStopGraceMs = 3'600'000;
 
+// What a workload's current launch used, as its node's agent measured the workload's cgroup
+// (`protocol::WorkloadUsage`, kFeatureWorkloadUsage): at the latest sample and the most at any sample since it started.
+struct MeasuredWorkloadUse {
+    std::int64_t atMs = 0; // the latest sample's time (Unix epoch ms); 0: not measured
+    std::int64_t cpuMillis = 0; // 1000: one core busy over the sample's interval
+    std::int64_t memoryMiB = 0;
+    std::int64_t peakCpuMillis = 0;
+    std::int64_t peakMemoryMiB = 0;
+    bool operator==(const MeasuredWorkloadUse&) const = default;
+};
+
 struct LiveWorkload {
     Workload workload;
     std::string poolName;
@@ -238,6 +249,9 @@ struct LiveWorkload {
     // Waiting for a restart after a launch that never ran (could not start there: a program or a library that node
     // lacks): restarted through the queue, not on that node again. Not kept across restarts of the core.
     bool neverRan = false;
+    // What its current launch used (running or stopping, on an agent that measures it; a new launch starts it again).
+    // Not kept across restarts of the core, and not a change (`changeSequence` stays): it moves with every heartbeat.
+    MeasuredWorkloadUse measured;
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 

@@ -112,6 +112,7 @@ struct WorkloadView {
     std::int32_t previousIncarnation = -1;
     std::int64_t maxRuntimeMs = 0;
     std::int32_t stopGraceMs = -1;
+    MeasuredWorkloadUse measured;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -123,7 +124,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs };
+        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -178,6 +179,10 @@ json workloadJson(const WorkloadView& w)
         j["memoryLimitMiB"] = w.memoryLimitMiB;
     if (w.cpuLimitMillis)
         j["cpuLimitMillis"] = w.cpuLimitMillis;
+    if (w.measured.atMs)
+        j["measured"] = json { { "atMs", w.measured.atMs }, { "cpuMillis", w.measured.cpuMillis },
+            { "memoryMiB", w.measured.memoryMiB }, { "peakCpuMillis", w.measured.peakCpuMillis },
+            { "peakMemoryMiB", w.measured.peakMemoryMiB } };
     return j;
 }
 

@@ -11,7 +11,9 @@
 //   GET    /v1/workloads?changedSince=CURSOR[&limit=K]   only the workloads changed since (ended ones too), oldest
 //                                        change first, and the next cursor; `more` when the limit cut it short; a
 //                                        cursor of another run of the daemon (it restarted) is a 410
-//   GET    /v1/workloads/{id}
+//   GET    /v1/workloads/{id}            a running workload's `measured` use where its agent measures it: {"atMs",
+//                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB"} of its launch (a
+//                                        change of it does not move the `changedSince` cursor)
 //   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
 //   GET    /v1/workloads/{id}/logs[?stream=stdout|stderr&bytes=N]   the end of its output (default the last 64 KiB
 //                                        of stdout, at most 256 KiB), from the agent that holds it: {"id", "node",

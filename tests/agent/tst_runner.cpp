@@ -778,7 +778,8 @@ void TestRunner::workloadsShareThePoolsCpuInTheRatioOfTheirRequests()
 
 // What the agent's heartbeats carry of each pool (readPools, PoolUsageMeter) is the kernel's account of the pool's
 // cgroup: a spinner held to 300 millicores reads as about that much, an idle pool holding 16 MiB as almost no CPU and
-// at least that memory; this test process's own CPU (it sleeps) and the host's are in neither.
+// at least that memory; this test process's own CPU (it sleeps) and the host's are in neither. Each running workload's
+// own cgroup likewise (readWorkloads, with a meter of its own), by its record name.
 void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
 {
     REQUIRE_CGROUPS();
@@ -801,10 +802,13 @@ void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
             .count();
     };
     PoolUsageMeter meter;
+    PoolUsageMeter workloadMeter;
     std::vector<std::string> problems;
     QVERIFY(meter.next(readPools(*m_cgroups, nullptr, problems), microsNow()).empty());
+    QVERIFY(workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads()), microsNow()).empty());
     std::this_thread::sleep_for(cpuMeasureWindow());
     const auto used = meter.next(readPools(*m_cgroups, nullptr, problems), microsNow());
+    const auto workloadsUsed = workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads()), microsNow());
     QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
     const auto of = [&](const char* pool) {
         const auto it = std::find_if(used.begin(), used.end(), [&](const auto& u) { return u.name == pool; });
@@ -819,10 +823,27 @@ void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
         QByteArray::number(qlonglong(of("use-idle").cpuMillis)).constData());
     QVERIFY2(of("use-idle").memoryMiB >= 16, QByteArray::number(qlonglong(of("use-idle").memoryMiB)).constData());
     QCOMPARE(of("use-busy").netMbps, -1.0); // no shaper: egress is not measured
+    const auto ofWorkload = [&](const char* name) {
+        const auto it
+            = std::find_if(workloadsUsed.begin(), workloadsUsed.end(), [&](const auto& u) { return u.name == name; });
+        return it == workloadsUsed.end() ? tidepool::protocol::PoolUsage { "missing", -1, -1, -2.0 } : *it;
+    };
+    QVERIFY2(ofWorkload("busy").cpuMillis >= 150 && ofWorkload("busy").cpuMillis <= 330,
+        QByteArray::number(qlonglong(ofWorkload("busy").cpuMillis)).constData());
+    QVERIFY2(ofWorkload("idle").memoryMiB >= 16 && ofWorkload("idle").cpuMillis < 30,
+        QByteArray::number(qlonglong(ofWorkload("idle").memoryMiB)).constData());
     QVERIFY(m_runner->stop("busy", 5s));
     QVERIFY(m_runner->stop("idle", 5s));
     waitFinal(*m_runner, "busy");
     waitFinal(*m_runner, "idle");
+    // Ended, they are read no more.
+    QVERIFY(readWorkloads(*m_cgroups, m_runner->workloads()).empty());
+    // As the heartbeat carries them: the record names of numeric ids ("42", "42@3"), no other.
+    const auto usage = workloadUsageOf({ { "42", 980, 12, -1.0 }, { "7@3", 5, 1, -1.0 }, { "busy", 300, 1, -1.0 },
+        { "0", 1, 1, -1.0 }, { "42@x", 1, 1, -1.0 } });
+    QCOMPARE(usage.size(), std::size_t { 2 });
+    QCOMPARE(usage[0], (tidepool::protocol::WorkloadUsage { 42, 0, 980, 12 }));
+    QCOMPARE(usage[1], (tidepool::protocol::WorkloadUsage { 7, 3, 5, 1 }));
 }
 
 // The pools the core no longer lists on this node go once they run nothing: not while a workload runs in one; a

@@ -816,6 +816,33 @@ private slots:
         QCOMPARE(m_plane->stats().drainMoves, std::uint64_t { 4 });
     }
 
+    // What a workload uses comes with its node's heartbeats (kFeatureWorkloadUsage): the latest sample and the most
+    // since its launch started, for its current launch on its own node only; a new launch starts it again.
+    void aWorkloadsMeasuredUseIsItsCurrentLaunchs()
+    {
+        const WorkloadId id = runningOnWarm("measured", std::string(kDefaultPool));
+        const std::int32_t incarnation = m_plane->workload(id)->incarnation;
+        QCOMPARE(m_plane->workload(id)->measured.atMs, std::int64_t { 0 });
+        const auto beat = [&](const std::string& session, std::int64_t atMs, protocol::WorkloadUsage usage) {
+            protocol::Heartbeat h;
+            h.samples.push_back(protocol::UtilisationSample { atMs, 0.5, 1024, {} });
+            h.samples.back().workloads.push_back(usage);
+            m_plane->onHeartbeat(session, h);
+        };
+        beat("s-warm", 1'000, { id, incarnation, 300, 100 });
+        beat("s-warm", 2'000, { id, incarnation, 100, 120 });
+        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120 }));
+        // Another node's word of it, an older launch's, a sample older than the last: none of them is its use.
+        beat("s-hot", 3'000, { id, incarnation, 900, 900 });
+        beat("s-warm", 3'000, { id, incarnation - 1, 900, 900 });
+        beat("s-warm", 1'500, { id, incarnation, 900, 900 });
+        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120 }));
+        // Moved: its new launch is not measured yet.
+        QVERIFY(m_plane->move(id, MoveTarget { "hot-1", Tier::Invalid, {} }, "operator:test").moved());
+        QVERIFY(m_plane->workload(id)->incarnation > incarnation);
+        QCOMPARE(m_plane->workload(id)->measured.atMs, std::int64_t { 0 });
+    }
+
     // A budget as a percentage of the pool's workloads (PodDisruptionBudget's "maxUnavailable: 50%"): how many it lets
     // move follows the pool's size, rounded up as Kubernetes rounds it, and a drain is held by it as by a number.
     void aPercentageBudgetFollowsThePoolsSize()

@@ -287,6 +287,18 @@ private slots:
         QVERIFY2(std::any_of(nodeRow["poolUsage"].begin(), nodeRow["poolUsage"].end(),
                      [](const json& u) { return u["name"] == "half" && u["cpuMillis"].get<int>() >= 200; }),
             nodeRow["poolUsage"].dump().c_str());
+        // And the workload's own cgroup: the same half core (its two threads held to the pool's quota), its memory.
+        json own;
+        QVERIFY2(waitFor(
+                     [&] {
+                         own = get("/v1/workloads/" + std::to_string(id))["measured"];
+                         return own.is_object() && own.value("cpuMillis", 0) >= 300;
+                     },
+                     10'000),
+            own.dump().c_str());
+        QVERIFY2(own["cpuMillis"].get<int>() <= 560 && own["peakCpuMillis"].get<int>() >= own["cpuMillis"].get<int>()
+                && own["memoryMiB"].get<int>() < 32 && own["peakMemoryMiB"].get<int>() >= own["memoryMiB"].get<int>(),
+            own.dump().c_str());
         // The pool's cgroup on the node (its workload's parent), which goes once nothing of the pool is left there.
         std::ifstream launchRecord((stateDir() + QStringLiteral("/workloads/%1/launch.json").arg(id)).toStdString());
         const json record = json::parse(launchRecord, nullptr, false);

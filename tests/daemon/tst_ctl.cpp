@@ -434,8 +434,8 @@ void TestCtl::submitTablePrintsIdPhaseAndNode()
     QVERIFY2(row[2] == QStringLiteral("launching") || row[2] == QStringLiteral("running"), qPrintable(row[2]));
     QVERIFY2(row[3].startsWith(QStringLiteral("fleet-")), qPrintable(row[3]));
     QCOMPARE(row[4], QStringLiteral("default"));
-    QCOMPARE(row[5], QStringLiteral("0.5")); // CPU in cores
-    QCOMPARE(row[6], QStringLiteral("256Mi"));
+    QCOMPARE(row[5], QStringLiteral("-/0.5")); // CPU in cores: not measured yet, asked for
+    QCOMPARE(row[6], QStringLiteral("-/256Mi"));
     m_webId = row[0].toStdString();
     m_webNode = row[3].toStdString();
 }
@@ -557,6 +557,32 @@ void TestCtl::getShowsOneWorkload()
             .out);
     QCOMPARE(std::to_string(num(j, "/id")), m_webId);
 
+    // What it uses, as its agent measures it (tidepool-fleet: 30% of the CPU it asked for, half its memory), in the
+    // heartbeats; in the list beside what it asked for.
+    QTRY_VERIFY_WITH_TIMEOUT(parsed(ctl({ QStringLiteral("get"), QString::fromStdString(m_webId), QStringLiteral("-o"),
+                                            QStringLiteral("json") })
+                                        .out)
+                                 .contains("measured"),
+        10'000);
+    j = parsed(
+        ctl({ QStringLiteral("get"), QString::fromStdString(m_webId), QStringLiteral("-o"), QStringLiteral("json") })
+            .out);
+    QCOMPARE(num(j, "/measured/cpuMillis"), 150);
+    QCOMPARE(num(j, "/measured/memoryMiB"), 128);
+    QCOMPARE(num(j, "/measured/peakMemoryMiB"), 128);
+    QVERIFY(num(j, "/measured/atMs") > num(j, "/runningMs") - 1000);
+    const CtlRun used = ctl({ QStringLiteral("get"), QString::fromStdString(m_webId) });
+    QVERIFY2(used.out.contains(QRegularExpression(
+                 QStringLiteral("^Used:\\s+CPU 0.15 \\(at most 0.15\\), memory 128Mi \\(at most 128Mi\\) in this "
+                                "launch, as its node measured it \\d+s ago$"),
+                 QRegularExpression::MultilineOption)),
+        qPrintable(used.out));
+    const CtlRun listed = ctl({ QStringLiteral("list"), QStringLiteral("--node"), QString::fromStdString(m_webNode) });
+    QVERIFY2(hasLine(listed.out,
+                 QStringLiteral("^") + QString::fromStdString(m_webId)
+                     + QStringLiteral("\\s+web\\s+running\\s+\\S+\\s+default\\s+0.15/0.5\\s+128Mi/256Mi\\s")),
+        qPrintable(listed.out));
+
     const CtlRun missing = ctl({ QStringLiteral("get"), QStringLiteral("999999") });
     QCOMPARE(missing.exitCode, 1);
     QVERIFY2(missing.err.contains(QStringLiteral("no workload has id 999999")), qPrintable(missing.err));
@@ -665,10 +691,11 @@ void TestCtl::nodesTableAndDetail()
     QVERIFY(one.out.contains(
         QRegularExpression(QStringLiteral("^Network:\\s+not shaped$"), QRegularExpression::MultilineOption)));
     // The fleet's agents name the protocol features they speak, as a real agent does.
-    QVERIFY2(one.out.contains(QRegularExpression(
-                 QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
-                                "incarnation, pool-usage, net-shape, launch-pool, logs, log-follow\\)$"),
-                 QRegularExpression::MultilineOption)),
+    QVERIFY2(one.out.contains(
+                 QRegularExpression(QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
+                                                   "incarnation, pool-usage, net-shape, launch-pool, logs, log-follow, "
+                                                   "workload-usage\\)$"),
+                     QRegularExpression::MultilineOption)),
         qPrintable(one.out));
 
     json all = parsed(ctl({ QStringLiteral("nodes"), QStringLiteral("-o"), QStringLiteral("json") }).out);

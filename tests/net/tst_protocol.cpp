@@ -82,6 +82,7 @@ protocol::Heartbeat sampleHeartbeat(std::uint64_t sequence)
     h.samples.push_back({ 1'700'000'001'000, 0.0, 0, {} });
     // Pool usage: measured network where the agent shapes (a rate with a fraction), absent where it does not.
     h.samples[0].pools = { { "web", 1250, 2048, 37.5 }, { "batch.cold", 0, 0, -1.0 } };
+    h.samples[0].workloads = { { 42, 0, 980, 512 }, { 7, 3, 0, 0 } };
     return h;
 }
 
@@ -578,6 +579,16 @@ void TestProtocol::validationErrorsNameTheField_data()
         C::OutOfRange);
     row("pool usage netMbps a string", "heartbeat", "/samples/0/pools/0/netMbps", "\"37\"",
         "samples[0].pools[0].netMbps", C::WrongType);
+    row("workload usage id 0", "heartbeat", "/samples/0/workloads/0/workloadId", "0",
+        "samples[0].workloads[0].workloadId", C::OutOfRange);
+    row("workload usage incarnation negative", "heartbeat", "/samples/0/workloads/1/incarnation", "-1",
+        "samples[0].workloads[1].incarnation", C::OutOfRange);
+    row("workload usage cpuMillis a string", "heartbeat", "/samples/0/workloads/0/cpuMillis", "\"980\"",
+        "samples[0].workloads[0].cpuMillis", C::WrongType);
+    row("workload usage memoryMiB missing", "heartbeat", "/samples/0/workloads/1/memoryMiB", "",
+        "samples[0].workloads[1].memoryMiB", C::MissingField);
+    row("workload usage unknown field", "heartbeat", "/samples/0/workloads/0/pid", "5", "samples[0].workloads[0].pid",
+        C::UnknownField);
     row("pool usage unknown field", "heartbeat", "/samples/0/pools/1/ioBytes", "5", "samples[0].pools[1].ioBytes",
         C::UnknownField);
     row("inventory isa missing", "inventory", "/isa", "", "isa", C::MissingField);
