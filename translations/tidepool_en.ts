@@ -2206,10 +2206,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>As measured: each node&apos;s use, reported by its agent, split among its workloads by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>CPU requested against the pool&apos;s quota; on a node row, against the node&apos;s CPU.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -2290,6 +2286,10 @@
             <numerusform>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until it runs again (%2 moving now).</numerusform>
             <numerusform>Disruption budget: %1% of its workloads, rounded up; at most %n of them moved by drains and approved migrations at once now, until each runs again (%2 moving now).</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where the console holds it (embedded), else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>

@@ -2198,10 +2198,6 @@
         <translation>等待调度</translation>
     </message>
     <message>
-        <source>As measured: each node&apos;s use, reported by its agent, split among its workloads by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
-        <translation>实测值：各节点代理上报的使用量，按请求量分摊给其上的工作负载。进度条的基准：资源池为配额，节点为节点容量，工作负载为其请求量。</translation>
-    </message>
-    <message>
         <source>CPU requested against the pool&apos;s quota; on a node row, against the node&apos;s CPU.</source>
         <translation>已请求 CPU 占资源池配额的比例；节点行为占该节点 CPU 的比例。</translation>
     </message>
@@ -2280,6 +2276,10 @@
         <translation>
             <numerusform>中断预算：其工作负载的 %1%，向上取整；排空和已批准的迁移当前同时最多移动其中 %n 个，直到每个重新运行（当前 %2 个正在移动）。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where the console holds it (embedded), else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <translation>由各节点的代理测得：控制台持有工作负载自身用量时（嵌入模式）即为其自身用量，否则为其资源池在该节点上的用量（或节点的用量）按请求量分摊到该处各工作负载。条形：对照配额（资源池）、节点容量（节点）或请求量（工作负载）。</translation>
     </message>
 </context>
 <context>

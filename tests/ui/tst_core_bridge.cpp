@@ -276,12 +276,13 @@ private Q_SLOTS:
             protocol::UtilisationSample { 1000, 0.5, 6000, {}, { protocol::PoolUsage { "web", 2000, 1000, -1.0 } } });
         (*plane)->onHeartbeat("s1", heartbeat);
 
-        const auto snapshot = buildSnapshot(**plane, nullptr, 1, "embedded");
-        const auto row = [&](const std::string& name) {
-            const auto it = std::find_if(snapshot->workloads.begin(), snapshot->workloads.end(),
-                [&](const WorkloadRow& w) { return w.id == ids.at(name); });
-            return it == snapshot->workloads.end() ? WorkloadRow {} : *it;
+        const auto rowOf = [&](const ConsoleSnapshot& s, const std::string& name) {
+            const auto it = std::find_if(
+                s.workloads.begin(), s.workloads.end(), [&](const WorkloadRow& w) { return w.id == ids.at(name); });
+            return it == s.workloads.end() ? WorkloadRow {} : *it;
         };
+        const auto snapshot = buildSnapshot(**plane, nullptr, 1, "embedded");
+        const auto row = [&](const std::string& name) { return rowOf(*snapshot, name); };
         QCOMPARE(row("web-a").phase, std::string("launching"));
         QCOMPARE(row("web-a").cpuUsedMillis, std::int64_t { 500 });
         QCOMPARE(row("web-b").cpuUsedMillis, std::int64_t { 1500 });
@@ -294,6 +295,19 @@ private Q_SLOTS:
         QVERIFY(pool != snapshot->pools.end());
         QCOMPARE(pool->cpuMeasuredMillis, std::int64_t { 2000 });
         QCOMPARE(pool->memoryMeasuredMiB, std::int64_t { 1000 });
+
+        // web-a runs and its agent measures its own cgroup: its figures, and web-b what is left of web's.
+        (*plane)->onWorkloadUpdate("s1", protocol::WorkloadStatus { ids.at("web-a"), "running", 10, 0, {} });
+        heartbeat.samples.back().timestampMs = 2000;
+        heartbeat.samples.back().workloads = { protocol::WorkloadUsage { ids.at("web-a"), 0, 1700, 300 } };
+        (*plane)->onHeartbeat("s1", heartbeat);
+        const auto own = buildSnapshot(**plane, nullptr, 2, "embedded");
+        const auto ownRow = [&](const std::string& name) { return rowOf(*own, name); };
+        QVERIFY(ownRow("web-a").usedMeasured && !ownRow("web-b").usedMeasured);
+        QCOMPARE(ownRow("web-a").cpuUsedMillis, std::int64_t { 1700 });
+        QCOMPARE(ownRow("web-a").memoryUsedMiB, std::int64_t { 300 });
+        QCOMPARE(ownRow("web-b").cpuUsedMillis, std::int64_t { 300 });
+        QCOMPARE(ownRow("web-b").memoryUsedMiB, std::int64_t { 700 });
 
         // A pool's measurement with nothing of it requested splits evenly; a disconnected node's is not used.
         std::vector<WorkloadRow> rows(2);
@@ -311,11 +325,12 @@ private Q_SLOTS:
         QCOMPARE(rows[0].cpuUsedMillis, std::int64_t { 0 });
         QCOMPARE(rows[1].memoryUsedMiB, std::int64_t { 0 });
         (*plane)->onLeft("s1", "test: the agent went away");
-        const auto after = buildSnapshot(**plane, nullptr, 2, "embedded");
+        const auto after = buildSnapshot(**plane, nullptr, 3, "embedded");
         const auto webA = std::find_if(after->workloads.begin(), after->workloads.end(),
             [&](const WorkloadRow& w) { return w.id == ids.at("web-a"); });
         QVERIFY(webA != after->workloads.end());
         QCOMPARE(webA->cpuUsedMillis, std::int64_t { 667 }); // the node's share again: 4 cores over 6, times 1
+        QVERIFY(!webA->usedMeasured);
         (*plane)->stop();
     }
 

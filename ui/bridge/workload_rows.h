@@ -3,12 +3,14 @@
 // command with its result. Plain C++ with the core's own names ("pending", "hot", "insufficient CPU"); the views
 // translate them (`move_text.h`, `labels.h`).
 //
-// Measured use: agents report what a node uses (CPU, memory, each device's utilisation) and what each pool's cgroup
-// uses of it (CPU, memory) in their heartbeats, not what each workload uses. A workload's measured CPU and memory are
-// its pool's on its node, split among the pool's workloads there in proportion to what they request, or, where the
-// agent does not measure that pool (yet), its node's, split likewise among the node's workloads; its accelerators'
-// are its devices' utilisation by its share. -1 where nothing is measured (waiting for a place, or a node not heard
-// from yet).
+// Measured use: agents report what a node uses (CPU, memory, each device's utilisation), what each pool's cgroup uses
+// of it (CPU, memory) and what each running workload's own cgroup uses, in their heartbeats. A workload's measured CPU
+// and memory are its own where its agent measures them and the console holds them fresh (the embedded console:
+// `usedMeasured`); else its pool's on its node less what the pool's workloads measured on their own used, split among
+// the rest in proportion to what they request, or, where the agent does not measure that pool (yet), its node's,
+// split likewise among the node's workloads. A remote console reads the workloads only as they change, so it splits.
+// Its accelerators' are its devices' utilisation by its share. -1 where nothing is measured (waiting for a place, or
+// a node not heard from yet).
 //
 // Thread affinity: none once built; shared read-only between threads.
 
@@ -39,6 +41,7 @@ struct WorkloadRow {
     double accelerators = 0.0; // requested, in devices (a half GPU is 0.5)
     std::int64_t cpuUsedMillis = -1; // measured (see above)
     std::int64_t memoryUsedMiB = -1;
+    bool usedMeasured = false; // `cpuUsedMillis` and `memoryUsedMiB` are its own cgroup's, not a share
     double acceleratorsUsed = -1.0; // devices busy
     double netUsedMbps = -1.0; // its pool's measured traffic on its shaped node, split by requests; -1: not measured
     std::string detail; // why it waits, or why it is where it is

@@ -102,6 +102,13 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
         row.memoryUsedMiB = static_cast<std::int64_t>(use.memoryPerMiB * static_cast<double>(row.memoryMiB) + 0.5);
         row.acceleratorsUsed = busy;
     }
+    // Its own cgroup's figures where its agent measures them (its node is connected: a lost node's workloads move).
+    if (w.measured.atMs > 0 && (w.phase == api::WorkloadPhase::Running || w.phase == api::WorkloadPhase::Stopping)
+        && !plane.nodes()[static_cast<std::size_t>(w.node)].sessionId.empty()) {
+        row.cpuUsedMillis = w.measured.cpuMillis;
+        row.memoryUsedMiB = w.measured.memoryMiB;
+        row.usedMeasured = true;
+    }
     return row;
 }
 
@@ -113,7 +120,8 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
         return;
     struct Requests {
         std::int64_t cpuMillis = 0, memoryMiB = 0, netMbps = 0;
-        std::size_t rows = 0;
+        std::size_t rows = 0; // those the pool's measurement is split among
+        std::int64_t ownCpuMillis = 0, ownMemoryMiB = 0; // what the rows measured on their own used of it
     };
     std::map<std::pair<std::string, std::string>, Requests> requested;
     std::set<std::string> measuringNodes; // nodes whose agent measured some pool: a pool missing there used nothing
@@ -129,9 +137,14 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
     for (const WorkloadRow& w : rows)
         if (const auto it = measuredRow(w); it != measured.end()) {
             Requests& r = requested[it->first];
+            r.netMbps += w.netBandwidthMbps;
+            if (w.usedMeasured) {
+                r.ownCpuMillis += w.cpuUsedMillis;
+                r.ownMemoryMiB += w.memoryUsedMiB;
+                continue;
+            }
             r.cpuMillis += w.cpuMillis;
             r.memoryMiB += w.memoryMiB;
-            r.netMbps += w.netBandwidthMbps;
             ++r.rows;
         }
     const auto fractionOf = [](std::int64_t mine, std::int64_t sum, std::size_t count) {
@@ -143,13 +156,18 @@ void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurement
     for (WorkloadRow& w : rows)
         if (const auto it = measuredRow(w); it != measured.end()) {
             const Requests& r = requested[it->first];
-            w.cpuUsedMillis = shareOf(it->second.cpuMillis, w.cpuMillis, r.cpuMillis, r.rows);
-            w.memoryUsedMiB = shareOf(it->second.memoryMiB, w.memoryMiB, r.memoryMiB, r.rows);
+            // A row measured on its own keeps its figures; the others share what is left of the pool's.
+            if (!w.usedMeasured) {
+                w.cpuUsedMillis = shareOf(
+                    std::max<std::int64_t>(0, it->second.cpuMillis - r.ownCpuMillis), w.cpuMillis, r.cpuMillis, r.rows);
+                w.memoryUsedMiB = shareOf(
+                    std::max<std::int64_t>(0, it->second.memoryMiB - r.ownMemoryMiB), w.memoryMiB, r.memoryMiB, r.rows);
+            }
             if (it->second.netMbps >= 0.0)
                 w.netUsedMbps = it->second.netMbps * fractionOf(w.netBandwidthMbps, r.netMbps, r.rows);
             else if (shapingNodes.count(w.node))
                 w.netUsedMbps = 0.0; // its class was made since the previous sample: nothing sent yet
-        } else if (w.nodeId >= 0 && w.phase != "pending" && measuringNodes.count(w.node)) {
+        } else if (w.nodeId >= 0 && w.phase != "pending" && measuringNodes.count(w.node) && !w.usedMeasured) {
             w.cpuUsedMillis = 0; // its agent leaves out the pools that used nothing
             w.memoryUsedMiB = 0;
             if (shapingNodes.count(w.node))

@@ -37,7 +37,8 @@ using PoolMeasurements = std::map<std::pair<std::string, std::string>, MeasuredO
 // On a node whose agent measured some pool, the rows of a pool it did not name used nothing (agents leave idle pools
 // out); on a node where it named none, the rows keep the node's share. Network the same way, split by the rows'
 // network requests, where the node's agent shapes its link (a pool's figure has a rate); elsewhere it stays
-// unmeasured (-1): an unshaped link's traffic is not told apart by pool.
+// unmeasured (-1): an unshaped link's traffic is not told apart by pool. Rows measured on their own (`usedMeasured`)
+// keep their CPU and memory, and the pool's other rows there share what is left of its measurement.
 void applyPoolMeasurements(std::vector<WorkloadRow>& rows, const PoolMeasurements& measured);
 
 // Counts workload `w` (row `row` of the snapshot's workloads) into its pool's footprint on its node.
