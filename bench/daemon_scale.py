@@ -342,6 +342,9 @@ def main():
                 "nodes": timed(lambda: ["/v1/nodes"]),
                 "workloads_full": timed(lambda: phases),
                 "workloads_changed_since": timed(lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000"]),
+                # As the console reads them since session 40: with what each workload measured now uses.
+                "workloads_changed_since_usage": timed(
+                    lambda: [f"/v1/workloads?changedSince={cursor}&limit=10000000&usage=1"]),
             }
             console["nodes_usage_since"] = nodes_polled()  # last: its pauses would shift the reads above in time
             console["devices_changed_since"] = devices_polled()

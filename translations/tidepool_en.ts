@@ -2288,7 +2288,7 @@
         </translation>
     </message>
     <message>
-        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where the console holds it (embedded), else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where its agent measures it, else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -2278,8 +2278,8 @@
         </translation>
     </message>
     <message>
-        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where the console holds it (embedded), else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
-        <translation>由各节点的代理测得：控制台持有工作负载自身用量时（嵌入模式）即为其自身用量，否则为其资源池在该节点上的用量（或节点的用量）按请求量分摊到该处各工作负载。条形：对照配额（资源池）、节点容量（节点）或请求量（工作负载）。</translation>
+        <source>As measured by the nodes&apos; agents: a workload&apos;s own use where its agent measures it, else its pool&apos;s use on its node (or the node&apos;s) split among the workloads there by their requests. The bar: against the quota (a pool), the node&apos;s capacity (a node) or the request (a workload).</source>
+        <translation>由各节点的代理测得：代理测量工作负载自身用量时即为其自身用量，否则为其资源池在该节点上的用量（或节点的用量）按请求量分摊到该处各工作负载。条形：对照配额（资源池）、节点容量（节点）或请求量（工作负载）。</translation>
     </message>
 </context>
 <context>

@@ -2104,8 +2104,8 @@ std::int64_t ControlPlane::poolMaxDisrupted(PoolId id) const
     // A percentage of the pool's workloads: those placed, and those moved that wait for a node again.
     std::int64_t workloads = m_cluster.pool(id).placed;
     for (const WorkloadId moved : m_disrupted)
-        if (const auto it = m_workloads.find(moved); it != m_workloads.end() && it->second.workload.pool == id
-            && it->second.phase == WorkloadPhase::Pending && !m_cluster.workload(moved)->placement)
+        if (const auto it = m_workloads.find(moved);
+            it != m_workloads.end() && it->second.workload.pool == id && it->second.phase == WorkloadPhase::Pending)
             ++workloads;
     return budget.allowed(workloads);
 }

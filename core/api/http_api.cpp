@@ -944,16 +944,28 @@ void HttpApi::listWorkloads(std::string_view query, net::HttpRespond respond)
         if (more)
             answer["nextAfter"] = views.back().id;
     }
-    const std::size_t rows = views.size();
+    // With `usage=1`: what every workload measured now used ([id, cpuMillis, memoryMiB]), changed or not: its use
+    // moves with every heartbeat, which a reader of changes alone would not see.
+    std::vector<std::array<std::int64_t, 3>> usage;
+    const bool withUsage = queryValue(query, "usage") == std::optional<std::string>("1");
+    if (withUsage)
+        for (const auto& [id, w] : m_plane.workloads())
+            if (w.measured.atMs > 0 && (w.phase == WorkloadPhase::Running || w.phase == WorkloadPhase::Stopping)
+                && wanted(w) && !m_plane.nodes()[static_cast<std::size_t>(w.node)].sessionId.empty())
+                usage.push_back({ id, w.measured.cpuMillis, w.measured.memoryMiB });
+    const std::size_t rows = views.size() + usage.size() / 8;
     // Listing 10,000 workloads as JSON took the core's thread 120-186 ms (BENCHMARKS.md §3c): written off it. A small
     // page (a console following changes, a script's look at a few) is written here, not queued behind large ones.
-    OffThreadWriter write = [views = std::move(views), answer = std::move(answer)]() mutable {
-        json list = json::array();
-        for (const WorkloadView& w : views)
-            list.push_back(workloadJson(w));
-        answer["workloads"] = std::move(list);
-        return reply(http::status::ok, answer);
-    };
+    OffThreadWriter write
+        = [views = std::move(views), answer = std::move(answer), usage = std::move(usage), withUsage]() mutable {
+              json list = json::array();
+              for (const WorkloadView& w : views)
+                  list.push_back(workloadJson(w));
+              answer["workloads"] = std::move(list);
+              if (withUsage)
+                  answer["usage"] = usage;
+              return reply(http::status::ok, answer);
+          };
     if (rows <= kInlineRows)
         return respond(write());
     answerOffThread(std::move(write), std::move(respond));

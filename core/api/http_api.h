@@ -10,7 +10,9 @@
 //                                        latest workload change (a reader paging through follows the first page's)
 //   GET    /v1/workloads?changedSince=CURSOR[&limit=K]   only the workloads changed since (ended ones too), oldest
 //                                        change first, and the next cursor; `more` when the limit cut it short; a
-//                                        cursor of another run of the daemon (it restarted) is a 410
+//                                        cursor of another run of the daemon (it restarted) is a 410. Either list with
+//                                        `usage=1` also answers `usage`: [[id, cpuMillis, memoryMiB], ...] of every
+//                                        workload (of the phase and node asked) measured now on a connected node
 //   GET    /v1/workloads/{id}            a running workload's `measured` use where its agent measures it: {"atMs",
 //                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB"} of its launch (a
 //                                        change of it does not move the `changedSince` cursor)

@@ -665,6 +665,18 @@ void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
     QCOMPARE(shown(id)->maxRestarts, 4);
     QCOMPARE(shown(id)->maxRuntimeMs, std::int64_t { 3'600'000 });
     QCOMPARE(shown(id)->restarts, 0);
+    // What it uses, as its agent measures it (tidepool-fleet: 30% of its CPU, half its memory), comes with each poll
+    // (`usage=1`), though the workload does not change.
+    QTRY_VERIFY_WITH_TIMEOUT(shown(id) && shown(id)->usedMeasured, 10'000);
+    QCOMPARE(shown(id)->cpuUsedMillis, std::int64_t { 30 });
+    QCOMPARE(shown(id)->memoryUsedMiB, std::int64_t { 32 });
+    const json listed = fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads?phase=running&usage=1");
+    QVERIFY2(std::any_of(listed["usage"].begin(), listed["usage"].end(),
+                 [&](const json& u) {
+                     return u == json::array({ id, 30, 32 });
+                 }),
+        listed.dump().c_str());
+    QVERIFY(!fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads?phase=running").contains("usage"));
     QCOMPARE(console.bridge.latest()->workloads.size(), before + 1);
     const json cancelled = fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(id));
     QVERIFY2(cancelled.contains("phase"), cancelled.dump().c_str());

@@ -463,8 +463,8 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     };
     bool changesRead = false;
     while (!m_workloadCursor.empty()) {
-        const auto response
-            = client.request(HttpMethod::Get, "/v1/workloads?changedSince=" + m_workloadCursor + "&limit=10000000");
+        const auto response = client.request(
+            HttpMethod::Get, "/v1/workloads?changedSince=" + m_workloadCursor + "&limit=10000000&usage=1");
         json page = response && response->status == 200 ? json::parse(response->body, nullptr, false) : json();
         if (!page.is_object() || !page.contains("cursor") || !page["cursor"].is_string() || !page.contains("workloads")
             || !page["workloads"].is_array()) {
@@ -483,6 +483,7 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
                 m_liveWorkloads.erase(id);
         }
         m_workloadCursor = page["cursor"].get<std::string>();
+        takeUsage(page);
         if (!flagOf(page, "more")) {
             changesRead = true;
             break;
@@ -491,11 +492,14 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
     if (!changesRead) {
         std::map<std::int64_t, json> all;
         std::string cursor;
+        m_workloadUsage.clear();
         for (const char* phase : kLivePhases) {
             json page;
             // Every workload of the phase: a limit far above what one daemon keeps.
-            if (!get(std::string("/v1/workloads?phase=") + phase + "&limit=10000000", page, false))
+            if (!get(std::string("/v1/workloads?phase=") + phase + "&limit=10000000&usage=1", page, false))
                 return false;
+            for (const json& u : page.value("usage", json::array()))
+                addUsage(u);
             // The first page's cursor: whatever changed while the others were read comes with the next poll.
             if (cursor.empty() && page.contains("cursor") && page["cursor"].is_string())
                 cursor = page["cursor"].get<std::string>();
@@ -512,8 +516,12 @@ bool RemoteBackend::poll(api::ApiClient& client, std::chrono::milliseconds backo
         m_liveWorkloads = std::move(all);
         m_workloadCursor = cursor;
     }
-    for (const auto& [id, w] : m_liveWorkloads)
+    // Each row with what it uses now where the daemon measures it ("usedNow"): its `measured` is as of its last change.
+    for (const auto& [id, w] : m_liveWorkloads) {
         state.workloads.push_back(w);
+        if (const auto used = m_workloadUsage.find(id); used != m_workloadUsage.end())
+            state.workloads.back()["usedNow"] = json::array({ used->second.first, used->second.second });
+    }
     auto snapshot = snapshotFromApi(state, ++m_sequence, m_config.endpoint.url);
     if (!snapshot) {
         fail(RemoteProblem { RemoteProblem::Kind::BadAnswer, {}, snapshot.error().message, 0, retryIn });
@@ -815,6 +823,21 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
     const auto phase = api::parseWorkloadPhase(result.phase);
     result.ended = phase && api::isFinal(*phase);
     m_events.logsRead(std::move(result));
+}
+
+void RemoteBackend::addUsage(const json& u)
+{
+    // [id, cpuMillis, memoryMiB]; anything else is left out (the row keeps its share of its pool's use).
+    if (u.is_array() && u.size() == 3 && u[0].is_number_integer() && u[1].is_number_integer()
+        && u[2].is_number_integer())
+        m_workloadUsage[u[0].get<std::int64_t>()] = { u[1].get<std::int64_t>(), u[2].get<std::int64_t>() };
+}
+
+void RemoteBackend::takeUsage(const json& page)
+{
+    m_workloadUsage.clear(); // every workload measured now, or none from a daemon that does not say
+    for (const json& u : page.value("usage", json::array()))
+        addUsage(u);
 }
 
 } // namespace tidepool::ui

@@ -134,6 +134,10 @@ private:
     // daemon only for the workloads changed since (`GET /v1/workloads?changedSince=`). Empty cursor: read them all
     // (the first poll, after a failed read of the changes, a restarted daemon, or a daemon too old to give cursors).
     std::map<std::int64_t, nlohmann::json> m_liveWorkloads;
+    // What each workload measured now uses (`usage=1`): id → (cpuMillis, memoryMiB), as of the latest read.
+    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> m_workloadUsage;
+    void addUsage(const nlohmann::json& entry);
+    void takeUsage(const nlohmann::json& page);
     std::string m_workloadCursor;
     // The nodes' rows as of `m_nodeCursor` (backend thread only), by id: after one full read, each poll asks for every
     // node's fingerprint and the usage of those heard from since (`GET /v1/nodes?usageSince=`, core/api/node_rows.h),

@@ -223,6 +223,13 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
         row.memoryUsedMiB = static_cast<std::int64_t>(use.memoryPerMiB * static_cast<double>(row.memoryMiB) + 0.5);
         row.acceleratorsUsed = busy;
     }
+    // What it uses now, its own cgroup's, where the daemon measures it (`usage=1`, put on the row by the backend).
+    if (const auto now = j.find("usedNow"); now != j.end() && now->is_array() && now->size() == 2
+        && (*now)[0].is_number_integer() && (*now)[1].is_number_integer()) {
+        row.cpuUsedMillis = std::max<std::int64_t>(0, (*now)[0].get<std::int64_t>());
+        row.memoryUsedMiB = std::max<std::int64_t>(0, (*now)[1].get<std::int64_t>());
+        row.usedMeasured = true;
+    }
     return row;
 }
 

@@ -5,12 +5,11 @@
 //
 // Measured use: agents report what a node uses (CPU, memory, each device's utilisation), what each pool's cgroup uses
 // of it (CPU, memory) and what each running workload's own cgroup uses, in their heartbeats. A workload's measured CPU
-// and memory are its own where its agent measures them and the console holds them fresh (the embedded console:
-// `usedMeasured`); else its pool's on its node less what the pool's workloads measured on their own used, split among
-// the rest in proportion to what they request, or, where the agent does not measure that pool (yet), its node's,
-// split likewise among the node's workloads. A remote console reads the workloads only as they change, so it splits.
-// Its accelerators' are its devices' utilisation by its share. -1 where nothing is measured (waiting for a place, or
-// a node not heard from yet).
+// and memory are its own where its agent measures them (`usedMeasured`: the embedded console reads them from the core,
+// a remote one with each poll, `usage=1`); else its pool's on its node less what the pool's workloads measured on
+// their own used, split among the rest in proportion to what they request, or, where the agent does not measure that
+// pool (yet), its node's, split likewise among the node's workloads. Its accelerators' are its devices' utilisation
+// by its share. -1 where nothing is measured (waiting for a place, or a node not heard from yet).
 //
 // Thread affinity: none once built; shared read-only between threads.
 

@@ -634,10 +634,9 @@ QVariant PoolsModel::headerData(int section, Qt::Orientation orientation, int ro
         case CpuUsed:
         case MemoryUsed:
         case AcceleratorsUsed:
-            return tr("As measured by the nodes' agents: a workload's own use where the console holds it (embedded), "
-                      "else its pool's use on its node (or the node's) split among the workloads there by their "
-                      "requests. The bar: against the quota (a pool), the node's capacity (a node) or the request (a "
-                      "workload).");
+            return tr("As measured by the nodes' agents: a workload's own use where its agent measures it, else its "
+                      "pool's use on its node (or the node's) split among the workloads there by their requests. The "
+                      "bar: against the quota (a pool), the node's capacity (a node) or the request (a workload).");
         case QuotaUsed: return tr("CPU requested against the pool's quota; on a node row, against the node's CPU.");
         case MemBandwidth: return tr("Requested against the pool's quota; agents do not measure memory bandwidth.");
         case Network: return tr("Requested against the pool's quota.");
