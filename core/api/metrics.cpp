@@ -150,8 +150,10 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
         if (w.workload.pool >= 0 && static_cast<std::size_t>(w.workload.pool) < pools.size())
             ++phases[static_cast<std::size_t>(w.workload.pool)][static_cast<std::size_t>(w.phase)];
 
-    // What a pool's placed work holds of one resource, and its quota where it has one.
-    const auto heldAndQuota = [&](std::string_view name, std::string_view help, auto used, auto quota) {
+    // What a pool's placed work holds of one resource, its quota where it has one, and what its cgroups used where
+    // agents measure them (kind="used": the sum over the nodes that do).
+    const std::vector<MeasuredPoolUse> measured = plane.measuredPoolUse();
+    const auto heldAndQuota = [&](std::string_view name, std::string_view help, auto used, auto quota, auto inUse) {
         appendMetric(out, name, "gauge", help);
         for (const Pool& p : pools) {
             if (p.removed)
@@ -161,16 +163,23 @@ void appendPoolTierAcceleratorMetrics(std::string& out, const ControlPlane& plan
             if (quota(p) < kUnlimited)
                 appendSample(
                     out, name, labels({ { "pool", p.name }, { "kind", "quota" } }), static_cast<double>(quota(p)));
+            if (const MeasuredPoolUse& m = measured[static_cast<std::size_t>(p.id)]; m.nodes > 0)
+                appendSample(
+                    out, name, labels({ { "pool", p.name }, { "kind", "used" } }), static_cast<double>(inUse(m)));
         }
     };
     heldAndQuota(
         "tidepool_pool_cpu_millis",
-        "Each pool's CPU quota (where it has one) and the CPU its placed workloads hold, in millicores.",
-        [](const Pool& p) { return p.used.cpuMillis; }, [](const Pool& p) { return p.quota.cpuMillis; });
+        "Each pool's CPU quota (where it has one), the CPU its placed workloads hold and what its cgroups used where "
+        "agents measure them, in millicores.",
+        [](const Pool& p) { return p.used.cpuMillis; }, [](const Pool& p) { return p.quota.cpuMillis; },
+        [](const MeasuredPoolUse& m) { return m.cpuMillis; });
     heldAndQuota(
         "tidepool_pool_memory_mib",
-        "Each pool's memory limit (where it has one) and the memory its placed workloads hold, in MiB.",
-        [](const Pool& p) { return p.used.memoryMiB; }, [](const Pool& p) { return p.quota.memoryMiB; });
+        "Each pool's memory limit (where it has one), the memory its placed workloads hold and what its cgroups use "
+        "where agents measure them, in MiB.",
+        [](const Pool& p) { return p.used.memoryMiB; }, [](const Pool& p) { return p.quota.memoryMiB; },
+        [](const MeasuredPoolUse& m) { return m.memoryMiB; });
     appendMetric(out, "tidepool_pool_accelerator_share", "gauge",
         "Each pool's accelerator quota (where it has one; 0 keeps it off the kind) and what its placed workloads "
         "hold, in share units (milli-GPUs, NPU cores, FPGA slots).");

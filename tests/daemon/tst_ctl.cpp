@@ -577,6 +577,21 @@ void TestCtl::getShowsOneWorkload()
                                 "launch, as its node measured it \\d+s ago$"),
                  QRegularExpression::MultilineOption)),
         qPrintable(used.out));
+    // The pools' measured use is in /metrics beside what their workloads hold: the fleet's 30% of it.
+    api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));
+    const auto metrics = client.request(api::HttpMethod::Get, "/metrics", "");
+    QVERIFY(metrics && metrics->status == 200);
+    const QString text = QString::fromStdString(metrics->body);
+    const auto sample = [&](const QString& series) {
+        const auto match = QRegularExpression(
+            QRegularExpression::escape(series) + QStringLiteral(" (\\d+)$"), QRegularExpression::MultilineOption)
+                               .match(text);
+        return match.hasMatch() ? match.captured(1).toLongLong() : -1;
+    };
+    const qint64 allocated = sample(QStringLiteral("tidepool_pool_cpu_millis{pool=\"default\",kind=\"allocated\"}"));
+    const qint64 cpuUsed = sample(QStringLiteral("tidepool_pool_cpu_millis{pool=\"default\",kind=\"used\"}"));
+    QVERIFY2(allocated > 0 && cpuUsed > 0 && cpuUsed <= allocated, qPrintable(text.left(4000)));
+    QVERIFY(sample(QStringLiteral("tidepool_pool_memory_mib{pool=\"default\",kind=\"used\"}")) > 0);
     const CtlRun listed = ctl({ QStringLiteral("list"), QStringLiteral("--node"), QString::fromStdString(m_webNode) });
     QVERIFY2(hasLine(listed.out,
                  QStringLiteral("^") + QString::fromStdString(m_webId)
