@@ -84,6 +84,18 @@ private:
         return w && w->node != kNoNode ? m_plane->cluster().node(w->node).name : std::string();
     }
 
+    // Pool "batch", no quota, with disruption budget `budget`.
+    PoolId batchPool(DisruptionBudget budget)
+    {
+        PoolRequest batch;
+        batch.name = "batch";
+        batch.maxDisrupted = budget;
+        const auto created = m_plane->createPool(batch);
+        if (!created)
+            qFatal("creating pool batch failed: %s", created.error().message.c_str());
+        return *created;
+    }
+
     // A workload of 500 millicores in `pool`, moved onto warm-1 when placed elsewhere, running there.
     WorkloadId runningOnWarm(const std::string& name, const std::string& pool)
     {
@@ -728,12 +740,7 @@ private slots:
     void aPoolsDisruptionBudgetPacesDrains()
     {
         m_nowMs = 1'000'000'000'000;
-        PoolRequest batch;
-        batch.name = "batch";
-        batch.maxDisrupted = DisruptionBudget::workloads(1);
-        const auto created = m_plane->createPool(batch);
-        QVERIFY(created);
-        const PoolId pool = *created;
+        const PoolId pool = batchPool(DisruptionBudget::workloads(1));
         QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 1 });
         std::vector<WorkloadId> ids;
         for (int i = 0; i < 3; ++i) {
@@ -848,12 +855,7 @@ private slots:
     void aPercentageBudgetFollowsThePoolsSize()
     {
         m_nowMs = 1'000'000'000'000;
-        PoolRequest batch;
-        batch.name = "batch";
-        batch.maxDisrupted = DisruptionBudget::share(50);
-        const auto created = m_plane->createPool(batch);
-        QVERIFY(created);
-        const PoolId pool = *created;
+        const PoolId pool = batchPool(DisruptionBudget::share(50));
         QCOMPARE(m_plane->poolMaxDisrupted(pool), std::int64_t { 0 }); // half of none
         QVERIFY(m_plane->poolRequestOf(pool).maxDisrupted == DisruptionBudget::share(50));
         std::vector<WorkloadId> ids;
@@ -896,11 +898,7 @@ private slots:
     void aDrainsDeadlineOverridesTheDisruptionBudget()
     {
         m_nowMs = 1'000'000'000'000;
-        PoolRequest batch;
-        batch.name = "batch";
-        batch.maxDisrupted = DisruptionBudget::workloads(0);
-        const auto pool = m_plane->createPool(batch);
-        QVERIFY(pool);
+        const PoolId pool = batchPool(DisruptionBudget::workloads(0));
         std::vector<WorkloadId> ids;
         for (int i = 0; i < 2; ++i)
             ids.push_back(runningOnWarm("etl-" + std::to_string(i), "batch"));
@@ -916,7 +914,7 @@ private slots:
         QVERIFY(nodeOf(ids[1]) != "warm-1");
         QVERIFY(!m_plane->nodeByName("warm-1")->drain);
         // Moved past the budget, they count against it until they run.
-        QCOMPARE(m_plane->disruptedIn(*pool), std::int64_t { 2 });
+        QCOMPARE(m_plane->disruptedIn(pool), std::int64_t { 2 });
     }
 
     // An operator's cordon is kept in the store: a core restarted on the same file keeps the node cordoned.

@@ -72,8 +72,10 @@ void ConsoleFeed::sample()
 {
     m_scratch.nowMs = m_plane.nowMs();
     m_devices.fill(m_plane, m_scratch);
-    m_events.fill(m_plane, m_rebalancer, m_scratch);
-    answerEventWaiters();
+    if (m_eventWaiters.empty())
+        m_events.fill(m_plane, m_rebalancer, m_scratch);
+    else
+        answerEventWaiters(); // fills the timeline itself
     // Reads the store once per 5-minute bucket and after each evaluation; backtests in the background.
     m_forecasts.fill(m_plane, m_scratch, m_rebalancer ? m_rebalancer->evaluations() : 0);
 }
