@@ -185,6 +185,23 @@ json toJson(const LogReply& m)
         j["end"] = m.end;
     return j;
 }
+json toJson(const Resize& m)
+{
+    json j { { "workloadId", m.workloadId }, { "cpuMillis", m.cpuMillis }, { "memoryMiB", m.memoryMiB },
+        { "memoryLimitMiB", m.memoryLimitMiB }, { "cpuLimitMillis", m.cpuLimitMillis } };
+    if (m.incarnation != 0)
+        j["incarnation"] = m.incarnation;
+    return j;
+}
+json toJson(const Resized& m)
+{
+    json j { { "workloadId", m.workloadId } };
+    if (m.incarnation != 0)
+        j["incarnation"] = m.incarnation;
+    if (!m.error.empty())
+        j["error"] = m.error;
+    return j;
+}
 json toJson(const Stop& m)
 {
     json j { { "workloadId", m.workloadId }, { "graceMs", m.graceMs } };
@@ -385,6 +402,37 @@ Stop readStop(JsonReader& r)
     return m;
 }
 
+Resize readResize(JsonReader& r)
+{
+    Resize m;
+    m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    m.incarnation = optionalIncarnation(r);
+    m.cpuMillis = r.integer("cpuMillis", 0, kMaxCpuMillis);
+    m.memoryMiB = r.integer("memoryMiB", 0, kMaxMemoryMiB);
+    // 0 removes the limit; any other value is a limit, at least the request (and, for CPU, 10 millicores).
+    m.memoryLimitMiB = r.integer("memoryLimitMiB", 0, kMaxMemoryMiB);
+    m.cpuLimitMillis = r.integer("cpuLimitMillis", 0, kMaxCpuMillis);
+    if (r.ok() && m.memoryLimitMiB != 0 && m.memoryLimitMiB < std::max<std::int64_t>(1, m.memoryMiB))
+        r.fail(ErrorCode::OutOfRange, r.pathOf("memoryLimitMiB"),
+            "field `" + r.pathOf("memoryLimitMiB") + "` must be 0 or at least `" + r.pathOf("memoryMiB") + "` ("
+                + std::to_string(m.memoryMiB) + "), got " + std::to_string(m.memoryLimitMiB));
+    if (r.ok() && m.cpuLimitMillis != 0 && m.cpuLimitMillis < std::max<std::int64_t>(10, m.cpuMillis))
+        r.fail(ErrorCode::OutOfRange, r.pathOf("cpuLimitMillis"),
+            "field `" + r.pathOf("cpuLimitMillis") + "` must be 0 or at least 10 and `" + r.pathOf("cpuMillis") + "` ("
+                + std::to_string(m.cpuMillis) + "), got " + std::to_string(m.cpuLimitMillis));
+    return m;
+}
+
+Resized readResized(JsonReader& r)
+{
+    Resized m;
+    m.workloadId = r.integer("workloadId", 1, kMaxWorkloadId);
+    m.incarnation = optionalIncarnation(r);
+    if (r.has("error"))
+        m.error = r.string("error", Alphabet::Text, kMaxTextBytes);
+    return m;
+}
+
 Hello readHello(JsonReader& r)
 {
     Hello m;
@@ -552,6 +600,10 @@ Expected<Message> decodeObject(const json& root)
         message = readLogRequest(r);
     else if (type == "logs")
         message = readLogReply(r);
+    else if (type == "resize")
+        message = readResize(r);
+    else if (type == "resized")
+        message = readResized(r);
     else
         return makeError(
             ErrorCode::UnknownType, "type", "field `type` names no message of protocol version 1: \"" + type + "\"");
@@ -566,7 +618,7 @@ Expected<Message> decodeObject(const json& root)
 std::string_view typeName(const Message& message)
 {
     static constexpr std::string_view kNames[] = { "hello", "challenge", "auth", "welcome", "reject", "heartbeat",
-        "inventory", "workload_state", "pools", "launch", "stop", "log_request", "logs" };
+        "inventory", "workload_state", "pools", "launch", "stop", "log_request", "logs", "resize", "resized" };
     static_assert(std::size(kNames) == std::variant_size_v<Message>);
     return kNames[message.index()];
 }
@@ -591,7 +643,7 @@ std::vector<std::string> knownFeatures()
 {
     return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
         std::string(kFeatureLaunchPool), std::string(kFeatureLogs), std::string(kFeatureLogFollow),
-        std::string(kFeatureWorkloadUsage) };
+        std::string(kFeatureWorkloadUsage), std::string(kFeatureResize) };
 }
 
 bool isWorkloadState(std::string_view state)

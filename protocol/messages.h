@@ -72,6 +72,9 @@ inline constexpr std::string_view kFeatureLogs = "logs";
 inline constexpr std::string_view kFeatureLogFollow = "log-follow";
 // workload-usage: heartbeat samples carry each running workload's own use (`UtilisationSample::workloads`).
 inline constexpr std::string_view kFeatureWorkloadUsage = "workload-usage";
+// resize: the agent takes a `resize` of a running launch (`Resize`: its CPU weight and its own limits, changed in
+// place) and answers each with a `resized` (`Resized`). The core sends it only to an agent that names it.
+inline constexpr std::string_view kFeatureResize = "resize";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -372,8 +375,32 @@ struct LogReply {
     bool operator==(const LogReply&) const = default;
 };
 
+// Core → agent (one that names kFeatureResize): change what one running launch was given, in place, without a restart:
+// its CPU request (its cgroup's weight among its pool's workloads) and its own limits. Each field holds the launch's
+// new value whole, as `Launch` gives it: a limit of 0 removes the workload's own limit (it shares its pool's). The
+// agent refuses a memory limit below what the workload uses now (the kernel would reclaim or kill to enforce it) and
+// answers every resize with a `resized`; a launch it does not hold, or that has ended, is refused there too.
+struct Resize {
+    std::int64_t workloadId = 0;
+    std::int32_t incarnation = 0; // on the wire only when not 0
+    std::int64_t cpuMillis = 0; // 0 to kMaxCpuMillis
+    std::int64_t memoryMiB = 0; // 0 to kMaxMemoryMiB: the request, for the launch's record
+    std::int64_t memoryLimitMiB = 0; // 0 (none) or at least `memoryMiB`
+    std::int64_t cpuLimitMillis = 0; // 0 (none) or at least `cpuMillis` and 10
+    bool operator==(const Resize&) const = default;
+};
+
+// Agent → core: the answer to a `resize`. `error` (on the wire only when not empty) says why nothing changed, or what
+// was left as it was; empty: every value is in place.
+struct Resized {
+    std::int64_t workloadId = 0;
+    std::int32_t incarnation = 0; // on the wire only when not 0
+    std::string error;
+    bool operator==(const Resized&) const = default;
+};
+
 using Message = std::variant<Hello, Challenge, Auth, Welcome, Reject, Heartbeat, Inventory, WorkloadUpdate, PoolConfig,
-    Launch, Stop, LogRequest, LogReply>;
+    Launch, Stop, LogRequest, LogReply, Resize, Resized>;
 
 bool isWorkloadState(std::string_view state);
 

@@ -309,6 +309,18 @@ void SimulatedAgent::onCommand(const protocol::Message& message)
             + " is simulated (tidepool-fleet): its workloads run nothing and write no "
               "output";
         m_connection->sendLogs(reply);
+    } else if (const auto* resize = std::get_if<protocol::Resize>(&message)) {
+        // Held from now on at the new request, as the real agent's cgroup is given it; refused as the real one refuses.
+        protocol::Resized answer { resize->workloadId, resize->incarnation, {} };
+        const auto it = m_workloads.find(resize->workloadId);
+        if (it == m_workloads.end() || it->second.incarnation != resize->incarnation)
+            answer.error = "workload " + std::to_string(resize->workloadId) + " (incarnation "
+                + std::to_string(resize->incarnation) + ") is not held here";
+        else if (const auto held = m_held.find(resize->workloadId); held != m_held.end()) {
+            held->second.cpuMillis = resize->cpuMillis;
+            held->second.memoryMiB = resize->memoryMiB;
+        }
+        m_connection->sendResized(answer);
     } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
         const auto it = m_workloads.find(stop->workloadId);
         if (it == m_workloads.end() || (stop->incarnation && *stop->incarnation != it->second.incarnation)) {

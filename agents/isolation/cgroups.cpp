@@ -221,16 +221,37 @@ std::uint64_t cpuWeightFor(std::uint64_t cpuMillis)
     return 1 + (cpuSharesFor(cpuMillis) - 2) * 9999 / 262'142;
 }
 
-IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
-    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, WorkloadResources own)
+IsolationExpected<void> PoolCgroups::checkWorkloadResources(const WorkloadResources& own)
 {
-    const std::uint64_t cpuMillis = own.cpuMillis;
     if (own.memoryLimitBytes != 0 && own.memoryLimitBytes < kMinMemoryLimitBytes)
         return makeIsolationError(IsolationErrorCode::BadLimit, "memoryLimitBytes",
             "memoryLimitBytes must be at least 4096 (got " + std::to_string(own.memoryLimitBytes) + ")");
     if (own.cpuLimitMillis != 0 && own.cpuLimitMillis < 10)
         return makeIsolationError(IsolationErrorCode::BadLimit, "cpuLimitMillis",
             "cpuLimitMillis must be at least 10 (got " + std::to_string(own.cpuLimitMillis) + ")");
+    return {};
+}
+
+std::uint32_t PoolCgroups::cpuLimitUnder(const CgroupPaths& pool, std::uint32_t millis) const
+{
+    if (m_layout.version != CgroupVersion::V1)
+        return millis;
+    // The pool's quota, in microseconds a 100 ms period; -1: none.
+    if (const auto quota = sysfs::readFile(pool.cpu / "cpu.cfs_quota_us"); quota) {
+        long long usec = 0;
+        std::from_chars(quota->data(), quota->data() + quota->size(), usec);
+        if (usec > 0)
+            return std::min<std::uint32_t>(millis, static_cast<std::uint32_t>(usec / 100));
+    }
+    return millis;
+}
+
+IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, WorkloadResources own)
+{
+    const std::uint64_t cpuMillis = own.cpuMillis;
+    if (auto valid = checkWorkloadResources(own); !valid)
+        return tl::unexpected(valid.error());
     auto poolDir = poolPaths(pool);
     if (!poolDir)
         return poolDir;
@@ -263,19 +284,55 @@ IsolationExpected<CgroupPaths> PoolCgroups::createWorkload(
     if (own.memoryLimitBytes != 0)
         if (auto limited = limitMemory(*paths, own.memoryLimitBytes); !limited)
             return tl::unexpected(limited.error());
-    if (own.cpuLimitMillis != 0) {
-        std::uint32_t millis = own.cpuLimitMillis;
-        if (m_layout.version == CgroupVersion::V1) // the pool's quota, in microseconds a 100 ms period; -1: none
-            if (const auto quota = sysfs::readFile(poolDir->cpu / "cpu.cfs_quota_us"); quota) {
-                long long usec = 0;
-                std::from_chars(quota->data(), quota->data() + quota->size(), usec);
-                if (usec > 0)
-                    millis = std::min<std::uint32_t>(millis, static_cast<std::uint32_t>(usec / 100));
-            }
-        if (auto limited = limitCpu(*paths, millis); !limited)
+    if (own.cpuLimitMillis != 0)
+        if (auto limited = limitCpu(*paths, cpuLimitUnder(*poolDir, own.cpuLimitMillis)); !limited)
             return tl::unexpected(limited.error());
-    }
     return paths;
+}
+
+IsolationExpected<void> PoolCgroups::resizeWorkload(
+    std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, WorkloadResources own)
+{
+    if (auto valid = checkWorkloadResources(own); !valid)
+        return valid;
+    auto poolDir = poolPaths(pool);
+    if (!poolDir)
+        return tl::unexpected(poolDir.error());
+    auto paths = workloadPaths(pool, workloadId, incarnation);
+    if (!paths)
+        return tl::unexpected(paths.error());
+    if (!sysfs::fileExists(paths->memory))
+        return makeIsolationError(IsolationErrorCode::NotFound, paths->memory.string(),
+            "workload \"" + std::string(workloadId) + "\" has no cgroup at " + paths->memory.string());
+    const bool v2 = m_layout.version == CgroupVersion::V2;
+    if (own.memoryLimitBytes != 0) {
+        auto held = readNumber(paths->memory / (v2 ? "memory.current" : "memory.usage_in_bytes"));
+        if (!held)
+            return tl::unexpected(held.error());
+        if (*held > own.memoryLimitBytes)
+            return makeIsolationError(IsolationErrorCode::BadLimit, "memoryLimitBytes",
+                "the workload holds " + std::to_string(*held >> 20) + " MiB now, more than the new memory limit of "
+                    + std::to_string(own.memoryLimitBytes >> 20)
+                    + " MiB: left as it was (the kernel would reclaim, and failing that kill, to enforce it)");
+    }
+    if (auto limited = limitMemory(*paths, own.memoryLimitBytes ? std::optional(own.memoryLimitBytes) : std::nullopt);
+        !limited)
+        return limited;
+    const std::optional<std::uint32_t> cpuLimit
+        = own.cpuLimitMillis == 0 ? std::nullopt : std::optional(cpuLimitUnder(*poolDir, own.cpuLimitMillis));
+    if (auto limited = limitCpu(*paths, cpuLimit); !limited)
+        return limited;
+    const auto weightFile = paths->cpu / (v2 ? "cpu.weight" : "cpu.shares");
+    if (!sysfs::fileExists(weightFile)) {
+        if (own.cpuMillis == 0)
+            return {};
+        return makeIsolationError(IsolationErrorCode::NotFound, weightFile.string(),
+            "no " + weightFile.filename().string() + " for the workload's CPU weight");
+    }
+    // The kernel's defaults when no request is given: 1024 shares, weight 100.
+    return sysfs::writeFile(weightFile,
+        own.cpuMillis == 0 ? std::string(v2 ? "100" : "1024")
+                           : std::to_string(v2 ? cpuWeightFor(own.cpuMillis) : cpuSharesFor(own.cpuMillis)));
 }
 
 IsolationExpected<void> PoolCgroups::setPoolCpuWeight(std::string_view pool, std::uint64_t cpuMillis)

@@ -123,6 +123,14 @@ public:
     //     parent's: there, one above the pool's is the pool's (v2 takes it, and the pool's binds). At least 10.
     IsolationExpected<CgroupPaths> createWorkload(
         std::string_view pool, std::string_view workloadId, std::uint32_t incarnation = 0, WorkloadResources own = {});
+    // Changes what a workload's existing cgroup was given (`createWorkload`), in place, while it runs: unlike there, 0
+    // is a value, not "leave it": `cpuMillis` 0 restores the kernel's default weight, a limit of 0 removes the
+    // workload's own limit (it shares its pool's). A memory limit below what the cgroup holds now is refused
+    // (`BadLimit`, naming both), changing nothing: the kernel would reclaim, and failing that OOM-kill, to enforce it.
+    // The memory limit is written first, then the CPU limit, then the weight; an error names the first that failed
+    // (those before it hold).
+    IsolationExpected<void> resizeWorkload(
+        std::string_view pool, std::string_view workloadId, std::uint32_t incarnation, WorkloadResources own);
     // The pool's weight beside the other pools: `cpuMillis` is what its running workloads here asked for together (as
     // Kubernetes weighs a pod by its containers' requests), so that a workload's request weighs the same whichever pool
     // it is in. The runner keeps it current (`Runner`).
@@ -171,6 +179,11 @@ private:
     IsolationExpected<void> limitMemory(const CgroupPaths& group, std::optional<std::uint64_t> bytes) const;
     // The CPU quota of `group` in millicores; nullopt = none (cgroup_limits.cpp).
     IsolationExpected<void> limitCpu(const CgroupPaths& group, std::optional<std::uint32_t> millis) const;
+    // `BadLimit`, naming the field, for a workload's own limit the kernel would not take (below a page, below 10m).
+    static IsolationExpected<void> checkWorkloadResources(const WorkloadResources& own);
+    // A workload's own CPU quota inside `pool`: on v1, which refuses a child's quota above its parent's, at most the
+    // pool's; as asked on v2 (which takes it, and the pool's binds).
+    std::uint32_t cpuLimitUnder(const CgroupPaths& pool, std::uint32_t millis) const;
 
     CgroupLayout m_layout;
     CgroupPaths m_base;

@@ -173,7 +173,8 @@ void AgentClient::handleFrame(const std::string& payload)
     } else if (m_state == State::Joined
         && (std::holds_alternative<protocol::PoolConfig>(*message) || std::holds_alternative<protocol::Launch>(*message)
             || std::holds_alternative<protocol::Stop>(*message)
-            || std::holds_alternative<protocol::LogRequest>(*message))) {
+            || std::holds_alternative<protocol::LogRequest>(*message)
+            || std::holds_alternative<protocol::Resize>(*message))) {
         if (m_events.command)
             m_events.command(*message);
     } else {

@@ -232,4 +232,9 @@ bool AgentConnection::sendLogs(protocol::LogReply reply)
     return joined() && m_client->sendJoined(reply);
 }
 
+bool AgentConnection::sendResized(const protocol::Resized& answer)
+{
+    return joined() && m_client->sendJoined(answer);
+}
+
 } // namespace tidepool::agent

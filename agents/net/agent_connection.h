@@ -70,6 +70,8 @@ public:
     // Answers a `log_request` now when joined; false otherwise (the core has given up on it: a new session asks again).
     // Without its positions to a core that does not read them (kFeatureLogFollow).
     bool sendLogs(protocol::LogReply reply);
+    // Answers a `resize` now when joined; false otherwise (the core sends it again to the next session).
+    bool sendResized(const protocol::Resized& answer);
 
     bool joined() const { return m_client && m_client->state() == AgentClient::State::Joined; }
     const AgentConnectionStats& stats() const { return m_stats; }

@@ -178,6 +178,29 @@ CommandOutcome applyLaunch(Runner& runner, const protocol::Launch& launch, const
     return out;
 }
 
+protocol::Resized applyResize(Runner& runner, const protocol::Resize& resize, std::vector<std::string>& log)
+{
+    protocol::Resized answer { resize.workloadId, resize.incarnation, {} };
+    const std::string id = std::to_string(resize.workloadId);
+    const auto incarnation = static_cast<std::uint32_t>(std::max(0, resize.incarnation));
+    const WorkloadResources own { .cpuMillis = static_cast<std::uint64_t>(std::max<std::int64_t>(0, resize.cpuMillis)),
+        .memoryLimitBytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, resize.memoryLimitMiB)) << 20,
+        .cpuLimitMillis
+        = static_cast<std::uint32_t>(std::clamp<std::int64_t>(resize.cpuLimitMillis, 0, protocol::kMaxCpuMillis)) };
+    const auto limit = [](std::int64_t value, const char* unit) {
+        return value == 0 ? std::string("none") : std::to_string(value) + unit;
+    };
+    const std::string what = "resize " + recordName(id, incarnation) + " to CPU " + std::to_string(resize.cpuMillis)
+        + "m (limit " + limit(resize.cpuLimitMillis, "m") + "), memory limit " + limit(resize.memoryLimitMiB, " MiB");
+    if (auto done = runner.resize(id, incarnation, own); !done) {
+        answer.error = done.error().message.substr(0, protocol::kMaxTextBytes);
+        log.push_back(what + ": refused: " + done.error().message);
+    } else {
+        log.push_back(what + ": done");
+    }
+    return answer;
+}
+
 CommandOutcome applyStop(Runner& runner, const protocol::Stop& stop)
 {
     CommandOutcome out;

@@ -62,4 +62,7 @@ OlderLaunch judgeOlderLaunch(const WorkloadStatus& newest, const std::string& di
 CommandOutcome applyLaunch(Runner& runner, const protocol::Launch& launch, const PrepareLaunch& prepare);
 CommandOutcome applyStop(Runner& runner, const protocol::Stop& stop);
 
+// A `resize` of a running launch (`Runner::resize`), answered with what came of it; `log` says it for the agent's log.
+protocol::Resized applyResize(Runner& runner, const protocol::Resize& resize, std::vector<std::string>& log);
+
 } // namespace tidepool::agent

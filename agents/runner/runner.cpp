@@ -494,6 +494,33 @@ void Runner::weighPools()
     std::erase_if(m_poolWeights, [&](const auto& p) { return !asked.count(p.first); });
 }
 
+IsolationExpected<void> Runner::resize(const std::string& id, std::uint32_t incarnation, WorkloadResources own)
+{
+    const auto it = m_entries.find({ id, incarnation });
+    if (it == m_entries.end())
+        return makeIsolationError(IsolationErrorCode::NotFound, recordName(id, incarnation),
+            "workload " + id + " (incarnation " + std::to_string(incarnation) + ") is not held here");
+    Entry& entry = it->second;
+    refresh(entry);
+    if (isFinal(entry.status.state) || entry.stopDeadlineMs)
+        return makeIsolationError(IsolationErrorCode::BadLimit, recordName(id, incarnation),
+            "workload " + id + " (incarnation " + std::to_string(incarnation) + ") is "
+                + (entry.stopDeadlineMs && !isFinal(entry.status.state) ? std::string("stopping")
+                                                                        : workloadStateName(entry.status.state))
+                + ": nothing to resize");
+    if (auto changed = m_cgroups->resizeWorkload(entry.status.pool, id, incarnation, own); !changed)
+        return changed;
+    if (auto recorded = writeResizeRecord(entry.status.recordDir,
+            { .cpuMillis = own.cpuMillis,
+                .memoryLimitBytes = own.memoryLimitBytes,
+                .cpuLimitMillis = own.cpuLimitMillis });
+        !recorded)
+        return recorded;
+    entry.record.cpuMillis = own.cpuMillis;
+    weighPools();
+    return {};
+}
+
 std::vector<std::string> Runner::takeProblems()
 {
     return std::exchange(m_problems, {});
@@ -527,6 +554,8 @@ Runner::Entry Runner::load(const std::string& id, std::uint32_t incarnation) con
     entry.status.state = WorkloadState::Running; // until `refresh` finds otherwise
     if (const auto stop = readStopRecord(dir / "stop.json"); stop && *stop)
         entry.stopDeadlineMs = (*stop)->deadlineMs;
+    if (const auto resized = readResizeRecord(dir / "resize.json"); resized && *resized)
+        entry.record.cpuMillis = (*resized)->cpuMillis;
     return entry;
 }
 

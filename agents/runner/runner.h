@@ -152,6 +152,13 @@ public:
     // `setAside` never makes are left alone.
     IsolationExpected<std::vector<std::filesystem::path>> sweepReplaced();
 
+    // Changes what a running launch was given, in place (`PoolCgroups::resizeWorkload`: 0 restores the default weight
+    // or removes a limit), records it (resize.json, which an agent restarted later reads over the launch record) and
+    // weighs its pool again. `NotFound` for a launch it does not hold, `BadLimit` for one that has ended or a memory
+    // limit below what it holds now; nothing changes then. A failure after the memory limit was written leaves the
+    // record unwritten: the error says which file failed.
+    IsolationExpected<void> resize(const std::string& id, std::uint32_t incarnation, WorkloadResources own);
+
     // The latest incarnation of `id` this runner knows, or the given one.
     std::optional<WorkloadStatus> status(const std::string& id) const;
     std::optional<WorkloadStatus> status(const std::string& id, std::uint32_t incarnation) const;

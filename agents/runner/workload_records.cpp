@@ -148,6 +148,39 @@ IsolationExpected<std::optional<StopRecord>> readStopRecord(const std::filesyste
     return std::optional<StopRecord>(r);
 }
 
+IsolationExpected<std::optional<ResizeRecord>> readResizeRecord(const std::filesystem::path& file)
+{
+    auto loaded = readJson(file);
+    if (!loaded)
+        return tl::unexpected(loaded.error());
+    if (!*loaded)
+        return std::optional<ResizeRecord>();
+    ResizeRecord r;
+    try {
+        r.cpuMillis = (**loaded).at("cpuMillis").get<std::uint64_t>();
+        r.memoryLimitBytes = (**loaded).at("memoryLimitBytes").get<std::uint64_t>();
+        r.cpuLimitMillis = (**loaded).at("cpuLimitMillis").get<std::uint32_t>();
+    } catch (const json::exception& e) {
+        return badField(file, e.what());
+    }
+    return std::optional<ResizeRecord>(r);
+}
+
+IsolationExpected<void> writeResizeRecord(const std::filesystem::path& dir, const ResizeRecord& record)
+{
+    const std::string text = json { { "cpuMillis", record.cpuMillis }, { "memoryLimitBytes", record.memoryLimitBytes },
+        { "cpuLimitMillis", record.cpuLimitMillis } }
+                                 .dump()
+        + "\n";
+    const auto file = dir / "resize.json";
+    const auto tmp = dir / "resize.json.tmp";
+    const iovec part { const_cast<char*>(text.data()), text.size() };
+    if (const int err = asyncsafe::writeFileAtomic(tmp.c_str(), file.c_str(), dir.c_str(), &part, 1); err != 0)
+        return makeIsolationError(
+            IsolationErrorCode::SystemCall, file.string(), "writing " + file.string() + ": " + sysfs::errnoText(err));
+    return {};
+}
+
 IsolationExpected<void> writeStopRecord(const std::filesystem::path& dir, const StopRecord& record)
 {
     const std::string text = json { { "deadlineMs", record.deadlineMs } }.dump() + "\n";

@@ -4,6 +4,7 @@
 //   launch.json   what was started and where: written by the agent before the shim exists (pids 0), then rewritten by
 //                 the shim with the workload's and its own pid and start times before the workload may exec;
 //   stop.json     a stop in progress (the SIGKILL deadline), so that an agent restarted mid-stop still escalates;
+//   resize.json   what the core's latest resize gave the running launch (`Runner::resize`), read over launch.json's;
 //   exit.json     how the workload ended, written once by the shim;
 //   exit.slot     the exit record's space, reserved by the agent at launch (`kExitSlotBytes` of spaces): the shim
 //                 overwrites it in place and renames it to exit.json, so that recording how a workload ended needs no
@@ -72,6 +73,14 @@ struct StopRecord {
     std::int64_t deadlineMs = 0; // Unix time after which the workload's cgroup gets SIGKILL
 };
 
+// A resize of a running launch: its CPU request (its weight) and its own limits now, 0 for none.
+struct ResizeRecord {
+    std::uint64_t cpuMillis = 0;
+    std::uint64_t memoryLimitBytes = 0;
+    std::uint32_t cpuLimitMillis = 0;
+    bool operator==(const ResizeRecord&) const = default;
+};
+
 // The JSON of `record` without the shim's fields and the closing brace, ending in a comma: the shim appends
 // `"pid":...}` (see shim::writeLaunchRecord).
 std::string launchRecordPrefix(const LaunchRecord& record);
@@ -81,5 +90,7 @@ IsolationExpected<LaunchRecord> readLaunchRecord(const std::filesystem::path& fi
 IsolationExpected<std::optional<ExitRecord>> readExitRecord(const std::filesystem::path& file);
 IsolationExpected<std::optional<StopRecord>> readStopRecord(const std::filesystem::path& file);
 IsolationExpected<void> writeStopRecord(const std::filesystem::path& dir, const StopRecord& record);
+IsolationExpected<std::optional<ResizeRecord>> readResizeRecord(const std::filesystem::path& file);
+IsolationExpected<void> writeResizeRecord(const std::filesystem::path& dir, const ResizeRecord& record);
 
 } // namespace tidepool::agent

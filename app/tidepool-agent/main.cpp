@@ -466,6 +466,12 @@ int main(int argc, char** argv)
             connection->sendLogs(held
                     ? agent::answerLogRequest(*logs, held->stdoutPath, held->stderrPath, agent::isFinal(held->state))
                     : agent::answerLogRequest(*logs, {}, {}, true));
+        } else if (const auto* resize = std::get_if<protocol::Resize>(&message)) {
+            std::vector<std::string> lines;
+            const protocol::Resized answer = agent::applyResize(*runner, *resize, lines);
+            for (const std::string& line : lines)
+                logLine(line);
+            connection->sendResized(answer);
         } else if (const auto* stop = std::get_if<protocol::Stop>(&message)) {
             const agent::CommandOutcome outcome = agent::applyStop(*runner, *stop);
             for (const std::string& line : outcome.log)

@@ -21,6 +21,8 @@ void printWorkloads(const json& list);
 Result<void> logs(Session& session, const Words& words);
 // An operator's move onto a node, a tier or into a pool (move.cpp); a refusal is exit 1 with the scheduler's reasons.
 Result<void> move(Session& session, const Words& words);
+// An operator's resize of a workload's requests and limits, in place where it runs (move.cpp).
+Result<void> resize(Session& session, const Words& words);
 
 // The cluster (cluster.cpp).
 Result<void> nodes(Session& session, const Words& words);

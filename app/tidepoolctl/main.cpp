@@ -62,6 +62,12 @@ Commands:
                                or into pool P (the core picks one of its nodes; with --node or --tier, that one);
                                the scheduler's rules and the pool's quota decide, and a refusal says why, with how
                                many nodes each reason refused (exit status 1)
+  resize ID [--cpu MILLIS] [--memory MIB] [--cpu-limit MILLIS|none] [--memory-limit MIB|none]
+                               changes what a workload asks for (and its own limits): a waiting one is placed at
+                               its new size; a running one is resized where it runs, without a restart, when its
+                               node has room and its pool quota (its agent applies the new weight and limits to
+                               its cgroup; a memory limit below what it uses is refused); exit status 1 when
+                               refused, with why (operator role)
   nodes [NAME]                 the nodes (STATE ends ",cordoned" where no new work lands), or one
   nodes cordon NAME [--reason TEXT]
                                no new work lands on it; what runs there stays (operator role)
@@ -228,6 +234,7 @@ constexpr std::pair<std::string_view, Command> kCommands[] = {
     { "cancel", [](Session& s, const Words& w) { return workloadCommand(s, "cancel", w); } },
     { "logs", logs },
     { "move", move },
+    { "resize", resize },
     { "nodes", nodes },
     { "pools", pools },
     { "summary", summary },

@@ -72,6 +72,11 @@ void printWorkload(const json& w)
                 + mebibytes(integer(m, "memoryMiB")) + " (at most " + mebibytes(integer(m, "peakMemoryMiB"))
                 + ") in this launch, as its node measured it " + age(integer(m, "atMs")) + " ago");
     }
+    if (present(w, "resize") && w["resize"].is_object())
+        f.emplace_back("Resize",
+            text(w["resize"], "state") == "sent"
+                ? std::string("sent to its agent, not confirmed yet")
+                : "refused by its agent, which runs it with what it had before: " + text(w["resize"], "error"));
     if (present(w, "accelerators"))
         f.emplace_back("Accelerators", acceleratorText(w["accelerators"]));
     if (present(w, "devices") && !w["devices"].empty()) {

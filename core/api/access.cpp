@@ -34,7 +34,8 @@ Role requiredRole(http::verb verb, const std::vector<std::string>& parts)
     if (resource == "workloads"
         && ((verb == http::verb::post && parts.size() == 2) || (verb == http::verb::delete_ && parts.size() == 3)))
         return Role::Operator;
-    if (resource == "workloads" && verb == http::verb::post && parts.size() == 4 && parts[3] == "move")
+    if (resource == "workloads" && verb == http::verb::post && parts.size() == 4
+        && (parts[3] == "move" || parts[3] == "resize"))
         return Role::Operator;
     // Taking a node out of service and back, as an approved power-down proposal does.
     if (resource == "nodes" && verb == http::verb::post && parts.size() == 4
@@ -83,7 +84,7 @@ std::vector<http::verb> allowedMethods(const std::vector<std::string>& parts)
     if (parts.size() == 4) {
         if (resource == "workloads" && (parts[3] == "why" || parts[3] == "logs"))
             return { get, head };
-        if ((resource == "workloads" && parts[3] == "move")
+        if ((resource == "workloads" && (parts[3] == "move" || parts[3] == "resize"))
             || (resource == "nodes" && (parts[3] == "cordon" || parts[3] == "uncordon" || parts[3] == "drain"))
             || (resource == "proposals" && (parts[3] == "approve" || parts[3] == "reject")))
             return { post };

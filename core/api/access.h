@@ -14,6 +14,8 @@
 // | DELETE | /v1/workloads/{id}                | operator | cancelling it too                                     |
 // | POST   | /v1/workloads/{id}/move           | operator | moving it to a node, tier or pool (the scheduler and  |
 // |        |                                   |          | the target pool's quota still decide)                |
+// | POST   | /v1/workloads/{id}/resize         | operator | right-sizing it (its node's room and its pool's      |
+// |        |                                   |          | quota still decide)                                  |
 // | POST   | /v1/proposals/{id}/approve|reject | operator | deciding what the rebalancer proposes                 |
 // | POST   | /v1/evaluate                      | operator | an evaluation now, instead of at the next period      |
 // | POST   | /v1/whatif                        | operator | changes nothing but re-simulates the whole cluster    |

@@ -832,6 +832,11 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
     sendPools(*node);
     forgetLaunches(*node); // a (re)join: the inventory says which launches arrived, the reconciliation sends the rest
     reconcile(*node, inventory.workloads);
+    // A resize its agent had not answered when the session ended: its agent may never have had it.
+    for (const WorkloadId id : m_cluster.node(node->id).residents)
+        if (const auto w = m_workloads.find(id); w != m_workloads.end() && w->second.resizeUnconfirmed
+            && w->second.phase == WorkloadPhase::Running && w->second.node == node->id)
+            sendResize(*node, w->second);
     setNodeState(*node, NodeState::Ready);
 }
 

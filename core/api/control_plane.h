@@ -211,6 +211,23 @@ struct MeasuredWorkloadUse {
     bool operator==(const MeasuredWorkloadUse&) const = default;
 };
 
+// A change of what a workload asks for and may use (`ControlPlane::resize`, `POST /v1/workloads/{id}/resize`): each
+// field left out keeps its value; a limit of 0 removes the workload's own limit (it shares its pool's).
+struct ResizeRequest {
+    std::optional<std::int64_t> cpuMillis;
+    std::optional<std::int64_t> memoryMiB;
+    std::optional<std::int64_t> cpuLimitMillis;
+    std::optional<std::int64_t> memoryLimitMiB;
+    bool empty() const { return !cpuMillis && !memoryMiB && !cpuLimitMillis && !memoryLimitMiB; }
+};
+
+struct ResizeOutcome {
+    bool changed = false; // false: it asked for this already
+    std::string node; // where it runs, resized in place; empty: not placed (it is placed at its new size)
+    bool sentToAgent = false; // its agent was sent the new weight and limits (`LiveWorkload::resizeUnconfirmed`)
+    std::string message; // what changed, in English (logs, audit)
+};
+
 struct LiveWorkload {
     Workload workload;
     std::string poolName;
@@ -252,6 +269,11 @@ struct LiveWorkload {
     // What its current launch used (running or stopping, on an agent that measures it; a new launch starts it again).
     // Not kept across restarts of the core, and not a change (`changeSequence` stays): it moves with every heartbeat.
     MeasuredWorkloadUse measured;
+    // A resize of its running launch sent to its agent and not answered yet (sent again when its agent rejoins), and
+    // the agent's refusal of the latest one ("" when none): the launch runs with what it had before, though the core
+    // holds the new request. Not kept across restarts of the core.
+    bool resizeUnconfirmed = false;
+    std::string resizeRefused;
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
@@ -483,6 +505,7 @@ public:
     void onWorkloadUpdate(const std::string& sessionId, const protocol::WorkloadStatus& status);
     void onLeft(const std::string& sessionId, const std::string& reason);
     void onLogReply(const std::string& sessionId, const protocol::LogReply& reply);
+    void onResized(const std::string& sessionId, const protocol::Resized& answer);
 
     // Asks the agent of the node a workload runs on, or last ran on (an ended workload's output stays with its agent
     // until the agent's retention removes its record), for the end of its output. `done` runs once, on the core's
@@ -563,6 +586,15 @@ public:
     // queue, its detail naming `actor` (and the pools, when it changed pool). Refused: nothing changes, and the
     // outcome says why.
     MoveOutcome move(WorkloadId id, const MoveTarget& target, const std::string& actor);
+    // Changes what a workload asks for and may use, by `actor` (workload_resize.cpp). Waiting (pending, held, waiting
+    // for a restart): it is placed at its new size. Running: in place, on its node, without a restart (as Kubernetes'
+    // in-place pod resize): its node must have room for the new request beside what else runs there, and its pool's
+    // quota; its agent is sent the new CPU weight and limits (a `resize`) when they change, and must name
+    // kFeatureResize and be connected; a memory limit below what it was measured using is refused. Refused (nothing
+    // changes): 404 unknown, 400 a bad value (a limit below its request, a workload that would ask for nothing), 409
+    // ended, stopping, launching (its launch is not answered yet) or no room, 503 its agent away. Accelerators are not
+    // resized: move it (it restarts) to change those.
+    ApiResult<ResizeOutcome> resize(WorkloadId id, const ResizeRequest& request, const std::string& actor);
     // Holds deferrable batch (submitted `deferrable`, not yet placed) until `untilMs` (Unix ms), a low-carbon window:
     // each is placed at the hold's end or at its own deadline, whichever comes first. 0 lifts the hold. With a store
     // the hold is kept (the `meta` key `carbon_hold`) and restored at start, so a restart does not release held work
@@ -690,6 +722,8 @@ private:
     bool tryPlace(LiveWorkload& w);
     void launch(LiveWorkload& w);
     void sendLaunch(LiveNode& node, const LiveWorkload& w);
+    // Sends a running workload's current CPU request and limits to its node's agent (`protocol::Resize`).
+    void sendResize(LiveNode& node, LiveWorkload& w);
     // The agent answered about (id, incarnation): a launch in flight leaves the window and waiting ones go.
     void launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation);
     void forgetLaunches(LiveNode& node);

@@ -97,6 +97,7 @@ Expected<std::unique_ptr<CoreHost>> CoreHost::create(boost::asio::io_context& io
     events.workloadUpdate
         = [&core](const std::string& s, const protocol::WorkloadStatus& w) { core.onWorkloadUpdate(s, w); };
     events.logReply = [&core](const std::string& s, const protocol::LogReply& r) { core.onLogReply(s, r); };
+    events.resized = [&core](const std::string& s, const protocol::Resized& r) { core.onResized(s, r); };
     events.left = [&core](const std::string& s, const std::string& why) { core.onLeft(s, why); };
     h.m_agents = net::AgentServer::create(io, agentConfig, events, h.m_log);
 

@@ -113,6 +113,8 @@ struct WorkloadView {
     std::int64_t maxRuntimeMs = 0;
     std::int32_t stopGraceMs = -1;
     MeasuredWorkloadUse measured;
+    bool resizeUnconfirmed = false;
+    std::string resizeRefused;
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -124,7 +126,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured };
+        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured, w.resizeUnconfirmed, w.resizeRefused };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -183,6 +185,10 @@ json workloadJson(const WorkloadView& w)
         j["measured"] = json { { "atMs", w.measured.atMs }, { "cpuMillis", w.measured.cpuMillis },
             { "memoryMiB", w.measured.memoryMiB }, { "peakCpuMillis", w.measured.peakCpuMillis },
             { "peakMemoryMiB", w.measured.peakMemoryMiB } };
+    // A resize of the running launch its agent has not confirmed yet, or refused (it runs with what it had).
+    if (w.resizeUnconfirmed || !w.resizeRefused.empty())
+        j["resize"] = w.resizeUnconfirmed ? json { { "state", "sent" } }
+                                          : json { { "state", "refused" }, { "error", w.resizeRefused } };
     return j;
 }
 
@@ -712,6 +718,13 @@ void HttpApi::handle(const net::HttpRequest& request, const std::string& peer, n
         if (moved.result_int() >= 400 && moved.result_int() < 500)
             ++m_stats.clientErrors;
         return answerChange(std::move(moved), std::move(entry), m_auditTarget, std::move(respond));
+    }
+    if (parts.size() == 4 && parts[1] == "workloads" && parts[3] == "resize" && verb == http::verb::post) {
+        // An operator's resize, by the token's actor (move_api.h).
+        net::HttpResponse resized = resizeRoute(m_plane, request, parts, caller.actor(), m_auditTarget, m_auditDetail);
+        if (resized.result_int() >= 400 && resized.result_int() < 500)
+            ++m_stats.clientErrors;
+        return answerChange(std::move(resized), std::move(entry), m_auditTarget, std::move(respond));
     }
     net::HttpResponse response = proposals
         ? proposalRoute(m_rebalancer, request, parts, query, caller.actor(), m_auditTarget, m_auditDetail)

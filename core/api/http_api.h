@@ -15,7 +15,9 @@
 //                                        workload (of the phase and node asked) measured now on a connected node
 //   GET    /v1/workloads/{id}            a running workload's `measured` use where its agent measures it: {"atMs",
 //                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB"} of its launch (a
-//                                        change of it does not move the `changedSince` cursor)
+//                                        change of it does not move the `changedSince` cursor); after a resize of
+//                                        its launch, `resize`: {"state": "sent"} until its agent confirms it,
+//                                        {"state": "refused", "error"} when its agent refused it
 //   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
 //   GET    /v1/workloads/{id}/logs[?stream=stdout|stderr&bytes=N]   the end of its output (default the last 64 KiB
 //                                        of stdout, at most 256 KiB), from the agent that holds it: {"id", "node",
@@ -25,6 +27,8 @@
 //                                        answer in 10 s. Operator role: output may hold what not everyone should see
 //   DELETE /v1/workloads/{id}            cancel
 //   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
+//   POST   /v1/workloads/{id}/resize     an operator's change of its CPU and memory requests and limits, in place where
+//                                        it runs (move_api.h)
 //   GET    /v1/nodes                     nodes with devices, pools, tier, state and utilisation
 //   GET    /v1/nodes/{name}
 //   GET    /v1/pools    GET /v1/pools/{name}    POST /v1/pools    PUT /v1/pools/{name}    DELETE /v1/pools/{name}
@@ -58,7 +62,7 @@
 // | -------- | ------------------------------------------------------------------------------------------------- |
 // | viewer   | every GET but /v1/audit and /v1/workloads/{id}/logs                                               |
 // | operator | also GET /v1/audit and /v1/workloads/{id}/logs, POST /v1/workloads, DELETE /v1/workloads/{id},    |
-// |          | POST /v1/workloads/{id}/move,                                                                     |
+// |          | POST /v1/workloads/{id}/move and /resize,                                                         |
 // |          | POST /v1/proposals/{id}/approve and /reject, POST /v1/evaluate, POST /v1/whatif                   |
 // | admin    | also POST /v1/pools, PUT and DELETE /v1/pools/{name}, and any change route not named above        |
 // |          | (fail closed)                                                                                     |

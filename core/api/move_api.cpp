@@ -115,4 +115,61 @@ net::HttpResponse moveRoute(ControlPlane& plane, const net::HttpRequest& request
     return reply(static_cast<http::status>(moveStatus(outcome.refusal)), moveOutcomeJson(plane, *id, outcome));
 }
 
+ApiResult<ResizeRequest> parseResizeRequest(const json& body)
+{
+    std::optional<protocol::Error> readError;
+    JsonReader r(body, "", readError);
+    ResizeRequest request;
+    const auto read = [&](const char* key, std::int64_t max, bool nullable, std::optional<std::int64_t>& into) {
+        const auto field = body.find(key);
+        if (field == body.end())
+            return;
+        if (nullable && field->is_null()) {
+            r.skip(key);
+            into = 0;
+            return;
+        }
+        into = r.integer(key, 0, max);
+    };
+    read("cpuMillis", protocol::kMaxCpuMillis, false, request.cpuMillis);
+    read("memoryMiB", protocol::kMaxMemoryMiB, false, request.memoryMiB);
+    read("cpuLimitMillis", protocol::kMaxCpuMillis, true, request.cpuLimitMillis);
+    read("memoryLimitMiB", protocol::kMaxMemoryMiB, true, request.memoryLimitMiB);
+    r.rejectUnknownFields();
+    if (r.ok() && request.empty())
+        r.fail(protocol::ErrorCode::OutOfRange, "cpuMillis",
+            "the body must say what to change: `cpuMillis`, `memoryMiB`, `cpuLimitMillis` or `memoryLimitMiB`");
+    return checkedRead(readError, std::move(request));
+}
+
+net::HttpResponse resizeRoute(ControlPlane& plane, const net::HttpRequest& request,
+    const std::vector<std::string>& parts, const std::string& actor, std::string& auditTarget, json& auditDetail)
+{
+    const auto id = parseInteger(parts[2]);
+    if (!id || *id <= 0)
+        return errorReply(400, "workload id \"" + clipText(parts[2], 64) + "\" is not a positive integer");
+    auditTarget = "workload " + std::to_string(*id);
+    const auto body
+        = parseJsonBody(request.body(), 4, R"({"cpuMillis", "memoryMiB", "cpuLimitMillis", "memoryLimitMiB"})");
+    if (!body)
+        return errorReply(400, body.error());
+    auto asked = parseResizeRequest(*body);
+    if (!asked)
+        return errorReply(asked.error().status, asked.error().message);
+    auditDetail = *body;
+    auto outcome = plane.resize(*id, *asked, actor);
+    if (!outcome)
+        return errorReply(outcome.error().status, outcome.error().message);
+    const LiveWorkload* w = plane.workload(*id);
+    json j { { "resized", outcome->changed }, { "workload", *id }, { "node", outcome->node },
+        { "sentToAgent", outcome->sentToAgent }, { "message", outcome->message } };
+    if (w) {
+        j["cpuMillis"] = w->workload.requests.cpuMillis;
+        j["memoryMiB"] = w->workload.requests.memoryMiB;
+        j["cpuLimitMillis"] = w->cpuLimitMillis;
+        j["memoryLimitMiB"] = w->memoryLimitMiB;
+    }
+    return reply(http::status::ok, j);
+}
+
 } // namespace tidepool::api

@@ -11,7 +11,17 @@
 // fields and wrong types are a 400 naming the field, and change nothing. Operator role (access.h); the audit's target
 // is "workload {id}", its completed entry's detail says where it went (or the refusal's code).
 //
-// Thread affinity: `moveRoute` on the core's io_context thread; the rest are pure functions.
+// And an operator's resize of a workload (`ControlPlane::resize`), in place where it runs:
+//
+//   POST /v1/workloads/{id}/resize   body {"cpuMillis", "memoryMiB", "cpuLimitMillis", "memoryLimitMiB"}, at least one;
+//                                    a limit of 0 or null removes the workload's own limit
+//
+// 200 {"resized": true|false (it asked for this already), "workload": id, "node" (where it runs, resized in place; ""
+// when waiting), "sentToAgent", "message", and the workload's values now: "cpuMillis", "memoryMiB", "cpuLimitMillis",
+// "memoryLimitMiB"}; refused: the status `ControlPlane::resize` names, {"error": message}. Operator role; the audit's
+// target is "workload {id}", its detail the values asked for.
+//
+// Thread affinity: `moveRoute` and `resizeRoute` on the core's io_context thread; the rest are pure functions.
 
 #include "core/api/control_plane.h"
 #include "core/net/http_server.h"
@@ -45,5 +55,13 @@ nlohmann::json moveOutcomeJson(const ControlPlane& plane, WorkloadId id, const M
 // workload, `auditDetail` (an object) to where it went or the refusal's code.
 net::HttpResponse moveRoute(ControlPlane& plane, const net::HttpRequest& request, const std::vector<std::string>& parts,
     const std::string& actor, std::string& auditTarget, nlohmann::json& auditDetail);
+
+// The body of a resize; every error names the field.
+ApiResult<ResizeRequest> parseResizeRequest(const nlohmann::json& body);
+
+// `POST /v1/workloads/{id}/resize` (`parts` = {"v1", "workloads", id, "resize"}) by `actor`, as `moveRoute`.
+net::HttpResponse resizeRoute(ControlPlane& plane, const net::HttpRequest& request,
+    const std::vector<std::string>& parts, const std::string& actor, std::string& auditTarget,
+    nlohmann::json& auditDetail);
 
 } // namespace tidepool::api

@@ -151,6 +151,22 @@ Expected<void> ClusterState::setWorkloadPool(WorkloadId id, PoolId pool)
     return {};
 }
 
+Expected<void> ClusterState::setWorkloadRequests(WorkloadId id, const Resources& requests)
+{
+    auto it = m_workloads.find(id);
+    if (it == m_workloads.end())
+        return makeError(ErrorCode::NotFound, "workload " + std::to_string(id) + " does not exist");
+    if (requests.cpuMillis < 0 || requests.memoryMiB < 0 || requests.memBandwidthMBps < 0
+        || requests.netBandwidthMbps < 0)
+        return makeError(ErrorCode::InvalidArgument, "workload '" + it->second.workload.name + "': a negative request");
+    if (it->second.placement)
+        return makeError(ErrorCode::InvalidArgument,
+            "workload '" + it->second.workload.name + "' is placed: release it before changing what it asks for");
+    it->second.workload.requests = requests;
+    ++m_version;
+    return {};
+}
+
 Expected<void> ClusterState::bind(const Placement& placement)
 {
     auto it = m_workloads.find(placement.workload);

@@ -58,6 +58,8 @@ public:
     // Puts an unplaced workload into `pool` (an operator's move to another pool): refused while it is placed, since
     // what it holds is charged to the pool it is in, and for an unknown pool.
     Expected<void> setWorkloadPool(WorkloadId id, PoolId pool);
+    // Changes what an unplaced workload asks for (a resize: release it first when placed, then bind it again).
+    Expected<void> setWorkloadRequests(WorkloadId id, const Resources& requests);
 
     // Takes the workload's resources on `placement.node` (and the device shares it names) and from its pool.
     // Fails, changing nothing, when anything would go over capacity or quota.

@@ -92,6 +92,7 @@ struct AgentServerEvents {
     std::function<void(const std::string& sessionId, const protocol::Inventory&)> inventory;
     std::function<void(const std::string& sessionId, const protocol::WorkloadStatus&)> workloadUpdate;
     std::function<void(const std::string& sessionId, const protocol::LogReply&)> logReply;
+    std::function<void(const std::string& sessionId, const protocol::Resized&)> resized;
     std::function<void(const std::string& sessionId, const std::string& reason)> left;
 };
 

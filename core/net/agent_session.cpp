@@ -141,6 +141,9 @@ void AgentSession::handleFrame(const std::string& payload)
     } else if (const auto* logs = std::get_if<protocol::LogReply>(&*message); logs && m_state == State::Joined) {
         if (m_shared->events.logReply)
             m_shared->events.logReply(m_sessionId, *logs);
+    } else if (const auto* resized = std::get_if<protocol::Resized>(&*message); resized && m_state == State::Joined) {
+        if (m_shared->events.resized)
+            m_shared->events.resized(m_sessionId, *resized);
     } else
         badFrame("unexpected `" + std::string(protocol::typeName(*message)) + "` message at this point of the session");
 }

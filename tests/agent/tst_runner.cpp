@@ -214,6 +214,7 @@ private Q_SLOTS:
     void anotherWorkloadUnderANewerRunningIncarnationIsRefused();
     void aStopReachesOnlyTheIncarnationItNames();
     void replacedRecordsAreBounded();
+    void aRunningWorkloadIsResizedInPlace();
 
 private:
     bool needCgroups();
@@ -2153,6 +2154,76 @@ void TestRunner::replacedRecordsAreBounded()
     QVERIFY(fs::exists(stateDir / "replaced" / "notes.txt"));
     QVERIFY(fs::exists(stateDir / "replaced" / "not-a-record"));
     QVERIFY(m_runner->sweepReplaced()->empty());
+}
+
+// A resize (`Runner::resize`, the core's `resize`) changes a running workload's cgroup in place: its weight, its own
+// memory and CPU limits (0 removes one); the process runs on. A memory limit below what it holds is refused, changing
+// nothing; the new request is recorded (resize.json), so that a runner adopting it later weighs its pool by it.
+void TestRunner::aRunningWorkloadIsResizedInPlace()
+{
+    REQUIRE_CGROUPS();
+    PoolLimits limits;
+    limits.memoryBytes = 256ULL << 20;
+    limits.cpuMillis = 2000;
+    QVERIFY(makePool("resize", limits));
+    LaunchSpec grow = spec("grow", "resize", { TIDEPOOL_RUNNER_HELPER, "hog", "48" });
+    grow.cpuMillis = 1000;
+    grow.memoryLimitBytes = 128ULL << 20;
+    grow.cpuLimitMillis = 500;
+    auto launched = m_runner->launch(grow);
+    QVERIFY2(launched, launched ? "" : messageOf(launched.error()).constData());
+    QVERIFY(waitForText(launched->stdoutPath, "allocated 48 MiB"));
+    const bool v2 = m_layout->version == CgroupVersion::V2;
+    const fs::path memory = launched->cgroup.memory / (v2 ? "memory.max" : "memory.limit_in_bytes");
+    const fs::path quota = launched->cgroup.cpu / (v2 ? "cpu.max" : "cpu.cfs_quota_us");
+    const fs::path weight = launched->cgroup.cpu / (v2 ? "cpu.weight" : "cpu.shares");
+    const auto weightOf
+        = [&](std::uint64_t millis) { return std::to_string(v2 ? cpuWeightFor(millis) : cpuSharesFor(millis)) + "\n"; };
+    QCOMPARE(readText(memory), std::string("134217728\n"));
+    QCOMPARE(readText(quota), std::string(v2 ? "50000 100000\n" : "50000\n"));
+    QCOMPARE(readText(weight), weightOf(1000));
+
+    auto done
+        = m_runner->resize("grow", 0, { .cpuMillis = 250, .memoryLimitBytes = 192ULL << 20, .cpuLimitMillis = 0 });
+    QVERIFY2(done, done ? "" : messageOf(done.error()).constData());
+    QCOMPARE(readText(memory), std::string("201326592\n"));
+    QCOMPARE(readText(quota), std::string(v2 ? "max 100000\n" : "-1\n"));
+    QCOMPARE(readText(weight), weightOf(250));
+    QCOMPARE(m_runner->status("grow")->state, WorkloadState::Running);
+    QCOMPARE(m_runner->status("grow")->pid, launched->pid);
+    const auto recorded = readResizeRecord(launched->recordDir / "resize.json");
+    QVERIFY(recorded && *recorded);
+    QCOMPARE(**recorded, (ResizeRecord { 250, 192ULL << 20, 0 }));
+
+    // Below what it holds: refused, nothing written.
+    const auto below
+        = m_runner->resize("grow", 0, { .cpuMillis = 100, .memoryLimitBytes = 16ULL << 20, .cpuLimitMillis = 200 });
+    QVERIFY(!below);
+    QCOMPARE(below.error().code, IsolationErrorCode::BadLimit);
+    QVERIFY2(messageOf(below.error()).contains("more than the new memory limit of 16 MiB"),
+        messageOf(below.error()).constData());
+    QCOMPARE(readText(memory), std::string("201326592\n"));
+    QCOMPARE(readText(quota), std::string(v2 ? "max 100000\n" : "-1\n"));
+    QCOMPARE(readText(weight), weightOf(250));
+
+    // A runner that adopts it later weighs its pool by the resized request, not the launch's.
+    const fs::path poolWeight = m_cgroups->poolPaths("resize")->cpu / (v2 ? "cpu.weight" : "cpu.shares");
+    QCOMPARE(readText(poolWeight), weightOf(250));
+    QVERIFY(m_cgroups->setPoolCpuWeight("resize", 5000));
+    useRunner(configFor(m_runner->workloadsDir().parent_path()));
+    QVERIFY(m_runner->adopt());
+    (void)m_runner->poll();
+    QCOMPARE(readText(poolWeight), weightOf(250));
+
+    // Ended, or never held: refused.
+    QVERIFY(m_runner->stop("grow", 5s));
+    QCOMPARE(waitFinal(*m_runner, "grow").signal, std::optional<int>(SIGTERM));
+    const auto ended = m_runner->resize("grow", 0, { .cpuMillis = 500 });
+    QVERIFY(!ended);
+    QVERIFY2(messageOf(ended.error()).contains("nothing to resize"), messageOf(ended.error()).constData());
+    const auto stranger = m_runner->resize("nobody", 0, { .cpuMillis = 500 });
+    QVERIFY(!stranger);
+    QCOMPARE(stranger.error().code, IsolationErrorCode::NotFound);
 }
 
 QTEST_GUILESS_MAIN(TestRunner)

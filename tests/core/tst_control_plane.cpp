@@ -1795,6 +1795,184 @@ private slots:
         QVERIFY(m_plane->updatePool("drift", drift));
         QCOMPARE(m_plane->workloadsOffTier(driftId), std::size_t { 0 });
     }
+
+    // A running workload is resized where it runs (`ControlPlane::resize`): its node and pool are charged the new size,
+    // its agent is sent the new CPU weight and limits (not for the memory request alone, which is the core's), and its
+    // answer confirms it or says why not; one that did not arrive is sent again when the agent rejoins.
+    void aRunningWorkloadIsResizedInPlace()
+    {
+        joinNamingFeatures("s1", "n1"); // 4000 millicores, 8192 MiB
+        const WorkloadId a = submit("a", 1000);
+        m_plane->onWorkloadUpdate("s1", status(a, "running"));
+        QCOMPARE(name(m_plane->workload(a)->phase), name(WorkloadPhase::Running));
+        const Node& node = m_plane->cluster().node(0);
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 3000 });
+
+        ResizeRequest down;
+        down.cpuMillis = 250;
+        down.memoryLimitMiB = 1024;
+        const auto done = m_plane->resize(a, down, "token:ops");
+        QVERIFY2(done, done ? "" : done.error().message.c_str());
+        QVERIFY(done->changed);
+        QVERIFY(done->sentToAgent);
+        QCOMPARE(done->node, std::string("n1"));
+        QVERIFY2(done->message.find("resized by token:ops: CPU 1000m → 250m, memory limit none → 1024 MiB in place on "
+                                    "node n1")
+                != std::string::npos,
+            done->message.c_str());
+        auto resizes = sentOf<protocol::Resize>("s1");
+        QCOMPARE(resizes.size(), std::size_t { 1 });
+        QCOMPARE(resizes[0], (protocol::Resize { a, 0, 250, 512, 1024, 0 }));
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 3750 });
+        QCOMPARE(m_plane->cluster().pool(0).used.cpuMillis, std::int64_t { 250 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        QCOMPARE(api::submissionJson(*m_plane->workload(a), m_plane->cluster()).value("cpuMillis", 0), 250);
+        m_plane->onResized("s1", protocol::Resized { a, 0, {} });
+        QVERIFY(!m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(m_plane->workload(a)->resizeRefused.empty());
+
+        // The same again changes nothing and sends nothing; the memory request alone is the core's.
+        const auto same = m_plane->resize(a, down, "token:ops");
+        QVERIFY(same && !same->changed);
+        ResizeRequest memory;
+        memory.memoryMiB = 768;
+        const auto more = m_plane->resize(a, memory, "token:ops");
+        QVERIFY(more && more->changed && !more->sentToAgent);
+        QCOMPARE(sentOf<protocol::Resize>("s1").size(), std::size_t { 1 });
+        QCOMPARE(node.free.memoryMiB, std::int64_t { 8192 - 768 });
+
+        // More than the node has room for beside the rest: refused, nothing changes.
+        const WorkloadId b = submit("b", 3000);
+        m_plane->onWorkloadUpdate("s1", status(b, "running"));
+        ResizeRequest up;
+        up.cpuMillis = 1500;
+        const auto refused = m_plane->resize(a, up, "token:ops");
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().status, 409);
+        QVERIFY2(refused.error().message.find("node n1 has no room for it (CPU: it would ask for 1500m and 1000m are "
+                                              "free beside what else runs there)")
+                != std::string::npos,
+            refused.error().message.c_str());
+        QCOMPARE(m_plane->workload(a)->workload.requests.cpuMillis, std::int64_t { 250 });
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 750 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+        up.cpuMillis = 1000; // exactly what is free with its own released
+        QVERIFY(m_plane->resize(a, up, "token:ops"));
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 0 });
+
+        // Its agent's refusal is kept (it runs with what it had) and audited; a stale answer changes nothing.
+        m_plane->onResized("s1", protocol::Resized { a, 3, "another launch" });
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        m_plane->onResized("s1", protocol::Resized { a, 0, "the workload holds 900 MiB now" });
+        QCOMPARE(m_plane->workload(a)->resizeRefused, std::string("the workload holds 900 MiB now"));
+        QVERIFY(logMentions("the agent of node n1 refused to resize workload " + std::to_string(a)));
+
+        // Not answered before its agent left: sent again to the next session.
+        ResizeRequest less;
+        less.cpuMillis = 400;
+        QVERIFY(m_plane->resize(a, less, "token:ops"));
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(m_plane->workload(a)->resizeRefused.empty());
+        m_plane->onLeft("s1", "connection reset");
+        joinNamingFeatures("s2", "n1", { status(a, "running"), status(b, "running") });
+        resizes = sentOf<protocol::Resize>("s2");
+        QCOMPARE(resizes.size(), std::size_t { 1 });
+        QCOMPARE(resizes[0].cpuMillis, std::int64_t { 400 });
+        QCOMPARE(resizes[0].memoryLimitMiB, std::int64_t { 1024 });
+    }
+
+    // What `resize` refuses, each with a status and words that say why, changing nothing; and a waiting workload,
+    // which is simply placed at its new size.
+    void aResizeIsRefusedWhenItCannotBeDone()
+    {
+        const auto refusal = [&](WorkloadId id, const ResizeRequest& r, int status, const std::string& words) {
+            const auto out = m_plane->resize(id, r, "token:ops");
+            if (out)
+                return QStringLiteral("resized: %1").arg(QString::fromStdString(out->message));
+            if (out.error().status != status || out.error().message.find(words) == std::string::npos)
+                return QStringLiteral("%1 %2").arg(out.error().status).arg(QString::fromStdString(out.error().message));
+            return QString();
+        };
+        ResizeRequest half;
+        half.cpuMillis = 500;
+        QCOMPARE(refusal(99, half, 404, "no workload has id 99"), QString());
+
+        join("s-old", "old"); // an agent from before features
+        const WorkloadId onOld = submit("on-old", 1000);
+        QCOMPARE(nodeOf(onOld), std::string("old"));
+        QCOMPARE(refusal(onOld, half, 409, "launching on node old"), QString());
+        m_plane->onWorkloadUpdate("s-old", status(onOld, "running"));
+        QCOMPARE(refusal(onOld, half, 409, "the agent of node old is from before resizing"), QString());
+        ResizeRequest memoryOnly;
+        memoryOnly.memoryMiB = 256;
+        QVERIFY(m_plane->resize(onOld, memoryOnly, "token:ops")); // the core's alone: no agent needed
+        QVERIFY(sentOf<protocol::Resize>("s-old").empty());
+
+        ResizeRequest nothing;
+        nothing.cpuMillis = 0;
+        nothing.memoryMiB = 0;
+        QCOMPARE(refusal(onOld, nothing, 400, "would ask for nothing"), QString());
+        ResizeRequest tight;
+        tight.memoryLimitMiB = 128;
+        QCOMPARE(refusal(onOld, tight, 400, "128 MiB is below the memory it asks for (256 MiB)"), QString());
+        ResizeRequest slow;
+        slow.cpuLimitMillis = 500;
+        QCOMPARE(refusal(onOld, slow, 400, "500m is below the CPU it asks for (1000m)"), QString());
+
+        m_plane->onLeft("s-old", "connection reset");
+        QCOMPARE(refusal(onOld, half, 503, "is not connected now"), QString());
+
+        // Measured above the limit asked for.
+        joinNamingFeatures("s1", "n1");
+        PoolRequest small;
+        small.name = "small";
+        small.cpuMillis = 1200;
+        QVERIFY(m_plane->createPool(small));
+        SubmitRequest inSmall = request("in-small", 1000);
+        inSmall.pool = "small";
+        const WorkloadId pooled = *m_plane->submit(inSmall);
+        QCOMPARE(nodeOf(pooled), std::string("n1"));
+        m_plane->onWorkloadUpdate("s1", status(pooled, "running"));
+        protocol::Heartbeat beat;
+        beat.samples.push_back(protocol::UtilisationSample { 1'000, 0.5, 1024, {} });
+        beat.samples.back().workloads.push_back({ pooled, 0, 700, 900 });
+        m_plane->onHeartbeat("s1", beat);
+        ResizeRequest capped;
+        capped.memoryLimitMiB = 600;
+        QCOMPARE(refusal(pooled, capped, 409,
+                     "used 900 MiB at its latest sample, more than the new memory limit of "
+                     "600 MiB"),
+            QString());
+        // More than its pool's quota leaves.
+        ResizeRequest big;
+        big.cpuMillis = 1500;
+        QCOMPARE(refusal(pooled, big, 409,
+                     "pool small quota: CPU: it asks for 1500 millicores and 1200 of the "
+                     "pool's 1200 are left (300 short)"),
+            QString());
+        QCOMPARE(m_plane->cluster().pool(*m_plane->poolByName("small")).used.cpuMillis, std::int64_t { 1000 });
+        QVERIFY(sentOf<protocol::Resize>("s1").empty());
+
+        // Ended, or being stopped.
+        QVERIFY(m_plane->cancel(pooled));
+        QCOMPARE(refusal(pooled, half, 409, "is being stopped"), QString());
+        m_plane->onWorkloadUpdate("s1", status(pooled, "stopped"));
+        QCOMPARE(refusal(pooled, half, 409, "has ended (cancelled)"), QString());
+
+        // Waiting: too big for any node, then placed once it asks for what fits.
+        const WorkloadId huge = submit("huge", 10'000);
+        QCOMPARE(name(m_plane->workload(huge)->phase), name(WorkloadPhase::Pending));
+        ResizeRequest fits;
+        fits.cpuMillis = 2000;
+        const auto placed = m_plane->resize(huge, fits, "token:ops");
+        QVERIFY(placed && placed->changed && placed->node.empty() && !placed->sentToAgent);
+        m_io.poll();
+        m_io.restart();
+        QCOMPARE(nodeOf(huge), std::string("n1"));
+        QCOMPARE(sentOf<protocol::Launch>("s1").back().cpuMillis, std::int64_t { 2000 });
+        QVERIFY(m_plane->cluster().checkInvariants());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestControlPlane)

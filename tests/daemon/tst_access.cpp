@@ -89,6 +89,8 @@ const Route kRoutes[] = {
     { "cancel", http::verb::delete_, "/v1/workloads/{workload}", "", 403, 200, 200 },
     // No node has joined: the move is the core's refusal (no node of the pool can take it), not the role table's.
     { "move", http::verb::post, "/v1/workloads/{workload}/move", R"({"pool":"shared"})", 403, 409, 409 },
+    // The workload waits for a node: it is simply given its new size.
+    { "resize", http::verb::post, "/v1/workloads/{workload}/resize", R"({"cpuMillis":50})", 403, 200, 200 },
     // Taking a node out of service and back is an operator's, as approving a power-down is; no node has joined.
     { "cordon", http::verb::post, "/v1/nodes/nowhere/cordon", R"({"reason":"disk"})", 403, 404, 404 },
     { "uncordon", http::verb::post, "/v1/nodes/nowhere/uncordon", "", 403, 404, 404 },

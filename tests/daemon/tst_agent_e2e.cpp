@@ -374,6 +374,67 @@ private slots:
             200);
     }
 
+    // `tidepoolctl resize` of a running workload reaches the kernel through its agent, in place: the workload's cgroup
+    // takes the new limits while the same process runs on; the core holds the new request once the agent confirms.
+    void aRunningWorkloadIsResizedThroughTidepoolctl()
+    {
+        const json w = submit({ { "name", "resized" }, { "cpuMillis", 200 }, { "memoryMiB", 32 },
+            { "cpuLimitMillis", 400 }, { "memoryLimitMiB", 64 }, { "command", { "/bin/sleep", "600" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::int64_t id = w["id"];
+        const std::string path = "/v1/workloads/" + std::to_string(id);
+        QVERIFY(waitFor([&] { return phaseIs(id, "running"); }, 15'000));
+        const std::int64_t pid = get(path).value("pid", std::int64_t { 0 });
+        QVERIFY(pid > 0);
+
+        const auto [status, out, err] = ctl({ QStringLiteral("resize"), QString::number(id), QStringLiteral("--cpu"),
+            QStringLiteral("100"), QStringLiteral("--cpu-limit"), QStringLiteral("none"),
+            QStringLiteral("--memory-limit"), QStringLiteral("128") });
+        QVERIFY2(status == 0, qPrintable(out + err));
+        QVERIFY2(out.contains(QStringLiteral("CPU 200m → 100m, CPU limit 400m → none, memory limit 64 MiB → 128 MiB "
+                                             "in place on node e2e-node")),
+            qPrintable(out));
+        QVERIFY2(waitFor([&] { return !get(path).contains("resize"); }, 10'000), get(path).dump().c_str());
+        const json now = get(path);
+        QCOMPARE(now.value("pid", std::int64_t { 0 }), pid);
+        QCOMPARE(now.value("cpuMillis", std::int64_t { 0 }), std::int64_t { 100 });
+        QVERIFY(!now.contains("cpuLimitMillis"));
+        QCOMPARE(now.value("memoryLimitMiB", std::int64_t { 0 }), std::int64_t { 128 });
+
+        std::ifstream launchRecord((stateDir() + QStringLiteral("/workloads/%1/launch.json").arg(id)).toStdString());
+        const json record = json::parse(launchRecord, nullptr, false);
+        QVERIFY2(record.is_object() && record.contains("cgroup"), record.dump().c_str());
+        const auto firstLine = [](const std::filesystem::path& file) {
+            std::ifstream in(file);
+            std::string line;
+            std::getline(in, line);
+            return line;
+        };
+        const std::filesystem::path cpu = record["cgroup"].value("cpu", std::string());
+        const std::filesystem::path memory = record["cgroup"].value("memory", std::string());
+        const bool v2 = std::filesystem::exists(cpu / "cpu.max");
+        QCOMPARE(firstLine(cpu / (v2 ? "cpu.max" : "cpu.cfs_quota_us")), std::string(v2 ? "max 100000" : "-1"));
+        QCOMPARE(firstLine(memory / (v2 ? "memory.max" : "memory.limit_in_bytes")), std::string("134217728"));
+        QCOMPARE(firstLine(cpu / (v2 ? "cpu.weight" : "cpu.shares")), std::string(v2 ? "4" : "102"));
+
+        // A limit below its request is refused by the core, naming it; nothing reaches the agent.
+        const auto [badStatus, badOut, badErr] = ctl(
+            { QStringLiteral("resize"), QString::number(id), QStringLiteral("--memory-limit"), QStringLiteral("16") });
+        QCOMPARE(badStatus, 1);
+        QVERIFY2(
+            badErr.contains(QStringLiteral("16 MiB is below the memory it asks for (32 MiB)")), qPrintable(badErr));
+        QCOMPARE(firstLine(memory / (v2 ? "memory.max" : "memory.limit_in_bytes")), std::string("134217728"));
+        // The audit log has who resized it.
+        const json audit = get("/v1/audit?limit=50");
+        bool audited = false;
+        for (const json& e : audit.value("entries", json::array()))
+            audited = audited
+                || (e.value("action", std::string()) == "POST " + path + "/resize"
+                    && e.value("outcome", std::string()) == "ok" && e.value("stage", std::string()) == "completed");
+        QVERIFY2(audited, audit.dump().c_str());
+        QCOMPARE(request(m_apiPort, http::verb::delete_, path, m_token).status, 200);
+    }
+
     // The end of a workload's output, read from the real agent that holds it while it runs and after it ended (until
     // the agent's retention removes its record): stdout and stderr apart, a tail of it, escape sequences made visible.
     void workloadOutputIsReadFromItsAgent()

@@ -188,6 +188,7 @@ private Q_SLOTS:
     void quotaOfNothingIsRefusedAlikeByPoolsSetAndWhatIf();
     void workloadAskingForNothingIsRefused();
     void moveIntoAPoolOntoANodeAndRefusalsWithReasons();
+    void aWorkloadIsResizedInPlaceOrWhileItWaits();
     void aNodeIsCordonedDrainedAndUncordoned();
     void aPacedDrainIsWaitedForUntilTheNodeIsEmpty();
     void aPoolsDisruptionBudgetHoldsADrain();
@@ -709,7 +710,7 @@ void TestCtl::nodesTableAndDetail()
     QVERIFY2(one.out.contains(
                  QRegularExpression(QStringLiteral("^Agent:\\s+tidepool-fleet 0.1 \\(protocol features: "
                                                    "incarnation, pool-usage, net-shape, launch-pool, logs, log-follow, "
-                                                   "workload-usage\\)$"),
+                                                   "workload-usage, resize\\)$"),
                      QRegularExpression::MultilineOption)),
         qPrintable(one.out));
 
@@ -1338,6 +1339,61 @@ void TestCtl::aPoolsDisruptionBudgetHoldsADrain()
     QCOMPARE(ctl({ QStringLiteral("nodes"), QStringLiteral("uncordon"), qnode }).exitCode, 0);
     for (const std::string& id : ids)
         ctl({ QStringLiteral("cancel"), QString::fromStdString(id) });
+}
+
+// `tidepoolctl resize`: a running workload in place on its (simulated) node, its agent told and confirming; a waiting
+// one placed at its new size; more than its node has room for refused with why (exit 1).
+void TestCtl::aWorkloadIsResizedInPlaceOrWhileItWaits()
+{
+    const std::string id = submitJson({ QStringLiteral("--name"), QStringLiteral("resizer"), QStringLiteral("--cpu"),
+        QStringLiteral("250"), QStringLiteral("--memory"), QStringLiteral("64"), QStringLiteral("--"),
+        QStringLiteral("sleep"), QStringLiteral("600") });
+    QVERIFY(!id.empty());
+    const QString qid = QString::fromStdString(id);
+    QVERIFY(QTest::qWaitFor([&] { return workloadPhase(id) == "running"; }, 10'000));
+    const CtlRun resized = ctl({ QStringLiteral("resize"), qid, QStringLiteral("--cpu"), QStringLiteral("100"),
+        QStringLiteral("--memory"), QStringLiteral("32"), QStringLiteral("--memory-limit"), QStringLiteral("48") });
+    QVERIFY2(resized.exitCode == 0, qPrintable(resized.err));
+    QVERIFY2(
+        hasLine(resized.out,
+            QStringLiteral("^workload ") + qid
+                + QStringLiteral(" resized by \\S+: CPU 250m → 100m, memory 64 MiB → 32 MiB, memory limit none → "
+                                 "48 MiB in place on node fleet-\\d+; its agent applies the new weight and limits")),
+        qPrintable(resized.out));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return !parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), qid }).out)
+                        .contains("resize");
+        },
+        10'000));
+    const json got = parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), qid }).out);
+    QCOMPARE(num(got, "/cpuMillis"), 100);
+    QCOMPARE(num(got, "/memoryMiB"), 32);
+    QCOMPARE(num(got, "/memoryLimitMiB"), 48);
+
+    // More than its node has: refused with why, nothing changed.
+    const CtlRun tooBig = ctl({ QStringLiteral("resize"), qid, QStringLiteral("--cpu"), QStringLiteral("1000000") });
+    QCOMPARE(tooBig.exitCode, 1);
+    QVERIFY2(tooBig.err.contains(QStringLiteral("has no room for it (CPU: it would ask for 1000000m")),
+        qPrintable(tooBig.err));
+    QCOMPARE(num(parsed(ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("get"), qid }).out),
+                 "/cpuMillis"),
+        100);
+
+    // Waiting for a node no node has: placed once it asks for what one has; answered with the daemon's JSON.
+    const std::string huge = submitJson({ QStringLiteral("--name"), QStringLiteral("shrinker"), QStringLiteral("--cpu"),
+        QStringLiteral("1000000"), QStringLiteral("--memory"), QStringLiteral("64") });
+    QVERIFY(!huge.empty());
+    QCOMPARE(workloadPhase(huge), std::string("pending"));
+    const CtlRun shrunk = ctl({ QStringLiteral("-o"), QStringLiteral("json"), QStringLiteral("resize"),
+        QString::fromStdString(huge), QStringLiteral("--cpu"), QStringLiteral("100") });
+    QVERIFY2(shrunk.exitCode == 0, qPrintable(shrunk.err));
+    const json answer = parsed(shrunk.out);
+    QVERIFY2(at(answer, "/resized") == json(true), qPrintable(shrunk.out));
+    QCOMPARE(str(answer, "/node"), std::string());
+    QVERIFY(QTest::qWaitFor([&] { return workloadPhase(huge) == "running"; }, 10'000));
+    for (const std::string& w : { id, huge })
+        QCOMPARE(ctl({ QStringLiteral("cancel"), QString::fromStdString(w) }).exitCode, 0);
 }
 
 void TestCtl::moveIntoAPoolOntoANodeAndRefusalsWithReasons()
@@ -2224,6 +2280,14 @@ void TestCtl::usageErrorsExitTwoNamingTheOption_data()
     QTest::newRow("proposal reject --reason with a newline") << QStringList { QStringLiteral("proposal"),
         QStringLiteral("reject"), QStringLiteral("1"), QStringLiteral("--reason"), QStringLiteral("a\nb") }
                                                              << QStringLiteral("--reason must be 1 to 1000 bytes");
+    QTest::newRow("resize without a change") << QStringList { QStringLiteral("resize"), QStringLiteral("7") }
+                                             << QStringLiteral("resize: say what to change");
+    QTest::newRow("resize --cpu-limit abc") << QStringList { QStringLiteral("resize"), QStringLiteral("7"),
+        QStringLiteral("--cpu-limit"), QStringLiteral("abc") }
+                                            << QStringLiteral("--cpu-limit: \"abc\"");
+    QTest::newRow("resize --memory none") << QStringList { QStringLiteral("resize"), QStringLiteral("7"),
+        QStringLiteral("--memory"), QStringLiteral("none") }
+                                          << QStringLiteral("--memory: \"none\"");
     QTest::newRow("evaluate with an argument") << QStringList { QStringLiteral("evaluate"), QStringLiteral("now") }
                                                << QStringLiteral("evaluate: unexpected \"now\"");
 }

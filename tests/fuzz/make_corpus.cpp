@@ -79,6 +79,8 @@ std::vector<Seed> seeds()
         { "stop-incarnation", Stop { 9, 0, 1 } },
         { "launch-memory-limit",
             Launch { 13, "capped", "default", { "/bin/true" }, {}, 100, 64, {}, 0, std::nullopt, 256 } },
+        { "resize", Resize { 13, 1, 250, 64, 128, 500 } },
+        { "resized-refused", Resized { 13, 1, "the workload holds 300 MiB now" } },
     };
     addDefaults(list, std::make_index_sequence<std::variant_size_v<Message>>());
     return list;

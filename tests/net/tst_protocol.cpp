@@ -142,6 +142,11 @@ std::vector<protocol::Message> sampleMessages()
         protocol::LogReply { 5, "first line\n\tindented \xE2\x9C\x93\n", 70'000, true, {} },
         protocol::LogReply { 6, {}, 0, false, {} },
         protocol::LogReply { 7, {}, 0, false, "workload 9 (incarnation 2) is not held here" },
+        protocol::Resize { 9, 2, 500, 256, 1024, 1000 },
+        protocol::Resize { 9, 0, 0, 0, 0, 0 }, // the default weight, no limits of its own
+        protocol::Resize { 9, 1, 250, 64, 64, 250 }, // limits equal to the requests
+        protocol::Resized { 9, 2, {} },
+        protocol::Resized { 9, 0, "workload 9 (incarnation 0) is not held here" },
     };
 }
 
@@ -660,6 +665,14 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("log reply end before its start", "logs", "/end", "1234566", "end", C::OutOfRange);
     row("log reply end without a start", "logs", "/start", "", "start", C::MissingField);
     row("log reply start without an end", "logs", "/end", "", "end", C::MissingField);
+    row("resize memory limit below its request", "resize", "/memoryLimitMiB", "255", "memoryLimitMiB", C::OutOfRange);
+    row("resize CPU limit below its request", "resize", "/cpuLimitMillis", "499", "cpuLimitMillis", C::OutOfRange);
+    row("resize CPU above the most", "resize", "/cpuMillis", "1073741825", "cpuMillis", C::OutOfRange);
+    row("resize negative CPU", "resize", "/cpuMillis", "-1", "cpuMillis", C::OutOfRange);
+    row("resize without its limits", "resize", "/memoryLimitMiB", "", "memoryLimitMiB", C::MissingField);
+    row("resize workload 0", "resize", "/workloadId", "0", "workloadId", C::OutOfRange);
+    row("resize unknown field", "resize", "/swap", "0", "swap", C::UnknownField);
+    row("resized error with ESC", "resized", "/error", "\"cleared \\u001b[2J\"", "error", C::BadName);
 }
 
 void TestProtocol::validationErrorsNameTheField()
