@@ -187,6 +187,10 @@
         <source>booting</source>
         <translation>booting</translation>
     </message>
+    <message>
+        <source>right-size</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>
@@ -423,6 +427,10 @@
     </message>
     <message>
         <source>Move workload %1 from node %2 device %3 to node %4 device %5 (share %6)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resize workload %1 on node %2 in place: CPU %3 → %4, memory %5 → %6</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -702,6 +710,30 @@
     </message>
     <message>
         <source>each moved workload restarts: a service among them is down while it does</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 running workloads of pool %2 used at most %3 and %4 together (each its peak over at least %5 hours), against the %6 and %7 they ask for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ask for %1 and %2 instead: each its peak with %3% to spare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of them use more than they ask for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>each is resized where it runs, without a restart; its limits stay</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>one that later needs more than its peak with the margin competes for what its node has spare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lowers it: what they use is held for them on their nodes</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -187,6 +187,10 @@
         <source>booting</source>
         <translation>启动中</translation>
     </message>
+    <message>
+        <source>right-size</source>
+        <translation>规格调整</translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>
@@ -424,6 +428,10 @@
     <message>
         <source>Move workload %1 from node %2 device %3 to node %4 device %5 (share %6)</source>
         <translation>将工作负载 %1 从节点 %2 的设备 %3 迁移到节点 %4 的设备 %5（份额 %6）</translation>
+    </message>
+    <message>
+        <source>Resize workload %1 on node %2 in place: CPU %3 → %4, memory %5 → %6</source>
+        <translation>在节点 %2 上原地调整工作负载 %1：CPU %3 → %4，内存 %5 → %6</translation>
     </message>
 </context>
 <context>
@@ -703,6 +711,30 @@
     <message>
         <source>each moved workload restarts: a service among them is down while it does</source>
         <translation>每个被迁移的工作负载都会重启：其中的服务在重启期间不可用</translation>
+    </message>
+    <message>
+        <source>%1 running workloads of pool %2 used at most %3 and %4 together (each its peak over at least %5 hours), against the %6 and %7 they ask for</source>
+        <translation>资源池 %2 的 %1 个运行中工作负载合计最多使用 %3 和 %4（各自至少 %5 小时内的峰值），而它们申请了 %6 和 %7</translation>
+    </message>
+    <message>
+        <source>ask for %1 and %2 instead: each its peak with %3% to spare</source>
+        <translation>改为申请 %1 和 %2：各自峰值再留 %3% 余量</translation>
+    </message>
+    <message>
+        <source>%1 of them use more than they ask for</source>
+        <translation>其中 %1 个的用量超过其申请量</translation>
+    </message>
+    <message>
+        <source>each is resized where it runs, without a restart; its limits stay</source>
+        <translation>每个都在其运行的节点上原地调整，无需重启；其限制保持不变</translation>
+    </message>
+    <message>
+        <source>one that later needs more than its peak with the margin competes for what its node has spare</source>
+        <translation>之后需要超过峰值加余量的工作负载将争用其节点的空闲资源</translation>
+    </message>
+    <message>
+        <source>lowers it: what they use is held for them on their nodes</source>
+        <translation>降低风险：它们的实际用量在其节点上为其预留</translation>
     </message>
 </context>
 <context>

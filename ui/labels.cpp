@@ -57,7 +57,8 @@ constexpr std::array kKinds { Name { "quota", QT_TRANSLATE_NOOP("Labels", "quota
     Name { "reclaim", QT_TRANSLATE_NOOP("Labels", "reclaim accelerators") },
     Name { "consolidate", QT_TRANSLATE_NOOP("Labels", "consolidate") },
     Name { "migrate", QT_TRANSLATE_NOOP("Labels", "migrate") },
-    Name { "defer", QT_TRANSLATE_NOOP("Labels", "defer batch") } };
+    Name { "defer", QT_TRANSLATE_NOOP("Labels", "defer batch") },
+    Name { "resize", QT_TRANSLATE_NOOP("Labels", "right-size") } };
 constexpr std::array kProposalStates { Name { "pending", QT_TRANSLATE_NOOP("Labels", "waiting") },
     Name { "approved", QT_TRANSLATE_NOOP("Labels", "approved") },
     Name { "rejected", QT_TRANSLATE_NOOP("Labels", "rejected") },
@@ -230,6 +231,11 @@ QString planStepText(const std::string& actionJson)
         return num("untilMs") > 0
             ? say(QT_TRANSLATE_NOOP("PlanStep", "Hold deferrable batch until %1")).arg(timeText(num("untilMs")))
             : say(QT_TRANSLATE_NOOP("PlanStep", "Lift the hold on deferrable batch"));
+    if (type == "resize")
+        return say(QT_TRANSLATE_NOOP("PlanStep", "Resize workload %1 on node %2 in place: CPU %3 → %4, memory %5 → %6"))
+            .arg(num("workload"))
+            .arg(target, coresText(num("expectCpuMillis")), coresText(num("cpuMillis")),
+                memoryText(num("expectMemoryMiB")), memoryText(num("memoryMiB")));
     if (type == "migrate") {
         const std::int64_t fromDevice = num("fromDevice", -1);
         if (fromDevice < 0)

@@ -79,6 +79,10 @@ std::string change(const json& action)
         return "workload " + text(action, "workload") + " from " + text(action, "from") + " device "
             + text(action, "fromDevice") + " to device " + text(action, "device") + " (share " + text(action, "share")
             + ")";
+    if (type == "resize")
+        return "workload " + text(action, "workload") + " CPU " + cores(integer(action, "expectCpuMillis")) + " -> "
+            + cores(integer(action, "cpuMillis")) + " cores, memory " + mebibytes(integer(action, "expectMemoryMiB"))
+            + " -> " + mebibytes(integer(action, "memoryMiB"));
     // Uncordon, reserve and release act on the target node alone: the action names the whole change.
     return "-";
 }

@@ -1133,6 +1133,8 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                 || sample.timestampMs < w.measured.atMs)
                 continue;
             MeasuredWorkloadUse& m = w.measured;
+            if (m.atMs == 0)
+                m.sinceMs = sample.timestampMs;
             m.atMs = sample.timestampMs;
             m.cpuMillis = u.cpuMillis;
             m.memoryMiB = u.memoryMiB;

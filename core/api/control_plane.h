@@ -208,6 +208,7 @@ struct MeasuredWorkloadUse {
     std::int64_t memoryMiB = 0;
     std::int64_t peakCpuMillis = 0;
     std::int64_t peakMemoryMiB = 0;
+    std::int64_t sinceMs = 0; // its first sample's time: the peaks are of the time since
     bool operator==(const MeasuredWorkloadUse&) const = default;
 };
 

@@ -144,6 +144,12 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
     if (r.has("maxPowerDownsPerNodePerDay"))
         config.rebalance.evaluator.maxPowerDownsPerNodePerDay
             = static_cast<std::size_t>(r.integer("maxPowerDownsPerNodePerDay", 0, 288));
+    if (r.has("rightSizeAfterMinutes"))
+        config.rebalance.rightSize.observeFor
+            = std::chrono::minutes(r.integer("rightSizeAfterMinutes", 0, 90LL * 24 * 60));
+    if (r.has("rightSizeMarginPercent"))
+        config.rebalance.rightSize.margin
+            = 1.0 + static_cast<double>(r.integer("rightSizeMarginPercent", 0, 200)) / 100.0;
     if (r.has("rejectionHoldMinutes"))
         config.rebalance.rejectionHold = std::chrono::minutes(r.integer("rejectionHoldMinutes", 0, 7 * 24 * 60));
     if (r.has("forecastModel"))
@@ -188,8 +194,11 @@ std::string daemonUsage()
                               file only,
                               rawHistoryHours (default 48), aggregateHistoryDays (90), auditDays (0 = keep forever),
                               proposalDays (closed proposals, default 90; 0 = keep forever),
-                              forecastModel (default "seasonal") and autoApprove (proposal kinds applied without an
-                              operator when their risk is low: quota, power_down, power_up), and for reports
+                              forecastModel (default "seasonal"), autoApprove (proposal kinds applied without an
+                              operator when their risk is low: quota, power_down, power_up, resize, ...),
+                              rightSizeAfterMinutes (a running workload measured this long gets a resize proposal
+                              when its peaks are far from its requests; default 360, 0 = none) and
+                              rightSizeMarginPercent (on top of its peaks, default 15), and for reports
                               reportDirectory, reportDailyAt ("HH:MM" UTC, default "00:15"), reportLanguage (en,
                               zh_CN), reportCurrency (default "CNY") and reportPrices ({"NODE-CLASS": {"cpuCoreHour",
                               "memoryGiBHour", "gpuHour", "npuHour", "fpgaHour"}}, "*" for every other class));

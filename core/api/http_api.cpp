@@ -184,7 +184,7 @@ json workloadJson(const WorkloadView& w)
     if (w.measured.atMs)
         j["measured"] = json { { "atMs", w.measured.atMs }, { "cpuMillis", w.measured.cpuMillis },
             { "memoryMiB", w.measured.memoryMiB }, { "peakCpuMillis", w.measured.peakCpuMillis },
-            { "peakMemoryMiB", w.measured.peakMemoryMiB } };
+            { "peakMemoryMiB", w.measured.peakMemoryMiB }, { "sinceMs", w.measured.sinceMs } };
     // A resize of the running launch its agent has not confirmed yet, or refused (it runs with what it had).
     if (w.resizeUnconfirmed || !w.resizeRefused.empty())
         j["resize"] = w.resizeUnconfirmed ? json { { "state", "sent" } }

@@ -14,7 +14,8 @@
 //                                        `usage=1` also answers `usage`: [[id, cpuMillis, memoryMiB], ...] of every
 //                                        workload (of the phase and node asked) measured now on a connected node
 //   GET    /v1/workloads/{id}            a running workload's `measured` use where its agent measures it: {"atMs",
-//                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB"} of its launch (a
+//                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB", "sinceMs" (the
+//                                        first sample the peaks are of)} of its launch (a
 //                                        change of it does not move the `changedSince` cursor); after a resize of
 //                                        its launch, `resize`: {"state": "sent"} until its agent confirms it,
 //                                        {"state": "refused", "error"} when its agent refused it

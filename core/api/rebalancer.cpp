@@ -125,6 +125,10 @@ std::string describe(const Action& a)
     case Action::Type::HoldDeferrable:
         return a.untilMs > 0 ? "hold deferrable batch until " + std::to_string(a.untilMs) + " (Unix ms)"
                              : "lift the hold on deferrable batch";
+    case Action::Type::Resize:
+        return "resize workload " + std::to_string(a.workload) + " on " + a.target + " from "
+            + std::to_string(a.expectCpuMillis) + "m CPU, " + std::to_string(a.expectMemoryMiB) + " MiB to "
+            + std::to_string(a.cpuMillis) + "m CPU, " + std::to_string(a.memoryMiB) + " MiB";
     case Action::Type::Migrate:
         if (a.fromDevice < 0)
             return "move workload " + std::to_string(a.workload) + " from " + a.from + " to " + a.target;
@@ -177,6 +181,9 @@ Action inverse(const Action& a)
     } else if (a.type == Action::Type::Migrate) {
         std::swap(back.from, back.target);
         std::swap(back.fromDevice, back.device);
+    } else if (a.type == Action::Type::Resize) {
+        std::swap(back.cpuMillis, back.expectCpuMillis);
+        std::swap(back.memoryMiB, back.expectMemoryMiB);
     }
     return back;
 }
@@ -828,7 +835,56 @@ std::vector<Proposal> Rebalancer::plan(const rebalance::EvaluationInput& input) 
         p.risk = rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
     }
+    planRightSizing(input, proposals);
     return proposals;
+}
+
+void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::vector<Proposal>& proposals) const
+{
+    if (m_config.rightSize.observeFor.count() <= 0)
+        return;
+    // Running workloads measured on their own node, this launch (`MeasuredWorkloadUse`), that ask for CPU or memory.
+    std::vector<rebalance::WorkloadUse> use;
+    for (const auto& [id, w] : m_plane.workloads()) {
+        if (w.phase != WorkloadPhase::Running || w.node == kNoNode || w.measured.atMs == 0 || w.measured.sinceMs == 0)
+            continue;
+        // Resized in place by its agent: one from before resizing would refuse it (it could only restart).
+        if (!protocol::hasFeature(
+                m_plane.nodes()[static_cast<std::size_t>(w.node)].agentFeatures, protocol::kFeatureResize))
+            continue;
+        const Resources& asks = w.workload.requests;
+        use.push_back(rebalance::WorkloadUse { id, w.workload.name, w.poolName, m_plane.cluster().node(w.node).name,
+            asks.cpuMillis, asks.memoryMiB, w.cpuLimitMillis, w.memoryLimitMiB, w.measured.atMs - w.measured.sinceMs,
+            w.measured.peakCpuMillis, w.measured.peakMemoryMiB });
+    }
+    const rebalance::RightSizeConfig& config = m_config.rightSize;
+    for (const auto& [pool, plan] : rebalance::planRightSizing(use, config)) {
+        Proposal p = rebalance::newProposal(ProposalKind::Resize, "resize:" + pool, input, m_config.evaluator);
+        p.plan = plan.resizes;
+        const auto cpu = [](std::int64_t millis) { return rebalance::amountArg(static_cast<double>(millis), "cpu"); };
+        const auto memory = [](std::int64_t mib) { return rebalance::amountArg(static_cast<double>(mib), "memory"); };
+        rebalance::Why why { rebalance::clause("resize-measured",
+                                 { plan.resizes.size(), pool, cpu(plan.peakCpu), memory(plan.peakMemory),
+                                     config.observeFor.count() / 3'600'000, cpu(plan.cpuBefore),
+                                     memory(plan.memoryBefore) }),
+            rebalance::clause("resize-to",
+                { cpu(plan.cpuAfter), memory(plan.memoryAfter),
+                    static_cast<int>(std::lround((config.margin - 1.0) * 100.0)) }) };
+        if (plan.raised > 0)
+            why.push_back(rebalance::clause("resize-raised", { plan.raised }));
+        why.push_back(rebalance::clause("resize-in-place"));
+        rebalance::explain(p, std::move(why));
+        // Of what they ask for, how much they used at their peaks: before and after.
+        const auto share = [](std::int64_t used, std::int64_t asked) {
+            return asked > 0 ? std::min(1.0, static_cast<double>(used) / static_cast<double>(asked)) : 0.0;
+        };
+        p.effect.utilisationBefore = share(plan.peakCpu, plan.cpuBefore);
+        p.effect.utilisationAfter = share(plan.peakCpu, plan.cpuAfter);
+        const bool lowers = plan.lowered > 0;
+        rebalance::explainRisk(p.effect, { rebalance::clause(lowers ? "risk-resize-lower" : "risk-resize-raise") });
+        p.risk = lowers ? rebalance::Risk::Medium : rebalance::Risk::Low;
+        proposals.push_back(std::move(p));
+    }
 }
 
 std::vector<std::int64_t> Rebalancer::decide(const rebalance::EvaluationInput& input)
@@ -999,6 +1055,19 @@ std::string Rebalancer::staleness(const Proposal& proposal) const
                 return "GPU " + std::to_string(a.device) + " of " + a.target + " no longer has room";
             break;
         }
+        case Action::Type::Resize: {
+            const LiveWorkload* w = m_plane.workload(a.workload);
+            const LiveNode* on = m_plane.nodeByName(a.target);
+            if (!w || !on || w->node != on->id || w->phase != WorkloadPhase::Running)
+                return "workload " + std::to_string(a.workload) + " no longer runs on " + a.target;
+            const Resources& asks = w->workload.requests;
+            if (asks.cpuMillis != a.expectCpuMillis || asks.memoryMiB != a.expectMemoryMiB)
+                return "workload " + std::to_string(a.workload) + " asks for " + std::to_string(asks.cpuMillis)
+                    + "m CPU and " + std::to_string(asks.memoryMiB) + " MiB, not the "
+                    + std::to_string(a.expectCpuMillis) + "m and " + std::to_string(a.expectMemoryMiB)
+                    + " MiB it was planned on";
+            break;
+        }
         case Action::Type::Invalid:
             return "the plan holds an unknown action";
         }
@@ -1054,6 +1123,14 @@ std::string Rebalancer::applyAction(const Action& a)
         if (auto done = m_plane.migrate(a.workload, a.from, a.fromDevice, a.target, a.device); !done)
             return done.error().message;
         return {};
+    case Action::Type::Resize: {
+        ResizeRequest request;
+        request.cpuMillis = a.cpuMillis;
+        request.memoryMiB = a.memoryMiB;
+        if (auto done = m_plane.resize(a.workload, request, "a resize proposal"); !done)
+            return done.error().message;
+        return {};
+    }
     case Action::Type::Invalid:
         break;
     }

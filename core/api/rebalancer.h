@@ -35,6 +35,7 @@
 #include "core/rebalance/carbon.h"
 #include "core/rebalance/evaluator.h"
 #include "core/rebalance/hotspots.h"
+#include "core/rebalance/rightsize.h"
 
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -69,6 +70,8 @@ struct RebalanceConfig {
     bool consolidateWithinNodes = true;
     rebalance::HotSpotConfig hotSpots;
     std::size_t maxTierMoves = 8; // per pool whose tier was set after its work was placed
+    // Right-sizing proposals (`resize`): running workloads' requests from their measured peaks (rightsize.h).
+    rebalance::RightSizeConfig rightSize;
     rebalance::CarbonIntensity carbon; // the grid's intensity forecast (--carbon-intensity); empty = no deferral
     rebalance::EvaluatorConfig evaluator;
     // The physical power hook (--power-command): run as `<program> off|on <node>`; empty = power proposals only
@@ -153,6 +156,8 @@ private:
     std::vector<std::int64_t> finish(Job& job); // the core's thread
     // Everything worth proposing on `input` and the cluster as it is: the evaluation's and a consolidation.
     std::vector<rebalance::Proposal> plan(const rebalance::EvaluationInput& input) const;
+    // Right-sizing proposals, one per pool, from running workloads' measured peaks (`RebalanceConfig::rightSize`).
+    void planRightSizing(const rebalance::EvaluationInput& input, std::vector<rebalance::Proposal>& proposals) const;
     // Keeps one pending proposal per subject, expires the rest, applies the rules; returns the proposals created.
     std::vector<std::int64_t> decide(const rebalance::EvaluationInput& input);
     rebalance::EvaluationInput snapshot(std::int64_t nowMs);

@@ -1,5 +1,6 @@
 #include "core/rebalance/proposal.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 
@@ -9,14 +10,15 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 9> kKinds { "", "quota", "power_down", "power_up", "lend", "reclaim", "consolidate",
-    "migrate", "defer" };
+constexpr std::array<std::string_view, kProposalKindCount> kKinds { "", "quota", "power_down", "power_up", "lend",
+    "reclaim", "consolidate", "migrate", "defer", "resize" };
 constexpr std::array<std::string_view, 7> kStates { "", "pending", "approved", "rejected", "expired", "applied", "failed" };
 constexpr std::array<std::string_view, 4> kRisks { "", "low", "medium", "high" };
-constexpr std::array<std::string_view, 18> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
+constexpr std::array<std::string_view, 19> kActionTypes { "", "set_cpu_quota", "cordon", "uncordon", "reserve",
     "release", "migrate", "take_cpu_quota", "give_cpu_quota", "hold_deferrable", "drain", "evict", "set_memory_quota",
     "take_memory_quota", "give_memory_quota", "set_accelerator_quota", "take_accelerator_quota",
-    "give_accelerator_quota" };
+    "give_accelerator_quota", "resize" };
+static_assert(static_cast<std::size_t>(Action::Type::Resize) + 1 == kActionTypes.size());
 
 template <typename E, std::size_t N> std::optional<E> parseName(const std::array<std::string_view, N>& names, std::string_view text)
 {
@@ -53,6 +55,18 @@ bool equivalentPlans(const std::vector<Action>& a, const std::vector<Action>& b,
         const Action& y = b[i];
         if (x.type != y.type || x.target != y.target || x.accelerator != y.accelerator)
             return false;
+        if (x.type == Action::Type::Resize) {
+            // Measured peaks move a little between evaluations: the same workload from the same requests to within a
+            // tenth (or a quota step) of the new ones is the same advice.
+            const auto near = [](std::int64_t u, std::int64_t v, std::int64_t step) {
+                return std::abs(u - v) <= std::max<std::int64_t>(step, std::max(u, v) / 10);
+            };
+            if (x.workload != y.workload || x.expectCpuMillis != y.expectCpuMillis
+                || x.expectMemoryMiB != y.expectMemoryMiB || !near(x.cpuMillis, y.cpuMillis, steps.cpuMillis)
+                || !near(x.memoryMiB, y.memoryMiB, steps.memoryMiB))
+                return false;
+            continue;
+        }
         if (!x.changesQuota()) {
             if (!(x == y))
                 return false;
@@ -101,6 +115,13 @@ json toJson(const Action& action)
         j["reason"] = action.reason;
     if (action.type == Action::Type::HoldDeferrable)
         j["untilMs"] = action.untilMs;
+    if (action.type == Action::Type::Resize) {
+        j["workload"] = action.workload;
+        j["cpuMillis"] = action.cpuMillis;
+        j["expectCpuMillis"] = action.expectCpuMillis;
+        j["memoryMiB"] = action.memoryMiB;
+        j["expectMemoryMiB"] = action.expectMemoryMiB;
+    }
     if (action.type == Action::Type::Migrate) {
         j["workload"] = action.workload;
         j["from"] = action.from;

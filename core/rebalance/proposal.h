@@ -26,11 +26,22 @@
 
 namespace tidepool::rebalance {
 
-enum class ProposalKind : std::uint8_t { Invalid, Quota, PowerDown, PowerUp, Lend, Reclaim, Consolidate, Migrate, Defer };
-inline constexpr std::size_t kProposalKindCount = 9;
+enum class ProposalKind : std::uint8_t {
+    Invalid,
+    Quota,
+    PowerDown,
+    PowerUp,
+    Lend,
+    Reclaim,
+    Consolidate,
+    Migrate,
+    Defer,
+    Resize
+};
+inline constexpr std::size_t kProposalKindCount = 10;
 enum class ProposalState : std::uint8_t { Invalid, Pending, Approved, Rejected, Expired, Applied, Failed };
 inline constexpr std::size_t kProposalStateCount = 7;
-static_assert(static_cast<std::size_t>(ProposalKind::Defer) + 1 == kProposalKindCount);
+static_assert(static_cast<std::size_t>(ProposalKind::Resize) + 1 == kProposalKindCount);
 static_assert(static_cast<std::size_t>(ProposalState::Failed) + 1 == kProposalStateCount);
 enum class Risk : std::uint8_t { Invalid, Low, Medium, High };
 
@@ -57,6 +68,8 @@ struct Action {
     // HoldDeferrable: deferrable batch waits for the low-carbon window at `untilMs` (each at most to its deadline).
     // Reserve: a hot node is kept for the peak and the batch on it is stopped; Drain: kept for the peak, but the
     // batch on it runs on to its end (no new batch lands); Evict: the batch still on a reserved node is stopped.
+    // Resize: `workload`, running on node `target`, asks for `cpuMillis` and `memoryMiB` instead of the
+    // `expectCpuMillis` and `expectMemoryMiB` it was planned on, resized in place (its limits stay).
     enum class Type : std::uint8_t {
         Invalid,
         SetCpuQuota,
@@ -75,7 +88,8 @@ struct Action {
         GiveMemoryQuota,
         SetAcceleratorQuota,
         TakeAcceleratorQuota,
-        GiveAcceleratorQuota
+        GiveAcceleratorQuota,
+        Resize
     };
     Type type = Type::Invalid;
     std::string target; // the pool or node
@@ -84,7 +98,7 @@ struct Action {
     std::int64_t memoryMiB = 0; // SetMemoryQuota: the new limit; Take/GiveMemoryQuota: the amount
     std::int64_t expectMemoryMiB = 0; // SetMemoryQuota: the limit it was planned on; TakeMemoryQuota: the floor
     std::string reason; // Cordon: the cordon's reason
-    std::int64_t workload = 0; // Migrate
+    std::int64_t workload = 0; // Migrate, Resize
     std::string from; // Migrate: the node it runs on
     std::int32_t fromDevice = -1;
     std::int32_t device = -1;
@@ -102,6 +116,19 @@ struct Action {
         a.target = std::move(pool);
         a.cpuMillis = cpuMillis;
         a.expectCpuMillis = expectCpuMillis;
+        return a;
+    }
+    static Action resize(std::int64_t workload, std::string node, std::int64_t cpuMillis, std::int64_t expectCpuMillis,
+        std::int64_t memoryMiB, std::int64_t expectMemoryMiB)
+    {
+        Action a;
+        a.type = Type::Resize;
+        a.target = std::move(node);
+        a.workload = workload;
+        a.cpuMillis = cpuMillis;
+        a.expectCpuMillis = expectCpuMillis;
+        a.memoryMiB = memoryMiB;
+        a.expectMemoryMiB = expectMemoryMiB;
         return a;
     }
     static Action takeCpuQuota(std::string pool, std::int64_t cpuMillis, std::int64_t floorMillis)

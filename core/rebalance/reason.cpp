@@ -102,6 +102,16 @@ constexpr std::array kForms {
     ReasonForm { "hot-spots", QT_TRANSLATE_NOOP("Reason", "nodes %1 run at or above %2% CPU") },
     ReasonForm {
         "hot-spot-moves", QT_TRANSLATE_NOOP("Reason", "move %1 batch workloads to the coolest nodes that take them") },
+    // Right-sizing (`resize`).
+    ReasonForm { "resize-measured",
+        QT_TRANSLATE_NOOP("Reason",
+            "%1 running workloads of pool %2 used at most %3 and %4 together (each its peak over at least %5 hours), "
+            "against the %6 and %7 they ask for") },
+    ReasonForm {
+        "resize-to", QT_TRANSLATE_NOOP("Reason", "ask for %1 and %2 instead: each its peak with %3% to spare") },
+    ReasonForm { "resize-raised", QT_TRANSLATE_NOOP("Reason", "%1 of them use more than they ask for") },
+    ReasonForm { "resize-in-place",
+        QT_TRANSLATE_NOOP("Reason", "each is resized where it runs, without a restart; its limits stay") },
     // Service-level risk (`Effect::sloRiskWhy`).
     ReasonForm { "risk-fits-raised", QT_TRANSLATE_NOOP("Reason", "none: the p90 peak fits the raised %1 quota") },
     ReasonForm { "risk-exceeds-raised",
@@ -130,6 +140,11 @@ constexpr std::array kForms {
             "none for services: only batch moves; the moved batch loses the progress it did not checkpoint") },
     ReasonForm { "risk-hot-spots",
         QT_TRANSLATE_NOOP("Reason", "lowers it for what stays on the hot nodes; the moved batch restarts") },
+    ReasonForm { "risk-resize-lower",
+        QT_TRANSLATE_NOOP(
+            "Reason", "one that later needs more than its peak with the margin competes for what its node has spare") },
+    ReasonForm {
+        "risk-resize-raise", QT_TRANSLATE_NOOP("Reason", "lowers it: what they use is held for them on their nodes") },
     ReasonForm { "risk-off-tier",
         QT_TRANSLATE_NOOP("Reason", "each moved workload restarts: a service among them is down while it does") },
 };

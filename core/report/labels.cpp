@@ -123,6 +123,7 @@ constexpr std::array kLabels {
     Entry { "consolidate", "Consolidate", "整合" },
     Entry { "migrate", "Migrate", "迁移" },
     Entry { "defer", "Defer batch", "推迟批处理" },
+    Entry { "resize", "Right-size", "规格调整" },
     Entry { "pending-state", "Pending", "待审批" },
     Entry { "approved", "Approved", "已批准" },
     Entry { "rejected", "Rejected", "已拒绝" },

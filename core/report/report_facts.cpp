@@ -56,6 +56,7 @@ ProposalFacts proposalFacts(const rebalance::Proposal& p)
             f.nodes.push_back(a.from);
             f.nodes.push_back(a.target);
             break;
+        case Type::Resize: f.nodes.push_back(a.target); break;
         case Type::Cordon:
         case Type::Uncordon:
         case Type::Reserve:

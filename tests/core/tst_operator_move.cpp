@@ -838,12 +838,12 @@ private slots:
         };
         beat("s-warm", 1'000, { id, incarnation, 300, 100 });
         beat("s-warm", 2'000, { id, incarnation, 100, 120 });
-        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120 }));
+        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120, 1'000 }));
         // Another node's word of it, an older launch's, a sample older than the last: none of them is its use.
         beat("s-hot", 3'000, { id, incarnation, 900, 900 });
         beat("s-warm", 3'000, { id, incarnation - 1, 900, 900 });
         beat("s-warm", 1'500, { id, incarnation, 900, 900 });
-        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120 }));
+        QCOMPARE(m_plane->workload(id)->measured, (MeasuredWorkloadUse { 2'000, 100, 120, 300, 120, 1'000 }));
         // Moved: its new launch is not measured yet.
         QVERIFY(m_plane->move(id, MoveTarget { "hot-1", Tier::Invalid, {} }, "operator:test").moved());
         QVERIFY(m_plane->workload(id)->incarnation > incarnation);

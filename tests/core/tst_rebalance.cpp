@@ -7,9 +7,10 @@
 #include "core/api/control_plane.h"
 #include "core/api/rebalancer.h"
 #include "core/api/workload_spec.h"
-#include "core/rebalance/carbon.h"
-#include "core/rebalance/whatif.h"
 #include "core/model/pool.h"
+#include "core/rebalance/carbon.h"
+#include "core/rebalance/rightsize.h"
+#include "core/rebalance/whatif.h"
 #include "core/store/store.h"
 
 #include <QTemporaryDir>
@@ -2640,6 +2641,167 @@ private slots:
         QVERIFY(writeSamples(**opened, samples));
         auto r = rebalancer(*p);
         QVERIFY(r->evaluateNow(kNow).empty());
+    }
+
+    // Right-sizing from measured peaks: each request becomes its peak with the margin, rounded up to a step, within
+    // its own limit; small changes, workloads measured too briefly and resources asked none of are left alone; pools
+    // are planned apart, their largest changes first.
+    void rightSizingPlansFromPeaks()
+    {
+        using rebalance::WorkloadUse;
+        constexpr std::int64_t kHour = 60 * kMinute;
+        const std::vector<WorkloadUse> use {
+            { 1, "idle-api", "web", "n1", 2000, 4096, 0, 0, 7 * kHour, 300, 900 }, // far over: lowered
+            { 2, "busy-etl", "web", "n1", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // under: raised
+            { 3, "new", "web", "n1", 2000, 4096, 0, 0, 1 * kHour, 10, 10 }, // measured for an hour only
+            { 4, "near", "web", "n2", 1000, 1024, 0, 0, 7 * kHour, 800, 900 }, // within the minimum change
+            { 5, "capped", "batch", "n2", 100, 128, 0, 512, 7 * kHour, 100, 600 }, // raised to its limit, no more
+            { 6, "memory-only", "batch", "n2", 0, 2048, 0, 0, 7 * kHour, 700, 200 }, // asked no CPU: none
+        };
+        rebalance::RightSizeConfig config;
+        const auto plans = rebalance::planRightSizing(use, config);
+        QCOMPARE(plans.size(), std::size_t { 2 });
+        const rebalance::RightSizePlan& web = plans.at("web");
+        QCOMPARE(web.resizes.size(), std::size_t { 2 });
+        // 300 × 1.15 = 345 → 350m; 900 × 1.15 = 1035 → 1040 MiB. The larger change first.
+        QCOMPARE(web.resizes[0], Action::resize(1, "n1", 350, 2000, 1040, 4096));
+        // 900 × 1.15 = 1035 → 1040m; 600 × 1.15 = 690 → 704 MiB.
+        QCOMPARE(web.resizes[1], Action::resize(2, "n1", 1040, 500, 704, 512));
+        QCOMPARE(web.lowered, std::size_t { 1 });
+        QCOMPARE(web.raised, std::size_t { 1 });
+        QCOMPARE(web.cpuBefore, std::int64_t { 2500 });
+        QCOMPARE(web.cpuAfter, std::int64_t { 1390 });
+        QCOMPARE(web.peakMemory, std::int64_t { 1500 });
+        const rebalance::RightSizePlan& batch = plans.at("batch");
+        QCOMPARE(batch.resizes.size(), std::size_t { 2 });
+        QCOMPARE(batch.resizes[0], Action::resize(6, "n2", 0, 0, 240, 2048)); // 200 × 1.15 = 230 → 240 MiB
+        QCOMPARE(batch.resizes[1], Action::resize(5, "n2", 100, 100, 512, 128)); // 690 MiB wanted, its limit 512
+        QCOMPARE(rebalance::rightSizedRequest(0, 700, 0, 10, 1.15), std::int64_t { 0 });
+        QCOMPARE(rebalance::rightSizedRequest(500, 0, 0, 10, 1.15), std::int64_t { 10 }); // never below a step
+
+        config.maxPerProposal = 1;
+        QCOMPARE(rebalance::planRightSizing(use, config).at("web").resizes.size(), std::size_t { 1 });
+        config.observeFor = std::chrono::milliseconds(0); // off
+        QVERIFY(rebalance::planRightSizing(use, config).empty());
+
+        // Advice from peaks that moved a little is the same advice (a rejection holds); another workload's is not.
+        const rebalance::QuotaSteps steps;
+        QVERIFY(rebalance::equivalentPlans({ Action::resize(1, "n1", 350, 2000, 1040, 4096) },
+            { Action::resize(1, "n1", 380, 2000, 1104, 4096) }, steps));
+        QVERIFY(!rebalance::equivalentPlans({ Action::resize(1, "n1", 350, 2000, 1040, 4096) },
+            { Action::resize(1, "n1", 1350, 2000, 1040, 4096) }, steps));
+        QVERIFY(!rebalance::equivalentPlans({ Action::resize(1, "n1", 350, 2000, 1040, 4096) },
+            { Action::resize(7, "n1", 350, 2000, 1040, 4096) }, steps));
+        // Stored and read back.
+        rebalance::Proposal p = pendingQuota("resize:web",
+            { Action::resize(1, "n1", 350, 2000, 1040, 4096), Action::resize(2, "n1", 1040, 500, 704, 512) },
+            Action::Type::Resize);
+        p.kind = ProposalKind::Resize;
+        p.plan.pop_back();
+        const auto back = rebalance::fromStored(rebalance::toStored(p));
+        QVERIFY2(back, back ? "" : back.error().message.c_str());
+        QCOMPARE(name(back->kind), std::string("resize"));
+        QCOMPARE(back->plan, p.plan);
+    }
+
+    // The loop proposes right-sizing a pool's over-provisioned running workloads once they have been measured long
+    // enough; approving resizes each in place (its agent is told), a stale plan is re-planned, and the workload's new
+    // request is what its node and pool are charged.
+    void overProvisionedWorkloadsAreRightSized()
+    {
+        std::vector<protocol::Resize> sent;
+        auto plane = memoryPlane(AgentLink { [&](const std::string&, const protocol::Message& m) {
+                                                if (const auto* r = std::get_if<protocol::Resize>(&m))
+                                                    sent.push_back(*r);
+                                                return true;
+                                            },
+            [](const std::string&, const std::string&) { return true; } });
+        ControlPlane& p = *plane;
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 8000;
+        inv.memoryMiB = 32768;
+        p.onJoined("n1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt, {}, protocol::knownFeatures() });
+        p.onInventory("n1", inv);
+        std::vector<WorkloadId> ids;
+        for (int i = 0; i < 3; ++i) {
+            SubmitRequest s;
+            s.name = "api-" + std::to_string(i);
+            s.requests = { 2000, 4096, 0, 0 };
+            s.argv = { "/bin/sleep", "3600" };
+            ids.push_back(*p.submit(s));
+            p.onWorkloadUpdate("n1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
+        }
+        // Measured over seven hours: two idle, one using all it asks for.
+        const auto beat = [&](std::int64_t atMs) {
+            protocol::Heartbeat hb;
+            hb.samples.push_back(protocol::UtilisationSample { atMs, 0.2, 4096, {} });
+            hb.samples.back().workloads
+                = { { ids[0], 0, 200, 700 }, { ids[1], 0, 100, 500 }, { ids[2], 0, 1990, 4000 } };
+            p.onHeartbeat("n1", hb);
+        };
+        beat(kNow - 7 * 60 * kMinute);
+        auto r = rebalancer(p);
+        QVERIFY(r->evaluateNow(kNow - 6 * 60 * kMinute).empty()); // measured for an hour: too soon
+        beat(kNow);
+        const auto created = r->evaluateNow(kNow);
+        QCOMPARE(created.size(), std::size_t { 1 });
+        const rebalance::Proposal* proposal = r->proposal(created[0]);
+        seenProposals().push_back(*proposal);
+        QCOMPARE(name(proposal->kind), std::string("resize"));
+        QCOMPARE(proposal->key, std::string("resize:default"));
+        QCOMPARE(name(proposal->risk), name(rebalance::Risk::Medium));
+        QCOMPARE(proposal->plan.size(), std::size_t { 2 });
+        // 100 × 1.15 → 120m, 500 × 1.15 = 575 → 576 MiB; 200 × 1.15 = 230m, 700 × 1.15 = 805 → 816 MiB.
+        QCOMPARE(proposal->plan[0], Action::resize(ids[1], "n1", 120, 2000, 576, 4096));
+        QCOMPARE(proposal->plan[1], Action::resize(ids[0], "n1", 230, 2000, 816, 4096));
+        QVERIFY2(proposal->reason.find("2 running workloads of pool default used at most 300 mCPU and 1200 MiB "
+                                       "together (each its peak over at least 6 hours), against the 4000 mCPU and "
+                                       "8192 MiB they ask for; ask for 350 mCPU and 1392 MiB instead: each its peak "
+                                       "with 15% to spare; each is resized where it runs, without a restart")
+                != std::string::npos,
+            proposal->reason.c_str());
+        QCOMPARE(proposal->effect.utilisationBefore, 300.0 / 4000.0);
+        QCOMPARE(proposal->effect.utilisationAfter, 300.0 / 350.0);
+
+        const auto approved = r->approve(proposal->id, "operator:test", kNow + kMinute);
+        QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
+        QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
+        QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 230 });
+        QCOMPARE(p.workload(ids[1])->workload.requests.memoryMiB, std::int64_t { 576 });
+        QCOMPARE(p.workload(ids[2])->workload.requests.cpuMillis, std::int64_t { 2000 });
+        QCOMPARE(p.cluster().node(0).free.cpuMillis, std::int64_t { 8000 - 2000 - 230 - 120 });
+        QVERIFY(p.cluster().checkInvariants());
+        QCOMPARE(sent.size(), std::size_t { 2 });
+        QCOMPARE(sent[0].cpuMillis, std::int64_t { 120 });
+        // Right-sized: nothing more to propose.
+        QVERIFY(ofKind(
+            [&] {
+                std::vector<rebalance::Proposal> all;
+                for (const std::int64_t id : r->evaluateNow(kNow + 5 * kMinute))
+                    all.push_back(*r->proposal(id));
+                return all;
+            }(),
+            ProposalKind::Resize)
+                    .empty());
+
+        // Planned on requests an operator has changed since: re-planned, nothing applied.
+        ResizeRequest more;
+        more.cpuMillis = 1500;
+        QVERIFY(p.resize(ids[0], more, "operator:test"));
+        const auto again = r->evaluateNow(kNow + 10 * kMinute);
+        QCOMPARE(again.size(), std::size_t { 1 });
+        ResizeRequest other;
+        other.cpuMillis = 1800;
+        QVERIFY(p.resize(ids[0], other, "operator:test"));
+        const auto stale = r->approve(again[0], "operator:test", kNow + 11 * kMinute);
+        QVERIFY(!stale);
+        QCOMPARE(stale.error().status, 409);
+        QVERIFY2(stale.error().message.find("asks for 1800m CPU and 816 MiB, not the 1500m and 816 MiB it was planned "
+                                            "on")
+                != std::string::npos,
+            stale.error().message.c_str());
+        QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 1800 });
     }
 };
 

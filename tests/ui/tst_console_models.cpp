@@ -229,6 +229,9 @@ private Q_SLOTS:
                 QStringLiteral("Cordon node cold-1: power-down <idle>") },
             { Action::onNode(Action::Type::Release, "hot-2"), QStringLiteral("Lend hot node hot-2 to batch") },
             { hold, QStringLiteral("Lift the hold on deferrable batch") },
+            { Action::resize(7, "n3", 300, 2000, 1024, 4096),
+                QStringLiteral("Resize workload 7 on node n3 in place: CPU 2.0 cores → 0.3 cores, memory 4.0 GiB → "
+                               "1.0 GiB") },
         };
         ProposalRow row;
         row.id = 1;

@@ -1,0 +1,71 @@
+#pragma once
+// Right-sizing (as Kubernetes' Vertical Pod Autoscaler recommends requests): a running workload whose measured use,
+// over long enough, stays well below what it asks for holds capacity nobody uses (its node refuses other work for it,
+// its pool's quota counts it); one that uses more than it asks for is placed and charged as if it used less. This
+// plans, pool by pool, new CPU and memory requests from each workload's peaks since its launch started (as its node's
+// agent measured its cgroup: `api::MeasuredWorkloadUse`) with a margin on top, where the change is worth a proposal.
+// Applying one resizes each workload in place (`ControlPlane::resize`): no restart, its limits stay.
+//
+// A request is rounded up to `cpuStepMillis` / `memoryStepMiB`, never below one step, never above the workload's own
+// limit (a limit is at least its request), and a resource it asked none of stays none. A change is proposed when it
+// moves the request by at least `minChangeFraction` of it and by at least `minCpuMillis` / `minMemoryMiB`; a
+// workload measured for less than `observeFor` (its peaks may still be to come) is left alone.
+//
+// Thread affinity: none; a pure function.
+
+#include "core/rebalance/proposal.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tidepool::rebalance {
+
+struct RightSizeConfig {
+    // Measured for at least this long before its peaks are taken for what it needs; 0 turns right-sizing off.
+    std::chrono::milliseconds observeFor { 6 * 3'600'000 };
+    double margin = 1.15; // on top of the peak (the VPA recommender's 15% safety margin)
+    double minChangeFraction = 0.25;
+    std::int64_t minCpuMillis = 100;
+    std::int64_t minMemoryMiB = 128;
+    std::int64_t cpuStepMillis = 10;
+    std::int64_t memoryStepMiB = 16;
+    std::size_t maxPerProposal = 20; // per pool, the largest changes first
+};
+
+// One running workload and what it was measured using.
+struct WorkloadUse {
+    std::int64_t id = 0;
+    std::string name;
+    std::string pool;
+    std::string node;
+    std::int64_t cpuMillis = 0; // its requests
+    std::int64_t memoryMiB = 0;
+    std::int64_t cpuLimitMillis = 0; // its own limits; 0 = none
+    std::int64_t memoryLimitMiB = 0;
+    std::int64_t observedMs = 0; // how long it has been measured, this launch
+    std::int64_t peakCpuMillis = 0;
+    std::int64_t peakMemoryMiB = 0;
+};
+
+// A pool's right-sizing: `Resize` actions, largest change first, and their sums.
+struct RightSizePlan {
+    std::string pool;
+    std::vector<Action> resizes;
+    std::size_t lowered = 0, raised = 0; // workloads asking for less, or more, of either resource
+    std::int64_t cpuBefore = 0, cpuAfter = 0; // what they ask for together, now and after
+    std::int64_t memoryBefore = 0, memoryAfter = 0;
+    std::int64_t peakCpu = 0, peakMemory = 0; // what they used at most together (the sum of their peaks)
+};
+
+// The request right-sizing gives `used` (a peak) for a workload asking `asked` with its own `limit` (0: none).
+std::int64_t rightSizedRequest(
+    std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step, double margin);
+
+// The pools' plans, by pool name; pools with nothing worth changing are left out.
+std::map<std::string, RightSizePlan> planRightSizing(
+    const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config);
+
+} // namespace tidepool::rebalance
