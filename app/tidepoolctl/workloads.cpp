@@ -74,9 +74,8 @@ void printWorkload(const json& w)
     }
     if (present(w, "resize") && w["resize"].is_object())
         f.emplace_back("Resize",
-            text(w["resize"], "state") == "sent"
-                ? std::string("sent to its agent, not confirmed yet")
-                : "refused by its agent, which runs it with what it had before: " + text(w["resize"], "error"));
+            text(w["resize"], "state") == "sent" ? std::string("sent to its agent, not confirmed yet")
+                                                 : text(w["resize"], "error"));
     if (present(w, "accelerators"))
         f.emplace_back("Accelerators", acceleratorText(w["accelerators"]));
     if (present(w, "devices") && !w["devices"].empty()) {

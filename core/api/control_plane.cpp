@@ -834,9 +834,11 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
     reconcile(*node, inventory.workloads);
     // A resize its agent had not answered when the session ended: its agent may never have had it.
     for (const WorkloadId id : m_cluster.node(node->id).residents)
-        if (const auto w = m_workloads.find(id); w != m_workloads.end() && w->second.resizeUnconfirmed
-            && w->second.phase == WorkloadPhase::Running && w->second.node == node->id)
+        if (const auto w = m_workloads.find(id); w != m_workloads.end() && w->second.resizeUnconfirmed()
+            && w->second.phase == WorkloadPhase::Running && w->second.node == node->id) {
+            w->second.resizesSent.clear(); // those of the old session will not be answered: the latest goes again
             sendResize(*node, w->second);
+        }
     setNodeState(*node, NodeState::Ready);
 }
 
@@ -1090,6 +1092,8 @@ void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
         ++w.highestIncarnation;
     w.incarnation = w.highestIncarnation;
     w.measured = {};
+    w.resizesSent.clear(); // a new launch starts at the size it asks for
+    w.resizeRefused.clear();
     markWorkload(w.workload.id);
 }
 

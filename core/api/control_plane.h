@@ -229,6 +229,14 @@ struct ResizeOutcome {
     std::string message; // what changed, in English (logs, audit)
 };
 
+// What a running launch was given: its requests and its own limits (0: none), as a `protocol::Resize` sends them.
+struct WorkloadSize {
+    Resources requests;
+    std::int64_t cpuLimitMillis = 0;
+    std::int64_t memoryLimitMiB = 0;
+    bool operator==(const WorkloadSize&) const = default;
+};
+
 struct LiveWorkload {
     Workload workload;
     std::string poolName;
@@ -270,11 +278,15 @@ struct LiveWorkload {
     // What its current launch used (running or stopping, on an agent that measures it; a new launch starts it again).
     // Not kept across restarts of the core, and not a change (`changeSequence` stays): it moves with every heartbeat.
     MeasuredWorkloadUse measured;
-    // A resize of its running launch sent to its agent and not answered yet (sent again when its agent rejoins), and
-    // the agent's refusal of the latest one ("" when none): the launch runs with what it had before, though the core
-    // holds the new request. Not kept across restarts of the core.
-    bool resizeUnconfirmed = false;
+    // Resizes of its running launch sent to its agent and not answered yet, oldest first (the latest is sent again
+    // when its agent rejoins); what its agent last confirmed it holds (its launch's, before the first resize); and the
+    // agent's refusal of the latest one ("" when none). When the last answer is a refusal the core goes back to what
+    // the agent holds, where its node still has room for it. Not kept across restarts of the core.
+    std::deque<WorkloadSize> resizesSent;
+    WorkloadSize agentSize;
     std::string resizeRefused;
+    bool resizeUnconfirmed() const { return !resizesSent.empty(); }
+    WorkloadSize size() const { return WorkloadSize { workload.requests, cpuLimitMillis, memoryLimitMiB }; }
     std::uint64_t changeSequence = 0; // when it last changed (`ControlPlane::workloadsChangedSince`)
 };
 
@@ -725,6 +737,9 @@ private:
     void sendLaunch(LiveNode& node, const LiveWorkload& w);
     // Sends a running workload's current CPU request and limits to its node's agent (`protocol::Resize`).
     void sendResize(LiveNode& node, LiveWorkload& w);
+    // Charges a placed workload `size` on its node and pool instead of what it asks for now (unbound and bound again
+    // on the same placement); "" when done, else why not (nothing changed). Sets its limits too.
+    std::string rebindAtSize(LiveWorkload& w, const WorkloadSize& size);
     // The agent answered about (id, incarnation): a launch in flight leaves the window and waiting ones go.
     void launchAnswered(LiveNode& node, WorkloadId id, std::int32_t incarnation);
     void forgetLaunches(LiveNode& node);

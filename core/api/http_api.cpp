@@ -126,7 +126,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured, w.resizeUnconfirmed, w.resizeRefused };
+        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured, w.resizeUnconfirmed(), w.resizeRefused };
 }
 
 json workloadJson(const WorkloadView& w)

@@ -114,51 +114,19 @@ ApiResult<ResizeOutcome> ControlPlane::resize(WorkloadId id, const ResizeRequest
                 name + " used " + std::to_string(w.measured.memoryMiB)
                     + " MiB at its latest sample, more than the new memory limit of " + std::to_string(memoryLimit)
                     + " MiB: the kernel would reclaim, and failing that kill, to enforce it; give it more" });
-        // Charged again at the new size on the same node and device shares: the node's room and the pool's quota are
-        // judged with its own request released.
-        const Placement placement = *record->placement;
-        (void)m_scheduler->release(id);
-        std::string refusal;
-        const Node& model = m_cluster.node(w.node);
-        if (!model.free.fits(after)) {
-            const auto short_ = [](std::int64_t want, std::int64_t free, const char* what, const char* unit) {
-                return want <= free ? std::string()
-                                    : std::string(what) + ": it would ask for " + std::to_string(want) + unit + " and "
-                        + std::to_string(std::max<std::int64_t>(free, 0)) + unit
-                        + " are free beside what else runs there";
-            };
-            std::string words = short_(after.cpuMillis, model.free.cpuMillis, "CPU", "m");
-            const std::string memory = short_(after.memoryMiB, model.free.memoryMiB, "memory", " MiB");
-            words += (words.empty() || memory.empty() ? "" : "; ") + memory;
-            refusal = "node " + nodeName + " has no room for it (" + (words.empty() ? "bandwidth" : words)
-                + "): move it to a node with room, or ask for less";
-        } else if (w.workload.pool != kNoPool
-            && !m_cluster.pool(w.workload.pool).fits(after, AcceleratorKind::None, 0)) {
-            const Pool& pool = m_cluster.pool(w.workload.pool);
-            refusal = "pool " + pool.name + " quota: " + quotaShortfall(pool, after, AcceleratorKind::None, 0);
-        }
-        if (refusal.empty()) {
-            if (auto set = m_cluster.setWorkloadRequests(id, after); !set)
-                refusal = set.error().message;
-            else if (auto bound = m_scheduler->bindExternal(placement); !bound) {
-                refusal = bound.error().message;
-                (void)m_cluster.setWorkloadRequests(id, before);
-            }
-        }
-        if (!refusal.empty()) {
-            if (auto rebound = m_scheduler->bindExternal(placement); !rebound)
-                logLine("ALERT control: " + name + " could not be bound again at its old size on " + nodeName + ": "
-                    + rebound.error().message);
+        const WorkloadSize was = w.size();
+        if (std::string refusal = rebindAtSize(w, WorkloadSize { after, cpuLimit, memoryLimit }); !refusal.empty())
             return tl::unexpected(ApiError { 409, "cannot resize " + name + " in place: " + refusal });
-        }
-        w.workload.requests = after;
-        w.cpuLimitMillis = cpuLimit;
-        w.memoryLimitMiB = memoryLimit;
+        // The first resize of the launch: until its agent confirms another, this is what the agent holds.
+        if (agentChange && w.resizesSent.empty() && w.resizeRefused.empty())
+            w.agentSize = was;
         outcome.node = nodeName;
         if (agentChange) {
             sendResize(node, w);
             outcome.sentToAgent = true;
         }
+        if (!agentChange) // the memory request is the core's alone: what its agent holds does not go back on it
+            w.agentSize.requests.memoryMiB = after.memoryMiB;
     } else {
         if (auto set = m_cluster.setWorkloadRequests(id, after); !set)
             return tl::unexpected(ApiError { 409, "cannot resize " + name + ": " + set.error().message });
@@ -185,7 +153,7 @@ void ControlPlane::sendResize(LiveNode& node, LiveWorkload& w)
     message.memoryMiB = w.workload.requests.memoryMiB;
     message.cpuLimitMillis = w.cpuLimitMillis;
     message.memoryLimitMiB = w.memoryLimitMiB;
-    w.resizeUnconfirmed = true;
+    w.resizesSent.push_back(w.size());
     w.resizeRefused.clear();
     if (!node.sessionId.empty() && m_link.send)
         (void)m_link.send(node.sessionId, message); // not sent: the next session's inventory sends it again
@@ -199,26 +167,90 @@ void ControlPlane::onResized(const std::string& sessionId, const protocol::Resiz
         return;
     LiveWorkload& w = it->second;
     // An answer about another launch, or from a node it has left, is stale.
-    if (w.node != node->id || w.incarnation != answer.incarnation || !w.resizeUnconfirmed)
+    if (w.node != node->id || w.incarnation != answer.incarnation || w.resizesSent.empty())
         return;
-    w.resizeUnconfirmed = false;
+    // Answers come in the order the resizes went.
+    const WorkloadSize answered = w.resizesSent.front();
+    w.resizesSent.pop_front();
     const std::string name = "workload " + std::to_string(answer.workloadId);
     const std::string& nodeName = m_cluster.node(node->id).name;
     if (answer.error.empty()) {
+        w.agentSize = answered;
         logLine("control: " + name + " resized on node " + nodeName);
-    } else {
-        w.resizeRefused = answer.error;
-        logLine("control: the agent of node " + nodeName + " refused to resize " + name + ": " + answer.error);
-        store::AuditEntry entry;
-        entry.atMs = nowMs();
-        entry.actor = "agent:" + nodeName;
-        entry.action = "workload.resize";
-        entry.target = name;
-        entry.outcome = "refused by the agent of node " + nodeName + ": " + answer.error
-            + "; the launch runs with what it had before";
-        audit(std::move(entry));
+        markWorkload(answer.workloadId);
+        return;
     }
+    // Refused: its agent holds what it last confirmed. With nothing else on its way, the core goes back to that too,
+    // where its node and pool still have room for it (work placed since may have taken the room it gave up).
+    std::string outcome = "refused by the agent of node " + nodeName + ": " + answer.error;
+    if (w.resizesSent.empty() && w.size() != w.agentSize && w.phase == WorkloadPhase::Running) {
+        if (const std::string kept = rebindAtSize(w, w.agentSize); kept.empty())
+            outcome += "; its requests and limits are back to what its launch holds";
+        else
+            outcome += "; the core still charges it the new size (" + kept + ")";
+    }
+    w.resizeRefused = outcome;
+    logLine("control: " + name + ": resize " + outcome);
+    store::AuditEntry entry;
+    entry.atMs = nowMs();
+    entry.actor = "agent:" + nodeName;
+    entry.action = "workload.resize";
+    entry.target = name;
+    entry.outcome = outcome;
+    audit(std::move(entry));
     markWorkload(answer.workloadId);
+    schedulePendingRetry();
+}
+
+std::string ControlPlane::rebindAtSize(LiveWorkload& w, const WorkloadSize& size)
+{
+    const WorkloadId id = w.workload.id;
+    const WorkloadRecord* record = m_cluster.workload(id);
+    if (!record || !record->placement)
+        return "it is not placed";
+    const std::string& nodeName = m_cluster.node(w.node).name;
+    const Resources before = w.workload.requests;
+    const Resources& after = size.requests;
+    // Charged again on the same node and device shares: the node's room and the pool's quota are judged with its own
+    // request released.
+    const Placement placement = *record->placement;
+    (void)m_scheduler->release(id);
+    std::string refusal;
+    const Node& model = m_cluster.node(w.node);
+    if (!model.free.fits(after)) {
+        const auto short_ = [](std::int64_t want, std::int64_t free, const char* what, const char* unit) {
+            return want <= free ? std::string()
+                                : std::string(what) + ": it would ask for " + std::to_string(want) + unit + " and "
+                    + std::to_string(std::max<std::int64_t>(free, 0)) + unit + " are free beside what else runs there";
+        };
+        std::string words = short_(after.cpuMillis, model.free.cpuMillis, "CPU", "m");
+        const std::string memory = short_(after.memoryMiB, model.free.memoryMiB, "memory", " MiB");
+        words += (words.empty() || memory.empty() ? "" : "; ") + memory;
+        refusal = "node " + nodeName + " has no room for it (" + (words.empty() ? "bandwidth" : words)
+            + "): move it to a node with room, or ask for less";
+    } else if (w.workload.pool != kNoPool && !m_cluster.pool(w.workload.pool).fits(after, AcceleratorKind::None, 0)) {
+        const Pool& pool = m_cluster.pool(w.workload.pool);
+        refusal = "pool " + pool.name + " quota: " + quotaShortfall(pool, after, AcceleratorKind::None, 0);
+    }
+    if (refusal.empty()) {
+        if (auto set = m_cluster.setWorkloadRequests(id, after); !set)
+            refusal = set.error().message;
+        else if (auto bound = m_scheduler->bindExternal(placement); !bound) {
+            refusal = bound.error().message;
+            (void)m_cluster.setWorkloadRequests(id, before);
+        }
+    }
+    if (!refusal.empty()) {
+        if (auto rebound = m_scheduler->bindExternal(placement); !rebound)
+            logLine("ALERT control: workload " + std::to_string(id) + " could not be bound again at its size on "
+                + nodeName + ": " + rebound.error().message);
+        return refusal;
+    }
+    w.workload.requests = after;
+    w.cpuLimitMillis = size.cpuLimitMillis;
+    w.memoryLimitMiB = size.memoryLimitMiB;
+    markWorkload(id);
+    return {};
 }
 
 } // namespace tidepool::api

@@ -1826,10 +1826,10 @@ private slots:
         QCOMPARE(node.free.cpuMillis, std::int64_t { 3750 });
         QCOMPARE(m_plane->cluster().pool(0).used.cpuMillis, std::int64_t { 250 });
         QVERIFY(m_plane->cluster().checkInvariants());
-        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed());
         QCOMPARE(api::submissionJson(*m_plane->workload(a), m_plane->cluster()).value("cpuMillis", 0), 250);
         m_plane->onResized("s1", protocol::Resized { a, 0, {} });
-        QVERIFY(!m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(!m_plane->workload(a)->resizeUnconfirmed());
         QVERIFY(m_plane->workload(a)->resizeRefused.empty());
 
         // The same again changes nothing and sends nothing; the memory request alone is the core's.
@@ -1861,25 +1861,64 @@ private slots:
         QVERIFY(m_plane->resize(a, up, "token:ops"));
         QCOMPARE(node.free.cpuMillis, std::int64_t { 0 });
 
-        // Its agent's refusal is kept (it runs with what it had) and audited; a stale answer changes nothing.
+        // A stale answer changes nothing; its agent's refusal is kept and audited, and the core goes back to what the
+        // agent holds (250m), where the node has room for it.
         m_plane->onResized("s1", protocol::Resized { a, 3, "another launch" });
-        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed());
         m_plane->onResized("s1", protocol::Resized { a, 0, "the workload holds 900 MiB now" });
-        QCOMPARE(m_plane->workload(a)->resizeRefused, std::string("the workload holds 900 MiB now"));
-        QVERIFY(logMentions("the agent of node n1 refused to resize workload " + std::to_string(a)));
+        QVERIFY(!m_plane->workload(a)->resizeUnconfirmed());
+        QCOMPARE(m_plane->workload(a)->resizeRefused,
+            std::string("refused by the agent of node n1: the workload holds 900 MiB now; its requests and limits are "
+                        "back to what its launch holds"));
+        QCOMPARE(m_plane->workload(a)->workload.requests.cpuMillis, std::int64_t { 250 });
+        QCOMPARE(m_plane->workload(a)->memoryLimitMiB, std::int64_t { 1024 });
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 750 });
+        QVERIFY(logMentions("resize refused by the agent of node n1"));
+        QVERIFY(m_plane->cluster().checkInvariants());
 
-        // Not answered before its agent left: sent again to the next session.
+        // Two on their way: the first confirmed, the second refused: back to the first.
+        for (const std::int64_t cpu : { 300, 350 }) {
+            ResizeRequest step;
+            step.cpuMillis = cpu;
+            QVERIFY(m_plane->resize(a, step, "token:ops"));
+        }
+        QCOMPARE(m_plane->workload(a)->resizesSent.size(), std::size_t { 2 });
+        m_plane->onResized("s1", protocol::Resized { a, 0, {} });
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed());
+        m_plane->onResized("s1", protocol::Resized { a, 0, "cpu.shares: No space left on device" });
+        QCOMPARE(m_plane->workload(a)->workload.requests.cpuMillis, std::int64_t { 300 });
+        QCOMPARE(node.free.cpuMillis, std::int64_t { 700 });
+
+        // Refused after the room it gave up was taken: the core keeps charging the new size, and says so.
+        ResizeRequest down100;
+        down100.cpuMillis = 100;
+        QVERIFY(m_plane->resize(a, down100, "token:ops"));
+        const WorkloadId c = submit("c", 900);
+        QCOMPARE(nodeOf(c), std::string("n1"));
+        m_plane->onWorkloadUpdate("s1", status(c, "running"));
+        m_plane->onResized("s1", protocol::Resized { a, 0, "the workload holds 900 MiB now" });
+        QCOMPARE(m_plane->workload(a)->workload.requests.cpuMillis, std::int64_t { 100 });
+        QVERIFY2(m_plane->workload(a)->resizeRefused.find("; the core still charges it the new size (node n1 has no "
+                                                          "room for it (CPU: it would ask for 300m and 100m are free")
+                != std::string::npos,
+            m_plane->workload(a)->resizeRefused.c_str());
+        QVERIFY(m_plane->cluster().checkInvariants());
+
+        // Not answered before its agent left: the latest sent again to the next session.
         ResizeRequest less;
-        less.cpuMillis = 400;
+        less.cpuMillis = 90;
         QVERIFY(m_plane->resize(a, less, "token:ops"));
-        QVERIFY(m_plane->workload(a)->resizeUnconfirmed);
+        QVERIFY(m_plane->workload(a)->resizeUnconfirmed());
         QVERIFY(m_plane->workload(a)->resizeRefused.empty());
         m_plane->onLeft("s1", "connection reset");
-        joinNamingFeatures("s2", "n1", { status(a, "running"), status(b, "running") });
+        joinNamingFeatures("s2", "n1", { status(a, "running"), status(b, "running"), status(c, "running") });
         resizes = sentOf<protocol::Resize>("s2");
         QCOMPARE(resizes.size(), std::size_t { 1 });
-        QCOMPARE(resizes[0].cpuMillis, std::int64_t { 400 });
+        QCOMPARE(resizes[0].cpuMillis, std::int64_t { 90 });
         QCOMPARE(resizes[0].memoryLimitMiB, std::int64_t { 1024 });
+        QCOMPARE(m_plane->workload(a)->resizesSent.size(), std::size_t { 1 });
+        m_plane->onResized("s2", protocol::Resized { a, 0, {} });
+        QVERIFY(!m_plane->workload(a)->resizeUnconfirmed());
     }
 
     // What `resize` refuses, each with a status and words that say why, changing nothing; and a waiting workload,
