@@ -2740,6 +2740,73 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::ResizeDialog</name>
+    <message>
+        <source> cores</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished">none</translation>
+    </message>
+    <message>
+        <source>Resize %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU request:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory request:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU limit:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Memory limit:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It waits for a place: it is placed at its new size.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It runs on %1: it is resized there, without a restart, if the node has room and its pool the quota.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It uses %1 and %2 now, as its node measures it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation type="unfinished">No core is connected.</translation>
+    </message>
+    <message>
+        <source>Resizing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not resized: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Resize…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not resize workloads: that needs the %2 role.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::SlotTimelineModel</name>
     <message>
         <source>before %1</source>

@@ -2730,6 +2730,73 @@
     </message>
 </context>
 <context>
+    <name>tidepool::ui::ResizeDialog</name>
+    <message>
+        <source> cores</source>
+        <translation> 核</translation>
+    </message>
+    <message>
+        <source> MiB</source>
+        <translation> MiB</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>Resize %1</source>
+        <translation>调整 %1 的规格</translation>
+    </message>
+    <message>
+        <source>CPU request:</source>
+        <translation>CPU 申请量：</translation>
+    </message>
+    <message>
+        <source>Memory request:</source>
+        <translation>内存申请量：</translation>
+    </message>
+    <message>
+        <source>CPU limit:</source>
+        <translation>CPU 限制：</translation>
+    </message>
+    <message>
+        <source>Memory limit:</source>
+        <translation>内存限制：</translation>
+    </message>
+    <message>
+        <source>It waits for a place: it is placed at its new size.</source>
+        <translation>它正在等待调度：将按新规格放置。</translation>
+    </message>
+    <message>
+        <source>It runs on %1: it is resized there, without a restart, if the node has room and its pool the quota.</source>
+        <translation>它运行在 %1 上：若节点有余量且其资源池配额允许，将在原地调整，无需重启。</translation>
+    </message>
+    <message>
+        <source>It uses %1 and %2 now, as its node measures it.</source>
+        <translation>据其节点测量，它当前使用 %1 和 %2。</translation>
+    </message>
+    <message>
+        <source>No core is connected.</source>
+        <translation>未连接到任何核心。</translation>
+    </message>
+    <message>
+        <source>Resizing…</source>
+        <translation>正在调整…</translation>
+    </message>
+    <message>
+        <source>Not resized: %1</source>
+        <translation>未调整：%1</translation>
+    </message>
+    <message>
+        <source>&amp;Resize…</source>
+        <translation>调整规格(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Your token&apos;s role (%1) may not resize workloads: that needs the %2 role.</source>
+        <translation>你的令牌角色（%1）不能调整工作负载的规格：需要 %2 角色。</translation>
+    </message>
+</context>
+<context>
     <name>tidepool::ui::SlotTimelineModel</name>
     <message>
         <source>before %1</source>

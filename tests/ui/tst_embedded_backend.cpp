@@ -21,6 +21,7 @@
 #include "ui/views/main_window.h"
 #include "ui/views/pool_dialog.h"
 #include "ui/views/pools_page.h"
+#include "ui/views/resize_dialog.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -361,6 +362,45 @@ void TestEmbeddedBackend::aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot()
         shown.contains(QStringLiteral("web-0")) && shown.contains(QStringLiteral("2000 short")), qPrintable(shown));
     QVERIFY(page->message()->property("refused").toBool());
     QVERIFY(placedIn("etl-big", "batch"));
+
+    // Resize…: the dialog, filled in with what it asks for, resizes etl-small in place on its node and closes; one
+    // its node has no room for stays open, saying why.
+    QTRY_VERIFY_WITH_TIMEOUT(workloadNamed(bridge.latest(), "etl-small")->phase == "running", 10'000);
+    const WorkloadRow small = *workloadNamed(bridge.latest(), "etl-small");
+    ResizeDialog resize(bridge, small);
+    QCOMPARE(resize.cpuBox()->value(), 0.5);
+    QCOMPARE(resize.memoryBox()->value(), 256);
+    QCOMPARE(resize.memoryLimitBox()->text(), QStringLiteral("none"));
+    resize.cpuBox()->setValue(0.25);
+    resize.memoryLimitBox()->setValue(512);
+    resize.show();
+    resize.accept();
+    QVERIFY(resize.pendingRequest() != 0);
+    QTRY_VERIFY_WITH_TIMEOUT(resize.result() == QDialog::Accepted && !resize.isVisible(), 10'000);
+    QTRY_VERIFY_WITH_TIMEOUT(workloadNamed(bridge.latest(), "etl-small")->cpuMillis == 250, 5'000);
+    const WorkloadRow resized = *workloadNamed(bridge.latest(), "etl-small");
+    QCOMPARE(resized.memoryLimitMiB, std::int64_t { 512 });
+    QCOMPARE(resized.node, small.node); // in place
+    int auditStatus = 0;
+    const json audit
+        = fixture::call(backend->apiPort(), token, api::HttpMethod::Get, "/v1/audit?limit=20", {}, &auditStatus);
+    bool audited = false;
+    for (const json& e : audit.value("entries", json::array()))
+        audited = audited
+            || (e.value("action", std::string()) == "workload.resize" && e.value("outcome", std::string()) == "ok"
+                && e.value("actor", std::string()) == "operator:console");
+    QVERIFY2(audited, audit.dump().c_str());
+    ResizeDialog tooBig(bridge, *workloadNamed(bridge.latest(), "etl-big"));
+    tooBig.cpuBox()->setValue(900.0);
+    tooBig.show();
+    tooBig.accept();
+    QTRY_VERIFY_WITH_TIMEOUT(tooBig.pendingRequest() == 0, 10'000);
+    QVERIFY(tooBig.isVisible());
+    QVERIFY2(tooBig.messageLabel()->text().startsWith(QStringLiteral("Not resized: ")),
+        qPrintable(tooBig.messageLabel()->text()));
+    QVERIFY2(tooBig.messageLabel()->text().contains(QStringLiteral("has no room for it")),
+        qPrintable(tooBig.messageLabel()->text()));
+    QCOMPARE(workloadNamed(bridge.latest(), "etl-big")->cpuMillis, std::int64_t { 6000 });
 
     bridge.setBackend(nullptr);
     backend->stop();

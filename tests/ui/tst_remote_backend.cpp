@@ -478,6 +478,41 @@ void TestRemoteBackend::aMoveIsTheDaemonsAndTheNextSnapshotShowsIt()
             return false;
         }(),
         5'000);
+
+    // Resized through the daemon (`POST /v1/workloads/{id}/resize`): in place on its node once it runs, its agent
+    // told; the next snapshot has its new request. A limit below its request comes back in the daemon's words.
+    const std::string path = "/v1/workloads/" + std::to_string(m_workload);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        fixture::call(m_apiPort, m_token.toStdString(), HttpMethod::Get, path).value("phase", std::string())
+            == "running",
+        10'000);
+    const std::int64_t memory
+        = fixture::call(m_apiPort, m_token.toStdString(), HttpMethod::Get, path).value("memoryMiB", std::int64_t { 0 });
+    QSignalSpy resized(&console.bridge, &CoreBridge::workloadResized);
+    const quint64 resizeId = console.bridge.resize(m_workload, 300, memory, 0, 0);
+    QTRY_COMPARE_WITH_TIMEOUT(resized.size(), 1, 10'000);
+    auto answer = resized.takeFirst().at(0).value<ResizeResult>();
+    QCOMPARE(answer.requestId, resizeId);
+    QVERIFY2(answer.ok, answer.message.c_str());
+    QCOMPARE(answer.node, result.node);
+    QVERIFY(answer.sentToAgent);
+    QVERIFY2(answer.message.find("→ 300m") != std::string::npos, answer.message.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const SnapshotPtr s = console.bridge.latest();
+            for (const WorkloadRow& w : s ? s->workloads : std::vector<WorkloadRow> {})
+                if (w.id == m_workload)
+                    return w.cpuMillis == 300;
+            return false;
+        }(),
+        5'000);
+    console.bridge.resize(m_workload, 300, memory, 0, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(resized.size(), 1, 10'000);
+    answer = resized.takeFirst().at(0).value<ResizeResult>();
+    QVERIFY(!answer.ok);
+    QVERIFY2(answer.message.find("is below the memory it asks for") != std::string::npos
+            && answer.message.find("(HTTP 400)") != std::string::npos,
+        answer.message.c_str());
 }
 
 // The Nodes page's actions through tidepoold: a drain of the node the workload runs on cordons it by the console's

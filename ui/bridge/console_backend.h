@@ -97,6 +97,37 @@ inline NodeResult stoppedResult(const NodeCommand& command, std::string why)
     return result;
 }
 
+// An operator's resize of a workload (the Tiers board's and the Pools tree's Resize…), as tidepoold's
+// POST /v1/workloads/{id}/resize (`api::ControlPlane::resize`): a waiting one is placed at its new size, a running one
+// resized in place; answered through `ConsoleEvents::resized` once durable (or refused).
+struct ResizeCommand {
+    std::uint64_t requestId = 0;
+    std::int64_t workloadId = 0;
+    // Its new requests and own limits, whole; a limit of 0: none of its own.
+    std::int64_t cpuMillis = 0;
+    std::int64_t memoryMiB = 0;
+    std::int64_t cpuLimitMillis = 0;
+    std::int64_t memoryLimitMiB = 0;
+};
+
+struct ResizeResult {
+    std::uint64_t requestId = 0;
+    std::int64_t workloadId = 0;
+    bool ok = false;
+    std::string message; // what changed, or the core's reason when refused (in English)
+    std::string node; // where it runs, resized in place; empty while it waits
+    bool sentToAgent = false; // its agent was told the new weight and limits
+};
+
+inline ResizeResult stoppedResult(const ResizeCommand& command, std::string why)
+{
+    ResizeResult result;
+    result.requestId = command.requestId;
+    result.workloadId = command.workloadId;
+    result.message = std::move(why);
+    return result;
+}
+
 // A report for File → Export report: built on the core's thread (embedded, demo) or fetched from tidepoold's
 // GET /v1/report (--connect), and answered through `ConsoleEvents::reported`.
 struct ReportCommand {
@@ -161,6 +192,7 @@ struct ConsoleEvents {
     std::function<void(PoolResult)> poolChanged; // the answer to a `PoolCommand`
     std::function<void(LogsResult)> logsRead; // the answer to a `LogsCommand`
     std::function<void(NodeResult)> nodeChanged; // the answer to a `NodeCommand`
+    std::function<void(ResizeResult)> resized; // the answer to a `ResizeCommand`
 };
 
 class ConsoleBackend {
@@ -182,6 +214,8 @@ public:
     // Queues an operator's cordon, uncordon or drain of a node; its result arrives through
     // `ConsoleEvents::nodeChanged`.
     virtual void submit(NodeCommand command) = 0;
+    // Queues an operator's resize of a workload; its result arrives through `ConsoleEvents::resized`.
+    virtual void submit(ResizeCommand command) = 0;
     // Asks for a snapshot of the core as it is now (F5), beside the ones it sends on its own.
     virtual void refresh() = 0;
     // Stops accepting commands, stops the core and joins its thread. Events stop before it returns. Idempotent.

@@ -15,6 +15,7 @@ CoreBridge::CoreBridge(QObject* parent)
     qRegisterMetaType<ReportResult>();
     qRegisterMetaType<PoolResult>();
     qRegisterMetaType<NodeResult>();
+    qRegisterMetaType<ResizeResult>();
     qRegisterMetaType<LogsResult>();
 }
 
@@ -43,6 +44,7 @@ ConsoleEvents CoreBridge::events()
     events.poolChanged = [this](PoolResult result) { receive([&] { m_pools.push_back(std::move(result)); }); };
     events.logsRead = [this](LogsResult result) { receive([&] { m_logs.push_back(std::move(result)); }); };
     events.nodeChanged = [this](NodeResult result) { receive([&] { m_nodes.push_back(std::move(result)); }); };
+    events.resized = [this](ResizeResult result) { receive([&] { m_resizes.push_back(std::move(result)); }); };
     return events;
 }
 
@@ -55,6 +57,7 @@ void CoreBridge::drain()
     std::vector<LogsResult> logs;
     std::vector<PoolResult> pools;
     std::vector<NodeResult> nodes;
+    std::vector<ResizeResult> resizes;
     std::vector<std::string> failures;
     {
         const std::lock_guard lock(m_mutex);
@@ -64,6 +67,7 @@ void CoreBridge::drain()
         reports = std::exchange(m_reports, {});
         pools = std::exchange(m_pools, {});
         nodes = std::exchange(m_nodes, {});
+        resizes = std::exchange(m_resizes, {});
         logs = std::exchange(m_logs, {});
         failures = std::exchange(m_failures, {});
         m_drainQueued = false;
@@ -89,6 +93,8 @@ void CoreBridge::drain()
         Q_EMIT logsRead(result);
     for (const NodeResult& result : nodes)
         Q_EMIT nodeChanged(result);
+    for (const ResizeResult& result : resizes)
+        Q_EMIT workloadResized(result);
     for (const std::string& failure : failures)
         Q_EMIT coreFailed(QString::fromStdString(failure));
 }
@@ -118,6 +124,16 @@ quint64 CoreBridge::changeNode(NodeAction action, const QString& name, const QSt
         return 0;
     const quint64 id = m_nextRequest++;
     m_backend->submit(NodeCommand { id, action, name.toStdString(), reason.toStdString(), maxParallel });
+    return id;
+}
+
+quint64 CoreBridge::resize(
+    qint64 workloadId, qint64 cpuMillis, qint64 memoryMiB, qint64 cpuLimitMillis, qint64 memoryLimitMiB)
+{
+    if (!m_backend)
+        return 0;
+    const quint64 id = m_nextRequest++;
+    m_backend->submit(ResizeCommand { id, workloadId, cpuMillis, memoryMiB, cpuLimitMillis, memoryLimitMiB });
     return id;
 }
 

@@ -50,6 +50,9 @@ public:
     // Asks the core to cordon, uncordon or drain node `name` (`NodeCommand`); the returned request id comes back in
     // `nodeChanged`. 0 without a core.
     quint64 changeNode(NodeAction action, const QString& name, const QString& reason = {}, int maxParallel = 0);
+    // Asks the core to resize a workload (`ResizeCommand`: its new requests and own limits, 0 for none); the returned
+    // request id comes back in `workloadResized`. 0 without a core.
+    quint64 resize(qint64 workloadId, qint64 cpuMillis, qint64 memoryMiB, qint64 cpuLimitMillis, qint64 memoryLimitMiB);
     // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
     // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
     // `logsRead`. 0 without a core.
@@ -64,6 +67,7 @@ Q_SIGNALS:
     void reportFinished(const tidepool::ui::ReportResult& result);
     void poolChanged(const tidepool::ui::PoolResult& result);
     void nodeChanged(const tidepool::ui::NodeResult& result);
+    void workloadResized(const tidepool::ui::ResizeResult& result);
     void logsRead(const tidepool::ui::LogsResult& result);
     void coreFailed(const QString& message);
 
@@ -85,6 +89,7 @@ private:
     std::vector<ReportResult> m_reports;
     std::vector<PoolResult> m_pools;
     std::vector<NodeResult> m_nodes;
+    std::vector<ResizeResult> m_resizes;
     std::vector<LogsResult> m_logs;
     std::vector<std::string> m_failures;
     bool m_drainQueued = false;
@@ -98,4 +103,5 @@ Q_DECLARE_METATYPE(tidepool::ui::MoveResult)
 Q_DECLARE_METATYPE(tidepool::ui::ReportResult)
 Q_DECLARE_METATYPE(tidepool::ui::PoolResult)
 Q_DECLARE_METATYPE(tidepool::ui::NodeResult)
+Q_DECLARE_METATYPE(tidepool::ui::ResizeResult)
 Q_DECLARE_METATYPE(tidepool::ui::LogsResult)

@@ -185,6 +185,28 @@ void DemoCore::submit(NodeCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void DemoCore::submit(ResizeCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.resized)
+            m_events.resized(stoppedResult(command, "the core has stopped"));
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
+void DemoCore::execute(const ResizeCommand& command)
+{
+    auto answer = [this](ResizeResult result) {
+        publish();
+        if (m_events.resized)
+            m_events.resized(std::move(result));
+    };
+    if (!m_driver || m_halted)
+        return answer(stoppedResult(command, m_halted ? "the core has stopped" : "the core is still starting"));
+    m_driver->resize(command, answer);
+}
+
 void DemoCore::execute(const NodeCommand& command)
 {
     // As for a move: the snapshot that shows the change, then the answer.

@@ -5,6 +5,7 @@
 #include "ui/bridge/move_executor.h"
 #include "ui/bridge/node_executor.h"
 #include "ui/bridge/pool_executor.h"
+#include "ui/bridge/resize_executor.h"
 #include "ui/bridge/snapshot_builder.h"
 
 namespace tidepool::ui {
@@ -62,6 +63,12 @@ void DemoDriver::changePool(const PoolCommand& command, std::function<void(PoolR
 void DemoDriver::changeNode(const NodeCommand& command, std::function<void(NodeResult)> done)
 {
     executeNodeCommand(m_run->plane(), command, kConsoleActor, std::move(done));
+    m_run->poll(); // committed now, not at the next step
+}
+
+void DemoDriver::resize(const ResizeCommand& command, std::function<void(ResizeResult)> done)
+{
+    executeResize(m_run->plane(), command, kConsoleActor, std::move(done));
     m_run->poll(); // committed now, not at the next step
 }
 

@@ -41,6 +41,8 @@ public:
     // Cordons, uncordons or drains a node through `executeNodeCommand`; `done` is called with the result once the
     // change and its audit entry are durable (committed before `changeNode` returns).
     void changeNode(const NodeCommand& command, std::function<void(NodeResult)> done);
+    // Resizes a workload through `executeResize`, likewise.
+    void resize(const ResizeCommand& command, std::function<void(ResizeResult)> done);
     SnapshotPtr snapshot();
 
     sim::ScenarioRun& run() { return *m_run; }

@@ -8,6 +8,7 @@
 #include "ui/bridge/node_executor.h"
 #include "ui/bridge/pool_executor.h"
 #include "ui/bridge/proposal_decision.h"
+#include "ui/bridge/resize_executor.h"
 #include "ui/bridge/snapshot_builder.h"
 
 #include <boost/asio/post.hpp>
@@ -162,6 +163,16 @@ void EmbeddedBackend::submit(NodeCommand command)
     boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
 }
 
+void EmbeddedBackend::submit(ResizeCommand command)
+{
+    if (!m_accepting) {
+        if (m_events.resized)
+            m_events.resized(stoppedResult(command, "the core has stopped"));
+        return;
+    }
+    boost::asio::post(m_io, [this, command = std::move(command)] { execute(command); });
+}
+
 void EmbeddedBackend::submit(LogsCommand command)
 {
     LogsResult result = logsResultFor(command);
@@ -259,6 +270,19 @@ void EmbeddedBackend::execute(const NodeCommand& command)
     if (!m_host || m_halted)
         return answer(stoppedResult(command, m_halted ? "the core has stopped" : "the core did not start"));
     executeNodeCommand(m_host->plane(), command, kConsoleActor, answer);
+}
+
+void EmbeddedBackend::execute(const ResizeCommand& command)
+{
+    auto answer = [this](ResizeResult result) {
+        if (!m_halted)
+            publish(); // the snapshot first, as for a decision
+        if (m_events.resized)
+            m_events.resized(std::move(result));
+    };
+    if (!m_host || m_halted)
+        return answer(stoppedResult(command, m_halted ? "the core has stopped" : "the core did not start"));
+    executeResize(m_host->plane(), command, kConsoleActor, answer);
 }
 
 void EmbeddedBackend::publish()

@@ -50,6 +50,7 @@ public:
     void submit(ReportCommand command) override;
     void submit(PoolCommand command) override;
     void submit(NodeCommand command) override;
+    void submit(ResizeCommand command) override;
     void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
@@ -66,6 +67,7 @@ private:
     void execute(const MoveCommand& command);
     void execute(const PoolCommand& command);
     void execute(const NodeCommand& command);
+    void execute(const ResizeCommand& command);
     void publish();
 
     EmbeddedConfig m_config;

@@ -175,6 +175,11 @@ void RemoteBackend::submit(NodeCommand command)
     enqueue(std::move(command));
 }
 
+void RemoteBackend::submit(ResizeCommand command)
+{
+    enqueue(std::move(command));
+}
+
 void RemoteBackend::refresh()
 {
     const std::lock_guard lock(m_mutex);
@@ -214,6 +219,11 @@ void RemoteBackend::refuse(const Command& command, const std::string& why)
     if (const auto* node = std::get_if<NodeCommand>(&command)) {
         if (m_events.nodeChanged)
             m_events.nodeChanged(stoppedResult(*node, why));
+        return;
+    }
+    if (const auto* resize = std::get_if<ResizeCommand>(&command)) {
+        if (m_events.resized)
+            m_events.resized(stoppedResult(*resize, why));
         return;
     }
     if (const auto* logs = std::get_if<LogsCommand>(&command)) {
@@ -721,6 +731,34 @@ void RemoteBackend::execute(api::ApiClient& client, const PoolCommand& command)
         result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
     m_events.poolChanged(std::move(result));
     // The pools as they are now, at once rather than at the next poll.
+    const std::lock_guard lock(m_mutex);
+    m_refresh = true;
+}
+
+void RemoteBackend::execute(api::ApiClient& client, const ResizeCommand& command)
+{
+    if (!m_events.resized)
+        return;
+    ResizeResult result = stoppedResult(command, {});
+    const json body { { "cpuMillis", command.cpuMillis }, { "memoryMiB", command.memoryMiB },
+        { "cpuLimitMillis", command.cpuLimitMillis }, { "memoryLimitMiB", command.memoryLimitMiB } };
+    auto response = client.request(
+        HttpMethod::Post, "/v1/workloads/" + std::to_string(command.workloadId) + "/resize", body.dump());
+    if (!response) {
+        result.message = "cannot reach tidepoold at " + m_config.endpoint.url + ": " + response.error().message;
+        return m_events.resized(std::move(result));
+    }
+    const json answer = json::parse(response->body, nullptr, false);
+    result.ok = response->status == 200 && answer.is_object();
+    if (!result.ok) {
+        result.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
+    } else {
+        result.message = textOf(answer, "message");
+        result.node = textOf(answer, "node");
+        result.sentToAgent = flagOf(answer, "sentToAgent");
+    }
+    m_events.resized(std::move(result));
+    // The workload as it is now, at once rather than at the next poll.
     const std::lock_guard lock(m_mutex);
     m_refresh = true;
 }

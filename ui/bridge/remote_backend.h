@@ -101,12 +101,14 @@ public:
     // (a token without the admin role: 403).
     void submit(PoolCommand command) override;
     void submit(NodeCommand command) override;
+    void submit(ResizeCommand command) override;
     void submit(LogsCommand command) override;
     void refresh() override;
     void stop() override;
 
 private:
-    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand, LogsCommand, NodeCommand>;
+    using Command = std::variant<ProposalCommand, MoveCommand, ReportCommand, PoolCommand, LogsCommand, NodeCommand,
+        ResizeCommand>;
 
     // Queues a command for the backend's thread; refused at once once stopping.
     void enqueue(Command command);
@@ -122,6 +124,7 @@ private:
     void execute(api::ApiClient& client, const ReportCommand& command);
     void execute(api::ApiClient& client, const PoolCommand& command);
     void execute(api::ApiClient& client, const NodeCommand& command);
+    void execute(api::ApiClient& client, const ResizeCommand& command);
     void execute(api::ApiClient& client, const LogsCommand& command);
     void refuse(const Command& command, const std::string& why);
     void fail(RemoteProblem problem);

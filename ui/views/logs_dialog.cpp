@@ -4,6 +4,7 @@
 #include "ui/bridge/core_bridge.h"
 #include "ui/labels.h"
 #include "ui/models/workload_mime.h"
+#include "ui/views/resize_dialog.h"
 
 #include <QAbstractItemView>
 #include <QCheckBox>
@@ -271,6 +272,7 @@ void offerWorkloadOutput(QAbstractItemView* view, CoreBridge& bridge)
             dialog->setAttribute(Qt::WA_DeleteOnClose);
             dialog->show();
         });
+        addResizeAction(menu, view->window(), bridge, id);
         menu.exec(view->viewport()->mapToGlobal(at));
     });
 }

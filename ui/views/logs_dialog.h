@@ -11,7 +11,8 @@
 // not followed. Not modal: an operator keeps one open beside the board.
 //
 // `offerWorkloadOutput` gives a view whose rows are workloads (the Tiers board's columns, the Pools tree) a context
-// menu with Show output…, off where the console's role may not read output (`roleAllows`).
+// menu with Show output…, off where the console's role may not read output (`roleAllows`), and Resize…
+// (`resize_dialog.h`).
 //
 // Thread affinity: GUI thread.
 
