@@ -69,8 +69,9 @@ void printWorkload(const json& w)
         const json& m = w["measured"];
         f.emplace_back("Used",
             "CPU " + cores(integer(m, "cpuMillis")) + " (at most " + cores(integer(m, "peakCpuMillis")) + "), memory "
-                + mebibytes(integer(m, "memoryMiB")) + " (at most " + mebibytes(integer(m, "peakMemoryMiB"))
-                + ") in this launch, as its node measured it " + age(integer(m, "atMs")) + " ago");
+                + mebibytes(integer(m, "memoryMiB")) + " (at most " + mebibytes(integer(m, "peakMemoryMiB")) + ")"
+                + (integer(m, "sinceMs") > 0 ? " over the last " + age(integer(m, "sinceMs")) : std::string())
+                + " of this launch, as its node measured it " + age(integer(m, "atMs")) + " ago");
     }
     if (present(w, "resize") && w["resize"].is_object())
         f.emplace_back("Resize",

@@ -383,6 +383,9 @@ struct ControlPlaneStats {
     std::uint64_t overran = 0; // launches stopped for running past their maximum runtime
     std::uint64_t drainMoves = 0; // workloads drains (paced or all at once) moved off their nodes
     std::uint64_t drainEvictions = 0; // workloads paced drains stopped and queued again at their deadline
+    std::uint64_t resizes = 0; // workloads given a new size (`resize`), waiting or in place
+    std::uint64_t resizesConfirmed = 0; // resizes of running launches their agents applied
+    std::uint64_t resizesRefused = 0; // resizes of running launches their agents refused
     std::uint64_t launchesSent = 0;
     std::uint64_t acknowledged = 0; // launches acknowledged as running
     std::uint64_t nodesLost = 0;

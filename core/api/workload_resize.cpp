@@ -135,6 +135,7 @@ ApiResult<ResizeOutcome> ControlPlane::resize(WorkloadId id, const ResizeRequest
         w.memoryLimitMiB = memoryLimit;
     }
     outcome.changed = true;
+    ++m_stats.resizes;
     outcome.message = name + " resized by " + actor + ": " + change
         + (outcome.node.empty() ? std::string(" (placed at its new size)") : " in place on node " + outcome.node);
     logLine("control: " + outcome.message);
@@ -176,12 +177,14 @@ void ControlPlane::onResized(const std::string& sessionId, const protocol::Resiz
     const std::string& nodeName = m_cluster.node(node->id).name;
     if (answer.error.empty()) {
         w.agentSize = answered;
+        ++m_stats.resizesConfirmed;
         logLine("control: " + name + " resized on node " + nodeName);
         markWorkload(answer.workloadId);
         return;
     }
     // Refused: its agent holds what it last confirmed. With nothing else on its way, the core goes back to that too,
     // where its node and pool still have room for it (work placed since may have taken the room it gave up).
+    ++m_stats.resizesRefused;
     std::string outcome = "refused by the agent of node " + nodeName + ": " + answer.error;
     if (w.resizesSent.empty() && w.size() != w.agentSize && w.phase == WorkloadPhase::Running) {
         if (const std::string kept = rebindAtSize(w, w.agentSize); kept.empty())

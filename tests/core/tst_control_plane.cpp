@@ -1919,6 +1919,11 @@ private slots:
         QCOMPARE(m_plane->workload(a)->resizesSent.size(), std::size_t { 1 });
         m_plane->onResized("s2", protocol::Resized { a, 0, {} });
         QVERIFY(!m_plane->workload(a)->resizeUnconfirmed());
+        // For /metrics: seven new sizes (not the one it asked for already, nor the refused ones), three confirmed by
+        // its agent and three refused.
+        QCOMPARE(m_plane->stats().resizes, std::uint64_t { 7 });
+        QCOMPARE(m_plane->stats().resizesConfirmed, std::uint64_t { 3 });
+        QCOMPARE(m_plane->stats().resizesRefused, std::uint64_t { 3 });
     }
 
     // What `resize` refuses, each with a status and words that say why, changing nothing; and a waiting workload,

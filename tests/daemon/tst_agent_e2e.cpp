@@ -432,6 +432,8 @@ private slots:
                 || (e.value("action", std::string()) == "POST " + path + "/resize"
                     && e.value("outcome", std::string()) == "ok" && e.value("stage", std::string()) == "completed");
         QVERIFY2(audited, audit.dump().c_str());
+        QCOMPARE(metric("tidepool_workload_resizes_confirmed_total"), 1.0);
+        QCOMPARE(metric("tidepool_workload_resizes_refused_total"), 0.0);
         QCOMPARE(request(m_apiPort, http::verb::delete_, path, m_token).status, 200);
     }
 
