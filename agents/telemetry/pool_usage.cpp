@@ -71,14 +71,17 @@ std::map<std::string, PoolReading> readPools(
 }
 
 std::map<std::string, PoolReading> readWorkloads(
-    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads)
+    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads, std::vector<std::string>& problems)
 {
     std::map<std::string, PoolReading> out;
     for (const WorkloadStatus& w : workloads) {
         if (w.state != WorkloadState::Running)
             continue;
+        const std::string name = recordName(w.id, w.incarnation);
         if (auto usage = cgroups.usage(w.cgroup))
-            out.emplace(recordName(w.id, w.incarnation), PoolReading { usage->cpuUsageUsec, usage->memoryBytes, {} });
+            out.emplace(name, PoolReading { usage->cpuUsageUsec, usage->memoryBytes, {} });
+        else if (usage.error().code != IsolationErrorCode::NotFound)
+            problems.push_back("workload " + name + ": " + usage.error().message);
     }
     return out;
 }

@@ -50,9 +50,10 @@ std::map<std::string, PoolReading> readPools(
     const PoolCgroups& cgroups, const NetShaper* shaper, std::vector<std::string>& problems);
 
 // Each running workload's cgroup among `workloads` (the runner's), by its record name (`recordName`: "42", "42@3"),
-// for a `PoolUsageMeter` of their own. One whose cgroup cannot be read (it ended since) is left out.
+// for a `PoolUsageMeter` of their own. One whose cgroup is gone (it ended since) is left out; one whose files cannot be
+// read for another reason is left out and said in `problems`.
 std::map<std::string, PoolReading> readWorkloads(
-    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads);
+    const PoolCgroups& cgroups, const std::vector<WorkloadStatus>& workloads, std::vector<std::string>& problems);
 // Such a meter's figures as the workloads' usage; an entry whose name is not a record name of a numeric id is left out.
 std::vector<protocol::WorkloadUsage> workloadUsageOf(const std::vector<protocol::PoolUsage>& measured);
 

@@ -411,11 +411,11 @@ int main(int argc, char** argv)
             = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
                   .count();
         out.pools = poolMeter.next(readings, atUsec);
-        out.workloads
-            = agent::workloadUsageOf(workloadMeter.next(agent::readWorkloads(*cgroups, runner->workloads()), atUsec));
+        out.workloads = agent::workloadUsageOf(
+            workloadMeter.next(agent::readWorkloads(*cgroups, runner->workloads(), problems), atUsec));
         if (problems != poolProblems)
             for (const std::string& problem : problems)
-                logLine("pool usage: " + problem);
+                logLine("measured use: " + problem);
         poolProblems = std::move(problems);
         return out;
     };

@@ -806,10 +806,11 @@ void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
     PoolUsageMeter workloadMeter;
     std::vector<std::string> problems;
     QVERIFY(meter.next(readPools(*m_cgroups, nullptr, problems), microsNow()).empty());
-    QVERIFY(workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads()), microsNow()).empty());
+    QVERIFY(workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads(), problems), microsNow()).empty());
     std::this_thread::sleep_for(cpuMeasureWindow());
     const auto used = meter.next(readPools(*m_cgroups, nullptr, problems), microsNow());
-    const auto workloadsUsed = workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads()), microsNow());
+    const auto workloadsUsed
+        = workloadMeter.next(readWorkloads(*m_cgroups, m_runner->workloads(), problems), microsNow());
     QVERIFY2(problems.empty(), problems.empty() ? "" : problems.front().c_str());
     const auto of = [&](const char* pool) {
         const auto it = std::find_if(used.begin(), used.end(), [&](const auto& u) { return u.name == pool; });
@@ -838,7 +839,20 @@ void TestRunner::poolUsageIsWhatEachPoolsCgroupUsed()
     waitFinal(*m_runner, "busy");
     waitFinal(*m_runner, "idle");
     // Ended, they are read no more.
-    QVERIFY(readWorkloads(*m_cgroups, m_runner->workloads()).empty());
+    QVERIFY(readWorkloads(*m_cgroups, m_runner->workloads(), problems).empty());
+    QVERIFY(problems.empty());
+    // One whose cgroup went (it ended between the status and the read) is left out quietly; one whose files cannot be
+    // read for another reason is said.
+    WorkloadStatus gone;
+    gone.id = "77";
+    gone.state = WorkloadState::Running;
+    gone.cgroup = m_cgroups->workloadPaths("use-busy", "77").value();
+    WorkloadStatus broken = gone;
+    broken.id = "78";
+    broken.cgroup.cpuacct = broken.cgroup.memory = "/etc/hostname"; // a file, not a directory
+    QVERIFY(readWorkloads(*m_cgroups, { gone, broken }, problems).empty());
+    QCOMPARE(problems.size(), std::size_t { 1 });
+    QVERIFY2(problems[0].rfind("workload 78: ", 0) == 0, problems[0].c_str());
     // As the heartbeat carries them: the record names of numeric ids ("42", "42@3"), no other.
     const auto usage = workloadUsageOf({ { "42", 980, 12, -1.0 }, { "7@3", 5, 1, -1.0 }, { "busy", 300, 1, -1.0 },
         { "0", 1, 1, -1.0 }, { "42@x", 1, 1, -1.0 } });
