@@ -37,6 +37,7 @@ Commands:
       --memory-limit MIB (its own limit, at least --memory; default: only its pool's)  --cpu-limit MILLIS
       --pool P  --priority N  --latency real-time|latency-sensitive|batch  --tier hot|warm|cold
       --isa ISA (repeatable, or comma-separated: x86_64, aarch64, riscv64)  --allow-translation
+      --no-right-size (the evaluation never proposes new requests for it from its measured use)
       --gpu COUNT | --gpu-share MILLI  --gpu-model M (repeatable)  --gpu-memory MIB
       --env K=V (repeatable)
       --restart never|on-failure|always (start it again when it ends: on-failure, after a non-zero exit, a

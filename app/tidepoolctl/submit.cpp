@@ -116,6 +116,8 @@ Result<void> applySubmitOptions(const std::string& cmd, const ParsedOptions& o, 
     }
     if (o.has("--allow-translation"))
         body["allowTranslation"] = true;
+    if (o.has("--no-right-size"))
+        body["rightSize"] = false;
     if (const auto runtime = o.last("--max-runtime")) {
         auto ms = durationValue(cmd, "--max-runtime", *runtime, 1000, 366LL * 86'400'000);
         if (!ms)
@@ -164,9 +166,10 @@ Result<void> submit(Session& session, const std::vector<std::string>& words)
     const std::string cmd = "submit";
     auto parsed = parseOptions(cmd, words,
         { { "--name" }, { "--cpu" }, { "--memory" }, { "--memory-limit" }, { "--cpu-limit" }, { "--pool" },
-            { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false }, { "--gpu" },
-            { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" }, { "--env" }, { "--restart" },
-            { "--max-restarts" }, { "--max-runtime" }, { "--stop-grace" }, { "-f" }, { "--file" } },
+            { "--priority" }, { "--latency" }, { "--tier" }, { "--isa" }, { "--allow-translation", false },
+            { "--no-right-size", false }, { "--gpu" }, { "--gpu-share" }, { "--gpu-model" }, { "--gpu-memory" },
+            { "--env" }, { "--restart" }, { "--max-restarts" }, { "--max-runtime" }, { "--stop-grace" }, { "-f" },
+            { "--file" } },
         true);
     if (!parsed)
         return tl::unexpected(parsed.error());

@@ -1659,6 +1659,7 @@ ApiResult<WorkloadId> ControlPlane::addWorkload(
     live.maxRestarts = request.maxRestarts;
     live.maxRuntimeMs = request.maxRuntimeMs;
     live.stopGraceMs = request.stopGraceMs;
+    live.rightSize = request.rightSize;
     live.submittedMs = nowMs();
     if (live.workload.deferrable)
         live.deadlineMs = request.deadlineMs > 0 ? request.deadlineMs : live.submittedMs + kDefaultDeferralMs;

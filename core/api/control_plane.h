@@ -197,6 +197,9 @@ struct SubmitRequest {
     // How long its stops wait between SIGTERM and SIGKILL (as Kubernetes' terminationGracePeriodSeconds, Nomad's
     // kill_timeout), 0 to `kMaxStopGraceMs`; -1 = the core's (`ControlPlaneConfig::stopGraceMs`).
     std::int32_t stopGraceMs = -1;
+    // Whether the evaluation may propose new requests for it from its measured use (right-sizing, as a Vertical Pod
+    // Autoscaler's updateMode: Off): false for work whose size is deliberate (a fixed heap, headroom for bursts).
+    bool rightSize = true;
 };
 inline constexpr std::int32_t kMaxStopGraceMs = 3'600'000;
 
@@ -271,6 +274,7 @@ struct LiveWorkload {
     std::int64_t restartAtMs = 0; // pending for a restart: placed no sooner than then (Unix ms); 0 = not waiting
     std::int64_t maxRuntimeMs = 0; // SubmitRequest::maxRuntimeMs
     std::int32_t stopGraceMs = -1; // SubmitRequest::stopGraceMs
+    bool rightSize = true; // SubmitRequest::rightSize
     bool overran = false; // stopping because its launch ran past `maxRuntimeMs`: it ends failed
     // Waiting for a restart after a launch that never ran (could not start there: a program or a library that node
     // lacks): restarted through the queue, not on that node again. Not kept across restarts of the core.

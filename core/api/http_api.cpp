@@ -112,6 +112,7 @@ struct WorkloadView {
     std::int32_t previousIncarnation = -1;
     std::int64_t maxRuntimeMs = 0;
     std::int32_t stopGraceMs = -1;
+    bool rightSize = true;
     MeasuredWorkloadUse measured;
     bool resizeUnconfirmed = false;
     std::string resizeRefused;
@@ -126,7 +127,8 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.incarnation, w.node != kNoNode ? plane.cluster().node(w.node).name : std::string(), w.translated, w.devices,
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
-        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.measured, w.resizeUnconfirmed(), w.resizeRefused };
+        w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.rightSize, w.measured, w.resizeUnconfirmed(),
+        w.resizeRefused };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -171,6 +173,8 @@ json workloadJson(const WorkloadView& w)
         j["maxRuntimeMs"] = w.maxRuntimeMs;
     if (w.stopGraceMs >= 0)
         j["stopGraceMs"] = w.stopGraceMs;
+    if (!w.rightSize)
+        j["rightSize"] = false;
     if (w.restartAtMs)
         j["restartAtMs"] = w.restartAtMs;
     if (!w.previousNode.empty())

@@ -846,7 +846,8 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
     // Running workloads measured on their own node, this launch (`MeasuredWorkloadUse`), that ask for CPU or memory.
     std::vector<rebalance::WorkloadUse> use;
     for (const auto& [id, w] : m_plane.workloads()) {
-        if (w.phase != WorkloadPhase::Running || w.node == kNoNode || w.measured.atMs == 0 || w.measured.sinceMs == 0)
+        if (w.phase != WorkloadPhase::Running || w.node == kNoNode || w.measured.atMs == 0 || w.measured.sinceMs == 0
+            || !w.rightSize)
             continue;
         // Resized in place by its agent: one from before resizing would refuse it (it could only restart).
         if (!protocol::hasFeature(

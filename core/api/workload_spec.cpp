@@ -98,6 +98,8 @@ ApiResult<SubmitRequest> parseSubmitRequest(const json& body, const std::string&
         s.maxRuntimeMs = r.integer("maxRuntimeMs", 1000, 366LL * 86'400'000);
     if (r.has("stopGraceMs"))
         s.stopGraceMs = static_cast<std::int32_t>(r.integer("stopGraceMs", 0, kMaxStopGraceMs));
+    if (r.has("rightSize"))
+        s.rightSize = r.boolean("rightSize");
     if (r.has("command")) {
         s.argv = r.strings("command", Alphabet::Text, protocol::kMaxArgs, protocol::kMaxTextBytes);
         // Left out, a workload has no program (a simulated fleet's agents run such work); given, it must name one: an
@@ -191,6 +193,8 @@ json submissionJson(const LiveWorkload& live, const ClusterState& cluster)
         j["maxRuntimeMs"] = live.maxRuntimeMs;
     if (live.stopGraceMs >= 0)
         j["stopGraceMs"] = live.stopGraceMs;
+    if (!live.rightSize)
+        j["rightSize"] = false;
     if (live.memoryLimitMiB)
         j["memoryLimitMiB"] = live.memoryLimitMiB;
     if (live.cpuLimitMillis)

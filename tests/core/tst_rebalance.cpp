@@ -2724,20 +2724,21 @@ private slots:
         p.onJoined("n1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt, {}, protocol::knownFeatures() });
         p.onInventory("n1", inv);
         std::vector<WorkloadId> ids;
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 4; ++i) {
             SubmitRequest s;
             s.name = "api-" + std::to_string(i);
             s.requests = { 2000, 4096, 0, 0 };
             s.argv = { "/bin/sleep", "3600" };
+            s.rightSize = i != 3; // sized on purpose: never proposed
             ids.push_back(*p.submit(s));
             p.onWorkloadUpdate("n1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
         }
-        // Measured over seven hours: two idle, one using all it asks for.
+        // Measured over seven hours: two idle, one using all it asks for, one idle that is sized on purpose.
         const auto beat = [&](std::int64_t atMs) {
             protocol::Heartbeat hb;
             hb.samples.push_back(protocol::UtilisationSample { atMs, 0.2, 4096, {} });
-            hb.samples.back().workloads
-                = { { ids[0], 0, 200, 700 }, { ids[1], 0, 100, 500 }, { ids[2], 0, 1990, 4000 } };
+            hb.samples.back().workloads = { { ids[0], 0, 200, 700 }, { ids[1], 0, 100, 500 }, { ids[2], 0, 1990, 4000 },
+                { ids[3], 0, 10, 100 } };
             p.onHeartbeat("n1", hb);
         };
         beat(kNow - 7 * 60 * kMinute);
@@ -2770,7 +2771,12 @@ private slots:
         QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 230 });
         QCOMPARE(p.workload(ids[1])->workload.requests.memoryMiB, std::int64_t { 576 });
         QCOMPARE(p.workload(ids[2])->workload.requests.cpuMillis, std::int64_t { 2000 });
-        QCOMPARE(p.cluster().node(0).free.cpuMillis, std::int64_t { 8000 - 2000 - 230 - 120 });
+        QCOMPARE(p.workload(ids[3])->workload.requests.cpuMillis, std::int64_t { 2000 });
+        QCOMPARE(p.cluster().node(0).free.cpuMillis, std::int64_t { 8000 - 2000 - 2000 - 230 - 120 });
+        // Kept with the submission: a restarted core leaves it alone too.
+        QCOMPARE(api::submissionJson(*p.workload(ids[3]), p.cluster()).value("rightSize", true), false);
+        QVERIFY(!api::parseSubmitRequest(api::submissionJson(*p.workload(ids[3]), p.cluster()))->rightSize);
+        QVERIFY(!api::submissionJson(*p.workload(ids[0]), p.cluster()).contains("rightSize"));
         QVERIFY(p.cluster().checkInvariants());
         QCOMPARE(sent.size(), std::size_t { 2 });
         QCOMPARE(sent[0].cpuMillis, std::int64_t { 120 });

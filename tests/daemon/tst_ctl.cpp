@@ -448,7 +448,7 @@ void TestCtl::submitJsonIsTheDaemonsObject()
         QStringLiteral("--memory"), QStringLiteral("128"), QStringLiteral("--memory-limit"), QStringLiteral("512"),
         QStringLiteral("--cpu-limit"), QStringLiteral("1000"), QStringLiteral("--priority"), QStringLiteral("5"),
         QStringLiteral("--latency"), QStringLiteral("batch"), QStringLiteral("--env"), QStringLiteral("MODE=full"),
-        QStringLiteral("--"), QStringLiteral("true") });
+        QStringLiteral("--no-right-size"), QStringLiteral("--"), QStringLiteral("true") });
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.err.isEmpty());
     json j = parsed(run.out);
@@ -462,6 +462,7 @@ void TestCtl::submitJsonIsTheDaemonsObject()
     QCOMPARE(num(j, "/priority"), 5);
     QCOMPARE(str(j, "/latency"), std::string("batch"));
     QVERIFY2(at(j, "/command") == json::array({ "true" }), qPrintable(run.out));
+    QVERIFY2(at(j, "/rightSize") == json(false), qPrintable(run.out)); // never right-sized
     // Unchanged: one line of the daemon's compact JSON.
     QCOMPARE(run.out.count(QLatin1Char('\n')), 1);
 }
