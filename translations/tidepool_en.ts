@@ -736,6 +736,10 @@
         <source>lowers it: what they use is held for them on their nodes</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 more use more than they ask for, but their nodes or the pool&apos;s quota have no room to raise them now</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

@@ -736,6 +736,10 @@
         <source>lowers it: what they use is held for them on their nodes</source>
         <translation>降低风险：它们的实际用量在其节点上为其预留</translation>
     </message>
+    <message>
+        <source>%1 more use more than they ask for, but their nodes or the pool&apos;s quota have no room to raise them now</source>
+        <translation>另有 %1 个的用量超过其申请量，但其节点或资源池配额目前没有余量为其上调</translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

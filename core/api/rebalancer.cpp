@@ -858,8 +858,18 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
             asks.cpuMillis, asks.memoryMiB, w.cpuLimitMillis, w.memoryLimitMiB, w.measured.atMs - w.measured.sinceMs,
             w.measured.peakCpuMillis, w.measured.peakMemoryMiB });
     }
+    // What raises may take now: each node's free room, and what each pool's quotas leave.
+    rebalance::RightSizeRoom room;
+    for (const Node& n : m_plane.cluster().nodes())
+        room.nodes[n.name] = { n.free.cpuMillis, n.free.memoryMiB };
+    for (const Pool& p : m_plane.cluster().pools()) {
+        const auto left = [](std::int64_t quota, std::int64_t used) {
+            return quota >= kUnlimited ? std::numeric_limits<std::int64_t>::max() / 2 : quota - used;
+        };
+        room.pools[p.name] = { left(p.quota.cpuMillis, p.used.cpuMillis), left(p.quota.memoryMiB, p.used.memoryMiB) };
+    }
     const rebalance::RightSizeConfig& config = m_config.rightSize;
-    for (const auto& [pool, plan] : rebalance::planRightSizing(use, config)) {
+    for (const auto& [pool, plan] : rebalance::planRightSizing(use, config, &room)) {
         Proposal p = rebalance::newProposal(ProposalKind::Resize, "resize:" + pool, input, m_config.evaluator);
         p.plan = plan.resizes;
         const auto cpu = [](std::int64_t millis) { return rebalance::amountArg(static_cast<double>(millis), "cpu"); };
@@ -873,6 +883,8 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
                     static_cast<int>(std::lround((config.margin - 1.0) * 100.0)) }) };
         if (plan.raised > 0)
             why.push_back(rebalance::clause("resize-raised", { plan.raised }));
+        if (plan.noRoom > 0)
+            why.push_back(rebalance::clause("resize-no-room", { plan.noRoom }));
         why.push_back(rebalance::clause("resize-in-place"));
         rebalance::explain(p, std::move(why));
         // Of what they ask for, how much they used at their peaks: before and after.

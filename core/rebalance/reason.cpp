@@ -110,6 +110,9 @@ constexpr std::array kForms {
     ReasonForm {
         "resize-to", QT_TRANSLATE_NOOP("Reason", "ask for %1 and %2 instead: each its peak with %3% to spare") },
     ReasonForm { "resize-raised", QT_TRANSLATE_NOOP("Reason", "%1 of them use more than they ask for") },
+    ReasonForm { "resize-no-room",
+        QT_TRANSLATE_NOOP("Reason",
+            "%1 more use more than they ask for, but their nodes or the pool's quota have no room to raise them now") },
     ReasonForm { "resize-in-place",
         QT_TRANSLATE_NOOP("Reason", "each is resized where it runs, without a restart; its limits stay") },
     // Service-level risk (`Effect::sloRiskWhy`).

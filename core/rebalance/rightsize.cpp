@@ -20,7 +20,7 @@ std::int64_t rightSizedRequest(
 }
 
 std::map<std::string, RightSizePlan> planRightSizing(
-    const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config)
+    const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config, const RightSizeRoom* room)
 {
     std::map<std::string, RightSizePlan> plans;
     if (config.observeFor.count() <= 0)
@@ -55,10 +55,39 @@ std::map<std::string, RightSizePlan> planRightSizing(
         std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         if (list.size() > config.maxPerProposal)
             list.resize(config.maxPerProposal);
-        RightSizePlan& plan = plans[pool];
+        // Lowers first: what they give back on their nodes and in the pool is room the raises may take.
+        const auto lowersOnly = [&](const WorkloadUse* w) {
+            const auto [cpu, memory] = sized.at(w->id);
+            return cpu <= w->cpuMillis && memory <= w->memoryMiB;
+        };
+        std::stable_partition(list.begin(), list.end(), [&](const auto& c) { return lowersOnly(c.second); });
+        RightSizePlan plan;
         plan.pool = pool;
+        std::map<std::string, std::pair<std::int64_t, std::int64_t>> nodeRoom;
+        std::pair<std::int64_t, std::int64_t> poolRoom { 0, 0 };
+        if (room) {
+            nodeRoom = room->nodes;
+            if (const auto it = room->pools.find(pool); it != room->pools.end())
+                poolRoom = it->second;
+        }
         for (const auto& [size, w] : list) {
             const auto [cpu, memory] = sized.at(w->id);
+            const std::int64_t moreCpu = cpu - w->cpuMillis, moreMemory = memory - w->memoryMiB;
+            if (room) {
+                auto& onNode = nodeRoom[w->node];
+                // Only what it takes more of must fit: a lower always does (a pool over its quota still gives back).
+                const auto fits = [&](const std::pair<std::int64_t, std::int64_t>& free) {
+                    return (moreCpu <= 0 || free.first >= moreCpu) && (moreMemory <= 0 || free.second >= moreMemory);
+                };
+                if (!fits(onNode) || !fits(poolRoom)) {
+                    ++plan.noRoom;
+                    continue;
+                }
+                onNode.first -= moreCpu;
+                onNode.second -= moreMemory;
+                poolRoom.first -= moreCpu;
+                poolRoom.second -= moreMemory;
+            }
             plan.resizes.push_back(Action::resize(w->id, w->node, cpu, w->cpuMillis, memory, w->memoryMiB));
             if (cpu < w->cpuMillis || memory < w->memoryMiB)
                 ++plan.lowered;
@@ -71,6 +100,8 @@ std::map<std::string, RightSizePlan> planRightSizing(
             plan.peakCpu += w->peakCpuMillis;
             plan.peakMemory += w->peakMemoryMiB;
         }
+        if (!plan.resizes.empty())
+            plans.emplace(pool, std::move(plan));
     }
     return plans;
 }

@@ -50,11 +50,21 @@ struct WorkloadUse {
     std::int64_t peakMemoryMiB = 0;
 };
 
-// A pool's right-sizing: `Resize` actions, largest change first, and their sums.
+// What a raise may take now: each node's free CPU and memory, and what each pool's quotas leave of them (a large number
+// for none), by name. A raise that does not fit, with what the plan's lowers on the same node and in the same pool give
+// back first, is left out of the plan (applying it would fail, and roll back the rest of the proposal).
+struct RightSizeRoom {
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> nodes; // (millicores, MiB)
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> pools;
+};
+
+// A pool's right-sizing: `Resize` actions, those that only lower first (they give back room the raises may take), each
+// group largest change first, and their sums.
 struct RightSizePlan {
     std::string pool;
     std::vector<Action> resizes;
     std::size_t lowered = 0, raised = 0; // workloads asking for less, or more, of either resource
+    std::size_t noRoom = 0; // raises left out: their node or their pool has no room for them now
     std::int64_t cpuBefore = 0, cpuAfter = 0; // what they ask for together, now and after
     std::int64_t memoryBefore = 0, memoryAfter = 0;
     std::int64_t peakCpu = 0, peakMemory = 0; // what they used at most together (the sum of their peaks)
@@ -64,8 +74,9 @@ struct RightSizePlan {
 std::int64_t rightSizedRequest(
     std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step, double margin);
 
-// The pools' plans, by pool name; pools with nothing worth changing are left out.
+// The pools' plans, by pool name; pools with nothing worth changing are left out. Without `room`, raises are not
+// checked against it.
 std::map<std::string, RightSizePlan> planRightSizing(
-    const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config);
+    const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config, const RightSizeRoom* room = nullptr);
 
 } // namespace tidepool::rebalance

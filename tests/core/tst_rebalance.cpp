@@ -2679,6 +2679,33 @@ private slots:
         QCOMPARE(rebalance::rightSizedRequest(0, 700, 0, 10, 1.15), std::int64_t { 0 });
         QCOMPARE(rebalance::rightSizedRequest(500, 0, 0, 10, 1.15), std::int64_t { 10 }); // never below a step
 
+        // With the room raises may take: a raise its node has no room for is left out (and said), unless a lower on
+        // the same node gives it back first; a raise the pool's quota cannot take likewise.
+        const std::vector<WorkloadUse> tight {
+            { 10, "idle", "mix", "n8", 2000, 4096, 0, 0, 7 * kHour, 300, 900 }, // lowered: gives back 1650m on n8
+            { 11, "grows-n8", "mix", "n8", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m: fits what n8 got back
+            { 12, "grows-n9", "mix", "n9", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m: n9 has 100m free
+        };
+        rebalance::RightSizeRoom room;
+        room.nodes = { { "n8", { 0, 0 } }, { "n9", { 100, 4096 } } };
+        room.pools = { { "mix", { 1'000'000, 1'000'000 } } };
+        auto roomy = rebalance::planRightSizing(tight, config, &room);
+        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 2 });
+        QCOMPARE(roomy.at("mix").resizes[0].workload, std::int64_t { 10 }); // the lower first
+        QCOMPARE(roomy.at("mix").resizes[1].workload, std::int64_t { 11 });
+        QCOMPARE(roomy.at("mix").noRoom, std::size_t { 1 });
+        room.pools["mix"] = { 0, 0 }; // the pool's quota is all used: what the lower gives back is all there is
+        room.nodes["n9"] = { 10'000, 10'000 };
+        roomy = rebalance::planRightSizing(tight, config, &room);
+        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 3 }); // 1650m back, 2 × 540m taken
+        room.pools["mix"] = { -1000, 0 }; // over its quota already (lowered since): 650m back, one raise of 540m
+        roomy = rebalance::planRightSizing(tight, config, &room);
+        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 2 });
+        QCOMPARE(roomy.at("mix").noRoom, std::size_t { 1 });
+        // Only a raise, with no room for it: no plan at all.
+        room.nodes["n9"] = { 0, 0 };
+        QVERIFY(rebalance::planRightSizing({ tight[2] }, config, &room).empty());
+
         config.maxPerProposal = 1;
         QCOMPARE(rebalance::planRightSizing(use, config).at("web").resizes.size(), std::size_t { 1 });
         config.observeFor = std::chrono::milliseconds(0); // off
