@@ -32,8 +32,6 @@ import argparse
 import http.client
 import json
 import os
-import re
-import secrets
 import signal
 import subprocess
 import sys
@@ -41,6 +39,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_launch import start_tidepoold, write_tokens  # noqa: E402
 
 
 def cpu_seconds(pid, thread=None):
@@ -109,32 +109,13 @@ def main():
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="tidepool-scale-")
-    join_token = os.path.join(work, "join.token")
-    op_token = os.path.join(work, "op.token")
-    token = secrets.token_hex(16)
-    with open(join_token, "w") as f:
-        f.write(secrets.token_hex(16) + "\n")
-    with open(op_token, "w") as f:
-        f.write(token + "\n")
-
-    daemon_log = open(os.path.join(work, "tidepoold.log"), "w+")
-    daemon = subprocess.Popen([os.path.join(args.bin, "tidepoold"), "--agent-listen", "127.0.0.1:0", "--api-listen",
-                               "127.0.0.1:0", "--db", os.path.join(work, "t.db"), "--join-token-file", join_token,
-                               "--operator-token-file", op_token, "--heartbeat-interval-ms", str(args.heartbeat_ms),
-                               "--suspect-after-ms", str(max(15000, 3 * args.heartbeat_ms)), "--lost-after-ms",
-                               str(max(45000, 9 * args.heartbeat_ms))], stderr=daemon_log)
+    join_token, op_token, token = write_tokens(work)
+    daemon, daemon_log, ports = start_tidepoold(args.bin, work, join_token, op_token,
+                                                ["--heartbeat-interval-ms", str(args.heartbeat_ms),
+                                                 "--suspect-after-ms", str(max(15000, 3 * args.heartbeat_ms)),
+                                                 "--lost-after-ms", str(max(45000, 9 * args.heartbeat_ms))])
     fleet = None
     try:
-        ports = None
-        for _ in range(200):
-            daemon_log.seek(0)
-            m = re.search(r"ready: agents on 127\.0\.0\.1:(\d+), API on 127\.0\.0\.1:(\d+)", daemon_log.read())
-            if m:
-                ports = int(m.group(1)), int(m.group(2))
-                break
-            time.sleep(0.05)
-        if not ports:
-            sys.exit("tidepoold did not become ready; see " + daemon_log.name)
         api = Api(ports[1], token)
 
         started = time.monotonic()
