@@ -173,6 +173,11 @@ void CoreHost::appendAgentMetrics(std::string& out) const
                "# TYPE tidepool_api_connections_evicted_total counter\n"
                "tidepool_api_connections_evicted_total "
             + std::to_string(http.connectionsEvicted) + "\n";
+        out += "# HELP tidepool_api_clients_gone_total API requests whose client closed its connection while their "
+               "answer was deferred (a waiting read of events lets its place go then).\n"
+               "# TYPE tidepool_api_clients_gone_total counter\n"
+               "tidepool_api_clients_gone_total "
+            + std::to_string(http.clientsGone) + "\n";
         out += "# HELP tidepool_api_timeouts_total API connections closed for a timeout, by phase: a request's headers "
                "(or the TLS handshake) late, its body stalled, an answer the client did not read.\n"
                "# TYPE tidepool_api_timeouts_total counter\n";

@@ -322,18 +322,72 @@ private:
             m_head = true;
             request.method(http::verb::get);
         }
-        // No read is started before the answer is written, so the request stays valid while the handler defers it;
+        // No request is read before the answer is written, so the request stays valid while the handler defers it;
         // no timer may cut a deferred answer short (the write has its own).
         lowest().expires_never();
         const unsigned version = request.version();
         const bool keepAlive = request.keep_alive();
-        m_server->m_handler(request, m_peer, [self = this->shared_from_this(), version, keepAlive](HttpResponse response) {
-            if (!self->open())
-                return;
-            response.version(version);
-            response.keep_alive(keepAlive);
-            self->send(std::move(response));
-        });
+        m_awaitingAnswer = true;
+        m_clientLeft = false;
+        HttpRespond respond([self = this->shared_from_this(), version, keepAlive](
+                                HttpResponse response) { self->answer(std::move(response), version, keepAlive); });
+        m_respondState = respond.m_state;
+        m_server->m_handler(request, m_peer, std::move(respond));
+        // Deferred: watch for the client leaving meanwhile, unless it already sent more (a pipelined request).
+        if (m_awaitingAnswer && open() && m_buffer.size() == 0)
+            watchClient();
+    }
+
+    void answer(HttpResponse response, unsigned version, bool keepAlive)
+    {
+        if (!m_awaitingAnswer || !open())
+            return; // answered already, or the connection closed (its client gone)
+        m_awaitingAnswer = false;
+        response.version(version);
+        response.keep_alive(keepAlive && !m_clientLeft);
+        if (!m_watching) {
+            send(std::move(response));
+            return;
+        }
+        // The watch's read ends first (one read at a time on a TLS stream, and the write below must not race it).
+        m_held.emplace(std::move(response));
+        beast::error_code ignored;
+        lowest().socket().cancel(ignored);
+    }
+
+    // A read while the answer is deferred: it ends when the client closes (or breaks) the connection, sends more
+    // bytes, or the answer is ready (cancelled).
+    void watchClient()
+    {
+        m_watching = true;
+        m_stream.async_read_some(m_buffer.prepare(4096),
+            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) { self->onWatched(ec, n); });
+    }
+
+    void onWatched(beast::error_code ec, std::size_t n)
+    {
+        m_watching = false;
+        if (!ec)
+            m_buffer.commit(n); // a pipelined request: read once this one is answered
+        const bool left = ec && ec != asio::error::operation_aborted;
+        if (left)
+            m_clientLeft = true;
+        if (m_held) { // the answer came meanwhile
+            HttpResponse response = std::move(*m_held);
+            m_held.reset();
+            if (left)
+                response.keep_alive(false);
+            if (open())
+                send(std::move(response));
+            return;
+        }
+        if (!left || !m_awaitingAnswer)
+            return; // more bytes (the watch ends), or the server closed the connection
+        ++m_server->m_stats.clientsGone;
+        if (HttpRespond::tellGone(m_respondState)) {
+            m_awaitingAnswer = false; // the handler has given up its answer
+            close();
+        }
     }
 
     void send(HttpResponse response)
@@ -368,7 +422,7 @@ private:
             writeSome();
             return;
         }
-        const bool keepAlive = m_response->keep_alive();
+        const bool keepAlive = m_response->keep_alive() && !m_clientLeft;
         m_serializer.reset();
         m_response.reset();
         if (!keepAlive) {
@@ -384,12 +438,43 @@ private:
     std::optional<http::request_parser<http::string_body>> m_parser;
     bool m_head = false; // the request in progress is a HEAD
     std::optional<HttpResponse> m_response;
+    bool m_awaitingAnswer = false; // the handler has the request and has not answered it yet
+    bool m_watching = false; // a read watching for the client leaving is in progress (`watchClient`)
+    bool m_clientLeft = false; // it saw the client close its side: the connection closes after the answer
+    std::weak_ptr<HttpRespond::State> m_respondState; // of the request the handler has
+    std::optional<HttpResponse> m_held; // an answer waiting for the watch's read to end
     std::optional<http::response_serializer<http::string_body>> m_serializer; // of `m_response`: declared after it
     http::response<http::empty_body> m_continue { http::status::continue_, 11 };
     std::string m_peer;
     std::string m_plainAnswer; // kept while it is written
     std::array<char, 1024> m_drain {};
 };
+
+void HttpRespond::onClientGone(std::function<void()> gone) const
+{
+    if (!m_state)
+        return;
+    if (m_state->gone) {
+        if (gone)
+            gone();
+        return;
+    }
+    m_state->onGone = std::move(gone);
+}
+
+bool HttpRespond::tellGone(const std::weak_ptr<State>& weak)
+{
+    const auto state = weak.lock();
+    if (!state)
+        return false;
+    state->gone = true;
+    auto gone = std::move(state->onGone);
+    state->onGone = {};
+    if (!gone)
+        return false;
+    gone();
+    return true;
+}
 
 std::shared_ptr<HttpServer> HttpServer::create(
     asio::io_context& io, HttpServerConfig config, HttpHandler handler, protocol::LogSink log)

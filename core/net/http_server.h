@@ -44,6 +44,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tidepool::net {
@@ -51,8 +52,50 @@ namespace tidepool::net {
 using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
 using HttpResponse = boost::beast::http::response<boost::beast::http::string_body>;
 // Answers the request it was handed, exactly once: at once, or later on the same thread (the API answers a change
-// only once it is durable). Calling it after the connection closed is harmless.
-using HttpRespond = std::function<void(HttpResponse)>;
+// only once it is durable). Calling it after the connection closed is harmless. Copies answer the same request.
+//
+// A handler that answers later may learn that its client went away meanwhile: while an answer is deferred the server
+// reads the connection, and when the client closes it (or it breaks) the function given to `onClientGone` is called,
+// once, on the server's thread; the server then closes the connection, and an answer given after that is dropped. So
+// a read that waits for something to happen (a long poll) gives up its slot when its client leaves, not when its wait
+// ends. A handler that gave none is not told: its answer is still written once it comes (a client that only shut its
+// sending side still reads it), and the connection closed after it. As with Go's net/http and nginx, a client that
+// shuts its sending side while it waits is taken to have gone. Bytes the client sends meanwhile (a pipelined request)
+// end the watch: they wait for the answer, and the client is not watched any longer.
+class HttpRespond {
+public:
+    HttpRespond() = default;
+    template <class F>
+    requires(!std::is_same_v<std::decay_t<F>, HttpRespond> && std::is_invocable_v<F&, HttpResponse>)
+        HttpRespond(F&& answer) // NOLINT(google-explicit-constructor): a handler's lambda is a respond
+        : m_state(std::make_shared<State>())
+    {
+        m_state->answer = std::forward<F>(answer);
+    }
+
+    void operator()(HttpResponse response) const
+    {
+        if (m_state && m_state->answer)
+            m_state->answer(std::move(response));
+    }
+    explicit operator bool() const { return m_state && m_state->answer; }
+    // Calls `gone` when the client leaves before the answer (at once when it has already left); replaces any earlier.
+    void onClientGone(std::function<void()> gone) const;
+    // Whether the client has been seen to leave before the answer.
+    bool clientGone() const { return m_state && m_state->gone; }
+
+private:
+    template <class Stream> friend class BasicHttpConnection;
+    struct State {
+        std::function<void(HttpResponse)> answer;
+        std::function<void()> onGone;
+        bool gone = false;
+    };
+    // Marks the request's client gone and calls its `onClientGone`; whether there was one to call.
+    static bool tellGone(const std::weak_ptr<State>& weak);
+
+    std::shared_ptr<State> m_state;
+};
 // `peer` is the client's address ("127.0.0.1:52344"), for the audit log.
 using HttpHandler = std::function<void(const HttpRequest&, const std::string& peer, HttpRespond respond)>;
 
@@ -76,6 +119,7 @@ struct HttpServerStats {
     std::uint64_t bodyTimeouts = 0; // a body that made no progress for `bodyTimeout`
     std::uint64_t writeTimeouts = 0; // an answer (or 100 Continue) that made no progress for `writeTimeout`
     std::uint64_t tlsHandshakeFailures = 0; // HTTPS only: plain HTTP, an untrusted or failed handshake
+    std::uint64_t clientsGone = 0; // requests whose client closed the connection while their answer was deferred
 };
 
 class HttpConnection;

@@ -555,6 +555,21 @@ private slots:
         QVERIFY(waitFor([&] { return metric("tidepool_api_timeouts_total{phase=\"body\"}") == 1.0; }, 2000));
         QCOMPARE(metric("tidepool_api_timeouts_total{phase=\"header\"}"), 1.0);
         QCOMPARE(metric("tidepool_api_timeouts_total{phase=\"write\"}"), 0.0);
+        // A console's waiting read of events whose client goes is counted as it goes, not when its minute is up.
+        QCOMPARE(metric("tidepool_api_clients_gone_total"), 0.0);
+        {
+            boost::asio::io_context io;
+            boost::asio::ip::tcp::socket socket(io);
+            socket.connect({ boost::asio::ip::make_address("127.0.0.1"), m_apiPort });
+            const json latest = get("/v1/events");
+            boost::asio::write(socket,
+                boost::asio::buffer("GET /v1/events?waitMs=60000&after=" + std::to_string(latest.value("latest", 0))
+                    + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + m_token + "\r\n\r\n"));
+            // Still waiting after a moment: nothing has been answered.
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            QCOMPARE(socket.available(), std::size_t { 0 });
+        }
+        QVERIFY(waitFor([&] { return metric("tidepool_api_clients_gone_total") == 1.0; }, 2000));
         // The body limit set: a body over 4096 bytes is refused with 413.
         const Reply big = request(m_apiPort, http::verb::post, "/v1/workloads", m_token,
             R"({"name":")" + std::string(5000, 'x') + R"(","cpuMillis":1,"memoryMiB":1})");

@@ -14,6 +14,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <QFile>
 #include <QFileInfo>
@@ -24,6 +25,7 @@
 
 #include <csignal>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -542,6 +544,61 @@ private slots:
         QCOMPARE(secure->stats().requests, std::uint64_t { 1 });
         QCOMPARE(secure->stats().tlsHandshakeFailures, std::uint64_t { 3 });
         QCOMPARE(plain->stats().requests, std::uint64_t { 0 });
+    }
+
+    // Over HTTPS too, an answer the handler defers is written on the same kept-alive connection once it comes (the
+    // server's watch for the client leaving ends first, so that its read and the answer's write do not race on the
+    // TLS stream), and a client that gives up and closes while it waits is told to the handler.
+    void aDeferredAnswerOverHttpsKeepsItsConnection()
+    {
+        auto context = transport::makeServerContext({ path(QStringLiteral("tls/core.pem")).toStdString(),
+            path(QStringLiteral("tls/core.key")).toStdString(), {} });
+        QVERIFY(context);
+        boost::asio::io_context io;
+        auto guard = boost::asio::make_work_guard(io);
+        std::atomic<int> gone { 0 };
+        const auto answer
+            = [&io, &gone](const net::HttpRequest& request, const std::string&, net::HttpRespond respond) {
+                  if (request.target() == "/forever") {
+                      respond.onClientGone([&gone, respond]() mutable {
+                          ++gone;
+                          respond = {};
+                      });
+                      return;
+                  }
+                  auto timer = std::make_shared<boost::asio::steady_timer>(io, std::chrono::milliseconds(50));
+                  timer->async_wait([timer, respond](const boost::system::error_code&) {
+                      net::HttpResponse response { http::status::ok, 11 };
+                      response.body() = R"({"late":true})";
+                      respond(std::move(response));
+                  });
+              };
+        net::HttpServerConfig tlsConfig;
+        tlsConfig.tls = *context;
+        auto secure = net::HttpServer::create(io, tlsConfig, answer, {});
+        const auto port = secure->listen("127.0.0.1", 0);
+        QVERIFY(port);
+        std::thread thread([&] { io.run(); });
+        const std::string caFile = path(QStringLiteral("tls/ca.pem")).toStdString();
+
+        api::ApiClient client("127.0.0.1", *port, "t", std::chrono::seconds(5));
+        QVERIFY(client.useTls(caFile));
+        for (int i = 0; i < 3; ++i) {
+            const auto late = client.request(api::HttpMethod::Get, "/v1/summary");
+            QVERIFY2(late && late->status == 200 && late->body == R"({"late":true})",
+                late ? late->body.c_str() : late.error().message.c_str());
+        }
+        api::ApiClient impatient("127.0.0.1", *port, "t", std::chrono::milliseconds(300));
+        QVERIFY(impatient.useTls(caFile));
+        QVERIFY(!impatient.request(api::HttpMethod::Get, "/forever"));
+        QVERIFY(waitFor([&] { return gone.load() == 1; }, 5000));
+
+        boost::asio::post(io, [&] { secure->stop(); });
+        guard.reset();
+        thread.join();
+        QCOMPARE(secure->stats().connectionsAccepted, std::uint64_t { 2 }); // the three on one connection
+        QCOMPARE(secure->stats().requests, std::uint64_t { 4 });
+        QCOMPARE(secure->stats().clientsGone, std::uint64_t { 1 });
     }
 };
 

@@ -3,7 +3,8 @@
 // body, a request with the handler never), a request's headers have a deadline of their own, shorter than a
 // kept-alive connection's idle wait, its body must make progress within the body timeout, a client that stops
 // reading its answer is closed, each timeout is counted by phase, HEAD answers as GET without the body,
-// `Expect: 100-continue` is answered before the body is sent, and absolute-form targets are routed by their path.
+// `Expect: 100-continue` is answered before the body is sent, absolute-form targets are routed by their path, and a
+// client that leaves while its answer waits is told to the handler.
 //
 // The server runs on this thread's io_context, driven by `runUntil` while the test's raw sockets (non-blocking, read
 // by polling) wait for what they expect; so the server's stats are read without locks.
@@ -133,6 +134,9 @@ public:
         return a;
     }
 
+    // Shuts the sending side: the server reads the end of the stream, and the client may still read.
+    void shutdownSend() { ::shutdown(m_fd, SHUT_WR); }
+
     // Bytes received and not yet taken by `answer`.
     const std::string& pending()
     {
@@ -168,13 +172,15 @@ std::string get(const std::string& target, const std::string& method = "GET")
 }
 
 // An HTTP server on 127.0.0.1 with an ephemeral port and a handler that answers like the API: GET /healthz and
-// GET /big (`bigBytes` of 'x') at once, GET /slow only when the test says (`slow`), POST /echo with its body, and 404
+// GET /big (`bigBytes` of 'x') at once, GET /slow only when the test says (`slow`), GET /watched likewise but giving
+// up its answer when its client leaves (`gone` counts them, as a long poll does), POST /echo with its body, and 404
 // to any other method or path, HEAD included (the API's routes compare the method with GET).
 struct Server {
     asio::io_context io;
     std::shared_ptr<net::HttpServer> server;
     std::uint16_t port = 0;
     std::vector<net::HttpRespond> slow;
+    std::size_t gone = 0;
     std::vector<std::string> methodsSeen;
     std::vector<std::string> targetsSeen;
     std::vector<std::string> hostsSeen;
@@ -191,6 +197,15 @@ struct Server {
                 net::HttpResponse response { http::status::ok, 11 };
                 response.set(http::field::content_type, "text/plain");
                 if (request.method() == http::verb::get && target == "/slow") {
+                    slow.push_back(std::move(respond));
+                    return;
+                }
+                if (request.method() == http::verb::get && target == "/watched") {
+                    const std::size_t at = slow.size();
+                    respond.onClientGone([this, at] {
+                        ++gone;
+                        slow[at] = {};
+                    });
                     slow.push_back(std::move(respond));
                     return;
                 }
@@ -546,6 +561,91 @@ private slots:
         QCOMPARE(refused->status, 413);
         QVERIFY(runUntil(s.io, [&] { return tooBig.closed(); }));
         QCOMPARE(s.server->stats().badRequests, std::uint64_t { 1 });
+    }
+
+    // While the handler holds a request (a long poll), the server watches its connection: a client that closes it is
+    // told to the handler, whose answer is then dropped, and the connection goes; one that only shuts its sending side
+    // still reads the answer of a handler that did not ask; an answer that comes while the server watches is written
+    // and the connection kept alive; bytes sent meanwhile (a pipelined request) are answered after it, in order.
+    void aClientThatLeavesWhileItsAnswerWaitsIsLetGo()
+    {
+        Server s({});
+        QVERIFY(s.port != 0);
+
+        // It closes its socket: the handler hears of it at once, and the connection is gone.
+        {
+            Client leaving(s.port);
+            leaving.send(get("/watched"));
+            QVERIFY(runUntil(s.io, [&] { return s.slow.size() == 1; }));
+            runFor(s.io, 20ms); // the watch's read is in progress
+            QCOMPARE(s.gone, std::size_t { 0 });
+        }
+        QVERIFY(runUntil(s.io, [&] { return s.gone == 1; }));
+        QCOMPARE(s.server->stats().clientsGone, std::uint64_t { 1 });
+        QVERIFY(!s.slow[0]); // the handler let go of it
+        QVERIFY(runUntil(s.io, [&] { return s.server->connectionCount() == 0; }));
+
+        // It shuts its sending side only, from a handler that did not ask: the answer still reaches it, and then the
+        // connection closes. A handler that asks after the client left is told at once.
+        Client halfClosed(s.port);
+        halfClosed.send(get("/slow"));
+        QVERIFY(runUntil(s.io, [&] { return s.slow.size() == 2; }));
+        halfClosed.shutdownSend();
+        QVERIFY(runUntil(s.io, [&] { return s.server->stats().clientsGone == 2; }));
+        QVERIFY(s.slow[1].clientGone());
+        bool toldLate = false;
+        s.slow[1].onClientGone([&] { toldLate = true; });
+        QVERIFY(toldLate);
+        QCOMPARE(s.gone, std::size_t { 1 });
+        net::HttpResponse late { http::status::ok, 11 };
+        late.body() = "late";
+        s.slow[1](std::move(late));
+        const auto lateAnswer = s.answerFor(halfClosed);
+        QVERIFY(lateAnswer);
+        QCOMPARE(lateAnswer->body, std::string("late"));
+        QCOMPARE(lateAnswer->field("connection"), std::string("close"));
+        QVERIFY(runUntil(s.io, [&] { return halfClosed.closed(); }));
+
+        // It stays: the answer that comes while the server watches is written, and the connection serves the next.
+        Client staying(s.port);
+        staying.send(get("/watched"));
+        QVERIFY(runUntil(s.io, [&] { return s.slow.size() == 3; }));
+        runFor(s.io, 20ms);
+        net::HttpResponse held { http::status::ok, 11 };
+        held.body() = "waited";
+        s.slow[2](std::move(held));
+        const auto waited = s.answerFor(staying);
+        QVERIFY(waited);
+        QCOMPARE(waited->body, std::string("waited"));
+        staying.send(get("/healthz"));
+        const auto next = s.answerFor(staying);
+        QVERIFY(next);
+        QCOMPARE(next->body, std::string("ok\n"));
+        // A second answer to the same request is dropped.
+        net::HttpResponse twice { http::status::ok, 11 };
+        twice.body() = "twice";
+        s.slow[2](std::move(twice));
+        runFor(s.io, 20ms);
+        QVERIFY(staying.pending().empty());
+
+        // It sends its next request before the first is answered: the two answers come in order.
+        Client pipelining(s.port);
+        pipelining.send(get("/slow"));
+        QVERIFY(runUntil(s.io, [&] { return s.slow.size() == 4; }));
+        runFor(s.io, 20ms);
+        pipelining.send(get("/healthz"));
+        runFor(s.io, 20ms);
+        QVERIFY(pipelining.pending().empty());
+        net::HttpResponse first { http::status::ok, 11 };
+        first.body() = "first";
+        s.slow[3](std::move(first));
+        const auto one = s.answerFor(pipelining);
+        const auto two = s.answerFor(pipelining);
+        QVERIFY(one && two);
+        QCOMPARE(one->body, std::string("first"));
+        QCOMPARE(two->body, std::string("ok\n"));
+        QCOMPARE(s.gone, std::size_t { 1 });
+        QCOMPARE(s.server->stats().clientsGone, std::uint64_t { 2 });
     }
 
     void absoluteFormTargetsAreRoutedByTheirPath()

@@ -9,6 +9,11 @@
 
 #include <QtTest/QtTest>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cmath>
 
 using namespace tidepool;
@@ -98,6 +103,15 @@ void joinNode(api::ControlPlane& plane, const std::string& session, const std::s
     plane.onInventory(session, inv);
 }
 
+// A plane with node n1 joined (8 cores, no GPU), for the feed's event reads.
+std::unique_ptr<api::ControlPlane> planeWithANode(boost::asio::io_context& io)
+{
+    auto plane = makePlane(io);
+    if (plane)
+        joinNode(*plane, "s1", "n1", 0);
+    return plane;
+}
+
 } // namespace
 
 class TestViewJson : public QObject {
@@ -110,6 +124,7 @@ private slots:
     void aBadAnswerTakesNothing();
     void theFeedSendsWhatChangedSinceACursor();
     void anEventReadWaitsUntilOneComes();
+    void anEventReaderThatLeavesGivesUpItsPlace();
 };
 
 void TestViewJson::rowsMakeTheTrip()
@@ -431,10 +446,9 @@ void TestViewJson::theFeedSendsWhatChangedSinceACursor()
 void TestViewJson::anEventReadWaitsUntilOneComes()
 {
     boost::asio::io_context io;
-    const auto created = makePlane(io);
+    const auto created = planeWithANode(io);
     QVERIFY(created);
     api::ControlPlane& plane = *created;
-    joinNode(plane, "s1", "n1", 0);
     auto feed = std::make_unique<ConsoleFeed>(io, plane, nullptr, HostAlertSources {});
     const auto now = [&](const std::string& query, unsigned expected = 200) {
         auto answer = feed->events(query);
@@ -516,6 +530,88 @@ void TestViewJson::anEventReadWaitsUntilOneComes()
     }
     QVERIFY(plane.submit(a)); // the plane no longer calls the feed
     io.poll();
+    plane.stop();
+}
+
+// Readers that wait for events over real connections (the feed's routes behind a real HTTP server, as tidepoold
+// serves them) and then close them give their places back at once: a console that reconnects over and over cannot
+// fill `kMaxEventWaiters` with readers that have gone, and the next reader still waits for its event.
+void TestViewJson::anEventReaderThatLeavesGivesUpItsPlace()
+{
+    boost::asio::io_context io;
+    const auto created = planeWithANode(io);
+    QVERIFY(created);
+    api::ControlPlane& plane = *created;
+    auto feed = std::make_unique<ConsoleFeed>(io, plane, nullptr, HostAlertSources {});
+    auto server = net::HttpServer::create(io, {},
+        [&](const net::HttpRequest& request, const std::string&, net::HttpRespond respond) {
+            const std::string target(request.target());
+            auto answer = feed->events(target.substr(std::min(target.size(), target.find('?') + 1)));
+            if (auto* later = std::get_if<api::HttpApi::LaterAnswer>(&answer))
+                return (*later)(std::move(respond));
+            respond(std::move(std::get<net::HttpResponse>(answer)));
+        },
+        {});
+    const auto port = server->listen("127.0.0.1", 0);
+    QVERIFY(port);
+    const auto runUntil = [&](const std::function<bool()>& done) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        while (!done() && std::chrono::steady_clock::now() < deadline)
+            io.run_one_for(std::chrono::milliseconds(10));
+        return done();
+    };
+    // A blocking loopback socket that has sent a waiting read of the events after the newest.
+    const std::string latest = std::to_string(
+        json::parse(std::get<net::HttpResponse>(feed->events("")).body())["latest"].get<std::uint64_t>());
+    const std::string request = "GET /v1/events?after=" + latest + "&waitMs=60000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    const auto reader = [&] {
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in address {};
+        address.sin_family = AF_INET;
+        address.sin_port = htons(*port);
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0
+            || ::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+            ::close(fd);
+            return -1;
+        }
+        return fd;
+    };
+
+    // Every place taken, then every reader gone: the places are free again long before their minute is up.
+    std::vector<int> crowd;
+    for (std::size_t i = 0; i < kMaxEventWaiters; ++i)
+        crowd.push_back(reader());
+    QVERIFY(std::find(crowd.begin(), crowd.end(), -1) == crowd.end());
+    QVERIFY(runUntil([&] { return feed->waitingEventReaders() == kMaxEventWaiters; }));
+    for (const int fd : crowd)
+        ::close(fd);
+    QVERIFY(runUntil([&] { return feed->waitingEventReaders() == 0; }));
+    QCOMPARE(feed->eventReadersGone(), std::uint64_t { kMaxEventWaiters });
+    QCOMPARE(server->stats().clientsGone, std::uint64_t { kMaxEventWaiters });
+
+    // The next reader waits (it would be answered at once with the places full), and its event reaches it.
+    const int next = reader();
+    QVERIFY(next >= 0);
+    QVERIFY(runUntil([&] { return feed->waitingEventReaders() == 1; }));
+    api::SubmitRequest a;
+    a.name = "etl";
+    a.requests = { 500, 256, 0, 0 };
+    a.argv = { "/bin/true" };
+    QVERIFY(plane.submit(a));
+    std::string received;
+    QVERIFY(runUntil([&] {
+        char chunk[4096];
+        const auto n = ::recv(next, chunk, sizeof chunk, MSG_DONTWAIT);
+        if (n > 0)
+            received.append(chunk, static_cast<std::size_t>(n));
+        return received.find("\"subject\":\"etl\"") != std::string::npos;
+    }));
+    QVERIFY2(received.rfind("HTTP/1.1 200", 0) == 0, received.c_str());
+    ::close(next);
+    QCOMPARE(feed->eventReadersGone(), std::uint64_t { kMaxEventWaiters });
+    server->stop();
+    feed.reset();
     plane.stop();
 }
 

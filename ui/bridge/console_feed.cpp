@@ -281,6 +281,18 @@ void ConsoleFeed::waitForEvents(EventQuery query, net::HttpRespond respond)
         m_eventWaiters.erase(it);
         waiter.respond(*eventAnswer(waiter.query, false, steadyMs() - waiter.sinceMs));
     });
+    // A reader that leaves (a console closed, a client that gave up) gives its place back at once, not when its wait
+    // would have ended: a console that reconnects over and over must not fill `kMaxEventWaiters` with the dead.
+    respond.onClientGone([this, id, alive = std::weak_ptr<int>(m_alive)] {
+        if (alive.expired())
+            return;
+        const auto it = m_eventWaiters.find(id);
+        if (it == m_eventWaiters.end())
+            return;
+        it->second.timer->cancel();
+        m_eventWaiters.erase(it);
+        ++m_eventReadersGone;
+    });
     m_eventWaiters.emplace(id, EventWaiter { std::move(query), steadyMs(), std::move(timer), std::move(respond) });
     armEventSweep();
 }

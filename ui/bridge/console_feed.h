@@ -22,7 +22,9 @@
 //                                     answer yet, the request waits until one comes (answered as soon as the core has
 //                                     recorded it) or MS have passed, as Nomad's blocking queries do; "waitedMs" says
 //                                     how long it waited. At most `kMaxEventWaiters` wait at once: a request beyond
-//                                     them is answered at once (`"waitedMs": 0`), and its reader polls
+//                                     them is answered at once (`"waitedMs": 0`), and its reader polls. A reader
+//                                     that closes its connection while it waits leaves at once (its place is free
+//                                     for the next; `net::HttpRespond::onClientGone`)
 //   GET /v1/forecasts[?ifRevision=R]  {"revision": R, "series": [...]}; {"revision": R, "unchanged": true} when
 //                                     nothing changed since revision R (series are read once per 5-minute bucket)
 //   GET /v1/alerts                    {"alerts": [...]}: the disk and certificate alerts (a console works out the
@@ -71,6 +73,8 @@ public:
     // An answer at once, or with `waitMs` and nothing to answer yet, a `LaterAnswer` that waits.
     api::HttpApi::ReadAnswer events(std::string_view query);
     std::size_t waitingEventReaders() const { return m_eventWaiters.size(); }
+    // Waiting readers that closed their connection before their answer, since the feed began.
+    std::uint64_t eventReadersGone() const { return m_eventReadersGone; }
     net::HttpResponse forecasts(std::string_view query);
     net::HttpResponse alerts();
 
@@ -126,6 +130,7 @@ private:
     api::ControlPlane& m_listened;
     std::map<std::uint64_t, EventWaiter> m_eventWaiters; // by a number of their own
     std::uint64_t m_nextWaiter = 1;
+    std::uint64_t m_eventReadersGone = 0;
     bool m_wakePosted = false;
     boost::asio::steady_timer m_eventSweep;
     std::shared_ptr<int> m_alive = std::make_shared<int>(0); // handlers posted check it is still there
