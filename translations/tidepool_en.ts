@@ -740,6 +740,14 @@
         <source>%1 more use more than they ask for, but their nodes or the pool&apos;s quota have no room to raise them now</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 running workloads of pool %2 used %3 (each the %4th percentile of its CPU samples) and at most %5 (each its memory&apos;s peak) together over at least %6 hours, against the %7 and %8 they ask for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ask for %1 and %2 instead: each of those with %3% to spare</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

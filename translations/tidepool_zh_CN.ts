@@ -740,6 +740,14 @@
         <source>%1 more use more than they ask for, but their nodes or the pool&apos;s quota have no room to raise them now</source>
         <translation>另有 %1 个的用量超过其申请量，但其节点或资源池配额目前没有余量为其上调</translation>
     </message>
+    <message>
+        <source>%1 running workloads of pool %2 used %3 (each the %4th percentile of its CPU samples) and at most %5 (each its memory&apos;s peak) together over at least %6 hours, against the %7 and %8 they ask for</source>
+        <translation>资源池 %2 的 %1 个运行中工作负载在至少 %6 小时内合计使用 %3（各取其 CPU 采样的第 %4 百分位）及至多 %5（各取其内存峰值），而其申请量为 %7 和 %8</translation>
+    </message>
+    <message>
+        <source>ask for %1 and %2 instead: each of those with %3% to spare</source>
+        <translation>改为申请 %1 和 %2：各在上述用量之上留 %3% 余量</translation>
+    </message>
 </context>
 <context>
     <name>RemoteText</name>

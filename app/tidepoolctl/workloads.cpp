@@ -68,8 +68,11 @@ void printWorkload(const json& w)
     if (present(w, "measured") && w["measured"].is_object()) {
         const json& m = w["measured"];
         f.emplace_back("Used",
-            "CPU " + cores(integer(m, "cpuMillis")) + " (at most " + cores(integer(m, "peakCpuMillis")) + "), memory "
-                + mebibytes(integer(m, "memoryMiB")) + " (at most " + mebibytes(integer(m, "peakMemoryMiB")) + ")"
+            "CPU " + cores(integer(m, "cpuMillis")) + " ("
+                + (present(m, "cpuP90Millis") ? "90th percentile " + cores(integer(m, "cpuP90Millis")) + ", "
+                                              : std::string())
+                + "at most " + cores(integer(m, "peakCpuMillis")) + "), memory " + mebibytes(integer(m, "memoryMiB"))
+                + " (at most " + mebibytes(integer(m, "peakMemoryMiB")) + ")"
                 + (integer(m, "sinceMs") > 0 ? " over the last " + age(integer(m, "sinceMs")) : std::string())
                 + " of this launch, as its node measured it " + age(integer(m, "atMs")) + " ago");
     }

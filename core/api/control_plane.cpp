@@ -268,6 +268,22 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
             w.node = p.node;
             w.devices = p.shares;
             setPhase(w, phase);
+            // Its launch's peaks so far: measured again from the next sample, but not from nothing.
+            if (phase == WorkloadPhase::Running || phase == WorkloadPhase::Stopping) {
+                w.measured.sinceMs = stored.measuredSinceMs;
+                w.measured.peakCpuMillis = stored.peakCpuMillis;
+                w.measured.peakMemoryMiB = stored.peakMemoryMiB;
+                w.savedPeaks = w.measured;
+                if (!stored.cpuHistogram.is_null()) {
+                    // A damaged one is not worth refusing to start over: its CPU is measured again.
+                    auto histogram
+                        = UsageHistogram::fromJson(stored.cpuHistogram, "stored workload " + std::to_string(*id));
+                    if (histogram)
+                        w.cpuHistogram = std::move(*histogram);
+                    else
+                        logLine("control: " + histogram.error().message + "; its CPU is measured again");
+                }
+            }
             return id;
         }
         w.detail = "could not be bound again on " + stored.node + " after a restart";
@@ -1092,6 +1108,7 @@ void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
         ++w.highestIncarnation;
     w.incarnation = w.highestIncarnation;
     w.measured = {};
+    w.cpuHistogram.clear();
     w.resizesSent.clear(); // a new launch starts at the size it asks for
     w.resizeRefused.clear();
     markWorkload(w.workload.id);
@@ -1137,13 +1154,15 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
                 || sample.timestampMs < w.measured.atMs)
                 continue;
             MeasuredWorkloadUse& m = w.measured;
-            if (m.atMs == 0)
+            if (m.sinceMs == 0)
                 m.sinceMs = sample.timestampMs;
             m.atMs = sample.timestampMs;
             m.cpuMillis = u.cpuMillis;
             m.memoryMiB = u.memoryMiB;
             m.peakCpuMillis = std::max(m.peakCpuMillis, u.cpuMillis);
             m.peakMemoryMiB = std::max(m.peakMemoryMiB, u.memoryMiB);
+            w.cpuHistogram.add(u.cpuMillis, sample.timestampMs);
+            saveMeasuredUseWhenDue(w);
         }
     // A node's pools follow its workloads: a pool whose last workload there ended goes (its agent removes its cgroup,
     // and its class), and on a shaped node each guarantee follows what the workloads asked for; and its capacity comes
@@ -1398,6 +1417,23 @@ void ControlPlane::markWorkload(WorkloadId id)
     scheduleFlush();
 }
 
+void ControlPlane::saveMeasuredUseWhenDue(LiveWorkload& w)
+{
+    if (!m_store)
+        return;
+    const MeasuredWorkloadUse& m = w.measured;
+    const MeasuredWorkloadUse& saved = w.savedPeaks;
+    const auto risen = [](std::int64_t now, std::int64_t was, std::int64_t quantum) {
+        return now > was + std::max(was / 10, quantum);
+    };
+    constexpr std::int64_t kHistogramEveryMs = 3'600'000;
+    if (m.sinceMs == saved.sinceMs && !risen(m.peakCpuMillis, saved.peakCpuMillis, 10)
+        && !risen(m.peakMemoryMiB, saved.peakMemoryMiB, 16) && m.atMs - w.histogramSavedAtMs < kHistogramEveryMs)
+        return;
+    m_dirtyWorkloads.insert(w.workload.id);
+    scheduleFlush();
+}
+
 void ControlPlane::markNode(NodeId id)
 {
     ++m_stateVersion;
@@ -1543,7 +1579,12 @@ void ControlPlane::flush()
         const auto it = m_workloads.find(id);
         if (it == m_workloads.end())
             continue;
-        const LiveWorkload& w = it->second;
+        LiveWorkload& w = it->second;
+        w.savedPeaks = MeasuredWorkloadUse {};
+        w.savedPeaks.sinceMs = w.measured.sinceMs;
+        w.savedPeaks.peakCpuMillis = w.measured.peakCpuMillis;
+        w.savedPeaks.peakMemoryMiB = w.measured.peakMemoryMiB;
+        w.histogramSavedAtMs = w.measured.atMs;
         nlohmann::json devices = nlohmann::json::array();
         for (const DeviceShare& d : w.devices)
             devices.push_back({ { "device", d.device }, { "share", d.share }, { "memoryMiB", d.memoryMiB } });
@@ -1551,7 +1592,9 @@ void ControlPlane::flush()
             w.node == kNoNode ? std::string() : m_cluster.node(w.node).name, std::move(devices), w.translated, w.pid,
             w.exitCode, w.detail, w.submittedMs, w.placedMs, w.runningMs, w.finishedMs, w.incarnation,
             w.highestIncarnation, w.restarts, w.crashLoop, w.restartAtMs,
-            w.previousNode == kNoNode ? std::string() : m_cluster.node(w.previousNode).name, w.previousIncarnation });
+            w.previousNode == kNoNode ? std::string() : m_cluster.node(w.previousNode).name, w.previousIncarnation,
+            w.savedPeaks.sinceMs, w.savedPeaks.peakCpuMillis, w.savedPeaks.peakMemoryMiB,
+            w.cpuHistogram.empty() ? nlohmann::json(nullptr) : w.cpuHistogram.toJson() });
     }
     for (const WorkloadId id : m_forgotten)
         m_store->removeWorkload(id);

@@ -150,6 +150,9 @@ Expected<void> applyConfigFile(const std::string& path, DaemonConfig& config)
     if (r.has("rightSizeMarginPercent"))
         config.rebalance.rightSize.margin
             = 1.0 + static_cast<double>(r.integer("rightSizeMarginPercent", 0, 200)) / 100.0;
+    if (r.has("rightSizeCpuPercentile"))
+        config.rebalance.rightSize.cpuPercentile
+            = static_cast<double>(r.integer("rightSizeCpuPercentile", 50, 100)) / 100.0;
     if (r.has("rejectionHoldMinutes"))
         config.rebalance.rejectionHold = std::chrono::minutes(r.integer("rejectionHoldMinutes", 0, 7 * 24 * 60));
     if (r.has("forecastModel"))
@@ -197,8 +200,10 @@ std::string daemonUsage()
                               forecastModel (default "seasonal"), autoApprove (proposal kinds applied without an
                               operator when their risk is low: quota, power_down, power_up, resize, ...),
                               rightSizeAfterMinutes (a running workload measured this long gets a resize proposal
-                              when its peaks are far from its requests; default 360, 0 = none) and
-                              rightSizeMarginPercent (on top of its peaks, default 15), and for reports
+                              when its use is far from its requests; default 360, 0 = none),
+                              rightSizeCpuPercentile (its CPU request from this percentile of its CPU samples,
+                              50-100, default 90; 100: its peak) and rightSizeMarginPercent (on top of that and of its
+                              memory's peak, default 15), and for reports
                               reportDirectory, reportDailyAt ("HH:MM" UTC, default "00:15"), reportLanguage (en,
                               zh_CN), reportCurrency (default "CNY") and reportPrices ({"NODE-CLASS": {"cpuCoreHour",
                               "memoryGiBHour", "gpuHour", "npuHour", "fpgaHour"}}, "*" for every other class));

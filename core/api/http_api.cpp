@@ -116,6 +116,7 @@ struct WorkloadView {
     MeasuredWorkloadUse measured;
     bool resizeUnconfirmed = false;
     std::string resizeRefused;
+    std::int64_t cpuP90Millis = -1; // of its CPU histogram; -1: none
 };
 
 WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
@@ -128,7 +129,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
         w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.rightSize, w.measured, w.resizeUnconfirmed(),
-        w.resizeRefused };
+        w.resizeRefused, w.cpuHistogram.empty() ? -1 : w.cpuHistogram.percentile(0.9) };
 }
 
 json workloadJson(const WorkloadView& w)
@@ -189,6 +190,8 @@ json workloadJson(const WorkloadView& w)
         j["measured"] = json { { "atMs", w.measured.atMs }, { "cpuMillis", w.measured.cpuMillis },
             { "memoryMiB", w.measured.memoryMiB }, { "peakCpuMillis", w.measured.peakCpuMillis },
             { "peakMemoryMiB", w.measured.peakMemoryMiB }, { "sinceMs", w.measured.sinceMs } };
+    if (w.measured.atMs && w.cpuP90Millis >= 0)
+        j["measured"]["cpuP90Millis"] = w.cpuP90Millis;
     // A resize of the running launch its agent has not confirmed yet, or refused (it runs with what it had).
     if (w.resizeUnconfirmed || !w.resizeRefused.empty())
         j["resize"] = w.resizeUnconfirmed ? json { { "state", "sent" } }

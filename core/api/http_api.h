@@ -15,7 +15,8 @@
 //                                        workload (of the phase and node asked) measured now on a connected node
 //   GET    /v1/workloads/{id}            a running workload's `measured` use where its agent measures it: {"atMs",
 //                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB", "sinceMs" (the
-//                                        first sample the peaks are of)} of its launch (a
+//                                        first sample the peaks are of), "cpuP90Millis" (the 90th percentile of its
+//                                        CPU samples, newer ones weighing more: `UsageHistogram`)} of its launch (a
 //                                        change of it does not move the `changedSince` cursor); after a resize of
 //                                        its launch, `resize`: {"state": "sent"} until its agent confirms it,
 //                                        {"state": "refused", "error"} when its agent refused it

@@ -856,7 +856,8 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
         const Resources& asks = w.workload.requests;
         use.push_back(rebalance::WorkloadUse { id, w.workload.name, w.poolName, m_plane.cluster().node(w.node).name,
             asks.cpuMillis, asks.memoryMiB, w.cpuLimitMillis, w.memoryLimitMiB, w.measured.atMs - w.measured.sinceMs,
-            w.measured.peakCpuMillis, w.measured.peakMemoryMiB });
+            w.measured.peakCpuMillis, w.measured.peakMemoryMiB,
+            w.cpuHistogram.empty() ? -1 : w.cpuHistogram.percentile(m_config.rightSize.cpuPercentile) });
     }
     // What raises may take now: each node's free room, and what each pool's quotas leave.
     rebalance::RightSizeRoom room;
@@ -874,11 +875,12 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
         p.plan = plan.resizes;
         const auto cpu = [](std::int64_t millis) { return rebalance::amountArg(static_cast<double>(millis), "cpu"); };
         const auto memory = [](std::int64_t mib) { return rebalance::amountArg(static_cast<double>(mib), "memory"); };
-        rebalance::Why why { rebalance::clause("resize-measured",
-                                 { plan.resizes.size(), pool, cpu(plan.peakCpu), memory(plan.peakMemory),
-                                     config.observeFor.count() / 3'600'000, cpu(plan.cpuBefore),
-                                     memory(plan.memoryBefore) }),
-            rebalance::clause("resize-to",
+        rebalance::Why why { rebalance::clause("resize-used",
+                                 { plan.resizes.size(), pool, cpu(plan.usedCpu),
+                                     static_cast<int>(std::lround(config.cpuPercentile * 100.0)),
+                                     memory(plan.peakMemory), config.observeFor.count() / 3'600'000,
+                                     cpu(plan.cpuBefore), memory(plan.memoryBefore) }),
+            rebalance::clause("resize-to-target",
                 { cpu(plan.cpuAfter), memory(plan.memoryAfter),
                     static_cast<int>(std::lround((config.margin - 1.0) * 100.0)) }) };
         if (plan.raised > 0)
@@ -887,12 +889,12 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
             why.push_back(rebalance::clause("resize-no-room", { plan.noRoom }));
         why.push_back(rebalance::clause("resize-in-place"));
         rebalance::explain(p, std::move(why));
-        // Of what they ask for, how much they used at their peaks: before and after.
+        // Of the CPU they ask for, how much they use (each its percentile): before and after.
         const auto share = [](std::int64_t used, std::int64_t asked) {
             return asked > 0 ? std::min(1.0, static_cast<double>(used) / static_cast<double>(asked)) : 0.0;
         };
-        p.effect.utilisationBefore = share(plan.peakCpu, plan.cpuBefore);
-        p.effect.utilisationAfter = share(plan.peakCpu, plan.cpuAfter);
+        p.effect.utilisationBefore = share(plan.usedCpu, plan.cpuBefore);
+        p.effect.utilisationAfter = share(plan.usedCpu, plan.cpuAfter);
         const bool lowers = plan.lowered > 0;
         rebalance::explainRisk(p.effect, { rebalance::clause(lowers ? "risk-resize-lower" : "risk-resize-raise") });
         p.risk = lowers ? rebalance::Risk::Medium : rebalance::Risk::Low;

@@ -109,6 +109,14 @@ constexpr std::array kForms {
             "against the %6 and %7 they ask for") },
     ReasonForm {
         "resize-to", QT_TRANSLATE_NOOP("Reason", "ask for %1 and %2 instead: each its peak with %3% to spare") },
+    // Since CPU is sized from a percentile of its samples (proposals from before kept the two above).
+    ReasonForm { "resize-used",
+        QT_TRANSLATE_NOOP("Reason",
+            "%1 running workloads of pool %2 used %3 (each the %4th percentile of its CPU samples) and at most %5 "
+            "(each "
+            "its memory's peak) together over at least %6 hours, against the %7 and %8 they ask for") },
+    ReasonForm {
+        "resize-to-target", QT_TRANSLATE_NOOP("Reason", "ask for %1 and %2 instead: each of those with %3% to spare") },
     ReasonForm { "resize-raised", QT_TRANSLATE_NOOP("Reason", "%1 of them use more than they ask for") },
     ReasonForm { "resize-no-room",
         QT_TRANSLATE_NOOP("Reason",

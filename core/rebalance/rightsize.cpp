@@ -36,7 +36,7 @@ std::map<std::string, RightSizePlan> planRightSizing(
         if (w.observedMs < config.observeFor.count())
             continue;
         std::int64_t cpu
-            = rightSizedRequest(w.cpuMillis, w.peakCpuMillis, w.cpuLimitMillis, config.cpuStepMillis, config.margin);
+            = rightSizedRequest(w.cpuMillis, w.cpuUsed(), w.cpuLimitMillis, config.cpuStepMillis, config.margin);
         std::int64_t memory
             = rightSizedRequest(w.memoryMiB, w.peakMemoryMiB, w.memoryLimitMiB, config.memoryStepMiB, config.margin);
         // A change too small to be worth it leaves that resource as it is.
@@ -97,7 +97,7 @@ std::map<std::string, RightSizePlan> planRightSizing(
             plan.cpuAfter += cpu;
             plan.memoryBefore += w->memoryMiB;
             plan.memoryAfter += memory;
-            plan.peakCpu += w->peakCpuMillis;
+            plan.usedCpu += w->cpuUsed();
             plan.peakMemory += w->peakMemoryMiB;
         }
         if (!plan.resizes.empty())

@@ -2,8 +2,10 @@
 // Right-sizing (as Kubernetes' Vertical Pod Autoscaler recommends requests): a running workload whose measured use,
 // over long enough, stays well below what it asks for holds capacity nobody uses (its node refuses other work for it,
 // its pool's quota counts it); one that uses more than it asks for is placed and charged as if it used less. This
-// plans, pool by pool, new CPU and memory requests from each workload's peaks since its launch started (as its node's
-// agent measured its cgroup: `api::MeasuredWorkloadUse`) with a margin on top, where the change is worth a proposal.
+// plans, pool by pool, new CPU and memory requests from each workload's use since its launch started (as its node's
+// agent measured its cgroup: `api::MeasuredWorkloadUse`) with a margin on top, where the change is worth a proposal:
+// for CPU, which is compressible, the 90th percentile of its samples, newer ones weighing more (`UsageHistogram`, as
+// the VPA recommender's target), so that a rare spike does not pin the request; for memory, which is not, its peak.
 // Applying one resizes each workload in place (`ControlPlane::resize`): no restart, its limits stay.
 //
 // A request is rounded up to `cpuStepMillis` / `memoryStepMiB`, never below one step, never above the workload's own
@@ -30,6 +32,7 @@ struct RightSizeConfig {
     double minChangeFraction = 0.25;
     std::int64_t minCpuMillis = 100;
     std::int64_t minMemoryMiB = 128;
+    double cpuPercentile = 0.9; // of its CPU samples (`UsageHistogram::percentile`)
     std::int64_t cpuStepMillis = 10;
     std::int64_t memoryStepMiB = 16;
     std::size_t maxPerProposal = 20; // per pool, the largest changes first
@@ -48,6 +51,10 @@ struct WorkloadUse {
     std::int64_t observedMs = 0; // how long it has been measured, this launch
     std::int64_t peakCpuMillis = 0;
     std::int64_t peakMemoryMiB = 0;
+    // Its CPU samples' `RightSizeConfig::cpuPercentile`; -1: none kept (a core from before histograms measured it),
+    // its peak stands for it.
+    std::int64_t cpuPercentileMillis = -1;
+    std::int64_t cpuUsed() const { return cpuPercentileMillis >= 0 ? cpuPercentileMillis : peakCpuMillis; }
 };
 
 // What a raise may take now: each node's free CPU and memory, and what each pool's quotas leave of them (a large number
@@ -67,10 +74,12 @@ struct RightSizePlan {
     std::size_t noRoom = 0; // raises left out: their node or their pool has no room for them now
     std::int64_t cpuBefore = 0, cpuAfter = 0; // what they ask for together, now and after
     std::int64_t memoryBefore = 0, memoryAfter = 0;
-    std::int64_t peakCpu = 0, peakMemory = 0; // what they used at most together (the sum of their peaks)
+    std::int64_t usedCpu = 0; // what they used together: the sum of each one's `cpuUsed`
+    std::int64_t peakMemory = 0; // the sum of their memory peaks
 };
 
-// The request right-sizing gives `used` (a peak) for a workload asking `asked` with its own `limit` (0: none).
+// The request right-sizing gives `used` (a percentile or a peak) for a workload asking `asked` with its own `limit`
+// (0: none).
 std::int64_t rightSizedRequest(
     std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step, double margin);
 

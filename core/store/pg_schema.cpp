@@ -186,6 +186,13 @@ constexpr Migration kMigrations[] = {
     { 11, 12, R"sql(
     ALTER TABLE pools ADD COLUMN max_disrupted_percent INTEGER NOT NULL DEFAULT -1;
     )sql" },
+    // As SQLite's 12 → 13: a running workload's measured peaks.
+    { 12, 13, R"sql(
+    ALTER TABLE workloads ADD COLUMN measured_since_ms BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN peak_cpu_millis BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN peak_memory_mib BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN cpu_histogram TEXT NOT NULL DEFAULT '';
+    )sql" },
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) > 0 && kMigrations[std::size(kMigrations) - 1].to == kSchemaVersion);

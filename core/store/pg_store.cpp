@@ -33,6 +33,12 @@ std::string dumpJson(const nlohmann::json& value)
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A JSON column that may be empty: null then (a damaged text reads as a discarded value, which its reader refuses).
+nlohmann::json optionalJson(const std::string& text)
+{
+    return text.empty() ? nlohmann::json(nullptr) : parseJson(text);
+}
+
 // A commit whose outcome turned out to be written comes off the pending changes, as if it had succeeded: a value
 // still as that commit wrote it is done, one changed since is still to be written; the samples, forecasts and audit
 // entries it wrote are the first ones still pending, as later ones were appended and no commit succeeded meanwhile.
@@ -318,7 +324,8 @@ private:
         }
         rows = m_db->query("SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, "
                            "running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
-                           "restart_at_ms, previous_node, previous_incarnation FROM workloads ORDER BY id",
+                           "restart_at_ms, previous_node, previous_incarnation, measured_since_ms, peak_cpu_millis, "
+                           "peak_memory_mib, cpu_histogram FROM workloads ORDER BY id",
             {}, "cannot read the workloads");
         if (!rows)
             return tl::unexpected(rows.error());
@@ -345,6 +352,10 @@ private:
             w.restartAtMs = rows->integer(r, 16);
             w.previousNode = rows->text(r, 17);
             w.previousIncarnation = static_cast<std::int32_t>(rows->integer(r, 18));
+            w.measuredSinceMs = rows->integer(r, 19);
+            w.peakCpuMillis = rows->integer(r, 20);
+            w.peakMemoryMiB = rows->integer(r, 21);
+            w.cpuHistogram = optionalJson(rows->text(r, 22));
             snapshot.workloads.push_back(std::move(w));
         }
         rows = m_db->query("SELECT key, value FROM meta", {}, "cannot read the meta table");
@@ -436,8 +447,10 @@ private:
             pipeline.add(
                 "INSERT INTO workloads (id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, "
                 "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
-                "restart_at_ms, previous_node, previous_incarnation) "
-                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) "
+                "restart_at_ms, previous_node, previous_incarnation, measured_since_ms, peak_cpu_millis, "
+                "peak_memory_mib, cpu_histogram) "
+                "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, "
+                "$21, $22, $23) "
                 "ON CONFLICT (id) DO UPDATE SET spec = EXCLUDED.spec, phase = EXCLUDED.phase, "
                 "node = EXCLUDED.node, translated = EXCLUDED.translated, pid = EXCLUDED.pid, "
                 "exit_code = EXCLUDED.exit_code, detail = EXCLUDED.detail, "
@@ -446,13 +459,17 @@ private:
                 "incarnation = EXCLUDED.incarnation, highest_incarnation = EXCLUDED.highest_incarnation, "
                 "restarts = EXCLUDED.restarts, crash_loop = EXCLUDED.crash_loop, "
                 "restart_at_ms = EXCLUDED.restart_at_ms, previous_node = EXCLUDED.previous_node, "
-                "previous_incarnation = EXCLUDED.previous_incarnation",
+                "previous_incarnation = EXCLUDED.previous_incarnation, "
+                "measured_since_ms = EXCLUDED.measured_since_ms, peak_cpu_millis = EXCLUDED.peak_cpu_millis, "
+                "peak_memory_mib = EXCLUDED.peak_memory_mib, cpu_histogram = EXCLUDED.cpu_histogram",
                 { number(w->id), dumpJson(w->spec), w->phase, w->node, pg::boolean(w->translated),
                     number(std::int64_t { w->pid }), number(std::int64_t { w->exitCode }), w->detail,
                     number(w->submittedMs), number(w->placedMs), number(w->runningMs), number(w->finishedMs),
                     number(std::int64_t { w->incarnation }), number(std::int64_t { w->highestIncarnation }),
                     number(std::int64_t { w->restarts }), number(std::int64_t { w->crashLoop }), number(w->restartAtMs),
-                    w->previousNode, number(std::int64_t { w->previousIncarnation }) },
+                    w->previousNode, number(std::int64_t { w->previousIncarnation }), number(w->measuredSinceMs),
+                    number(w->peakCpuMillis), number(w->peakMemoryMiB),
+                    w->cpuHistogram.is_null() ? std::string() : dumpJson(w->cpuHistogram) },
                 "cannot write " + what);
             for (const auto& d : w->devices)
                 pipeline.add("INSERT INTO placements (workload, device, share, memory_mib) VALUES ($1, $2, $3, $4)",

@@ -211,6 +211,15 @@ const char* const kMigrations[] = {
     R"sql(
     ALTER TABLE pools ADD COLUMN max_disrupted_percent INTEGER NOT NULL DEFAULT -1;
     )sql",
+    // 12 → 13: a running workload's measured peaks of its current launch and since when, and its CPU histogram (JSON;
+    // '' none), for right-sizing after a restart. Workloads from before have none: measured again from their next
+    // sample.
+    R"sql(
+    ALTER TABLE workloads ADD COLUMN measured_since_ms INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN peak_cpu_millis INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN peak_memory_mib INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE workloads ADD COLUMN cpu_histogram TEXT NOT NULL DEFAULT '';
+    )sql",
 };
 static_assert(kUnlimited == 2305843009213693951, "the schema's default quota (version 7) is the core's kUnlimited");
 static_assert(std::size(kMigrations) == kSchemaVersion);

@@ -22,6 +22,12 @@ std::string dumpJson(const nlohmann::json& value)
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// A JSON column that may be empty: null then (a damaged text reads as a discarded value, which its reader refuses).
+nlohmann::json optionalJson(const std::string& text)
+{
+    return text.empty() ? nlohmann::json(nullptr) : parseJson(text);
+}
+
 // Reads every row of `sql`, handing each to `row`; the error names `what`.
 template <typename Row> Expected<void> readAll(Database& db, const char* sql, const std::string& what, Row row)
 {
@@ -111,7 +117,9 @@ public:
                 "SELECT id, spec, phase, node, translated, pid, exit_code, detail, submitted_ms, placed_ms, "
                 "running_ms, "
                 "finished_ms, incarnation, highest_incarnation, restarts, crash_loop, restart_at_ms, previous_node, "
-                "previous_incarnation FROM workloads ORDER BY id",
+                "previous_incarnation, measured_since_ms, peak_cpu_millis, peak_memory_mib, cpu_histogram FROM "
+                "workloads "
+                "ORDER BY id",
                 "workloads", [&](Statement& s) {
                     StoredWorkload w;
                     w.id = s.integer(0);
@@ -135,6 +143,10 @@ public:
                     w.restartAtMs = s.integer(16);
                     w.previousNode = s.text(17);
                     w.previousIncarnation = static_cast<std::int32_t>(s.integer(18));
+                    w.measuredSinceMs = s.integer(19);
+                    w.peakCpuMillis = s.integer(20);
+                    w.peakMemoryMiB = s.integer(21);
+                    w.cpuHistogram = optionalJson(s.text(22));
                     snapshot.workloads.push_back(std::move(w));
                 });
         if (read)
@@ -219,7 +231,8 @@ private:
             "submitted_ms, "
             "placed_ms, running_ms, finished_ms, incarnation, highest_incarnation, restarts, crash_loop, "
             "restart_at_ms, "
-            "previous_node, previous_incarnation) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+            "previous_node, previous_incarnation, measured_since_ms, peak_cpu_millis, peak_memory_mib, cpu_histogram) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
         Statement clearPlacements(*m_db, "DELETE FROM placements WHERE workload = ?");
         Statement placement(*m_db, "INSERT INTO placements (workload, device, share, memory_mib) VALUES (?,?,?,?)");
         Statement remove(*m_db, "DELETE FROM workloads WHERE id = ?");
@@ -328,6 +341,10 @@ private:
             workload.bind(17, w->restartAtMs);
             workload.bind(18, w->previousNode);
             workload.bind(19, std::int64_t { w->previousIncarnation });
+            workload.bind(20, w->measuredSinceMs);
+            workload.bind(21, w->peakCpuMillis);
+            workload.bind(22, w->peakMemoryMiB);
+            workload.bind(23, w->cpuHistogram.is_null() ? std::string() : dumpJson(w->cpuHistogram));
             if (!workload.run())
                 return m_db->failure("cannot write workload " + std::to_string(id));
             for (const auto& d : w->devices) {

@@ -97,6 +97,15 @@ struct StoredWorkload {
     std::int64_t restartAtMs = 0;
     std::string previousNode;
     std::int32_t previousIncarnation = -1;
+    // What its current launch was measured using at its peaks, since its first sample (Unix ms; 0: not measured), so
+    // that right-sizing goes on from them after a restart of the core. Saved as they rise by a tenth or more (and
+    // with every other change of the workload), not with every heartbeat. Added in schema version 13.
+    std::int64_t measuredSinceMs = 0;
+    std::int64_t peakCpuMillis = 0;
+    std::int64_t peakMemoryMiB = 0;
+    // Its CPU use as a decaying histogram (`UsageHistogram::toJson`; null: none), saved with its peaks and at least
+    // hourly while it is measured. Added in schema version 13.
+    nlohmann::json cpuHistogram = nullptr;
     bool operator==(const StoredWorkload&) const = default;
 };
 
@@ -280,6 +289,6 @@ bool isPostgresLocation(const std::string& location);
 // `openPostgresStore` (with `postgres`) or `openSqliteStore`, as `location` says.
 Expected<std::unique_ptr<Store>> openStore(const std::string& location, const PostgresOptions& postgres = {});
 
-inline constexpr int kSchemaVersion = 12;
+inline constexpr int kSchemaVersion = 13;
 
 } // namespace tidepool::store

@@ -233,6 +233,19 @@ private slots:
         QCOMPARE(w.restartAtMs, std::int64_t { 0 });
         QCOMPARE(w.previousNode, std::string());
         QCOMPARE(w.previousIncarnation, -1);
+        // Added in version 13: workloads from before have no measured peaks; ones written now are read back.
+        QCOMPARE(w.measuredSinceMs, std::int64_t { 0 });
+        QCOMPARE(w.peakCpuMillis, std::int64_t { 0 });
+        QCOMPARE(w.peakMemoryMiB, std::int64_t { 0 });
+        QVERIFY(w.cpuHistogram.is_null());
+        store::StoredWorkload measured = w;
+        measured.measuredSinceMs = 1'000;
+        measured.peakCpuMillis = 310;
+        measured.peakMemoryMiB = 400;
+        measured.cpuHistogram = nlohmann::json { { "refMs", 5 }, { "buckets", { { 3, 1.5 } } } };
+        s->putWorkload(measured);
+        QVERIFY(s->commit());
+        QCOMPARE(s->load()->workloads.at(0), measured);
         // Added in version 10: nodes from before have no drain under way; one written now is read back whole.
         QCOMPARE(snapshot->nodes[0].drainMaxParallel, std::int64_t { 0 });
         QCOMPARE(snapshot->nodes[0].drainActor, std::string());

@@ -2,6 +2,7 @@
 // nothing; pools, fractional GPUs, whole multi-device requests, NPU cores and FPGA slots are accounted as promised;
 // `checkInvariants` notices corruption.
 
+#include "core/model/usage_histogram.h"
 #include "tests/core/cluster_builder.h"
 
 #include <QtTest>
@@ -64,6 +65,8 @@ private slots:
     void checkInvariantsDetectsCorruption_data();
     void checkInvariantsDetectsCorruption();
     void clipTextCutsBetweenCharacters();
+    void usageHistogramPercentilesFollowRecentUse();
+    void usageHistogramRoundTripsAndRefusesDamage();
 };
 
 // Names quoted in error messages are cut to a length, never inside a UTF-8 character (which a reply would show as
@@ -365,6 +368,89 @@ void TestModel::checkInvariantsDetectsCorruption()
     const auto result = c.checkInvariants();
     QVERIFY(!result);
     QVERIFY(result.error().message.find("gpu") != std::string::npos); // names the node
+}
+
+// A workload's CPU histogram (the Vertical Pod Autoscaler's): a percentile is the upper edge of its 5% bucket, so
+// within 5% above the value it stands for; rare spikes stay out of the 90th percentile; newer samples weigh more (a
+// day older, half as much), so that it follows a workload whose use changed; and a reference time that moves forward
+// keeps the weights finite over months.
+void TestModel::usageHistogramPercentilesFollowRecentUse()
+{
+    constexpr std::int64_t kT0 = 1'700'000'000'000;
+    constexpr std::int64_t kTen = 10'000; // a heartbeat interval
+    UsageHistogram h;
+    QVERIFY(h.empty());
+    QCOMPARE(h.percentile(0.9), std::int64_t { 0 });
+    // Six hours at 200m with a 4-core spike once an hour (a start-up, a cron): the p90 is 200m, the peak is not.
+    std::int64_t at = kT0;
+    for (int i = 0; i < 6 * 360; ++i, at += kTen)
+        h.add(i % 360 == 0 ? 4000 : 200, at);
+    const std::int64_t p90 = h.percentile(0.9);
+    QVERIFY2(p90 >= 200 && p90 <= 210, std::to_string(p90).c_str());
+    QVERIFY(h.percentile(1.0) >= 4000 && h.percentile(1.0) <= 4200);
+    QVERIFY(h.percentile(0.0) <= 210);
+    // Below the first bucket (10m) and nothing: the first bucket's edge.
+    UsageHistogram idle;
+    idle.add(0, kT0);
+    idle.add(3, kT0 + kTen);
+    QCOMPARE(idle.percentile(0.9), std::int64_t { 10 });
+
+    // A day at 1000m, then a day at 100m: the recent day weighs twice the older, so the median is the recent use
+    // and the 90th percentile still the older one (a third of the weight lies above 100m).
+    UsageHistogram changed;
+    at = kT0;
+    for (int i = 0; i < 8640; ++i, at += kTen)
+        changed.add(1000, at);
+    for (int i = 0; i < 8640; ++i, at += kTen)
+        changed.add(100, at);
+    const std::int64_t median = changed.percentile(0.5);
+    QVERIFY2(median >= 100 && median <= 105, std::to_string(median).c_str());
+    QVERIFY(changed.percentile(0.9) >= 1000);
+    // A week more at 100m: the old day weighs under 1% now.
+    for (int i = 0; i < 7 * 8640; ++i, at += kTen)
+        changed.add(100, at);
+    QVERIFY2(changed.percentile(0.99) <= 105, std::to_string(changed.percentile(0.99)).c_str());
+
+    // A year of samples, a day apart, at 500m: the reference moves on and the weights stay finite.
+    UsageHistogram year;
+    for (int d = 0; d < 365; ++d)
+        year.add(500, kT0 + d * UsageHistogram::kHalfLifeMs);
+    const std::int64_t p = year.percentile(0.9);
+    QVERIFY2(p >= 500 && p <= 525, std::to_string(p).c_str());
+    QVERIFY(year.toJson()["refMs"].get<std::int64_t>() > kT0 + 300 * UsageHistogram::kHalfLifeMs);
+    for (const auto& entry : year.toJson()["buckets"])
+        QVERIFY(std::isfinite(entry[1].get<double>()));
+    // A sample from an agent's backlog, older than the reference, still counts (less).
+    year.add(9000, kT0);
+    QVERIFY(!year.empty());
+}
+
+void TestModel::usageHistogramRoundTripsAndRefusesDamage()
+{
+    UsageHistogram h;
+    for (int i = 0; i < 100; ++i)
+        h.add(50 + i * 10, 1'700'000'000'000 + i * 10'000);
+    const auto back = UsageHistogram::fromJson(nlohmann::json::parse(h.toJson().dump()), "workload 7");
+    QVERIFY2(back, back ? "" : back.error().message.c_str());
+    QVERIFY(*back == h);
+    QCOMPARE(back->percentile(0.9), h.percentile(0.9));
+    QVERIFY(UsageHistogram::fromJson(UsageHistogram {}.toJson(), "w")->empty());
+
+    const std::pair<const char*, const char*> damaged[] = {
+        { "[]", "not an object" },
+        { R"({"refMs": 1.5, "buckets": []})", "integer \"refMs\"" },
+        { R"({"refMs": 1})", "array \"buckets\"" },
+        { R"({"refMs": 1, "buckets": [[1]]})", "buckets[0] is not [bucket, weight]" },
+        { R"({"refMs": 1, "buckets": [[-1, 2]]})", "buckets[0] is not [bucket, weight]" },
+        { R"({"refMs": 1, "buckets": [[0, 1], [240, 2]]})", "buckets[1]: bucket 240 is past the last, 239" },
+        { R"({"refMs": 1, "buckets": [[3, -2]]})", "buckets[0]: weight -2 is not a finite number" },
+    };
+    for (const auto& [text, named] : damaged) {
+        const auto parsed = UsageHistogram::fromJson(nlohmann::json::parse(text), "workload 7");
+        QVERIFY2(!parsed, text);
+        QVERIFY2(parsed.error().message.find("workload 7: CPU histogram: ") == 0, parsed.error().message.c_str());
+        QVERIFY2(parsed.error().message.find(named) != std::string::npos, parsed.error().message.c_str());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestModel)

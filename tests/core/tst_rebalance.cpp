@@ -2678,6 +2678,13 @@ private slots:
         QCOMPARE(batch.resizes[1], Action::resize(5, "n2", 100, 100, 512, 128)); // 690 MiB wanted, its limit 512
         QCOMPARE(rebalance::rightSizedRequest(0, 700, 0, 10, 1.15), std::int64_t { 0 });
         QCOMPARE(rebalance::rightSizedRequest(500, 0, 0, 10, 1.15), std::int64_t { 10 }); // never below a step
+        // CPU from its percentile where one is kept: a 4-core spike does not keep 2 cores asked for (its memory,
+        // 900 × 1.15 = 1040 MiB against 1024, is within the minimum change).
+        const WorkloadUse spiky { 7, "spiky", "web", "n1", 2000, 1024, 0, 0, 7 * kHour, 4000, 900, 300 };
+        const auto fromPercentile = rebalance::planRightSizing({ spiky }, config);
+        QCOMPARE(fromPercentile.at("web").resizes.at(0), Action::resize(7, "n1", 350, 2000, 1024, 1024));
+        QCOMPARE(fromPercentile.at("web").usedCpu, std::int64_t { 300 });
+        QCOMPARE(web.usedCpu, std::int64_t { 1200 }); // peaks stand for percentiles not kept
 
         // With the room raises may take: a raise its node has no room for is left out (and said), unless a lower on
         // the same node gives it back first; a raise the pool's quota cannot take likewise.
@@ -2761,17 +2768,21 @@ private slots:
             p.onWorkloadUpdate("n1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
         }
         // Measured over seven hours: two idle, one using all it asks for, one idle that is sized on purpose.
-        const auto beat = [&](std::int64_t atMs) {
+        // The first idle one starts with a spike of 1.5 cores (a warm-up): its CPU is sized from the 90th percentile of
+        // its samples, not from that.
+        const auto beat = [&](std::int64_t atMs, std::int64_t firstCpu) {
             protocol::Heartbeat hb;
             hb.samples.push_back(protocol::UtilisationSample { atMs, 0.2, 4096, {} });
-            hb.samples.back().workloads = { { ids[0], 0, 200, 700 }, { ids[1], 0, 100, 500 }, { ids[2], 0, 1990, 4000 },
-                { ids[3], 0, 10, 100 } };
+            hb.samples.back().workloads = { { ids[0], 0, firstCpu, 700 }, { ids[1], 0, 100, 500 },
+                { ids[2], 0, 1990, 4000 }, { ids[3], 0, 10, 100 } };
             p.onHeartbeat("n1", hb);
         };
-        beat(kNow - 7 * 60 * kMinute);
+        beat(kNow - 7 * 60 * kMinute, 1500);
         auto r = rebalancer(p);
         QVERIFY(r->evaluateNow(kNow - 6 * 60 * kMinute).empty()); // measured for an hour: too soon
-        beat(kNow);
+        for (int k = 1; k <= 14; ++k) // every half hour
+            beat(kNow - 7 * 60 * kMinute + k * 30 * kMinute, 200);
+        QCOMPARE(p.workload(ids[0])->measured.peakCpuMillis, std::int64_t { 1500 });
         const auto created = r->evaluateNow(kNow);
         QCOMPARE(created.size(), std::size_t { 1 });
         const rebalance::Proposal* proposal = r->proposal(created[0]);
@@ -2780,33 +2791,35 @@ private slots:
         QCOMPARE(proposal->key, std::string("resize:default"));
         QCOMPARE(name(proposal->risk), name(rebalance::Risk::Medium));
         QCOMPARE(proposal->plan.size(), std::size_t { 2 });
-        // 100 × 1.15 → 120m, 500 × 1.15 = 575 → 576 MiB; 200 × 1.15 = 230m, 700 × 1.15 = 805 → 816 MiB.
-        QCOMPARE(proposal->plan[0], Action::resize(ids[1], "n1", 120, 2000, 576, 4096));
-        QCOMPARE(proposal->plan[1], Action::resize(ids[0], "n1", 230, 2000, 816, 4096));
-        QVERIFY2(proposal->reason.find("2 running workloads of pool default used at most 300 mCPU and 1200 MiB "
-                                       "together (each its peak over at least 6 hours), against the 4000 mCPU and "
-                                       "8192 MiB they ask for; ask for 350 mCPU and 1392 MiB instead: each its peak "
-                                       "with 15% to spare; each is resized where it runs, without a restart")
+        // The 90th percentiles are the upper edges of their 5% buckets: 100m → 105m, 200m → 206m. 105 × 1.15 = 120.75
+        // → 130m, 500 × 1.15 = 575 → 576 MiB; 206 × 1.15 = 236.9 → 240m, 700 × 1.15 = 805 → 816 MiB.
+        QCOMPARE(proposal->plan[0], Action::resize(ids[1], "n1", 130, 2000, 576, 4096));
+        QCOMPARE(proposal->plan[1], Action::resize(ids[0], "n1", 240, 2000, 816, 4096));
+        QVERIFY2(proposal->reason.find("2 running workloads of pool default used 311 mCPU (each the 90th percentile "
+                                       "of its CPU samples) and at most 1200 MiB (each its memory's peak) together "
+                                       "over at least 6 hours, against the 4000 mCPU and 8192 MiB they ask for; ask "
+                                       "for 370 mCPU and 1392 MiB instead: each of those with 15% to spare; each is "
+                                       "resized where it runs, without a restart")
                 != std::string::npos,
             proposal->reason.c_str());
-        QCOMPARE(proposal->effect.utilisationBefore, 300.0 / 4000.0);
-        QCOMPARE(proposal->effect.utilisationAfter, 300.0 / 350.0);
+        QCOMPARE(proposal->effect.utilisationBefore, 311.0 / 4000.0);
+        QCOMPARE(proposal->effect.utilisationAfter, 311.0 / 370.0);
 
         const auto approved = r->approve(proposal->id, "operator:test", kNow + kMinute);
         QVERIFY2(approved, approved ? "" : approved.error().message.c_str());
         QCOMPARE(name((*approved)->state), name(ProposalState::Applied));
-        QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 230 });
+        QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 240 });
         QCOMPARE(p.workload(ids[1])->workload.requests.memoryMiB, std::int64_t { 576 });
         QCOMPARE(p.workload(ids[2])->workload.requests.cpuMillis, std::int64_t { 2000 });
         QCOMPARE(p.workload(ids[3])->workload.requests.cpuMillis, std::int64_t { 2000 });
-        QCOMPARE(p.cluster().node(0).free.cpuMillis, std::int64_t { 8000 - 2000 - 2000 - 230 - 120 });
+        QCOMPARE(p.cluster().node(0).free.cpuMillis, std::int64_t { 8000 - 2000 - 2000 - 240 - 130 });
         // Kept with the submission: a restarted core leaves it alone too.
         QCOMPARE(api::submissionJson(*p.workload(ids[3]), p.cluster()).value("rightSize", true), false);
         QVERIFY(!api::parseSubmitRequest(api::submissionJson(*p.workload(ids[3]), p.cluster()))->rightSize);
         QVERIFY(!api::submissionJson(*p.workload(ids[0]), p.cluster()).contains("rightSize"));
         QVERIFY(p.cluster().checkInvariants());
         QCOMPARE(sent.size(), std::size_t { 2 });
-        QCOMPARE(sent[0].cpuMillis, std::int64_t { 120 });
+        QCOMPARE(sent[0].cpuMillis, std::int64_t { 130 });
         // Right-sized: nothing more to propose.
         QVERIFY(ofKind(
             [&] {

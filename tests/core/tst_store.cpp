@@ -221,6 +221,9 @@ private slots:
         w.restartAtMs = 1'700'000'000'123;
         w.previousNode = "n0";
         w.previousIncarnation = 4;
+        w.measuredSinceMs = 1'700'000'000'456;
+        w.peakCpuMillis = 1250;
+        w.peakMemoryMiB = 3072;
         s.putPool(pool);
         s.putNode(node);
         s.putWorkload(w);
@@ -791,6 +794,102 @@ private slots:
         QVERIFY(second->migrate(id, "n1", -1, "n1", -1));
         QCOMPARE(std::get<protocol::Launch>(m_sent.back().second).incarnation, 2);
         second->stop();
+    }
+
+    // A running workload's measured peaks (right-sizing's evidence) survive a restart of the core: the restored core
+    // goes on from them, and from when they were measured since, instead of starting its wait again. They are saved
+    // as they rise by a tenth, not with every heartbeat; a new launch starts them again, saved so too.
+    void measuredPeaksSurviveARestart()
+    {
+        WorkloadId id = 0;
+        UsageHistogram histogram;
+        const auto beat = [](ControlPlane& plane, const std::string& session, WorkloadId workload, std::int64_t atMs,
+                              std::int64_t cpuMillis, std::int64_t memoryMiB) {
+            protocol::Heartbeat h;
+            h.samples.push_back(protocol::UtilisationSample { atMs, 0.5, 1024, {} });
+            h.samples.back().workloads.push_back(
+                { workload, plane.workload(workload)->incarnation, cpuMillis, memoryMiB });
+            plane.onHeartbeat(session, h);
+        };
+        const auto saved = [&](store::Store& store) {
+            const auto snapshot = store.load();
+            const auto it = std::find_if(snapshot->workloads.begin(), snapshot->workloads.end(),
+                [&](const store::StoredWorkload& w) { return w.id == id; });
+            return it == snapshot->workloads.end() ? store::StoredWorkload {} : *it;
+        };
+        const auto flushed = [this] {
+            m_io->restart();
+            m_io->run_for(std::chrono::milliseconds(200)); // past the 50 ms to the next commit
+        };
+        {
+            auto opened = open();
+            auto first = planeWithBatchAndN1(*opened);
+            id = *first->submit(request("service", 1000));
+            first->onWorkloadUpdate("s1", protocol::WorkloadStatus { id, "running", 7, 0, {} });
+            flushed();
+            QCOMPARE(name(first->workload(id)->phase), name(WorkloadPhase::Running));
+            QCOMPARE(saved(*opened).measuredSinceMs, std::int64_t { 0 });
+            beat(*first, "s1", id, 1'000, 300, 100);
+            beat(*first, "s1", id, 2'000, 100, 120);
+            flushed();
+            QCOMPARE(saved(*opened).measuredSinceMs, std::int64_t { 1'000 });
+            QCOMPARE(saved(*opened).peakCpuMillis, std::int64_t { 300 });
+            QCOMPARE(saved(*opened).peakMemoryMiB, std::int64_t { 120 });
+            // Less than a tenth more is not written on its own; a peak that rises further takes it along.
+            beat(*first, "s1", id, 3'000, 310, 125);
+            flushed();
+            QCOMPARE(saved(*opened).peakCpuMillis, std::int64_t { 300 });
+            QCOMPARE(saved(*opened).peakMemoryMiB, std::int64_t { 120 });
+            // Saving them is not a change of the workload: proposals planned before are not stale for it.
+            const std::uint64_t version = first->stateVersion();
+            beat(*first, "s1", id, 4'000, 100, 400);
+            flushed();
+            QCOMPARE(saved(*opened).peakCpuMillis, std::int64_t { 310 });
+            QCOMPARE(saved(*opened).peakMemoryMiB, std::int64_t { 400 });
+            QCOMPARE(first->stateVersion(), version);
+            // The CPU histogram goes with them, and on its own after an hour of samples.
+            QCOMPARE(saved(*opened).cpuHistogram, first->workload(id)->cpuHistogram.toJson());
+            beat(*first, "s1", id, 4'000 + 3'600'000, 100, 100);
+            flushed();
+            QCOMPARE(saved(*opened).cpuHistogram, first->workload(id)->cpuHistogram.toJson());
+            QCOMPARE(saved(*opened).peakMemoryMiB, std::int64_t { 400 });
+            histogram = first->workload(id)->cpuHistogram;
+            first->stop();
+        }
+        auto opened = open();
+        auto second = plane(*opened, std::chrono::milliseconds(60'000));
+        // Restored: its peaks and since when, read as measured from the next sample on.
+        QCOMPARE(second->workload(id)->measured, (MeasuredWorkloadUse { 0, 0, 0, 310, 400, 1'000 }));
+        QVERIFY(second->workload(id)->cpuHistogram == histogram);
+        QVERIFY(!histogram.empty());
+        second->onJoined("s2", "127.0.0.1:2", protocol::Hello { "n1", "t", std::nullopt });
+        second->onInventory("s2", inventory({ protocol::WorkloadStatus { id, "running", 7, 0, {}, 0 } }));
+        QCOMPARE(name(second->workload(id)->phase), name(WorkloadPhase::Running));
+        beat(*second, "s2", id, 10'000, 50, 200);
+        QCOMPARE(second->workload(id)->measured, (MeasuredWorkloadUse { 10'000, 50, 200, 310, 400, 1'000 }));
+        // A new launch is measured from nothing, and so it is saved.
+        QVERIFY(second->migrate(id, "n1", -1, "n1", -1));
+        QCOMPARE(second->workload(id)->measured, MeasuredWorkloadUse {});
+        flushed();
+        QCOMPARE(saved(*opened).measuredSinceMs, std::int64_t { 0 });
+        QCOMPARE(saved(*opened).peakMemoryMiB, std::int64_t { 0 });
+        QVERIFY(saved(*opened).cpuHistogram.is_null());
+        second->stop();
+        m_io->restart();
+        m_io->poll();
+
+        // A damaged histogram (a hand-edited row) does not keep the core from starting: its CPU is measured again.
+        store::StoredWorkload damaged = saved(*opened);
+        damaged.phase = "running"; // its new launch acknowledged
+        damaged.measuredSinceMs = 1'000;
+        damaged.peakCpuMillis = 310;
+        damaged.cpuHistogram = nlohmann::json { { "refMs", "yesterday" }, { "buckets", nlohmann::json::array() } };
+        opened->putWorkload(damaged);
+        QVERIFY(opened->commit());
+        auto third = plane(*opened, std::chrono::milliseconds(60'000));
+        QCOMPARE(third->workload(id)->measured.peakCpuMillis, std::int64_t { 310 });
+        QVERIFY(third->workload(id)->cpuHistogram.empty());
+        third->stop();
     }
 
     void afterTheGraceSilentNodesAreLost()

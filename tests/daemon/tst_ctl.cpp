@@ -572,13 +572,15 @@ void TestCtl::getShowsOneWorkload()
     QCOMPARE(num(j, "/measured/cpuMillis"), 150);
     QCOMPARE(num(j, "/measured/memoryMiB"), 128);
     QCOMPARE(num(j, "/measured/peakMemoryMiB"), 128);
+    QCOMPARE(num(j, "/measured/cpuP90Millis"), 154); // the upper edge of its 5% bucket (`UsageHistogram`)
     QVERIFY(num(j, "/measured/atMs") > num(j, "/runningMs") - 1000);
     QVERIFY(num(j, "/measured/sinceMs") > 0 && num(j, "/measured/sinceMs") <= num(j, "/measured/atMs"));
     const CtlRun used = ctl({ QStringLiteral("get"), QString::fromStdString(m_webId) });
-    QVERIFY2(used.out.contains(QRegularExpression(
-                 QStringLiteral("^Used:\\s+CPU 0.15 \\(at most 0.15\\), memory 128Mi \\(at most 128Mi\\) over the "
-                                "last \\d+s of this launch, as its node measured it \\d+s ago$"),
-                 QRegularExpression::MultilineOption)),
+    QVERIFY2(used.out.contains(
+                 QRegularExpression(QStringLiteral("^Used:\\s+CPU 0.15 \\(90th percentile 0.154, at most 0.15\\), "
+                                                   "memory 128Mi \\(at most 128Mi\\) over the "
+                                                   "last \\d+s of this launch, as its node measured it \\d+s ago$"),
+                     QRegularExpression::MultilineOption)),
         qPrintable(used.out));
     // The pools' measured use is in /metrics beside what their workloads hold: the fleet's 30% of it.
     api::ApiClient client("127.0.0.1", m_apiPort, m_token.toStdString(), std::chrono::seconds(5));

@@ -1183,6 +1183,14 @@ private slots:
         QCOMPARE(headroom({}), tidepool::rebalance::EvaluatorConfig {}.headroom);
         QCOMPARE(headroom({ "--config", headroomFile.c_str() }), 1.35);
         QCOMPARE(headroom({ "--config", headroomFile.c_str(), "--headroom-percent", "0" }), 1.0);
+        // Right-sizing's CPU percentile: 50-100 in the file (100: the peak), the VPA's 90 when not given.
+        writeFile(path(QStringLiteral("percentile.json")), R"({"rightSizeCpuPercentile":95})");
+        const std::string percentileFile = path(QStringLiteral("percentile.json")).toStdString();
+        QCOMPARE(parsed({ "--config", percentileFile.c_str() })->rebalance.rightSize.cpuPercentile, 0.95);
+        QCOMPARE(parsed({})->rebalance.rightSize.cpuPercentile, 0.9);
+        writeFile(path(QStringLiteral("percentile.json")), R"({"rightSizeCpuPercentile":40})");
+        QVERIFY(refusedNaming({ QStringLiteral("--config"), path(QStringLiteral("percentile.json")) },
+            QStringLiteral("rightSizeCpuPercentile")));
         // The core's stop grace and restart back-off: within their ranges, from the file and the command line (which
         // overrides it), and a most below the first refused.
         writeFile(path(QStringLiteral("grace.json")),
