@@ -35,3 +35,33 @@ def start_tidepoold(bin_dir, work, join_token, op_token, extra):
         time.sleep(0.05)
     daemon.kill()
     sys.exit("tidepoold did not become ready; see " + log.name)
+
+
+def start_agent(bin_dir, work, agent_port, join_token, name, cgroup_name):
+    """The real tidepool-agent (as root: it makes cgroups) joining the daemon on `agent_port` as node `name`, its state
+    and log in `work`, its cgroups under `cgroup_name`: (process, log file)."""
+    log = open(os.path.join(work, "agent.log"), "w")
+    agent = subprocess.Popen([os.path.join(bin_dir, "tidepool-agent"), "--core", f"127.0.0.1:{agent_port}",
+                              "--join-token-file", join_token, "--state-dir", os.path.join(work, "state"),
+                              "--name", name, "--accelerator-file", "", "--no-slowdown",
+                              "--cgroup-name", cgroup_name], stdout=log, stderr=subprocess.STDOUT)
+    return agent, log
+
+
+def stop_all(processes, cgroup_name):
+    """Stops `processes` (SIGTERM, then SIGKILL after 10 s) and removes the agent's base cgroup, emptied of workloads,
+    under whatever hierarchy holds it."""
+    for p in processes:
+        if p:
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+    for root, dirs, _ in os.walk("/sys/fs/cgroup", topdown=False):
+        for d in dirs:
+            if cgroup_name in os.path.join(root, d):
+                try:
+                    os.rmdir(os.path.join(root, d))
+                except OSError:
+                    pass

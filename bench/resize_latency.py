@@ -22,14 +22,13 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon_launch import start_tidepoold, write_tokens  # noqa: E402
+from daemon_launch import start_agent, start_tidepoold, stop_all, write_tokens  # noqa: E402
 
 
 class Api:
@@ -82,11 +81,7 @@ def main():
     agent = None
     try:
         api = Api(ports[1], token)
-        agent_log = open(os.path.join(work, "agent.log"), "w")
-        agent = subprocess.Popen([os.path.join(args.bin, "tidepool-agent"), "--core", f"127.0.0.1:{ports[0]}",
-                                  "--join-token-file", join_token, "--state-dir", os.path.join(work, "state"),
-                                  "--name", "resize-node", "--accelerator-file", "", "--no-slowdown",
-                                  "--cgroup-name", cgroup_name], stdout=agent_log, stderr=subprocess.STDOUT)
+        agent, agent_log = start_agent(args.bin, work, ports[0], join_token, "resize-node", cgroup_name)
         if not wait_for(lambda: api.call("GET", "/v1/nodes/resize-node")[0] == 200, 30, 0.05):
             sys.exit("the agent did not join; see " + agent_log.name)
 
@@ -149,21 +144,7 @@ def main():
                           "resize_applied_ms": summary(applied_ms), "restart_ms": summary(restart_ms),
                           "same_process": True}, indent=2))
     finally:
-        for p in (agent, daemon):
-            if p:
-                p.terminate()
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-        # The agent's base cgroup, emptied of workloads, under whatever hierarchy holds it.
-        for root, dirs, _ in os.walk("/sys/fs/cgroup", topdown=False):
-            for d in dirs:
-                if cgroup_name in os.path.join(root, d):
-                    try:
-                        os.rmdir(os.path.join(root, d))
-                    except OSError:
-                        pass
+        stop_all((agent, daemon), cgroup_name)
         shutil.rmtree(work, ignore_errors=True)
 
 

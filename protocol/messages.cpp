@@ -170,6 +170,8 @@ json toJson(const LogRequest& m)
         j["incarnation"] = m.incarnation;
     if (m.from >= 0)
         j["from"] = m.from;
+    if (m.waitMs > 0)
+        j["waitMs"] = m.waitMs;
     return j;
 }
 json toJson(const LogReply& m)
@@ -364,6 +366,12 @@ LogRequest readLogRequest(JsonReader& r)
     m.maxBytes = r.integer("maxBytes", 1, kMaxLogBytes);
     if (r.has("from"))
         m.from = r.integer("from", 0, kMaxLogPosition);
+    if (r.has("waitMs")) {
+        m.waitMs = static_cast<std::int32_t>(r.integer("waitMs", 1, kMaxLogWaitMs));
+        if (r.ok() && m.from < 0)
+            r.fail(ErrorCode::OutOfRange, r.pathOf("waitMs"),
+                "field `" + r.pathOf("waitMs") + "` goes with `from`: only a following read waits for output");
+    }
     return m;
 }
 
@@ -643,7 +651,7 @@ std::vector<std::string> knownFeatures()
 {
     return { std::string(kFeatureIncarnation), std::string(kFeaturePoolUsage), std::string(kFeatureNetShape),
         std::string(kFeatureLaunchPool), std::string(kFeatureLogs), std::string(kFeatureLogFollow),
-        std::string(kFeatureWorkloadUsage), std::string(kFeatureResize) };
+        std::string(kFeatureWorkloadUsage), std::string(kFeatureResize), std::string(kFeatureLogWait) };
 }
 
 bool isWorkloadState(std::string_view state)

@@ -47,6 +47,7 @@ inline constexpr std::size_t kNonceBytes = 32;
 inline constexpr std::size_t kMacBytes = 32; // HMAC-SHA256
 inline constexpr std::int64_t kMaxLogBytes = 256 * 1024; // of a workload's output in one `logs` answer
 inline constexpr std::int64_t kMaxLogPosition = std::int64_t { 1 } << 53; // a byte's position in one output stream
+inline constexpr std::int32_t kMaxLogWaitMs = 30'000; // a following read held for output to come (`LogRequest::waitMs`)
 inline constexpr std::size_t kMaxFeatures = 64; // entries of a hello's or a welcome's `features`
 
 // What a peer speaks beyond the fields every peer of this version reads: an agent lists its features in its hello,
@@ -75,6 +76,10 @@ inline constexpr std::string_view kFeatureWorkloadUsage = "workload-usage";
 // resize: the agent takes a `resize` of a running launch (`Resize`: its CPU weight and its own limits, changed in
 // place) and answers each with a `resized` (`Resized`). The core sends it only to an agent that names it.
 inline constexpr std::string_view kFeatureResize = "resize";
+// log-wait: a following `log_request` may ask the agent to hold it until there is output from its position on, the
+// launch ends, or `waitMs` has passed (`LogRequest::waitMs`), so that a follower sees a line as it is written without
+// asking every second. The core asks it only of an agent that names it.
+inline constexpr std::string_view kFeatureLogWait = "log-wait";
 bool hasFeature(const std::vector<std::string>& features, std::string_view feature);
 // Every feature this build speaks: what its agents name in their hello and its core in the welcome.
 std::vector<std::string> knownFeatures();
@@ -352,6 +357,10 @@ struct LogRequest {
     // `maxBytes` from this position of the stream on (a byte's position counts every byte the launch wrote to it,
     // also those the agent no longer keeps). What is no longer kept is skipped: the answer's `start` says from where.
     std::int64_t from = -1;
+    // With kFeatureLogWait and `from`: 1 to kMaxLogWaitMs holds the request at the agent while it has nothing from
+    // `from` on and the launch runs, answering as soon as there is output, the launch ends, or this long has passed
+    // (an answer without data then). 0 (not on the wire): answered at once.
+    std::int32_t waitMs = 0;
     bool operator==(const LogRequest&) const = default;
 };
 

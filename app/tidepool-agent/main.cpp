@@ -13,6 +13,7 @@
 #include "agents/net/agent_connection.h"
 #include "agents/runner/core_commands.h"
 #include "agents/runner/log_tail.h"
+#include "agents/runner/log_waits.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/pool_usage.h"
 #include "agents/telemetry/sampler.h"
@@ -419,6 +420,26 @@ int main(int argc, char** argv)
         poolProblems = std::move(problems);
         return out;
     };
+    // The answer to a read of a workload's output; with `onlyWithOutput`, nullopt while a launch that runs has written
+    // nothing from the read's position on (at most kMaxLogBytes from two files, read on the agent's one thread, as
+    // its polls read them).
+    agent::LogWaits logWaits;
+    const auto answerLogs
+        = [&](const protocol::LogRequest& r, bool onlyWithOutput) -> std::optional<protocol::LogReply> {
+        const auto held
+            = runner->status(std::to_string(r.workloadId), static_cast<std::uint32_t>(std::max(0, r.incarnation)));
+        const bool ended = !held || agent::isFinal(held->state);
+        protocol::LogReply reply = held ? agent::answerLogRequest(r, held->stdoutPath, held->stderrPath, ended)
+                                        : agent::answerLogRequest(r, {}, {}, true);
+        if (onlyWithOutput && !ended && reply.data.empty() && reply.error.empty())
+            return std::nullopt;
+        return reply;
+    };
+    // Held reads were the ended session's: nobody waits for their answers.
+    handlers.linkChanged = [&](bool joined) {
+        if (!joined)
+            logWaits.clear();
+    };
     handlers.command = [&](const protocol::Message& message) {
         if (const auto* pools = std::get_if<protocol::PoolConfig>(&message)) {
             listedPools = pools->pools;
@@ -460,12 +481,11 @@ int main(int argc, char** argv)
             for (const protocol::WorkloadStatus& answer : outcome.answers)
                 connection->sendUpdate(answer);
         } else if (const auto* logs = std::get_if<protocol::LogRequest>(&message)) {
-            // At most kMaxLogBytes from two files: read here, on the agent's one thread, as its polls read them.
-            const auto held = runner->status(
-                std::to_string(logs->workloadId), static_cast<std::uint32_t>(std::max(0, logs->incarnation)));
-            connection->sendLogs(held
-                    ? agent::answerLogRequest(*logs, held->stdoutPath, held->stderrPath, agent::isFinal(held->state))
-                    : agent::answerLogRequest(*logs, {}, {}, true));
+            // A following read that finds nothing yet, of a launch that runs, waits for output (`LogWaits`).
+            if (auto answer = answerLogs(*logs, logs->waitMs > 0))
+                connection->sendLogs(*answer);
+            else if (!logWaits.hold(*logs, std::chrono::steady_clock::now()))
+                connection->sendLogs(*answerLogs(*logs, false));
         } else if (const auto* resize = std::get_if<protocol::Resize>(&message)) {
             std::vector<std::string> lines;
             const protocol::Resized answer = agent::applyResize(*runner, *resize, lines);
@@ -506,6 +526,12 @@ int main(int argc, char** argv)
             }
             for (const std::string& problem : runner->takeProblems())
                 logLine(problem);
+            if (logWaits.size() > 0)
+                for (const protocol::LogReply& reply : logWaits.answerDue(
+                         std::chrono::steady_clock::now(),
+                         [&](const protocol::LogRequest& r) { return answerLogs(r, true); },
+                         [&](const protocol::LogRequest& r) { return *answerLogs(r, false); }))
+                    connection->sendLogs(reply);
             schedulePoll();
         });
     };

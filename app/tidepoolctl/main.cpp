@@ -55,8 +55,8 @@ Commands:
   logs ID [--stderr] [--bytes N] [-f|--follow [--interval-ms N] | --previous]
                                the end of a workload's output (the last 64 KiB of stdout by default, at most
                                262144 bytes), read from the agent of its node, running or ended (operator role);
-                               with --follow, then what it writes, read every second (--interval-ms), until it
-                               has ended and all it wrote is shown
+                               with --follow, then what it writes as it writes it (an agent from before waiting
+                               reads: every second, --interval-ms), until it has ended and all it wrote is shown
   cancel ID
   move ID (--node N | --tier hot|warm|cold | --pool P)
                                moves a waiting or running workload: onto node N, onto the best node of a tier,

@@ -233,10 +233,13 @@ void note(const std::string& message)
     std::fprintf(stderr, "%s\n", terminalSafe("tidepoolctl: " + message).c_str());
 }
 
-// `logs --follow`: the end of the stream, then what is written after it, read every `interval` from where the last
-// read ended, until the workload has ended and all it wrote is shown. Where the agent rotated out bytes before they
-// could be read, or the workload was launched again, a note on stderr says so. An agent or a daemon that is away is
-// waited for; a workload or a record that is gone ends it (exit status 1).
+// `logs --follow`: the end of the stream, then what is written after it, read on from where the last read ended,
+// until the workload has ended and all it wrote is shown. Each read after the first waits at the agent for output
+// (`waitMs`, within the request's time limit), so a line shows as it is written; a read answered at once with nothing
+// (a daemon or an agent from before waiting reads, or too many waiting) is followed by the next after `interval`.
+// Where the agent rotated out bytes before they could be read, or the workload was launched again, a note on stderr
+// says so. An agent or a daemon that is away is waited for; a workload or a record that is gone ends it (exit status
+// 1).
 Result<void> follow(Session& session, const std::string& id, const std::string& stream, std::int64_t firstBytes,
     std::chrono::milliseconds interval)
 {
@@ -249,14 +252,18 @@ Result<void> follow(Session& session, const std::string& id, const std::string& 
     std::int64_t position = -1; // none yet: the first read is of the end (`firstBytes`)
     std::int64_t incarnation = 0;
     std::string waitingFor; // the note last printed about a read that failed, not repeated while it lasts
-    bool ended = false; // at the last read: what it left is all there is, so read again at once
-    bool more = false; // the last read was long: more may wait already
+    bool pause = false; // the last read failed, or found nothing without waiting for it: the next after `interval`
+    bool ended = false; // at the last read: what it left is all there is
+    const std::int64_t waitMs = std::min<std::int64_t>(protocol::kMaxLogWaitMs, session.timeout().count() / 2);
     for (bool first = true;; first = false) {
-        if (!first && !ended && !more)
+        if (pause)
             std::this_thread::sleep_for(interval);
+        pause = true; // unless the read below says otherwise
         const std::string target = position < 0 ? base + "&bytes=" + std::to_string(firstBytes)
                                                 : base + "&bytes=" + std::to_string(protocol::kMaxLogBytes)
-                + "&from=" + std::to_string(position) + "&incarnation=" + std::to_string(incarnation);
+                + "&from=" + std::to_string(position) + "&incarnation=" + std::to_string(incarnation)
+                + (ended || waitMs <= 0 ? std::string() : "&waitMs=" + std::to_string(waitMs));
+        const auto asked = std::chrono::steady_clock::now();
         auto response = session.exchange(api::HttpMethod::Get, target);
         // The daemon not reached at all at first is a wrong address or token file, not one to wait for.
         if (!response && first)
@@ -271,7 +278,7 @@ Result<void> follow(Session& session, const std::string& id, const std::string& 
             if (failure.message != waitingFor)
                 note(failure.message + "; trying again every " + std::to_string(interval.count()) + " ms");
             waitingFor = failure.message;
-            ended = more = false;
+            ended = false;
             continue;
         }
         waitingFor.clear();
@@ -308,8 +315,10 @@ Result<void> follow(Session& session, const std::string& id, const std::string& 
         }
         position = end;
         incarnation = integer(answer, "incarnation");
+        // At once after output (more may wait already, or the next read waits for it) and after the workload ended
+        // (what it left is all there is); after nothing, at once only when the read was held for output.
         ended = endedPhase(answer);
-        more = end - start >= 64 * 1024;
+        pause = !first && end == start && !ended && std::chrono::steady_clock::now() - asked < interval;
     }
 }
 

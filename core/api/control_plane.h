@@ -151,6 +151,10 @@ struct LogsQuery {
     std::int64_t from = -1; // -1: the end of the stream; else 0 to protocol::kMaxLogPosition (`LogRequest::from`)
     std::int32_t incarnation = -1; // with `from`: the launch whose stream `from` is in; -1 the current one
     bool previous = false; // the launch before the current one (`LiveWorkload::previousNode`), read whole; no `from`
+    // With `from`: held at the agent until there is output from `from` on, the launch ends, or this long has passed
+    // (1 to protocol::kMaxLogWaitMs; 0 answered at once). Only an agent that names kFeatureLogWait holds it, and only
+    // `kMaxLogFollows` wait at once: beyond them, or with an agent from before, it is answered at once.
+    std::int32_t waitMs = 0;
 };
 struct LogsAnswer {
     int status = 200; // an HTTP status: 200 with `reply`, else `error` says why there is none
@@ -396,6 +400,7 @@ struct ControlPlaneStats {
     std::uint64_t drainMoves = 0; // workloads drains (paced or all at once) moved off their nodes
     std::uint64_t drainEvictions = 0; // workloads paced drains stopped and queued again at their deadline
     std::uint64_t resizes = 0; // workloads given a new size (`resize`), waiting or in place
+    std::uint64_t logReadsAbandoned = 0; // reads of output whose reader went away before the agent answered
     std::uint64_t resizesConfirmed = 0; // resizes of running launches their agents applied
     std::uint64_t resizesRefused = 0; // resizes of running launches their agents refused
     std::uint64_t launchesSent = 0;
@@ -539,9 +544,16 @@ public:
     // until the agent's retention removes its record), for the end of its output. `done` runs once, on the core's
     // thread: with the agent's answer; at once with why there is none (no such workload, 404; not placed now, 409;
     // its node not joined now or its agent from before logs, 503; `kMaxLogQueries` waiting already, 503); with 503
-    // when its agent leaves before answering, 504 when no answer comes within `ControlPlaneConfig::logsTimeout`.
+    // when its agent leaves before answering, 504 when no answer comes within `ControlPlaneConfig::logsTimeout` (after
+    // the query's `waitMs`). Returns the read's id while it waits for its agent (0 when `done` has run already), for
+    // `abandonLogs`. Reads held for output (`LogsQuery::waitMs`) count against `kMaxLogFollows`, not `kMaxLogQueries`.
     static constexpr std::size_t kMaxLogQueries = 64;
-    void queryLogs(const LogsQuery& query, LogsDone done);
+    static constexpr std::size_t kMaxLogFollows = 256;
+    std::int64_t queryLogs(const LogsQuery& query, LogsDone done);
+    // Forgets a read whose reader went away (`net::HttpRespond::onClientGone`): `done` is not called, its place is
+    // free at once, and its agent's answer, when it comes, is dropped.
+    void abandonLogs(std::int64_t requestId);
+    std::size_t logReadsWaiting() const { return m_logsWaits.size(); }
 
     // API operations.
     ApiResult<WorkloadId> submit(SubmitRequest request);
@@ -827,9 +839,11 @@ private:
         LogsAnswer answer; // node and incarnation filled in when asked
         LogsDone done;
         std::unique_ptr<boost::asio::steady_timer> timeout;
+        bool held = false; // asked to wait for output (`LogsQuery::waitMs`): counts in `m_logsHeld`
     };
     void endLogsWait(std::int64_t requestId, LogsAnswer answer);
     std::map<std::int64_t, LogsWait> m_logsWaits;
+    std::size_t m_logsHeld = 0; // of them, those held for output
     std::int64_t m_nextLogsRequest = 1;
     boost::asio::io_context& m_io;
     ControlPlaneConfig m_config;

@@ -21,13 +21,14 @@ std::string previousLaunch(const LiveWorkload& w, const ClusterState& cluster)
 
 } // namespace
 
-void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
+std::int64_t ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
 {
     const auto refuse = [&](int status, std::string why) {
         LogsAnswer answer;
         answer.status = status;
         answer.error = std::move(why);
         done(std::move(answer));
+        return std::int64_t { 0 };
     };
     const auto it = m_workloads.find(query.workload);
     if (it == m_workloads.end())
@@ -57,10 +58,14 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     if (query.from >= 0 && !protocol::hasFeature(node.agentFeatures, protocol::kFeatureLogFollow))
         return refuse(503,
             "the agent of node " + nodeName + " is from before following output: upgrade it, or read the end only");
-    if (m_logsWaits.size() >= kMaxLogQueries)
+    // A follower's read held for output at an agent that holds it, while there is room for one more; else at once.
+    const bool hold = query.waitMs > 0 && query.from >= 0 && !query.previous && m_logsHeld < kMaxLogFollows
+        && protocol::hasFeature(node.agentFeatures, protocol::kFeatureLogWait);
+    if (!hold && m_logsWaits.size() - m_logsHeld >= kMaxLogQueries)
         return refuse(503,
-            std::to_string(m_logsWaits.size()) + " reads of workload output are waiting for their agents already "
-                + "(the most at once); retry in a few seconds");
+            std::to_string(m_logsWaits.size() - m_logsHeld)
+                + " reads of workload output are waiting for their agents already (the most at once); retry in a few "
+                  "seconds");
 
     const std::int64_t requestId = m_nextLogsRequest++;
     protocol::LogRequest request;
@@ -76,13 +81,17 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
     // U+FFFD takes three bytes where it stands for one, and the rest of the answer fits in a kibibyte.
     const std::int64_t fits = std::max<std::int64_t>(1, (std::int64_t { m_config.agentMaxFrameBytes } - 1024) / 3);
     request.maxBytes = std::clamp<std::int64_t>(query.maxBytes, 1, std::min(protocol::kMaxLogBytes, fits));
+    if (hold)
+        request.waitMs = std::min(query.waitMs, protocol::kMaxLogWaitMs);
     LogsWait wait;
+    wait.held = hold;
     wait.sessionId = node.sessionId;
     wait.answer.node = nodeName;
     wait.answer.incarnation = incarnation;
     wait.answer.phase = w.phase;
     wait.done = std::move(done);
-    wait.timeout = std::make_unique<boost::asio::steady_timer>(m_io, m_config.logsTimeout);
+    wait.timeout = std::make_unique<boost::asio::steady_timer>(
+        m_io, m_config.logsTimeout + std::chrono::milliseconds(request.waitMs));
     wait.timeout->async_wait(whileAlive([this, requestId](const boost::system::error_code& e) {
         if (e)
             return; // answered first
@@ -92,17 +101,32 @@ void ControlPlane::queryLogs(const LogsQuery& query, LogsDone done)
         LogsAnswer answer;
         answer.status = 504;
         answer.error = "the agent of node " + waiting->second.answer.node + " did not answer within "
-            + std::to_string(m_config.logsTimeout.count()) + " ms";
+            + std::to_string(m_config.logsTimeout.count()) + " ms"
+            + (waiting->second.held ? " after the read's wait" : std::string());
         endLogsWait(requestId, std::move(answer));
     }));
     const std::string session = wait.sessionId;
     m_logsWaits.emplace(requestId, std::move(wait));
+    m_logsHeld += hold ? 1 : 0;
     if (!m_link.send(session, request)) {
         LogsAnswer answer;
         answer.status = 503;
         answer.error = "the request could not be sent to the agent of node " + nodeName;
         endLogsWait(requestId, std::move(answer));
+        return 0;
     }
+    return requestId;
+}
+
+void ControlPlane::abandonLogs(std::int64_t requestId)
+{
+    const auto waiting = m_logsWaits.find(requestId);
+    if (waiting == m_logsWaits.end())
+        return;
+    waiting->second.timeout->cancel();
+    m_logsHeld -= waiting->second.held ? 1 : 0;
+    m_logsWaits.erase(waiting);
+    ++m_stats.logReadsAbandoned;
 }
 
 void ControlPlane::onLogReply(const std::string& sessionId, const protocol::LogReply& reply)
@@ -127,6 +151,7 @@ void ControlPlane::endLogsWait(std::int64_t requestId, LogsAnswer answer)
         return;
     LogsWait wait = std::move(waiting->second);
     m_logsWaits.erase(waiting);
+    m_logsHeld -= wait.held ? 1 : 0;
     wait.timeout->cancel();
     answer.node = wait.answer.node;
     answer.incarnation = wait.answer.incarnation;

@@ -865,6 +865,16 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
             return fail(400, "query `incarnation` must be 0 to " + std::to_string(protocol::kMaxIncarnation));
         logs.incarnation = static_cast<std::int32_t>(*parsed);
     }
+    if (const auto waitMs = queryValue(query, "waitMs")) {
+        const auto parsed = parseInteger(*waitMs);
+        if (!parsed || *parsed < 0 || *parsed > protocol::kMaxLogWaitMs)
+            return fail(400,
+                "query `waitMs` must be a whole number of milliseconds from 0 to "
+                    + std::to_string(protocol::kMaxLogWaitMs));
+        if (*parsed > 0 && logs.from < 0)
+            return fail(400, "query `waitMs` goes with `from`: only a follower's read waits for output");
+        logs.waitMs = static_cast<std::int32_t>(*parsed);
+    }
     if (const auto previous = queryValue(query, "previous")) {
         if (*previous != "1" && *previous != "true" && *previous != "0" && *previous != "false")
             return fail(400, "query `previous` must be 1 or 0 (true or false)");
@@ -873,7 +883,8 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
             return fail(
                 400, "query `previous` reads a launch that has ended, whole: it does not go with `from` (following)");
     }
-    m_plane.queryLogs(logs,
+    net::HttpRespond watched = respond; // the same answer: told when its reader goes
+    const std::int64_t waiting = m_plane.queryLogs(logs,
         [this, alive = std::weak_ptr<int>(m_alive), logs, respond = std::move(respond)](LogsAnswer answer) mutable {
             if (answer.status != 200) {
                 if (alive.lock() && answer.status < 500)
@@ -890,6 +901,12 @@ void HttpApi::workloadLogs(const std::string& id, std::string_view query, net::H
                 body["end"] = r.end;
             }
             respond(reply(http::status::ok, body));
+        });
+    // A follower that goes while its read waits (at its agent, for output) gives its place back at once.
+    if (waiting > 0)
+        watched.onClientGone([this, alive = std::weak_ptr<int>(m_alive), waiting] {
+            if (alive.lock())
+                m_plane.abandonLogs(waiting);
         });
 }
 
@@ -1271,6 +1288,10 @@ std::string HttpApi::renderMetrics() const
             s.resizesConfirmed },
         { "tidepool_workload_resizes_refused_total",
             "Resizes of running workloads their agents refused (the workload keeps what it had).", s.resizesRefused },
+        { "tidepool_log_reads_abandoned_total",
+            "Reads of workload output whose reader went away before its agent answered (a follower's waiting read "
+            "among them): its place was given back at once.",
+            s.logReadsAbandoned },
         { "tidepool_launches_sent_total", "Launch commands sent to agents.", s.launchesSent },
         { "tidepool_launches_acknowledged_total", "Launches an agent reported running.", s.acknowledged },
         { "tidepool_nodes_lost_total", "Times a node was declared lost.", s.nodesLost },

@@ -26,7 +26,13 @@
 //                                        "incarnation", "stream", "sizeBytes" (what the agent keeps of it),
 //                                        "truncated", "data" (UTF-8 text)}; 404 when the agent holds none, 409 while
 //                                        the workload is on no node, 503 while its agent is away, 504 when it did not
-//                                        answer in 10 s. Operator role: output may hold what not everyone should see
+//                                        answer in 10 s. Operator role: output may hold what not everyone should see.
+//                                        A follower reads on with `from=END&incarnation=I` (the `end` and
+//                                        `incarnation` of its last answer), and with `waitMs=MS` (at most 30000) its
+//                                        read is held at an agent that waits (kFeatureLogWait) until there is output
+//                                        from there on, the launch ends, or MS have passed (no `data` then); at most
+//                                        `ControlPlane::kMaxLogFollows` are held at once, others answered at once. A
+//                                        reader that closes its connection while its read waits gives its place back
 //   DELETE /v1/workloads/{id}            cancel
 //   POST   /v1/workloads/{id}/move       an operator's move to a node, a tier or a pool (move_api.h)
 //   POST   /v1/workloads/{id}/resize     an operator's change of its CPU and memory requests and limits, in place where

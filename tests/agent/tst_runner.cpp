@@ -15,6 +15,7 @@
 #include "agents/runner/core_commands.h"
 #include "agents/runner/core_launch.h"
 #include "agents/runner/log_tail.h"
+#include "agents/runner/log_waits.h"
 #include "agents/runner/runner.h"
 #include "agents/telemetry/pool_usage.h"
 
@@ -179,6 +180,7 @@ private Q_SLOTS:
     void logTailsReadAcrossTheRotationAsText();
     void aRotationStoppedHalfWayIsSetRight();
     void followersReadOnFromWhereTheyLeftOff();
+    void heldLogReadsAreAnsweredWhenOutputComes();
     void launchDigestsTellWorkloadsApart();
     void poolNotesAreLoggedOncePerPool();
     void statusLogLinesSayWhy();
@@ -1714,6 +1716,61 @@ void TestRunner::poolNotesAreLoggedOncePerPool()
     QVERIFY(notes.toLog("default", more).empty());
     QVERIFY(notes.toLog("default", {}).empty());
     QCOMPARE(notes.toLog("default", io), io); // gone and back: a change
+}
+
+// Following reads held for output (`LogWaits`, kFeatureLogWait) against a real output file: one is answered as soon
+// as the workload writes from its position on, one whose wait is over without data, in the order they came; beyond the
+// most held, a read is not held; a session that ends takes its held reads with it.
+void TestRunner::heldLogReadsAreAnsweredWhenOutputComes()
+{
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    const fs::path file = dir / "stdout.log";
+    std::ofstream(file) << "first\n";
+    // As the agent answers: output from the read's position on, or nothing while the launch runs.
+    bool ended = false;
+    const LogWaits::Answer answer = [&](const protocol::LogRequest& r) -> std::optional<protocol::LogReply> {
+        protocol::LogReply reply = answerLogRequest(r, file, dir / "stderr.log", ended);
+        if (!ended && reply.data.empty() && reply.error.empty())
+            return std::nullopt;
+        return reply;
+    };
+    const auto fallback
+        = [&](const protocol::LogRequest& r) { return answerLogRequest(r, file, dir / "stderr.log", ended); };
+
+    LogWaits waits(2);
+    const auto t0 = LogWaits::Clock::now();
+    const protocol::LogRequest soon { 1, 12, 0, false, 100, 6, 1000 };
+    const protocol::LogRequest later { 2, 12, 0, false, 100, 6, 5000 };
+    QVERIFY(waits.hold(soon, t0));
+    QVERIFY(waits.hold(later, t0));
+    QVERIFY(!waits.hold(protocol::LogRequest { 3, 12, 0, false, 100, 6, 1000 }, t0)); // two held already
+    QVERIFY(waits.answerDue(t0 + std::chrono::milliseconds(200), answer, fallback).empty());
+    // The first wait is over: answered without data, from where it asked.
+    auto due = waits.answerDue(t0 + std::chrono::milliseconds(1000), answer, fallback);
+    QCOMPARE(due.size(), std::size_t { 1 });
+    QCOMPARE(due[0].requestId, std::int64_t { 1 });
+    QCOMPARE(due[0].data, std::string());
+    QCOMPARE(due[0].end, std::int64_t { 6 });
+    // Output comes: the other is answered with it, before its wait is over.
+    std::ofstream(file, std::ios::app) << "second\n";
+    due = waits.answerDue(t0 + std::chrono::milliseconds(1200), answer, fallback);
+    QCOMPARE(due.size(), std::size_t { 1 });
+    QCOMPARE(due[0].requestId, std::int64_t { 2 });
+    QCOMPARE(due[0].data, std::string("second\n"));
+    QCOMPARE(due[0].start, std::int64_t { 6 });
+    QCOMPARE(due[0].end, std::int64_t { 13 });
+    QCOMPARE(waits.size(), std::size_t { 0 });
+    // A launch that ends is answered at once, with nothing more to come.
+    QVERIFY(waits.hold(protocol::LogRequest { 4, 12, 0, false, 100, 13, 5000 }, t0));
+    ended = true;
+    due = waits.answerDue(t0 + std::chrono::milliseconds(1300), answer, fallback);
+    QCOMPARE(due.size(), std::size_t { 1 });
+    QCOMPARE(due[0].requestId, std::int64_t { 4 });
+    // The session ends: nobody waits for what it asked.
+    QVERIFY(waits.hold(later, t0));
+    waits.clear();
+    QCOMPARE(waits.size(), std::size_t { 0 });
 }
 
 void TestRunner::statusLogLinesSayWhy()

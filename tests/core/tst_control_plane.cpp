@@ -374,6 +374,79 @@ private slots:
         QVERIFY2(answers.back().error.find("is not connected now") != std::string::npos, answers.back().error.c_str());
     }
 
+    // A follower's read with `waitMs` is held at an agent that waits (log-wait): the request carries the wait and the
+    // core waits that much longer for the answer. Held reads count apart (`kMaxLogFollows`), so that a crowd of
+    // followers keeps no operator's read out; beyond them a follower is asked without waiting. A reader that goes
+    // gives its place back (`abandonLogs`), and its agent's answer finds nobody. An agent from before waiting is asked
+    // without it.
+    void aFollowersReadWaitsAtTheAgent()
+    {
+        std::vector<LogsAnswer> answers;
+        const auto collect = [&](LogsAnswer a) { answers.push_back(std::move(a)); };
+        protocol::Hello noWait = helloNamingFeatures("n0");
+        std::erase(noWait.features, std::string(protocol::kFeatureLogWait));
+        m_plane->onJoined("s0", "127.0.0.1:1", noWait);
+        m_plane->onInventory("s0", inventory({}));
+        const WorkloadId quiet = submit("quiet");
+        QCOMPARE(nodeOf(quiet), std::string("n0"));
+        LogsQuery q { quiet, false, 4096, 100, -1 };
+        q.waitMs = 300;
+        QVERIFY(m_plane->queryLogs(q, collect) > 0);
+        QCOMPARE(sentOf<protocol::LogRequest>("s0").back().waitMs, 0);
+        m_plane->onLeft("s0", "switched off");
+        QCOMPARE(answers.back().status, 503);
+
+        joinNamingFeatures("s1", "n1");
+        const WorkloadId id = submit("talker");
+        QCOMPARE(nodeOf(id), std::string("n1"));
+        q.workload = id;
+        const std::size_t before = answers.size();
+        const std::int64_t held = m_plane->queryLogs(q, collect);
+        QCOMPARE(held, sentOf<protocol::LogRequest>("s1").back().requestId);
+        QCOMPARE(sentOf<protocol::LogRequest>("s1").back().waitMs, 300);
+        // Past `logsTimeout` (200 ms) but within the wait and it: still waiting; then a 504 that says so.
+        m_io.restart();
+        m_io.run_for(std::chrono::milliseconds(400));
+        QCOMPARE(answers.size(), before);
+        m_io.restart();
+        m_io.run_for(std::chrono::milliseconds(300));
+        QCOMPARE(answers.size(), before + 1);
+        QCOMPARE(answers.back().status, 504);
+        QVERIFY2(answers.back().error.find("within 200 ms after the read's wait") != std::string::npos,
+            answers.back().error.c_str());
+        // Answered with output as it comes.
+        q.waitMs = 20'000;
+        m_plane->queryLogs(q, collect);
+        m_plane->onLogReply("s1",
+            protocol::LogReply {
+                sentOf<protocol::LogRequest>("s1").back().requestId, "line\n", 5, false, {}, 100, 105 });
+        QCOMPARE(answers.back().status, 200);
+        QCOMPARE(answers.back().reply.data, std::string("line\n"));
+        QCOMPARE(m_plane->logReadsWaiting(), std::size_t { 0 });
+
+        // A crowd of followers: each held; the next one is asked without waiting, and an operator's read still goes.
+        std::vector<std::int64_t> crowd;
+        for (std::size_t i = 0; i < ControlPlane::kMaxLogFollows; ++i)
+            crowd.push_back(m_plane->queryLogs(q, collect));
+        QCOMPARE(sentOf<protocol::LogRequest>("s1").back().waitMs, 20'000);
+        const std::int64_t beyond = m_plane->queryLogs(q, collect);
+        QCOMPARE(sentOf<protocol::LogRequest>("s1").back().waitMs, 0);
+        const std::int64_t plain = m_plane->queryLogs(LogsQuery { id, false, 4096 }, collect);
+        QVERIFY(beyond > 0 && plain > 0);
+        QCOMPARE(answers.size(), before + 2); // none refused: all wait for the agent
+        // They go: their places are free, the next follower is held again, and their answers find nobody.
+        for (const std::int64_t r : crowd)
+            m_plane->abandonLogs(r);
+        QCOMPARE(m_plane->logReadsWaiting(), std::size_t { 2 });
+        QCOMPARE(m_plane->stats().logReadsAbandoned, std::uint64_t { ControlPlane::kMaxLogFollows });
+        m_plane->queryLogs(q, collect);
+        QCOMPARE(sentOf<protocol::LogRequest>("s1").back().waitMs, 20'000);
+        m_plane->onLogReply("s1", protocol::LogReply { crowd.front(), "late\n", 5, false, {}, 105, 110 });
+        QCOMPARE(answers.size(), before + 2);
+        m_plane->abandonLogs(crowd.front()); // twice: nothing more
+        QCOMPARE(m_plane->stats().logReadsAbandoned, std::uint64_t { ControlPlane::kMaxLogFollows });
+    }
+
     void exitCodesBecomePhases()
     {
         join("s1", "n1");

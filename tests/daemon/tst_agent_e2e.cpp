@@ -544,6 +544,55 @@ private slots:
         QVERIFY2(!err.contains("rotated out"), err.constData());
     }
 
+    // A follower's read with `waitMs` waits at the real agent for the next line instead of answering at once with
+    // nothing: the line written three seconds later is in its answer. A reader that goes while its read waits gives
+    // its place back (counted in /metrics).
+    void aFollowersReadWaitsForTheNextLine()
+    {
+        const json w = submit({ { "name", "slow-talker" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command", { "/bin/sh", "-c", "echo first; sleep 3; echo second; sleep 60" } } });
+        QVERIFY2(w.contains("id"), w.dump().c_str());
+        const std::string logs = "/v1/workloads/" + std::to_string(w["id"].get<std::int64_t>()) + "/logs";
+        json first;
+        QVERIFY(waitFor(
+            [&] {
+                const auto r = request(m_apiPort, http::verb::get, logs, m_token);
+                first = r.status == 200 ? r.data() : json();
+                return first.value("data", std::string()) == "first\n";
+            },
+            15'000));
+        const std::string from = logs + "?from=" + std::to_string(first["end"].get<std::int64_t>())
+            + "&incarnation=" + std::to_string(first["incarnation"].get<std::int64_t>());
+        // Without waiting: nothing yet. Waiting: the next line.
+        QCOMPARE(get(from).value("data", std::string("?")), std::string());
+        const json next = get(from + "&waitMs=10000");
+        QVERIFY2(next.value("data", std::string()) == "second\n", next.dump().c_str());
+        for (const char* bad : { "&waitMs=30001", "&waitMs=-1", "&waitMs=soon" }) {
+            const auto refused = request(m_apiPort, http::verb::get, from + bad, m_token);
+            QVERIFY2(refused.status == 400 && refused.body.find("waitMs") != std::string::npos,
+                (std::string(bad) + " " + refused.body).c_str());
+        }
+        QCOMPARE(request(m_apiPort, http::verb::get, logs + "?waitMs=1000", m_token).status, 400); // without `from`
+
+        // A reader that goes: nothing more comes for a minute, and it closes after a moment.
+        const double abandoned = metric("tidepool_log_reads_abandoned_total");
+        const double gone = metric("tidepool_api_clients_gone_total");
+        {
+            boost::asio::io_context io;
+            boost::asio::ip::tcp::socket socket(io);
+            socket.connect({ boost::asio::ip::make_address("127.0.0.1"), m_apiPort });
+            const std::string after = logs + "?from=" + std::to_string(next["end"].get<std::int64_t>())
+                + "&incarnation=" + std::to_string(next["incarnation"].get<std::int64_t>()) + "&waitMs=30000";
+            boost::asio::write(socket,
+                boost::asio::buffer(
+                    "GET " + after + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + m_token + "\r\n\r\n"));
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            QCOMPARE(socket.available(), std::size_t { 0 }); // still waiting
+        }
+        QVERIFY(waitFor([&] { return metric("tidepool_log_reads_abandoned_total") == abandoned + 1; }, 5000));
+        QCOMPARE(metric("tidepool_api_clients_gone_total"), gone + 1);
+    }
+
     // A workload submitted with tidepoolctl submit --restart on-failure --max-restarts 1 that fails: started again
     // after its back-off (a new launch on the real agent), then failed for good; tidepoolctl shows its restarts, and
     // logs --previous reads the launch before the last one from the agent that still holds it.

@@ -135,7 +135,8 @@ std::vector<protocol::Message> sampleMessages()
         protocol::Stop { 9, 0, std::nullopt },
         protocol::Stop { 9, 10'000, 0 },
         protocol::Stop { 9, 10'000, 7 },
-        protocol::LogRequest { 4, 9, 1, false, 4096, 1'234'567 }, // a follower's next read
+        protocol::LogRequest { 4, 9, 1, false, 4096, 1'234'567, 20'000 }, // a follower's next read, held for output
+        protocol::LogRequest { 7, 9, 1, false, 4096, 0 },
         protocol::LogRequest { 5, 9, 0, false, 65'536 },
         protocol::LogRequest { 6, 9, 2, true, protocol::kMaxLogBytes },
         protocol::LogReply { 4, "second line\n", 70'000, true, {}, 1'234'567, 1'234'579 },
@@ -662,6 +663,9 @@ void TestProtocol::validationErrorsNameTheField_data()
     row("log reply truncated a string", "logs", "/truncated", "\"yes\"", "truncated", C::WrongType);
     row("log from negative", "log_request", "/from", "-1", "from", C::OutOfRange);
     row("log from past 2^53", "log_request", "/from", "9007199254740993", "from", C::OutOfRange);
+    row("log waitMs beyond 30 s", "log_request", "/waitMs", "30001", "waitMs", C::OutOfRange);
+    row("log waitMs 0", "log_request", "/waitMs", "0", "waitMs", C::OutOfRange);
+    row("log waitMs without from", "log_request", "/from", "", "waitMs", C::OutOfRange);
     row("log reply end before its start", "logs", "/end", "1234566", "end", C::OutOfRange);
     row("log reply end without a start", "logs", "/start", "", "start", C::MissingField);
     row("log reply start without an end", "logs", "/end", "", "end", C::MissingField);
