@@ -853,6 +853,7 @@ void ControlPlane::onInventory(const std::string& sessionId, const protocol::Inv
         if (const auto w = m_workloads.find(id); w != m_workloads.end() && w->second.resizeUnconfirmed()
             && w->second.phase == WorkloadPhase::Running && w->second.node == node->id) {
             w->second.resizesSent.clear(); // those of the old session will not be answered: the latest goes again
+            w->second.resizeActors.clear();
             sendResize(*node, w->second);
         }
     setNodeState(*node, NodeState::Ready);
@@ -1110,6 +1111,7 @@ void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
     w.measured = {};
     w.cpuHistogram.clear();
     w.resizesSent.clear(); // a new launch starts at the size it asks for
+    w.resizeActors.clear();
     w.resizeRefused.clear();
     markWorkload(w.workload.id);
 }

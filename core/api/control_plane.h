@@ -299,6 +299,8 @@ struct LiveWorkload {
     // agent's refusal of the latest one ("" when none). When the last answer is a refusal the core goes back to what
     // the agent holds, where its node still has room for it. Not kept across restarts of the core.
     std::deque<WorkloadSize> resizesSent;
+    std::deque<std::string> resizeActors; // who asked for each of `resizesSent` ("resize proposal 12", a token)
+    std::string resizeActor; // who asked for its latest resize
     WorkloadSize agentSize;
     std::string resizeRefused;
     bool resizeUnconfirmed() const { return !resizesSent.empty(); }
@@ -709,6 +711,10 @@ public:
     const ClusterEventLog& events() const { return m_events; }
     // Called after each event is recorded (`ClusterEventLog::setListener`): the console feed's waiting readers.
     void setEventListener(std::function<void()> listener) { m_events.setListener(std::move(listener)); }
+    // Called when an agent refuses a resize (`onResized`) with the workload, who asked for it (`resize`'s actor) and
+    // the outcome in words: the rebalancer notes it on the proposal that asked.
+    using ResizeRefusedListener = std::function<void(WorkloadId, const std::string& actor, const std::string& outcome)>;
+    void setResizeRefusedListener(ResizeRefusedListener listener) { m_resizeRefused = std::move(listener); }
     std::array<std::size_t, kNodeStateCount> nodeCounts() const;
     std::array<std::size_t, kWorkloadPhaseCount> phaseCounts() const { return m_phaseCounts; }
     const ControlPlaneConfig& config() const { return m_config; }
@@ -843,6 +849,7 @@ private:
     };
     void endLogsWait(std::int64_t requestId, LogsAnswer answer);
     std::map<std::int64_t, LogsWait> m_logsWaits;
+    ResizeRefusedListener m_resizeRefused;
     std::size_t m_logsHeld = 0; // of them, those held for output
     std::int64_t m_nextLogsRequest = 1;
     boost::asio::io_context& m_io;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <limits>
 
@@ -22,6 +23,8 @@ using rebalance::ProposalState;
 namespace {
 
 constexpr std::int64_t kStepMs = store::kAggregateBucketMs;
+// Who resizes a workload for an approved right-sizing proposal: followed by its id.
+constexpr const char* kResizeProposalActor = "resize proposal ";
 constexpr std::size_t kStepsPerDay = 86'400'000 / kStepMs; // 5-minute buckets in a day
 
 // The key of the hot tier's latest forecast peak of one accelerator kind in `m_lastPeaks` ("tier:hot" for GPUs, as
@@ -273,10 +276,14 @@ Rebalancer::Rebalancer(boost::asio::io_context& io, ControlPlane& plane, Rebalan
     , m_io(io)
     , m_timer(io)
 {
+    m_plane.setResizeRefusedListener([this](WorkloadId workload, const std::string& actor, const std::string& outcome) {
+        onResizeRefused(workload, actor, outcome);
+    });
 }
 
 Rebalancer::~Rebalancer()
 {
+    m_plane.setResizeRefusedListener({});
     m_timer.cancel();
     m_worker.join(); // a forecast in flight finishes; its result finds `m_alive` gone and is dropped
     // A power command in flight runs to its end or its timeout; its proposal is failed as interrupted at the next start.
@@ -1142,7 +1149,9 @@ std::string Rebalancer::applyAction(const Action& a)
         ResizeRequest request;
         request.cpuMillis = a.cpuMillis;
         request.memoryMiB = a.memoryMiB;
-        if (auto done = m_plane.resize(a.workload, request, "a resize proposal"); !done)
+        const std::string actor
+            = m_applying > 0 ? kResizeProposalActor + std::to_string(m_applying) : std::string("a resize proposal");
+        if (auto done = m_plane.resize(a.workload, request, actor); !done)
             return done.error().message;
         return {};
     }
@@ -1175,8 +1184,33 @@ void Rebalancer::rollBack(Proposal& proposal, const std::vector<const Action*>& 
         + (left.empty() ? "; every earlier step was rolled back" : "; " + left);
 }
 
+void Rebalancer::onResizeRefused(WorkloadId workload, const std::string& actor, const std::string& outcome)
+{
+    if (!actor.starts_with(kResizeProposalActor))
+        return;
+    std::int64_t id = 0;
+    const std::string digits = actor.substr(std::string_view(kResizeProposalActor).size());
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    const auto it
+        = ec == std::errc() && end == digits.data() + digits.size() ? m_proposals.find(id) : m_proposals.end();
+    if (it == m_proposals.end())
+        return;
+    Proposal& p = it->second;
+    const std::string name = "workload " + std::to_string(workload);
+    p.steps.push_back({ { "step", "resize " + name + " in place" }, { "outcome", "refused afterwards: " + outcome } });
+    p.detail += (p.detail.empty() ? "" : "; ") + name + "'s resize was " + outcome;
+    save(p);
+    if (m_log)
+        m_log("rebalance: proposal " + std::to_string(p.id) + ": " + name + "'s resize was " + outcome);
+}
+
 void Rebalancer::apply(Proposal& proposal)
 {
+    m_applying = proposal.id;
+    struct Done {
+        std::int64_t& applying;
+        ~Done() { applying = 0; }
+    } applying { m_applying };
     std::vector<const Action*> done;
     for (const Action& a : proposal.plan) {
         const std::string failure = applyAction(a);

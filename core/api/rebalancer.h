@@ -176,6 +176,10 @@ private:
     ApiResult<rebalance::Proposal*> pendingProposal(std::int64_t id);
     void apply(rebalance::Proposal& proposal);
     void save(const rebalance::Proposal& proposal);
+    // An agent refused a resize afterwards (`ControlPlane::setResizeRefusedListener`): when a proposal asked for it
+    // ("resize proposal N"), its steps and detail say so, so that an applied right-sizing does not read as in force
+    // where it is not.
+    void onResizeRefused(WorkloadId workload, const std::string& actor, const std::string& outcome);
     void noteQuota(const rebalance::Action& action);
     std::int64_t add(rebalance::Proposal proposal);
     void arm();
@@ -198,6 +202,7 @@ private:
     // it (`RebalancerStats::entered`).
     std::unordered_map<std::int64_t, rebalance::ProposalState> m_savedStates;
     std::int64_t m_nextId = 1;
+    std::int64_t m_applying = 0; // the proposal whose plan `apply` is carrying out, for its resizes' actor
     // (pool, "cpu" | "memory" | "gpu" | "npu" | "fpga") → the quota a quota proposal raised it from, in its unit.
     std::map<std::pair<std::string, std::string>, std::int64_t> m_baseQuotas;
     std::map<std::string, std::int64_t> m_idleSince; // node → Unix ms it was first seen running nothing

@@ -122,6 +122,7 @@ ApiResult<ResizeOutcome> ControlPlane::resize(WorkloadId id, const ResizeRequest
             w.agentSize = was;
         outcome.node = nodeName;
         if (agentChange) {
+            w.resizeActor = actor;
             sendResize(node, w);
             outcome.sentToAgent = true;
         }
@@ -155,6 +156,7 @@ void ControlPlane::sendResize(LiveNode& node, LiveWorkload& w)
     message.cpuLimitMillis = w.cpuLimitMillis;
     message.memoryLimitMiB = w.memoryLimitMiB;
     w.resizesSent.push_back(w.size());
+    w.resizeActors.push_back(w.resizeActor);
     w.resizeRefused.clear();
     if (!node.sessionId.empty() && m_link.send)
         (void)m_link.send(node.sessionId, message); // not sent: the next session's inventory sends it again
@@ -173,6 +175,11 @@ void ControlPlane::onResized(const std::string& sessionId, const protocol::Resiz
     // Answers come in the order the resizes went.
     const WorkloadSize answered = w.resizesSent.front();
     w.resizesSent.pop_front();
+    std::string actor;
+    if (!w.resizeActors.empty()) {
+        actor = std::move(w.resizeActors.front());
+        w.resizeActors.pop_front();
+    }
     const std::string name = "workload " + std::to_string(answer.workloadId);
     const std::string& nodeName = m_cluster.node(node->id).name;
     if (answer.error.empty()) {
@@ -203,6 +210,8 @@ void ControlPlane::onResized(const std::string& sessionId, const protocol::Resiz
     audit(std::move(entry));
     markWorkload(answer.workloadId);
     schedulePendingRetry();
+    if (m_resizeRefused)
+        m_resizeRefused(answer.workloadId, actor, outcome);
 }
 
 std::string ControlPlane::rebindAtSize(LiveWorkload& w, const WorkloadSize& size)

@@ -2831,6 +2831,30 @@ private slots:
             ProposalKind::Resize)
                     .empty());
 
+        // Its agent refuses one of them afterwards: the workload goes back to what it asked, and the applied proposal
+        // says so in its steps and detail, instead of reading as in force there.
+        p.onResized("n1", protocol::Resized { ids[1], 0, "memory.limit_in_bytes: device busy" });
+        QCOMPARE(p.workload(ids[1])->workload.requests.memoryMiB, std::int64_t { 4096 });
+        const rebalance::Proposal* refused = r->proposal(proposal->id);
+        QCOMPARE(name(refused->state), name(ProposalState::Applied));
+        QVERIFY2(refused->detail.find("workload " + std::to_string(ids[1])
+                     + "'s resize was refused by the agent of "
+                       "node n1: memory.limit_in_bytes: device busy")
+                != std::string::npos,
+            refused->detail.c_str());
+        QCOMPARE(
+            refused->steps.back().value("outcome", std::string()).rfind("refused afterwards: ", 0), std::size_t { 0 });
+        // An operator's own resize refused is no proposal's.
+        ResizeRequest own;
+        own.cpuMillis = 300;
+        QVERIFY(p.resize(ids[0], own, "token:alice"));
+        const std::size_t steps = refused->steps.size();
+        p.onResized("n1", protocol::Resized { ids[0], 0, {} }); // the proposal's, confirmed
+        p.onResized("n1", protocol::Resized { ids[0], 0, "no" }); // alice's, refused
+        QCOMPARE(r->proposal(proposal->id)->steps.size(), steps);
+        // Back to what its agent confirmed: the proposal's size.
+        QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 240 });
+
         // Planned on requests an operator has changed since: re-planned, nothing applied.
         ResizeRequest more;
         more.cpuMillis = 1500;
