@@ -274,6 +274,8 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
                 w.measured.peakCpuMillis = stored.peakCpuMillis;
                 w.measured.peakMemoryMiB = stored.peakMemoryMiB;
                 w.savedPeaks = w.measured;
+                // What the store holds is as good as saved now: no wave of writes at the first samples after a restart.
+                w.histogramSavedAtMs = nowMs();
                 if (!stored.cpuHistogram.is_null()) {
                     // A damaged one is not worth refusing to start over: its CPU is measured again.
                     auto histogram

@@ -867,6 +867,15 @@ private slots:
         QCOMPARE(name(second->workload(id)->phase), name(WorkloadPhase::Running));
         beat(*second, "s2", id, 10'000, 50, 200);
         QCOMPARE(second->workload(id)->measured, (MeasuredWorkloadUse { 10'000, 50, 200, 310, 400, 1'000 }));
+        // Not saved again at once for its samples (at the wall clock's time, as an agent's): what the store holds
+        // counts as saved when it was restored, so a restart does not make every workload's row be written again.
+        const std::int64_t wallMs
+            = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+        beat(*second, "s2", id, wallMs, 50, 200);
+        flushed();
+        QVERIFY(saved(*opened).cpuHistogram != second->workload(id)->cpuHistogram.toJson());
+        QCOMPARE(saved(*opened).cpuHistogram, histogram.toJson());
         // A new launch is measured from nothing, and so it is saved.
         QVERIFY(second->migrate(id, "n1", -1, "n1", -1));
         QCOMPARE(second->workload(id)->measured, MeasuredWorkloadUse {});
