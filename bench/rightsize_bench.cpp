@@ -10,10 +10,13 @@
 // are what the core measured (each 5-minute value a sample, at its time); the request right-sizing gives then
 // (`rebalance::rightSizedRequest`, 15% margin, 10m steps; the minimum-change rule left out) is judged on the days
 // after: the share of their samples above it, and by how much ("once"). As the evaluation loop would go on ("daily"):
-// from `observeFor` (6 h) on, once a day an operator approves the proposal of the day, each request sized from what was
-// measured so far (the histogram keeps learning, older samples weighing less; the peak is of the whole launch) where
-// the change is worth one (a quarter and 100m), and every sample after is judged against the request in force then.
-// Gaps (missing rows) are skipped. Prints JSON: per series, and the medians over them.
+// from `observeFor` (6 h) on, once a day an operator approves the proposals of the day, each request sized from what
+// was measured so far (the histogram keeps learning, older samples weighing less; the peak is of the whole launch)
+// where the change is worth one (`rebalance::proposedRequest`: a quarter and 100m), and every sample after is judged
+// against the request in force then. "Raises by rule": the same, but a raise is applied at the 5-minute evaluation
+// that finds it (a pool's raises are a low-risk proposal of their own, which `autoApprove: ["resize"]` applies), the
+// lowers still once a day. Gaps (missing rows) are skipped. Prints JSON: per series, the medians over them, and the
+// tail (the largest share of samples above the request of any series).
 
 #include "core/forecast/series.h"
 #include "core/model/usage_histogram.h"
@@ -25,6 +28,7 @@
 #include <charconv>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -72,8 +76,8 @@ nlohmann::json judged(const std::vector<double>& after, std::int64_t request)
 
 // The daily loop: the share of samples (from the first resize on) above the request in force, and the mean request
 // over them as a share of what was asked.
-nlohmann::json daily(
-    const std::vector<double>& use, std::int64_t asked, bool fromPercentile, const rebalance::RightSizeConfig& c)
+nlohmann::json daily(const std::vector<double>& use, std::int64_t asked, bool fromPercentile, bool raisesByRule,
+    const rebalance::RightSizeConfig& c)
 {
     constexpr std::size_t kStepsPerDay = 288;
     const auto observeSteps = static_cast<std::size_t>(c.observeFor.count() / 300'000);
@@ -82,11 +86,11 @@ nlohmann::json daily(
     std::size_t samples = 0, over = 0, resizes = 0;
     double requested = 0.0;
     for (std::size_t i = 0; i < use.size(); ++i) {
-        if (i >= observeSteps && (i - observeSteps) % kStepsPerDay == 0 && !histogram.empty()) {
+        const bool operatorsDay = i >= observeSteps && (i - observeSteps) % kStepsPerDay == 0;
+        if ((operatorsDay || (raisesByRule && i >= observeSteps)) && !histogram.empty()) {
             const std::int64_t used = fromPercentile ? histogram.percentile(c.cpuPercentile) : peak;
-            const std::int64_t sized = rebalance::rightSizedRequest(request, used, 0, c.cpuStepMillis, c.margin);
-            const std::int64_t by = std::abs(sized - request);
-            if (by >= c.minCpuMillis && static_cast<double>(by) >= c.minChangeFraction * static_cast<double>(request)) {
+            const std::int64_t sized = rebalance::proposedRequest(request, used, 0, c.cpuStepMillis, c.minCpuMillis, c);
+            if (sized != request && (operatorsDay || sized > request)) {
                 request = sized;
                 ++resizes;
             }
@@ -155,7 +159,8 @@ int main(int argc, char** argv)
     const auto asked = static_cast<std::int64_t>(requestMillis);
     nlohmann::json series = nlohmann::json::array();
     std::vector<double> reclaimedPeak, reclaimedPercentile, overPeak, overPercentile;
-    std::vector<double> dailyRequestPeak, dailyRequestPercentile, dailyOverPeak, dailyOverPercentile;
+    // Per loop ("daily", "raisesByRule") and figure ("meanRequestPctFromPeak", ...): one value per series.
+    std::map<std::string, std::map<std::string, std::vector<double>>> loops;
     for (const auto& path : files) {
         forecast::SeriesCsvOptions options;
         options.column = "value";
@@ -195,30 +200,34 @@ int main(int argc, char** argv)
         reclaimedPercentile.push_back(100.0 * (1.0 - static_cast<double>(sized(atPercentile)) / requestMillis));
         overPeak.push_back(fromPeak["overPct"].get<double>());
         overPercentile.push_back(fromPercentile["overPct"].get<double>());
-        nlohmann::json dailyPeak = daily(use, asked, false, config);
-        nlohmann::json dailyPercentile = daily(use, asked, true, config);
-        dailyRequestPeak.push_back(dailyPeak["meanRequestPct"].get<double>());
-        dailyRequestPercentile.push_back(dailyPercentile["meanRequestPct"].get<double>());
-        dailyOverPeak.push_back(dailyPeak["overPct"].get<double>());
-        dailyOverPercentile.push_back(dailyPercentile["overPct"].get<double>());
-        series.push_back({ { "series", path.stem().string() }, { "trainPeakMillis", peak },
+        nlohmann::json one { { "series", path.stem().string() }, { "trainPeakMillis", peak },
             { "trainPercentileMillis", atPercentile },
-            { "once", { { "fromPeak", std::move(fromPeak) }, { "fromPercentile", std::move(fromPercentile) } } },
-            { "daily", { { "fromPeak", std::move(dailyPeak) }, { "fromPercentile", std::move(dailyPercentile) } } } });
+            { "once", { { "fromPeak", std::move(fromPeak) }, { "fromPercentile", std::move(fromPercentile) } } } };
+        for (const bool byRule : { false, true }) {
+            const std::string loop = byRule ? "raisesByRule" : "daily";
+            for (const bool fromPercentile : { false, true }) {
+                nlohmann::json result = daily(use, asked, fromPercentile, byRule, config);
+                const std::string from = fromPercentile ? "FromPercentile" : "FromPeak";
+                loops[loop]["meanRequestPct" + from].push_back(result["meanRequestPct"].get<double>());
+                loops[loop]["overPct" + from].push_back(result["overPct"].get<double>());
+                one[loop][fromPercentile ? "fromPercentile" : "fromPeak"] = std::move(result);
+            }
+        }
+        series.push_back(std::move(one));
     }
+    nlohmann::json median { { "once",
+        { { "reclaimedPctFromPeak", medianOf(reclaimedPeak) },
+            { "reclaimedPctFromPercentile", medianOf(reclaimedPercentile) }, { "overPctFromPeak", medianOf(overPeak) },
+            { "overPctFromPercentile", medianOf(overPercentile) } } } };
+    nlohmann::json tail = nlohmann::json::object();
+    for (const auto& [loop, figures] : loops)
+        for (const auto& [figure, values] : figures) {
+            median[loop][figure] = medianOf(values);
+            if (figure.rfind("overPct", 0) == 0)
+                tail[loop][figure] = *std::max_element(values.begin(), values.end());
+        }
     const nlohmann::json out { { "requestMillis", asked }, { "trainDays", trainDays }, { "percentile", percentile },
-        { "margin", config.margin }, { "series", series },
-        { "median",
-            { { "once",
-                  { { "reclaimedPctFromPeak", medianOf(reclaimedPeak) },
-                      { "reclaimedPctFromPercentile", medianOf(reclaimedPercentile) },
-                      { "overPctFromPeak", medianOf(overPeak) },
-                      { "overPctFromPercentile", medianOf(overPercentile) } } },
-                { "daily",
-                    { { "meanRequestPctFromPeak", medianOf(dailyRequestPeak) },
-                        { "meanRequestPctFromPercentile", medianOf(dailyRequestPercentile) },
-                        { "overPctFromPeak", medianOf(dailyOverPeak) },
-                        { "overPctFromPercentile", medianOf(dailyOverPercentile) } } } } } };
+        { "margin", config.margin }, { "series", series }, { "median", median }, { "tail", tail } };
     std::cout << out.dump(2) << "\n";
     return 0;
 }

@@ -877,8 +877,10 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
         room.pools[p.name] = { left(p.quota.cpuMillis, p.used.cpuMillis), left(p.quota.memoryMiB, p.used.memoryMiB) };
     }
     const rebalance::RightSizeConfig& config = m_config.rightSize;
-    for (const auto& [pool, plan] : rebalance::planRightSizing(use, config, &room)) {
-        Proposal p = rebalance::newProposal(ProposalKind::Resize, "resize:" + pool, input, m_config.evaluator);
+    for (const rebalance::RightSizePlan& plan : rebalance::planRightSizing(use, config, &room)) {
+        const std::string& pool = plan.pool;
+        Proposal p = rebalance::newProposal(
+            ProposalKind::Resize, (plan.raises ? "resize-up:" : "resize:") + pool, input, m_config.evaluator);
         p.plan = plan.resizes;
         const auto cpu = [](std::int64_t millis) { return rebalance::amountArg(static_cast<double>(millis), "cpu"); };
         const auto memory = [](std::int64_t mib) { return rebalance::amountArg(static_cast<double>(mib), "memory"); };
@@ -890,8 +892,8 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
             rebalance::clause("resize-to-target",
                 { cpu(plan.cpuAfter), memory(plan.memoryAfter),
                     static_cast<int>(std::lround((config.margin - 1.0) * 100.0)) }) };
-        if (plan.raised > 0)
-            why.push_back(rebalance::clause("resize-raised", { plan.raised }));
+        if (plan.raises)
+            why.push_back(rebalance::clause("resize-raised", { plan.resizes.size() }));
         if (plan.noRoom > 0)
             why.push_back(rebalance::clause("resize-no-room", { plan.noRoom }));
         why.push_back(rebalance::clause("resize-in-place"));
@@ -902,9 +904,10 @@ void Rebalancer::planRightSizing(const rebalance::EvaluationInput& input, std::v
         };
         p.effect.utilisationBefore = share(plan.usedCpu, plan.cpuBefore);
         p.effect.utilisationAfter = share(plan.usedCpu, plan.cpuAfter);
-        const bool lowers = plan.lowered > 0;
-        rebalance::explainRisk(p.effect, { rebalance::clause(lowers ? "risk-resize-lower" : "risk-resize-raise") });
-        p.risk = lowers ? rebalance::Risk::Medium : rebalance::Risk::Low;
+        // A raise only reserves what is used already: a rule may apply it at once (`autoApprove`).
+        rebalance::explainRisk(
+            p.effect, { rebalance::clause(plan.raises ? "risk-resize-raise" : "risk-resize-lower") });
+        p.risk = plan.raises ? rebalance::Risk::Low : rebalance::Risk::Medium;
         proposals.push_back(std::move(p));
     }
 }

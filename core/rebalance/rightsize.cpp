@@ -19,50 +19,55 @@ std::int64_t rightSizedRequest(
     return request;
 }
 
-std::map<std::string, RightSizePlan> planRightSizing(
+std::int64_t proposedRequest(std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step,
+    std::int64_t least, const RightSizeConfig& config)
+{
+    const std::int64_t sized = rightSizedRequest(asked, used, limit, step, config.margin);
+    const std::int64_t by = std::abs(sized - asked);
+    return by >= least && static_cast<double>(by) >= config.minChangeFraction * static_cast<double>(asked) ? sized
+                                                                                                           : asked;
+}
+
+std::vector<RightSizePlan> planRightSizing(
     const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config, const RightSizeRoom* room)
 {
-    std::map<std::string, RightSizePlan> plans;
+    std::vector<RightSizePlan> plans;
     if (config.observeFor.count() <= 0)
         return plans;
-    const auto worth = [&](std::int64_t before, std::int64_t after, std::int64_t least) {
-        const std::int64_t by = std::abs(after - before);
-        return by >= least && static_cast<double>(by) >= config.minChangeFraction * static_cast<double>(before);
+    // One resize of one workload: less, or more, of what it changes; the other resource as it asks.
+    struct Candidate {
+        const WorkloadUse* use;
+        std::int64_t cpu, memory;
+        double size; // of the change in a common measure: a core and a GiB weigh alike
     };
-    // (size of the change in a common measure, the action) per pool: a core and a GiB weigh alike.
-    std::map<std::string, std::vector<std::pair<double, const WorkloadUse*>>> candidates;
-    std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> sized;
+    // Per pool: its lowers (false) and its raises (true).
+    std::map<std::pair<std::string, bool>, std::vector<Candidate>> candidates;
     for (const WorkloadUse& w : workloads) {
         if (w.observedMs < config.observeFor.count())
             continue;
-        std::int64_t cpu
-            = rightSizedRequest(w.cpuMillis, w.cpuUsed(), w.cpuLimitMillis, config.cpuStepMillis, config.margin);
-        std::int64_t memory
-            = rightSizedRequest(w.memoryMiB, w.peakMemoryMiB, w.memoryLimitMiB, config.memoryStepMiB, config.margin);
-        // A change too small to be worth it leaves that resource as it is.
-        if (!worth(w.cpuMillis, cpu, config.minCpuMillis))
-            cpu = w.cpuMillis;
-        if (!worth(w.memoryMiB, memory, config.minMemoryMiB))
-            memory = w.memoryMiB;
-        if (cpu == w.cpuMillis && memory == w.memoryMiB)
-            continue;
-        sized[w.id] = { cpu, memory };
-        const double size = static_cast<double>(std::abs(cpu - w.cpuMillis)) / 1000.0
-            + static_cast<double>(std::abs(memory - w.memoryMiB)) / 1024.0;
-        candidates[w.pool].emplace_back(size, &w);
+        const std::int64_t cpu = proposedRequest(
+            w.cpuMillis, w.cpuUsed(), w.cpuLimitMillis, config.cpuStepMillis, config.minCpuMillis, config);
+        const std::int64_t memory = proposedRequest(
+            w.memoryMiB, w.peakMemoryMiB, w.memoryLimitMiB, config.memoryStepMiB, config.minMemoryMiB, config);
+        for (const bool raise : { false, true }) {
+            const auto keep = [raise](std::int64_t asked, std::int64_t sized) {
+                return (raise ? sized > asked : sized < asked) ? sized : asked;
+            };
+            Candidate c { &w, keep(w.cpuMillis, cpu), keep(w.memoryMiB, memory), 0.0 };
+            c.size = static_cast<double>(std::abs(c.cpu - w.cpuMillis)) / 1000.0
+                + static_cast<double>(std::abs(c.memory - w.memoryMiB)) / 1024.0;
+            if (c.size > 0.0)
+                candidates[{ w.pool, raise }].push_back(c);
+        }
     }
-    for (auto& [pool, list] : candidates) {
-        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (auto& [key, list] : candidates) {
+        const auto& [pool, raises] = key;
+        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a.size > b.size; });
         if (list.size() > config.maxPerProposal)
             list.resize(config.maxPerProposal);
-        // Lowers first: what they give back on their nodes and in the pool is room the raises may take.
-        const auto lowersOnly = [&](const WorkloadUse* w) {
-            const auto [cpu, memory] = sized.at(w->id);
-            return cpu <= w->cpuMillis && memory <= w->memoryMiB;
-        };
-        std::stable_partition(list.begin(), list.end(), [&](const auto& c) { return lowersOnly(c.second); });
         RightSizePlan plan;
         plan.pool = pool;
+        plan.raises = raises;
         std::map<std::string, std::pair<std::int64_t, std::int64_t>> nodeRoom;
         std::pair<std::int64_t, std::int64_t> poolRoom { 0, 0 };
         if (room) {
@@ -70,14 +75,14 @@ std::map<std::string, RightSizePlan> planRightSizing(
             if (const auto it = room->pools.find(pool); it != room->pools.end())
                 poolRoom = it->second;
         }
-        for (const auto& [size, w] : list) {
-            const auto [cpu, memory] = sized.at(w->id);
-            const std::int64_t moreCpu = cpu - w->cpuMillis, moreMemory = memory - w->memoryMiB;
-            if (room) {
-                auto& onNode = nodeRoom[w->node];
-                // Only what it takes more of must fit: a lower always does (a pool over its quota still gives back).
+        for (const Candidate& c : list) {
+            const WorkloadUse& w = *c.use;
+            if (raises && room) {
+                const std::int64_t moreCpu = c.cpu - w.cpuMillis, moreMemory = c.memory - w.memoryMiB;
+                auto& onNode = nodeRoom[w.node];
+                // Only what it takes more of must fit (a pool over its CPU quota may still take memory).
                 const auto fits = [&](const std::pair<std::int64_t, std::int64_t>& free) {
-                    return (moreCpu <= 0 || free.first >= moreCpu) && (moreMemory <= 0 || free.second >= moreMemory);
+                    return (moreCpu == 0 || free.first >= moreCpu) && (moreMemory == 0 || free.second >= moreMemory);
                 };
                 if (!fits(onNode) || !fits(poolRoom)) {
                     ++plan.noRoom;
@@ -88,20 +93,16 @@ std::map<std::string, RightSizePlan> planRightSizing(
                 poolRoom.first -= moreCpu;
                 poolRoom.second -= moreMemory;
             }
-            plan.resizes.push_back(Action::resize(w->id, w->node, cpu, w->cpuMillis, memory, w->memoryMiB));
-            if (cpu < w->cpuMillis || memory < w->memoryMiB)
-                ++plan.lowered;
-            if (cpu > w->cpuMillis || memory > w->memoryMiB)
-                ++plan.raised;
-            plan.cpuBefore += w->cpuMillis;
-            plan.cpuAfter += cpu;
-            plan.memoryBefore += w->memoryMiB;
-            plan.memoryAfter += memory;
-            plan.usedCpu += w->cpuUsed();
-            plan.peakMemory += w->peakMemoryMiB;
+            plan.resizes.push_back(Action::resize(w.id, w.node, c.cpu, w.cpuMillis, c.memory, w.memoryMiB));
+            plan.cpuBefore += w.cpuMillis;
+            plan.cpuAfter += c.cpu;
+            plan.memoryBefore += w.memoryMiB;
+            plan.memoryAfter += c.memory;
+            plan.usedCpu += w.cpuUsed();
+            plan.peakMemory += w.peakMemoryMiB;
         }
         if (!plan.resizes.empty())
-            plans.emplace(pool, std::move(plan));
+            plans.push_back(std::move(plan));
     }
     return plans;
 }

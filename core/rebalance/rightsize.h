@@ -13,6 +13,11 @@
 // moves the request by at least `minChangeFraction` of it and by at least `minCpuMillis` / `minMemoryMiB`; a
 // workload measured for less than `observeFor` (its peaks may still be to come) is left alone.
 //
+// A pool's lowers and its raises are planned apart, as two proposals: a lower reclaims what a workload holds unused
+// and risks its starving later, so an operator weighs it; a raise only reserves what a workload already uses, and is
+// low-risk, so a rule may apply it at once (`autoApprove`), not a day later with the lowers. A workload that uses less
+// of one resource and more of the other is in both, each with the other resource as it asks.
+//
 // Thread affinity: none; a pure function.
 
 #include "core/rebalance/proposal.h"
@@ -58,19 +63,19 @@ struct WorkloadUse {
 };
 
 // What a raise may take now: each node's free CPU and memory, and what each pool's quotas leave of them (a large number
-// for none), by name. A raise that does not fit, with what the plan's lowers on the same node and in the same pool give
-// back first, is left out of the plan (applying it would fail, and roll back the rest of the proposal).
+// for none), by name. A raise that does not fit, after the raises before it, is left out of the plan (applying it
+// would fail, and roll back the rest of the proposal); what a lower would give back is not counted on, since the
+// lowers may not be approved (once they are, the next evaluation finds the room).
 struct RightSizeRoom {
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> nodes; // (millicores, MiB)
     std::map<std::string, std::pair<std::int64_t, std::int64_t>> pools;
 };
 
-// A pool's right-sizing: `Resize` actions, those that only lower first (they give back room the raises may take), each
-// group largest change first, and their sums.
+// A pool's lowers, or its raises: `Resize` actions, the largest change first, and their sums.
 struct RightSizePlan {
     std::string pool;
+    bool raises = false; // each of its resizes asks for more of what it changes; else each asks for less
     std::vector<Action> resizes;
-    std::size_t lowered = 0, raised = 0; // workloads asking for less, or more, of either resource
     std::size_t noRoom = 0; // raises left out: their node or their pool has no room for them now
     std::int64_t cpuBefore = 0, cpuAfter = 0; // what they ask for together, now and after
     std::int64_t memoryBefore = 0, memoryAfter = 0;
@@ -83,9 +88,15 @@ struct RightSizePlan {
 std::int64_t rightSizedRequest(
     std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step, double margin);
 
-// The pools' plans, by pool name; pools with nothing worth changing are left out. Without `room`, raises are not
-// checked against it.
-std::map<std::string, RightSizePlan> planRightSizing(
+// The request right-sizing proposes for one resource of a workload asking `asked` (its own limit `limit`, 0 for none)
+// that used `used` (a percentile or a peak): `asked` itself where the change would be too small to be worth proposing
+// (under `least` or under `minChangeFraction` of it).
+std::int64_t proposedRequest(std::int64_t asked, std::int64_t used, std::int64_t limit, std::int64_t step,
+    std::int64_t least, const RightSizeConfig& config);
+
+// Each pool's plans, by pool name, its lowers before its raises; a plan with nothing in it is left out. Without `room`,
+// raises are not checked against it.
+std::vector<RightSizePlan> planRightSizing(
     const std::vector<WorkloadUse>& workloads, const RightSizeConfig& config, const RightSizeRoom* room = nullptr);
 
 } // namespace tidepool::rebalance

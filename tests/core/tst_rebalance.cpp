@@ -21,9 +21,11 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 using namespace tidepool;
@@ -182,6 +184,25 @@ private:
             inv.devices.push_back(protocol::DeviceInfo { d, "gpu", "T4", 16384, 1000 });
         p.onJoined(name, "127.0.0.1:1", protocol::Hello { name, "t", std::nullopt });
         p.onInventory(name, inv);
+    }
+
+    // A plane with one node, n1 (8 cores, 32 GiB, an agent naming every feature), whose agent's resizes land in `sent`.
+    std::unique_ptr<ControlPlane> resizingPlane(std::vector<protocol::Resize>& sent)
+    {
+        auto plane = memoryPlane(AgentLink { [&sent](const std::string&, const protocol::Message& m) {
+                                                if (const auto* r = std::get_if<protocol::Resize>(&m))
+                                                    sent.push_back(*r);
+                                                return true;
+                                            },
+            [](const std::string&, const std::string&) { return true; } });
+        protocol::Inventory inv;
+        inv.isa = "x86_64";
+        inv.cpuMillis = 8000;
+        inv.memoryMiB = 32768;
+        plane->onJoined(
+            "n1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt, {}, protocol::knownFeatures() });
+        plane->onInventory("n1", inv);
+        return plane;
     }
 
     std::unique_ptr<Rebalancer> rebalancer(ControlPlane& plane, RebalanceConfig config = {})
@@ -2645,7 +2666,7 @@ private slots:
 
     // Right-sizing from measured peaks: each request becomes its peak with the margin, rounded up to a step, within
     // its own limit; small changes, workloads measured too briefly and resources asked none of are left alone; pools
-    // are planned apart, their largest changes first.
+    // are planned apart, and in each its lowers apart from its raises, their largest changes first.
     void rightSizingPlansFromPeaks()
     {
         using rebalance::WorkloadUse;
@@ -2657,64 +2678,97 @@ private slots:
             { 4, "near", "web", "n2", 1000, 1024, 0, 0, 7 * kHour, 800, 900 }, // within the minimum change
             { 5, "capped", "batch", "n2", 100, 128, 0, 512, 7 * kHour, 100, 600 }, // raised to its limit, no more
             { 6, "memory-only", "batch", "n2", 0, 2048, 0, 0, 7 * kHour, 700, 200 }, // asked no CPU: none
+            { 8, "mixed", "web", "n2", 2000, 512, 0, 0, 7 * kHour, 300, 900 }, // CPU lowered, memory raised
         };
         rebalance::RightSizeConfig config;
         const auto plans = rebalance::planRightSizing(use, config);
-        QCOMPARE(plans.size(), std::size_t { 2 });
-        const rebalance::RightSizePlan& web = plans.at("web");
-        QCOMPARE(web.resizes.size(), std::size_t { 2 });
+        const auto planOf = [](const std::vector<rebalance::RightSizePlan>& all, const std::string& pool,
+                                bool raises) -> const rebalance::RightSizePlan& {
+            const auto it = std::find_if(all.begin(), all.end(),
+                [&](const rebalance::RightSizePlan& p) { return p.pool == pool && p.raises == raises; });
+            if (it == all.end())
+                throw std::runtime_error("no plan of " + std::string(raises ? "raises" : "lowers") + " for " + pool);
+            return *it;
+        };
+        // Each pool's lowers before its raises.
+        QCOMPARE(plans.size(), std::size_t { 4 });
+        QCOMPARE(plans[0].pool + (plans[0].raises ? "+" : "-") + plans[1].pool + (plans[1].raises ? "+" : "-")
+                + plans[2].pool + (plans[2].raises ? "+" : "-") + plans[3].pool + (plans[3].raises ? "+" : "-"),
+            std::string("batch-batch+web-web+"));
+        const rebalance::RightSizePlan& webLowers = planOf(plans, "web", false);
+        QCOMPARE(webLowers.resizes.size(), std::size_t { 2 });
         // 300 × 1.15 = 345 → 350m; 900 × 1.15 = 1035 → 1040 MiB. The larger change first.
-        QCOMPARE(web.resizes[0], Action::resize(1, "n1", 350, 2000, 1040, 4096));
+        QCOMPARE(webLowers.resizes[0], Action::resize(1, "n1", 350, 2000, 1040, 4096));
+        // The mixed one's lower: its CPU only, its memory as it asks.
+        QCOMPARE(webLowers.resizes[1], Action::resize(8, "n2", 350, 2000, 512, 512));
+        QCOMPARE(webLowers.cpuBefore, std::int64_t { 4000 });
+        QCOMPARE(webLowers.cpuAfter, std::int64_t { 700 });
+        QCOMPARE(webLowers.memoryBefore, std::int64_t { 4608 });
+        QCOMPARE(webLowers.memoryAfter, std::int64_t { 1552 });
+        QCOMPARE(webLowers.peakMemory, std::int64_t { 1800 });
+        const rebalance::RightSizePlan& webRaises = planOf(plans, "web", true);
+        QCOMPARE(webRaises.resizes.size(), std::size_t { 2 });
         // 900 × 1.15 = 1035 → 1040m; 600 × 1.15 = 690 → 704 MiB.
-        QCOMPARE(web.resizes[1], Action::resize(2, "n1", 1040, 500, 704, 512));
-        QCOMPARE(web.lowered, std::size_t { 1 });
-        QCOMPARE(web.raised, std::size_t { 1 });
-        QCOMPARE(web.cpuBefore, std::int64_t { 2500 });
-        QCOMPARE(web.cpuAfter, std::int64_t { 1390 });
-        QCOMPARE(web.peakMemory, std::int64_t { 1500 });
-        const rebalance::RightSizePlan& batch = plans.at("batch");
-        QCOMPARE(batch.resizes.size(), std::size_t { 2 });
-        QCOMPARE(batch.resizes[0], Action::resize(6, "n2", 0, 0, 240, 2048)); // 200 × 1.15 = 230 → 240 MiB
-        QCOMPARE(batch.resizes[1], Action::resize(5, "n2", 100, 100, 512, 128)); // 690 MiB wanted, its limit 512
+        QCOMPARE(webRaises.resizes[0], Action::resize(2, "n1", 1040, 500, 704, 512));
+        // The mixed one's raise: its memory only (900 × 1.15 = 1035 → 1040 MiB), its CPU as it asks.
+        QCOMPARE(webRaises.resizes[1], Action::resize(8, "n2", 2000, 2000, 1040, 512));
+        QCOMPARE(webRaises.cpuBefore, std::int64_t { 2500 });
+        QCOMPARE(webRaises.cpuAfter, std::int64_t { 3040 });
+        QCOMPARE(planOf(plans, "batch", false).resizes,
+            std::vector<Action> { Action::resize(6, "n2", 0, 0, 240, 2048) }); // 200 × 1.15 = 230 → 240 MiB
+        QCOMPARE(planOf(plans, "batch", true).resizes,
+            std::vector<Action> { Action::resize(5, "n2", 100, 100, 512, 128) }); // 690 MiB wanted, its limit 512
         QCOMPARE(rebalance::rightSizedRequest(0, 700, 0, 10, 1.15), std::int64_t { 0 });
         QCOMPARE(rebalance::rightSizedRequest(500, 0, 0, 10, 1.15), std::int64_t { 10 }); // never below a step
+        QCOMPARE(rebalance::proposedRequest(1000, 800, 0, 10, 100, config), std::int64_t { 1000 }); // 920m: too small
+        QCOMPARE(rebalance::proposedRequest(1000, 600, 0, 10, 100, config), std::int64_t { 690 });
+        QCOMPARE(rebalance::proposedRequest(1000, 600, 0, 10, 400, config), std::int64_t { 1000 }); // under `least`
         // CPU from its percentile where one is kept: a 4-core spike does not keep 2 cores asked for (its memory,
         // 900 × 1.15 = 1040 MiB against 1024, is within the minimum change).
         const WorkloadUse spiky { 7, "spiky", "web", "n1", 2000, 1024, 0, 0, 7 * kHour, 4000, 900, 300 };
         const auto fromPercentile = rebalance::planRightSizing({ spiky }, config);
-        QCOMPARE(fromPercentile.at("web").resizes.at(0), Action::resize(7, "n1", 350, 2000, 1024, 1024));
-        QCOMPARE(fromPercentile.at("web").usedCpu, std::int64_t { 300 });
-        QCOMPARE(web.usedCpu, std::int64_t { 1200 }); // peaks stand for percentiles not kept
+        QCOMPARE(fromPercentile.size(), std::size_t { 1 });
+        QCOMPARE(fromPercentile[0].resizes.at(0), Action::resize(7, "n1", 350, 2000, 1024, 1024));
+        QCOMPARE(fromPercentile[0].usedCpu, std::int64_t { 300 });
+        QCOMPARE(webLowers.usedCpu, std::int64_t { 600 }); // peaks stand for percentiles not kept
 
-        // With the room raises may take: a raise its node has no room for is left out (and said), unless a lower on
-        // the same node gives it back first; a raise the pool's quota cannot take likewise.
+        // With the room raises may take: a raise its node or its pool's quota has no room for now is left out (and
+        // said); what a lower in the same pool would give back is not counted on, since it may not be approved.
         const std::vector<WorkloadUse> tight {
-            { 10, "idle", "mix", "n8", 2000, 4096, 0, 0, 7 * kHour, 300, 900 }, // lowered: gives back 1650m on n8
-            { 11, "grows-n8", "mix", "n8", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m: fits what n8 got back
-            { 12, "grows-n9", "mix", "n9", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m: n9 has 100m free
+            { 10, "idle", "mix", "n8", 2000, 4096, 0, 0, 7 * kHour, 300, 900 }, // lowered: would give back 1650m
+            { 11, "grows-n8", "mix", "n8", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m, +192 MiB
+            { 12, "grows-n9", "mix", "n9", 500, 512, 0, 0, 7 * kHour, 900, 600 }, // +540m, +192 MiB
         };
         rebalance::RightSizeRoom room;
         room.nodes = { { "n8", { 0, 0 } }, { "n9", { 100, 4096 } } };
         room.pools = { { "mix", { 1'000'000, 1'000'000 } } };
         auto roomy = rebalance::planRightSizing(tight, config, &room);
-        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 2 });
-        QCOMPARE(roomy.at("mix").resizes[0].workload, std::int64_t { 10 }); // the lower first
-        QCOMPARE(roomy.at("mix").resizes[1].workload, std::int64_t { 11 });
-        QCOMPARE(roomy.at("mix").noRoom, std::size_t { 1 });
-        room.pools["mix"] = { 0, 0 }; // the pool's quota is all used: what the lower gives back is all there is
+        QCOMPARE(roomy.size(), std::size_t { 1 }); // the lowers only: neither raise has room now
+        QVERIFY(!roomy[0].raises);
+        QCOMPARE(roomy[0].resizes.size(), std::size_t { 1 });
+        room.nodes["n8"] = { 540, 192 };
+        roomy = rebalance::planRightSizing(tight, config, &room);
+        QCOMPARE(roomy.size(), std::size_t { 2 });
+        QCOMPARE(roomy[1].resizes, std::vector<Action> { Action::resize(11, "n8", 1040, 500, 704, 512) });
+        QCOMPARE(roomy[1].noRoom, std::size_t { 1 });
         room.nodes["n9"] = { 10'000, 10'000 };
+        room.pools["mix"] = { 1080, 384 }; // both, exactly
         roomy = rebalance::planRightSizing(tight, config, &room);
-        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 3 }); // 1650m back, 2 × 540m taken
-        room.pools["mix"] = { -1000, 0 }; // over its quota already (lowered since): 650m back, one raise of 540m
+        QCOMPARE(roomy.at(1).resizes.size(), std::size_t { 2 });
+        room.pools["mix"] = { 1079, 384 };
         roomy = rebalance::planRightSizing(tight, config, &room);
-        QCOMPARE(roomy.at("mix").resizes.size(), std::size_t { 2 });
-        QCOMPARE(roomy.at("mix").noRoom, std::size_t { 1 });
-        // Only a raise, with no room for it: no plan at all.
-        room.nodes["n9"] = { 0, 0 };
-        QVERIFY(rebalance::planRightSizing({ tight[2] }, config, &room).empty());
+        QCOMPARE(roomy.at(1).resizes.size(), std::size_t { 1 });
+        QCOMPARE(roomy.at(1).noRoom, std::size_t { 1 });
+        // A pool over its CPU quota takes no more CPU, but a raise of memory alone still fits it.
+        room.pools["mix"] = { -1000, 10'000 };
+        const WorkloadUse memoryOnly { 13, "memory-grows", "mix", "n9", 500, 512, 0, 0, 7 * kHour, 400, 600 };
+        roomy = rebalance::planRightSizing({ tight[2], memoryOnly }, config, &room);
+        QCOMPARE(roomy.size(), std::size_t { 1 });
+        QCOMPARE(roomy[0].resizes, std::vector<Action> { Action::resize(13, "n9", 500, 500, 704, 512) });
+        QCOMPARE(roomy[0].noRoom, std::size_t { 1 });
 
         config.maxPerProposal = 1;
-        QCOMPARE(rebalance::planRightSizing(use, config).at("web").resizes.size(), std::size_t { 1 });
+        QCOMPARE(planOf(rebalance::planRightSizing(use, config), "web", false).resizes.size(), std::size_t { 1 });
         config.observeFor = std::chrono::milliseconds(0); // off
         QVERIFY(rebalance::planRightSizing(use, config).empty());
 
@@ -2744,19 +2798,8 @@ private slots:
     void overProvisionedWorkloadsAreRightSized()
     {
         std::vector<protocol::Resize> sent;
-        auto plane = memoryPlane(AgentLink { [&](const std::string&, const protocol::Message& m) {
-                                                if (const auto* r = std::get_if<protocol::Resize>(&m))
-                                                    sent.push_back(*r);
-                                                return true;
-                                            },
-            [](const std::string&, const std::string&) { return true; } });
+        auto plane = resizingPlane(sent);
         ControlPlane& p = *plane;
-        protocol::Inventory inv;
-        inv.isa = "x86_64";
-        inv.cpuMillis = 8000;
-        inv.memoryMiB = 32768;
-        p.onJoined("n1", "127.0.0.1:1", protocol::Hello { "n1", "t", std::nullopt, {}, protocol::knownFeatures() });
-        p.onInventory("n1", inv);
         std::vector<WorkloadId> ids;
         for (int i = 0; i < 4; ++i) {
             SubmitRequest s;
@@ -2872,6 +2915,66 @@ private slots:
                 != std::string::npos,
             stale.error().message.c_str());
         QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 1800 });
+    }
+
+    // A pool's raises are a proposal of their own, low-risk: a rule (`autoApprove`) applies them at the evaluation that
+    // finds them, while its lowers wait for an operator. Without the rule both wait.
+    void raisesAreProposedApartAndAppliedByRule()
+    {
+        for (const bool rule : { true, false }) {
+            std::vector<protocol::Resize> sent;
+            auto plane = resizingPlane(sent);
+            ControlPlane& p = *plane;
+            std::vector<WorkloadId> ids;
+            for (int i = 0; i < 2; ++i) {
+                SubmitRequest s;
+                s.name = i == 0 ? "idle" : "busy";
+                s.requests = { 1000, 1024, 0, 0 };
+                s.argv = { "/bin/sleep", "3600" };
+                ids.push_back(*p.submit(s));
+                p.onWorkloadUpdate("n1", protocol::WorkloadStatus { ids.back(), "running", 10 + i, 0, {} });
+            }
+            // Seven hours: the idle one uses 100m of its 1000m, the busy one 1500m.
+            for (int k = 0; k <= 14; ++k) {
+                protocol::Heartbeat hb;
+                hb.samples.push_back(
+                    protocol::UtilisationSample { kNow - 7 * 60 * kMinute + k * 30 * kMinute, 0.3, 2048, {} });
+                hb.samples.back().workloads = { { ids[0], 0, 100, 1000 }, { ids[1], 0, 1500, 1000 } };
+                p.onHeartbeat("n1", hb);
+            }
+            RebalanceConfig config;
+            if (rule)
+                config.autoApprove = { ProposalKind::Resize };
+            auto r = rebalancer(p, config);
+            const auto created = r->evaluateNow(kNow);
+            QCOMPARE(created.size(), std::size_t { 2 });
+            const rebalance::Proposal* lowers = r->proposal(created[0]);
+            const rebalance::Proposal* raises = r->proposal(created[1]);
+            QCOMPARE(lowers->key, std::string("resize:default"));
+            QCOMPARE(name(lowers->risk), name(rebalance::Risk::Medium));
+            // 100m is within the 5% bucket of 105m: 105 × 1.15 = 120.75 → 130m.
+            QCOMPARE(lowers->plan, std::vector<Action> { Action::resize(ids[0], "n1", 130, 1000, 1024, 1024) });
+            QCOMPARE(name(lowers->state), name(ProposalState::Pending));
+            QCOMPARE(raises->key, std::string("resize-up:default"));
+            QCOMPARE(name(raises->risk), name(rebalance::Risk::Low));
+            QVERIFY2(raises->reason.find("1 of them use more than they ask for") != std::string::npos,
+                raises->reason.c_str());
+            QCOMPARE(raises->plan.size(), std::size_t { 1 });
+            QCOMPARE(raises->plan[0].workload, ids[1]);
+            QVERIFY(raises->plan[0].cpuMillis > 1500);
+            QCOMPARE(p.workload(ids[0])->workload.requests.cpuMillis, std::int64_t { 1000 });
+            if (rule) {
+                QCOMPARE(name(raises->state), name(ProposalState::Applied));
+                QCOMPARE(raises->decidedBy, std::string("rule:auto-approve-low-risk-resize"));
+                QCOMPARE(p.workload(ids[1])->workload.requests.cpuMillis, raises->plan[0].cpuMillis);
+                QCOMPARE(sent.size(), std::size_t { 1 });
+                QCOMPARE(sent[0].workloadId, ids[1]);
+            } else {
+                QCOMPARE(name(raises->state), name(ProposalState::Pending));
+                QCOMPARE(p.workload(ids[1])->workload.requests.cpuMillis, std::int64_t { 1000 });
+                QVERIFY(sent.empty());
+            }
+        }
     }
 };
 
