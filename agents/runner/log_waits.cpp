@@ -11,10 +11,13 @@ bool LogWaits::hold(const protocol::LogRequest& request, Clock::time_point now)
 }
 
 std::vector<protocol::LogReply> LogWaits::answerDue(Clock::time_point now, const Answer& answer,
-    const std::function<protocol::LogReply(const protocol::LogRequest&)>& fallback)
+    const std::function<protocol::LogReply(const protocol::LogRequest&)>& fallback,
+    const std::function<bool(const protocol::LogRequest&)>& only)
 {
     std::vector<protocol::LogReply> due;
     std::erase_if(m_held, [&](const Held& held) {
+        if (only && !only(held.request))
+            return false;
         if (auto reply = answer(held.request)) {
             due.push_back(std::move(*reply));
             return true;

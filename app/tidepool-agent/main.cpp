@@ -12,6 +12,7 @@
 #include "agents/isolation/pool_notes.h"
 #include "agents/net/agent_connection.h"
 #include "agents/runner/core_commands.h"
+#include "agents/runner/file_watch.h"
 #include "agents/runner/log_tail.h"
 #include "agents/runner/log_waits.h"
 #include "agents/runner/runner.h"
@@ -31,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 namespace {
 
@@ -435,10 +437,43 @@ int main(int argc, char** argv)
             return std::nullopt;
         return reply;
     };
+    // Held reads answered where there is something to answer now (with `only`, those it names), or whose wait is over.
+    const auto answerHeld = [&](const std::function<bool(const protocol::LogRequest&)>& only) {
+        for (const protocol::LogReply& reply : logWaits.answerDue(
+                 std::chrono::steady_clock::now(), [&](const protocol::LogRequest& r) { return answerLogs(r, true); },
+                 [&](const protocol::LogRequest& r) { return *answerLogs(r, false); }, only))
+            connection->sendLogs(reply);
+    };
+    // The file of the stream a read names ("" where its launch is not held here).
+    const auto fileOf = [&](const protocol::LogRequest& r) -> std::string {
+        const auto held
+            = runner->status(std::to_string(r.workloadId), static_cast<std::uint32_t>(std::max(0, r.incarnation)));
+        return held ? (r.stderrStream ? held->stderrPath : held->stdoutPath).string() : std::string();
+    };
+    // The held reads' files are watched: a line written is answered at once, not at the next poll (`FileWatch`).
+    agent::FileWatch outputWatch(io, [&](const std::set<std::string>& written) {
+        answerHeld([&](const protocol::LogRequest& r) { return written.count(fileOf(r)) > 0; });
+    });
+    std::string watchProblem;
+    const auto watchHeldFiles = [&] {
+        std::set<std::string> files;
+        logWaits.forEach([&](const protocol::LogRequest& r) {
+            if (std::string file = fileOf(r); !file.empty())
+                files.insert(std::move(file));
+        });
+        outputWatch.watchOnly(files);
+        if (outputWatch.problem() != watchProblem) {
+            watchProblem = outputWatch.problem();
+            if (!watchProblem.empty())
+                logLine("following output: " + watchProblem + "; held reads are looked at every 200 ms");
+        }
+    };
     // Held reads were the ended session's: nobody waits for their answers.
     handlers.linkChanged = [&](bool joined) {
-        if (!joined)
+        if (!joined) {
             logWaits.clear();
+            watchHeldFiles();
+        }
     };
     handlers.command = [&](const protocol::Message& message) {
         if (const auto* pools = std::get_if<protocol::PoolConfig>(&message)) {
@@ -486,6 +521,11 @@ int main(int argc, char** argv)
                 connection->sendLogs(*answer);
             else if (!logWaits.hold(*logs, std::chrono::steady_clock::now()))
                 connection->sendLogs(*answerLogs(*logs, false));
+            else {
+                watchHeldFiles();
+                // Written between the look above and the watch: answered now, not at the next poll.
+                answerHeld([&](const protocol::LogRequest& r) { return r == *logs; });
+            }
         } else if (const auto* resize = std::get_if<protocol::Resize>(&message)) {
             std::vector<std::string> lines;
             const protocol::Resized answer = agent::applyResize(*runner, *resize, lines);
@@ -527,11 +567,8 @@ int main(int argc, char** argv)
             for (const std::string& problem : runner->takeProblems())
                 logLine(problem);
             if (logWaits.size() > 0)
-                for (const protocol::LogReply& reply : logWaits.answerDue(
-                         std::chrono::steady_clock::now(),
-                         [&](const protocol::LogRequest& r) { return answerLogs(r, true); },
-                         [&](const protocol::LogRequest& r) { return *answerLogs(r, false); }))
-                    connection->sendLogs(reply);
+                answerHeld({});
+            watchHeldFiles();
             schedulePoll();
         });
     };

@@ -14,6 +14,7 @@
 #include "agents/runner/async_safe.h"
 #include "agents/runner/core_commands.h"
 #include "agents/runner/core_launch.h"
+#include "agents/runner/file_watch.h"
 #include "agents/runner/log_tail.h"
 #include "agents/runner/log_waits.h"
 #include "agents/runner/runner.h"
@@ -22,6 +23,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <boost/asio/io_context.hpp>
 
 #include <signal.h>
 #include <sys/mount.h>
@@ -37,6 +40,7 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -181,6 +185,7 @@ private Q_SLOTS:
     void aRotationStoppedHalfWayIsSetRight();
     void followersReadOnFromWhereTheyLeftOff();
     void heldLogReadsAreAnsweredWhenOutputComes();
+    void writtenFilesAreToldAtOnce();
     void launchDigestsTellWorkloadsApart();
     void poolNotesAreLoggedOncePerPool();
     void statusLogLinesSayWhy();
@@ -1752,9 +1757,16 @@ void TestRunner::heldLogReadsAreAnsweredWhenOutputComes()
     QCOMPARE(due[0].requestId, std::int64_t { 1 });
     QCOMPARE(due[0].data, std::string());
     QCOMPARE(due[0].end, std::int64_t { 6 });
-    // Output comes: the other is answered with it, before its wait is over.
+    // Output comes: the other is answered with it, before its wait is over; looked at only where asked to (the reads
+    // of the files just written).
     std::ofstream(file, std::ios::app) << "second\n";
-    due = waits.answerDue(t0 + std::chrono::milliseconds(1200), answer, fallback);
+    QVERIFY(waits
+                .answerDue(t0 + std::chrono::milliseconds(1200), answer, fallback,
+                    [](const protocol::LogRequest& r) { return r.workloadId != 12; })
+                .empty());
+    QCOMPARE(waits.size(), std::size_t { 1 });
+    due = waits.answerDue(t0 + std::chrono::milliseconds(1200), answer, fallback,
+        [](const protocol::LogRequest& r) { return r.workloadId == 12; });
     QCOMPARE(due.size(), std::size_t { 1 });
     QCOMPARE(due[0].requestId, std::int64_t { 2 });
     QCOMPARE(due[0].data, std::string("second\n"));
@@ -1771,6 +1783,57 @@ void TestRunner::heldLogReadsAreAnsweredWhenOutputComes()
     QVERIFY(waits.hold(later, t0));
     waits.clear();
     QCOMPARE(waits.size(), std::size_t { 0 });
+}
+
+// The files a held read waits on are watched: each batch of writes is told at once with the watched paths it touched;
+// a file named before it exists is watched once it does and is named again; a truncation in place (the runner's
+// rotation) is a write; a file no longer named is not told.
+void TestRunner::writtenFilesAreToldAtOnce()
+{
+    QTemporaryDir tmp;
+    const std::string a = tmp.filePath(QStringLiteral("a.log")).toStdString();
+    const std::string b = tmp.filePath(QStringLiteral("b.log")).toStdString();
+    const std::string later = tmp.filePath(QStringLiteral("later.log")).toStdString();
+    std::ofstream(a) << "";
+    std::ofstream(b) << "kept\n";
+    boost::asio::io_context io;
+    std::vector<std::set<std::string>> told;
+    FileWatch watch(io, [&](const std::set<std::string>& paths) { told.push_back(paths); });
+    QVERIFY2(watch.problem().empty(), watch.problem().c_str());
+    const auto runUntil = [&](std::size_t count) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (told.size() < count && std::chrono::steady_clock::now() < deadline)
+            io.run_for(std::chrono::milliseconds(10));
+    };
+
+    watch.watchOnly({ a, later });
+    QCOMPARE(watch.size(), std::size_t { 1 }); // `later` does not exist yet
+    std::ofstream(b, std::ios::app) << "not watched\n";
+    std::ofstream(a, std::ios::app) << "line\n";
+    runUntil(1);
+    QCOMPARE(told.size(), std::size_t { 1 });
+    QCOMPARE(told[0], std::set<std::string> { a });
+
+    std::ofstream(later) << "";
+    watch.watchOnly({ b, later });
+    QCOMPARE(watch.size(), std::size_t { 2 });
+    std::ofstream(a, std::ios::app) << "no longer watched\n";
+    std::ofstream(later, std::ios::app) << "now\n";
+    runUntil(2);
+    QCOMPARE(told.size(), std::size_t { 2 });
+    QCOMPARE(told[1], std::set<std::string> { later });
+
+    QCOMPARE(::truncate(b.c_str(), 0), 0);
+    runUntil(3);
+    QCOMPARE(told.size(), std::size_t { 3 });
+    QCOMPARE(told[2], std::set<std::string> { b });
+
+    watch.watchOnly({});
+    QCOMPARE(watch.size(), std::size_t { 0 });
+    std::ofstream(b, std::ios::app) << "unwatched\n";
+    std::ofstream(later, std::ios::app) << "unwatched\n";
+    io.run_for(std::chrono::milliseconds(300));
+    QCOMPARE(told.size(), std::size_t { 3 });
 }
 
 void TestRunner::statusLogLinesSayWhy()
