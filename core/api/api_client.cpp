@@ -2,6 +2,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/parser.hpp>
@@ -106,11 +107,10 @@ Expected<ApiUrl> parseApiUrl(const std::string& text, std::uint16_t defaultPort)
 }
 
 struct ApiClient::Connection {
-    asio::io_context io { 1 };
     std::variant<beast::tcp_stream, TlsStream> stream;
     beast::flat_buffer buffer;
 
-    explicit Connection(asio::ssl::context* tls)
+    Connection(asio::io_context& io, asio::ssl::context* tls)
         : stream(tls ? std::variant<beast::tcp_stream, TlsStream>(std::in_place_type<TlsStream>, io, *tls)
                      : std::variant<beast::tcp_stream, TlsStream>(std::in_place_type<beast::tcp_stream>, io))
     {
@@ -126,10 +126,28 @@ ApiClient::ApiClient(std::string host, std::uint16_t port, std::string token, st
     , m_port(port)
     , m_token(std::move(token))
     , m_timeout(timeout)
+    , m_io(std::make_unique<asio::io_context>(1))
 {
 }
 
 ApiClient::~ApiClient() = default;
+
+void ApiClient::cancel()
+{
+    m_cancelled.store(true);
+    // Run by the owner's thread inside its call's run of `m_io` (or its next call's): the read or the connecting
+    // under way there fails at once, as does each later call, which sees `m_cancelled` first.
+    asio::post(*m_io, [this] { closeStreams(); });
+}
+
+void ApiClient::closeStreams()
+{
+    for (Connection* c : { m_connection.get(), m_opening })
+        if (c) {
+            beast::error_code ignored;
+            c->lowest().socket().close(ignored);
+        }
+}
 
 Expected<void> ApiClient::useTls(const std::string& caFile)
 {
@@ -196,10 +214,23 @@ Expected<ApiResponse> ApiClient::exchange(
         return makeError(ErrorCode::IoError, where + ": " + step + ": " + reason);
     };
 
+    const auto cancelled = [&](const std::string& step) {
+        m_connection.reset();
+        return makeError(ErrorCode::IoError, where + ": " + step + ": cancelled");
+    };
+    if (m_cancelled.load())
+        return cancelled("sending " + std::string(http::to_string(verbOf(method))) + " " + std::string(target));
+
     reused = m_connection != nullptr;
     if (!m_connection) {
-        auto connection = std::make_unique<Connection>(m_tls.get());
-        tcp::resolver resolver(connection->io);
+        auto connection = std::make_unique<Connection>(*m_io, m_tls.get());
+        // Closed by `cancel` too while it is opened.
+        m_opening = connection.get();
+        struct Opened {
+            Connection*& opening;
+            ~Opened() { opening = nullptr; }
+        } opened { m_opening };
+        tcp::resolver resolver(*m_io);
         beast::error_code ec = asio::error::would_block;
         tcp::resolver::results_type endpoints;
         resolver.async_resolve(m_host, std::to_string(m_port),
@@ -207,21 +238,25 @@ Expected<ApiResponse> ApiClient::exchange(
                 ec = e;
                 endpoints = std::move(results);
             });
-        connection->io.restart();
-        connection->io.run_until(deadline);
+        m_io->restart();
+        m_io->run_until(deadline);
         if (ec == asio::error::would_block) {
             // The resolver has no deadline of its own: cancel it and let its handler run. A lookup already inside
             // getaddrinfo() finishes first (Asio cannot interrupt it); an address literal never waits here.
             resolver.cancel();
-            runToCompletion(connection->io);
+            runToCompletion(*m_io);
             ec = beast::error::timeout;
         }
+        if (m_cancelled.load())
+            return cancelled("cannot resolve " + m_host);
         if (ec)
             return failure("cannot resolve " + m_host, ec);
         connection->lowest().expires_at(deadline);
         connection->lowest().async_connect(
             endpoints, [&ec](const beast::error_code& e, const tcp::endpoint&) { ec = e; });
-        runToCompletion(connection->io);
+        runToCompletion(*m_io);
+        if (m_cancelled.load())
+            return cancelled("cannot connect");
         if (ec)
             return failure("cannot connect", ec);
         if (auto* tls = std::get_if<TlsStream>(&connection->stream)) {
@@ -236,7 +271,9 @@ Expected<ApiResponse> ApiClient::exchange(
                 X509_VERIFY_PARAM_set1_host(param, m_host.c_str(), 0);
             }
             tls->async_handshake(asio::ssl::stream_base::client, [&ec](const beast::error_code& e) { ec = e; });
-            runToCompletion(connection->io);
+            runToCompletion(*m_io);
+            if (m_cancelled.load())
+                return cancelled("TLS handshake");
             if (ec) {
                 std::string why = ec.message();
                 const long verified = SSL_get_verify_result(ssl);
@@ -273,7 +310,9 @@ Expected<ApiResponse> ApiClient::exchange(
     std::visit([&](auto& stream) {
         http::async_write(stream, req, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
     }, c.stream);
-    runToCompletion(c.io);
+    runToCompletion(*m_io);
+    if (m_cancelled.load())
+        return cancelled("sending " + std::string(req.method_string()) + " " + std::string(target));
     // Only a stale keep-alive connection, closed by the daemon while idle, is worth a second try.
     if (ec && !closedByPeer(ec))
         reused = false;
@@ -285,7 +324,9 @@ Expected<ApiResponse> ApiClient::exchange(
     std::visit([&](auto& stream) {
         http::async_read(stream, c.buffer, parser, [&ec](const beast::error_code& e, std::size_t) { ec = e; });
     }, c.stream);
-    runToCompletion(c.io);
+    runToCompletion(*m_io);
+    if (m_cancelled.load())
+        return cancelled("reading the response to " + std::string(req.method_string()) + " " + std::string(target));
     if (ec) {
         if (!closedByPeer(ec))
             reused = false;

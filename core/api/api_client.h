@@ -9,19 +9,24 @@
 // store) and name the host dialled (a DNS name or an IP address); a failed handshake is an error naming the URL and
 // OpenSSL's reason ("certificate verify failed: hostname mismatch").
 //
-// Thread affinity: none of its own; one thread at a time. It runs a private io_context inside each call.
+// Thread affinity: none of its own; one thread at a time, except `cancel`, which any other thread may call meanwhile.
+// It runs a private io_context inside each call.
 
 #include "core/model/types.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace boost::asio::ssl {
+namespace boost::asio {
+class io_context;
+namespace ssl {
 class context;
-} // namespace boost::asio::ssl
+} // namespace ssl
+} // namespace boost::asio
 
 namespace tidepool::api {
 
@@ -58,6 +63,10 @@ public:
     // connection turns out to be closed, an idempotent request (everything but POST) is sent once more on a new one.
     Expected<ApiResponse> request(HttpMethod method, std::string_view target, const std::string& body = {});
 
+    // From any thread: the request in flight, if any, ends at once (a long poll its owner no longer waits for), and so
+    // does every later one, each an error saying it was cancelled. For an owner that is stopping.
+    void cancel();
+
     // "host:port" (with brackets around an IPv6 address), as errors name the server.
     std::string address() const;
     // "http://host:port" or "https://host:port".
@@ -66,6 +75,8 @@ public:
 private:
     struct Connection;
     Expected<ApiResponse> exchange(HttpMethod method, std::string_view target, const std::string& body, bool& reused);
+    // On the calling thread, inside a call's run of `m_io`: closes the connections open or being opened.
+    void closeStreams();
 
     std::string m_host;
     std::uint16_t m_port;
@@ -73,7 +84,10 @@ private:
     std::chrono::milliseconds m_timeout;
     std::shared_ptr<boost::asio::ssl::context> m_tls; // HTTPS when set
     std::string m_caFile;
+    std::unique_ptr<boost::asio::io_context> m_io; // every connection's, run inside each call
     std::unique_ptr<Connection> m_connection; // null until the first request and after a failure
+    Connection* m_opening = nullptr; // the connection being opened, while it is
+    std::atomic<bool> m_cancelled { false };
 };
 
 } // namespace tidepool::api

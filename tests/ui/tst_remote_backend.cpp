@@ -22,6 +22,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
@@ -99,6 +100,7 @@ private Q_SLOTS:
     void aNodeIsDrainedAndUncordonedThroughTheDaemon();
     void anAnswerOfTheWrongShapeDoesNotStopTheConsole();
     void theConsoleFollowsWorkloadChanges();
+    void aChangeIsShownWithoutWaitingForThePoll();
     void nodeRowsAreFollowedByFingerprintsAndUsage();
     void deviceRowsAreFollowedByWhatChanged();
     void aRefusedMoveSaysWhyWithTheSchedulersReasons();
@@ -718,6 +720,50 @@ void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
     QTRY_VERIFY_WITH_TIMEOUT(shown(id) == nullptr, 10'000);
     QCOMPARE(console.bridge.latest()->workloads.size(), before);
     QVERIFY(shown(m_workload) != nullptr);
+}
+
+// A change the daemon records is on screen at once, not at the next poll: the console's event watch (`GET
+// /v1/events?waitMs=` on a second connection) wakes its poller, here one that polls once a minute. Without the watch
+// the same change waits for that poll. Stopping does not wait for the watch's 25-second read.
+void TestRemoteBackend::aChangeIsShownWithoutWaitingForThePoll()
+{
+    const std::string token = m_token.toStdString();
+    for (const bool watch : { true, false }) {
+        RemoteConfig c = config(m_apiPort);
+        c.pollInterval = std::chrono::minutes(1);
+        c.eventWait = watch ? std::chrono::milliseconds(25'000) : std::chrono::milliseconds(0);
+        auto console = std::make_unique<Console>(c);
+        const auto shown = [&](std::int64_t id) {
+            const SnapshotPtr s = console->bridge.latest();
+            return s && std::any_of(s->workloads.begin(), s->workloads.end(), [&](const WorkloadRow& w) {
+                return w.id == id;
+            });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(console->bridge.latest() != nullptr, 10'000); // the first poll, at once
+        QTest::qWait(1000); // the watch has learnt the newest event and waits for the next
+        const json submitted = fixture::call(m_apiPort, token, HttpMethod::Post, "/v1/workloads",
+            json { { "name", watch ? "seen-at-once" : "seen-at-the-poll" }, { "pool", "batch" }, { "latency", "batch" },
+                { "cpuMillis", 100 }, { "memoryMiB", 64 } }
+                .dump());
+        QVERIFY2(submitted.contains("id"), submitted.dump().c_str());
+        const auto id = submitted["id"].get<std::int64_t>();
+        if (watch)
+            QTRY_VERIFY_WITH_TIMEOUT(shown(id), 10'000);
+        else {
+            QTest::qWait(3000);
+            QVERIFY(!shown(id));
+        }
+        QVERIFY(fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(id))
+                    .contains("phase"));
+        if (watch) {
+            QTRY_VERIFY_WITH_TIMEOUT(!shown(id), 10'000);
+            QTest::qWait(500); // waiting for the next event again
+        }
+        QElapsedTimer stopping;
+        stopping.start();
+        console.reset();
+        QVERIFY2(stopping.elapsed() < 5000, std::to_string(stopping.elapsed()).c_str());
+    }
 }
 
 // A refusal comes back with the core's code, its words and the scheduler's reasons per node, as an embedded core

@@ -125,6 +125,20 @@ RemoteBackend::RemoteBackend(RemoteConfig config, ConsoleEvents events)
                 m_events.failure(std::string("the connection to tidepoold stopped: ") + e.what());
         }
     });
+    if (m_config.eventWait.count() <= 0)
+        return;
+    m_watchClient = std::make_unique<api::ApiClient>(
+        m_config.endpoint.host, m_config.endpoint.port, m_config.token, m_config.eventWait + m_config.requestTimeout);
+    // Without TLS where it is asked for, nothing is watched (the polls say why).
+    if (m_config.endpoint.tls && !m_watchClient->useTls(m_config.caFile))
+        return;
+    m_watcher = std::thread([this] {
+        try {
+            watchEvents();
+        } catch (const std::exception&) {
+            // The polls go on without it.
+        }
+    });
 }
 
 RemoteBackend::~RemoteBackend()
@@ -193,7 +207,12 @@ void RemoteBackend::stop()
         const std::lock_guard lock(m_mutex);
         m_stopping = true;
         m_wake.notify_one();
+        m_watchWake.notify_one();
     }
+    if (m_watchClient)
+        m_watchClient->cancel();
+    if (m_watcher.joinable())
+        m_watcher.join();
     if (m_thread.joinable())
         m_thread.join();
 }
@@ -279,12 +298,21 @@ void RemoteBackend::run()
     }
     std::chrono::milliseconds backoff = m_config.minBackoff;
     SteadyClock::time_point nextPoll = SteadyClock::now();
+    SteadyClock::time_point lastPoll = nextPoll - m_config.minChangeGap;
     for (;;) {
         std::deque<Command> commands;
-        bool refresh = false;
+        bool refresh = false, pollNow = false;
         {
             std::unique_lock lock(m_mutex);
-            m_wake.wait_until(lock, nextPoll, [this] { return m_stopping || m_refresh || !m_commands.empty(); });
+            // Until the poll is due, or sooner: a command, a refresh, or a change the daemon recorded (`minChangeGap`
+            // after the last poll at the soonest; not while failing, when the backoff rules).
+            const auto due = [&] {
+                return m_changed && backoff == m_config.minBackoff
+                    ? std::min(nextPoll, lastPoll + m_config.minChangeGap)
+                    : nextPoll;
+            };
+            while (!m_stopping && !m_refresh && m_commands.empty() && SteadyClock::now() < due())
+                m_wake.wait_until(lock, due());
             if (m_stopping) {
                 commands.swap(m_commands);
                 lock.unlock();
@@ -294,12 +322,17 @@ void RemoteBackend::run()
             }
             commands.swap(m_commands);
             refresh = std::exchange(m_refresh, false);
+            // After a command or a refresh at once, so that its effect is on screen; after a change the daemon
+            // recorded; else when the poll is due. What changed before a poll is in it.
+            pollNow = refresh || !commands.empty() || SteadyClock::now() >= due();
+            if (pollNow)
+                m_changed = false;
         }
         for (const Command& command : commands)
             std::visit([&](const auto& c) { execute(client, c); }, command);
-        // After a command or a refresh at once, so that its effect is on screen; else when the poll is due.
-        if (!refresh && commands.empty() && SteadyClock::now() < nextPoll)
+        if (!pollNow)
             continue;
+        lastPoll = SteadyClock::now();
         if (poll(client, backoff)) {
             backoff = m_config.minBackoff;
             nextPoll = SteadyClock::now() + m_config.pollInterval;
@@ -307,6 +340,56 @@ void RemoteBackend::run()
             nextPoll = SteadyClock::now() + backoff;
             backoff = std::min(backoff * 2, m_config.maxBackoff);
         }
+    }
+}
+
+void RemoteBackend::watchEvents()
+{
+    api::ApiClient& client = *m_watchClient;
+    const std::string wait = "&limit=1&waitMs=" + std::to_string(m_config.eventWait.count());
+    std::uint64_t latest = 0; // the newest event the daemon had, as last read, where `known`
+    bool known = false;
+    std::chrono::milliseconds pause { 0 }, backoff = m_config.minBackoff;
+    for (;;) {
+        {
+            std::unique_lock lock(m_mutex);
+            m_watchWake.wait_for(lock, pause, [this] { return m_stopping; });
+            if (m_stopping)
+                return;
+        }
+        // The first read only learns where the events are; each later one waits for the next.
+        auto answer = client.request(api::HttpMethod::Get,
+            known ? "/v1/events?after=" + std::to_string(latest) + wait : std::string("/v1/events?limit=1"));
+        json body;
+        if (answer && answer->status == 200)
+            body = json::parse(answer->body, nullptr, false);
+        if (!body.is_object() || !body.contains("latest") || !body["latest"].is_number_unsigned()) {
+            // Unreachable, refused, or not an answer of events: the polls say why; asked again later.
+            pause = backoff;
+            backoff = std::min(backoff * 2, m_config.maxBackoff);
+            known = false;
+            continue;
+        }
+        backoff = m_config.minBackoff;
+        const auto newest = body["latest"].get<std::uint64_t>();
+        // A daemon that does not hold event reads (from before `waitMs`) answers at once: the polls alone follow it.
+        if (known && !body.contains("waitedMs"))
+            return;
+        // Newer events, or fewer (a restarted daemon): the poller reads what changed.
+        const bool changed = known && newest != latest;
+        const bool heldNone = known && !changed && body.value("waitedMs", std::int64_t { 0 }) == 0;
+        latest = newest;
+        known = true;
+        if (changed) {
+            {
+                const std::lock_guard lock(m_mutex);
+                m_changed = true;
+            }
+            m_wake.notify_one();
+        }
+        // After a change, a burst's next events are taken together; a daemon whose event waiters are all taken
+        // answers at once with nothing (`kMaxEventWaiters`): asked again at the poll's pace.
+        pause = changed ? m_config.minChangeGap : heldNone ? m_config.pollInterval : std::chrono::milliseconds(0);
     }
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 // The console attached to a running `tidepoold` through its HTTP/JSON API (`tidepool --connect URL`). A thread of its
-// own polls the API once a `pollInterval` (and at once after each command and each `refresh`), builds a
+// own polls the API once a `pollInterval` (and at once after each command, each `refresh`, and each change the daemon
+// records: a second thread waits for its events, `GET /v1/events?after=LATEST&waitMs=`, on a connection of its own, and
+// wakes the first when one comes, at most once per `minChangeGap`), builds a
 // `ConsoleSnapshot` from the answers (`remote_snapshot.h`) and hands it to the console; decisions are `POST
 // /v1/proposals/{id}/approve|reject`, answered with the daemon's state of the proposal or its error. Several consoles
 // attached to one daemon see each other's decisions at their next poll. The Accelerators, Forecasts and Events views
@@ -16,8 +18,9 @@
 // ("unreachable") saying so.
 //
 // Thread affinity: construct, `submit`, `refresh` and `stop` on any one thread (the GUI's); they only queue work for
-// the backend's thread, which does all the I/O (a synchronous `api::ApiClient`, one keep-alive connection). `stop`
-// waits for a request in flight, at most `requestTimeout`. Events are called on the backend's thread.
+// the backend's thread, which does all the I/O (a synchronous `api::ApiClient`, one keep-alive connection), besides
+// the event watch's thread and its own client. `stop` waits for a request in flight, at most `requestTimeout`, and
+// cancels the watch's (`ApiClient::cancel`). Events are called on the backend's thread.
 
 #include "ui/bridge/console_backend.h"
 #include "ui/bridge/remote_views.h"
@@ -29,6 +32,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -81,6 +85,10 @@ struct RemoteConfig {
     std::chrono::milliseconds requestTimeout { 5000 };
     std::chrono::milliseconds minBackoff { 1000 };
     std::chrono::milliseconds maxBackoff { 30'000 };
+    // How long each wait for the daemon's next event lasts (the API's `waitMs`); 0: no event watch, polls only.
+    std::chrono::milliseconds eventWait { 25'000 };
+    // Polls the events wake are this far apart at least: a burst of changes is read in one.
+    std::chrono::milliseconds minChangeGap { 100 };
     // Called on the backend's thread, so it must be thread-safe; empty: `describeInEnglish`.
     std::function<std::string(const RemoteProblem&)> describe;
 };
@@ -114,6 +122,8 @@ private:
     void enqueue(Command command);
     // All on the backend's thread.
     void run();
+    // The event watch's thread: wakes `run` when the daemon records an event (`m_changed`).
+    void watchEvents();
     bool poll(api::ApiClient& client, std::chrono::milliseconds backoff);
     // The nodes' rows from what changed since the last poll (`m_nodeRows`); nullopt when they must be read in full.
     std::optional<nlohmann::json> nodesSinceLastPoll(api::ApiClient& client);
@@ -149,12 +159,16 @@ private:
     std::map<std::int64_t, nlohmann::json> m_nodeRows;
     std::string m_nodeCursor;
 
-    std::mutex m_mutex; // guards the three below
+    std::mutex m_mutex; // guards the four below
     std::condition_variable m_wake;
+    std::condition_variable m_watchWake; // the event watch's pauses end early when stopping
     std::deque<Command> m_commands;
     bool m_refresh = false;
+    bool m_changed = false; // the daemon recorded events since the last poll
     bool m_stopping = false;
     std::thread m_thread;
+    std::unique_ptr<api::ApiClient> m_watchClient; // the event watch's; cancelled by `stop`
+    std::thread m_watcher;
 };
 
 } // namespace tidepool::ui
