@@ -51,7 +51,8 @@ void FileWatch::watchOnly(const std::set<std::string>& paths)
     for (const std::string& path : paths) {
         if (m_watches.count(path) > 0)
             continue;
-        const int wd = ::inotify_add_watch(fd, path.c_str(), IN_MODIFY);
+        // Not through a link: the workload may write in its record directory (as `log_tail.h` reads).
+        const int wd = ::inotify_add_watch(fd, path.c_str(), IN_MODIFY | IN_DONT_FOLLOW);
         if (wd >= 0)
             m_watches.emplace(path, wd);
         else if (errno != ENOENT) // not written yet: watched once it is, at a later call
