@@ -191,6 +191,36 @@
         <source>right-size</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>CPU %1 at the 90th percentile, %2 at most</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>CPU %1 at most</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Measured %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1; memory %2 at most</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>over %n hour(s)</source>
+        <translation>
+            <numerusform>over %n hour</numerusform>
+            <numerusform>over %n hours</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>over %n minute(s)</source>
+        <translation>
+            <numerusform>over %n minute</numerusform>
+            <numerusform>over %n minutes</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>

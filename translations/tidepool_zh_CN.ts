@@ -191,6 +191,34 @@
         <source>right-size</source>
         <translation>规格调整</translation>
     </message>
+    <message>
+        <source>CPU %1 at the 90th percentile, %2 at most</source>
+        <translation>CPU 第 90 百分位 %1，最高 %2</translation>
+    </message>
+    <message>
+        <source>CPU %1 at most</source>
+        <translation>CPU 最高 %1</translation>
+    </message>
+    <message>
+        <source>Measured %1: %2</source>
+        <translation>%1的实测：%2</translation>
+    </message>
+    <message>
+        <source>%1; memory %2 at most</source>
+        <translation>%1；内存最高 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>over %n hour(s)</source>
+        <translation>
+            <numerusform>%n 小时内</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>over %n minute(s)</source>
+        <translation>
+            <numerusform>%n 分钟内</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>MoveText</name>

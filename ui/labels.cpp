@@ -1,5 +1,7 @@
 #include "ui/labels.h"
 
+#include "ui/bridge/workload_rows.h"
+
 #include "core/rebalance/reason.h"
 
 #include <QCoreApplication>
@@ -9,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -266,6 +269,25 @@ QString memoryText(std::int64_t mebibytes)
     if (mebibytes < 0)
         return QCoreApplication::translate("Labels", "unlimited");
     return QCoreApplication::translate("Labels", "%1 GiB").arg(static_cast<double>(mebibytes) / 1024.0, 0, 'f', 1);
+}
+
+QString measuredUseText(const WorkloadRow& w, std::int64_t nowMs)
+{
+    if (w.measuredSinceMs <= 0 || w.peakCpuMillis < 0)
+        return {};
+    const auto minutes = static_cast<int>(std::min<std::int64_t>(
+        std::max<std::int64_t>(0, nowMs - w.measuredSinceMs) / 60'000, std::numeric_limits<int>::max()));
+    const int hours = minutes / 60;
+    const QString over = hours > 0 ? QCoreApplication::translate("Labels", "over %n hour(s)", nullptr, hours)
+                                   : QCoreApplication::translate("Labels", "over %n minute(s)", nullptr, minutes);
+    const QString cpu = w.cpuP90Millis >= 0
+        ? QCoreApplication::translate("Labels", "CPU %1 at the 90th percentile, %2 at most")
+              .arg(coresText(w.cpuP90Millis), coresText(w.peakCpuMillis))
+        : QCoreApplication::translate("Labels", "CPU %1 at most").arg(coresText(w.peakCpuMillis));
+    QString text = QCoreApplication::translate("Labels", "Measured %1: %2").arg(over, cpu);
+    if (w.peakMemoryMiB >= 0)
+        text = QCoreApplication::translate("Labels", "%1; memory %2 at most").arg(text, memoryText(w.peakMemoryMiB));
+    return text;
 }
 
 QString timeText(std::int64_t unixMs)

@@ -11,6 +11,8 @@
 
 namespace tidepool::ui {
 
+struct WorkloadRow;
+
 QString isaLabel(const std::string& isa);
 QString tierLabel(const std::string& tier);
 QString nodeStateLabel(const std::string& state);
@@ -40,5 +42,10 @@ QString coresText(std::int64_t millis);
 QString memoryText(std::int64_t mebibytes);
 // The core's clock (Unix epoch ms) as local date and time.
 QString timeText(std::int64_t unixMs);
+
+// A workload's own figures since its launch, as right-sizing sizes it (`WorkloadRow::cpuP90Millis` and its peaks):
+// "Measured over 7 hours: CPU 0.4 cores at the 90th percentile, 1.2 cores at most; memory 0.7 GiB at most"; empty
+// where none are measured. `nowMs` is the core's clock.
+QString measuredUseText(const WorkloadRow& w, std::int64_t nowMs);
 
 } // namespace tidepool::ui

@@ -280,9 +280,10 @@ ApiResult<WorkloadId> ControlPlane::submitRestored(
                     // A damaged one is not worth refusing to start over: its CPU is measured again.
                     auto histogram
                         = UsageHistogram::fromJson(stored.cpuHistogram, "stored workload " + std::to_string(*id));
-                    if (histogram)
+                    if (histogram) {
                         w.cpuHistogram = std::move(*histogram);
-                    else
+                        w.cpuP90Millis = w.cpuHistogram.empty() ? -1 : w.cpuHistogram.percentile(0.9);
+                    } else
                         logLine("control: " + histogram.error().message + "; its CPU is measured again");
                 }
             }
@@ -1112,6 +1113,7 @@ void ControlPlane::newIncarnation(LiveWorkload& w, NodeId launchedOn)
     w.incarnation = w.highestIncarnation;
     w.measured = {};
     w.cpuHistogram.clear();
+    w.cpuP90Millis = -1;
     w.resizesSent.clear(); // a new launch starts at the size it asks for
     w.resizeActors.clear();
     w.resizeRefused.clear();
@@ -1166,6 +1168,7 @@ void ControlPlane::onHeartbeat(const std::string& sessionId, const protocol::Hea
             m.peakCpuMillis = std::max(m.peakCpuMillis, u.cpuMillis);
             m.peakMemoryMiB = std::max(m.peakMemoryMiB, u.memoryMiB);
             w.cpuHistogram.add(u.cpuMillis, sample.timestampMs);
+            w.cpuP90Millis = w.cpuHistogram.percentile(0.9);
             saveMeasuredUseWhenDue(w);
         }
     // A node's pools follow its workloads: a pool whose last workload there ended goes (its agent removes its cgroup,
@@ -1423,8 +1426,6 @@ void ControlPlane::markWorkload(WorkloadId id)
 
 void ControlPlane::saveMeasuredUseWhenDue(LiveWorkload& w)
 {
-    if (!m_store)
-        return;
     const MeasuredWorkloadUse& m = w.measured;
     const MeasuredWorkloadUse& saved = w.savedPeaks;
     const auto risen = [](std::int64_t now, std::int64_t was, std::int64_t quantum) {
@@ -1434,6 +1435,14 @@ void ControlPlane::saveMeasuredUseWhenDue(LiveWorkload& w)
     if (m.sinceMs == saved.sinceMs && !risen(m.peakCpuMillis, saved.peakCpuMillis, 10)
         && !risen(m.peakMemoryMiB, saved.peakMemoryMiB, 16) && m.atMs - w.histogramSavedAtMs < kHistogramEveryMs)
         return;
+    // Moved enough to show: lists that follow changes (a console attached over the API) read it again.
+    noteWorkloadChange(w);
+    if (!m_store) {
+        // Nothing to save: these are what was last shown.
+        w.savedPeaks = m;
+        w.histogramSavedAtMs = m.atMs;
+        return;
+    }
     m_dirtyWorkloads.insert(w.workload.id);
     scheduleFlush();
 }

@@ -285,15 +285,18 @@ struct LiveWorkload {
     // lacks): restarted through the queue, not on that node again. Not kept across restarts of the core.
     bool neverRan = false;
     // What its current launch used (running or stopping, on an agent that measures it; a new launch starts it again).
-    // Not a change (`changeSequence` stays): it moves with every heartbeat. Its peaks and since when are kept across
-    // restarts of the core (`savedPeaks`: what the store holds), so that right-sizing does not start its wait again;
-    // a restored workload reads as measured (`atMs`) from its first sample after the restart.
+    // Not a change (`changeSequence` stays): it moves with every heartbeat; but when its peaks or its CPU's 90th
+    // percentile have moved enough to be saved (`saveMeasuredUseWhenDue`), lists that follow changes read it again. Its
+    // peaks and since when are kept across restarts of the core (`savedPeaks`: what the store holds), so that
+    // right-sizing does not start its wait again; a restored workload reads as measured (`atMs`) from its first sample
+    // after the restart.
     MeasuredWorkloadUse measured;
     MeasuredWorkloadUse savedPeaks; // `sinceMs` and the peaks only
     // Its launch's CPU samples, newer ones weighing more (right-sizing asks for their 90th percentile), and the time
     // of the sample it was last saved at; kept across restarts like the peaks.
     UsageHistogram cpuHistogram;
     std::int64_t histogramSavedAtMs = 0;
+    std::int64_t cpuP90Millis = -1; // `cpuHistogram`'s 90th percentile, kept with it (for lists and consoles); -1: none
     // Resizes of its running launch sent to its agent and not answered yet, oldest first (the latest is sent again
     // when its agent rejoins); what its agent last confirmed it holds (its launch's, before the first resize); and the
     // agent's refusal of the latest one ("" when none). When the last answer is a refusal the core goes back to what
@@ -822,7 +825,8 @@ private:
     void markWorkload(WorkloadId id);
     // Saves `w`'s measured use with the next flush when its peaks rose by a tenth (at least 10m of CPU or 16 MiB)
     // over what the store holds, its launch's first sample came, or its CPU histogram was last saved an hour of
-    // samples ago: not a change of the workload (no state version).
+    // samples ago: not a change of the workload (no state version), but lists that follow changes read it again
+    // (`noteWorkloadChange`). Without a store, what it would save counts as saved.
     void saveMeasuredUseWhenDue(LiveWorkload& w);
     void noteWorkloadChange(LiveWorkload& w); // for `workloadChanges` only (markWorkload does it too)
     void markNode(NodeId id);

@@ -129,7 +129,7 @@ WorkloadView workloadView(const ControlPlane& plane, const LiveWorkload& w)
         w.pid, w.exitCode, w.argv, w.memoryLimitMiB, w.cpuLimitMillis, w.restart, w.maxRestarts, w.restarts,
         w.restartAtMs, w.previousNode != kNoNode ? plane.cluster().node(w.previousNode).name : std::string(),
         w.previousIncarnation, w.maxRuntimeMs, w.stopGraceMs, w.rightSize, w.measured, w.resizeUnconfirmed(),
-        w.resizeRefused, w.cpuHistogram.empty() ? -1 : w.cpuHistogram.percentile(0.9) };
+        w.resizeRefused, w.cpuP90Millis };
 }
 
 json workloadJson(const WorkloadView& w)

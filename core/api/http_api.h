@@ -17,8 +17,9 @@
 //                                        "cpuMillis", "memoryMiB", "peakCpuMillis", "peakMemoryMiB", "sinceMs" (the
 //                                        first sample the peaks are of), "cpuP90Millis" (the 90th percentile of its
 //                                        CPU samples, newer ones weighing more: `UsageHistogram`)} of its launch (a
-//                                        change of it does not move the `changedSince` cursor); after a resize of
-//                                        its launch, `resize`: {"state": "sent"} until its agent confirms it,
+//                                        change of it moves the `changedSince` cursor only when its peaks rose by a
+//                                        tenth, at its first sample, or hourly: when the core saves them); after a
+//                                        resize of its launch, `resize`: {"state": "sent"} until its agent confirms it,
 //                                        {"state": "refused", "error"} when its agent refused it
 //   GET    /v1/workloads/{id}/why        "why pending" / "why here" with the per-reason node counts
 //   GET    /v1/workloads/{id}/logs[?stream=stdout|stderr&bytes=N]   the end of its output (default the last 64 KiB

@@ -10,6 +10,7 @@
 #include "ui/bridge/demo_core.h"
 #include "ui/bridge/snapshot_builder.h"
 #include "ui/bridge/workload_snapshot.h"
+#include "ui/labels.h"
 #include "ui/models/filter_proxy.h"
 #include "ui/models/nodes_model.h"
 #include "ui/models/proposals_model.h"
@@ -308,6 +309,24 @@ private Q_SLOTS:
         QCOMPARE(ownRow("web-a").memoryUsedMiB, std::int64_t { 300 });
         QCOMPARE(ownRow("web-b").cpuUsedMillis, std::int64_t { 300 });
         QCOMPARE(ownRow("web-b").memoryUsedMiB, std::int64_t { 700 });
+        // Its launch's own figures since its first sample: the peaks, and the 90th percentile right-sizing sizes CPU
+        // from, as the core's histogram has it.
+        heartbeat.samples.back().timestampMs = 3000;
+        heartbeat.samples.back().workloads = { protocol::WorkloadUsage { ids.at("web-a"), 0, 200, 250 } };
+        (*plane)->onHeartbeat("s1", heartbeat);
+        const WorkloadRow measured = rowOf(*buildSnapshot(**plane, nullptr, 3, "embedded"), "web-a");
+        QCOMPARE(measured.measuredSinceMs, std::int64_t { 2000 });
+        QCOMPARE(measured.peakCpuMillis, std::int64_t { 1700 });
+        QCOMPARE(measured.peakMemoryMiB, std::int64_t { 300 });
+        QCOMPARE(measured.cpuP90Millis, (*plane)->workload(ids.at("web-a"))->cpuHistogram.percentile(0.9));
+        QVERIFY(measured.cpuP90Millis >= 1700);
+        QCOMPARE(rowOf(*buildSnapshot(**plane, nullptr, 4, "embedded"), "web-b").peakCpuMillis, std::int64_t { -1 });
+        // (Plural forms come from the translations, which this suite does not install: "hour(s)".)
+        QCOMPARE(measuredUseText(measured, 2000 + 3 * 3'600'000),
+            QStringLiteral("Measured over 3 hour(s): CPU %1 at the 90th percentile, 1.7 cores at most; memory 0.3 GiB "
+                           "at most")
+                .arg(coresText(measured.cpuP90Millis)));
+        QCOMPARE(measuredUseText(rowOf(*own, "web-b"), 5000), QString());
 
         // A pool's measurement with nothing of it requested splits evenly; a disconnected node's is not used.
         std::vector<WorkloadRow> rows(2);

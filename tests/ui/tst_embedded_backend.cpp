@@ -366,8 +366,20 @@ void TestEmbeddedBackend::aDropOnAnotherPoolMovesTheWorkloadOrSaysWhyNot()
     // Resize…: the dialog, filled in with what it asks for, resizes etl-small in place on its node and closes; one
     // its node has no room for stays open, saying why.
     QTRY_VERIFY_WITH_TIMEOUT(workloadNamed(bridge.latest(), "etl-small")->phase == "running", 10'000);
+    // Measured by its agent (tidepool-fleet: 30% of its CPU, half its memory): the dialog says what right-sizing
+    // would size it from.
+    QTRY_VERIFY_WITH_TIMEOUT(workloadNamed(bridge.latest(), "etl-small")->peakCpuMillis >= 0, 10'000);
     const WorkloadRow small = *workloadNamed(bridge.latest(), "etl-small");
+    QCOMPARE(small.peakCpuMillis, std::int64_t { 150 });
+    QCOMPARE(small.peakMemoryMiB, std::int64_t { 128 });
+    QVERIFY2(small.cpuP90Millis >= 150 && small.cpuP90Millis < 160, std::to_string(small.cpuP90Millis).c_str());
     ResizeDialog resize(bridge, small);
+    const auto* measured = resize.findChild<QLabel*>(QStringLiteral("measuredUse"));
+    QVERIFY(measured);
+    QVERIFY2(measured->text().contains(QStringLiteral("Measured over "))
+            && measured->text().contains(QStringLiteral("0.2 cores at the 90th percentile, 0.1 cores at most"))
+            && measured->text().contains(QStringLiteral("memory 0.1 GiB at most")),
+        qPrintable(measured->text()));
     QCOMPARE(resize.cpuBox()->value(), 0.5);
     QCOMPARE(resize.memoryBox()->value(), 256);
     QCOMPARE(resize.memoryLimitBox()->text(), QStringLiteral("none"));

@@ -714,6 +714,13 @@ void TestRemoteBackend::theConsoleFollowsWorkloadChanges()
                  }),
         listed.dump().c_str());
     QVERIFY(!fixture::call(m_apiPort, token, HttpMethod::Get, "/v1/workloads?phase=running").contains("usage"));
+    // Its launch's peaks and CPU percentile: the daemon marks the workload changed once they are worth saving (its
+    // first sample, a rise of a tenth, hourly), so that the console, which reads only changed workloads, has them.
+    QTRY_VERIFY_WITH_TIMEOUT(shown(id) && shown(id)->measuredSinceMs > 0, 10'000);
+    QCOMPARE(shown(id)->peakCpuMillis, std::int64_t { 30 });
+    QCOMPARE(shown(id)->peakMemoryMiB, std::int64_t { 32 });
+    QVERIFY2(
+        shown(id)->cpuP90Millis >= 30 && shown(id)->cpuP90Millis < 35, std::to_string(shown(id)->cpuP90Millis).c_str());
     QCOMPARE(console.bridge.latest()->workloads.size(), before + 1);
     const json cancelled = fixture::call(m_apiPort, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(id));
     QVERIFY2(cancelled.contains("phase"), cancelled.dump().c_str());

@@ -197,6 +197,21 @@ WorkloadRow workloadRow(const json& j, const std::map<std::string, const NodeUse
     row.cpuLimitMillis = whole("cpuLimitMillis", 0, kInt64Max, 0);
     row.memoryLimitMiB = whole("memoryLimitMiB", 0, kInt64Max, 0);
     row.tier = row.homeTier;
+    // Its launch's measured figures (daemons from schema version 13 on): peaks, and the 90th percentile where kept.
+    if (const auto m = j.find("measured");
+        m != j.end() && m->is_object() && (row.phase == "running" || row.phase == "stopping")) {
+        const auto figure = [&m](const char* key) {
+            const auto it = m->find(key);
+            return it != m->end() && it->is_number_integer() ? std::max<std::int64_t>(-1, it->get<std::int64_t>())
+                                                             : std::int64_t { -1 };
+        };
+        row.measuredSinceMs = std::max<std::int64_t>(0, figure("sinceMs"));
+        if (row.measuredSinceMs > 0) {
+            row.cpuP90Millis = figure("cpuP90Millis");
+            row.peakCpuMillis = figure("peakCpuMillis");
+            row.peakMemoryMiB = figure("peakMemoryMiB");
+        }
+    }
     if (!placed(row.phase) || !j.contains("node"))
         return row;
     row.node = j.at("node").get<std::string>();

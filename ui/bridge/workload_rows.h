@@ -41,6 +41,14 @@ struct WorkloadRow {
     std::int64_t cpuUsedMillis = -1; // measured (see above)
     std::int64_t memoryUsedMiB = -1;
     bool usedMeasured = false; // `cpuUsedMillis` and `memoryUsedMiB` are its own cgroup's, not a share
+    // Its launch's own figures since its first sample (`measuredSinceMs`, Unix ms; 0: none), where its agent measures
+    // its cgroup: its CPU's 90th percentile (newer samples weighing more: what right-sizing sizes CPU from) and its
+    // peaks (memory is sized from its peak). A console over the API has them as of the last time they moved enough for
+    // the core to save them (a rise of a tenth, or hourly). -1: none.
+    std::int64_t measuredSinceMs = 0;
+    std::int64_t cpuP90Millis = -1;
+    std::int64_t peakCpuMillis = -1;
+    std::int64_t peakMemoryMiB = -1;
     double acceleratorsUsed = -1.0; // devices busy
     double netUsedMbps = -1.0; // its pool's measured traffic on its shaped node, split by requests; -1: not measured
     std::string detail; // why it waits, or why it is where it is

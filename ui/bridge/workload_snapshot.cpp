@@ -108,6 +108,10 @@ WorkloadRow workloadRow(const api::ControlPlane& plane, const api::LiveWorkload&
         row.cpuUsedMillis = w.measured.cpuMillis;
         row.memoryUsedMiB = w.measured.memoryMiB;
         row.usedMeasured = true;
+        row.measuredSinceMs = w.measured.sinceMs;
+        row.cpuP90Millis = w.cpuP90Millis;
+        row.peakCpuMillis = w.measured.peakCpuMillis;
+        row.peakMemoryMiB = w.measured.peakMemoryMiB;
     }
     return row;
 }

@@ -462,6 +462,8 @@ QVariant TiersModel::data(const QModelIndex& index, int role) const
             + (w.node.empty() ? tr("Waiting for a place on the %1 tier").arg(tierLabel(w.tier))
                               : tr("On node %1 (%2 tier)").arg(QString::fromStdString(w.node), tierLabel(w.tier)));
         tip += QLatin1Char('\n') + tr("Requests: %1").arg(resourcesText(w));
+        if (const QString used = measuredUseText(w, m_snapshot ? m_snapshot->nowMs : 0); !used.isEmpty())
+            tip += QLatin1Char('\n') + used;
         for (const QString& line : termsText(w))
             tip += QLatin1Char('\n') + line;
         if (w.restarts > 0)

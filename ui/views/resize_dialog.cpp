@@ -93,9 +93,14 @@ ResizeDialog::ResizeDialog(CoreBridge& bridge, const WorkloadRow& workload, QWid
                   .arg(QString::fromStdString(workload.node)));
     layout->addWidget(where);
     if (workload.usedMeasured && workload.cpuUsedMillis >= 0) {
-        auto* used = new QLabel(tr("It uses %1 and %2 now, as its node measures it.")
-                                    .arg(coresText(workload.cpuUsedMillis), memoryText(workload.memoryUsedMiB)),
-            this);
+        QString text = tr("It uses %1 and %2 now, as its node measures it.")
+                           .arg(coresText(workload.cpuUsedMillis), memoryText(workload.memoryUsedMiB));
+        // What right-sizing sizes from: its CPU's 90th percentile and its memory's peak, each with a margin.
+        const SnapshotPtr latest = bridge.latest();
+        if (const QString since = measuredUseText(workload, latest ? latest->nowMs : 0); !since.isEmpty())
+            text += QLatin1Char('\n') + since + QLatin1Char('.');
+        auto* used = new QLabel(text, this);
+        used->setObjectName(QStringLiteral("measuredUse"));
         used->setWordWrap(true);
         layout->addWidget(used);
     }
