@@ -1646,10 +1646,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Show what it writes as it writes it, read every second, until it has ended</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Following: asking again every %1 s.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1699,6 +1695,10 @@
     </message>
     <message>
         <source>All of what node %1 keeps of the %2 of its previous launch (launch %3; %4).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show what it writes as it writes it, until it has ended</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

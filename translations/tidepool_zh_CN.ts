@@ -1644,10 +1644,6 @@
         <translation>跟随(&amp;F)</translation>
     </message>
     <message>
-        <source>Show what it writes as it writes it, read every second, until it has ended</source>
-        <translation>随写随显示其输出，每秒读取一次，直到它结束</translation>
-    </message>
-    <message>
         <source>Following: asking again every %1 s.</source>
         <translation>跟随中：每 %1 秒再问一次。</translation>
     </message>
@@ -1698,6 +1694,10 @@
     <message>
         <source>All of what node %1 keeps of the %2 of its previous launch (launch %3; %4).</source>
         <translation>节点 %1 保留的其上一次启动（第 %3 次启动）%2 的全部内容（%4）。</translation>
+    </message>
+    <message>
+        <source>Show what it writes as it writes it, until it has ended</source>
+        <translation>随写随显示其输出，直到它结束</translation>
     </message>
 </context>
 <context>

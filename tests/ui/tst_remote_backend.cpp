@@ -1182,7 +1182,7 @@ void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
     Console console(config(api));
     QSignalSpy read(&console.bridge, &CoreBridge::logsRead);
     LogsDialog dialog(console.bridge, submitted["id"].get<std::int64_t>(), QStringLiteral("ticker"));
-    dialog.setFollowInterval(std::chrono::milliseconds(150));
+    dialog.setFollowInterval(std::chrono::milliseconds(50));
     dialog.followBox()->setChecked(true);
     QTRY_VERIFY_WITH_TIMEOUT(!dialog.followBox()->isChecked(), 30'000);
     QCOMPARE(dialog.text()->toPlainText(),
@@ -1195,6 +1195,8 @@ void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
     for (const QList<QVariant>& answer : read)
         withData += answer.at(0).value<LogsResult>().data.empty() ? 0 : 1;
     QVERIFY2(withData >= 3, qPrintable(QString::number(withData)));
+    // Each read waited at the agent for the next line (`waitMs`), rather than asking every 50 ms for 2.4 s.
+    QVERIFY2(read.size() < 30, qPrintable(QString::number(read.size())));
 
     // A workload its restart policy started again (its first launch exits 3, the second runs on): the console counts
     // the restart, the dialog shows the current launch, and with Previous launch the one before it, not followed.
@@ -1225,7 +1227,26 @@ void TestRemoteBackend::followShowsTheOutputAsItIsWritten()
     QVERIFY(output.followBox()->isEnabled());
     QTRY_COMPARE_WITH_TIMEOUT(output.text()->toPlainText(), QStringLiteral("run 1\n"), 15'000);
     fixture::call(api, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(flakyId));
+
+    // A follower's read waiting at the agent holds up nothing: the polls go on (on their own connection), and the
+    // console stops at once, cancelling the read.
+    const json quiet = fixture::call(api, token, HttpMethod::Post, "/v1/workloads",
+        json { { "name", "quiet" }, { "cpuMillis", 100 }, { "memoryMiB", 16 },
+            { "command", { "/bin/sh", "-c", "echo start; exec sleep 600" } } }
+            .dump());
+    QVERIFY2(quiet.is_object() && quiet.contains("id"), quiet.dump().c_str());
+    LogsDialog waiting(console.bridge, quiet["id"].get<std::int64_t>(), QStringLiteral("quiet"));
+    waiting.followBox()->setChecked(true);
+    QTRY_COMPARE_WITH_TIMEOUT(waiting.text()->toPlainText(), QStringLiteral("start\n"), 15'000);
+    QTest::qWait(500); // its next read waits at the agent
+    const std::uint64_t before = console.bridge.latest()->sequence;
+    QTRY_VERIFY_WITH_TIMEOUT(console.bridge.latest()->sequence >= before + 3, 5'000);
+    QVERIFY(waiting.followBox()->isChecked());
+    QElapsedTimer stopping;
+    stopping.start();
     console.backend->stop();
+    QVERIFY2(stopping.elapsed() < 5000, std::to_string(stopping.elapsed()).c_str());
+    fixture::call(api, token, HttpMethod::Delete, "/v1/workloads/" + std::to_string(quiet["id"].get<std::int64_t>()));
 }
 
 // `--connect https://… --ca FILE`: with the CA that signed the daemon's certificate the console attaches; with another

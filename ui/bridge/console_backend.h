@@ -153,6 +153,9 @@ struct LogsCommand {
     std::int64_t maxBytes = 64 * 1024;
     std::int64_t from = -1; // -1: the last `maxBytes`; else the first `maxBytes` from this stream position on
     std::int32_t incarnation = -1; // with `from`: the launch whose stream it is in
+    // With `from`: held at the agent while there is nothing from there on, at most this long (`api::LogsQuery::waitMs`;
+    // an agent or a daemon from before answers at once); 0: answered at once.
+    std::int32_t waitMs = 0;
     bool previous = false; // the launch before the current one, read whole (`api::LogsQuery::previous`); no `from`
 };
 

@@ -146,7 +146,8 @@ quint64 CoreBridge::changePool(PoolAction action, const QString& name, const nlo
     return id;
 }
 
-quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream, qint64 from, qint32 incarnation, bool previous)
+quint64 CoreBridge::readLogs(
+    qint64 workloadId, bool stderrStream, qint64 from, qint32 incarnation, bool previous, qint32 waitMs)
 {
     if (!m_backend)
         return 0;
@@ -157,6 +158,7 @@ quint64 CoreBridge::readLogs(qint64 workloadId, bool stderrStream, qint64 from, 
         command.from = from;
         command.incarnation = incarnation;
         command.maxBytes = protocol::kMaxLogBytes; // catching up: as much as one answer carries
+        command.waitMs = waitMs;
     }
     m_backend->submit(command);
     return id;

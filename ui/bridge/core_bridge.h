@@ -54,10 +54,10 @@ public:
     // request id comes back in `workloadResized`. 0 without a core.
     quint64 resize(qint64 workloadId, qint64 cpuMillis, qint64 memoryMiB, qint64 cpuLimitMillis, qint64 memoryLimitMiB);
     // Asks for the end of a workload's output (its last 64 KiB of stdout, or of stderr), or, following it, for what
-    // came from a stream position on (`from`, `incarnation`: `LogsCommand`); the returned request id comes back in
-    // `logsRead`. 0 without a core.
-    quint64 readLogs(
-        qint64 workloadId, bool stderrStream, qint64 from = -1, qint32 incarnation = -1, bool previous = false);
+    // came from a stream position on (`from`, `incarnation`: `LogsCommand`), held until there is some for at most
+    // `waitMs`; the returned request id comes back in `logsRead`. 0 without a core.
+    quint64 readLogs(qint64 workloadId, bool stderrStream, qint64 from = -1, qint32 incarnation = -1,
+        bool previous = false, qint32 waitMs = 0);
 
 Q_SIGNALS:
     void snapshotChanged(const tidepool::ui::SnapshotPtr& snapshot);

@@ -193,6 +193,7 @@ void EmbeddedBackend::submit(LogsCommand command)
         api::LogsQuery query { command.workloadId, command.stderrStream, command.maxBytes, command.from,
             command.incarnation };
         query.previous = command.previous;
+        query.waitMs = command.from >= 0 ? command.waitMs : 0;
         m_host->plane().queryLogs(query, [this, result = std::move(result)](api::LogsAnswer answer) mutable {
             m_events.logsRead(logsResult(std::move(result), std::move(answer)));
         });

@@ -181,7 +181,31 @@ void RemoteBackend::submit(PoolCommand command)
 
 void RemoteBackend::submit(LogsCommand command)
 {
-    enqueue(std::move(command));
+    if (command.waitMs <= 0 || command.from < 0)
+        return enqueue(std::move(command));
+    {
+        const std::lock_guard lock(m_mutex);
+        if (!m_stopping) {
+            if (!m_follower.joinable()) {
+                m_followClient = std::make_unique<api::ApiClient>(m_config.endpoint.host, m_config.endpoint.port,
+                    m_config.token, m_config.requestTimeout + std::chrono::milliseconds(protocol::kMaxLogWaitMs));
+                // The CA was checked when the console started; should it fail now, the read says so.
+                if (m_config.endpoint.tls)
+                    (void)m_followClient->useTls(m_config.caFile);
+                m_follower = std::thread([this] {
+                    try {
+                        follow();
+                    } catch (const std::exception&) {
+                        // The dialog asks again; its reads then wait in the queue of the polls.
+                    }
+                });
+            }
+            m_follows.push_back(std::move(command));
+            m_followWake.notify_one();
+            return;
+        }
+    }
+    refuse(command, "the console has stopped");
 }
 
 void RemoteBackend::submit(NodeCommand command)
@@ -208,11 +232,16 @@ void RemoteBackend::stop()
         m_stopping = true;
         m_wake.notify_one();
         m_watchWake.notify_one();
+        m_followWake.notify_one();
     }
-    if (m_watchClient)
-        m_watchClient->cancel();
+    // Made only under the lock, and no more once stopping: read safely now.
+    for (api::ApiClient* client : { m_watchClient.get(), m_followClient.get() })
+        if (client)
+            client->cancel();
     if (m_watcher.joinable())
         m_watcher.join();
+    if (m_follower.joinable())
+        m_follower.join();
     if (m_thread.joinable())
         m_thread.join();
 }
@@ -390,6 +419,28 @@ void RemoteBackend::watchEvents()
         // After a change, a burst's next events are taken together; a daemon whose event waiters are all taken
         // answers at once with nothing (`kMaxEventWaiters`): asked again at the poll's pace.
         pause = changed ? m_config.minChangeGap : heldNone ? m_config.pollInterval : std::chrono::milliseconds(0);
+    }
+}
+
+void RemoteBackend::follow()
+{
+    for (;;) {
+        LogsCommand command;
+        {
+            std::unique_lock lock(m_mutex);
+            m_followWake.wait(lock, [this] { return m_stopping || !m_follows.empty(); });
+            if (m_stopping) {
+                std::deque<LogsCommand> left;
+                left.swap(m_follows);
+                lock.unlock();
+                for (const LogsCommand& c : left)
+                    refuse(c, "the console has stopped");
+                return;
+            }
+            command = std::move(m_follows.front());
+            m_follows.pop_front();
+        }
+        execute(*m_followClient, command);
     }
 }
 
@@ -674,6 +725,9 @@ void RemoteBackend::execute(api::ApiClient& client, const ProposalCommand& comma
         outcome.ok = true;
         outcome.state = textOf(answered, "state");
         outcome.message = textOf(answered, "detail");
+        // The snapshot that shows the decision first, then the outcome (as the embedded core answers): the console
+        // never has the outcome while its view of the proposal is older. (A failed poll says so itself.)
+        (void)poll(client, m_config.minBackoff);
         return answer();
     }
     outcome.message = errorOf(*response) + " (HTTP " + std::to_string(response->status) + ")";
@@ -904,6 +958,8 @@ void RemoteBackend::execute(api::ApiClient& client, const LogsCommand& command)
         target += "&from=" + std::to_string(command.from);
         if (command.incarnation >= 0)
             target += "&incarnation=" + std::to_string(command.incarnation);
+        if (command.waitMs > 0)
+            target += "&waitMs=" + std::to_string(command.waitMs);
     }
     if (command.previous)
         target += "&previous=1";

@@ -4,8 +4,9 @@
 // records: a second thread waits for its events, `GET /v1/events?after=LATEST&waitMs=`, on a connection of its own, and
 // wakes the first when one comes, at most once per `minChangeGap`), builds a
 // `ConsoleSnapshot` from the answers (`remote_snapshot.h`) and hands it to the console; decisions are `POST
-// /v1/proposals/{id}/approve|reject`, answered with the daemon's state of the proposal or its error. Several consoles
-// attached to one daemon see each other's decisions at their next poll. The Accelerators, Forecasts and Events views
+// /v1/proposals/{id}/approve|reject`, answered with the daemon's state of the proposal or its error (a decision taken:
+// after the poll that shows it, as the embedded core answers). Several consoles attached to one daemon see each
+// other's decisions at their next poll (at once with the event watch). The Accelerators, Forecasts and Events views
 // and the daemon's disk and certificate alerts come from tidepoold's console feed (`GET /v1/devices`, `/v1/events`,
 // `/v1/forecasts`, `/v1/alerts`; `console_feed.h`), asked only for what is new (`remote_views.h`); an approval's or a
 // rejection's comment goes with the decision and is audited by the daemon.
@@ -19,8 +20,10 @@
 //
 // Thread affinity: construct, `submit`, `refresh` and `stop` on any one thread (the GUI's); they only queue work for
 // the backend's thread, which does all the I/O (a synchronous `api::ApiClient`, one keep-alive connection), besides
-// the event watch's thread and its own client. `stop` waits for a request in flight, at most `requestTimeout`, and
-// cancels the watch's (`ApiClient::cancel`). Events are called on the backend's thread.
+// the event watch's thread and its own client, and a follower's: a read of output that waits for the next line
+// (`LogsCommand::waitMs`) goes on a thread and a connection of its own, made at the first such read, so that it never
+// holds up the polls. `stop` waits for a request in flight, at most `requestTimeout`, and cancels the watch's and the
+// follower's (`ApiClient::cancel`). Events are called on the backend's threads.
 
 #include "ui/bridge/console_backend.h"
 #include "ui/bridge/remote_views.h"
@@ -124,6 +127,8 @@ private:
     void run();
     // The event watch's thread: wakes `run` when the daemon records an event (`m_changed`).
     void watchEvents();
+    // The follower's thread: the waiting reads of output (`m_follows`), one at a time.
+    void follow();
     bool poll(api::ApiClient& client, std::chrono::milliseconds backoff);
     // The nodes' rows from what changed since the last poll (`m_nodeRows`); nullopt when they must be read in full.
     std::optional<nlohmann::json> nodesSinceLastPoll(api::ApiClient& client);
@@ -169,6 +174,10 @@ private:
     std::thread m_thread;
     std::unique_ptr<api::ApiClient> m_watchClient; // the event watch's; cancelled by `stop`
     std::thread m_watcher;
+    std::deque<LogsCommand> m_follows; // guarded by `m_mutex`, as the two below are made
+    std::condition_variable m_followWake;
+    std::unique_ptr<api::ApiClient> m_followClient; // the follower's; cancelled by `stop`
+    std::thread m_follower;
 };
 
 } // namespace tidepool::ui

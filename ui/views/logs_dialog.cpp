@@ -21,9 +21,19 @@
 #include <QTextCursor>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <memory>
 
 namespace tidepool::ui {
+
+namespace {
+
+// A follower's read waits at the agent this long at most for output to come (`LogsCommand::waitMs`).
+constexpr qint32 kFollowWaitMs = 10'000;
+// While output flows, reads at most this often: each shows what came since the last.
+constexpr qint64 kMinReadGapMs = 100;
+
+} // namespace
 
 LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& name, QWidget* parent)
     : QDialog(parent)
@@ -51,7 +61,7 @@ LogsDialog::LogsDialog(CoreBridge& bridge, qint64 workloadId, const QString& nam
     top->addWidget(m_follow);
     top->addWidget(m_previous);
     top->addStretch(1);
-    m_follow->setToolTip(tr("Show what it writes as it writes it, read every second, until it has ended"));
+    m_follow->setToolTip(tr("Show what it writes as it writes it, until it has ended"));
     m_previous->setToolTip(tr("The output of its launch before the current one (restarted, moved, preempted, or "
                               "placed again after its node was lost), from the node it ran on"));
     m_timer.setInterval(std::chrono::seconds(1));
@@ -110,9 +120,10 @@ void LogsDialog::readOn()
     // On from where the text ends; with nothing read yet (none to show so far: not placed, its agent away), the end.
     m_requestFollows = m_end >= 0;
     m_request = m_requestFollows
-        ? m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool(), m_end, m_incarnation)
+        ? m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool(), m_end, m_incarnation, false, kFollowWaitMs)
         : m_bridge.readLogs(m_workloadId, m_stream->currentData().toBool());
     m_answered = m_request == 0;
+    m_asked.start();
     if (m_request != 0 && !m_timer.isActive())
         m_timer.start();
 }
@@ -238,9 +249,14 @@ void LogsDialog::showFollowed(const LogsResult& result)
     m_status->setText(
         tr("Following its %1 on node %2: %3 read since.").arg(stream, node, locale.formattedDataSize(m_read))
         + (note.isEmpty() ? QString() : QLatin1Char(' ') + note));
-    // Ended, or more than one answer carries: read on at once rather than at the next tick.
-    if (m_ended || result.end - result.start >= 64 * 1024)
+    // Read on at once rather than at the next tick: after output (the next read waits at the agent for more), after a
+    // read that waited there in vain, and once it has ended (to see whether anything is left).
+    const bool waited = m_asked.elapsed() >= kFollowWaitMs / 2;
+    const bool catchingUp = result.end - result.start >= 64 * 1024; // more than one answer carries
+    if (m_ended || waited || catchingUp)
         QTimer::singleShot(0, this, &LogsDialog::readOn);
+    else if (result.end > result.start)
+        QTimer::singleShot(std::max<qint64>(0, kMinReadGapMs - m_asked.elapsed()), this, &LogsDialog::readOn);
 }
 
 void offerWorkloadOutput(QAbstractItemView* view, CoreBridge& bridge)

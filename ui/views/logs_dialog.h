@@ -3,7 +3,9 @@
 // (`CoreBridge::readLogs`: the embedded core or tidepoold asks the agent; the demo's simulated nodes have none). The
 // text is the agent's, already safe to show (no control characters but newlines and tabs); Refresh asks again, and the
 // line under it says how much of the stream it is and from which node, or why there is none. Follow then reads what
-// the workload writes as it writes it (every second, from where the last read ended: `LogsCommand::from`), appends
+// the workload writes as it writes it (from where the last read ended, `LogsCommand::from`, each read held at the
+// agent until the next output comes, `waitMs`, and the next asked at once; every second where the agent or the daemon
+// is from before waiting reads, or the read failed), appends
 // it, stays at the bottom unless the operator scrolled up, says where bytes were rotated out before they could be
 // read, starts over with a launch that replaced the one shown, and stops by itself once the workload has ended and
 // all it wrote is shown. Previous launch shows instead the launch before the current one (restarted by its restart
@@ -19,6 +21,7 @@
 #include "ui/bridge/console_backend.h"
 
 #include <QDialog>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include <chrono>
@@ -41,7 +44,7 @@ public:
 
     // Asks for the end of the selected stream again; 0 without a core.
     quint64 refresh();
-    // How often a follower asks (default a second).
+    // How often a follower asks where its reads are not held (default a second).
     void setFollowInterval(std::chrono::milliseconds interval) { m_timer.setInterval(interval); }
 
     QPlainTextEdit* text() const { return m_text; }
@@ -68,6 +71,7 @@ private:
     QLabel* m_status;
     QPushButton* m_refresh;
     QTimer m_timer;
+    QElapsedTimer m_asked; // since the latest read was asked
     quint64 m_request = 0; // the latest asked: an older answer is not shown
     bool m_requestFollows = false; // it is a follower's read (from `m_end`), not one of the end
     bool m_answered = true; // the latest asked has been answered
